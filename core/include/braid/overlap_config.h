@@ -1,0 +1,44 @@
+// The knobs of one overlap plan and the rules that make a combination valid.
+// An invalid combination is rejected with a message naming the knob and the
+// rule; it is never run.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/status.h"
+#include "braid/workload.h"
+
+namespace braid {
+
+enum class Algorithm { kSerial, kChunked, kRing, kBidirRing };
+
+enum class CommEngine { kSm, kCopyEngine };
+
+std::string_view AlgorithmName(Algorithm a);
+Result<Algorithm> ParseAlgorithm(std::string_view name);
+std::string_view CommEngineName(CommEngine e);
+Result<CommEngine> ParseCommEngine(std::string_view name);
+
+struct OverlapConfig {
+  Algorithm algorithm = Algorithm::kSerial;
+  // chunked: number of data slices; ring / bidir_ring: sub-chunks per step.
+  int chunks = 1;
+  // Optional uneven split weights for `chunked` (one per chunk, > 0). Empty
+  // means even slices, which then must divide the rows exactly.
+  std::vector<int> splits;
+  int comm_lanes = 1;       // comm streams (lanes besides the compute lane)
+  int comm_sms = 0;         // SMs / NCCL channels for comm; 0 = backend default
+  CommEngine comm_engine = CommEngine::kSm;
+  bool comm_high_priority = true;  // comm lanes get the higher stream priority
+
+  // Checks the knobs against each other and against the workload's shapes.
+  Status Validate(const Workload& w) const;
+  std::string Describe() const;  // "ring chunks=2 streams=2"
+};
+
+// Parses "1,2,1" into weights; rejects empty entries and non-positive values.
+Result<std::vector<int>> ParseSplits(std::string_view text);
+
+}  // namespace braid

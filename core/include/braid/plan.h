@@ -1,0 +1,117 @@
+// A plan: per rank, a DAG of typed steps on lanes with explicit
+// dependencies. Backend independent: the sim, cpu and cuda backends all run
+// the same Plan. Within a lane, steps run in the order they appear (a lane is
+// a stream); across lanes only `deps` order them; across ranks only a
+// send/recv pair (same `match`) or a collective (same `match`) does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/overlap_config.h"
+#include "braid/workload.h"
+
+namespace braid {
+
+using BufferId = int;
+
+enum class Matrix { kA, kB };
+
+// Where a rank's input buffer is filled from: a window of the global A or B,
+// written at row `dst_row` of the buffer.
+struct InputWindow {
+  Matrix matrix = Matrix::kA;
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+  int64_t dst_row = 0;
+};
+
+enum class BufferRole { kInput, kOutput, kWorkspace };
+
+struct BufferDecl {
+  std::string name;
+  int64_t rows = 0, cols = 0;  // row-major, element type = the workload dtype
+  BufferRole role = BufferRole::kWorkspace;
+  InputWindow input;  // meaningful for kInput
+};
+
+// A set of rows of one buffer: `pieces` runs of `rows` rows each, piece p
+// starting at row + p·stride. Always the full width of the buffer.
+struct Region {
+  BufferId buffer = -1;
+  int64_t row = 0;
+  int64_t rows = 0;
+  int pieces = 1;
+  int64_t stride = 0;
+
+  int64_t total_rows() const { return rows * pieces; }
+  int64_t piece_row(int p) const { return row + int64_t(p) * stride; }
+  static Region Rows(BufferId b, int64_t row, int64_t rows) { return {b, row, rows, 1, 0}; }
+};
+
+enum class StepKind {
+  kGemm,        // c = a · (whole buffer b.buffer)
+  kSend,        // a → rank `peer`
+  kRecv,        // c ← rank `peer`
+  kReduce,      // c = a + b (elementwise)
+  kCopy,        // c = a
+  kCollective,  // a (send side) → c (receive side), over all P ranks
+};
+
+enum class CollectiveKind {
+  kAllGather,      // a: n rows; c: P pieces of n rows, piece q ← rank q's a
+  kReduceScatter,  // a: P pieces of n rows; c: n rows = Σ_q rank q's piece r
+  kAllReduce,      // c = Σ_q rank q's a (same shape)
+};
+
+std::string_view StepKindName(StepKind k);
+std::string_view CollectiveName(CollectiveKind k);
+
+struct Step {
+  int id = 0;  // index in RankPlan::steps
+  StepKind kind = StepKind::kGemm;
+  CollectiveKind collective = CollectiveKind::kAllGather;
+  int lane = 0;
+  std::vector<int> deps;  // ids of earlier steps of the same rank
+  std::string name;
+  Region a, b, c;
+  int peer = -1;       // send / recv partner rank
+  int64_t match = -1;  // pairs a send with its recv; numbers a collective
+  int chunk = -1;      // chunk or sub-chunk index
+  int ring_step = -1;  // ring step s
+  int64_t bytes = 0;   // bytes moved (dtype-sized), or touched for reduce / copy
+  double flops = 0;    // GEMM FLOPs (2·m·n·k); adds for reduce
+};
+
+enum class LaneKind { kCompute, kComm };
+
+struct Lane {
+  std::string name;
+  LaneKind kind = LaneKind::kCompute;
+  int priority = 0;  // higher runs first where the backend can prioritise
+};
+
+// The window of the global C that a rank's output buffer holds at the end.
+struct OutputWindow {
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+
+struct RankPlan {
+  std::vector<BufferDecl> buffers;
+  std::vector<Step> steps;
+  BufferId output = -1;
+  OutputWindow output_window;
+};
+
+struct Plan {
+  Workload workload;
+  OverlapConfig config;
+  std::vector<Lane> lanes;  // the same lane set on every rank
+  std::vector<RankPlan> ranks;
+
+  int tp() const { return int(ranks.size()); }
+  size_t total_steps() const;
+};
+
+}  // namespace braid

@@ -1,0 +1,71 @@
+// Errors are values: a Status names what went wrong; Result<T> carries a
+// value or a Status. No exception crosses a module boundary.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace braid {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // bad user input: flags, config, data files (exit 2)
+  kNotFound,         // a named thing does not exist (exit 2)
+  kUnavailable,      // feature or hardware not present here (exit 1)
+  kInternal,         // a failure while running (exit 1)
+};
+
+class Status {
+ public:
+  Status() = default;
+  static Status Ok() { return Status(); }
+  static Status Invalid(std::string msg) { return Status(StatusCode::kInvalidArgument, std::move(msg)); }
+  static Status NotFound(std::string msg) { return Status(StatusCode::kNotFound, std::move(msg)); }
+  static Status Unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
+  static Status Internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // True for errors caused by what the user gave us (CLI exit code 2).
+  bool is_user_error() const {
+    return code_ == StatusCode::kInvalidArgument || code_ == StatusCode::kNotFound;
+  }
+
+ private:
+  Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+template <typename T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
+  Result(Status status) : v_(std::move(status)) {}    // NOLINT(google-explicit-constructor)
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+}  // namespace braid
+
+#define BRAID_RETURN_IF_ERROR(expr)      \
+  do {                                   \
+    ::braid::Status braid_s_ = (expr);   \
+    if (!braid_s_.ok()) return braid_s_; \
+  } while (0)

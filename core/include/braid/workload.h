@@ -1,0 +1,43 @@
+// A workload: one tensor-parallel GEMM pattern. Sizes are the full,
+// unsharded GEMM C[M×N] = A[M×K]·B[K×N]; P is the TP degree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "braid/status.h"
+
+namespace braid {
+
+enum class Op {
+  kAgGemm,  // all-gather A rows, then GEMM with a column shard of B
+  kGemmRs,  // GEMM over a K shard, reduce-scatter partials over M
+  kGemmAr,  // GEMM over a K shard, all-reduce partials
+};
+
+enum class DType { kBf16, kFp16, kFp32 };
+
+std::string_view OpName(Op op);
+Result<Op> ParseOp(std::string_view name);
+std::string_view DTypeName(DType d);
+Result<DType> ParseDType(std::string_view name);
+int DTypeBytes(DType d);
+
+struct Workload {
+  Op op = Op::kGemmRs;
+  int64_t m = 0, n = 0, k = 0;
+  DType dtype = DType::kBf16;
+  int tp = 1;  // P
+
+  // Sizes positive, P >= 1, and the shards the op needs divide evenly:
+  // ag_gemm shards N by P; gemm_rs / gemm_ar shard K by P; gemm_rs also
+  // scatters M by P. The message names the size and the rule.
+  Status Validate() const;
+
+  // Total FLOPs of the unsharded GEMM (2·M·N·K).
+  double Flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  std::string Describe() const;  // "gemm_rs M=4096 N=8192 K=28672 bf16 P=8"
+};
+
+}  // namespace braid

@@ -1,0 +1,113 @@
+#include "braid/overlap_config.h"
+
+#include <charconv>
+#include <sstream>
+
+#include "braid/row_split.h"
+
+namespace braid {
+
+std::string_view AlgorithmName(Algorithm a) {
+  switch (a) {
+    case Algorithm::kSerial: return "serial";
+    case Algorithm::kChunked: return "chunked";
+    case Algorithm::kRing: return "ring";
+    case Algorithm::kBidirRing: return "bidir_ring";
+  }
+  return "?";
+}
+
+Result<Algorithm> ParseAlgorithm(std::string_view name) {
+  if (name == "serial") return Algorithm::kSerial;
+  if (name == "chunked") return Algorithm::kChunked;
+  if (name == "ring") return Algorithm::kRing;
+  if (name == "bidir_ring") return Algorithm::kBidirRing;
+  return Status::Invalid("unknown algorithm '" + std::string(name) +
+                         "' (known: serial, chunked, ring, bidir_ring)");
+}
+
+std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
+
+Result<CommEngine> ParseCommEngine(std::string_view name) {
+  if (name == "sm") return CommEngine::kSm;
+  if (name == "ce") return CommEngine::kCopyEngine;
+  return Status::Invalid("unknown comm engine '" + std::string(name) + "' (known: sm, ce)");
+}
+
+Result<std::vector<int>> ParseSplits(std::string_view text) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = text.find(',', pos);
+    const std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    int v = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v <= 0) {
+      return Status::Invalid("--splits '" + std::string(text) +
+                             "': each weight must be a positive integer, comma separated");
+    }
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+namespace {
+
+// Rows that one chunk or sub-chunk subdivides, and what they are called.
+struct SplitTarget {
+  int64_t rows;
+  int parts;  // extra factor (bidir halves each block)
+  const char* what;
+};
+
+SplitTarget TargetFor(const Workload& w, Algorithm a) {
+  const bool blocked = w.op != Op::kGemmAr || a == Algorithm::kRing || a == Algorithm::kBidirRing;
+  if (!blocked) return {w.m, 1, "rows of M"};
+  if (a == Algorithm::kBidirRing) return {w.m / w.tp / 2, 2, "rows per half block (M/P/2)"};
+  return {w.m / w.tp, 1, "rows per rank block (M/P)"};
+}
+
+}  // namespace
+
+Status OverlapConfig::Validate(const Workload& w) const {
+  BRAID_RETURN_IF_ERROR(w.Validate());
+  if (chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(chunks) + ")");
+  if (comm_lanes < 1 || comm_lanes > 8) {
+    return Status::Invalid("--streams must be between 1 and 8 (got " + std::to_string(comm_lanes) + ")");
+  }
+  if (comm_sms < 0) return Status::Invalid("--comm-sms must not be negative");
+  if (algorithm == Algorithm::kSerial && (chunks != 1 || !splits.empty())) {
+    return Status::Invalid("serial runs the collective whole: it takes no --chunks or --splits");
+  }
+  if (!splits.empty() && algorithm != Algorithm::kChunked) {
+    return Status::Invalid("--splits applies to the chunked algorithm only");
+  }
+  if ((algorithm == Algorithm::kRing || algorithm == Algorithm::kBidirRing) && w.m % w.tp != 0) {
+    return Status::Invalid(std::string(AlgorithmName(algorithm)) + " needs M=" + std::to_string(w.m) +
+                           " divisible by P=" + std::to_string(w.tp) + " (one block per rank)");
+  }
+  const SplitTarget t = TargetFor(w, algorithm);
+  if (algorithm == Algorithm::kBidirRing && (w.m / w.tp) % 2 != 0) {
+    return Status::Invalid("bidir_ring halves each rank block: M/P=" + std::to_string(w.m / w.tp) +
+                           " must be even");
+  }
+  return SplitRows(t.rows, chunks, splits, t.what).status();
+}
+
+std::string OverlapConfig::Describe() const {
+  std::ostringstream os;
+  os << AlgorithmName(algorithm) << " chunks=" << chunks;
+  if (!splits.empty()) {
+    os << " splits=";
+    for (size_t i = 0; i < splits.size(); ++i) os << (i ? "," : "") << splits[i];
+  }
+  os << " streams=" << comm_lanes;
+  if (comm_sms > 0) os << " comm_sms=" << comm_sms;
+  if (comm_engine == CommEngine::kCopyEngine) os << " engine=ce";
+  return os.str();
+}
+
+}  // namespace braid

@@ -1,0 +1,45 @@
+#include "braid/event.h"
+#include "braid/plan.h"
+
+namespace braid {
+
+std::string_view StepKindName(StepKind k) {
+  switch (k) {
+    case StepKind::kGemm: return "gemm";
+    case StepKind::kSend: return "send";
+    case StepKind::kRecv: return "recv";
+    case StepKind::kReduce: return "reduce";
+    case StepKind::kCopy: return "copy";
+    case StepKind::kCollective: return "collective";
+  }
+  return "?";
+}
+
+std::string_view CollectiveName(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllReduce: return "all_reduce";
+  }
+  return "?";
+}
+
+std::string_view EventKindName(EventKind k) {
+  switch (k) {
+    case EventKind::kCompute: return "compute";
+    case EventKind::kComm: return "comm";
+    case EventKind::kReduce: return "reduce";
+    case EventKind::kCopy: return "copy";
+    case EventKind::kSync: return "sync";
+    case EventKind::kMarker: return "marker";
+  }
+  return "?";
+}
+
+size_t Plan::total_steps() const {
+  size_t n = 0;
+  for (const RankPlan& r : ranks) n += r.steps.size();
+  return n;
+}
+
+}  // namespace braid

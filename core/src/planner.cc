@@ -1,0 +1,29 @@
+#include "braid/planner.h"
+
+#include "plan_builder.h"
+
+namespace braid {
+
+Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config) {
+  BRAID_RETURN_IF_ERROR(config.Validate(workload));
+  Plan plan;
+  plan.workload = workload;
+  plan.config = config;
+  plan.lanes = detail::MakeLanes(config);
+  plan.ranks.resize(size_t(workload.tp));
+  Status s;
+  switch (config.algorithm) {
+    case Algorithm::kSerial:
+    case Algorithm::kChunked:
+      s = detail::BuildCollectivePlan(workload, config, plan);
+      break;
+    case Algorithm::kRing:
+    case Algorithm::kBidirRing:
+      s = detail::BuildRingPlan(workload, config, plan);
+      break;
+  }
+  if (!s.ok()) return s;
+  return plan;
+}
+
+}  // namespace braid

@@ -1,0 +1,75 @@
+#include "braid/workload.h"
+
+#include <sstream>
+
+namespace braid {
+
+std::string_view OpName(Op op) {
+  switch (op) {
+    case Op::kAgGemm: return "ag_gemm";
+    case Op::kGemmRs: return "gemm_rs";
+    case Op::kGemmAr: return "gemm_ar";
+  }
+  return "?";
+}
+
+Result<Op> ParseOp(std::string_view name) {
+  if (name == "ag_gemm") return Op::kAgGemm;
+  if (name == "gemm_rs") return Op::kGemmRs;
+  if (name == "gemm_ar") return Op::kGemmAr;
+  return Status::Invalid("unknown op '" + std::string(name) + "' (known: ag_gemm, gemm_rs, gemm_ar)");
+}
+
+std::string_view DTypeName(DType d) {
+  switch (d) {
+    case DType::kBf16: return "bf16";
+    case DType::kFp16: return "fp16";
+    case DType::kFp32: return "fp32";
+  }
+  return "?";
+}
+
+Result<DType> ParseDType(std::string_view name) {
+  if (name == "bf16") return DType::kBf16;
+  if (name == "fp16") return DType::kFp16;
+  if (name == "fp32") return DType::kFp32;
+  return Status::Invalid("unknown dtype '" + std::string(name) + "' (known: bf16, fp16, fp32)");
+}
+
+int DTypeBytes(DType d) { return d == DType::kFp32 ? 4 : 2; }
+
+Status Workload::Validate() const {
+  if (m <= 0 || n <= 0 || k <= 0) {
+    return Status::Invalid("sizes must be positive (got M=" + std::to_string(m) + " N=" +
+                           std::to_string(n) + " K=" + std::to_string(k) + ")");
+  }
+  if (tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(tp) + ")");
+  auto must_divide = [&](const char* what, int64_t size) -> Status {
+    if (size % tp != 0) {
+      return Status::Invalid(std::string(what) + "=" + std::to_string(size) +
+                             " is not divisible by the TP degree P=" + std::to_string(tp) + " (" +
+                             std::string(OpName(op)) + " shards " + what + " over P ranks)");
+    }
+    return Status::Ok();
+  };
+  switch (op) {
+    case Op::kAgGemm:
+      BRAID_RETURN_IF_ERROR(must_divide("M", m));
+      return must_divide("N", n);
+    case Op::kGemmRs:
+      BRAID_RETURN_IF_ERROR(must_divide("M", m));
+      return must_divide("K", k);
+    case Op::kGemmAr:
+      return must_divide("K", k);
+  }
+  return Status::Ok();
+}
+
+std::string Workload::Describe() const {
+  std::ostringstream os;
+  os << OpName(op) << " M=" << m << " N=" << n << " K=" << k << ' ' << DTypeName(dtype)
+     << " P=" << tp;
+  return os.str();
+}
+
+}  // namespace braid

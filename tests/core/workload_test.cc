@@ -1,0 +1,42 @@
+#include "braid/workload.h"
+
+#include <gtest/gtest.h>
+
+namespace braid {
+namespace {
+
+TEST(Workload, ParsesOpsAndRejectsUnknownOnes) {
+  EXPECT_EQ(*ParseOp("ag_gemm"), Op::kAgGemm);
+  EXPECT_EQ(*ParseOp("gemm_rs"), Op::kGemmRs);
+  EXPECT_EQ(*ParseOp("gemm_ar"), Op::kGemmAr);
+  auto bad = ParseOp("gemm_xx");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown op 'gemm_xx'"), std::string::npos);
+}
+
+TEST(Workload, RejectsNonPositiveSizesAndTp) {
+  Workload w{Op::kGemmRs, 0, 64, 64, DType::kFp32, 2};
+  EXPECT_NE(w.Validate().message().find("sizes must be positive"), std::string::npos);
+  w = {Op::kGemmRs, 64, 64, 64, DType::kFp32, 0};
+  EXPECT_NE(w.Validate().message().find("--tp must be at least 1"), std::string::npos);
+}
+
+TEST(Workload, ShardedDimensionsMustDivideByP) {
+  Workload ag{Op::kAgGemm, 64, 30, 64, DType::kBf16, 4};
+  EXPECT_NE(ag.Validate().message().find("N=30 is not divisible by the TP degree P=4"),
+            std::string::npos);
+  Workload rs{Op::kGemmRs, 66, 64, 64, DType::kBf16, 4};
+  EXPECT_NE(rs.Validate().message().find("M=66"), std::string::npos);
+  Workload ar{Op::kGemmAr, 66, 64, 64, DType::kBf16, 4};  // all-reduce does not scatter M
+  EXPECT_TRUE(ar.Validate().ok());
+  ar.k = 30;
+  EXPECT_NE(ar.Validate().message().find("K=30"), std::string::npos);
+}
+
+TEST(Workload, FlopsAreTwoMNK) {
+  Workload w{Op::kGemmAr, 2, 3, 5, DType::kFp32, 1};
+  EXPECT_DOUBLE_EQ(w.Flops(), 60.0);
+}
+
+}  // namespace
+}  // namespace braid
