@@ -94,7 +94,7 @@ Status OverlapConfig::Validate(const Workload& w) const {
     return Status::Invalid("bidir_ring halves each rank block: M/P=" + std::to_string(w.m / w.tp) +
                            " must be even");
   }
-  return SplitRows(t.rows, chunks, splits, t.what).status();
+  return SplitRows(t.rows, chunks, splits, t.what, algorithm == Algorithm::kChunked).status();
 }
 
 std::string OverlapConfig::Describe() const {

@@ -7,7 +7,7 @@
 namespace braid {
 
 Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::vector<int>& weights,
-                                        const char* what) {
+                                        const char* what, bool weights_allowed) {
   if (chunks <= 0) return Status::Invalid("chunks must be at least 1");
   if (chunks > total) {
     return Status::Invalid("chunks=" + std::to_string(chunks) + " exceeds the " + what + " (" +
@@ -18,7 +18,8 @@ Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::ve
     if (total % chunks != 0) {
       return Status::Invalid("chunks=" + std::to_string(chunks) + " does not divide the " + what +
                              " (" + std::to_string(total) +
-                             ") evenly; use --splits to say how to cut them");
+                             ") evenly" +
+                             (weights_allowed ? "; use --splits to say how to cut them" : ""));
     }
     std::fill(sizes.begin(), sizes.end(), total / chunks);
   } else {

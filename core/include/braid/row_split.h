@@ -17,8 +17,9 @@ struct RowRange {
 // Splits `total` rows into `chunks` ranges. With no weights the split must be
 // exact (total % chunks == 0). With weights (one per chunk) the rows are
 // apportioned by largest remainder; every chunk must get at least one row.
-// `what` names the rows in error messages ("rows per rank block").
+// `what` names the rows in error messages ("rows per rank block");
+// `weights_allowed` says whether to suggest --splits when an even cut fails.
 Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::vector<int>& weights,
-                                        const char* what);
+                                        const char* what, bool weights_allowed = true);
 
 }  // namespace braid

@@ -1,0 +1,41 @@
+// Static checks of a Plan: that it is well formed and cannot deadlock, and
+// that executing it computes the op's result without data races. The
+// planners' tests run every algorithm through both; a backend may run them
+// before executing a plan it did not build itself.
+#pragma once
+
+#include "braid/plan.h"
+#include "braid/status.h"
+
+namespace braid {
+
+// Structure. On every rank: step ids are the step indices; every dep names an
+// earlier step of the same rank; lanes exist; every region the step uses lies
+// inside its buffer (all pieces, pieces ascending and disjoint, at least one
+// row); shapes agree (gemm: a rows == c rows, a cols == B rows, c cols == B
+// cols, b is the whole B buffer; reduce: a, b, c same rows and cols; copy: a,
+// c same rows and cols). Across ranks: every send has exactly one recv with
+// the same `match` on rank `peer` naming the sender as its peer and moving the
+// same number of elements, and vice versa; every collective `match` appears
+// exactly once on every rank with the same kind and consistent shapes
+// (all_gather: c has P pieces of a's rows; reduce_scatter: a has P pieces of
+// c's rows; all_reduce: a and c alike; and the same sizes on every rank).
+// Finally the global graph — deps, lane order (a lane runs its steps in id
+// order), send → matching recv, and all instances of one collective as a
+// single node — is acyclic: with eager sends the plan cannot deadlock.
+Status CheckPlanStructure(const Plan& plan);
+
+// Structure first, then an abstract execution in an order the global graph
+// allows. Every buffer row holds a symbolic content: empty, row g of A, row g
+// of the product C, or the partial of C row g summed over a set of ranks.
+// Inputs start as their A rows; a gemm needs A rows and yields products
+// (ag_gemm) or the rank's own partials (gemm_rs / gemm_ar); a reduce adds
+// partials of the same row over disjoint rank sets; copies, transfers and
+// collectives move or sum contents; reading an empty row is an error. At the
+// end every rank's output must hold the products (ag_gemm) or the full sums
+// (gemm_rs / gemm_ar) of its output window. Then data races: on one rank, two
+// steps that touch overlapping rows of one buffer, at least one writing,
+// must be ordered by deps and lane order. Errors name rank, step and row.
+Status CheckPlanSemantics(const Plan& plan);
+
+}  // namespace braid
