@@ -1,0 +1,97 @@
+#include "braid/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+
+#include "braid/cpu_transport.h"
+#include "braid/cpu_verify.h"
+#include "braid/host_matrix.h"
+#include "braid/plan_check.h"
+#include "rank_memory.h"
+#include "run_plan.h"
+
+namespace braid {
+
+namespace {
+
+Status CheckOptions(const RunOptions& o) {
+  if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
+    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
+  }
+  if (!std::isfinite(o.link_gbps) || o.link_gbps < 0 || !std::isfinite(o.link_latency_us) ||
+      o.link_latency_us < 0) {
+    return Status::Invalid("link bandwidth and latency must be finite and not negative");
+  }
+  return Status::Ok();
+}
+
+int HardwareThreads() { return std::max(1, int(std::thread::hardware_concurrency())); }
+
+VerifyResult Verify(const Plan& plan, const HostMatrix& a, const HostMatrix& b,
+                    const std::vector<cpu::RankMemory>& memory) {
+  openblas_set_num_threads(HardwareThreads());  // the reference is outside timing
+  const HostMatrix ref = ReferenceGemm(a, b);
+  std::vector<RankOutput> outputs;
+  for (int r = 0; r < plan.tp(); ++r) {
+    const RankPlan& rp = plan.ranks[size_t(r)];
+    outputs.push_back(
+        {rp.output_window, memory[size_t(r)].data(rp.output), rp.buffers[size_t(rp.output)].cols});
+  }
+  return VerifyOutputs(ref, outputs);
+}
+
+std::unique_ptr<Transport> MakeTransport(const CpuBackend::TransportFactory& factory, int ranks,
+                                         const RunOptions& options) {
+  if (factory) return factory(ranks, options);
+  return std::make_unique<CpuTransport>(ranks, options.link_gbps, options.link_latency_us);
+}
+
+Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options,
+                             const CpuBackend::TransportFactory& factory) {
+  const Workload& w = plan.workload;
+  // Ranks run their own sgemm side by side; one rank may use every core.
+  openblas_set_num_threads(plan.tp() > 1 ? 1 : HardwareThreads());
+  HostMatrix a = RandomMatrix(w.m, w.k, options.seed, 0);
+  HostMatrix b = RandomMatrix(w.k, w.n, options.seed, 1);
+  std::vector<cpu::RankMemory> memory;
+  memory.reserve(plan.ranks.size());
+  for (const RankPlan& rp : plan.ranks) memory.emplace_back(rp, a, b);
+  if (!options.verify) a = b = HostMatrix();
+
+  const std::unique_ptr<Transport> transport = MakeTransport(factory, plan.tp(), options);
+  if (!transport) return Status::Internal("cpu backend: no transport");
+  RunOutput out;
+  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, *transport, out));
+  out.compute_dtype = "fp32";
+  if (w.dtype != DType::kFp32) {
+    out.notes.push_back(std::string(DTypeName(w.dtype)) +
+                        " requested: the cpu backend computes and moves fp32");
+  }
+  if (options.verify) out.verify = Verify(plan, a, b, memory);
+  return out;
+}
+
+}  // namespace
+
+Result<RunOutput> CpuBackend::Run(const Plan& plan, const RunOptions& options) {
+  BRAID_RETURN_IF_ERROR(CheckOptions(options));
+  // A hand-edited or foreign plan could corrupt memory or hang: check it first.
+  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  BRAID_RETURN_IF_ERROR(cpu::CheckMemory(cpu::RunBytes(plan, options.verify)));
+  try {
+    return RunChecked(plan, options, factory_);
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("cpu backend: out of memory for " + plan.workload.Describe());
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("cpu backend: ") + e.what());
+  }
+}
+
+}  // namespace braid

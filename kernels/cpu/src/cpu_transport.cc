@@ -1,0 +1,93 @@
+#include "braid/cpu_transport.h"
+
+#include <algorithm>
+#include <string>
+
+namespace braid {
+
+namespace {
+
+std::string Route(int src, int dst, uint64_t tag) {
+  return std::to_string(src) + " -> " + std::to_string(dst) + " tag " + std::to_string(tag);
+}
+
+}  // namespace
+
+CpuTransport::CpuTransport(int ranks, double link_gbps, double link_latency_us)
+    : ranks_(ranks), pacer_(ranks, link_gbps, link_latency_us) {
+  for (int r = 0; r < ranks; ++r) boxes_.push_back(std::make_unique<Mailbox>());
+}
+
+CpuTransport::~CpuTransport() = default;
+
+Status CpuTransport::CheckRanks(int a, int b) const {
+  if (a < 0 || a >= ranks_ || b < 0 || b >= ranks_) {
+    return Status::Internal("transport: rank out of range (" + std::to_string(a) + ", " +
+                            std::to_string(b) + " of " + std::to_string(ranks_) + ")");
+  }
+  if (aborted_.load()) return Status::Internal("transport aborted");
+  return Status::Ok();
+}
+
+Status CpuTransport::HoldUntil(Mailbox& box, LinkPacer::Clock::time_point t) {
+  std::unique_lock<std::mutex> lock(box.mu);
+  box.cv.wait_until(lock, t, [&] { return aborted_.load(); });
+  return aborted_.load() ? Status::Internal("transport aborted") : Status::Ok();
+}
+
+Status CpuTransport::Send(int src, int dst, uint64_t tag, const float* data, int64_t count) {
+  BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
+  const LinkPacer::Slot slot = pacer_.Reserve(src, dst, count * int64_t(sizeof(float)));
+  Message msg{std::vector<float>(data, data + count), slot.visible};
+  Mailbox& box = *boxes_[size_t(dst)];
+  {
+    std::lock_guard<std::mutex> lock(box.mu);
+    box.queues[{src, tag}].push_back(std::move(msg));
+  }
+  box.cv.notify_all();
+  // Like a comm kernel holding its stream, the sender is busy until the
+  // message has left the link.
+  if (pacer_.enabled()) return HoldUntil(*boxes_[size_t(src)], slot.finish);
+  return Status::Ok();
+}
+
+Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t count) {
+  BRAID_RETURN_IF_ERROR(CheckRanks(dst, src));
+  Mailbox& box = *boxes_[size_t(dst)];
+  std::unique_lock<std::mutex> lock(box.mu);
+  const auto key = std::make_pair(src, tag);
+  for (;;) {
+    if (aborted_.load()) return Status::Internal("transport aborted");
+    auto it = box.queues.find(key);
+    if (it == box.queues.end() || it->second.empty()) {
+      box.cv.wait(lock);
+      continue;
+    }
+    if (it->second.front().data.size() != size_t(count)) {
+      return Status::Internal("recv " + Route(src, dst, tag) + ": expected " +
+                              std::to_string(count) + " floats, the message has " +
+                              std::to_string(it->second.front().data.size()));
+    }
+    const auto visible = it->second.front().visible;
+    if (LinkPacer::Clock::now() < visible) {
+      box.cv.wait_until(lock, visible);
+      continue;
+    }
+    Message msg = std::move(it->second.front());
+    it->second.pop_front();
+    if (it->second.empty()) box.queues.erase(it);
+    lock.unlock();
+    std::copy(msg.data.begin(), msg.data.end(), data);
+    return Status::Ok();
+  }
+}
+
+void CpuTransport::Abort() {
+  aborted_.store(true);
+  for (auto& box : boxes_) {
+    { std::lock_guard<std::mutex> lock(box->mu); }  // no waiter misses the flag
+    box->cv.notify_all();
+  }
+}
+
+}  // namespace braid

@@ -1,0 +1,50 @@
+#include "braid/cpu_verify.h"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <limits>
+
+namespace braid {
+
+HostMatrix ReferenceGemm(const HostMatrix& a, const HostMatrix& b) {
+  HostMatrix c(a.rows, b.cols);
+  if (a.rows == 0 || b.cols == 0) return c;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(a.rows), blasint(b.cols),
+              blasint(a.cols), 1.0f, a.data.data(), blasint(a.cols), b.data.data(), blasint(b.cols),
+              0.0f, c.data.data(), blasint(c.cols));
+  return c;
+}
+
+double WindowRelError(const HostMatrix& ref, const RankOutput& out) {
+  const OutputWindow& w = out.window;
+  double max_err = 0, max_ref = 0;
+  for (int64_t i = 0; i < w.rows; ++i) {
+    const float* r = ref.row(w.row0 + i) + w.col0;
+    const float* o = out.data + i * out.ld;
+    for (int64_t j = 0; j < w.cols; ++j) {
+      const double err = std::fabs(double(o[j]) - double(r[j]));
+      if (!(err <= max_err))
+        max_err = std::isnan(err) ? std::numeric_limits<double>::infinity() : err;
+      max_ref = std::fmax(max_ref, std::fabs(double(r[j])));
+    }
+  }
+  return max_ref > 0 ? max_err / max_ref : max_err;
+}
+
+VerifyResult VerifyOutputs(const HostMatrix& ref, const std::vector<RankOutput>& outputs,
+                           double tolerance) {
+  VerifyResult v;
+  v.ran = true;
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    const double e = WindowRelError(ref, outputs[r]);
+    if (v.worst_rank < 0 || e > v.max_rel_error) {
+      v.max_rel_error = e;
+      v.worst_rank = int(r);
+    }
+  }
+  v.ok = !outputs.empty() && v.max_rel_error <= tolerance;
+  return v;
+}
+
+}  // namespace braid

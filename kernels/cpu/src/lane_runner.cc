@@ -1,0 +1,81 @@
+#include "lane_runner.h"
+
+#include <chrono>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "braid/nvtx_range.h"
+
+namespace braid::cpu {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+LaneRunner::LaneRunner(LaneJob job, StepContext ctx, RunShared shared)
+    : job_(std::move(job)), ctx_(ctx), shared_(shared) {
+  ctx_.scratch = &scratch_;
+  if (shared_.trace) events_.reserve(size_t(shared_.iters) * job_.steps.size());
+}
+
+void LaneRunner::Main() {
+  bool finished = false;
+  try {
+    finished = Loop();
+  } catch (const std::exception& e) {
+    shared_.control->Fail("rank " + std::to_string(job_.rank) + " lane " +
+                          std::to_string(job_.lane) + ": " + e.what());
+  } catch (...) {
+    shared_.control->Fail("rank " + std::to_string(job_.rank) + ": unknown exception");
+  }
+  // Leaving for good lets the others' barrier phases complete without us.
+  if (!finished) shared_.barrier->arrive_and_drop();
+}
+
+bool LaneRunner::Loop() {
+  shared_.barrier->arrive_and_wait();
+  for (int it = 0; it < shared_.warmup + shared_.iters; ++it) {
+    if (shared_.control->aborted() || !RunIteration(it)) return false;
+    shared_.barrier->arrive_and_wait();
+  }
+  return true;
+}
+
+bool LaneRunner::RunIteration(int it) {
+  for (const Step* s : job_.steps) {
+    for (int d : s->deps) {
+      if (!shared_.control->WaitDone(job_.step_base + size_t(d), it)) return false;
+    }
+    if (!RunStep(*s, it)) return false;
+    shared_.control->MarkDone(job_.step_base + size_t(s->id), it);
+  }
+  return true;
+}
+
+bool LaneRunner::RunStep(const Step& s, int it) {
+  const int64_t start = NowNs();
+  Result<int64_t> bytes = [&] {
+    NvtxRange range(s.name.c_str());
+    return ExecuteStep(s, ctx_);
+  }();
+  const int64_t end = NowNs();
+  if (!bytes.ok()) {
+    shared_.control->Fail(Where(s) + ": " + bytes.status().message());
+    return false;
+  }
+  if (shared_.trace && it >= shared_.warmup) {
+    events_.push_back({it - shared_.warmup, job_.rank, job_.lane, EventKindOf(s.kind), s.name,
+                       start, end, *bytes, s.flops, s.chunk, s.ring_step, s.peer, s.match});
+  }
+  return true;
+}
+
+std::string LaneRunner::Where(const Step& s) const {
+  return "rank " + std::to_string(job_.rank) + " lane " + std::to_string(job_.lane) + " step " +
+         std::to_string(s.id) + " (" + s.name + ")";
+}
+
+}  // namespace braid::cpu

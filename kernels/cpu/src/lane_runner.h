@@ -1,0 +1,64 @@
+// The body of one (rank, lane) thread: every iteration runs the lane's steps
+// in plan order, each after its deps finished this iteration, then meets the
+// other threads at the barrier.
+#pragma once
+
+#include <barrier>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "braid/event.h"
+#include "braid/plan.h"
+#include "run_control.h"
+#include "step_exec.h"
+
+namespace braid::cpu {
+
+int64_t NowNs();
+
+// Barrier completion: stamps the time each phase completes (phase 0 = start).
+struct PhaseClock {
+  std::vector<int64_t>* stamps = nullptr;  // sized before the run
+  size_t next = 0;
+  void operator()() noexcept {
+    if (next < stamps->size()) (*stamps)[next++] = NowNs();
+  }
+};
+using IterationBarrier = std::barrier<PhaseClock>;
+
+struct LaneJob {
+  int rank = 0;
+  int lane = 0;
+  std::vector<const Step*> steps;  // this lane's steps, in plan order
+  size_t step_base = 0;            // RunControl index of the rank's step 0
+};
+
+struct RunShared {
+  RunControl* control = nullptr;
+  IterationBarrier* barrier = nullptr;
+  int warmup = 0;
+  int iters = 0;
+  bool trace = true;
+};
+
+class LaneRunner {
+ public:
+  LaneRunner(LaneJob job, StepContext ctx, RunShared shared);
+  void Main();  // the thread body; never throws
+  std::vector<Event>& events() { return events_; }
+
+ private:
+  bool Loop();
+  bool RunIteration(int it);
+  bool RunStep(const Step& s, int it);
+  std::string Where(const Step& s) const;
+
+  LaneJob job_;
+  StepContext ctx_;
+  RunShared shared_;
+  std::vector<float> scratch_;
+  std::vector<Event> events_;
+};
+
+}  // namespace braid::cpu

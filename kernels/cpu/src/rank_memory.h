@@ -1,0 +1,33 @@
+// One rank's buffers as real fp32 arrays, and the memory budget check.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "braid/host_matrix.h"
+#include "braid/plan.h"
+#include "braid/row_span.h"
+#include "braid/status.h"
+
+namespace braid::cpu {
+
+class RankMemory {
+ public:
+  // Zeroed buffers; kInput buffers filled from their window of A or B.
+  RankMemory(const RankPlan& plan, const HostMatrix& a, const HostMatrix& b);
+
+  RowSpan Span(const Region& r);
+  RowSpan Whole(BufferId b);
+  const float* data(BufferId b) const { return buffers_[size_t(b)].data(); }
+
+ private:
+  const RankPlan* plan_;
+  std::vector<std::vector<float>> buffers_;
+};
+
+// Bytes the run allocates: every rank's buffers, A and B, and C when verifying.
+double RunBytes(const Plan& plan, bool verify);
+// Rejects (Invalid) a run that needs more than ~70% of physical memory.
+Status CheckMemory(double bytes);
+
+}  // namespace braid::cpu

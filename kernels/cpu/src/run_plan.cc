@@ -1,0 +1,85 @@
+#include "run_plan.h"
+
+#include <algorithm>
+#include <memory>
+#include <system_error>
+#include <thread>
+#include <tuple>
+
+#include "braid/nvtx_range.h"
+#include "lane_runner.h"
+#include "run_control.h"
+
+namespace braid::cpu {
+
+namespace {
+
+std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan,
+                                                     std::vector<RankMemory>& memory,
+                                                     Transport& transport,
+                                                     const RunShared& shared) {
+  std::vector<std::unique_ptr<LaneRunner>> runners;
+  size_t base = 0;
+  for (int r = 0; r < plan.tp(); ++r) {
+    const RankPlan& rp = plan.ranks[size_t(r)];
+    for (int lane = 0; lane < int(plan.lanes.size()); ++lane) {
+      LaneJob job{r, lane, {}, base};
+      for (const Step& s : rp.steps) {
+        if (s.lane == lane) job.steps.push_back(&s);
+      }
+      const StepContext ctx{&memory[size_t(r)], &transport, r, plan.tp(), nullptr};
+      runners.push_back(std::make_unique<LaneRunner>(std::move(job), ctx, shared));
+    }
+    base += rp.steps.size();
+  }
+  return runners;
+}
+
+void CollectEvents(std::vector<std::unique_ptr<LaneRunner>>& runners, std::vector<Event>& out) {
+  for (auto& r : runners) {
+    std::vector<Event>& ev = r->events();
+    out.insert(out.end(), std::make_move_iterator(ev.begin()), std::make_move_iterator(ev.end()));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.iteration, a.rank, a.start_ns, a.lane) <
+           std::tie(b.iteration, b.rank, b.start_ns, b.lane);
+  });
+}
+
+}  // namespace
+
+Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory,
+                   Transport& transport, RunOutput& out) {
+  // Also runs NVTX's lazy initialisation here, before the rank threads
+  // would race on it.
+  const NvtxRange run_range("braid cpu run");
+  RunControl control(plan.total_steps(), &transport);
+  std::vector<int64_t> stamps(size_t(options.warmup + options.iters + 1), 0);
+  IterationBarrier barrier(std::ptrdiff_t(plan.tp()) * std::ptrdiff_t(plan.lanes.size()),
+                           PhaseClock{&stamps, 0});
+  const RunShared shared{&control, &barrier, options.warmup, options.iters, options.trace};
+  auto runners = MakeRunners(plan, memory, transport, shared);
+
+  std::vector<std::thread> threads;
+  threads.reserve(runners.size());
+  try {
+    for (auto& r : runners) {
+      LaneRunner* runner = r.get();
+      threads.emplace_back([runner] { runner->Main(); });
+    }
+  } catch (const std::system_error& e) {
+    control.Fail(std::string("cannot start a rank thread: ") + e.what());
+    for (size_t i = threads.size(); i < runners.size(); ++i) barrier.arrive_and_drop();
+  }
+  for (std::thread& t : threads) t.join();
+  if (control.aborted()) return Status::Internal(control.error());
+
+  if (options.trace) CollectEvents(runners, out.events);
+  for (int j = 0; j < options.iters; ++j) {
+    const size_t at = size_t(options.warmup + j);
+    out.iteration_ns.push_back(stamps[at + 1] - stamps[at]);
+  }
+  return Status::Ok();
+}
+
+}  // namespace braid::cpu

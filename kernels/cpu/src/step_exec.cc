@@ -1,0 +1,110 @@
+#include "step_exec.h"
+
+#include <cblas.h>
+
+#include <cstring>
+
+#include "braid/cpu_collectives.h"
+
+namespace braid::cpu {
+
+namespace {
+
+constexpr int64_t kFloat = int64_t(sizeof(float));
+
+// c = a · B, one sgemm per piece (pieces of a and c correspond).
+int64_t Gemm(const Step& s, const StepContext& x) {
+  const RowSpan a = x.memory->Span(s.a), c = x.memory->Span(s.c);
+  const RowSpan b = x.memory->Whole(s.b.buffer);
+  if (s.a.rows > 0 && b.cols > 0) {
+    for (int p = 0; p < s.a.pieces; ++p) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(s.a.rows), blasint(b.cols),
+                  blasint(b.rows), 1.0f, a.base + s.a.piece_row(p) * a.cols, blasint(a.cols),
+                  b.base, blasint(b.cols), 0.0f, c.base + s.c.piece_row(p) * c.cols,
+                  blasint(c.cols));
+    }
+  }
+  return c.elements() * kFloat;
+}
+
+// c = a + b; c may be a or b (same element read before it is written).
+int64_t Reduce(const Step& s, const StepContext& x) {
+  const RowSpan a = x.memory->Span(s.a), b = x.memory->Span(s.b), c = x.memory->Span(s.c);
+  for (int64_t i = 0; i < c.total_rows(); ++i) {
+    const float* ra = a.row(i);
+    const float* rb = b.row(i);
+    float* rc = c.row(i);
+    for (int64_t j = 0; j < c.cols; ++j) rc[j] = ra[j] + rb[j];
+  }
+  return 3 * c.elements() * kFloat;
+}
+
+int64_t Copy(const Step& s, const StepContext& x) {
+  const RowSpan a = x.memory->Span(s.a), c = x.memory->Span(s.c);
+  for (int64_t i = 0; i < c.total_rows(); ++i) {
+    std::memmove(c.row(i), a.row(i), size_t(c.cols) * sizeof(float));
+  }
+  return 2 * c.elements() * kFloat;
+}
+
+float* Scratch(const StepContext& x, int64_t elems) {
+  if (x.scratch->size() < size_t(elems)) x.scratch->resize(size_t(elems));
+  return x.scratch->data();
+}
+
+Result<int64_t> Send(const Step& s, const StepContext& x) {
+  const RowSpan a = x.memory->Span(s.a);
+  const float* p = a.contiguous(0, a.total_rows());
+  if (p == nullptr) {
+    float* pack = Scratch(x, a.elements());
+    CopyRowsOut(a, 0, a.total_rows(), pack);
+    p = pack;
+  }
+  BRAID_RETURN_IF_ERROR(x.transport->Send(x.rank, s.peer, uint64_t(s.match), p, a.elements()));
+  return a.elements() * kFloat;
+}
+
+Result<int64_t> Recv(const Step& s, const StepContext& x) {
+  const RowSpan c = x.memory->Span(s.c);
+  if (float* p = c.contiguous(0, c.total_rows())) {
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, s.peer, uint64_t(s.match), p, c.elements()));
+  } else {
+    float* pack = Scratch(x, c.elements());
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, s.peer, uint64_t(s.match), pack, c.elements()));
+    CopyRowsIn(pack, c, 0, c.total_rows());
+  }
+  return c.elements() * kFloat;
+}
+
+Result<int64_t> Collective(const Step& s, const StepContext& x) {
+  const RingComm comm{x.transport, x.rank, x.ranks, s.match, x.scratch};
+  return RunRingCollective(s.collective, comm, x.memory->Span(s.a), x.memory->Span(s.c));
+}
+
+}  // namespace
+
+Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx) {
+  switch (step.kind) {
+    case StepKind::kGemm: return Gemm(step, ctx);
+    case StepKind::kReduce: return Reduce(step, ctx);
+    case StepKind::kCopy: return Copy(step, ctx);
+    case StepKind::kSend: return Send(step, ctx);
+    case StepKind::kRecv: return Recv(step, ctx);
+    case StepKind::kCollective: return Collective(step, ctx);
+  }
+  return Status::Internal("unknown step kind");
+}
+
+EventKind EventKindOf(StepKind kind) {
+  switch (kind) {
+    case StepKind::kGemm: return EventKind::kCompute;
+    case StepKind::kReduce: return EventKind::kReduce;
+    case StepKind::kCopy: return EventKind::kCopy;
+    case StepKind::kSend:
+    case StepKind::kRecv:
+    case StepKind::kCollective: return EventKind::kComm;
+  }
+  return EventKind::kMarker;
+}
+
+}  // namespace braid::cpu
