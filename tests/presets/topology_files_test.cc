@@ -1,0 +1,113 @@
+#include "braid/topology_files.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace braid {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kGood = R"(
+name = "two-pcie"
+gpu = "l40s"
+gpus_per_node = 2
+nodes = 1
+[intra]
+kind = "pcie"
+peer_to_peer = true
+bandwidth_gbs = 25.0
+latency_us = 8.0
+source = "a test"
+)";
+
+TEST(TopologyFiles, EveryShippedTopologyParses) {
+  const auto names = BuiltinTopologyNames();
+  ASSERT_GE(names.size(), 3u);
+  for (const std::string& n : names) {
+    auto t = LoadTopology(n);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    EXPECT_EQ(t->name, n);
+    EXPECT_GT(t->intra.bandwidth_gbs, 0);
+    EXPECT_FALSE(t->intra.source.empty()) << n << " has no source for its numbers";
+  }
+}
+
+TEST(TopologyFiles, H100IsEightGpusOnNvSwitch) {
+  auto t = LoadTopology("h100-sxm");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->total_gpus(), 8);
+  EXPECT_EQ(t->intra.kind, LinkKind::kNvSwitch);
+  EXPECT_DOUBLE_EQ(t->intra.bandwidth_gbs, 450.0);
+  EXPECT_TRUE(t->CheckFits(8).ok());
+  EXPECT_THAT(t->CheckFits(9).message(), HasSubstr("needs more GPUs than topology 'h100-sxm' has (8)"));
+}
+
+TEST(TopologyFiles, PcieWithoutPeerToPeerIsRead) {
+  auto t = LoadTopology("rtx4090-pcie");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->intra.kind, LinkKind::kPcie);
+  EXPECT_FALSE(t->intra.peer_to_peer);
+}
+
+TEST(TopologyFiles, ParsesAUserFile) {
+  auto t = ParseTopologyToml(kGood, "mine.toml");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->gpus_per_node, 2);
+  EXPECT_TRUE(t->intra.peer_to_peer);
+}
+
+TEST(TopologyFiles, UnknownNameListsTheKnownOnes) {
+  auto t = LoadTopology("h900-sxm");
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(t.status().is_user_error());
+  EXPECT_THAT(t.status().message(), HasSubstr("unknown topology 'h900-sxm' (known: "));
+  EXPECT_THAT(t.status().message(), HasSubstr("h100-sxm"));
+}
+
+TEST(TopologyFiles, MissingFileIsNamed) {
+  auto t = LoadTopology("/nonexistent/dir/x.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("cannot read topology file '/nonexistent/dir/x.toml'"));
+}
+
+TEST(TopologyFiles, SyntaxErrorNamesFileAndLine) {
+  auto t = ParseTopologyToml("name = \"x\"\ngpus_per_node = = 3\n", "bad.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("bad.toml:2:"));
+}
+
+TEST(TopologyFiles, WrongFieldTypeNamesLineAndField) {
+  std::string text = kGood;
+  text.replace(text.find("25.0"), 4, "\"fast\"");
+  auto t = ParseTopologyToml(text, "t.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("t.toml:9:17:"));
+  EXPECT_THAT(t.status().message(), HasSubstr("intra.bandwidth_gbs must be a positive number"));
+}
+
+TEST(TopologyFiles, MissingFieldsAndTablesAreNamed) {
+  std::string no_lat = kGood;
+  no_lat.erase(no_lat.find("latency_us"), std::string("latency_us = 8.0\n").size());
+  EXPECT_THAT(ParseTopologyToml(no_lat, "t.toml").status().message(),
+              HasSubstr("missing field 'intra.latency_us'"));
+  EXPECT_THAT(ParseTopologyToml("name=\"x\"\ngpu=\"y\"\ngpus_per_node=2\nnodes=1\n", "t.toml").status().message(),
+              HasSubstr("missing table [intra]"));
+  std::string two_nodes = kGood;
+  two_nodes.replace(two_nodes.find("nodes = 1"), 9, "nodes = 2");
+  EXPECT_THAT(ParseTopologyToml(two_nodes, "t.toml").status().message(), HasSubstr("missing table [inter]"));
+}
+
+TEST(TopologyFiles, UnknownLinkKindListsKnownOnes) {
+  std::string text = kGood;
+  text.replace(text.find("\"pcie\""), 6, "\"carrier-pigeon\"");
+  auto t = ParseTopologyToml(text, "t.toml");
+  EXPECT_THAT(t.status().message(), HasSubstr("t.toml:7:"));
+  EXPECT_THAT(t.status().message(), HasSubstr("unknown link kind 'carrier-pigeon'"));
+}
+
+}  // namespace
+}  // namespace braid
