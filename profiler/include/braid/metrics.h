@@ -1,0 +1,68 @@
+// Overlap metrics of DESIGN.md, per rank and iteration, and their summaries:
+// p50 / p99 over iterations of the worst rank (max over ranks for times, min
+// for overlap_ratio), and per rank p50 / p99 over iterations.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "braid/event.h"
+
+namespace braid {
+
+enum class Metric {
+  kMakespan,      // first step start to last step end
+  kCompute,       // |union of compute intervals|
+  kComm,          // |union of comm intervals|
+  kOverlap,       // |compute ∩ comm|
+  kExposedComm,   // comm − overlap
+  kTail,          // end of the last compute step to the end of the iteration
+  kOverlapRatio,  // overlap / comm (0 when there is no comm)
+};
+inline constexpr int kMetricCount = 7;
+inline constexpr std::array<Metric, kMetricCount> kAllMetrics = {
+    Metric::kMakespan, Metric::kCompute,     Metric::kComm,        Metric::kOverlap,
+    Metric::kExposedComm, Metric::kTail, Metric::kOverlapRatio};
+
+// JSON / table name: "makespan_ns", ..., "overlap_ratio".
+std::string_view MetricName(Metric m);
+
+struct MetricValues {
+  std::array<double, kMetricCount> v{};
+  double& operator[](Metric m) { return v[size_t(m)]; }
+  double operator[](Metric m) const { return v[size_t(m)]; }
+};
+
+// Metrics of one rank in one iteration. Marker and sync events are ignored.
+MetricValues RankIterationMetrics(const std::vector<const Event*>& events);
+
+struct Summary {
+  double p50 = 0;
+  double p99 = 0;
+};
+
+struct MetricSummary {
+  std::array<Summary, kMetricCount> s{};
+  const Summary& operator[](Metric m) const { return s[size_t(m)]; }
+  Summary& operator[](Metric m) { return s[size_t(m)]; }
+};
+
+struct RunMetrics {
+  int iterations = 0;
+  int ranks = 0;
+  // [iteration][rank]
+  std::vector<std::vector<MetricValues>> values;
+  MetricSummary overall;
+  std::vector<MetricSummary> per_rank;
+};
+
+// Groups events by (iteration, rank). Ranks and iterations are taken from the
+// events (0..max seen); a rank with no events in an iteration counts zeros.
+RunMetrics ComputeRunMetrics(const std::vector<Event>& events);
+
+// Linear interpolation between order statistics (numpy's default).
+double Percentile(std::vector<double> values, double q);
+
+}  // namespace braid

@@ -1,0 +1,71 @@
+#include "braid/metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace braid {
+namespace {
+
+Event Ev(int it, int rank, EventKind kind, int64_t s, int64_t e) {
+  Event ev;
+  ev.iteration = it;
+  ev.rank = rank;
+  ev.kind = kind;
+  ev.start_ns = s;
+  ev.end_ns = e;
+  return ev;
+}
+
+TEST(Metrics, ChunkedPatternGivesOverlapExposedCommAndTail) {
+  // compute [0,10) [10,20); comm [10,18) overlaps, [20,28) is the tail.
+  std::vector<Event> evs = {Ev(0, 0, EventKind::kCompute, 0, 10), Ev(0, 0, EventKind::kCompute, 10, 20),
+                            Ev(0, 0, EventKind::kComm, 10, 18), Ev(0, 0, EventKind::kComm, 20, 28)};
+  RunMetrics rm = ComputeRunMetrics(evs);
+  const MetricValues& v = rm.values[0][0];
+  EXPECT_EQ(v[Metric::kMakespan], 28);
+  EXPECT_EQ(v[Metric::kCompute], 20);
+  EXPECT_EQ(v[Metric::kComm], 16);
+  EXPECT_EQ(v[Metric::kOverlap], 8);
+  EXPECT_EQ(v[Metric::kExposedComm], 8);
+  EXPECT_EQ(v[Metric::kTail], 8);
+  EXPECT_DOUBLE_EQ(v[Metric::kOverlapRatio], 0.5);
+}
+
+TEST(Metrics, ReduceAfterLastGemmCountsAsTailNotCompute) {
+  std::vector<Event> evs = {Ev(0, 0, EventKind::kCompute, 0, 10), Ev(0, 0, EventKind::kReduce, 10, 12)};
+  const MetricValues v = ComputeRunMetrics(evs).values[0][0];
+  EXPECT_EQ(v[Metric::kCompute], 10);
+  EXPECT_EQ(v[Metric::kTail], 2);
+  EXPECT_EQ(v[Metric::kOverlapRatio], 0);  // no comm
+}
+
+TEST(Metrics, OverallTakesWorstRankThenPercentilesOverIterations) {
+  std::vector<Event> evs;
+  // Rank 1 is slower; iteration makespans of the worst rank: 10, 20, 30, 40, 1000.
+  const int64_t spans[] = {10, 20, 30, 40, 1000};
+  for (int it = 0; it < 5; ++it) {
+    evs.push_back(Ev(it, 0, EventKind::kCompute, 0, 5));
+    evs.push_back(Ev(it, 1, EventKind::kCompute, 0, spans[it]));
+  }
+  RunMetrics rm = ComputeRunMetrics(evs);
+  EXPECT_EQ(rm.iterations, 5);
+  EXPECT_EQ(rm.ranks, 2);
+  EXPECT_DOUBLE_EQ(rm.overall[Metric::kMakespan].p50, 30);
+  EXPECT_NEAR(rm.overall[Metric::kMakespan].p99, 40 + 0.96 * 960, 1e-9);
+  EXPECT_DOUBLE_EQ(rm.per_rank[0][Metric::kMakespan].p50, 5);
+}
+
+TEST(Metrics, OverlapRatioOverallIsTheWorstRank) {
+  std::vector<Event> evs = {Ev(0, 0, EventKind::kCompute, 0, 10), Ev(0, 0, EventKind::kComm, 0, 10),
+                            Ev(0, 1, EventKind::kCompute, 0, 10), Ev(0, 1, EventKind::kComm, 5, 15)};
+  RunMetrics rm = ComputeRunMetrics(evs);
+  EXPECT_DOUBLE_EQ(rm.overall[Metric::kOverlapRatio].p50, 0.5);
+}
+
+TEST(Metrics, PercentileInterpolates) {
+  EXPECT_DOUBLE_EQ(Percentile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(Percentile({7}, 0.99), 7);
+  EXPECT_DOUBLE_EQ(Percentile({}, 0.5), 0);
+}
+
+}  // namespace
+}  // namespace braid
