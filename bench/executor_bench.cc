@@ -1,0 +1,132 @@
+// Measures what the cpu executor costs on top of the work it runs.
+//
+//   executor overhead = (1-rank serial plan, per iteration) / (one direct sgemm) − 1
+//   tracing overhead  = (ring plan with events) / (same plan without events) − 1
+//
+// Per-iteration times come from the backend's barrier-to-barrier clock, so
+// buffer allocation and input generation (once per Run) are not counted.
+// Run: build/release/bench/braid_executor_bench [--size=2048]
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "braid/cpu_backend.h"
+#include "braid/planner.h"
+
+namespace {
+
+int64_t g_size = 2048;
+
+braid::Plan MakePlan(braid::Op op, braid::Algorithm algo, int64_t size, int tp, int chunks) {
+  braid::Workload w{op, size, size, size, braid::DType::kFp32, tp};
+  braid::OverlapConfig c;
+  c.algorithm = algo;
+  c.chunks = chunks;
+  return braid::BuildPlan(w, c).value();
+}
+
+void BM_DirectSgemm(benchmark::State& state) {
+  const int64_t n = g_size;
+  std::vector<float> a(size_t(n * n)), b(size_t(n * n)), c(size_t(n * n));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto* v : {&a, &b}) std::generate(v->begin(), v->end(), [&] { return u(rng); });
+  openblas_set_num_threads(int(std::max(1u, std::thread::hardware_concurrency())));
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f, a.data(), int(n),
+                b.data(), int(n), 0.0f, c.data(), int(n));
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    benchmark::DoNotOptimize(c.data());
+  }
+}
+
+// One benchmark iteration = one timed plan iteration inside a Run of `kIters`.
+void RunPlan(benchmark::State& state, const braid::Plan& plan, bool trace) {
+  constexpr int kIters = 5;
+  braid::CpuBackend backend;
+  braid::RunOptions opt;
+  opt.warmup = 1;
+  opt.iters = kIters;
+  opt.trace = trace;
+  for (auto _ : state) {
+    auto out = backend.Run(plan, opt);
+    if (!out.ok()) {
+      state.SkipWithError(out.status().message().c_str());
+      return;
+    }
+    int64_t total = 0;
+    for (int64_t ns : out->iteration_ns) total += ns;
+    state.SetIterationTime(double(total) / 1e9 / kIters);
+  }
+}
+
+void BM_ExecutorSerialOneRank(benchmark::State& state) {
+  RunPlan(state, MakePlan(braid::Op::kGemmRs, braid::Algorithm::kSerial, g_size, 1, 1), true);
+}
+
+// Many small steps on several lanes: where per-event cost would show.
+void BM_RingTraceOn(benchmark::State& state) {
+  RunPlan(state, MakePlan(braid::Op::kGemmRs, braid::Algorithm::kRing, 512, 2, 4), true);
+}
+void BM_RingTraceOff(benchmark::State& state) {
+  RunPlan(state, MakePlan(braid::Op::kGemmRs, braid::Algorithm::kRing, 512, 2, 4), false);
+}
+
+// Keeps the median of each benchmark's repetitions for the ratio summary.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
+        medians_[r.run_name.function_name] = r.GetAdjustedRealTime();
+      }
+    }
+  }
+  double Median(const std::string& name) const {
+    auto it = medians_.find(name);
+    return it == medians_.end() ? 0 : it->second;
+  }
+
+ private:
+  std::map<std::string, double> medians_;
+};
+
+}  // namespace
+
+BENCHMARK(BM_DirectSgemm)->UseManualTime()->Unit(benchmark::kMillisecond)->Repetitions(5)->Iterations(3);
+BENCHMARK(BM_ExecutorSerialOneRank)->UseManualTime()->Unit(benchmark::kMillisecond)->Repetitions(5)->Iterations(1);
+BENCHMARK(BM_RingTraceOn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(9)->Iterations(4);
+BENCHMARK(BM_RingTraceOff)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(9)->Iterations(4);
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--size=", 7) == 0) g_size = std::atoll(argv[i] + 7);
+  }
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const double direct = reporter.Median("BM_DirectSgemm");
+  const double exec = reporter.Median("BM_ExecutorSerialOneRank");
+  const double on = reporter.Median("BM_RingTraceOn");
+  const double off = reporter.Median("BM_RingTraceOff");
+  std::printf("\nM=N=K=%lld, medians of repetitions\n", static_cast<long long>(g_size));
+  if (direct > 0 && exec > 0) {
+    std::printf("executor overhead (1-rank serial plan vs direct sgemm): %+.2f%%\n", (exec / direct - 1) * 100);
+  }
+  if (on > 0 && off > 0) {
+    std::printf("tracing overhead (ring gemm_rs P=2 c=4, events on vs off): %+.2f%%\n", (on / off - 1) * 100);
+  }
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,30 @@
+#include "backend_choice.h"
+
+#include <string>
+
+#include "braid/cpu_backend.h"
+#if defined(BRAID_HAVE_CUDA)
+#include "braid/cuda_device.h"
+#endif
+
+namespace braid::cli {
+
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name) {
+  if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+  if (name == "sim") {
+    return Status::Invalid("the sim backend is not implemented yet; use --backend cpu");
+  }
+  if (name == "cuda") {
+#if defined(BRAID_HAVE_CUDA)
+    auto devices = cuda::QueryDevices();
+    if (!devices.ok()) return Status::Unavailable("cuda backend: " + devices.status().message());
+    return Status::Invalid("the cuda backend is not implemented yet (found " +
+                           std::to_string(devices->count) + " GPU(s)); use --backend cpu");
+#else
+    return Status::Invalid("this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
+#endif
+  }
+  return Status::Invalid("unknown backend '" + std::string(name) + "' (known: sim, cpu, cuda)");
+}
+
+}  // namespace braid::cli

@@ -1,0 +1,18 @@
+// Exit codes of the braid command (DESIGN.md): 0 success, 2 bad usage or bad
+// input, 1 a failure while running. Every error is one line on stderr.
+#pragma once
+
+#include <string_view>
+
+#include "braid/status.h"
+
+namespace braid::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "braid <command>: <message>" and returns the exit code for `s`.
+int ReportError(std::string_view command, const Status& s);
+
+}  // namespace braid::cli

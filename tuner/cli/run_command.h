@@ -1,0 +1,35 @@
+// `braid run`: one workload × topology × config on one backend.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace braid::cli {
+
+struct RunArgs {
+  std::string backend = "cpu";
+  std::string op, m, n, k;
+  int tp = 0;
+  std::string dtype = "bf16";
+  std::string algo;
+  int chunks = 1;
+  std::string splits;
+  int streams = 1;
+  int comm_sms = 0;
+  std::string comm_engine = "sm";
+  std::string topology = "h100-sxm";
+  int iters = 10;
+  int warmup = 2;
+  bool verify = false;
+  bool json = false;
+  std::string db;
+  double link_gbps = 0;
+  double link_latency_us = 0;
+  unsigned long long seed = 42;
+};
+
+void AddRunOptions(CLI::App* sub, RunArgs* args);
+int ExecuteRun(const RunArgs& args);
+
+}  // namespace braid::cli
