@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: build and test the release and asan (Address + UB
+# sanitizer) presets, then the cpu backend's tests under ThreadSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+export OPENBLAS_NUM_THREADS=1
+for preset in release asan; do
+  echo "== $preset"
+  cmake --preset "$preset" > /dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs"
+done
+echo "== tsan (cpu backend)"
+cmake --preset tsan > /dev/null
+cmake --build build/tsan -j "$jobs" --target braid_cpu_tests
+ctest --preset tsan -j "$jobs"
