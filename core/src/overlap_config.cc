@@ -22,7 +22,7 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "chunked") return Algorithm::kChunked;
   if (name == "ring") return Algorithm::kRing;
   if (name == "bidir_ring") return Algorithm::kBidirRing;
-  return Status::Invalid("unknown algorithm '" + std::string(name) +
+  return Status::Invalid("unknown algorithm '" + OneLine(name) +
                          "' (known: serial, chunked, ring, bidir_ring)");
 }
 
@@ -31,7 +31,7 @@ std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "s
 Result<CommEngine> ParseCommEngine(std::string_view name) {
   if (name == "sm") return CommEngine::kSm;
   if (name == "ce") return CommEngine::kCopyEngine;
-  return Status::Invalid("unknown comm engine '" + std::string(name) + "' (known: sm, ce)");
+  return Status::Invalid("unknown comm engine '" + OneLine(name) + "' (known: sm, ce)");
 }
 
 Result<std::vector<int>> ParseSplits(std::string_view text) {
@@ -44,7 +44,7 @@ Result<std::vector<int>> ParseSplits(std::string_view text) {
     int v = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v <= 0) {
-      return Status::Invalid("--splits '" + std::string(text) +
+      return Status::Invalid("--splits '" + OneLine(text) +
                              "': each weight must be a positive integer, comma separated");
     }
     out.push_back(v);

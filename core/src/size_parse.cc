@@ -8,7 +8,7 @@ namespace braid {
 
 Result<int64_t> ParseSize(std::string_view text, std::string_view flag) {
   auto bad = [&](const std::string& why) {
-    return Status::Invalid(std::string(flag) + " '" + std::string(text) + "': " + why);
+    return Status::Invalid(std::string(flag) + " '" + OneLine(text) + "': " + why);
   };
   if (text.empty()) return bad("empty size");
   int64_t mult = 1;

@@ -21,7 +21,7 @@ Result<LinkKind> ParseLinkKind(std::string_view name) {
   if (name == "infiniband") return LinkKind::kInfiniBand;
   if (name == "roce") return LinkKind::kRoce;
   if (name == "ethernet") return LinkKind::kEthernet;
-  return Status::Invalid("unknown link kind '" + std::string(name) +
+  return Status::Invalid("unknown link kind '" + OneLine(name) +
                          "' (known: nvswitch, nvlink, pcie, infiniband, roce, ethernet)");
 }
 

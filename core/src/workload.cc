@@ -17,7 +17,7 @@ Result<Op> ParseOp(std::string_view name) {
   if (name == "ag_gemm") return Op::kAgGemm;
   if (name == "gemm_rs") return Op::kGemmRs;
   if (name == "gemm_ar") return Op::kGemmAr;
-  return Status::Invalid("unknown op '" + std::string(name) + "' (known: ag_gemm, gemm_rs, gemm_ar)");
+  return Status::Invalid("unknown op '" + OneLine(name) + "' (known: ag_gemm, gemm_rs, gemm_ar)");
 }
 
 std::string_view DTypeName(DType d) {
@@ -33,7 +33,7 @@ Result<DType> ParseDType(std::string_view name) {
   if (name == "bf16") return DType::kBf16;
   if (name == "fp16") return DType::kFp16;
   if (name == "fp32") return DType::kFp32;
-  return Status::Invalid("unknown dtype '" + std::string(name) + "' (known: bf16, fp16, fp32)");
+  return Status::Invalid("unknown dtype '" + OneLine(name) + "' (known: bf16, fp16, fp32)");
 }
 
 int DTypeBytes(DType d) { return d == DType::kFp32 ? 4 : 2; }

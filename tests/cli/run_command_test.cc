@@ -1,6 +1,7 @@
 // End-to-end tests of `braid run`: the real binary, its exit codes, its
 // one-line errors and its JSON contract.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,7 +25,10 @@ struct Outcome {
 };
 
 Outcome Braid(const std::string& args) {
-  const std::string err_file = testing::TempDir() + "braid_cli_stderr.txt";
+  // ctest runs tests in parallel processes: each call gets its own file.
+  static int calls = 0;
+  const std::string err_file = testing::TempDir() + "braid_cli_stderr_" + std::to_string(getpid()) + "_" +
+                               std::to_string(++calls) + ".txt";
   const std::string cmd = std::string(BRAID_EXE) + " " + args + " 2>" + err_file;
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
@@ -37,6 +41,7 @@ Outcome Braid(const std::string& args) {
   std::ostringstream ss;
   ss << e.rdbuf();
   o.err = ss.str();
+  std::remove(err_file.c_str());
   return o;
 }
 
@@ -120,7 +125,7 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
 TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
   ExpectUsageError(kGood + "--algo ring --topology h900-sxm", "unknown topology 'h900-sxm'");
   ExpectUsageError(kGood + "--algo ring --topology /no/such/file.toml", "cannot read topology file");
-  const std::string bad = testing::TempDir() + "braid_bad_topology.toml";
+  const std::string bad = testing::TempDir() + "braid_bad_topology_" + std::to_string(getpid()) + ".toml";
   std::ofstream(bad) << "name = \"x\"\ngpu = \"y\"\ngpus_per_node = \"eight\"\nnodes = 1\n";
   ExpectUsageError(kGood + "--algo ring --topology " + bad, "gpus_per_node must be an integer");
 }

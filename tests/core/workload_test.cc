@@ -40,3 +40,17 @@ TEST(Workload, FlopsAreTwoMNK) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(OneLine, EscapesControlCharactersSoErrorsStayOneLine) {
+  EXPECT_EQ(OneLine("a\nb\tc\x01z"), "a\\nb\\tc\\x01z");
+  EXPECT_EQ(OneLine("plain µs"), "plain µs");
+  const std::string msg = ParseOp("gemm\nrs").status().message();
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown op 'gemm\\nrs'"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace braid

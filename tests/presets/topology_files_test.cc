@@ -101,12 +101,48 @@ TEST(TopologyFiles, MissingFieldsAndTablesAreNamed) {
   EXPECT_THAT(ParseTopologyToml(two_nodes, "t.toml").status().message(), HasSubstr("missing table [inter]"));
 }
 
+TEST(TopologyFiles, MisspeltFieldsAreRejected) {
+  std::string text = kGood;
+  text.replace(text.find("peer_to_peer"), 12, "peer_to_per");
+  EXPECT_THAT(ParseTopologyToml(text, "t.toml").status().message(),
+              HasSubstr("t.toml:8:15: unknown field 'intra.peer_to_per' (known: intra.kind"));
+  EXPECT_THAT(ParseTopologyToml("gpus = 8\n" + std::string(kGood), "t.toml").status().message(),
+              HasSubstr("unknown field 'gpus'"));
+}
+
 TEST(TopologyFiles, UnknownLinkKindListsKnownOnes) {
   std::string text = kGood;
   text.replace(text.find("\"pcie\""), 6, "\"carrier-pigeon\"");
   auto t = ParseTopologyToml(text, "t.toml");
   EXPECT_THAT(t.status().message(), HasSubstr("t.toml:7:"));
   EXPECT_THAT(t.status().message(), HasSubstr("unknown link kind 'carrier-pigeon'"));
+}
+
+}  // namespace
+}  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(TopologyFiles, NonAsciiOutsideStringsIsRejectedWithItsPosition) {
+  auto t = ParseTopologyToml("name = \"x\"\n[in \xC3\x97" "16]\n", "u.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("u.toml:2:5: expected ']' to close the table header"));
+}
+
+TEST(TopologyFiles, NonAsciiInsideStringsAndCommentsIsFine) {
+  std::string text = kGood;
+  text.replace(text.find("\"a test\""), 8, "\"8\xC3\x97 A100, \\\"quoted\\\" 'x'\"");
+  text += "# comment with \xC2\xB5s\n";
+  auto t = ParseTopologyToml(text, "t.toml");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->intra.source, "8\xC3\x97 A100, \"quoted\" 'x'");
+}
+
+TEST(TopologyFiles, TableHeaderWithoutKeyIsRejected) {
+  auto t = ParseTopologyToml("name = \"x\"\n  [[[a]]]\n", "h.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("h.toml:2:5: expected a key, found '['"));
 }
 
 }  // namespace

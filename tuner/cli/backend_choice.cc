@@ -24,7 +24,7 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name) {
     return Status::Invalid("this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
 #endif
   }
-  return Status::Invalid("unknown backend '" + std::string(name) + "' (known: sim, cpu, cuda)");
+  return Status::Invalid("unknown backend '" + OneLine(name) + "' (known: sim, cpu, cuda)");
 }
 
 }  // namespace braid::cli

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   run->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   braid::cli::AddRunOptions(run, &run_args);
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run") {
-    std::fprintf(stderr, "braid: unknown command '%s' (available: run)\n", argv[1]);
+    std::fprintf(stderr, "braid: unknown command '%s' (available: run)\n", braid::OneLine(argv[1]).c_str());
     return braid::cli::kExitUsage;
   }
   try {
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     // One line naming the problem, exit 2 (CLI11 would print a help block).
     std::string sub;
     for (const CLI::App* s : app.get_subcommands()) sub = s->get_name();
-    std::string msg = e.what();
+    std::string msg = braid::OneLine(e.what());
     if (e.get_name() == "RequiredError" && app.get_subcommands().empty()) {
       msg = "a command is required (available: run)";
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -38,6 +39,10 @@ class Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };
+
+// Quotes outside text (a file's bytes, a parser's message) for a one-line
+// error: control characters become \n, \t or \xNN.
+std::string OneLine(std::string_view text);
 
 template <typename T>
 class Result {

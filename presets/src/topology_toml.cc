@@ -1,0 +1,68 @@
+// Topology files: every error names file, line and field.
+#include "braid/topology_files.h"
+
+#include "braid/toml_fields.h"
+#include "braid/toml_reader.h"
+
+namespace braid {
+
+namespace {
+
+Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_view origin) {
+  auto t = root.Table(table);
+  if (!t.ok()) return t.status();
+  const TomlFields f(**t, origin, std::string(table) + ".");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source"}));
+  Link link;
+  auto kind = f.String("kind");
+  if (!kind.ok()) return kind.status();
+  auto lk = ParseLinkKind(*kind);
+  if (!lk.ok()) return Status::Invalid(f.Where(*(*t)->Find("kind")) + ": " + f.Name("kind") + ": " + lk.status().message());
+  link.kind = *lk;
+  auto bw = f.Positive("bandwidth_gbs");
+  if (!bw.ok()) return bw.status();
+  link.bandwidth_gbs = *bw;
+  auto lat = f.Positive("latency_us");
+  if (!lat.ok()) return lat.status();
+  link.latency_us = *lat;
+  auto p2p = f.OptionalBool("peer_to_peer", true);
+  if (!p2p.ok()) return p2p.status();
+  link.peer_to_peer = *p2p;
+  auto src = f.String("source");
+  if (!src.ok()) return src.status();
+  link.source = *src;
+  return link;
+}
+
+}  // namespace
+
+Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origin) {
+  auto doc = ParseToml(text, origin);
+  if (!doc.ok()) return doc.status();
+  const TomlFields f(*doc, origin, "");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter"}));
+  Topology t;
+  auto name = f.String("name");
+  if (!name.ok()) return name.status();
+  t.name = *name;
+  auto gpu = f.String("gpu");
+  if (!gpu.ok()) return gpu.status();
+  t.gpu = *gpu;
+  auto per_node = f.Integer("gpus_per_node", 1, 4096);
+  if (!per_node.ok()) return per_node.status();
+  t.gpus_per_node = int(*per_node);
+  auto nodes = f.Integer("nodes", 1, 4096);
+  if (!nodes.ok()) return nodes.status();
+  t.nodes = int(*nodes);
+  auto intra = ReadLink(f, "intra", origin);
+  if (!intra.ok()) return intra.status();
+  t.intra = *intra;
+  if (t.nodes > 1) {
+    auto inter = ReadLink(f, "inter", origin);
+    if (!inter.ok()) return inter.status();
+    t.inter = *inter;
+  }
+  return t;
+}
+
+}  // namespace braid
