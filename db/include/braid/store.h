@@ -1,0 +1,150 @@
+// The run store: one SQLite file that every run lands in (measured or
+// imported), read by reports, the tuner and braid-view. Schema: db/README.md.
+//
+// A run is written in one transaction: it is visible to readers only once it
+// is complete, and a writer killed mid-run leaves nothing of it behind.
+// Readers in other connections or processes read while a writer writes (WAL).
+//
+// Threading: a Store wraps one SQLite connection and requires external
+// synchronization; use it from one thread at a time. Open one Store per
+// thread (or process) for concurrency.
+//
+// Errors are values: every call returns a Status or a Result; nothing throws.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "braid/event.h"
+#include "braid/status.h"
+#include "braid/workload.h"
+
+struct sqlite3;
+
+namespace braid {
+
+// The schema this build writes; PRAGMA user_version of a current store.
+inline constexpr int kStoreSchemaVersion = 2;
+
+// What the caller knows about a run. JSON fields are stored as given (they
+// must parse; empty means "{}").
+struct RunMeta {
+  std::string source = "measured";  // "measured" | "imported"
+  std::string backend;              // "sim" | "cpu" | "cuda" | importer name
+  std::string topology;
+  Workload workload;
+  std::string config_json;
+  std::string host;
+  std::string braid_version;
+  std::string git_revision;
+  int iterations = 0;
+  int warmup = 0;
+  std::string notes_json;
+};
+
+struct LaneInfo {
+  int rank = 0;
+  int lane = 0;
+  std::string name;
+  std::string kind;  // "compute" | "comm" | anything an importer names
+};
+
+// One metric of one rank in one iteration (name: MetricName(), e.g.
+// "makespan_ns"). braid/metric_rows.h builds them from RunMetrics.
+struct MetricRow {
+  int iteration = 0;
+  int rank = 0;
+  std::string name;
+  double value = 0;
+};
+
+struct StoredRun {
+  int64_t id = 0;
+  std::string created_at;  // ISO 8601 UTC, "2024-05-01T12:00:00.123Z"
+  std::string status;      // "complete"
+  int64_t event_count = 0;
+  RunMeta meta;
+};
+
+// A tuner session: one search over configs for one workload key.
+struct SessionInfo {
+  std::string workload_key;  // e.g. "llama3-70b prefill seq=4096" or Workload::Describe()
+  std::string topology;
+  std::string backend;
+  std::string strategy;  // "exhaustive" | "random" | "halving" | "guided"
+  int budget = 0;
+  std::string options_json;
+};
+
+struct StoredSession {
+  int64_t id = 0;
+  std::string created_at;
+  std::string status;  // "running" when created; SetSessionStatus changes it
+  SessionInfo info;
+};
+
+struct TrialInfo {
+  std::optional<int64_t> run;  // the run the trial measured, if any
+  std::string config_json;
+  std::string status = "ok";       // "ok" | "invalid" | "failed" | ...
+  std::optional<int64_t> time_ns;  // the trial's figure of merit, if measured
+};
+
+struct StoredTrial {
+  int64_t id = 0;
+  int64_t session = 0;
+  std::string created_at;
+  TrialInfo trial;
+};
+
+class Store {
+ public:
+  // Opens the store at `path`, creating it when absent (unless read_only)
+  // and upgrading an older schema (read-write only). Refused with
+  // Status::Invalid naming the file, and without touching it: a directory
+  // that does not exist or is not writable, a file that is not SQLite, an
+  // SQLite file of another application, a store of a newer Braid. A missing
+  // file opened read-only is NotFound.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, bool read_only = false);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Writes a whole run atomically and returns its id. Events may come in any
+  // order; they are stored sorted by (rank, lane, start_ns), ties in input
+  // order. Rejects (Invalid, nothing written) a bad source, JSON that does
+  // not parse, an event that ends before it starts, duplicate lanes or
+  // duplicate metric rows.
+  Result<int64_t> WriteRun(const RunMeta& meta, const std::vector<LaneInfo>& lanes,
+                           const std::vector<Event>& events, const std::vector<MetricRow>& metrics);
+
+  Result<std::vector<StoredRun>> ListRuns() const;                // complete runs, id order
+  Result<StoredRun> GetRun(int64_t id) const;                     // NotFound: "no run 42 in FILE"
+  Result<std::vector<Event>> LoadEvents(int64_t run) const;       // by rank, lane, start_ns
+  Result<std::vector<LaneInfo>> LoadLanes(int64_t run) const;     // by rank, lane
+  Result<std::vector<MetricRow>> LoadMetrics(int64_t run) const;  // by iteration, rank, name
+
+  // Tuning sessions and their trials.
+  Result<int64_t> CreateSession(const SessionInfo& info);
+  Status SetSessionStatus(int64_t session, const std::string& status);
+  Result<StoredSession> GetSession(int64_t id) const;       // NotFound when absent
+  Result<std::vector<StoredSession>> ListSessions() const;  // id order
+  Result<int64_t> AddTrial(int64_t session, const TrialInfo& trial);
+  Result<std::vector<StoredTrial>> ListTrials(int64_t session) const;  // id order
+
+ private:
+  Store(sqlite3* db, std::string path, bool read_only);
+  Status CheckWritable() const;
+  Status CheckRunExists(int64_t run) const;
+
+  sqlite3* db_;  // owned; closed by the destructor
+  std::string path_;
+  bool read_only_;
+};
+
+}  // namespace braid

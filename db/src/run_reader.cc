@@ -1,0 +1,184 @@
+// Queries over complete runs: listing, metadata, events, lanes, metrics.
+#include <unordered_map>
+
+#include "braid/store.h"
+#include "statement.h"
+
+namespace braid {
+namespace {
+
+constexpr const char* kRunColumns =
+    "SELECT id, created_at, status, event_count, source, backend, topology, op, m, n, k, dtype, tp,"
+    " config_json, host, braid_version, git_revision, iterations, warmup, notes_json FROM runs"
+    " WHERE status = 'complete'";
+
+Result<StoredRun> ReadRun(const db::Statement& st, const std::string& path) {
+  StoredRun r;
+  r.id = st.Int(0);
+  r.created_at = st.Text(1);
+  r.status = st.Text(2);
+  r.event_count = st.Int(3);
+  RunMeta& m = r.meta;
+  m.source = st.Text(4);
+  m.backend = st.Text(5);
+  m.topology = st.Text(6);
+  const std::string op = st.Text(7);
+  Result<Op> parsed_op = ParseOp(op);
+  const std::string dtype = st.Text(11);
+  Result<DType> parsed_dtype = ParseDType(dtype);
+  if (!parsed_op.ok() || !parsed_dtype.ok()) {
+    return Status::Internal("run " + std::to_string(r.id) + " in " + path + " has an unknown op or dtype ('" +
+                            op + "', '" + dtype + "')");
+  }
+  m.workload.op = *parsed_op;
+  m.workload.m = st.Int(8);
+  m.workload.n = st.Int(9);
+  m.workload.k = st.Int(10);
+  m.workload.dtype = *parsed_dtype;
+  m.workload.tp = int(st.Int(12));
+  m.config_json = st.Text(13);
+  m.host = st.Text(14);
+  m.braid_version = st.Text(15);
+  m.git_revision = st.Text(16);
+  m.iterations = int(st.Int(17));
+  m.warmup = int(st.Int(18));
+  m.notes_json = st.Text(19);
+  return r;
+}
+
+// strings.id -> text, looked up once per distinct id.
+class NameCache {
+ public:
+  explicit NameCache(db::Statement lookup) : lookup_(std::move(lookup)) {}
+  Result<const std::string*> Get(int64_t id) {
+    if (auto it = names_.find(id); it != names_.end()) return &it->second;
+    Result<bool> row = lookup_.BindInt(1, id).Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Internal("string " + std::to_string(id) + " is missing");
+    const std::string* text = &names_.emplace(id, lookup_.Text(0)).first->second;
+    BRAID_RETURN_IF_ERROR(lookup_.Reset());
+    return text;
+  }
+
+ private:
+  db::Statement lookup_;
+  std::unordered_map<int64_t, std::string> names_;
+};
+
+Result<NameCache> MakeNameCache(sqlite3* db) {
+  Result<db::Statement> st = db::Statement::Prepare(db, "SELECT text FROM strings WHERE id = ?1");
+  if (!st.ok()) return st.status();
+  return NameCache(std::move(*st));
+}
+
+}  // namespace
+
+Result<std::vector<StoredRun>> Store::ListRuns() const {
+  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kRunColumns) + " ORDER BY id");
+  if (!st.ok()) return st.status();
+  std::vector<StoredRun> runs;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return db::WithContext(row.status(), "listing runs in " + path_);
+    if (!*row) break;
+    Result<StoredRun> run = ReadRun(*st, path_);
+    if (!run.ok()) return run.status();
+    runs.push_back(std::move(*run));
+  }
+  return runs;
+}
+
+Result<StoredRun> Store::GetRun(int64_t id) const {
+  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kRunColumns) + " AND id = ?1");
+  if (!st.ok()) return st.status();
+  Result<bool> row = st->BindInt(1, id).Step();
+  if (!row.ok()) return db::WithContext(row.status(), "reading run " + std::to_string(id) + " of " + path_);
+  if (!*row) return Status::NotFound("no run " + std::to_string(id) + " in " + path_);
+  return ReadRun(*st, path_);
+}
+
+Status Store::CheckRunExists(int64_t run) const {
+  Result<db::Statement> st =
+      db::Statement::Prepare(db_, "SELECT 1 FROM runs WHERE id = ?1 AND status = 'complete'");
+  if (!st.ok()) return st.status();
+  Result<bool> row = st->BindInt(1, run).Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound("no run " + std::to_string(run) + " in " + path_);
+  return Status::Ok();
+}
+
+Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
+  Result<StoredRun> meta = GetRun(run);
+  if (!meta.ok()) return meta.status();
+  Result<NameCache> names = MakeNameCache(db_);
+  if (!names.ok()) return names.status();
+  // The ORDER BY is the primary key's order: no sort step.
+  Result<db::Statement> st = db::Statement::Prepare(
+      db_,
+      "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
+      " correlation FROM events WHERE run = ?1 ORDER BY rank, lane, start_ns, seq");
+  if (!st.ok()) return st.status();
+  st->BindInt(1, run);
+  std::vector<Event> events;
+  events.reserve(size_t(meta->event_count));
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok())
+      return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
+    if (!*row) break;
+    Result<const std::string*> name = names->Get(st->Int(6));
+    if (!name.ok())
+      return db::WithContext(name.status(), "loading run " + std::to_string(run) + " of " + path_);
+    Event& e = events.emplace_back();
+    e.rank = int(st->Int(0));
+    e.lane = int(st->Int(1));
+    e.start_ns = st->Int(2);
+    e.end_ns = st->Int(3);
+    e.iteration = int(st->Int(4));
+    e.kind = EventKind(st->Int(5));  // CHECKed 0..5 by the schema
+    e.name = **name;
+    e.bytes = st->Int(7);
+    e.flops = st->Double(8);
+    e.chunk = int(st->Int(9));
+    e.step = int(st->Int(10));
+    e.peer = int(st->Int(11));
+    e.correlation = st->Int(12);
+  }
+  return events;
+}
+
+Result<std::vector<LaneInfo>> Store::LoadLanes(int64_t run) const {
+  BRAID_RETURN_IF_ERROR(CheckRunExists(run));
+  Result<db::Statement> st = db::Statement::Prepare(
+      db_, "SELECT rank, lane, name, kind FROM lanes WHERE run = ?1 ORDER BY rank, lane");
+  if (!st.ok()) return st.status();
+  st->BindInt(1, run);
+  std::vector<LaneInfo> lanes;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    lanes.push_back({int(st->Int(0)), int(st->Int(1)), st->Text(2), st->Text(3)});
+  }
+  return lanes;
+}
+
+Result<std::vector<MetricRow>> Store::LoadMetrics(int64_t run) const {
+  BRAID_RETURN_IF_ERROR(CheckRunExists(run));
+  Result<db::Statement> st = db::Statement::Prepare(
+      db_,
+      "SELECT m.iteration, m.rank, s.text, m.value FROM metrics m JOIN strings s ON s.id = m.name_id"
+      " WHERE m.run = ?1 ORDER BY m.iteration, m.rank, s.text");
+  if (!st.ok()) return st.status();
+  st->BindInt(1, run);
+  std::vector<MetricRow> rows;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    rows.push_back({int(st->Int(0)), int(st->Int(1)), st->Text(2), st->Double(3)});
+  }
+  return rows;
+}
+
+}  // namespace braid

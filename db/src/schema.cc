@@ -1,0 +1,170 @@
+#include "schema.h"
+
+#include "braid/store.h"
+#include "statement.h"
+
+namespace braid::db {
+namespace {
+
+#define BRAID_NOW "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+
+// v1: runs and what they contain. Events are WITHOUT ROWID, keyed by
+// (run, rank, lane, start_ns, seq): the key is the read order, so the table
+// is its own index and a sorted run appends to the B-tree. seq numbers a
+// run's events in that order and breaks ties.
+constexpr const char* kV1 = R"sql(
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY,
+  created_at    TEXT    NOT NULL DEFAULT )sql" BRAID_NOW R"sql(,
+  status        TEXT    NOT NULL CHECK (status IN ('writing', 'complete')),
+  source        TEXT    NOT NULL CHECK (source IN ('measured', 'imported')),
+  backend       TEXT    NOT NULL,
+  topology      TEXT    NOT NULL,
+  op            TEXT    NOT NULL,
+  m             INTEGER NOT NULL,
+  n             INTEGER NOT NULL,
+  k             INTEGER NOT NULL,
+  dtype         TEXT    NOT NULL,
+  tp            INTEGER NOT NULL,
+  config_json   TEXT    NOT NULL,
+  host          TEXT    NOT NULL,
+  braid_version TEXT    NOT NULL,
+  git_revision  TEXT    NOT NULL,
+  iterations    INTEGER NOT NULL,
+  warmup        INTEGER NOT NULL,
+  notes_json    TEXT    NOT NULL,
+  event_count   INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE strings (
+  id   INTEGER PRIMARY KEY,
+  text TEXT NOT NULL UNIQUE
+) STRICT;
+
+CREATE TABLE lanes (
+  run  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  lane INTEGER NOT NULL,
+  name TEXT    NOT NULL,
+  kind TEXT    NOT NULL,
+  PRIMARY KEY (run, rank, lane)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE events (
+  run         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank        INTEGER NOT NULL,
+  lane        INTEGER NOT NULL,
+  start_ns    INTEGER NOT NULL,
+  seq         INTEGER NOT NULL,
+  end_ns      INTEGER NOT NULL,
+  iteration   INTEGER NOT NULL,
+  kind        INTEGER NOT NULL CHECK (kind BETWEEN 0 AND 5),
+  name_id     INTEGER NOT NULL REFERENCES strings(id),
+  bytes       INTEGER NOT NULL,
+  flops       REAL    NOT NULL,
+  chunk       INTEGER NOT NULL,
+  step        INTEGER NOT NULL,
+  peer        INTEGER NOT NULL,
+  correlation INTEGER NOT NULL,
+  PRIMARY KEY (run, rank, lane, start_ns, seq)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE metrics (
+  run       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  iteration INTEGER NOT NULL,
+  rank      INTEGER NOT NULL,
+  name_id   INTEGER NOT NULL REFERENCES strings(id),
+  value     REAL    NOT NULL,
+  PRIMARY KEY (run, iteration, rank, name_id)
+) STRICT, WITHOUT ROWID;
+)sql";
+
+// v2: the tuner's sessions and trials.
+constexpr const char* kV2 = R"sql(
+CREATE TABLE tuning_sessions (
+  id           INTEGER PRIMARY KEY,
+  created_at   TEXT    NOT NULL DEFAULT )sql" BRAID_NOW R"sql(,
+  workload_key TEXT    NOT NULL,
+  topology     TEXT    NOT NULL,
+  backend      TEXT    NOT NULL,
+  strategy     TEXT    NOT NULL,
+  budget       INTEGER NOT NULL,
+  status       TEXT    NOT NULL CHECK (status <> ''),
+  options_json TEXT    NOT NULL
+) STRICT;
+CREATE INDEX tuning_sessions_by_key ON tuning_sessions (workload_key, topology, backend);
+
+CREATE TABLE trials (
+  id          INTEGER PRIMARY KEY,
+  session     INTEGER NOT NULL REFERENCES tuning_sessions(id) ON DELETE CASCADE,
+  run         INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+  config_json TEXT    NOT NULL,
+  status      TEXT    NOT NULL CHECK (status <> ''),
+  time_ns     INTEGER,
+  created_at  TEXT    NOT NULL DEFAULT )sql" BRAID_NOW R"sql(
+) STRICT;
+CREATE INDEX trials_by_session ON trials (session, id);
+CREATE INDEX trials_by_run ON trials (run);
+)sql";
+
+#undef BRAID_NOW
+
+Result<int64_t> PragmaInt(sqlite3* db, const char* sql) {
+  Result<Statement> st = Statement::Prepare(db, sql);
+  if (!st.ok()) return st.status();
+  Result<bool> row = st->Step();
+  if (!row.ok()) return row.status();
+  return *row ? st->Int(0) : int64_t{0};
+}
+
+}  // namespace
+
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}};
+  static_assert(kStoreSchemaVersion == 2, "add the migration step for the new schema version");
+  return kSteps;
+}
+
+Result<FileIdentity> Identify(sqlite3* db) {
+  Result<int64_t> app = PragmaInt(db, "PRAGMA application_id");
+  if (!app.ok()) return app.status();
+  Result<int64_t> version = PragmaInt(db, "PRAGMA user_version");
+  if (!version.ok()) return version.status();
+  Result<int64_t> objects = PragmaInt(db, "SELECT count(*) FROM sqlite_schema");
+  if (!objects.ok()) return objects.status();
+
+  if (*app == kApplicationId) return FileIdentity{FileKind::kBraid, int(*version)};
+  if (*app == 0 && *version == 0 && *objects == 0) return FileIdentity{FileKind::kEmpty, 0};
+  return FileIdentity{FileKind::kForeign, int(*version)};
+}
+
+Status NewerSchemaError(const std::string& path, int version, int known) {
+  return Status::Invalid(path + " was written by a newer Braid (schema " + std::to_string(version) +
+                         ", this build knows " + std::to_string(known) + ")");
+}
+
+Status Migrate(sqlite3* db, const std::string& path, const std::vector<Migration>& steps) {
+  const int latest = steps.empty() ? 0 : steps.back().version;
+  Transaction tx(db);
+  BRAID_RETURN_IF_ERROR(tx.Begin());
+  // Read inside the write transaction: another process may have upgraded
+  // the file since we looked.
+  Result<int64_t> current = PragmaInt(db, "PRAGMA user_version");
+  if (!current.ok()) return current.status();
+  if (*current > latest) return NewerSchemaError(path, int(*current), latest);
+  if (*current == latest) return Status::Ok();
+
+  for (const Migration& step : steps) {
+    if (step.version <= *current) continue;
+    Status s = Exec(db, step.sql);
+    if (!s.ok()) {
+      return WithContext(s, "upgrading " + path + " to schema " + std::to_string(step.version));
+    }
+  }
+  const std::string set_header = "PRAGMA application_id = " + std::to_string(kApplicationId) +
+                                 "; PRAGMA user_version = " + std::to_string(latest);
+  BRAID_RETURN_IF_ERROR(Exec(db, set_header.c_str()));
+  return tx.Commit();
+}
+
+}  // namespace braid::db

@@ -1,0 +1,130 @@
+// Tuning sessions and trials: the tuner's log of what it tried.
+#include "braid/store.h"
+#include "statement.h"
+
+namespace braid {
+namespace {
+
+constexpr const char* kSessionColumns =
+    "SELECT id, created_at, status, workload_key, topology, backend, strategy, budget, options_json"
+    " FROM tuning_sessions";
+
+StoredSession ReadSession(const db::Statement& st) {
+  StoredSession s;
+  s.id = st.Int(0);
+  s.created_at = st.Text(1);
+  s.status = st.Text(2);
+  s.info.workload_key = st.Text(3);
+  s.info.topology = st.Text(4);
+  s.info.backend = st.Text(5);
+  s.info.strategy = st.Text(6);
+  s.info.budget = int(st.Int(7));
+  s.info.options_json = st.Text(8);
+  return s;
+}
+
+Status CheckStatusText(const std::string& status) {
+  if (status.empty()) return Status::Invalid("a session or trial status must not be empty");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<int64_t> Store::CreateSession(const SessionInfo& info) {
+  BRAID_RETURN_IF_ERROR(CheckWritable());
+  Result<db::Statement> st = db::Statement::Prepare(
+      db_,
+      "INSERT INTO tuning_sessions (workload_key, topology, backend, strategy, budget, status, options_json)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)");
+  if (!st.ok()) return st.status();
+  st->BindText(1, info.workload_key)
+      .BindText(2, info.topology)
+      .BindText(3, info.backend)
+      .BindText(4, info.strategy)
+      .BindInt(5, info.budget)
+      .BindText(6, info.options_json.empty() ? "{}" : info.options_json);
+  BRAID_RETURN_IF_ERROR(db::WithContext(st->Run(), "creating a tuning session in " + path_));
+  return sqlite3_last_insert_rowid(db_);
+}
+
+Status Store::SetSessionStatus(int64_t session, const std::string& status) {
+  BRAID_RETURN_IF_ERROR(CheckWritable());
+  BRAID_RETURN_IF_ERROR(CheckStatusText(status));
+  Result<db::Statement> st =
+      db::Statement::Prepare(db_, "UPDATE tuning_sessions SET status = ?1 WHERE id = ?2");
+  if (!st.ok()) return st.status();
+  BRAID_RETURN_IF_ERROR(st->BindText(1, status).BindInt(2, session).Run());
+  if (sqlite3_changes(db_) == 0) {
+    return Status::NotFound("no tuning session " + std::to_string(session) + " in " + path_);
+  }
+  return Status::Ok();
+}
+
+Result<StoredSession> Store::GetSession(int64_t id) const {
+  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kSessionColumns) + " WHERE id = ?1");
+  if (!st.ok()) return st.status();
+  Result<bool> row = st->BindInt(1, id).Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound("no tuning session " + std::to_string(id) + " in " + path_);
+  return ReadSession(*st);
+}
+
+Result<std::vector<StoredSession>> Store::ListSessions() const {
+  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kSessionColumns) + " ORDER BY id");
+  if (!st.ok()) return st.status();
+  std::vector<StoredSession> sessions;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    sessions.push_back(ReadSession(*st));
+  }
+  return sessions;
+}
+
+Result<int64_t> Store::AddTrial(int64_t session, const TrialInfo& trial) {
+  BRAID_RETURN_IF_ERROR(CheckWritable());
+  BRAID_RETURN_IF_ERROR(CheckStatusText(trial.status));
+  // Name the missing parent instead of SQLite's "FOREIGN KEY constraint failed".
+  Result<StoredSession> parent = GetSession(session);
+  if (!parent.ok()) return parent.status();
+  if (trial.run) BRAID_RETURN_IF_ERROR(CheckRunExists(*trial.run));
+  Result<db::Statement> st = db::Statement::Prepare(
+      db_, "INSERT INTO trials (session, run, config_json, status, time_ns) VALUES (?1, ?2, ?3, ?4, ?5)");
+  if (!st.ok()) return st.status();
+  st->BindInt(1, session)
+      .BindOptional(2, trial.run)
+      .BindText(3, trial.config_json.empty() ? "{}" : trial.config_json)
+      .BindText(4, trial.status)
+      .BindOptional(5, trial.time_ns);
+  BRAID_RETURN_IF_ERROR(db::WithContext(st->Run(), "adding a trial to " + path_));
+  return sqlite3_last_insert_rowid(db_);
+}
+
+Result<std::vector<StoredTrial>> Store::ListTrials(int64_t session) const {
+  Result<StoredSession> parent = GetSession(session);
+  if (!parent.ok()) return parent.status();
+  Result<db::Statement> st =
+      db::Statement::Prepare(db_,
+                             "SELECT id, session, created_at, run, config_json, status, time_ns FROM trials"
+                             " WHERE session = ?1 ORDER BY id");
+  if (!st.ok()) return st.status();
+  st->BindInt(1, session);
+  std::vector<StoredTrial> trials;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    StoredTrial& t = trials.emplace_back();
+    t.id = st->Int(0);
+    t.session = st->Int(1);
+    t.created_at = st->Text(2);
+    t.trial.run = st->OptionalInt(3);
+    t.trial.config_json = st->Text(4);
+    t.trial.status = st->Text(5);
+    t.trial.time_ns = st->OptionalInt(6);
+  }
+  return trials;
+}
+
+}  // namespace braid

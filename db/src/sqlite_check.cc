@@ -1,0 +1,57 @@
+#include "sqlite_check.h"
+
+#include <cstring>
+#include <string>
+
+namespace braid::db {
+namespace {
+
+// "…/db/src/run_writer.cc" -> "db/src/run_writer.cc": short, still findable.
+const char* ShortPath(const char* file) {
+  const char* p = std::strstr(file, "db/src/");
+  return p != nullptr ? p : file;
+}
+
+bool IsInputError(int rc) {
+  switch (rc & 0xff) {  // primary code of an extended one
+    case SQLITE_CONSTRAINT:
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_TOOBIG:
+    case SQLITE_MISMATCH:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Status SqliteError(sqlite3* db, int rc, const char* call, const char* file, int line) {
+  // sqlite3_errmsg describes the last failing call on this connection; with
+  // no connection (or none yet) fall back to the code's generic text.
+  const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  std::string msg = std::string(detail) + " (" + sqlite3_errstr(rc) + "; " + call + " at " + ShortPath(file) +
+                    ":" + std::to_string(line) + ")";
+  return IsInputError(rc) ? Status::Invalid(std::move(msg)) : Status::Internal(std::move(msg));
+}
+
+Status WithContext(const Status& s, const std::string& context) {
+  if (s.ok()) return s;
+  std::string msg = context + ": " + s.message();
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument:
+      return Status::Invalid(std::move(msg));
+    case StatusCode::kNotFound:
+      return Status::NotFound(std::move(msg));
+    case StatusCode::kUnavailable:
+      return Status::Unavailable(std::move(msg));
+    default:
+      return Status::Internal(std::move(msg));
+  }
+}
+
+}  // namespace braid::db

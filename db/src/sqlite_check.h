@@ -1,0 +1,32 @@
+// The one checking macro for SQLite calls: BRAID_SQLITE(conn, call) evaluates
+// `call` (an int result code) and yields a braid::Status: Ok for SQLITE_OK,
+// SQLITE_ROW and SQLITE_DONE, otherwise an error naming the call text, the
+// SQLite message and the source location. Use it as
+//   BRAID_RETURN_IF_ERROR(BRAID_SQLITE(db, sqlite3_busy_timeout(db, 5000)));
+#pragma once
+
+#include <sqlite3.h>
+
+#include "braid/status.h"
+
+namespace braid::db {
+
+// Builds the error for a failing result code. Constraint violations and
+// files that are not (valid) databases are the user's input: Invalid; the
+// rest are failures while running: Internal.
+Status SqliteError(sqlite3* db, int rc, const char* call, const char* file, int line);
+
+inline Status CheckSqlite(sqlite3* db, int rc, const char* call, const char* file, int line) {
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) [[likely]] {
+    return Status::Ok();
+  }
+  return SqliteError(db, rc, call, file, line);
+}
+
+// Prefixes an error's message with `context` (e.g. the store's path), keeping
+// its code.
+Status WithContext(const Status& s, const std::string& context);
+
+}  // namespace braid::db
+
+#define BRAID_SQLITE(conn, call) ::braid::db::CheckSqlite((conn), (call), #call, __FILE__, __LINE__)

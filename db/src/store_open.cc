@@ -1,0 +1,140 @@
+// Store::Open: check the path, recognise the file, set the connection up,
+// upgrade the schema. Nothing is written to a file until it is known to be
+// a Braid store (or a new, empty one).
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "braid/store.h"
+#include "schema.h"
+#include "statement.h"
+
+namespace braid {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kBusyTimeoutMs = 5000;
+
+// Fails early, with a message naming the path, where SQLite would only say
+// "unable to open database file".
+Status CheckPath(const std::string& path, bool read_only, bool* exists) {
+  if (path.empty()) return Status::Invalid("store path is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) return Status::Invalid(path + " is a directory, not a store file");
+  *exists = fs::exists(st);
+  if (*exists) {
+    if (access(path.c_str(), read_only ? R_OK : R_OK | W_OK) != 0) {
+      return Status::Invalid("cannot open store " + path + ": permission denied");
+    }
+    return Status::Ok();
+  }
+  if (read_only) return Status::NotFound("no store at " + path);
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) {
+    return Status::Invalid("cannot create store " + path + ": directory " + dir.string() + " does not exist");
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return Status::Invalid("cannot create store " + path + ": directory " + dir.string() +
+                           " is not writable");
+  }
+  return Status::Ok();
+}
+
+Status CheckIdentity(const db::FileIdentity& id, const std::string& path, bool read_only) {
+  switch (id.kind) {
+    case db::FileKind::kForeign:
+      return Status::Invalid(path + " is not a Braid store (an SQLite database of another application)");
+    case db::FileKind::kEmpty:
+      if (read_only) return Status::Invalid(path + " is not a Braid store (an empty database)");
+      return Status::Ok();
+    case db::FileKind::kBraid:
+      if (id.version > kStoreSchemaVersion) {
+        return db::NewerSchemaError(path, id.version, kStoreSchemaVersion);
+      }
+      if (read_only && id.version < kStoreSchemaVersion) {
+        return Status::Invalid(path + " has schema " + std::to_string(id.version) + " (this build uses " +
+                               std::to_string(kStoreSchemaVersion) +
+                               "); open it read-write once to upgrade it");
+      }
+      return Status::Ok();
+  }
+  return Status::Internal("unknown file kind");
+}
+
+// Connection settings; only run on a file known to be ours (or empty).
+Status Configure(sqlite3* db, bool read_only, bool new_file) {
+  BRAID_RETURN_IF_ERROR(db::Exec(db, "PRAGMA foreign_keys = ON"));
+  if (read_only) return Status::Ok();
+  // 16 KiB pages: a 1M-event run is ~3,000 pages instead of ~12,000, so
+  // fewer writes and shallower trees. Fixed when the file is created.
+  if (new_file) BRAID_RETURN_IF_ERROR(db::Exec(db, "PRAGMA page_size = 16384"));
+  // WAL: readers never block the writer and see only committed runs.
+  // synchronous=NORMAL: a commit survives a killed process (the OS has it);
+  // only a power cut may lose the last commits, never corrupt the file.
+  Result<db::Statement> wal = db::Statement::Prepare(db, "PRAGMA journal_mode = WAL");
+  if (!wal.ok()) return wal.status();
+  Result<bool> row = wal->Step();
+  if (!row.ok()) return row.status();
+  if (!*row || wal->Text(0) != "wal") {
+    return Status::Unavailable("the file system does not support SQLite's WAL mode");
+  }
+  return db::Exec(db,
+                  "PRAGMA synchronous = NORMAL;"
+                  // 64 MiB: a run up to ~1.3M events is built in memory
+                  // and goes to the WAL once, at commit; larger runs spill.
+                  "PRAGMA cache_size = -65536;"  // KiB
+                  "PRAGMA journal_size_limit = 67108864;");
+}
+
+}  // namespace
+
+Store::Store(sqlite3* db, std::string path, bool read_only)
+    : db_(db), path_(std::move(path)), read_only_(read_only) {}
+
+Store::~Store() { sqlite3_close_v2(db_); }
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_only) {
+  if (sqlite3_libversion_number() < 3037000) {  // STRICT tables
+    return Status::Unavailable(std::string("the store needs SQLite 3.37 or newer (found ") +
+                               sqlite3_libversion() + ")");
+  }
+  bool exists = false;
+  BRAID_RETURN_IF_ERROR(CheckPath(path, read_only, &exists));
+
+  int flags = SQLITE_OPEN_NOMUTEX;  // one thread per connection (see store.h)
+  flags |= read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  std::unique_ptr<Store> store(new Store(raw, path, read_only));  // closes `raw` on every path
+  const std::string context = "cannot open store " + path;
+  BRAID_RETURN_IF_ERROR(db::WithContext(BRAID_SQLITE(raw, rc), context));
+  BRAID_RETURN_IF_ERROR(db::WithContext(BRAID_SQLITE(raw, sqlite3_extended_result_codes(raw, 1)), context));
+  BRAID_RETURN_IF_ERROR(
+      db::WithContext(BRAID_SQLITE(raw, sqlite3_busy_timeout(raw, kBusyTimeoutMs)), context));
+
+  Result<db::FileIdentity> id = db::Identify(raw);
+  if (!id.ok()) {
+    if (id.status().code() == StatusCode::kInvalidArgument) {
+      return Status::Invalid(path +
+                             " is not a Braid store (not an SQLite database: " + id.status().message() + ")");
+    }
+    return db::WithContext(id.status(), context);
+  }
+  BRAID_RETURN_IF_ERROR(CheckIdentity(*id, path, read_only));
+  BRAID_RETURN_IF_ERROR(
+      db::WithContext(Configure(raw, read_only, id->kind == db::FileKind::kEmpty), context));
+  if (!read_only && id->version < kStoreSchemaVersion) {
+    BRAID_RETURN_IF_ERROR(db::Migrate(raw, path, db::Migrations()));
+  }
+  return store;
+}
+
+Status Store::CheckWritable() const {
+  if (read_only_) return Status::Invalid("store " + path_ + " was opened read-only");
+  return Status::Ok();
+}
+
+}  // namespace braid
