@@ -1,0 +1,125 @@
+#include "file_bytes.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+namespace braid::importers {
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+Status Fail(std::string_view label, std::string_view problem) {
+  return Status::Invalid(std::string(label) + ": " + std::string(problem));
+}
+
+// The gzip trailer's ISIZE (input size mod 2^32) as a first guess.
+size_t GuessInflatedSize(std::string_view gz) {
+  size_t guess = gz.size() * 4;
+  if (gz.size() >= 18) {
+    const auto* t = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4);
+    const size_t isize = size_t(t[0]) | size_t(t[1]) << 8 | size_t(t[2]) << 16 | size_t(t[3]) << 24;
+    if (isize >= gz.size() && isize / 2048 <= gz.size()) guess = isize;
+  }
+  return std::max<size_t>(guess, 4096);
+}
+
+}  // namespace
+
+char* PaddedBytes::Reserve(size_t n) {
+  if (buf_.size() < n + kPadding) buf_.resize(n + kPadding);
+  return buf_.data();
+}
+
+bool IsGzip(std::string_view b) {
+  return b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
+}
+
+Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return Fail(label, "cannot initialise zlib");
+  std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&zs, &inflateEnd);
+  const auto* in = reinterpret_cast<const unsigned char*>(gz.data());
+  size_t in_left = gz.size();
+  size_t produced = 0;
+  size_t cap = GuessInflatedSize(gz);
+  out->Reserve(cap);
+  for (;;) {
+    if (zs.avail_in == 0 && in_left > 0) {
+      const size_t chunk = std::min<size_t>(in_left, UINT_MAX);
+      zs.next_in = const_cast<unsigned char*>(in);  // zlib's API is not const-correct
+      zs.avail_in = static_cast<uInt>(chunk);
+      in += chunk;
+      in_left -= chunk;
+    }
+    if (produced == cap) {
+      cap *= 2;
+      out->Reserve(cap);
+    }
+    const size_t room = std::min<size_t>(cap - produced, UINT_MAX);
+    zs.next_out = reinterpret_cast<unsigned char*>(out->Reserve(cap)) + produced;
+    zs.avail_out = static_cast<uInt>(room);
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    produced += room - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Another gzip member may follow (as `cat a.gz b.gz` makes); anything
+      // else after the first member is ignored, as gzip(1) does.
+      const std::string_view rest(reinterpret_cast<const char*>(zs.next_in), zs.avail_in + in_left);
+      if (IsGzip(rest)) {
+        if (inflateReset(&zs) != Z_OK) return Fail(label, "corrupt gzip data");
+        continue;
+      }
+      break;
+    }
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) return Fail(label, "truncated gzip data");
+    if (rc == Z_BUF_ERROR) continue;  // the output was full: grow and go on
+    if (rc == Z_MEM_ERROR) return Fail(label, "out of memory while inflating gzip data");
+    return Fail(label,
+                std::string("corrupt gzip data (") + (zs.msg ? zs.msg : "zlib error " + std::to_string(rc)) + ")");
+  }
+  out->Reserve(produced);
+  std::memset(const_cast<char*>(out->data()) + produced, 0, PaddedBytes::kPadding);
+  out->SetSize(produced);
+  return Status::Ok();
+}
+
+Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedBytes* out) {
+  if (IsGzip(bytes)) return Gunzip(bytes, label, out);
+  char* p = out->Reserve(bytes.size());
+  std::memcpy(p, bytes.data(), bytes.size());
+  std::memset(p + bytes.size(), 0, PaddedBytes::kPadding);
+  out->SetSize(bytes.size());
+  return Status::Ok();
+}
+
+Status ReadMaybeGzip(const std::string& path, PaddedBytes* out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Fail(path, "is a directory, not a trace file");
+  errno = 0;
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  if (!f) return Fail(path, std::string("cannot open: ") + std::strerror(errno));
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return Fail(path, "cannot read its size: " + ec.message());
+  char* p = out->Reserve(size);
+  const size_t got = size ? std::fread(p, 1, size, f.get()) : 0;
+  if (got != size) return Fail(path, std::string("read error: ") + std::strerror(errno));
+  std::memset(p + size, 0, PaddedBytes::kPadding);
+  out->SetSize(size);
+  if (IsGzip(out->view())) {
+    const std::string gz(out->view());
+    return Gunzip(gz, path, out);
+  }
+  return Status::Ok();
+}
+
+}  // namespace braid::importers

@@ -1,0 +1,201 @@
+// Kineto records -> one ImportedRank: lanes per GPU stream, events in ns,
+// ProfilerStep iterations, and the HTA figures in µs.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "braid/trace_import.h"
+#include "kineto_parse.h"
+#include "kineto_records.h"
+#include "rank_assembly.h"
+
+namespace braid::importers {
+namespace {
+
+bool IsGpu(const KinetoRecord& r) {
+  return (r.cat == KinetoCat::kKernel || r.cat == KinetoCat::kMemcpy || r.cat == KinetoCat::kMemset) && r.stream >= 0;
+}
+
+// µs -> ns keeping the fraction: the integer part is exact in double up to
+// 2^53 µs, the fraction is rounded to the nearest ns.
+int64_t UsToNs(double us) {
+  const double whole = std::floor(us);
+  return static_cast<int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
+}
+
+// HTA's filter: with more than one distinct ProfilerStep#N, GPU events count
+// only when launched (same correlation id) by a CPU event that starts
+// before the last step. Returns the records that count.
+std::vector<const KinetoRecord*> HtaGpuRecords(const KinetoRecords& in) {
+  std::vector<std::string_view> step_names;
+  double last_step = 0;
+  for (const KinetoRecord& r : in.events) {
+    if (r.cat != KinetoCat::kStep) continue;
+    last_step = step_names.empty() ? r.ts : std::max(last_step, r.ts);
+    step_names.push_back(r.name);
+  }
+  std::sort(step_names.begin(), step_names.end());
+  const bool filter = std::unique(step_names.begin(), step_names.end()) - step_names.begin() > 1;
+  std::unordered_set<int64_t> launched_before_last;
+  if (filter) {
+    for (const KinetoRecord& r : in.events) {
+      if (!IsGpu(r) && r.has_correlation && r.ts < last_step) launched_before_last.insert(r.correlation);
+    }
+  }
+  std::vector<const KinetoRecord*> gpu;
+  for (const KinetoRecord& r : in.events) {
+    if (!IsGpu(r)) continue;
+    if (filter && !(r.has_correlation && launched_before_last.contains(r.correlation))) continue;
+    gpu.push_back(&r);
+  }
+  return gpu;
+}
+
+HtaFigures KinetoHtaFigures(const KinetoRecords& in) {
+  std::vector<HtaGpuEvent> events;
+  for (const KinetoRecord* r : HtaGpuRecords(in)) {
+    events.push_back({HtaRoundStartUs(r->ts), HtaRoundEndUs(r->ts + r->dur), ClassifyHtaKernel(r->name)});
+  }
+  return ComputeHtaFigures(events);
+}
+
+EventKind GpuKind(const KinetoRecord& r) {
+  if (r.cat != KinetoCat::kKernel) return EventKind::kCopy;
+  switch (ClassifyHtaKernel(r.name)) {
+    case HtaKernelType::kComm:
+      return EventKind::kComm;
+    case HtaKernelType::kCompute:
+      return EventKind::kCompute;
+    case HtaKernelType::kMemory:
+      return EventKind::kCopy;
+    case HtaKernelType::kOther:
+      return EventKind::kSync;
+  }
+  return EventKind::kSync;
+}
+
+// Lanes: one per (device, stream) of GPU activity, in that order, then
+// "cpu runtime" when the trace has runtime calls.
+struct Lanes {
+  std::map<std::pair<int64_t, int64_t>, int> by_stream;
+  int runtime = -1;
+};
+
+Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
+  Lanes lanes;
+  bool runtime = false;
+  std::unordered_set<int64_t> devices;
+  for (const KinetoRecord& r : in.events) {
+    if (IsGpu(r) || (r.cat == KinetoCat::kSync && r.stream >= 0)) {
+      lanes.by_stream.emplace(std::make_pair(r.device, r.stream), 0);
+      devices.insert(r.device);
+    }
+    runtime = runtime || r.cat == KinetoCat::kRuntime;
+  }
+  int next = 0;
+  for (auto& [key, lane] : lanes.by_stream) {
+    lane = next++;
+    std::string name = "stream " + std::to_string(key.second);
+    if (devices.size() > 1) name = "device " + std::to_string(key.first) + " " + name;
+    rank->lanes.push_back({lane, std::move(name)});
+  }
+  if (runtime) {
+    lanes.runtime = next;
+    rank->lanes.push_back({next, "cpu runtime"});
+  }
+  return lanes;
+}
+
+Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world) {
+  ImportedRank rank;
+  rank.rank = in.rank.value_or(default_rank);
+  rank.world = in.world.value_or(default_world);
+  if (rank.world <= rank.rank) rank.world = rank.rank + 1;
+  rank.hta = KinetoHtaFigures(in);
+
+  StepIndex steps;
+  std::unordered_map<int64_t, int64_t> launch_ns;  // correlation -> CPU call start
+  bool any_gpu = false;
+  for (const KinetoRecord& r : in.events) {
+    if (r.cat == KinetoCat::kStep) steps.Add(UsToNs(r.ts));
+    if (r.cat == KinetoCat::kRuntime && r.has_correlation) launch_ns.emplace(r.correlation, UsToNs(r.ts));
+    if (IsGpu(r) && !any_gpu) {
+      any_gpu = true;
+      rank.device = static_cast<int>(std::clamp<int64_t>(r.device, -1, 1 << 24));
+    }
+  }
+  if (!any_gpu) {
+    return Status::Invalid(std::string(label) + ": empty trace: no GPU kernels, memcpys or memsets (" +
+                           std::to_string(in.events_seen) + " events)");
+  }
+  steps.Finish();
+  const Lanes lanes = MakeLanes(in, &rank);
+
+  rank.events.reserve(in.events.size());
+  for (KinetoRecord& r : in.events) {
+    const bool gpu = IsGpu(r) || (r.cat == KinetoCat::kSync && r.stream >= 0);
+    if (!gpu && r.cat != KinetoCat::kRuntime) continue;
+    Event e;
+    e.rank = rank.rank;
+    e.start_ns = UsToNs(r.ts);
+    e.end_ns = e.start_ns + std::llround(r.dur * 1000.0);
+    e.correlation = r.has_correlation ? r.correlation : -1;
+    int64_t when = e.start_ns;
+    if (gpu) {
+      e.lane = lanes.by_stream.at({r.device, r.stream});
+      e.kind = r.cat == KinetoCat::kSync ? EventKind::kSync : GpuKind(r);
+      e.bytes = r.cat == KinetoCat::kKernel ? 0 : r.bytes;
+      if (const auto it = launch_ns.find(e.correlation); r.has_correlation && it != launch_ns.end()) {
+        when = it->second;
+      }
+    } else {
+      e.lane = lanes.runtime;
+      e.kind = EventKind::kMarker;
+    }
+    e.iteration = steps.IterationAt(when);
+    e.name = std::move(r.name);
+    rank.events.push_back(std::move(e));
+  }
+  SortEvents(&rank.events);
+  return rank;
+}
+
+}  // namespace
+
+Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view label, int default_rank,
+                                     int default_world) {
+  KinetoRecords records;
+  BRAID_RETURN_IF_ERROR(ReadKinetoRecords(json, label, &records));
+  return BuildRank(std::move(records), label, default_rank, default_world);
+}
+
+Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view label, int default_rank,
+                                      int default_world) {
+  PaddedBytes json;
+  BRAID_RETURN_IF_ERROR(BytesMaybeGzip(bytes, label, &json));
+  return ParseKinetoJson(json, label, default_rank, default_world);
+}
+
+}  // namespace braid::importers
+
+namespace braid {
+
+Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths) {
+  if (paths.empty()) return Status::Invalid("kineto import: no trace files given");
+  ImportedTrace trace;
+  trace.format = "kineto";
+  const int world = static_cast<int>(paths.size());
+  for (int i = 0; i < world; ++i) {
+    importers::PaddedBytes json;
+    BRAID_RETURN_IF_ERROR(importers::ReadMaybeGzip(paths[size_t(i)], &json));
+    Result<ImportedRank> rank = importers::ParseKinetoJson(json, paths[size_t(i)], i, world);
+    if (!rank.ok()) return rank.status();
+    trace.ranks.push_back(std::move(rank).value());
+  }
+  return trace;
+}
+
+}  // namespace braid

@@ -1,0 +1,22 @@
+// The Kineto importer's in-memory entry points (used by ImportKineto, the
+// fuzzer and the benchmark).
+#pragma once
+
+#include <string_view>
+
+#include "braid/status.h"
+#include "braid/trace_import.h"
+#include "file_bytes.h"
+
+namespace braid::importers {
+
+// Parses one Kineto trace held as JSON text. `label` names it in errors;
+// `default_rank` / `default_world` apply when it has no distributedInfo.
+Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view label, int default_rank,
+                                     int default_world);
+
+// As ParseKinetoJson, for bytes that may be gzip.
+Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view label, int default_rank,
+                                      int default_world);
+
+}  // namespace braid::importers

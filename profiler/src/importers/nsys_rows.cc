@@ -1,0 +1,225 @@
+#include "nsys_rows.h"
+
+#include <array>
+#include <set>
+
+#include "rank_assembly.h"
+
+namespace braid::importers {
+namespace {
+
+constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+
+// "t.col" when the table has the column, else "NULL".
+std::string Col(const std::set<std::string>& columns, const char* table_alias, const std::string& name) {
+  return columns.contains(name) ? std::string(table_alias) + "." + name : "NULL";
+}
+
+std::string_view MemKindName(int64_t k) {
+  static constexpr std::array<std::string_view, 8> kMem = {"Pageable", "Pinned",        "Device",         "Array",
+                                                           "Managed",  "Device Static", "Managed Static", "Unknown"};
+  return k >= 0 && k < int64_t(kMem.size()) ? kMem[size_t(k)] : kMem.back();
+}
+
+// Named as Kineto names them: "Memcpy HtoD (Pinned -> Device)".
+std::string MemcpyName(int64_t copy_kind, int64_t src_kind, int64_t dst_kind, bool have_kinds) {
+  static constexpr std::array<std::string_view, 14> kCopy = {
+      "Unknown", "HtoD", "DtoH", "HtoA", "AtoH",           "AtoA",           "AtoD",
+      "DtoA",    "DtoD", "HtoH", "PtoP", "HtoD (unified)", "DtoH (unified)", "DtoD (unified)"};
+  std::string name = "Memcpy ";
+  name += copy_kind >= 0 && copy_kind < int64_t(kCopy.size()) ? kCopy[size_t(copy_kind)] : kCopy[0];
+  if (have_kinds) name += " (" + std::string(MemKindName(src_kind)) + " -> " + std::string(MemKindName(dst_kind)) + ")";
+  return name;
+}
+
+// "Memset (Device)"
+std::string MemsetName(int64_t mem_kind) {
+  return mem_kind < 0 ? "Memset" : "Memset (" + std::string(MemKindName(mem_kind)) + ")";
+}
+
+class RowReader {
+ public:
+  RowReader(const SqliteDb& db, NsysRows* out) : db_(db), out_(out) {}
+
+  Status ReadKernels();
+  Status ReadCopies(std::string_view table, NsysGpuKind kind);
+  Status ReadRuntime();
+  Status ReadNvtx();
+  Status ReadTargetInfo();
+
+ private:
+  // Reads start, end, deviceId, streamId, correlationId, globalPid (columns
+  // 0..5) into `row`; checks the time and device ranges.
+  Status ReadGpuCommon(const SqliteStmt& s, std::string_view table, NsysGpuRow* row) const;
+  Status CheckTimes(int64_t start, int64_t end, std::string_view table) const;
+
+  const SqliteDb& db_;
+  NsysRows* out_;
+};
+
+Status RowReader::CheckTimes(int64_t start, int64_t end, std::string_view table) const {
+  if (!NsInRange(start) || !NsInRange(end)) return db_.Fail(std::string(table) + " has a timestamp out of range");
+  return Status::Ok();
+}
+
+Status RowReader::ReadGpuCommon(const SqliteStmt& s, std::string_view table, NsysGpuRow* row) const {
+  row->start = s.Int(0);
+  row->end = s.Int(1);
+  BRAID_RETURN_IF_ERROR(CheckTimes(row->start, row->end, table));
+  const int64_t device = s.Int(2);
+  if (device < 0 || device > (1 << 24)) return db_.Fail(std::string(table) + " has a deviceId out of range");
+  row->device = static_cast<int>(device);
+  row->stream = s.Int(3);
+  row->correlation = s.IsNull(4) ? -1 : s.Int(4);
+  row->process = s.IsNull(5) ? -1 : (s.Int(5) >> 24);
+  return Status::Ok();
+}
+
+Status RowReader::ReadKernels() {
+  Result<std::set<std::string>> cols = db_.Columns(kKernelTable);
+  if (!cols.ok()) return cols.status();
+  for (const char* need : {"start", "end", "deviceId", "streamId"}) {
+    if (!cols->contains(need)) {
+      return db_.Fail("not an Nsight Systems export: CUPTI_ACTIVITY_KIND_KERNEL has no " + std::string(need) +
+                      " column");
+    }
+  }
+  if (!cols->contains("demangledName") && !cols->contains("shortName")) {
+    return db_.Fail("not an Nsight Systems export: CUPTI_ACTIVITY_KIND_KERNEL has no kernel name column");
+  }
+  const std::string sql = "SELECT k.start, k.end, k.deviceId, k.streamId, " + Col(*cols, "k", "correlationId") + ", " +
+                          Col(*cols, "k", "globalPid") +
+                          ", COALESCE(d.value, s.value, '') FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+                          " LEFT JOIN StringIds d ON d.id = " +
+                          Col(*cols, "k", "demangledName") +
+                          " LEFT JOIN StringIds s ON s.id = " + Col(*cols, "k", "shortName");
+  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
+  if (!s.ok()) return s.status();
+  while (s->Next()) {
+    NsysGpuRow row;
+    BRAID_RETURN_IF_ERROR(ReadGpuCommon(*s, kKernelTable, &row));
+    row.name = s->Text(6);
+    out_->gpu.push_back(std::move(row));
+  }
+  return s->status();
+}
+
+Status RowReader::ReadCopies(std::string_view table, NsysGpuKind kind) {
+  Result<std::set<std::string>> cols = db_.Columns(table);
+  if (!cols.ok()) return cols.status();
+  if (cols->empty()) return Status::Ok();  // optional table
+  for (const char* need : {"start", "end", "deviceId", "streamId"}) {
+    if (!cols->contains(need)) return Status::Ok();  // not the table we know: skip it
+  }
+  const bool memcpy = kind == NsysGpuKind::kMemcpy;
+  const bool have_kinds = memcpy && cols->contains("srcKind") && cols->contains("dstKind");
+  const std::string sql = "SELECT t.start, t.end, t.deviceId, t.streamId, " + Col(*cols, "t", "correlationId") + ", " +
+                          Col(*cols, "t", "globalPid") + ", " + Col(*cols, "t", "bytes") + ", " +
+                          (memcpy ? Col(*cols, "t", "copyKind") : Col(*cols, "t", "memKind")) + ", " +
+                          Col(*cols, "t", "srcKind") + ", " + Col(*cols, "t", "dstKind") + " FROM \"" +
+                          std::string(table) + "\" t";
+  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
+  if (!s.ok()) return s.status();
+  while (s->Next()) {
+    NsysGpuRow row;
+    row.kind = kind;
+    BRAID_RETURN_IF_ERROR(ReadGpuCommon(*s, table, &row));
+    row.bytes = s->IsNull(6) ? 0 : s->Int(6);
+    const int64_t k = s->IsNull(7) ? -1 : s->Int(7);
+    if (memcpy) {
+      row.name = MemcpyName(k, s->Int(8), s->Int(9), have_kinds);
+    } else {
+      row.name = MemsetName(k);
+    }
+    out_->gpu.push_back(std::move(row));
+  }
+  return s->status();
+}
+
+Status RowReader::ReadRuntime() {
+  Result<std::set<std::string>> cols = db_.Columns("CUPTI_ACTIVITY_KIND_RUNTIME");
+  if (!cols.ok()) return cols.status();
+  if (!cols->contains("start") || !cols->contains("end")) return Status::Ok();
+  const std::string sql = "SELECT r.start, r.end, " + Col(*cols, "r", "correlationId") + ", " +
+                          Col(*cols, "r", "globalTid") +
+                          ", COALESCE(n.value, '') FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
+                          " LEFT JOIN StringIds n ON n.id = " +
+                          Col(*cols, "r", "nameId");
+  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
+  if (!s.ok()) return s.status();
+  while (s->Next()) {
+    NsysCpuRow row{s->Int(0), s->Int(1), s->IsNull(2) ? -1 : s->Int(2), s->IsNull(3) ? -1 : (s->Int(3) >> 24),
+                   std::string(s->Text(4))};
+    BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "CUPTI_ACTIVITY_KIND_RUNTIME"));
+    out_->runtime.push_back(std::move(row));
+  }
+  return s->status();
+}
+
+// Push/pop and start/end ranges (NvtxPushPopRange 59, NvtxStartEndRange 60,
+// and their NVTXT forms 70, 71); marks and registrations have no end.
+Status RowReader::ReadNvtx() {
+  Result<std::set<std::string>> cols = db_.Columns("NVTX_EVENTS");
+  if (!cols.ok()) return cols.status();
+  if (!cols->contains("start") || !cols->contains("end")) return Status::Ok();
+  std::string sql =
+      "SELECT e.start, e.end, COALESCE(" + Col(*cols, "e", "text") + ", n.value, ''), " + Col(*cols, "e", "globalTid") +
+      " FROM NVTX_EVENTS e LEFT JOIN StringIds n ON n.id = " + Col(*cols, "e", "textId") + " WHERE e.end IS NOT NULL";
+  if (cols->contains("eventType")) sql += " AND e.eventType IN (59, 60, 70, 71)";
+  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
+  if (!s.ok()) return s.status();
+  while (s->Next()) {
+    NsysCpuRow row{s->Int(0), s->Int(1), -1, s->IsNull(3) ? -1 : (s->Int(3) >> 24), std::string(s->Text(2))};
+    BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "NVTX_EVENTS"));
+    out_->nvtx.push_back(std::move(row));
+  }
+  return s->status();
+}
+
+Status RowReader::ReadTargetInfo() {
+  Result<std::set<std::string>> gpu = db_.Columns("TARGET_INFO_GPU");
+  if (!gpu.ok()) return gpu.status();
+  if (gpu->contains("id") && gpu->contains("name")) {
+    Result<SqliteStmt> s = SqliteStmt::Prepare(db_, "SELECT id, name FROM TARGET_INFO_GPU WHERE name IS NOT NULL");
+    if (!s.ok()) return s.status();
+    while (s->Next()) {
+      const int64_t id = s->Int(0);
+      if (id >= 0 && id <= (1 << 24)) out_->gpu_names.emplace(static_cast<int>(id), std::string(s->Text(1)));
+    }
+    BRAID_RETURN_IF_ERROR(s->status());
+  }
+  Result<std::set<std::string>> streams = db_.Columns("TARGET_INFO_CUDA_STREAM");
+  if (!streams.ok()) return streams.status();
+  if (streams->contains("streamId") && streams->contains("processId")) {
+    const std::string sql = "SELECT t.streamId, t.processId, " + Col(*streams, "t", "priority") + ", " +
+                            Col(*streams, "t", "flag") + " FROM TARGET_INFO_CUDA_STREAM t";
+    Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
+    if (!s.ok()) return s.status();
+    while (s->Next()) {
+      // CUPTI stores the priority as an unsigned 32-bit value.
+      const auto priority = static_cast<int32_t>(static_cast<uint32_t>(s->Int(2)));
+      out_->stream_info.emplace(std::make_pair(s->Int(1), s->Int(0)),
+                                NsysStreamInfo{priority, static_cast<int>(s->Int(3) & 0xFF)});
+    }
+    BRAID_RETURN_IF_ERROR(s->status());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadNsysRows(const SqliteDb& db, NsysRows* out) {
+  if (!db.HasTable(kKernelTable)) {
+    return db.Fail("not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL table");
+  }
+  if (!db.HasTable("StringIds")) return db.Fail("not an Nsight Systems export: no StringIds table");
+  RowReader reader(db, out);
+  BRAID_RETURN_IF_ERROR(reader.ReadKernels());
+  BRAID_RETURN_IF_ERROR(reader.ReadCopies("CUPTI_ACTIVITY_KIND_MEMCPY", NsysGpuKind::kMemcpy));
+  BRAID_RETURN_IF_ERROR(reader.ReadCopies("CUPTI_ACTIVITY_KIND_MEMSET", NsysGpuKind::kMemset));
+  BRAID_RETURN_IF_ERROR(reader.ReadRuntime());
+  BRAID_RETURN_IF_ERROR(reader.ReadNvtx());
+  return reader.ReadTargetInfo();
+}
+
+}  // namespace braid::importers

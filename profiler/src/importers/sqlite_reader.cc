@@ -1,0 +1,85 @@
+#include "sqlite_reader.h"
+
+#include <filesystem>
+
+namespace braid::importers {
+
+Status SqliteDb::Fail(std::string_view problem) const { return Status::Invalid(path_ + ": " + std::string(problem)); }
+
+namespace {
+
+// SQLite quotes schema text from the file in some messages: keep one line
+// of bounded length.
+std::string OneLine(std::string_view text) {
+  constexpr size_t kMax = 300;
+  std::string out;
+  for (char c : text.substr(0, kMax)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+  if (text.size() > kMax) out += "...";
+  return out;
+}
+
+}  // namespace
+
+Status SqliteDb::CallFailed(std::string_view what, int rc) const {
+  if (rc == SQLITE_NOTADB) return Fail("not a SQLite database");
+  const char* msg = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+  const std::string kind = (rc & 0xff) == SQLITE_CORRUPT ? "corrupt SQLite database" : "SQLite error";
+  return Fail(kind + " in " + std::string(what) + ": " + OneLine(msg));
+}
+
+Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
+  SqliteDb db;
+  db.path_ = path;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return db.Fail("cannot open: No such file or directory");
+  if (std::filesystem::is_directory(status)) return db.Fail("is a directory, not an Nsight Systems export");
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) return db.Fail("empty file, not an Nsight Systems export");
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  db.db_.reset(raw);
+  if (rc != SQLITE_OK) return db.Fail(std::string("cannot open: ") + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  // The first read tells whether this is SQLite at all.
+  Result<SqliteStmt> tables = SqliteStmt::Prepare(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
+  if (!tables.ok()) return tables.status();
+  while (tables->Next()) db.tables_.emplace(tables->Text(0));
+  if (!tables->status().ok()) return tables->status();
+  return db;
+}
+
+Result<std::set<std::string>> SqliteDb::Columns(std::string_view table) const {
+  std::set<std::string> columns;
+  if (!HasTable(table)) return columns;
+  // `table` is one of our own constant names, never user input.
+  Result<SqliteStmt> info = SqliteStmt::Prepare(*this, "PRAGMA table_info(\"" + std::string(table) + "\")");
+  if (!info.ok()) return info.status();
+  while (info->Next()) columns.emplace(info->Text(1));
+  if (!info->status().ok()) return info->status();
+  return columns;
+}
+
+Result<SqliteStmt> SqliteStmt::Prepare(const SqliteDb& db, const std::string& sql) {
+  SqliteStmt s;
+  s.db_ = &db;
+  s.sql_ = sql;
+  sqlite3_stmt* raw = nullptr;
+  const int rc = sqlite3_prepare_v2(db.get(), sql.c_str(), -1, &raw, nullptr);
+  s.stmt_.reset(raw);
+  if (rc != SQLITE_OK) return db.CallFailed("sqlite3_prepare_v2(" + sql + ")", rc);
+  return s;
+}
+
+bool SqliteStmt::Next() {
+  const int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE) status_ = db_->CallFailed("sqlite3_step(" + sql_ + ")", rc);
+  return false;
+}
+
+std::string_view SqliteStmt::Text(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
+  if (!p) return {};
+  return std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col)));
+}
+
+}  // namespace braid::importers
