@@ -23,9 +23,10 @@ Result<StoredRun> ReadRun(const db::Statement& st, const std::string& path) {
   m.backend = st.Text(5);
   m.topology = st.Text(6);
   const std::string op = st.Text(7);
-  Result<Op> parsed_op = ParseOp(op);
   const std::string dtype = st.Text(11);
-  Result<DType> parsed_dtype = ParseDType(dtype);
+  m.has_workload = !(op == "-" && dtype == "-");
+  Result<Op> parsed_op = m.has_workload ? ParseOp(op) : Result<Op>(Op::kGemmRs);
+  Result<DType> parsed_dtype = m.has_workload ? ParseDType(dtype) : Result<DType>(DType::kFp32);
   if (!parsed_op.ok() || !parsed_dtype.ok()) {
     return Status::Internal("run " + std::to_string(r.id) + " in " + path + " has an unknown op or dtype ('" +
                             op + "', '" + dtype + "')");

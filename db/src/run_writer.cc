@@ -92,6 +92,9 @@ class Interner {
   std::unordered_map<std::string_view, int64_t> cache_;
 };
 
+// op / dtype of a run without a GEMM workload (an imported trace).
+constexpr std::string_view kNoWorkload = "-";
+
 Result<int64_t> InsertRun(sqlite3* db, const RunMeta& meta, size_t event_count) {
   Result<db::Statement> st = db::Statement::Prepare(
       db,
@@ -103,11 +106,11 @@ Result<int64_t> InsertRun(sqlite3* db, const RunMeta& meta, size_t event_count) 
   st->BindText(1, meta.source)
       .BindText(2, meta.backend)
       .BindText(3, meta.topology)
-      .BindText(4, OpName(w.op))
-      .BindInt(5, w.m)
-      .BindInt(6, w.n)
-      .BindInt(7, w.k)
-      .BindText(8, DTypeName(w.dtype))
+      .BindText(4, meta.has_workload ? OpName(w.op) : kNoWorkload)
+      .BindInt(5, meta.has_workload ? w.m : 0)
+      .BindInt(6, meta.has_workload ? w.n : 0)
+      .BindInt(7, meta.has_workload ? w.k : 0)
+      .BindText(8, meta.has_workload ? DTypeName(w.dtype) : kNoWorkload)
       .BindInt(9, w.tp)
       .BindText(10, meta.config_json.empty() ? "{}" : meta.config_json)
       .BindText(11, meta.host)

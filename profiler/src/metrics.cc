@@ -74,31 +74,27 @@ MetricSummary Summarize(const std::vector<MetricValues>& series) {
 
 }  // namespace
 
-RunMetrics ComputeRunMetrics(const std::vector<Event>& events) {
+RunMetrics SummarizeRunMetrics(std::vector<std::vector<MetricValues>> values, std::vector<bool> present) {
   RunMetrics rm;
-  for (const Event& e : events) {
-    rm.iterations = std::max(rm.iterations, e.iteration + 1);
-    rm.ranks = std::max(rm.ranks, e.rank + 1);
-  }
-  std::vector<std::vector<std::vector<const Event*>>> groups(
-      size_t(rm.iterations), std::vector<std::vector<const Event*>>(size_t(rm.ranks)));
-  for (const Event& e : events) {
-    if (e.iteration >= 0 && e.rank >= 0) groups[size_t(e.iteration)][size_t(e.rank)].push_back(&e);
-  }
-  rm.values.assign(size_t(rm.iterations), std::vector<MetricValues>(size_t(rm.ranks)));
+  rm.iterations = int(values.size());
+  rm.ranks = values.empty() ? 0 : int(values[0].size());
+  rm.values = std::move(values);
+  rm.present = present.empty() ? std::vector<bool>(size_t(rm.ranks), true) : std::move(present);
   std::vector<MetricValues> worst(size_t(rm.iterations));
   for (int it = 0; it < rm.iterations; ++it) {
+    bool first = true;
     for (int r = 0; r < rm.ranks; ++r) {
-      const MetricValues v = RankIterationMetrics(groups[size_t(it)][size_t(r)]);
-      rm.values[size_t(it)][size_t(r)] = v;
+      if (!rm.present[size_t(r)]) continue;
+      const MetricValues& v = rm.values[size_t(it)][size_t(r)];
       MetricValues& w = worst[size_t(it)];
       for (Metric m : kAllMetrics) {
-        if (r == 0) {
+        if (first) {
           w[m] = v[m];
         } else {
           w[m] = m == Metric::kOverlapRatio ? std::min(w[m], v[m]) : std::max(w[m], v[m]);
         }
       }
+      first = false;
     }
   }
   rm.overall = Summarize(worst);
@@ -108,6 +104,28 @@ RunMetrics ComputeRunMetrics(const std::vector<Event>& events) {
     rm.per_rank.push_back(Summarize(series));
   }
   return rm;
+}
+
+RunMetrics ComputeRunMetrics(const std::vector<Event>& events) {
+  int iterations = 0, ranks = 0;
+  for (const Event& e : events) {
+    iterations = std::max(iterations, e.iteration + 1);
+    ranks = std::max(ranks, e.rank + 1);
+  }
+  const size_t n_it = static_cast<size_t>(iterations), n_rank = static_cast<size_t>(ranks);
+  std::vector<std::vector<std::vector<const Event*>>> groups(n_it, std::vector<std::vector<const Event*>>(n_rank));
+  for (const Event& e : events) {
+    if (e.iteration >= 0 && e.rank >= 0) groups[size_t(e.iteration)][size_t(e.rank)].push_back(&e);
+  }
+  std::vector<std::vector<MetricValues>> values(n_it, std::vector<MetricValues>(n_rank));
+  std::vector<bool> present(n_rank, false);
+  for (int it = 0; it < iterations; ++it) {
+    for (int r = 0; r < ranks; ++r) {
+      values[size_t(it)][size_t(r)] = RankIterationMetrics(groups[size_t(it)][size_t(r)]);
+      if (!groups[size_t(it)][size_t(r)].empty()) present[size_t(r)] = true;
+    }
+  }
+  return SummarizeRunMetrics(std::move(values), std::move(present));
 }
 
 }  // namespace braid

@@ -1,51 +1,24 @@
 // End-to-end tests of `braid run`: the real binary, its exit codes, its
 // one-line errors and its JSON contract.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "cli_runner.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using braid::testing_cli::Braid;
+using braid::testing_cli::Outcome;
+using braid::testing_cli::TempPath;
 
-Outcome Braid(const std::string& args) {
-  // ctest runs tests in parallel processes: each call gets its own file.
-  static int calls = 0;
-  const std::string err_file = testing::TempDir() + "braid_cli_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(++calls) + ".txt";
-  const std::string cmd = std::string(BRAID_EXE) + " " + args + " 2>" + err_file;
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  std::ostringstream ss;
-  ss << e.rdbuf();
-  o.err = ss.str();
-  std::remove(err_file.c_str());
-  return o;
-}
-
-const std::string kGood = "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --iters 2 --warmup 1 ";
+const std::string kGood = "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --iters 2 --warmup 1 --no-db ";
 
 void ExpectUsageError(const std::string& args, const std::string& message) {
   SCOPED_TRACE(args);
@@ -92,7 +65,8 @@ TEST(CliRun, HumanTableShowsMetricsAndBf16Note) {
 }
 
 TEST(CliRun, SizesAcceptBinarySuffixes) {
-  const Outcome o = Braid("run --op gemm_ar --m 1K --n 1k --k 1K --tp 2 --algo serial --iters 1 --warmup 0 --json");
+  const Outcome o =
+      Braid("run --op gemm_ar --m 1K --n 1k --k 1K --tp 2 --algo serial --iters 1 --warmup 0 --json --no-db");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["workload"]["m"], 1024);
@@ -101,12 +75,12 @@ TEST(CliRun, SizesAcceptBinarySuffixes) {
 
 TEST(CliRun, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(kGood + "--algo zigzag", "unknown algorithm 'zigzag'");
-  ExpectUsageError("run --op gemm_zz --m 64 --n 32 --k 64 --tp 4 --algo ring", "unknown op 'gemm_zz'");
-  ExpectUsageError("run --op gemm_rs --m 0 --n 32 --k 64 --tp 4 --algo ring", "--m '0': must be positive");
-  ExpectUsageError("run --op gemm_rs --m -64 --n 32 --k 64 --tp 4 --algo ring", "--m '-64'");
-  ExpectUsageError("run --op gemm_rs --m 64x --n 32 --k 64 --tp 4 --algo ring", "--m '64x': not a size");
-  ExpectUsageError("run --op gemm_rs --m 64 --n 32 --k 64 --tp 0 --algo ring", "--tp must be at least 1");
-  ExpectUsageError("run --op gemm_rs --m 66 --n 32 --k 64 --tp 4 --algo ring", "M=66 is not divisible");
+  ExpectUsageError("run --no-db --op gemm_zz --m 64 --n 32 --k 64 --tp 4 --algo ring", "unknown op 'gemm_zz'");
+  ExpectUsageError("run --no-db --op gemm_rs --m 0 --n 32 --k 64 --tp 4 --algo ring", "--m '0': must be positive");
+  ExpectUsageError("run --no-db --op gemm_rs --m -64 --n 32 --k 64 --tp 4 --algo ring", "--m '-64'");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64x --n 32 --k 64 --tp 4 --algo ring", "--m '64x': not a size");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 32 --k 64 --tp 0 --algo ring", "--tp must be at least 1");
+  ExpectUsageError("run --no-db --op gemm_rs --m 66 --n 32 --k 64 --tp 4 --algo ring", "M=66 is not divisible");
   ExpectUsageError(kGood + "--algo chunked --chunks 3", "does not divide the rows per rank block (M/P) (16)");
   ExpectUsageError(kGood + "--algo ring --chunks 17", "chunks=17 exceeds the rows per rank block (M/P) (16)");
   ExpectUsageError(kGood + "--algo serial --chunks 2", "serial runs the collective whole");
@@ -118,14 +92,14 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(kGood + "--algo ring --backend tpu", "unknown backend 'tpu'");
   ExpectUsageError(kGood + "--algo ring --backend sim", "sim backend is not implemented yet");
   ExpectUsageError(kGood + "--algo ring --tp 16 --m 256 --k 256", "--tp 16 needs more GPUs than topology");
-  ExpectUsageError("run --op gemm_rs --m 64 --n 32 --k 64 --tp 4", "--algo is required");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 32 --k 64 --tp 4", "--algo is required");
   ExpectUsageError("tune --model llama3-8b", "unknown command 'tune'");
 }
 
 TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
   ExpectUsageError(kGood + "--algo ring --topology h900-sxm", "unknown topology 'h900-sxm'");
   ExpectUsageError(kGood + "--algo ring --topology /no/such/file.toml", "cannot read topology file");
-  const std::string bad = testing::TempDir() + "braid_bad_topology_" + std::to_string(getpid()) + ".toml";
+  const std::string bad = TempPath("bad_topology.toml");
   std::ofstream(bad) << "name = \"x\"\ngpu = \"y\"\ngpus_per_node = \"eight\"\nnodes = 1\n";
   ExpectUsageError(kGood + "--algo ring --topology " + bad, "gpus_per_node must be an integer");
 }

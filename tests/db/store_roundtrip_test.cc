@@ -150,6 +150,25 @@ TEST(StoreRoundTrip, EmptyJsonIsStoredAsEmptyObject) {
   EXPECT_TRUE(events->empty());
 }
 
+TEST(StoreRoundTrip, ImportedRunWithoutWorkloadKeepsOnlyTheWorldSize) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Path("runs.db"));
+  RunMeta meta = SampleMeta();
+  meta.source = "imported";
+  meta.has_workload = false;
+  meta.workload.tp = 8;
+  Result<int64_t> id = store->WriteRun(meta, {}, {}, {});
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  Result<StoredRun> run = store->GetRun(*id);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_FALSE(run->meta.has_workload);
+  EXPECT_EQ(run->meta.workload.tp, 8);
+  EXPECT_EQ(run->meta.workload.m, 0);
+  Result<std::vector<StoredRun>> all = store->ListRuns();
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->back().meta.has_workload == false);
+}
+
 TEST(StoreRoundTrip, LanesAndMetricsSurvive) {
   TempDir dir;
   auto store = OpenOrDie(dir.Path("runs.db"));
@@ -178,6 +197,15 @@ TEST(StoreRoundTrip, LanesAndMetricsSurvive) {
     }
     ASSERT_EQ(MetricName(which), m.name);
     EXPECT_EQ(m.value, metrics.values[size_t(m.iteration)][size_t(m.rank)][which]) << m.name;
+  }
+  // The summaries rebuilt from the rows equal those computed from the events.
+  const RunMetrics back = RunMetricsFromRows(*loaded);
+  ASSERT_EQ(back.iterations, metrics.iterations);
+  ASSERT_EQ(back.ranks, metrics.ranks);
+  for (Metric k : kAllMetrics) {
+    EXPECT_DOUBLE_EQ(back.overall[k].p50, metrics.overall[k].p50) << MetricName(k);
+    EXPECT_DOUBLE_EQ(back.overall[k].p99, metrics.overall[k].p99) << MetricName(k);
+    EXPECT_DOUBLE_EQ(back.per_rank[1][k].p50, metrics.per_rank[1][k].p50) << MetricName(k);
   }
 }
 

@@ -69,3 +69,20 @@ TEST(Metrics, PercentileInterpolates) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(Metrics, AbsentRanksTakeNoPartInTheWorstRank) {
+  // A trace of rank 3 alone: ranks 0..2 never appear.
+  std::vector<Event> evs = {Ev(0, 3, EventKind::kCompute, 0, 10), Ev(0, 3, EventKind::kComm, 5, 15)};
+  RunMetrics rm = ComputeRunMetrics(evs);
+  ASSERT_EQ(rm.ranks, 4);
+  EXPECT_FALSE(rm.present[0]);
+  EXPECT_TRUE(rm.present[3]);
+  EXPECT_DOUBLE_EQ(rm.overall[Metric::kOverlapRatio].p50, 0.5);  // not 0 from an absent rank
+  EXPECT_DOUBLE_EQ(rm.overall[Metric::kMakespan].p50, 15);
+}
+
+}  // namespace
+}  // namespace braid

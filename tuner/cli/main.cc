@@ -1,23 +1,62 @@
 // The braid command: one subcommand per file (run_command.cc, ...).
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_exit.h"
+#include "export_command.h"
+#include "import_command.h"
+#include "report_command.h"
 #include "run_command.h"
 
+namespace {
+
+struct Command {
+  CLI::App* app;
+  std::function<int()> execute;
+};
+
+std::string Names(const std::vector<Command>& cmds) {
+  std::string out;
+  for (const Command& c : cmds) out += (out.empty() ? "" : ", ") + c.app->get_name();
+  return out;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  using namespace braid::cli;
   CLI::App app{"braid: profile and autotune communication/GEMM overlap in tensor-parallel layers"};
   app.require_subcommand(1);
-  braid::cli::RunArgs run_args;
-  CLI::App* run = app.add_subcommand("run", "run one overlap config and report its metrics");
-  // A repeated flag takes its last value, as in most command lines.
-  run->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  braid::cli::AddRunOptions(run, &run_args);
-  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run") {
-    std::fprintf(stderr, "braid: unknown command '%s' (available: run)\n", braid::OneLine(argv[1]).c_str());
-    return braid::cli::kExitUsage;
+  RunArgs run_args;
+  ReportArgs report_args;
+  ExportArgs export_args;
+  ImportArgs import_args;
+  std::vector<Command> cmds;
+  auto add = [&](const char* name, const char* help, auto add_options, auto* args, auto execute) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    // A repeated flag takes its last value, as in most command lines.
+    sub->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    add_options(sub, args);
+    cmds.push_back({sub, [args, execute] { return execute(*args); }});
+  };
+  add("run", "run one overlap config, report and store its metrics", AddRunOptions, &run_args, ExecuteRun);
+  add("report", "list stored runs, or show one run's metrics", AddReportOptions, &report_args, ExecuteReport);
+  add("export", "write a stored run as a Chrome / Perfetto trace", AddExportOptions, &export_args, ExecuteExport);
+  add("import", "store a Kineto or Nsight Systems trace with its overlap metrics", AddImportOptions, &import_args,
+      ExecuteImport);
+
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const Command& c : cmds) known = known || c.app->get_name() == argv[1];
+    if (!known) {
+      std::fprintf(stderr, "braid: unknown command '%s' (available: %s)\n", braid::OneLine(argv[1]).c_str(),
+                   Names(cmds).c_str());
+      return kExitUsage;
+    }
   }
   try {
     app.parse(argc, argv);
@@ -31,11 +70,13 @@ int main(int argc, char** argv) {
     for (const CLI::App* s : app.get_subcommands()) sub = s->get_name();
     std::string msg = braid::OneLine(e.what());
     if (e.get_name() == "RequiredError" && app.get_subcommands().empty()) {
-      msg = "a command is required (available: run)";
+      msg = "a command is required (available: " + Names(cmds) + ")";
     }
     std::fprintf(stderr, "braid%s%s: %s\n", sub.empty() ? "" : " ", sub.c_str(), msg.c_str());
-    return braid::cli::kExitUsage;
+    return kExitUsage;
   }
-  if (run->parsed()) return braid::cli::ExecuteRun(run_args);
-  return braid::cli::kExitUsage;
+  for (const Command& c : cmds) {
+    if (c.app->parsed()) return c.execute();
+  }
+  return kExitUsage;
 }

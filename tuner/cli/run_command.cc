@@ -4,12 +4,14 @@
 #include <iostream>
 
 #include "backend_choice.h"
+#include "braid/metric_rows.h"
 #include "braid/metrics.h"
 #include "braid/planner.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
 #include "run_report.h"
+#include "store_access.h"
 
 namespace braid::cli {
 
@@ -32,7 +34,8 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--warmup", a->warmup, "warm-up iterations")->capture_default_str();
   sub->add_flag("--verify", a->verify, "check every rank's output against a plain reference");
   sub->add_flag("--json", a->json, "print one JSON object");
-  sub->add_option("--db", a->db, "SQLite store to record the run in");
+  sub->add_option("--db", a->db, "SQLite store to record the run in")->capture_default_str();
+  sub->add_flag("--no-db", a->no_db, "do not record the run");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed")->capture_default_str();
@@ -82,8 +85,9 @@ Status CheckRunOptions(const RunArgs& a) {
   if (a.link_latency_us > 0 && a.link_gbps == 0) {
     return Status::Invalid("--link-latency-us needs --link-gbps");
   }
-  if (!a.db.empty()) {
-    return Status::Invalid("--db: the SQLite run store is not implemented yet; run without --db");
+  if (!a.no_db) {
+    if (a.db.empty()) return Status::Invalid("--db needs a file name (or use --no-db)");
+    return CheckStoreWritable(a.db);
   }
   return Status::Ok();
 }
@@ -110,13 +114,14 @@ int ExecuteRun(const RunArgs& a) {
   auto out = (*backend)->Run(*plan, opt);
   if (!out.ok()) return ReportError("run", out.status());
 
-  RunRecord rec;
-  rec.topology = topo->name;
-  rec.backend = std::string((*backend)->name());
-  rec.plan = &*plan;
-  rec.options = opt;
-  rec.output = &*out;
-  rec.metrics = ComputeRunMetrics(out->events);
+  RunRecord rec = RecordOfRun(*plan, topo->name, (*backend)->name(), opt, *out);
+  if (!a.no_db) {
+    auto store = OpenStoreForWrite(a.db);
+    if (!store.ok()) return ReportError("run", store.status());
+    auto id = (*store)->WriteRun(MetaOf(rec), LanesOf(*plan), out->events, MetricRowsOf(rec.metrics));
+    if (!id.ok()) return ReportError("run", id.status());
+    rec.run_id = *id;
+  }
   if (a.json) {
     std::cout << RunJson(rec).dump(2) << "\n";
   } else {

@@ -23,7 +23,8 @@ struct RunArgs {
   int warmup = 2;
   bool verify = false;
   bool json = false;
-  std::string db;
+  std::string db = "braid.db";
+  bool no_db = false;
   double link_gbps = 0;
   double link_latency_us = 0;
   unsigned long long seed = 42;

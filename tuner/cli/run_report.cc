@@ -13,34 +13,38 @@ nlohmann::json MetricsJson(const MetricSummary& s) {
   return j;
 }
 
-nlohmann::json WorkloadJson(const Workload& w) {
-  return {{"op", OpName(w.op)}, {"m", w.m}, {"n", w.n}, {"k", w.k}, {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
-}
-
-nlohmann::json ConfigJson(const OverlapConfig& c) {
-  return {{"algorithm", AlgorithmName(c.algorithm)},
-          {"chunks", c.chunks},
-          {"splits", c.splits},
-          {"streams", c.comm_lanes},
-          {"comm_sms", c.comm_sms},
-          {"comm_engine", CommEngineName(c.comm_engine)},
-          {"comm_priority", c.comm_high_priority ? "high" : "normal"}};
-}
-
 std::string Fmt(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
 }
 
-// Left-justifies to `width` display columns; "µ" is two bytes but one column.
+// The HTA figures an importer stored for `rank`, or null.
+nlohmann::json HtaOf(const RunRecord& r, int rank) {
+  const auto it = r.notes.find("hta");
+  if (it == r.notes.end() || !it->is_array()) return nullptr;
+  for (const auto& h : *it) {
+    if (h.value("rank", -1) == rank) {
+      nlohmann::json out = h;
+      out.erase("rank");
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+std::string Describe(const RunRecord& r) {
+  if (r.has_workload) return r.workload.Describe();
+  return "imported trace, " + std::to_string(r.workload.tp) + " rank(s)";
+}
+
+}  // namespace
+
 std::string Pad(const std::string& text, size_t width) {
   size_t cols = 0;
   for (unsigned char ch : text) cols += (ch & 0xC0) != 0x80;
   return text + std::string(width > cols ? width - cols : 0, ' ');
 }
-
-}  // namespace
 
 std::string FormatDuration(double ns) {
   if (ns < 1e3) return Fmt("%.0f ns", ns);
@@ -52,57 +56,68 @@ std::string FormatDuration(double ns) {
 nlohmann::json RunJson(const RunRecord& r) {
   nlohmann::json j;
   j["run"] = r.run_id >= 0 ? nlohmann::json(r.run_id) : nlohmann::json(nullptr);
-  j["workload"] = WorkloadJson(r.plan->workload);
+  j["source"] = r.source;
+  if (r.has_workload) {
+    const Workload& w = r.workload;
+    j["workload"] = {{"op", OpName(w.op)}, {"m", w.m}, {"n", w.n}, {"k", w.k}, {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
+  } else {
+    j["workload"] = nullptr;
+  }
   j["topology"] = r.topology;
-  j["config"] = ConfigJson(r.plan->config);
+  j["config"] = r.config;
   j["backend"] = r.backend;
-  j["iterations"] = r.options.iters;
-  j["warmup"] = r.options.warmup;
-  j["compute_dtype"] = r.output->compute_dtype;
-  j["notes"] = r.output->notes;
-  if (r.options.link_gbps > 0) {
-    j["link_emulation"] = {{"gbps", r.options.link_gbps}, {"latency_us", r.options.link_latency_us}};
+  j["iterations"] = r.iterations;
+  j["warmup"] = r.warmup;
+  for (const char* key : {"compute_dtype", "notes", "link_emulation", "files"}) {
+    if (r.notes.contains(key)) j[key] = r.notes[key];
   }
   j["metrics"] = MetricsJson(r.metrics.overall);
   j["ranks"] = nlohmann::json::array();
   for (int rank = 0; rank < int(r.metrics.per_rank.size()); ++rank) {
-    j["ranks"].push_back({{"rank", rank}, {"metrics", MetricsJson(r.metrics.per_rank[size_t(rank)])}});
+    if (!r.metrics.present[size_t(rank)]) continue;
+    nlohmann::json rj = {{"rank", rank}, {"metrics", MetricsJson(r.metrics.per_rank[size_t(rank)])}};
+    if (nlohmann::json h = HtaOf(r, rank); !h.is_null()) rj["hta"] = h;
+    j["ranks"].push_back(std::move(rj));
   }
-  const VerifyResult& v = r.output->verify;
-  j["verify"] = v.ran ? nlohmann::json{{"ok", v.ok}, {"max_rel_error", v.max_rel_error}, {"worst_rank", v.worst_rank}}
-                      : nlohmann::json(nullptr);
+  j["verify"] = r.notes.value("verify", nlohmann::json(nullptr));
   return j;
 }
 
 std::string RunTable(const RunRecord& r) {
   std::ostringstream os;
-  const Plan& p = *r.plan;
-  os << "workload  " << p.workload.Describe() << "\n"
-     << "topology  " << r.topology << "\n"
-     << "backend   " << r.backend << " (computes " << r.output->compute_dtype << ")\n"
-     << "config    " << p.config.Describe() << "\n"
-     << "iters     " << r.options.iters << " timed after " << r.options.warmup << " warm-up\n";
-  if (r.options.link_gbps > 0) {
-    os << "link      emulated " << r.options.link_gbps << " Gbit/s, " << r.options.link_latency_us
+  if (r.run_id >= 0) os << "run       " << r.run_id << " (" << r.source << ")\n";
+  os << "workload  " << Describe(r) << "\n";
+  if (!r.topology.empty()) os << "topology  " << r.topology << "\n";
+  os << "backend   " << r.backend;
+  if (r.notes.contains("compute_dtype")) os << " (computes " << r.notes["compute_dtype"].get<std::string>() << ")";
+  os << "\n";
+  if (r.config.contains("algorithm")) {
+    os << "config    " << r.config["algorithm"].get<std::string>() << " chunks=" << r.config.value("chunks", 1)
+       << " streams=" << r.config.value("streams", 1) << "\n";
+  }
+  os << "iters     " << r.iterations << " timed after " << r.warmup << " warm-up\n";
+  if (r.notes.contains("link_emulation")) {
+    const auto& l = r.notes["link_emulation"];
+    os << "link      emulated " << l.value("gbps", 0.0) << " Gbit/s, " << l.value("latency_us", 0.0)
        << " µs per message\n";
   }
-  for (const std::string& n : r.output->notes) os << "note      " << n << "\n";
+  if (r.notes.contains("notes")) {
+    for (const auto& n : r.notes["notes"]) os << "note      " << n.get<std::string>() << "\n";
+  }
   os << "\nworst rank     p50          p99\n";
   for (Metric m : kAllMetrics) {
     const Summary& s = r.metrics.overall[m];
-    char line[128];
+    std::string name(MetricName(m));
     if (m == Metric::kOverlapRatio) {
-      std::snprintf(line, sizeof line, "%-14s %-12.3f %.3f\n", "overlap_ratio", s.p50, s.p99);
-    } else {
-      std::string name(MetricName(m));
-      name.resize(name.size() - 3);  // drop "_ns"
-      os << Pad(name, 15) << Pad(FormatDuration(s.p50), 13) << FormatDuration(s.p99) << "\n";
+      os << Pad(name, 15) << Pad(Fmt("%.3f", s.p50), 13) << Fmt("%.3f", s.p99) << "\n";
       continue;
     }
-    os << line;
+    name.resize(name.size() - 3);  // drop "_ns"
+    os << Pad(name, 15) << Pad(FormatDuration(s.p50), 13) << FormatDuration(s.p99) << "\n";
   }
   os << "\nrank  makespan    compute     comm        exposed     tail        overlap  (p50)\n";
   for (int rank = 0; rank < int(r.metrics.per_rank.size()); ++rank) {
+    if (!r.metrics.present[size_t(rank)]) continue;
     const MetricSummary& s = r.metrics.per_rank[size_t(rank)];
     os << Pad(std::to_string(rank), 6);
     for (Metric m : {Metric::kMakespan, Metric::kCompute, Metric::kComm, Metric::kExposedComm, Metric::kTail}) {
@@ -110,10 +125,20 @@ std::string RunTable(const RunRecord& r) {
     }
     os << Fmt("%.3f", s[Metric::kOverlapRatio].p50) << "\n";
   }
-  const VerifyResult& v = r.output->verify;
-  if (v.ran) {
-    os << "\nverify    " << (v.ok ? "ok" : "FAILED") << " (max relative error " << Fmt("%.3g", v.max_rel_error)
-       << (v.ok ? "" : ", rank " + std::to_string(v.worst_rank)) << ")\n";
+  bool hta_header = false;
+  for (int rank = 0; rank < int(r.metrics.per_rank.size()); ++rank) {
+    const nlohmann::json h = HtaOf(r, rank);
+    if (h.is_null()) continue;
+    if (!hta_header) os << "\nHTA (whole trace)  overlap %   idle %    compute %\n";
+    hta_header = true;
+    os << Pad("rank " + std::to_string(rank), 19) << Pad(Fmt("%.2f", h.value("overlap_pct", 0.0)), 12)
+       << Pad(Fmt("%.2f", h.value("idle_pct", 0.0)), 10) << Fmt("%.2f", h.value("compute_pct", 0.0)) << "\n";
+  }
+  const nlohmann::json v = r.notes.value("verify", nlohmann::json(nullptr));
+  if (v.is_object()) {
+    const bool ok = v.value("ok", false);
+    os << "\nverify    " << (ok ? "ok" : "FAILED") << " (max relative error " << Fmt("%.3g", v.value("max_rel_error", 0.0))
+       << (ok ? "" : ", rank " + std::to_string(v.value("worst_rank", -1))) << ")\n";
   }
   return os.str();
 }

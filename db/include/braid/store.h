@@ -35,6 +35,9 @@ struct RunMeta {
   std::string source = "measured";  // "measured" | "imported"
   std::string backend;              // "sim" | "cpu" | "cuda" | importer name
   std::string topology;
+  // Imported traces have no GEMM workload: then only workload.tp (the world
+  // size) is stored, and op / dtype read back as absent.
+  bool has_workload = true;
   Workload workload;
   std::string config_json;
   std::string host;

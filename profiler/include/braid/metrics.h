@@ -54,13 +54,22 @@ struct RunMetrics {
   int ranks = 0;
   // [iteration][rank]
   std::vector<std::vector<MetricValues>> values;
+  // Ranks that appear at all (an imported rank-3 trace has ranks 0..2
+  // absent); absent ranks take no part in the worst-rank figures.
+  std::vector<bool> present;
   MetricSummary overall;
   std::vector<MetricSummary> per_rank;
 };
 
 // Groups events by (iteration, rank). Ranks and iterations are taken from the
-// events (0..max seen); a rank with no events in an iteration counts zeros.
+// events (0..max seen); a present rank with no events in an iteration counts
+// zeros there.
 RunMetrics ComputeRunMetrics(const std::vector<Event>& events);
+
+// Summaries of per-(iteration, rank) values, e.g. metric rows read back
+// from the store; values[iteration][rank].
+// `present` empty means every rank is present.
+RunMetrics SummarizeRunMetrics(std::vector<std::vector<MetricValues>> values, std::vector<bool> present = {});
 
 // Linear interpolation between order statistics (numpy's default).
 double Percentile(std::vector<double> values, double q);

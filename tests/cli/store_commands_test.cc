@@ -1,0 +1,190 @@
+// End-to-end tests of the store commands: `run --db`, `report`, `export`,
+// `import`, with the real binary, real SQLite files and the shared traces.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "cli_runner.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using braid::testing_cli::Braid;
+using braid::testing_cli::Outcome;
+using braid::testing_cli::TempPath;
+using nlohmann::json;
+
+const std::string kRun = "run --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --algo ring --chunks 2 --iters 3 --warmup 1 ";
+
+std::string SharedTraces() {
+  const char* env = std::getenv("BRAID_SHARED_DIR");
+  const std::string dir = std::string(env ? env : BRAID_DEFAULT_SHARED_DIR) + "/traces";
+  return std::filesystem::exists(dir + "/expected.json") ? dir : "";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void ExpectUsageError(const Outcome& o, const std::string& message) {
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(message));
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+int RunCount(const std::string& db) {
+  const Outcome o = Braid("report --json --db " + db);
+  EXPECT_EQ(o.code, 0) << o.err;
+  return o.code == 0 ? int(json::parse(o.out)["runs"].size()) : -1;
+}
+
+TEST(CliStore, RunIsStoredAndReportShowsTheSameMetrics) {
+  const std::string db = TempPath("run.db");
+  const Outcome run = Braid(kRun + "--json --verify --db " + db);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const json measured = json::parse(run.out);
+  ASSERT_TRUE(measured["run"].is_number());
+
+  const Outcome list = Braid("report --json --db " + db);
+  ASSERT_EQ(list.code, 0) << list.err;
+  const json runs = json::parse(list.out)["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["run"], measured["run"]);
+  EXPECT_EQ(runs[0]["backend"], "cpu");
+  EXPECT_EQ(runs[0]["status"], "complete");
+
+  const Outcome one = Braid("report --json --db " + db + " --run " + measured["run"].dump());
+  ASSERT_EQ(one.code, 0) << one.err;
+  const json stored = json::parse(one.out);
+  EXPECT_EQ(stored["workload"], measured["workload"]);
+  EXPECT_EQ(stored["config"], measured["config"]);
+  EXPECT_EQ(stored["verify"], measured["verify"]);
+  EXPECT_EQ(stored["ranks"].size(), 4u);
+  for (const auto& [name, m] : measured["metrics"].items()) {
+    EXPECT_DOUBLE_EQ(stored["metrics"][name]["p50"].get<double>(), m["p50"].get<double>()) << name;
+    EXPECT_DOUBLE_EQ(stored["metrics"][name]["p99"].get<double>(), m["p99"].get<double>()) << name;
+  }
+  const Outcome table = Braid("report --db " + db + " --run 1");
+  EXPECT_THAT(table.out, HasSubstr("exposed_comm"));
+}
+
+TEST(CliStore, ExportWritesAPerfettoTraceWithNamedLanesAndFlows) {
+  const std::string db = TempPath("export.db"), out = TempPath("trace.json");
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  const Outcome o = Braid("export --db " + db + " --run 1 --format chrome -o " + out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json trace = json::parse(ReadFile(out));
+  std::map<std::string, int> meta;
+  int slices = 0;
+  std::map<int64_t, int> flow_ends;
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M") meta[e["name"].get<std::string>()]++;
+    if (ph == "X") {
+      ++slices;
+      ASSERT_TRUE(e.contains("ts") && e.contains("dur") && e.contains("pid") && e.contains("tid"));
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+    if (ph == "s" || ph == "f") flow_ends[e["id"].get<int64_t>()] += ph == "s" ? 1 : 10;
+  }
+  EXPECT_EQ(meta["process_name"], 4);
+  EXPECT_EQ(meta["thread_name"], 4 * 2);  // compute + one comm lane per rank
+  EXPECT_GT(slices, 0);
+  // Ring gemm_rs at P=4 with 2 sub-chunks: 3 steps × 2 sends per rank × 4 ranks × 3 iterations.
+  EXPECT_EQ(flow_ends.size(), size_t(3 * 2 * 4 * 3));
+  for (const auto& [id, ends] : flow_ends) EXPECT_EQ(ends, 11) << "flow " << id << " needs one start and one end";
+}
+
+TEST(CliStore, BadStoreInputIsOneLineExitTwoAndChangesNothing) {
+  const std::string db = TempPath("bad.db");
+  ExpectUsageError(Braid("report --db " + TempPath("missing.db")), "no store at");
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  ExpectUsageError(Braid("report --db " + db + " --run 999"), "999");
+  ExpectUsageError(Braid("export --db " + db + " --run 1 -o /nonexistent/dir/t.json"), "cannot write '/nonexistent/dir/t.json'");
+  ExpectUsageError(Braid("export --db " + db + " --run 1 --format pprof -o x.json"), "unknown --format 'pprof'");
+  ExpectUsageError(Braid(kRun + "--db /nonexistent/dir/x.db"), "directory '/nonexistent/dir' does not exist");
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent/dir"));
+
+  // A file that is not a store is refused before running, and left as it was.
+  const std::string junk = TempPath("junk.db");
+  std::ofstream(junk) << "not a database at all, just text that must survive";
+  const std::string before = ReadFile(junk);
+  const Outcome o = Braid(kRun + "--db " + junk);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(ReadFile(junk), before);
+  EXPECT_EQ(Braid("report --db " + junk).code, 2);
+}
+
+TEST(CliStore, NewerSchemaIsRefused) {
+  const std::string db = TempPath("newer.db");
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  ExpectUsageError(Braid("report --db " + db), "newer");
+  ExpectUsageError(Braid(kRun + "--db " + db), "newer");
+}
+
+TEST(CliStore, ImportOfCorruptTracesLeavesNoRun) {
+  const std::string db = TempPath("import_bad.db");
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  const std::string gz = TempPath("broken.json.gz");
+  std::ofstream(gz, std::ios::binary) << std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage", 18);
+  ExpectUsageError(Braid("import kineto " + gz + " --db " + db), gz);
+  const std::string notjson = TempPath("notatrace.json");
+  std::ofstream(notjson) << R"({"hello": [1, 2, 3]})";
+  ExpectUsageError(Braid("import kineto " + notjson + " --db " + db), notjson);
+  ExpectUsageError(Braid("import nsys " + db + " --db " + db), "");  // a Braid store is not an nsys export
+  ExpectUsageError(Braid("import perfetto x.json --db " + db), "unknown trace format 'perfetto'");
+  EXPECT_EQ(RunCount(db), 1);
+}
+
+TEST(CliStore, ImportedTracesReportHtaFiguresThatMatchExpected) {
+  const std::string traces = SharedTraces();
+  if (traces.empty()) GTEST_SKIP() << "shared traces absent (set BRAID_SHARED_DIR to the shared folder)";
+  const json expected = json::parse(ReadFile(traces + "/expected.json"));
+  const std::string db = TempPath("import.db");
+
+  const Outcome k = Braid("import kineto " + traces + "/kineto/a100_8rank_control_rank3.json.gz --json --db " + db);
+  ASSERT_EQ(k.code, 0) << k.err;
+  const json kj = json::parse(k.out);
+  EXPECT_EQ(kj["source"], "imported");
+  EXPECT_TRUE(kj["workload"].is_null());
+  ASSERT_EQ(kj["ranks"].size(), 1u);
+  EXPECT_EQ(kj["ranks"][0]["rank"], 3);
+  const json& ke = expected["kineto/a100_8rank_control_rank3.json.gz"];
+  EXPECT_NEAR(kj["ranks"][0]["hta"]["overlap_pct"].get<double>(), ke["overlap_pct"].get<double>(), 0.05);
+  EXPECT_EQ(kj["ranks"][0]["hta"]["comm"], ke["comm_us"]);
+  EXPECT_GT(kj["metrics"]["overlap_ratio"]["p50"].get<double>(), 0.0);
+
+  const Outcome n = Braid("import nsys " + traces + "/nsys/h100_2gpu_mfu_before.sqlite --json --db " + db);
+  ASSERT_EQ(n.code, 0) << n.err;
+  const json nj = json::parse(n.out);
+  ASSERT_EQ(nj["ranks"].size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    const json& ne = expected["nsys/h100_2gpu_mfu_before.sqlite"][std::to_string(r)];
+    EXPECT_EQ(nj["ranks"][r]["hta"]["comm"], ne["comm_ns"]);
+    EXPECT_NEAR(nj["ranks"][r]["hta"]["compute_pct"].get<double>(), ne["compute_pct"].get<double>(), 0.05);
+  }
+  // The stored copies report the same.
+  const Outcome again = Braid("report --json --db " + db + " --run " + nj["run"].dump());
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["ranks"][1]["hta"], nj["ranks"][1]["hta"]);
+  EXPECT_EQ(RunCount(db), 2);
+}
+
+}  // namespace

@@ -1,0 +1,22 @@
+// `braid import kineto FILE... | nsys FILE`: traces users already have,
+// stored as one run with Braid's metrics and HolisticTraceAnalysis figures.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace braid::cli {
+
+struct ImportArgs {
+  std::string format;  // kineto | nsys
+  std::vector<std::string> files;
+  std::string db = "braid.db";
+  bool json = false;
+};
+
+void AddImportOptions(CLI::App* sub, ImportArgs* args);
+int ExecuteImport(const ImportArgs& args);
+
+}  // namespace braid::cli
