@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: build and test the release and asan (Address + UB
-# sanitizer) presets, then the cpu backend's tests under ThreadSanitizer.
+# sanitizer) presets, the cpu backend's tests under ThreadSanitizer, and a
+# short libFuzzer run of every parser of outside files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -15,3 +16,5 @@ echo "== tsan (cpu backend)"
 cmake --preset tsan > /dev/null
 cmake --build build/tsan -j "$jobs" --target braid_cpu_tests
 ctest --preset tsan -j "$jobs"
+echo "== fuzz (importers, topology files)"
+bash tests/fuzz/run_fuzz.sh "${BRAID_FUZZ_SECONDS:-20}" build/fuzz
