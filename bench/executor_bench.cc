@@ -1,7 +1,8 @@
 // Measures what the cpu executor costs on top of the work it runs.
 //
 //   executor overhead = (1-rank serial plan, per iteration) / (one direct sgemm) − 1
-//   tracing overhead  = (ring plan with events) / (same plan without events) − 1
+//   tracing overhead  = (ring plan with events) / (same plan without events) − 1,
+//                       median per-iteration times, runs alternated
 //
 // Per-iteration times come from the backend's barrier-to-barrier clock, so
 // buffer allocation and input generation (once per Run) are not counted.
@@ -74,15 +75,40 @@ void BM_ExecutorSerialOneRank(benchmark::State& state) {
   RunPlan(state, MakePlan(braid::Op::kGemmRs, braid::Algorithm::kSerial, g_size, 1, 1), true);
 }
 
-// Many small steps on several lanes: where per-event cost would show.
-void BM_RingTraceOn(benchmark::State& state) {
-  RunPlan(state, MakePlan(braid::Op::kGemmRs, braid::Algorithm::kRing, 512, 2, 4), true);
-}
-void BM_RingTraceOff(benchmark::State& state) {
-  RunPlan(state, MakePlan(braid::Op::kGemmRs, braid::Algorithm::kRing, 512, 2, 4), false);
+// Tracing on vs off, alternated run by run so that drift in the machine's
+// speed hits both sides alike. A ring plan with many steps on several lanes.
+void BM_TracingOverhead(benchmark::State& state) {
+  const braid::Plan plan = MakePlan(braid::Op::kGemmRs, braid::Algorithm::kRing, state.range(0), 2, 4);
+  braid::CpuBackend backend;
+  braid::RunOptions opt;
+  opt.warmup = 1;
+  opt.iters = 5;
+  std::vector<double> on, off;
+  size_t events = 0;
+  for (auto _ : state) {
+    for (bool trace : {true, false}) {
+      opt.trace = trace;
+      auto out = backend.Run(plan, opt);
+      if (!out.ok()) {
+        state.SkipWithError(out.status().message().c_str());
+        return;
+      }
+      if (trace) events = out->events.size();
+      for (int64_t ns : out->iteration_ns) (trace ? on : off).push_back(double(ns));
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  state.counters["on_us"] = median(on) / 1e3;
+  state.counters["off_us"] = median(off) / 1e3;
+  state.counters["overhead_pct"] = (median(on) / median(off) - 1) * 100;
+  state.counters["events_per_iter"] = double(events) / opt.iters;
 }
 
-// Keeps the median of each benchmark's repetitions for the ratio summary.
+// Keeps the median of each benchmark's repetitions, and the tracing
+// benchmark's counters, for the summary.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -91,23 +117,32 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
         medians_[r.run_name.function_name] = r.GetAdjustedRealTime();
       }
+      if (r.run_name.function_name == "BM_TracingOverhead" && r.run_type == Run::RT_Iteration) {
+        tracing_.push_back({r.run_name.args, r.counters.at("on_us").value, r.counters.at("off_us").value,
+                            r.counters.at("overhead_pct").value, r.counters.at("events_per_iter").value});
+      }
     }
   }
   double Median(const std::string& name) const {
     auto it = medians_.find(name);
     return it == medians_.end() ? 0 : it->second;
   }
+  struct Tracing {
+    std::string size;
+    double on_us, off_us, pct, events;
+  };
+  const std::vector<Tracing>& tracing() const { return tracing_; }
 
  private:
   std::map<std::string, double> medians_;
+  std::vector<Tracing> tracing_;
 };
 
 }  // namespace
 
 BENCHMARK(BM_DirectSgemm)->UseManualTime()->Unit(benchmark::kMillisecond)->Repetitions(5)->Iterations(3);
 BENCHMARK(BM_ExecutorSerialOneRank)->UseManualTime()->Unit(benchmark::kMillisecond)->Repetitions(5)->Iterations(1);
-BENCHMARK(BM_RingTraceOn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(9)->Iterations(4);
-BENCHMARK(BM_RingTraceOff)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(9)->Iterations(4);
+BENCHMARK(BM_TracingOverhead)->Arg(512)->Arg(1024)->Iterations(15)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -118,14 +153,13 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const double direct = reporter.Median("BM_DirectSgemm");
   const double exec = reporter.Median("BM_ExecutorSerialOneRank");
-  const double on = reporter.Median("BM_RingTraceOn");
-  const double off = reporter.Median("BM_RingTraceOff");
   std::printf("\nM=N=K=%lld, medians of repetitions\n", static_cast<long long>(g_size));
   if (direct > 0 && exec > 0) {
     std::printf("executor overhead (1-rank serial plan vs direct sgemm): %+.2f%%\n", (exec / direct - 1) * 100);
   }
-  if (on > 0 && off > 0) {
-    std::printf("tracing overhead (ring gemm_rs P=2 c=4, events on vs off): %+.2f%%\n", (on / off - 1) * 100);
+  for (const auto& t : reporter.tracing()) {
+    std::printf("tracing overhead (ring gemm_rs P=2 c=4, M=N=K=%s, %.0f events/iteration): %.0f us on, %.0f us off, %+.2f%%\n",
+                t.size.c_str(), t.events, t.on_us, t.off_us, t.pct);
   }
   benchmark::Shutdown();
   return 0;
