@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace braid {
 namespace {
@@ -97,6 +101,64 @@ TEST(ChromeTrace, UnmatchedRecvHasNoFlow) {
   in.events[1].correlation = 8;  // the send no longer matches
   const auto j = ChromeTrace(in);
   for (const auto& e : j["traceEvents"]) EXPECT_NE(e["ph"], "s");
+}
+
+}  // namespace
+}  // namespace braid
+
+namespace braid {
+namespace {
+
+// Checks what Perfetto's JSON importer needs: on every (pid, tid), slices
+// sorted by start either nest or do not overlap.
+void ExpectProperNesting(const nlohmann::json& trace) {
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const double ts = e["ts"], dur = e["dur"];
+    slices[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back({ts, ts + dur});
+  }
+  for (auto& [key, v] : slices) {
+    std::sort(v.begin(), v.end(), [](auto a, auto b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
+    std::vector<double> open;
+    for (auto [b, e] : v) {
+      while (!open.empty() && open.back() <= b) open.pop_back();
+      ASSERT_TRUE(open.empty() || e <= open.back()) << "pid " << key.first << " tid " << key.second << " slice at " << b;
+      open.push_back(e);
+    }
+  }
+}
+
+TEST(ChromeTrace, OverlappingEventsOfOneLaneGoToExtraTracks) {
+  ChromeTraceInput in;
+  in.lanes = {{0, 2, "cpu runtime"}};
+  // Two CPU threads merged into one lane: [0,10) and [5,15) overlap without nesting; [6,8) nests in [5,15).
+  in.events = {Ev(0, 2, EventKind::kMarker, "cudaLaunchKernel", 0, 10), Ev(0, 2, EventKind::kMarker, "cudaMemcpy", 5, 15),
+               Ev(0, 2, EventKind::kMarker, "inner", 6, 8), Ev(0, 2, EventKind::kMarker, "later", 20, 30)};
+  const auto j = ChromeTrace(in);
+  ExpectProperNesting(j);
+  std::map<std::string, int> tid_of;
+  std::set<std::string> thread_names;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") tid_of[e["name"].get<std::string>()] = e["tid"].get<int>();
+    if (e["ph"] == "M" && e["name"] == "thread_name") thread_names.insert(e["args"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(tid_of["cudaLaunchKernel"], 2);
+  EXPECT_NE(tid_of["cudaMemcpy"], 2);
+  EXPECT_EQ(tid_of["inner"], 2);  // nests inside cudaLaunchKernel
+  EXPECT_EQ(tid_of["later"], 2);
+  EXPECT_TRUE(thread_names.count("cpu runtime"));
+  EXPECT_TRUE(thread_names.count("cpu runtime (2)"));
+}
+
+TEST(ChromeTrace, BackendLanesStayOneTrackEach) {
+  const auto j = ChromeTrace(TwoRanks());
+  ExpectProperNesting(j);
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") {
+      EXPECT_LT(e["tid"].get<int>(), 1000);
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Chrome Trace Event / Perfetto JSON (object form) for one run: one process
 // per rank and one thread per lane, both named and sorted; an `X` slice per
 // event with its figures in args; flow arrows from each send to its receive.
+// Slices on a thread always nest: events of one lane that overlap without
+// nesting (an imported lane that merges CPU threads) go to extra tracks of
+// that lane, "name (2)", so that viewers find nothing malformed.
 #pragma once
 
 #include <string>
