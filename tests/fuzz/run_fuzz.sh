@@ -19,6 +19,8 @@ work=${2:-$root/build/fuzz}
 cxx=${BRAID_FUZZ_CXX:-clang++}
 shared=${BRAID_SHARED_DIR:-$root/../shared}
 
+mkdir -p "$work"
+work=$(cd "$work" && pwd)  # absolute: the script changes directory below
 mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology"
 cd "$work"
 
