@@ -21,7 +21,7 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name) {
     return Status::Invalid("the cuda backend is not implemented yet (found " +
                            std::to_string(devices->count) + " GPU(s)); use --backend cpu");
 #else
-    return Status::Invalid("this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
+    return Status::Invalid("cuda backend: this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
 #endif
   }
   return Status::Invalid("unknown backend '" + OneLine(name) + "' (known: sim, cpu, cuda)");
