@@ -1,6 +1,8 @@
 // Topology files: every error names file, line and field.
 #include "braid/topology_files.h"
 
+#include <tuple>
+
 #include "braid/toml_fields.h"
 #include "braid/toml_reader.h"
 
@@ -12,7 +14,9 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   auto t = root.Table(table);
   if (!t.ok()) return t.status();
   const TomlFields f(**t, origin, std::string(table) + ".");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source",
+                                         "ll_efficiency", "simple_efficiency", "simple_latency_us",
+                                         "nvls_efficiency", "nvls_latency_us"}));
   Link link;
   auto kind = f.String("kind");
   if (!kind.ok()) return kind.status();
@@ -31,6 +35,17 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   auto src = f.String("source");
   if (!src.ok()) return src.status();
   link.source = *src;
+  // Optional protocol figures: absent keeps the defaults of topology.h.
+  for (auto [key, dst, lo, hi] : {std::tuple{"ll_efficiency", &link.ll_efficiency, 0.01, 1.0},
+                                  {"simple_efficiency", &link.simple_efficiency, 0.01, 1.0},
+                                  {"simple_latency_us", &link.simple_latency_us, 0.0, 1e6},
+                                  {"nvls_efficiency", &link.nvls_efficiency, 0.0, 4.0},
+                                  {"nvls_latency_us", &link.nvls_latency_us, 0.0, 1e6}}) {
+    if ((*t)->Find(key) == nullptr) continue;
+    auto v = f.Number(key, lo, hi);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
   return link;
 }
 
@@ -40,7 +55,7 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
   auto doc = ParseToml(text, origin);
   if (!doc.ok()) return doc.status();
   const TomlFields f(*doc, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "nccl_channels"}));
   Topology t;
   auto name = f.String("name");
   if (!name.ok()) return name.status();
@@ -54,6 +69,11 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
   auto nodes = f.Integer("nodes", 1, 4096);
   if (!nodes.ok()) return nodes.status();
   t.nodes = int(*nodes);
+  if (doc->Find("nccl_channels") != nullptr) {
+    auto ch = f.Integer("nccl_channels", 1, 1024);
+    if (!ch.ok()) return ch.status();
+    t.nccl_channels = int(*ch);
+  }
   auto intra = ReadLink(f, "intra", origin);
   if (!intra.ok()) return intra.status();
   t.intra = *intra;

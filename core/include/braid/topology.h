@@ -21,6 +21,16 @@ struct Link {
   double latency_us = 0;     // one small message, end to end
   bool peer_to_peer = true;  // PCIe: direct GPU-to-GPU (false: through host memory)
   std::string source;        // where the numbers come from
+  // NCCL-like protocol regimes (optional in files; the sim backend uses them).
+  // LL: `latency_us` per step at ll_efficiency × bandwidth (small messages).
+  // Simple: simple_latency_us per step (0 = latency_us) at simple_efficiency × bandwidth.
+  double ll_efficiency = 0.25;
+  double simple_efficiency = 0.8;
+  double simple_latency_us = 0;
+  // NVLS (NVSwitch SHARP) all_reduce: 0 = not available; else algbw =
+  // nvls_efficiency × bandwidth after nvls_latency_us.
+  double nvls_efficiency = 0;
+  double nvls_latency_us = 0;
 };
 
 struct Topology {
@@ -30,6 +40,7 @@ struct Topology {
   int nodes = 1;
   Link intra;  // within a node
   Link inter;  // between nodes (unused when nodes == 1)
+  int nccl_channels = 0;  // default comm SMs (channels) of a collective; 0 = backend default
 
   int total_gpus() const { return gpus_per_node * nodes; }
   // A TP degree P uses the first P GPUs; it must fit.

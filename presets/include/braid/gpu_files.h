@@ -1,0 +1,72 @@
+// GPU hardware files (TOML, presets/hardware/*.toml): the figures the sim
+// backend's models use, each with its public source. The shipped files are
+// compiled in, so `--gpu h100-sxm` works from any directory; a path loads a
+// user's own file. calibration_points.toml holds the public measurements the
+// models are checked against (`braid calibrate --check`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/status.h"
+#include "braid/workload.h"
+
+namespace braid {
+
+struct GpuSpec {
+  std::string name;
+  int sm_count = 0;
+  double tflops_bf16 = 0, tflops_fp16 = 0, tflops_fp32 = 0;  // dense peak; fp32 runs as TF32
+  double hbm_gbs = 0;         // memory bandwidth, GB/s
+  double hbm_efficiency = 0;  // achievable fraction of hbm_gbs
+  int tile_m = 0, tile_n = 0; // GEMM output tile
+  double efficiency_bf16 = 0, efficiency_fp16 = 0, efficiency_fp32 = 0;  // per-tile, of peak
+  double launch_us = 0;       // gap per kernel launch on a stream
+  double event_wait_us = 0;   // gap per cross-stream dependency
+  int copy_engines = 0;
+  std::string source;
+
+  double PeakTflops(DType d) const;
+  double Efficiency(DType d) const;
+};
+
+// Errors say where: "my.toml:7:16: sm_count must be an integer between 1 and 1024".
+Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin);
+
+// A built-in name, or a path to a .toml file (anything with '/' or ".toml").
+// An unknown name lists the known ones.
+Result<GpuSpec> LoadGpu(std::string_view name_or_path);
+
+std::vector<std::string> BuiltinGpuNames();
+
+// One public measurement (shared/calibration/README.md).
+struct GemmPoint {
+  std::string gpu;
+  DType dtype = DType::kBf16;
+  int64_t m = 0, n = 0, k = 0;  // all 0 when `best`
+  bool best = false;            // "best shape found": compare with the model's best
+  double tflops = 0;
+  std::string source;
+};
+
+struct CollectivePoint {
+  std::string topology;
+  std::string kind;  // all_reduce | all_gather | reduce_scatter
+  int ranks = 0;
+  int64_t bytes = 0;
+  double busbw_gbs = 0;
+  std::string source;
+};
+
+struct CalibrationPoints {
+  std::vector<GemmPoint> gemm;
+  std::vector<CollectivePoint> collective;
+};
+
+Result<CalibrationPoints> ParseCalibrationToml(std::string_view text, std::string_view origin);
+// The shipped presets/hardware/calibration_points.toml.
+Result<CalibrationPoints> BuiltinCalibrationPoints();
+
+}  // namespace braid

@@ -1,0 +1,186 @@
+// GPU files and calibration points: every error names file, line and field.
+#include "braid/gpu_files.h"
+
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "braid/toml_fields.h"
+#include "braid/toml_reader.h"
+#include "builtin_calibration.h"
+#include "builtin_gpus.h"
+
+namespace braid {
+
+double GpuSpec::PeakTflops(DType d) const {
+  return d == DType::kBf16 ? tflops_bf16 : d == DType::kFp16 ? tflops_fp16 : tflops_fp32;
+}
+
+double GpuSpec::Efficiency(DType d) const {
+  return d == DType::kBf16 ? efficiency_bf16 : d == DType::kFp16 ? efficiency_fp16 : efficiency_fp32;
+}
+
+Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
+  auto doc = ParseToml(text, origin);
+  if (!doc.ok()) return doc.status();
+  const TomlFields f(*doc, origin, "");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
+      {"name", "sm_count", "tflops_bf16", "tflops_fp16", "tflops_fp32", "hbm_gbs", "hbm_efficiency", "tile_m",
+       "tile_n", "efficiency_bf16", "efficiency_fp16", "efficiency_fp32", "launch_us", "event_wait_us",
+       "copy_engines", "source"}));
+  GpuSpec g;
+  auto name = f.String("name");
+  if (!name.ok()) return name.status();
+  g.name = *name;
+  for (auto [key, dst, hi] : {std::tuple{"sm_count", &g.sm_count, 1024}, {"tile_m", &g.tile_m, 1024},
+                              {"tile_n", &g.tile_n, 1024}, {"copy_engines", &g.copy_engines, 64}}) {
+    auto v = f.Integer(key, 1, hi);
+    if (!v.ok()) return v.status();
+    *dst = int(*v);
+  }
+  for (auto [key, dst] : {std::pair{"tflops_bf16", &g.tflops_bf16}, {"tflops_fp16", &g.tflops_fp16},
+                          {"tflops_fp32", &g.tflops_fp32}, {"hbm_gbs", &g.hbm_gbs}}) {
+    auto v = f.Positive(key);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  for (auto [key, dst] : {std::pair{"hbm_efficiency", &g.hbm_efficiency}, {"efficiency_bf16", &g.efficiency_bf16},
+                          {"efficiency_fp16", &g.efficiency_fp16}, {"efficiency_fp32", &g.efficiency_fp32}}) {
+    auto v = f.Number(key, 0.01, 1.0);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  for (auto [key, dst] : {std::pair{"launch_us", &g.launch_us}, {"event_wait_us", &g.event_wait_us}}) {
+    auto v = f.Number(key, 0.0, 1e6);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  auto src = f.String("source");
+  if (!src.ok()) return src.status();
+  if (src->empty()) return Status::Invalid(f.Where(*doc->Find("source")) + ": source must name where the numbers come from");
+  g.source = *src;
+  return g;
+}
+
+std::vector<std::string> BuiltinGpuNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& f : kBuiltinGpus) names.emplace_back(f.name);
+  return names;
+}
+
+Result<GpuSpec> LoadGpu(std::string_view name_or_path) {
+  const bool is_path = name_or_path.find('/') != std::string_view::npos || name_or_path.ends_with(".toml");
+  if (!is_path) {
+    for (const EmbeddedFile& f : kBuiltinGpus) {
+      if (f.name == name_or_path) return ParseGpuToml(f.text, std::string(f.name) + ".toml");
+    }
+    std::string known;
+    for (const std::string& n : BuiltinGpuNames()) known += (known.empty() ? "" : ", ") + n;
+    return Status::NotFound("unknown GPU '" + OneLine(name_or_path) + "' (known: " + known +
+                            "; or give a path to a .toml file)");
+  }
+  std::ifstream in{std::string(name_or_path)};
+  if (!in) return Status::NotFound("cannot read GPU file '" + OneLine(name_or_path) + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseGpuToml(ss.str(), name_or_path);
+}
+
+namespace {
+
+Result<GemmPoint> ReadGemmPoint(const TomlValue& t, std::string_view origin) {
+  const TomlFields f(t, origin, "gemm.");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"gpu", "dtype", "m", "n", "k", "best", "tflops", "source"}));
+  GemmPoint p;
+  auto gpu = f.String("gpu");
+  if (!gpu.ok()) return gpu.status();
+  p.gpu = *gpu;
+  auto dt = f.String("dtype");
+  if (!dt.ok()) return dt.status();
+  auto d = ParseDType(*dt);
+  if (!d.ok()) return Status::Invalid(f.Where(*t.Find("dtype")) + ": gemm.dtype: " + d.status().message());
+  p.dtype = *d;
+  auto best = f.OptionalBool("best", false);
+  if (!best.ok()) return best.status();
+  p.best = *best;
+  if (!p.best) {
+    for (auto [key, dst] : {std::pair{"m", &p.m}, {"n", &p.n}, {"k", &p.k}}) {
+      auto v = f.Integer(key, 1, int64_t(1) << 40);
+      if (!v.ok()) return v.status();
+      *dst = *v;
+    }
+  }
+  auto tf = f.Positive("tflops");
+  if (!tf.ok()) return tf.status();
+  p.tflops = *tf;
+  auto src = f.String("source");
+  if (!src.ok()) return src.status();
+  p.source = *src;
+  return p;
+}
+
+Result<CollectivePoint> ReadCollectivePoint(const TomlValue& t, std::string_view origin) {
+  const TomlFields f(t, origin, "collective.");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"topology", "kind", "ranks", "bytes", "busbw_gbs", "source"}));
+  CollectivePoint p;
+  for (auto [key, dst] : {std::pair{"topology", &p.topology}, {"kind", &p.kind}, {"source", &p.source}}) {
+    auto v = f.String(key);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  if (p.kind != "all_reduce" && p.kind != "all_gather" && p.kind != "reduce_scatter") {
+    return Status::Invalid(f.Where(*t.Find("kind")) +
+                           ": collective.kind must be all_reduce, all_gather or reduce_scatter");
+  }
+  auto ranks = f.Integer("ranks", 2, 4096);
+  if (!ranks.ok()) return ranks.status();
+  p.ranks = int(*ranks);
+  auto bytes = f.Integer("bytes", 1, int64_t(1) << 45);
+  if (!bytes.ok()) return bytes.status();
+  p.bytes = *bytes;
+  auto bw = f.Positive("busbw_gbs");
+  if (!bw.ok()) return bw.status();
+  p.busbw_gbs = *bw;
+  return p;
+}
+
+}  // namespace
+
+Result<CalibrationPoints> ParseCalibrationToml(std::string_view text, std::string_view origin) {
+  auto doc = ParseToml(text, origin);
+  if (!doc.ok()) return doc.status();
+  const TomlFields f(*doc, origin, "");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"gemm", "collective"}));
+  CalibrationPoints out;
+  for (const char* key : {"gemm", "collective"}) {
+    const TomlValue* arr = doc->Find(key);
+    if (arr == nullptr) continue;
+    if (arr->kind != TomlValue::Kind::kArray) {
+      return Status::Invalid(f.Where(*arr) + ": " + key + " must be an array of tables ([[" + key + "]])");
+    }
+    for (const TomlValue& item : arr->items) {
+      if (item.kind != TomlValue::Kind::kTable) {
+        return Status::Invalid(f.Where(item) + ": " + key + " entries must be tables");
+      }
+      if (std::string_view(key) == "gemm") {
+        auto p = ReadGemmPoint(item, origin);
+        if (!p.ok()) return p.status();
+        out.gemm.push_back(*p);
+      } else {
+        auto p = ReadCollectivePoint(item, origin);
+        if (!p.ok()) return p.status();
+        out.collective.push_back(*p);
+      }
+    }
+  }
+  return out;
+}
+
+Result<CalibrationPoints> BuiltinCalibrationPoints() {
+  for (const EmbeddedFile& f : kBuiltinCalibration) {
+    if (f.name == "calibration_points") return ParseCalibrationToml(f.text, "calibration_points.toml");
+  }
+  return Status::Internal("calibration_points.toml is not compiled in");
+}
+
+}  // namespace braid
