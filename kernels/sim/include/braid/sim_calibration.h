@@ -1,0 +1,59 @@
+// What `braid calibrate` computes: the models' predictions for one GEMM or
+// one collective, and the check of the models against every public figure
+// in presets/hardware/calibration_points.toml.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/gpu_files.h"
+#include "braid/plan.h"
+#include "braid/status.h"
+#include "braid/topology.h"
+
+namespace braid::sim {
+
+// "M,N,K" with ParseSize suffixes ("8K,8K,4096"); errors name `flag`.
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+Result<GemmShape> ParseGemmShape(std::string_view text, std::string_view flag);
+
+struct GemmPrediction {
+  double time_ns = 0;
+  double tflops = 0;
+};
+
+GemmPrediction PredictGemm(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype);
+// The model's best over a grid of shapes (M, N multiples of 1024 up to 16K,
+// K of 4K, 8K, 16K), for "best shape found" figures.
+GemmPrediction BestGemm(const GpuSpec& gpu, DType dtype);
+
+struct CollectivePrediction {
+  double time_ns = 0;
+  double algbw_gbps = 0;  // bytes / time
+  double busbw_gbps = 0;  // algbw × BusBwFactor
+};
+
+// @pre ranks >= 2, bytes >= 1
+CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
+
+// "all_reduce" | "all_gather" | "reduce_scatter"
+Result<CollectiveKind> ParseCollectiveKind(std::string_view name);
+
+struct CheckRow {
+  std::string what;  // "h100-sxm bf16 gemm 8192x8192x8192 TFLOP/s"
+  double measured = 0;
+  double predicted = 0;
+  double error_pct = 0;  // (predicted − measured) / measured × 100
+  std::string source;
+};
+
+// Model vs every point of the shipped calibration_points.toml.
+Result<std::vector<CheckRow>> CheckCalibration();
+// The rows as an aligned text table (what, measured, predicted, error %).
+std::string FormatCheckTable(const std::vector<CheckRow>& rows);
+
+}  // namespace braid::sim

@@ -1,0 +1,75 @@
+// The sim backend's analytical models: the time of one GEMM on a GPU and of
+// one transfer or collective on a topology's links. Pure functions of the
+// data files (presets/hardware, presets/topologies); the discrete-event
+// engine (sim_backend.h) builds on them.
+#pragma once
+
+#include <cstdint>
+
+#include "braid/gpu_files.h"
+#include "braid/plan.h"
+#include "braid/topology.h"
+#include "braid/workload.h"
+
+namespace braid::sim {
+
+// One GEMM's static cost. tiles = ceil(M/tile_m)·ceil(N/tile_n) spread in
+// waves over the SMs it gets (skinny M or N shrink the tile to 64, and K is
+// split while the tiles cannot fill the SMs, as cuBLAS heuristics do); a tile takes tile_ns; memory_ns is the bytes
+// of A, B and C over the achievable HBM bandwidth.
+struct GemmCost {
+  int64_t tiles = 0;
+  double tile_ns = 0;
+  double memory_ns = 0;
+  double launch_ns = 0;
+  double hbm_bytes = 0;
+
+  // Kernel time (without launch) on `sms` SMs: waves·tile_ns and memory_ns
+  // combined as a 2-norm roofline (they overlap, but not perfectly: the
+  // skinny A100 point of shared/calibration is neither bound alone).
+  // @pre sms >= 1
+  double BodyNs(int sms) const;
+  int64_t Waves(int sms) const { return (tiles + sms - 1) / sms; }
+};
+
+GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype);
+
+// Predicted time of C[M×N] = A[M×K]·B[K×N] with `sms` SMs (0 = all), launch included.
+double GemmTimeNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int sms = 0);
+
+// A memory-bound elementwise kernel (reduce, copy) touching `bytes`.
+double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes);
+
+// A transfer or collective: a fixed latency part and a bandwidth part that
+// contention can stretch.
+struct CommTime {
+  double latency_ns = 0;
+  double transfer_ns = 0;
+  double total_ns() const { return latency_ns + transfer_ns; }
+};
+
+// The link between ranks a and b (intra-node, or inter-node when the two
+// GPUs sit on different nodes; rank r is GPU r).
+const Link& LinkBetween(const Topology& topo, int a, int b);
+// The slowest link a collective over the first `ranks` GPUs crosses.
+const Link& CollectiveLink(const Topology& topo, int ranks);
+
+// One message of `bytes` over `link`: the faster of the LL and Simple
+// protocols (NCCL's tuner picks the faster one too).
+CommTime P2pTime(const Link& link, int64_t bytes);
+
+// nccl-tests convention: `bytes` is the larger side (all_gather output,
+// reduce_scatter input, all_reduce buffer). Ring: all_gather /
+// reduce_scatter take P−1 steps of bytes/P, all_reduce 2(P−1); on NVSwitch
+// with NVLS figures, all_reduce may use NVLS instead. The fastest wins.
+CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
+double CollectiveTimeNs(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
+
+// busbw / algbw: 2(n−1)/n for all_reduce, (n−1)/n otherwise.
+double BusBwFactor(CollectiveKind kind, int ranks);
+
+// SMs one comm kernel holds: config.comm_sms when set, else the topology's
+// NCCL channels, else 16.
+int CommSms(const Topology& topo, int config_comm_sms);
+
+}  // namespace braid::sim

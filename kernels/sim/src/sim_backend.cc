@@ -1,0 +1,98 @@
+#include "braid/sim_backend.h"
+
+#include <cmath>
+#include <utility>
+
+#include "braid/plan_check.h"
+#include "braid/topology_files.h"
+#include "sim_engine.h"
+
+namespace braid {
+
+namespace {
+
+EventKind EventKindOf(StepKind kind) {
+  switch (kind) {
+    case StepKind::kGemm: return EventKind::kCompute;
+    case StepKind::kReduce: return EventKind::kReduce;
+    case StepKind::kCopy: return EventKind::kCopy;
+    case StepKind::kSend:
+    case StepKind::kRecv:
+    case StepKind::kCollective: return EventKind::kComm;
+  }
+  return EventKind::kMarker;
+}
+
+Status CheckOptions(const RunOptions& o) {
+  if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
+    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+SimBackend::SimBackend(GpuSpec gpu, Topology topo)
+    : gpu_(std::move(gpu)), topo_(std::move(topo)), engine_(std::make_unique<sim::Engine>(gpu_, topo_)) {}
+
+SimBackend::~SimBackend() = default;
+
+Result<int64_t> SimBackend::Evaluate(const Plan& plan) {
+  BRAID_RETURN_IF_ERROR(topo_.CheckFits(plan.tp()));
+  engine_->Load(plan);
+  BRAID_RETURN_IF_ERROR(engine_->RunOnce());
+  return int64_t(std::llround(engine_->makespan_ns()));
+}
+
+Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
+  BRAID_RETURN_IF_ERROR(CheckOptions(options));
+  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  auto makespan = Evaluate(plan);
+  if (!makespan.ok()) return makespan.status();
+
+  RunOutput out;
+  out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
+  out.notes.push_back("sim computes no data: timings are simulated on " + gpu_.name + " / " + topo_.name);
+  if (options.verify) out.notes.push_back("verification does not apply to sim (sim computes no data)");
+  out.iteration_ns.assign(size_t(options.iters), *makespan);
+  if (!options.trace) return out;
+  out.events.reserve(size_t(options.iters) * plan.total_steps());
+  for (int it = 0; it < options.iters; ++it) {
+    const int64_t offset = int64_t(it) * *makespan;
+    for (int r = 0; r < plan.tp(); ++r) {
+      for (const Step& s : plan.ranks[size_t(r)].steps) {
+        const int g = engine_->first_step(r) + s.id;
+        Event e;
+        e.iteration = it;
+        e.rank = r;
+        e.lane = s.lane;
+        e.kind = EventKindOf(s.kind);
+        e.name = s.name;
+        e.start_ns = offset + int64_t(std::llround(engine_->start_ns(g)));
+        e.end_ns = offset + int64_t(std::llround(engine_->end_ns(g)));
+        e.bytes = s.bytes;
+        e.flops = s.flops;
+        e.chunk = s.chunk;
+        e.step = s.ring_step;
+        e.peer = s.peer;
+        e.correlation = s.match;
+        out.events.push_back(std::move(e));
+      }
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<Backend>> MakeSimBackend(const std::string& topology_name_or_file) {
+  auto topo = LoadTopology(topology_name_or_file);
+  if (!topo.ok()) return topo.status();
+  auto gpu = LoadGpu(topo->gpu);
+  if (!gpu.ok()) {
+    return Status(gpu.status().code() == StatusCode::kNotFound
+                      ? Status::NotFound("topology '" + topo->name + "': " + gpu.status().message())
+                      : gpu.status());
+  }
+  return std::unique_ptr<Backend>(std::make_unique<SimBackend>(std::move(*gpu), std::move(*topo)));
+}
+
+}  // namespace braid

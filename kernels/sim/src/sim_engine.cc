@@ -1,0 +1,538 @@
+#include "sim_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace braid::sim {
+
+namespace {
+
+enum EventType { kWorkStart = 0, kComplete = 1 };
+
+bool Later(const auto& a, const auto& b) { return a.t > b.t; }
+
+}  // namespace
+
+void Engine::Load(const Plan& plan) {
+  tp_ = plan.tp();
+  const int comm_sms = CommSms(topo_, plan.config.comm_sms);
+  const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
+  const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
+
+  size_t n = 0;
+  rank_first_.assign(size_t(tp_), 0);
+  for (int r = 0; r < tp_; ++r) {
+    rank_first_[size_t(r)] = int(n);
+    n += plan.ranks[size_t(r)].steps.size();
+  }
+  steps_.resize(n);
+  std::vector<MatchKey>& p2p = p2p_;
+  std::vector<MatchKey>& colls = colls_;
+  p2p.clear();
+  colls.clear();
+  dependents_off_.assign(n + 1, 0);
+  edges_.clear();
+  gemm_costs_.clear();
+  std::vector<int>& lane_last = lane_last_;
+  lane_last.assign(plan.lanes.size(), -1);
+  // Consecutive steps mostly share a shape: memoize the last cost.
+  int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
+  const Link* last_link = nullptr;
+  CommTime last_ct;
+
+  for (int r = 0; r < tp_; ++r) {
+    const RankPlan& rp = plan.ranks[size_t(r)];
+    std::fill(lane_last.begin(), lane_last.end(), -1);
+    for (const Step& s : rp.steps) {
+      const int g = rank_first_[size_t(r)] + s.id;
+      StepStatic& st = steps_[size_t(g)];
+      st = StepStatic{};
+      st.kind = s.kind;
+      st.act = Act::kNone;
+      st.rank = r;
+      st.lane = s.lane;
+      st.priority = plan.lanes[size_t(s.lane)].priority;
+      st.partner = st.coll = st.dst_rank = st.src_port = st.dst_port = -1;
+      int cross = 0;
+      for (int d : s.deps) cross += rp.steps[size_t(d)].lane != s.lane;
+      st.fixed_ns = launch + cross * wait;
+      st.pending0 = int(s.deps.size());
+      st.gemm = -1;
+      for (int d : s.deps) {
+        const int before = rank_first_[size_t(r)] + d;
+        ++dependents_off_[size_t(before) + 1];
+        edges_.emplace_back(before, g);
+      }
+      if (int prev = lane_last[size_t(s.lane)]; prev >= 0) {
+        ++st.pending0;
+        ++dependents_off_[size_t(prev) + 1];
+        edges_.emplace_back(prev, g);
+      }
+      lane_last[size_t(s.lane)] = g;
+      const bool comm_lane = plan.lanes[size_t(s.lane)].kind == LaneKind::kComm;
+      switch (s.kind) {
+        case StepKind::kGemm: {
+          const int64_t m = s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
+          const int64_t nn = rp.buffers[size_t(s.b.buffer)].cols;
+          st.act = Act::kGemm;
+          if (m != last_m || nn != last_n || k != last_k) {
+            const GemmCost c = GemmCostOf(gpu_, m, nn, k, plan.workload.dtype);
+            gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
+            last_m = m, last_n = nn, last_k = k;
+          }
+          st.gemm = int(gemm_costs_.size()) - 1;
+          const GemmEntry& ge = gemm_costs_.back();
+          st.work_ns = ge.full_ns;
+          st.hbm_demand = st.work_ns > 0 ? ge.cost.hbm_bytes / st.work_ns : 0;
+          break;
+        }
+        case StepKind::kReduce:
+        case StepKind::kCopy:
+          st.act = Act::kMemory;
+          st.work_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
+          st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency;
+          st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_sms : 0;
+          break;
+        case StepKind::kSend: {
+          const Link& link = LinkBetween(topo_, r, s.peer);
+          if (&link != last_link || s.bytes != last_bytes) {
+            last_ct = P2pTime(link, s.bytes);
+            last_link = &link;
+            last_bytes = s.bytes;
+          }
+          const CommTime ct = last_ct;
+          const bool inter = &link == &topo_.inter;
+          st.src_port = PortOf(r, inter);
+          st.dst_port = PortOf(s.peer, inter);
+          st.act = Act::kTransfer;
+          st.fixed_ns += ct.latency_ns;
+          st.work_ns = ct.transfer_ns;
+          st.hbm_demand = ct.transfer_ns > 0 ? double(s.bytes) / ct.transfer_ns : 0;
+          st.sm_hold = ce ? 0 : comm_sms;
+          st.dst_rank = s.peer;
+          p2p.push_back({s.match, r, s.peer, false, g});
+          break;
+        }
+        case StepKind::kRecv:
+          p2p.push_back({s.match, s.peer, r, true, g});
+          break;
+        case StepKind::kCollective:
+          st.act = Act::kCollective;
+          colls.push_back({s.match, r, r, false, g});
+          break;
+      }
+    }
+  }
+
+  // Pair sends with recvs on (match, sender, receiver) through an
+  // open-addressing table of the sends (CheckPlanStructure made pairs unique).
+  size_t cap = 16;
+  while (cap < 2 * p2p.size()) cap *= 2;
+  pair_table_.assign(cap, -1);
+  const auto slot = [&](const MatchKey& k) {
+    uint64_t h = uint64_t(k.match) * 0x9E3779B97F4A7C15ull ^ (uint64_t(uint32_t(k.src)) << 32 | uint32_t(k.dst));
+    h ^= h >> 29;
+    return size_t(h * 0xBF58476D1CE4E5B9ull >> 7) & (cap - 1);
+  };
+  for (size_t i = 0; i < p2p.size(); ++i) {
+    if (p2p[i].recv) continue;
+    size_t at = slot(p2p[i]);
+    while (pair_table_[at] >= 0) at = (at + 1) & (cap - 1);
+    pair_table_[at] = int(i);
+  }
+  for (const MatchKey& k : p2p) {
+    if (!k.recv) continue;
+    for (size_t at = slot(k); pair_table_[at] >= 0; at = (at + 1) & (cap - 1)) {
+      const MatchKey& send = p2p[size_t(pair_table_[at])];
+      if (send.match == k.match && send.src == k.src && send.dst == k.dst) {
+        steps_[size_t(send.g)].partner = k.g;
+        steps_[size_t(k.g)].partner = send.g;
+        break;
+      }
+    }
+  }
+
+  // Collective groups: one per match, members in rank order.
+  std::sort(colls.begin(), colls.end(),
+            [](const MatchKey& a, const MatchKey& b) { return std::tie(a.match, a.src) < std::tie(b.match, b.src); });
+  coll_steps_off_.clear();
+  coll_steps_.clear();
+  coll_time_.clear();
+  coll_hbm_.clear();
+  coll_sm_hold_.clear();
+  coll_inter_.clear();
+  for (size_t i = 0; i < colls.size(); ++i) {
+    if (i == 0 || colls[i].match != colls[i - 1].match) {
+      coll_steps_off_.push_back(int(coll_steps_.size()));
+      const Step& s = plan.ranks[size_t(colls[i].src)].steps[size_t(colls[i].g - rank_first_[size_t(colls[i].src)])];
+      const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
+      coll_time_.push_back(ct);
+      // Each rank reads and writes its share of the ring traffic.
+      coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
+                                             : 0);
+      coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_sms);
+      coll_inter_.push_back(&CollectiveLink(topo_, tp_) == &topo_.inter);
+    }
+    steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;
+    coll_steps_.push_back(colls[i].g);
+  }
+  coll_steps_off_.push_back(int(coll_steps_.size()));
+
+  // Dependents (CSR): explicit deps and the lane predecessor.
+  for (size_t i = 1; i <= n; ++i) dependents_off_[i] += dependents_off_[i - 1];
+  dependents_.resize(size_t(dependents_off_[n]));
+  std::vector<int>& fill = fill_;
+  fill.assign(dependents_off_.begin(), dependents_off_.end() - 1);
+  for (auto [before, after] : edges_) dependents_[size_t(fill[size_t(before)]++)] = after;
+}
+
+void Engine::Push(double t, int type, int id) {
+  heap_.push_back({t, id, type});
+  std::push_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
+}
+
+Engine::HeapItem Engine::Pop() {
+  std::pop_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
+  const HeapItem top = heap_.back();
+  heap_.pop_back();
+  return top;
+}
+
+void Engine::FinSiftUp(int pos) {
+  const int a = fin_heap_[size_t(pos)];
+  const double key = acts_[size_t(a)].finish;
+  while (pos > 0) {
+    const int parent = (pos - 1) / 2;
+    const int b = fin_heap_[size_t(parent)];
+    if (!(key < acts_[size_t(b)].finish)) break;
+    fin_heap_[size_t(pos)] = b;
+    acts_[size_t(b)].heap_pos = pos;
+    pos = parent;
+  }
+  fin_heap_[size_t(pos)] = a;
+  acts_[size_t(a)].heap_pos = pos;
+}
+
+void Engine::FinSiftDown(int pos) {
+  const int n = int(fin_heap_.size());
+  const int a = fin_heap_[size_t(pos)];
+  const double key = acts_[size_t(a)].finish;
+  for (;;) {
+    int child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && acts_[size_t(fin_heap_[size_t(child) + 1])].finish < acts_[size_t(fin_heap_[size_t(child)])].finish) {
+      ++child;
+    }
+    const int b = fin_heap_[size_t(child)];
+    if (!(acts_[size_t(b)].finish < key)) break;
+    fin_heap_[size_t(pos)] = b;
+    acts_[size_t(b)].heap_pos = pos;
+    pos = child;
+  }
+  fin_heap_[size_t(pos)] = a;
+  acts_[size_t(a)].heap_pos = pos;
+}
+
+void Engine::FinSet(int a, double t) {
+  Activity& x = acts_[size_t(a)];
+  if (x.heap_pos < 0) {
+    x.finish = t;
+    fin_heap_.push_back(a);
+    FinSiftUp(int(fin_heap_.size()) - 1);
+    return;
+  }
+  const double old = x.finish;
+  x.finish = t;
+  if (t < old) {
+    FinSiftUp(x.heap_pos);
+  } else {
+    FinSiftDown(x.heap_pos);
+  }
+}
+
+void Engine::FinRemove(int a) {
+  const int pos = acts_[size_t(a)].heap_pos;
+  if (pos < 0) return;
+  acts_[size_t(a)].heap_pos = -1;
+  const int last = fin_heap_.back();
+  fin_heap_.pop_back();
+  if (last == a) return;
+  fin_heap_[size_t(pos)] = last;
+  acts_[size_t(last)].heap_pos = pos;
+  FinSiftUp(pos);
+  FinSiftDown(acts_[size_t(last)].heap_pos);
+}
+
+Status Engine::RunOnce() {
+  const size_t n = steps_.size(), groups = coll_time_.size();
+  pending_.resize(n);
+  start_.resize(n);  // each written before it is read
+  end_.resize(n);
+  ready_at_.resize(n);
+  arrived_.assign(n, 0);
+  coll_arrivals_.assign(groups, 0);
+  coll_ready_.assign(groups, 0);
+  acts_.assign(n + groups, Activity{});
+  if (stamp_.size() != n + groups || stamp_now_ > (1u << 30)) {
+    stamp_.assign(n + groups, 0);
+    stamp_now_ = 0;
+  }
+  heap_.clear();
+  fin_heap_.clear();
+  held_sms_.assign(size_t(tp_), 0);
+  gemms_.assign(size_t(tp_), 0);
+  hbm_sum_.assign(size_t(tp_), 0);
+  port_out_.assign(size_t(tp_) * 2, 0);
+  port_in_.assign(size_t(tp_) * 2, 0);
+  running_.resize(size_t(tp_));
+  for (auto& v : running_) v.clear();
+  scratch_ranks_.resize(size_t(std::max(tp_, 2)));
+  makespan_ = 0;
+
+  for (size_t g = 0; g < n; ++g) pending_[g] = steps_[g].pending0;
+  for (size_t g = 0; g < n; ++g) {
+    if (pending_[g] == 0) Ready(int(g), 0);
+  }
+  while (!heap_.empty() || !fin_heap_.empty()) {
+    // Finishes first at equal times: they free resources for what starts.
+    if (!fin_heap_.empty() && (heap_.empty() || acts_[size_t(fin_heap_[0])].finish <= heap_.front().t)) {
+      const int a = fin_heap_[0];
+      const double t = acts_[size_t(a)].finish;
+      FinRemove(a);
+      Finish(a, t);
+      continue;
+    }
+    const HeapItem e = Pop();
+    if (e.type == kWorkStart) {
+      WorkStart(e.id, e.t);
+    } else {
+      Complete(e.id, e.t);
+    }
+  }
+  for (size_t g = 0; g < n; ++g) {
+    if (pending_[g] != -1) {
+      return Status::Internal("sim: step " + std::to_string(g - size_t(first_step(steps_[g].rank))) + " of rank " +
+                              std::to_string(steps_[g].rank) + " never ran");
+    }
+  }
+  return Status::Ok();
+}
+
+void Engine::Ready(int g, double now) {
+  const StepStatic& st = steps_[size_t(g)];
+  start_[size_t(g)] = now;
+  switch (st.kind) {
+    case StepKind::kRecv: {
+      ready_at_[size_t(g)] = now + st.fixed_ns;
+      const int send = st.partner;
+      if (arrived_[size_t(send)]) {
+        Push(std::max(ready_at_[size_t(g)], end_[size_t(send)]), kComplete, g);
+      } else {
+        arrived_[size_t(g)] = 1;  // waiting for the data
+      }
+      break;
+    }
+    case StepKind::kCollective: {
+      const int c = st.coll;
+      coll_ready_[size_t(c)] = std::max(coll_ready_[size_t(c)], now + st.fixed_ns);
+      if (++coll_arrivals_[size_t(c)] == tp_) {
+        Push(coll_ready_[size_t(c)] + coll_time_[size_t(c)].latency_ns, kWorkStart, int(steps_.size()) + c);
+      }
+      break;
+    }
+    default: Push(now + st.fixed_ns, kWorkStart, g); break;
+  }
+}
+
+int Engine::ActivityRanks(int a, int* out) const {
+  if (a < int(steps_.size())) {
+    const StepStatic& st = steps_[size_t(a)];
+    out[0] = st.rank;
+    if (st.act == Act::kTransfer && st.dst_rank != st.rank) {
+      out[1] = st.dst_rank;
+      return 2;
+    }
+    return 1;
+  }
+  for (int r = 0; r < tp_; ++r) out[r] = r;
+  return tp_;
+}
+
+void Engine::Touch(int a, int sign) {
+  const int n = int(steps_.size());
+  int* ranks = scratch_ranks_.data();
+  const int nr = ActivityRanks(a, ranks);
+  for (int i = 0; i < nr; ++i) {
+    auto& run = running_[size_t(ranks[i])];
+    if (sign > 0) {
+      run.push_back(a);
+    } else {
+      run.erase(std::find(run.begin(), run.end(), a));
+    }
+  }
+  if (a >= n) {
+    const int c = a - n;
+    const bool inter = coll_inter_[size_t(c)];
+    for (int r = 0; r < tp_; ++r) {
+      held_sms_[size_t(r)] += sign * coll_sm_hold_[size_t(c)];
+      hbm_sum_[size_t(r)] += sign * coll_hbm_[size_t(c)];
+      port_out_[size_t(PortOf(r, inter))] += sign;
+      port_in_[size_t(PortOf(r, inter))] += sign;
+    }
+    return;
+  }
+  const StepStatic& st = steps_[size_t(a)];
+  const int r = st.rank;
+  held_sms_[size_t(r)] += sign * st.sm_hold;
+  hbm_sum_[size_t(r)] += sign * st.hbm_demand;
+  if (st.act == Act::kGemm) gemms_[size_t(r)] += sign;
+  if (st.act == Act::kTransfer) {
+    port_out_[size_t(st.src_port)] += sign;
+    port_in_[size_t(st.dst_port)] += sign;
+    if (st.dst_rank != r) hbm_sum_[size_t(st.dst_rank)] += sign * st.hbm_demand;
+  }
+}
+
+double Engine::HbmFactor(int rank) const {
+  const double sum = hbm_sum_[size_t(rank)];
+  return sum <= gpu_.hbm_gbs ? 1.0 : gpu_.hbm_gbs / sum;
+}
+
+double Engine::RateOf(int a) {
+  const int n = int(steps_.size());
+  if (a >= n) {
+    const bool inter = coll_inter_[size_t(a - n)];
+    double rate = 1.0;
+    for (int r = 0; r < tp_; ++r) {
+      const int users = std::max(port_out_[size_t(PortOf(r, inter))], port_in_[size_t(PortOf(r, inter))]);
+      rate = std::min(rate, HbmFactor(r) / std::max(users, 1));
+    }
+    return rate;
+  }
+  const StepStatic& st = steps_[size_t(a)];
+  const int r = st.rank;
+  switch (st.act) {
+    case Act::kGemm: {
+      const int sms = std::max(1, (gpu_.sm_count - held_sms_[size_t(r)]) / std::max(gemms_[size_t(r)], 1));
+      GemmEntry& ge = gemm_costs_[size_t(st.gemm)];
+      if (sms == gpu_.sm_count) return HbmFactor(r);  // work_ns is the full-SM body
+      if (sms != ge.other_sms) {
+        ge.other_sms = sms;
+        ge.other_ns = ge.cost.BodyNs(sms);
+      }
+      return st.work_ns / ge.other_ns * HbmFactor(r);
+    }
+    case Act::kTransfer: {
+      const int users = std::max(port_out_[size_t(st.src_port)], port_in_[size_t(st.dst_port)]);
+      return std::min(HbmFactor(r), HbmFactor(st.dst_rank)) / std::max(users, 1);
+    }
+    default: return HbmFactor(r);
+  }
+}
+
+void Engine::Reevaluate(int a, double now) {
+  Activity& x = acts_[size_t(a)];
+  x.remaining = std::max(0.0, x.remaining - (now - x.last) * x.rate);
+  x.last = now;
+  const double rate = RateOf(a);
+  if (rate == x.rate) return;
+  x.rate = rate;
+  FinSet(a, now + x.remaining / rate);
+}
+
+void Engine::ReevaluateRanks(int a, double now) {
+  ++stamp_now_;
+  int* ranks = scratch_ranks_.data();
+  const int nr = ActivityRanks(a, ranks);
+  for (int i = 0; i < nr; ++i) {
+    for (int b : running_[size_t(ranks[i])]) {
+      if (stamp_[size_t(b)] == stamp_now_) continue;
+      stamp_[size_t(b)] = stamp_now_;
+      Reevaluate(b, now);
+    }
+  }
+}
+
+void Engine::WorkStart(int a, double now) {
+  const int n = int(steps_.size());
+  Activity& x = acts_[size_t(a)];
+  const double work = a < n ? steps_[size_t(a)].work_ns : coll_time_[size_t(a - n)].transfer_ns;
+  const int hold = a < n ? steps_[size_t(a)].sm_hold : coll_sm_hold_[size_t(a - n)];
+  if (hold > 0 && !x.delayed) {
+    // Without a higher stream priority, a comm kernel's CTAs get SMs only as
+    // the running GEMM's current wave retires.
+    const int prio = a < n ? steps_[size_t(a)].priority : steps_[size_t(coll_steps_[size_t(coll_steps_off_[size_t(a - n)])])].priority;
+    int* ranks = scratch_ranks_.data();
+    const int nr = ActivityRanks(a, ranks);
+    double delay = 0;
+    for (int i = 0; i < nr; ++i) {
+      for (int b : running_[size_t(ranks[i])]) {
+        if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
+        const StepStatic& gs = steps_[size_t(b)];
+        const GemmCost& cost = gemm_costs_[size_t(gs.gemm)].cost;
+        const int r = gs.rank;
+        const int sms = std::max(1, (gpu_.sm_count - held_sms_[size_t(r)]) / std::max(gemms_[size_t(r)], 1));
+        if (cost.tiles < sms) continue;
+        Activity& y = acts_[size_t(b)];
+        y.remaining = std::max(0.0, y.remaining - (now - y.last) * y.rate);
+        y.last = now;
+        const double waves = double(cost.Waves(sms));
+        const double pos = (1.0 - y.remaining / gs.work_ns) * waves;
+        const double frac = std::ceil(pos) - pos;
+        if (frac > 1e-9 && y.rate > 0) delay = std::max(delay, frac * gs.work_ns / (waves * y.rate));
+      }
+    }
+    if (delay > 0) {
+      x.delayed = true;
+      Push(now + delay, kWorkStart, a);
+      return;
+    }
+  }
+  if (work <= 0) {
+    x.running = true;
+    Touch(a, +1);
+    Finish(a, now);
+    return;
+  }
+  x.running = true;
+  x.remaining = work;
+  x.last = now;
+  x.rate = 0;
+  Touch(a, +1);
+  ReevaluateRanks(a, now);
+}
+
+void Engine::Finish(int a, double now) {
+  const int n = int(steps_.size());
+  acts_[size_t(a)].running = false;
+  Touch(a, -1);
+  ReevaluateRanks(a, now);
+  if (a >= n) {
+    const int c = a - n;
+    for (int i = coll_steps_off_[size_t(c)]; i < coll_steps_off_[size_t(c) + 1]; ++i) {
+      Complete(coll_steps_[size_t(i)], now);
+    }
+    return;
+  }
+  const StepStatic& st = steps_[size_t(a)];
+  if (st.kind == StepKind::kSend) {
+    arrived_[size_t(a)] = 1;
+    end_[size_t(a)] = now;
+    const int recv = st.partner;
+    if (arrived_[size_t(recv)]) Push(std::max(now, ready_at_[size_t(recv)]), kComplete, recv);
+  }
+  Complete(a, now);
+}
+
+void Engine::Complete(int g, double now) {
+  end_[size_t(g)] = now;
+  pending_[size_t(g)] = -1;
+  makespan_ = std::max(makespan_, now);
+  for (int i = dependents_off_[size_t(g)]; i < dependents_off_[size_t(g) + 1]; ++i) {
+    const int d = dependents_[size_t(i)];
+    if (--pending_[size_t(d)] == 0) Ready(d, now);
+  }
+}
+
+}  // namespace braid::sim

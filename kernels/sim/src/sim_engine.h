@@ -1,0 +1,141 @@
+// The discrete-event core of the sim backend. Load() turns a checked Plan
+// into flat per-step arrays (static costs, dependency lists); RunOnce()
+// simulates one iteration with a binary heap of timed events and leaves each
+// step's start and end in start_ns() / end_ns(). Buffers are reused across
+// calls: after the first run of a plan size nothing is allocated.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "braid/gpu_files.h"
+#include "braid/plan.h"
+#include "braid/sim_models.h"
+#include "braid/status.h"
+#include "braid/topology.h"
+
+namespace braid::sim {
+
+class Engine {
+ public:
+  Engine(const GpuSpec& gpu, const Topology& topo) : gpu_(gpu), topo_(topo) {}
+
+  // @pre CheckPlanStructure(plan).ok() and the topology holds plan.tp() GPUs.
+  void Load(const Plan& plan);
+  // Simulates one iteration from t = 0; Internal if a step never ran.
+  Status RunOnce();
+
+  int steps() const { return int(steps_.size()); }
+  int first_step(int rank) const { return rank_first_[size_t(rank)]; }  // global index of step 0
+  double start_ns(int g) const { return start_[size_t(g)]; }
+  double end_ns(int g) const { return end_[size_t(g)]; }
+  double makespan_ns() const { return makespan_; }
+
+ private:
+  enum class Act : uint8_t { kGemm, kMemory, kTransfer, kCollective, kNone };
+
+  struct StepStatic {
+    StepKind kind;
+    Act act;
+    int rank, lane, priority;
+    double fixed_ns;    // launch + event waits (+ latency for transfers)
+    double work_ns;     // uncontended duration of the contended part
+    double hbm_demand;  // bytes per ns at rate 1
+    int sm_hold;        // SMs held while running
+    int partner;        // send ↔ recv global index
+    int coll;           // collective group, or -1
+    int dst_rank;       // transfers: the receiver
+    int pending0;       // deps + lane predecessor
+    int src_port, dst_port;  // transfers: link ports (rank·2 + inter)
+    int gemm;           // index into gemms_costs_, or -1
+  };
+
+  // One distinct GEMM shape, with a memo of BodyNs for the full SM count
+  // and for the last other SM count (SMs left beside a comm kernel).
+  struct GemmEntry {
+    GemmCost cost;
+    double full_ns;
+    int other_sms;
+    double other_ns;
+  };
+
+  // A running contended part: a step (id < steps) or a collective group.
+  struct Activity {
+    double remaining = 0, rate = 0, last = 0;
+    double finish = 0;  // key in the finish heap
+    int heap_pos = -1;  // index in fin_heap_, or -1
+    bool running = false, delayed = false;
+  };
+
+  // Timed step events (kWorkStart / kComplete). Equal times pop in heap
+  // order: deterministic, though not FIFO. Finishes of running activities
+  // live in a separate indexed heap, so a rate change moves its entry
+  // instead of leaving a stale one.
+  struct HeapItem {
+    double t;
+    int id;
+    int type;
+  };
+
+  void Push(double t, int type, int id);
+  HeapItem Pop();
+  void FinSet(int a, double t);  // insert or move activity a's finish
+  void FinRemove(int a);
+  void FinSiftUp(int pos);
+  void FinSiftDown(int pos);
+  void Ready(int g, double now);
+  void WorkStart(int a, double now);
+  void Finish(int a, double now);
+  void Complete(int g, double now);
+  void Reevaluate(int a, double now);
+  void ReevaluateRanks(int a, double now);
+  double RateOf(int a);  // updates the GEMM body memo
+  double HbmFactor(int rank) const;
+  void Touch(int a, int sign);
+  int ActivityRanks(int a, int* out) const;
+  int PortOf(int rank, bool inter) const { return rank * 2 + (inter ? 1 : 0); }
+
+  const GpuSpec& gpu_;
+  const Topology& topo_;
+  int tp_ = 0;
+
+  std::vector<StepStatic> steps_;
+  std::vector<int> rank_first_;
+  std::vector<int> dependents_off_, dependents_;  // CSR: steps waiting on g
+  std::vector<int> coll_steps_off_, coll_steps_;  // CSR: each group's per-rank steps
+  std::vector<CommTime> coll_time_;
+  std::vector<double> coll_hbm_;
+  std::vector<int> coll_sm_hold_;
+  std::vector<bool> coll_inter_;
+
+  // Dynamic state.
+  std::vector<int> pending_;
+  std::vector<double> start_, end_, ready_at_;
+  std::vector<uint8_t> arrived_;    // sends: data landed; recvs: waiting
+  std::vector<int> coll_arrivals_;
+  std::vector<double> coll_ready_;
+  std::vector<Activity> acts_;
+  std::vector<HeapItem> heap_;
+  std::vector<int> fin_heap_;  // activity ids, min-heap on Activity::finish
+  std::vector<int> held_sms_, gemms_, port_out_, port_in_;
+  std::vector<double> hbm_sum_;
+  std::vector<std::vector<int>> running_;  // per rank: running activities
+  std::vector<uint32_t> stamp_;
+  uint32_t stamp_now_ = 0;
+  std::vector<int> scratch_ranks_;
+  std::vector<int> lane_last_, fill_;
+  std::vector<GemmEntry> gemm_costs_;
+  std::vector<std::pair<int, int>> edges_;  // (before, after)
+  struct MatchKey {
+    int64_t match;
+    int src, dst;
+    bool recv;
+    int g;
+  };
+  std::vector<MatchKey> p2p_, colls_;
+  std::vector<int> pair_table_;
+  double makespan_ = 0;
+};
+
+}  // namespace braid::sim

@@ -1,0 +1,100 @@
+#include "braid/sim_models.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace braid::sim {
+
+namespace {
+constexpr int kDefaultChannels = 16;
+constexpr int64_t kMinSplitK = 256;  // smallest K slice per split-K CTA (assumption)
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+double GemmCost::BodyNs(int sms) const {
+  const double compute = double(Waves(std::max(sms, 1))) * tile_ns;
+  return std::sqrt(compute * compute + memory_ns * memory_ns);
+}
+
+GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype) {
+  GemmCost c;
+  // Skinny shapes get smaller tiles (down to 64, the smallest tensor-core
+  // CTA tile cuBLAS picks), and split-K when the tiles cannot fill the SMs.
+  const int64_t tm = std::min<int64_t>(gpu.tile_m, std::max<int64_t>(64, CeilDiv(m, 64) * 64));
+  const int64_t tn = std::min<int64_t>(gpu.tile_n, std::max<int64_t>(64, CeilDiv(n, 64) * 64));
+  const int64_t tiles = CeilDiv(m, tm) * CeilDiv(n, tn);
+  const int64_t split = std::max<int64_t>(1, std::min<int64_t>(gpu.sm_count / tiles, k / kMinSplitK));
+  c.tiles = tiles * split;
+  // Per-SM rate in FLOP/ns: TFLOP/s = 1e3 FLOP/ns.
+  const double sm_flops_per_ns = gpu.PeakTflops(dtype) * 1e3 / double(gpu.sm_count) * gpu.Efficiency(dtype);
+  c.tile_ns = 2.0 * double(tm) * double(tn) * double(CeilDiv(k, split)) / sm_flops_per_ns;
+  c.hbm_bytes = double(m * k + k * n + m * n) * double(DTypeBytes(dtype));
+  c.memory_ns = c.hbm_bytes / (gpu.hbm_gbs * gpu.hbm_efficiency);  // GB/s = bytes/ns
+  c.launch_ns = gpu.launch_us * 1e3;
+  return c;
+}
+
+double GemmTimeNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int sms) {
+  const GemmCost c = GemmCostOf(gpu, m, n, k, dtype);
+  return c.launch_ns + c.BodyNs(sms > 0 ? std::min(sms, gpu.sm_count) : gpu.sm_count);
+}
+
+double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes) {
+  return gpu.launch_us * 1e3 + double(bytes) / (gpu.hbm_gbs * gpu.hbm_efficiency);
+}
+
+const Link& LinkBetween(const Topology& topo, int a, int b) {
+  const int per = std::max(topo.gpus_per_node, 1);
+  return (a / per == b / per) ? topo.intra : topo.inter;
+}
+
+const Link& CollectiveLink(const Topology& topo, int ranks) {
+  return ranks > topo.gpus_per_node && topo.nodes > 1 ? topo.inter : topo.intra;
+}
+
+namespace {
+
+double SimpleLatencyUs(const Link& l) { return l.simple_latency_us > 0 ? l.simple_latency_us : l.latency_us; }
+
+// `steps` dependent steps each moving `step_bytes`: the faster protocol.
+CommTime RingTime(const Link& l, int steps, double step_bytes) {
+  const CommTime ll{steps * l.latency_us * 1e3, steps * step_bytes / (l.bandwidth_gbs * l.ll_efficiency)};
+  const CommTime simple{steps * SimpleLatencyUs(l) * 1e3,
+                        steps * step_bytes / (l.bandwidth_gbs * l.simple_efficiency)};
+  return ll.total_ns() <= simple.total_ns() ? ll : simple;
+}
+
+}  // namespace
+
+CommTime P2pTime(const Link& link, int64_t bytes) { return RingTime(link, 1, double(bytes)); }
+
+CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
+  if (ranks <= 1) return {};
+  const Link& l = CollectiveLink(topo, ranks);
+  const double step_bytes = double(bytes) / ranks;
+  const int steps = kind == CollectiveKind::kAllReduce ? 2 * (ranks - 1) : ranks - 1;
+  CommTime best = RingTime(l, steps, step_bytes);
+  if (kind == CollectiveKind::kAllReduce && l.kind == LinkKind::kNvSwitch && l.nvls_efficiency > 0) {
+    // NVLS: each GPU sends its buffer into the switch once and reads the
+    // reduced result once; algbw is a fitted fraction of the link.
+    const CommTime nvls{l.nvls_latency_us * 1e3, double(bytes) / (l.bandwidth_gbs * l.nvls_efficiency)};
+    if (nvls.total_ns() < best.total_ns()) best = nvls;
+  }
+  return best;
+}
+
+double CollectiveTimeNs(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
+  return CollectiveTime(topo, kind, bytes, ranks).total_ns();
+}
+
+double BusBwFactor(CollectiveKind kind, int ranks) {
+  const double n = ranks;
+  return kind == CollectiveKind::kAllReduce ? 2.0 * (n - 1) / n : (n - 1) / n;
+}
+
+int CommSms(const Topology& topo, int config_comm_sms) {
+  if (config_comm_sms > 0) return config_comm_sms;
+  return topo.nccl_channels > 0 ? topo.nccl_channels : kDefaultChannels;
+}
+
+}  // namespace braid::sim

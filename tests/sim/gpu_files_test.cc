@@ -1,0 +1,177 @@
+#include "braid/gpu_files.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "braid/topology_files.h"
+
+namespace braid {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kGood = R"(name = "toy"
+sm_count = 4
+tflops_bf16 = 10.0
+tflops_fp16 = 10.0
+tflops_fp32 = 5.0
+hbm_gbs = 100.0
+hbm_efficiency = 0.8
+tile_m = 128
+tile_n = 128
+efficiency_bf16 = 0.8
+efficiency_fp16 = 0.8
+efficiency_fp32 = 0.7
+launch_us = 2.0
+event_wait_us = 1.0
+copy_engines = 2
+source = "a test"
+)";
+
+TEST(GpuFiles, EveryShippedGpuParsesAndCarriesItsSources) {
+  const auto names = BuiltinGpuNames();
+  for (const char* want : {"h100-sxm", "h200-sxm", "a100-sxm", "a800-sxm", "rtx4090", "l40s"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+  for (const std::string& n : names) {
+    auto g = LoadGpu(n);
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    EXPECT_EQ(g->name, n);
+    EXPECT_GT(g->sm_count, 0);
+    EXPECT_FALSE(g->source.empty()) << n;
+  }
+}
+
+TEST(GpuFiles, EveryTopologyNamesAKnownGpu) {
+  for (const std::string& n : BuiltinTopologyNames()) {
+    auto t = LoadTopology(n);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    EXPECT_TRUE(LoadGpu(t->gpu).ok()) << n << " names gpu " << t->gpu;
+  }
+}
+
+TEST(GpuFiles, H100FiguresAreTheDatasheets) {
+  auto g = LoadGpu("h100-sxm");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->sm_count, 132);
+  EXPECT_DOUBLE_EQ(g->tflops_bf16, 989.4);
+  EXPECT_DOUBLE_EQ(g->hbm_gbs, 3350.0);
+  EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp32), 494.7);
+}
+
+TEST(GpuFiles, ParsesAUserFile) {
+  auto g = ParseGpuToml(kGood, "toy.toml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->copy_engines, 2);
+  EXPECT_DOUBLE_EQ(g->Efficiency(DType::kFp32), 0.7);
+}
+
+TEST(GpuFiles, MalformedFieldNamesFileLineAndField) {
+  std::string bad = kGood;
+  bad.replace(bad.find("sm_count = 4"), 12, "sm_count = -4");
+  auto g = ParseGpuToml(bad, "toy.toml");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("toy.toml:2:"));
+  EXPECT_THAT(g.status().message(), HasSubstr("sm_count"));
+}
+
+TEST(GpuFiles, MissingSourceIsRefused) {
+  std::string bad = kGood;
+  bad.erase(bad.find("source"));
+  auto g = ParseGpuToml(bad, "toy.toml");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("source"));
+}
+
+TEST(GpuFiles, MisspeltFieldListsTheKnownOnes) {
+  std::string bad = kGood;
+  bad.replace(bad.find("hbm_gbs"), 7, "hbm_gb");
+  auto g = ParseGpuToml(bad, "toy.toml");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("hbm_gb"));
+  EXPECT_THAT(g.status().message(), HasSubstr("hbm_gbs"));
+}
+
+TEST(GpuFiles, UnknownNameListsTheKnownOnes) {
+  auto g = LoadGpu("b200");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(g.status().message(), HasSubstr("h100-sxm"));
+  EXPECT_THAT(g.status().message(), HasSubstr("l40s"));
+}
+
+TEST(GpuFiles, CalibrationPointsParseWithSources) {
+  auto p = BuiltinCalibrationPoints();
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->gemm.size(), 7u);
+  EXPECT_EQ(p->collective.size(), 13u);
+  for (const auto& g : p->gemm) EXPECT_FALSE(g.source.empty());
+  for (const auto& c : p->collective) EXPECT_FALSE(c.source.empty());
+}
+
+TEST(GpuFiles, NewTopologiesAreShipped) {
+  for (const char* n : {"h200-sxm", "a800-sxm", "l40s-pcie", "h100-sxm-2node-ib"}) {
+    auto t = LoadTopology(n);
+    ASSERT_TRUE(t.ok()) << n << ": " << t.status().message();
+  }
+  auto ib = LoadTopology("h100-sxm-2node-ib");
+  ASSERT_TRUE(ib.ok());
+  EXPECT_EQ(ib->total_gpus(), 16);
+  EXPECT_EQ(ib->inter.kind, LinkKind::kInfiniBand);
+}
+
+}  // namespace
+}  // namespace braid
+
+namespace braid {
+namespace {
+
+constexpr const char* kTopo = R"(name = "t"
+gpu = "h100-sxm"
+gpus_per_node = 8
+nodes = 1
+nccl_channels = 12
+[intra]
+kind = "nvswitch"
+bandwidth_gbs = 450.0
+latency_us = 2.0
+simple_efficiency = 0.8
+simple_latency_us = 3.0
+ll_efficiency = 0.3
+nvls_efficiency = 0.6
+nvls_latency_us = 30.0
+source = "a test"
+)";
+
+TEST(SimTopologyFiles, ProtocolFieldsAreRead) {
+  auto t = ParseTopologyToml(kTopo, "t.toml");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->nccl_channels, 12);
+  EXPECT_DOUBLE_EQ(t->intra.simple_latency_us, 3.0);
+  EXPECT_DOUBLE_EQ(t->intra.ll_efficiency, 0.3);
+  EXPECT_DOUBLE_EQ(t->intra.nvls_latency_us, 30.0);
+}
+
+TEST(SimTopologyFiles, ProtocolFieldsAreOptionalWithDefaults) {
+  auto t = LoadTopology("rtx4090-pcie");
+  ASSERT_TRUE(t.ok());
+  EXPECT_DOUBLE_EQ(t->intra.nvls_efficiency, 0.0);
+  EXPECT_DOUBLE_EQ(t->intra.ll_efficiency, 0.25);
+}
+
+TEST(SimTopologyFiles, BadProtocolFieldNamesFileLineAndField) {
+  std::string bad = kTopo;
+  bad.replace(bad.find("ll_efficiency = 0.3"), 19, "ll_efficiency = 3.0");
+  auto t = ParseTopologyToml(bad, "t.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), ::testing::HasSubstr("t.toml:12:17"));
+  EXPECT_THAT(t.status().message(), ::testing::HasSubstr("intra.ll_efficiency"));
+  std::string zero = kTopo;
+  zero.replace(zero.find("nccl_channels = 12"), 18, "nccl_channels = 0");
+  auto z = ParseTopologyToml(zero, "t.toml");
+  ASSERT_FALSE(z.ok());
+  EXPECT_THAT(z.status().message(), ::testing::HasSubstr("nccl_channels"));
+}
+
+}  // namespace
+}  // namespace braid
