@@ -90,7 +90,8 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(kGood + "--algo ring --bogus 1", "--bogus");
   ExpectUsageError(kGood + "--algo ring --dtype fp8", "unknown dtype 'fp8'");
   ExpectUsageError(kGood + "--algo ring --backend tpu", "unknown backend 'tpu'");
-  ExpectUsageError(kGood + "--algo ring --backend sim", "sim backend is not implemented yet");
+  ExpectUsageError(kGood + "--algo ring --backend sim --verify", "--verify needs real data");
+  ExpectUsageError(kGood + "--algo ring --backend sim --topology h900", "unknown topology 'h900'");
   ExpectUsageError(kGood + "--algo ring --tp 16 --m 256 --k 256", "--tp 16 needs more GPUs than topology");
   ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 32 --k 64 --tp 4", "--algo is required");
   ExpectUsageError("tune --model llama3-8b", "unknown command 'tune'");
@@ -102,6 +103,43 @@ TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
   const std::string bad = TempPath("bad_topology.toml");
   std::ofstream(bad) << "name = \"x\"\ngpu = \"y\"\ngpus_per_node = \"eight\"\nnodes = 1\n";
   ExpectUsageError(kGood + "--algo ring --topology " + bad, "gpus_per_node must be an integer");
+}
+
+TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {
+  const std::string args = "run --no-db --json --op gemm_rs --m 8K --n 8K --k 8K --tp 8 --algo ring --chunks 4 --streams 2 ";
+  const Outcome h100 = Braid(args + "--topology h100-sxm");
+  ASSERT_EQ(h100.code, 0) << h100.err;
+  const auto j = nlohmann::json::parse(h100.out);
+  EXPECT_EQ(j["backend"], "sim");
+  EXPECT_TRUE(j["verify"].is_null());
+  ASSERT_EQ(j["ranks"].size(), 8u);
+  const double t_h100 = j["metrics"]["makespan_ns"]["p50"];
+  EXPECT_GT(t_h100, 100e3);  // 137 GFLOP per rank cannot beat ~170 µs at H100 speed
+  EXPECT_LT(t_h100, 5e6);
+  // Deterministic: p50 == p99, and a second run gives the same figures.
+  EXPECT_EQ(j["metrics"]["makespan_ns"]["p50"], j["metrics"]["makespan_ns"]["p99"]);
+  EXPECT_EQ(nlohmann::json::parse(Braid(args + "--topology h100-sxm").out)["metrics"], j["metrics"]);
+  // The same plan on A100s is slower.
+  const Outcome a100 = Braid(args + "--topology a100-sxm");
+  ASSERT_EQ(a100.code, 0) << a100.err;
+  EXPECT_GT(nlohmann::json::parse(a100.out)["metrics"]["makespan_ns"]["p50"].get<double>(), 1.5 * t_h100);
+}
+
+TEST(CliCalibrate, CheckPassesAndPredictionsFollowTheContract) {
+  const Outcome check = Braid("calibrate --check");
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_THAT(check.out, HasSubstr("error %"));
+  const Outcome gemm = Braid("calibrate --gemm 8192,8192,8192 --dtype bf16 --gpu h100-sxm --json");
+  ASSERT_EQ(gemm.code, 0) << gemm.err;
+  const auto g = nlohmann::json::parse(gemm.out);
+  EXPECT_NEAR(g["tflops"].get<double>(), 797.5, 797.5 * 0.1);
+  const Outcome coll = Braid("calibrate --collective all_gather --bytes 1G --topology h100-sxm --json");
+  ASSERT_EQ(coll.code, 0) << coll.err;
+  const auto c = nlohmann::json::parse(coll.out);
+  EXPECT_NEAR(c["busbw_gbps"].get<double>(), 370, 37);
+  EXPECT_GT(c["algbw_gbps"].get<double>(), c["busbw_gbps"].get<double>());
+  ExpectUsageError("calibrate --gemm 8192,8192 --gpu h100-sxm", "--gemm");
+  ExpectUsageError("calibrate --gemm 1,1,1 --gpu b300", "unknown GPU 'b300'");
 }
 
 TEST(CliRun, CudaBackendSaysWhyItCannotRun) {

@@ -22,7 +22,7 @@ using braid::testing_cli::Outcome;
 using braid::testing_cli::TempPath;
 using nlohmann::json;
 
-const std::string kRun = "run --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --algo ring --chunks 2 --iters 3 --warmup 1 ";
+const std::string kRun = "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --algo ring --chunks 2 --iters 3 --warmup 1 ";
 
 std::string SharedTraces() {
   const char* env = std::getenv("BRAID_SHARED_DIR");

@@ -3,17 +3,16 @@
 #include <string>
 
 #include "braid/cpu_backend.h"
+#include "braid/sim_backend.h"
 #if defined(BRAID_HAVE_CUDA)
 #include "braid/cuda_device.h"
 #endif
 
 namespace braid::cli {
 
-Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name) {
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology) {
   if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
-  if (name == "sim") {
-    return Status::Invalid("the sim backend is not implemented yet; use --backend cpu");
-  }
+  if (name == "sim") return MakeSimBackend(topology);
   if (name == "cuda") {
 #if defined(BRAID_HAVE_CUDA)
     auto devices = cuda::QueryDevices();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "braid/backend.h"
@@ -9,8 +10,9 @@
 
 namespace braid::cli {
 
-// "cpu" works everywhere. "cuda" is Unavailable (exit 1) without a usable
-// GPU; "sim" and "cuda" are Invalid (exit 2) until they are implemented.
-Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name);
+// "sim" models the GPUs and links of `topology` (a built-in name or a file);
+// "cpu" runs for real on this machine; "cuda" is Unavailable (exit 1)
+// without a usable GPU and Invalid (exit 2) until it is implemented.
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology);
 
 }  // namespace braid::cli

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate_command.h"
 #include "cli_exit.h"
 #include "export_command.h"
 #include "import_command.h"
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   ReportArgs report_args;
   ExportArgs export_args;
   ImportArgs import_args;
+  CalibrateArgs calibrate_args;
   std::vector<Command> cmds;
   auto add = [&](const char* name, const char* help, auto add_options, auto* args, auto execute) {
     CLI::App* sub = app.add_subcommand(name, help);
@@ -48,6 +50,8 @@ int main(int argc, char** argv) {
   add("export", "write a stored run as a Chrome / Perfetto trace", AddExportOptions, &export_args, ExecuteExport);
   add("import", "store a Kineto or Nsight Systems trace with its overlap metrics", AddImportOptions, &import_args,
       ExecuteImport);
+  add("calibrate", "the sim backend's GEMM and collective models, and their check against public figures",
+      AddCalibrateOptions, &calibrate_args, ExecuteCalibrate);
 
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

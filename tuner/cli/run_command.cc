@@ -101,7 +101,10 @@ int ExecuteRun(const RunArgs& a) {
   auto topo = LoadTopology(a.topology);
   if (!topo.ok()) return ReportError("run", topo.status());
   if (Status s = topo->CheckFits(a.tp); !s.ok()) return ReportError("run", s);
-  auto backend = MakeBackend(a.backend);
+  if (a.verify && a.backend == "sim") {
+    return ReportError("run", Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)"));
+  }
+  auto backend = MakeBackend(a.backend, a.topology);
   if (!backend.ok()) return ReportError("run", backend.status());
 
   RunOptions opt;

@@ -8,7 +8,7 @@
 namespace braid::cli {
 
 struct RunArgs {
-  std::string backend = "cpu";
+  std::string backend = "sim";
   std::string op, m, n, k;
   int tp = 0;
   std::string dtype = "bf16";
