@@ -1,0 +1,75 @@
+// Model files: every error names file, line and field.
+#include "braid/model_files.h"
+
+#include <fstream>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+#include "braid/toml_fields.h"
+#include "braid/toml_reader.h"
+#include "builtin_models.h"
+
+namespace braid {
+
+Result<ModelSpec> ParseModelToml(std::string_view text, std::string_view origin) {
+  auto doc = ParseToml(text, origin);
+  if (!doc.ok()) return doc.status();
+  const TomlFields f(*doc, origin, "");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
+      {"name", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_mlp", "layers", "source"}));
+  ModelSpec m;
+  auto name = f.String("name");
+  if (!name.ok()) return name.status();
+  m.name = *name;
+  for (auto [key, dst, hi] : {std::tuple{"hidden", &m.hidden, int64_t(1) << 20},
+                              {"heads", &m.heads, int64_t(65536)},
+                              {"kv_heads", &m.kv_heads, int64_t(65536)},
+                              {"head_dim", &m.head_dim, int64_t(65536)},
+                              {"ffn", &m.ffn, int64_t(1) << 22},
+                              {"layers", &m.layers, int64_t(100000)}}) {
+    auto v = f.Integer(key, 1, hi);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  auto gated = f.OptionalBool("gated_mlp", false);
+  if (!gated.ok()) return gated.status();
+  m.gated_mlp = *gated;
+  if (m.heads % m.kv_heads != 0) {
+    return Status::Invalid(f.Where(*doc->Find("kv_heads")) + ": kv_heads=" + std::to_string(m.kv_heads) +
+                           " must divide heads=" + std::to_string(m.heads));
+  }
+  auto src = f.String("source");
+  if (!src.ok()) return src.status();
+  if (src->empty()) {
+    return Status::Invalid(f.Where(*doc->Find("source")) + ": source must name where the numbers come from");
+  }
+  m.source = *src;
+  return m;
+}
+
+std::vector<std::string> BuiltinModelNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& f : kBuiltinModels) names.emplace_back(f.name);
+  return names;
+}
+
+Result<ModelSpec> LoadModel(std::string_view name_or_path) {
+  const bool is_path = name_or_path.find('/') != std::string_view::npos || name_or_path.ends_with(".toml");
+  if (!is_path) {
+    for (const EmbeddedFile& f : kBuiltinModels) {
+      if (f.name == name_or_path) return ParseModelToml(f.text, std::string(f.name) + ".toml");
+    }
+    std::string known;
+    for (const std::string& n : BuiltinModelNames()) known += (known.empty() ? "" : ", ") + n;
+    return Status::NotFound("unknown model '" + OneLine(name_or_path) + "' (known: " + known +
+                            "; or give a path to a .toml file)");
+  }
+  std::ifstream in{std::string(name_or_path)};
+  if (!in) return Status::NotFound("cannot read model file '" + OneLine(name_or_path) + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseModelToml(ss.str(), name_or_path);
+}
+
+}  // namespace braid
