@@ -17,8 +17,8 @@ Region ChunkRegion(const Workload& w, BufferId buf, RowRange s) {
 }
 
 void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<RowRange>& slices,
-              int r, RankPlan& rp) {
-  RankBuilder rb(w, &rp);
+              int r, RankPlan& rp, const OpScope& scope) {
+  RankBuilder rb(w, &rp, &scope);
   const OpBuffers ob = AddOpBuffers(w, r, rb, rp);
   const int p = w.tp;
   const int64_t mb = w.m / p;
@@ -28,7 +28,7 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
 
   for (int i = 0; i < int(slices.size()); ++i) {
     const RowRange s = slices[size_t(i)];
-    const int comm_lane = 1 + i % cfg.comm_lanes;
+    const int comm_lane = 1 + (i + scope.comm_lane_shift) % cfg.comm_lanes;
     switch (w.op) {
       case Op::kAgGemm: {
         int ag = -1;
@@ -66,12 +66,13 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
 
 }  // namespace
 
-Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan) {
+Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan,
+                           const OpScope& scope) {
   const int64_t rows = w.op == Op::kGemmAr ? w.m : w.m / w.tp;
   auto slices = SplitRows(rows, cfg.chunks, cfg.splits,
                           w.op == Op::kGemmAr ? "rows of M" : "rows per rank block (M/P)");
   if (!slices.ok()) return slices.status();
-  for (int r = 0; r < w.tp; ++r) PlanRank(w, cfg, *slices, r, plan.ranks[size_t(r)]);
+  for (int r = 0; r < w.tp; ++r) PlanRank(w, cfg, *slices, r, plan.ranks[size_t(r)], scope);
   return Status::Ok();
 }
 

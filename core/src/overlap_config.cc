@@ -13,6 +13,7 @@ std::string_view AlgorithmName(Algorithm a) {
     case Algorithm::kChunked: return "chunked";
     case Algorithm::kRing: return "ring";
     case Algorithm::kBidirRing: return "bidir_ring";
+    case Algorithm::kIso: return "iso";
   }
   return "?";
 }
@@ -22,8 +23,9 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "chunked") return Algorithm::kChunked;
   if (name == "ring") return Algorithm::kRing;
   if (name == "bidir_ring") return Algorithm::kBidirRing;
+  if (name == "iso") return Algorithm::kIso;
   return Status::Invalid("unknown algorithm '" + OneLine(name) +
-                         "' (known: serial, chunked, ring, bidir_ring)");
+                         "' (known: serial, chunked, ring, bidir_ring, iso)");
 }
 
 std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
@@ -72,13 +74,22 @@ SplitTarget TargetFor(const Workload& w, Algorithm a) {
 
 }  // namespace
 
-Status OverlapConfig::Validate(const Workload& w) const {
-  BRAID_RETURN_IF_ERROR(w.Validate());
+Status OverlapConfig::ValidateKnobs() const {
   if (chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(chunks) + ")");
   if (comm_lanes < 1 || comm_lanes > 8) {
     return Status::Invalid("--streams must be between 1 and 8 (got " + std::to_string(comm_lanes) + ")");
   }
   if (comm_sms < 0) return Status::Invalid("--comm-sms must not be negative");
+  return Status::Ok();
+}
+
+Status OverlapConfig::Validate(const Workload& w) const {
+  BRAID_RETURN_IF_ERROR(w.Validate());
+  BRAID_RETURN_IF_ERROR(ValidateKnobs());
+  if (algorithm == Algorithm::kIso) {
+    return Status::Invalid("iso splits a layer's sequence: it applies to layer workloads only "
+                           "(--model NAME --seq L --batch B), not to a single op");
+  }
   if (algorithm == Algorithm::kSerial && (chunks != 1 || !splits.empty())) {
     return Status::Invalid("serial runs the collective whole: it takes no --chunks or --splits");
   }

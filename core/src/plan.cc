@@ -11,6 +11,7 @@ std::string_view StepKindName(StepKind k) {
     case StepKind::kReduce: return "reduce";
     case StepKind::kCopy: return "copy";
     case StepKind::kCollective: return "collective";
+    case StepKind::kCompute: return "compute";
   }
   return "?";
 }
@@ -40,6 +41,17 @@ size_t Plan::total_steps() const {
   size_t n = 0;
   for (const RankPlan& r : ranks) n += r.steps.size();
   return n;
+}
+
+std::vector<OpOutput> RankPlan::Outputs() const {
+  if (!outputs.empty()) return outputs;
+  return {OpOutput{0, output, output_window}};
+}
+
+bool Plan::op_products(int i) const {
+  if (ops.empty()) return workload.op == Op::kAgGemm;
+  const PlanOp& o = ops[size_t(i)];
+  return o.local || o.workload.op == Op::kAgGemm;
 }
 
 }  // namespace braid

@@ -6,7 +6,7 @@ namespace braid::detail {
 
 BufferId RankBuilder::AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role,
                                 InputWindow input) {
-  rp_->buffers.push_back({std::move(name), rows, cols, role, input});
+  rp_->buffers.push_back({scope_.prefix + std::move(name), rows, cols, role, input, scope_.op});
   return BufferId(rp_->buffers.size() - 1);
 }
 
@@ -17,6 +17,8 @@ int64_t RankBuilder::Bytes(const Region& r) const {
 int RankBuilder::Add(Step s, std::vector<int> deps) {
   s.id = int(rp_->steps.size());
   s.deps = std::move(deps);
+  s.op = scope_.op;
+  if (s.match >= 0) s.match += scope_.match_base;
   rp_->steps.push_back(std::move(s));
   return rp_->steps.back().id;
 }
@@ -97,6 +99,18 @@ int RankBuilder::Collective(int lane, CollectiveKind kind, Region a, Region c, i
   // NCCL's convention: the size of the larger (gathered / unscattered) side.
   s.bytes = kind == CollectiveKind::kAllGather ? Bytes(c) : Bytes(a);
   if (kind != CollectiveKind::kAllGather) s.flops = double(a.total_rows()) * double(Cols(a.buffer));
+  return Add(std::move(s), std::move(deps));
+}
+
+int RankBuilder::Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps,
+                         int chunk) {
+  Step s;
+  s.kind = StepKind::kCompute;
+  s.lane = lane;
+  s.name = std::move(name);
+  s.chunk = chunk;
+  s.flops = flops;
+  s.bytes = bytes;
   return Add(std::move(s), std::move(deps));
 }
 

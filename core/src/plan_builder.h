@@ -8,10 +8,23 @@
 
 namespace braid::detail {
 
+// Where one op's steps go inside a (possibly shared) plan. The default is a
+// single-op plan. A layer plan emits several ops into one Plan: each gets a
+// buffer-name prefix ("qkv."), its Plan::ops index, and a base added to every
+// match id so that transfers and collectives of different ops never collide.
+// Step ids need no offset: they are indices into the rank's shared step list.
+struct OpScope {
+  std::string prefix;
+  int op = 0;
+  int64_t match_base = 0;
+  int comm_lane_shift = 0;  // collective planner: chunk i runs on comm lane 1 + (i + shift) % S
+};
+
 // Builds one rank's steps. Step ids are indices; deps must name earlier steps.
 class RankBuilder {
  public:
-  RankBuilder(const Workload& w, RankPlan* rp) : w_(w), rp_(rp) {}
+  RankBuilder(const Workload& w, RankPlan* rp, const OpScope* scope = nullptr)
+      : w_(w), rp_(rp), scope_(scope != nullptr ? *scope : OpScope{}) {}
 
   BufferId AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role,
                      InputWindow input = {});
@@ -24,12 +37,15 @@ class RankBuilder {
   int Reduce(int lane, Region c, Region a, Region b, std::vector<int> deps, int chunk, int ring_step);
   int Collective(int lane, CollectiveKind kind, Region a, Region c, int64_t match,
                  std::vector<int> deps, int chunk);
+  // A compute kernel with no buffers (attention).
+  int Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps, int chunk);
 
  private:
   int Add(Step s, std::vector<int> deps);
   int64_t Bytes(const Region& r) const;
   const Workload& w_;
   RankPlan* rp_;
+  OpScope scope_;
 };
 
 // Drops negative ids (meaning "no such step") from a dependency list.
@@ -48,7 +64,9 @@ struct OpBuffers {
 };
 OpBuffers AddOpBuffers(const Workload& w, int rank, RankBuilder& rb, RankPlan& rp);
 
-Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan);
-Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan);
+// Both append to every rank of `plan`, scoped by `scope` (default: a single-op plan).
+Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan,
+                           const OpScope& scope = {});
+Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 
 }  // namespace braid::detail

@@ -36,10 +36,13 @@ bool Reads(StepKind k, char which) {
     case StepKind::kReduce: return which == 'a' || which == 'b';
     case StepKind::kCopy: return which == 'a';
     case StepKind::kCollective: return which == 'a';
+    case StepKind::kCompute: return false;
   }
   return false;
 }
-bool Writes(StepKind k, char which) { return which == 'c' && k != StepKind::kSend; }
+bool Writes(StepKind k, char which) {
+  return which == 'c' && k != StepKind::kSend && k != StepKind::kCompute;
+}
 bool Uses(StepKind k, char which) { return Reads(k, which) || Writes(k, which); }
 
 const Region& RegionOf(const Step& s, char which) {
@@ -144,7 +147,8 @@ Status CheckShapes(const Plan& plan, const RankPlan& rp, int r, const Step& s) {
       return Status::Ok();
     }
     case StepKind::kSend:
-    case StepKind::kRecv: return Status::Ok();
+    case StepKind::kRecv:
+    case StepKind::kCompute: return Status::Ok();
   }
   return Status::Ok();
 }
@@ -430,14 +434,28 @@ Status CheckStructure(const Plan& plan, Graph* graph) {
                                " does not fit its " + std::to_string(buf.rows) + " rows");
       }
     }
-    if (rp.output < 0 || rp.output >= int(rp.buffers.size())) {
-      return Status::Invalid("rank " + std::to_string(r) + " has no output buffer");
+    const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+    for (const OpOutput& out : rp.Outputs()) {
+      if (out.buffer < 0 || out.buffer >= int(rp.buffers.size())) {
+        return Status::Invalid("rank " + std::to_string(r) + " has no output buffer");
+      }
+      if (out.op < 0 || out.op >= ops || (plan.is_layer() && !plan.ops[size_t(out.op)].gemm)) {
+        return Status::Invalid("rank " + std::to_string(r) + " output '" +
+                               rp.buffers[size_t(out.buffer)].name + "' names op " +
+                               std::to_string(out.op) + ", which is not a GEMM op of the plan");
+      }
+      if (out.window.rows != rp.buffers[size_t(out.buffer)].rows) {
+        return Status::Invalid("rank " + std::to_string(r) + " output window has " +
+                               std::to_string(out.window.rows) + " rows but buffer '" +
+                               rp.buffers[size_t(out.buffer)].name + "' has " +
+                               std::to_string(rp.buffers[size_t(out.buffer)].rows));
+      }
     }
-    if (rp.output_window.rows != rp.buffers[size_t(rp.output)].rows) {
-      return Status::Invalid("rank " + std::to_string(r) + " output window has " +
-                             std::to_string(rp.output_window.rows) + " rows but buffer '" +
-                             rp.buffers[size_t(rp.output)].name + "' has " +
-                             std::to_string(rp.buffers[size_t(rp.output)].rows));
+    for (const BufferDecl& buf : rp.buffers) {
+      if (buf.op < 0 || buf.op >= ops) {
+        return Status::Invalid("rank " + std::to_string(r) + " buffer '" + buf.name + "' names op " +
+                               std::to_string(buf.op) + " (plan has " + std::to_string(ops) + ")");
+      }
     }
     for (size_t i = 0; i < rp.steps.size(); ++i) {
       const Step& s = rp.steps[i];
@@ -450,6 +468,10 @@ Status CheckStructure(const Plan& plan, Graph* graph) {
           return Status::Invalid(StepRef(r, s) + ": dependency " + std::to_string(d) +
                                  " does not name an earlier step of the rank");
         }
+      }
+      if (s.op < 0 || s.op >= ops) {
+        return Status::Invalid(StepRef(r, s) + ": op " + std::to_string(s.op) + " does not exist (" +
+                               std::to_string(ops) + " ops)");
       }
       if (s.lane < 0 || s.lane >= int(plan.lanes.size())) {
         return Status::Invalid(StepRef(r, s) + ": lane " + std::to_string(s.lane) +
@@ -478,10 +500,13 @@ Status CheckStructure(const Plan& plan, Graph* graph) {
 
 enum class Tag : uint8_t { kEmpty, kARow, kProduct, kPartial };
 
+// `op`: layer plans give every GEMM op its own A and C, so contents name the
+// op (Plan::ops index) they belong to; single-op plans use 0.
 struct Content {
   Tag tag = Tag::kEmpty;
   int64_t row = 0;
   uint64_t mask = 0;
+  int op = 0;
 };
 
 std::string MaskText(uint64_t mask) {
@@ -512,6 +537,10 @@ bool AddContent(const Content& x, const Content& y, Content* out, std::string* w
     *why = "adds " + ContentText(x) + " and " + ContentText(y) + "; only partials add";
     return false;
   }
+  if (x.op != y.op) {
+    *why = "adds a partial of op " + std::to_string(x.op) + " to one of op " + std::to_string(y.op);
+    return false;
+  }
   if (x.row != y.row) {
     *why = "adds the partial for row " + std::to_string(x.row) + " to the partial for row " +
            std::to_string(y.row);
@@ -522,7 +551,7 @@ bool AddContent(const Content& x, const Content& y, Content* out, std::string* w
            MaskText(x.mask & y.mask) + " on both sides)";
     return false;
   }
-  *out = {Tag::kPartial, x.row, x.mask | y.mask};
+  *out = {Tag::kPartial, x.row, x.mask | y.mask, x.op};
   return true;
 }
 
@@ -540,7 +569,7 @@ class Executor {
         bufs[b].assign(size_t(d.rows), Content{});
         if (d.role == BufferRole::kInput && d.input.matrix == Matrix::kA) {
           for (int64_t i = 0; i < d.input.rows; ++i) {
-            bufs[b][size_t(d.input.dst_row + i)] = {Tag::kARow, d.input.row0 + i, 0};
+            bufs[b][size_t(d.input.dst_row + i)] = {Tag::kARow, d.input.row0 + i, 0, d.op};
           }
         }
       }
@@ -601,14 +630,19 @@ class Executor {
     switch (s.kind) {
       case StepKind::kGemm: {
         BRAID_RETURN_IF_ERROR(Read(r, s, s.a, &a));
-        const bool product = plan_.workload.op == Op::kAgGemm;
+        const bool product = plan_.op_products(s.op);
         for (size_t i = 0; i < a.size(); ++i) {
           if (a[i].tag != Tag::kARow) {
             return RowError(r, s, s.a, int64_t(i),
                             "multiplies " + ContentText(a[i]) + ", expected a row of A");
           }
-          a[i] = product ? Content{Tag::kProduct, a[i].row, 0}
-                         : Content{Tag::kPartial, a[i].row, uint64_t{1} << r};
+          if (a[i].op != s.op) {
+            return RowError(r, s, s.a, int64_t(i),
+                            "multiplies a row of op " + std::to_string(a[i].op) + "'s A in op " +
+                                std::to_string(s.op));
+          }
+          a[i] = product ? Content{Tag::kProduct, a[i].row, 0, s.op}
+                         : Content{Tag::kPartial, a[i].row, uint64_t{1} << r, s.op};
         }
         Write(r, s.c, a);
         return Status::Ok();
@@ -640,6 +674,7 @@ class Executor {
         BRAID_RETURN_IF_ERROR(Read(r, s, s.a, &a));
         Write(r, s.c, a);
         return Status::Ok();
+      case StepKind::kCompute: return Status::Ok();  // no buffers
       case StepKind::kCollective: break;
     }
     return Status::Internal(StepRef(r, s) + ": unexpected step kind");
@@ -695,26 +730,33 @@ class Executor {
     return Status::Ok();
   }
 
+  // Every GEMM op's output (RankPlan::Outputs): layer plans are checked op by
+  // op, each output against its own op's products or full sums.
   Status CheckOutputs() const {
     const int p = plan_.tp();
-    const bool product = plan_.workload.op == Op::kAgGemm;
     const uint64_t all = p == 64 ? ~uint64_t{0} : (uint64_t{1} << p) - 1;
     for (int r = 0; r < p; ++r) {
       const RankPlan& rp = plan_.ranks[size_t(r)];
-      const auto& buf = state_[size_t(r)][size_t(rp.output)];
-      for (size_t i = 0; i < buf.size(); ++i) {
-        const int64_t want_row = rp.output_window.row0 + int64_t(i);
-        const Content want =
-            product ? Content{Tag::kProduct, want_row, 0} : Content{Tag::kPartial, want_row, all};
-        const Content& got = buf[i];
-        if (got.tag == want.tag && got.row == want.row && got.mask == want.mask) continue;
-        std::string text = "rank " + std::to_string(r) + " output '" +
-                           rp.buffers[size_t(rp.output)].name + "' row " + std::to_string(i) +
-                           ": expected " + ContentText(want) + ", found " + ContentText(got);
-        if (got.tag == Tag::kPartial && got.row == want.row) {
-          text += " (missing a partial: ranks " + MaskText(all & ~got.mask) + ")";
+      for (const OpOutput& out : rp.Outputs()) {
+        const bool product = plan_.op_products(out.op);
+        const auto& buf = state_[size_t(r)][size_t(out.buffer)];
+        for (size_t i = 0; i < buf.size(); ++i) {
+          const int64_t want_row = out.window.row0 + int64_t(i);
+          const Content want = product ? Content{Tag::kProduct, want_row, 0, out.op}
+                                       : Content{Tag::kPartial, want_row, all, out.op};
+          const Content& got = buf[i];
+          if (got.tag == want.tag && got.row == want.row && got.mask == want.mask && got.op == want.op) {
+            continue;
+          }
+          std::string text = "rank " + std::to_string(r) + " output '" +
+                             rp.buffers[size_t(out.buffer)].name + "' row " + std::to_string(i) +
+                             ": expected " + ContentText(want) + ", found " + ContentText(got);
+          if (got.op != want.op) text += " of op " + std::to_string(got.op);
+          if (got.tag == Tag::kPartial && got.row == want.row) {
+            text += " (missing a partial: ranks " + MaskText(all & ~got.mask) + ")";
+          }
+          return Status::Invalid(text);
         }
-        return Status::Invalid(text);
       }
     }
     return Status::Ok();

@@ -18,6 +18,7 @@ struct Direction {
 struct RingContext {
   const Workload& w;
   const OverlapConfig& cfg;
+  const OpScope& scope;
   std::vector<Direction> dirs;
   int p;
   int64_t mb;  // rows per block
@@ -40,7 +41,7 @@ struct RingContext {
 
 // ag_gemm: at step s a rank multiplies block (r − sign·s) while passing it on.
 void PlanAgRank(const RingContext& x, int r, RankPlan& rp) {
-  RankBuilder rb(x.w, &rp);
+  RankBuilder rb(x.w, &rp, &x.scope);
   const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
   const int nd = int(x.dirs.size());
   std::vector<std::vector<int>> prev_recv(static_cast<size_t>(nd));
@@ -77,7 +78,7 @@ void PlanAgRank(const RingContext& x, int r, RankPlan& rp) {
 // destination (r − sign·(s+1)), adds the accumulator from its predecessor and
 // sends it on; the last step computes its own block.
 void PlanReduceRank(const RingContext& x, int r, RankPlan& rp) {
-  RankBuilder rb(x.w, &rp);
+  RankBuilder rb(x.w, &rp, &x.scope);
   const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
   const bool rs = x.w.op == Op::kGemmRs;
   const int nd = int(x.dirs.size());
@@ -140,8 +141,8 @@ void PlanReduceRank(const RingContext& x, int r, RankPlan& rp) {
 
 }  // namespace
 
-Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan) {
-  RingContext x{w, cfg, {}, w.tp, w.m / w.tp};
+Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope) {
+  RingContext x{w, cfg, scope, {}, w.tp, w.m / w.tp};
   const bool bidir = cfg.algorithm == Algorithm::kBidirRing;
   const int64_t rows = bidir ? x.mb / 2 : x.mb;
   auto subs = SplitRows(rows, cfg.chunks, {}, bidir ? "rows per half block (M/P/2)" : "rows per rank block (M/P)",

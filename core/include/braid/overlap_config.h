@@ -12,7 +12,10 @@
 
 namespace braid {
 
-enum class Algorithm { kSerial, kChunked, kRing, kBidirRing };
+// kIso (layer workloads only, sequence parallelism off): the sequence is cut
+// into `chunks` parts (`splits` weights allowed); each part runs the whole op
+// chain, and part i+1's compute overlaps part i's all-reduces.
+enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso };
 
 enum class CommEngine { kSm, kCopyEngine };
 
@@ -23,9 +26,10 @@ Result<CommEngine> ParseCommEngine(std::string_view name);
 
 struct OverlapConfig {
   Algorithm algorithm = Algorithm::kSerial;
-  // chunked: number of data slices; ring / bidir_ring: sub-chunks per step.
+  // chunked: number of data slices; ring / bidir_ring: sub-chunks per step;
+  // iso: sequence parts.
   int chunks = 1;
-  // Optional uneven split weights for `chunked` (one per chunk, > 0). Empty
+  // Optional uneven split weights for `chunked` and `iso` (one per chunk, > 0). Empty
   // means even slices, which then must divide the rows exactly.
   std::vector<int> splits;
   int comm_lanes = 1;       // comm streams (lanes besides the compute lane)
@@ -34,7 +38,10 @@ struct OverlapConfig {
   bool comm_high_priority = true;  // comm lanes get the higher stream priority
 
   // Checks the knobs against each other and against the workload's shapes.
+  // iso is refused here: it applies to layer workloads only (BuildLayerPlan).
   Status Validate(const Workload& w) const;
+  // The knobs that do not depend on a workload: chunks, streams, comm SMs.
+  Status ValidateKnobs() const;
   std::string Describe() const;  // "ring chunks=2 streams=2"
 };
 

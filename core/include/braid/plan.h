@@ -34,6 +34,7 @@ struct BufferDecl {
   int64_t rows = 0, cols = 0;  // row-major, element type = the workload dtype
   BufferRole role = BufferRole::kWorkspace;
   InputWindow input;  // meaningful for kInput
+  int op = 0;         // layer plans: the op (Plan::ops index) whose A / B `input` names
 };
 
 // A set of rows of one buffer: `pieces` runs of `rows` rows each, piece p
@@ -57,6 +58,7 @@ enum class StepKind {
   kReduce,      // c = a + b (elementwise)
   kCopy,        // c = a
   kCollective,  // a (send side) → c (receive side), over all P ranks
+  kCompute,     // a compute kernel with flops and bytes but no buffers (attention)
 };
 
 enum class CollectiveKind {
@@ -81,7 +83,8 @@ struct Step {
   int chunk = -1;      // chunk or sub-chunk index
   int ring_step = -1;  // ring step s
   int64_t bytes = 0;   // bytes moved (dtype-sized), or touched for reduce / copy
-  double flops = 0;    // GEMM FLOPs (2·m·n·k); adds for reduce
+  double flops = 0;    // GEMM FLOPs (2·m·n·k); adds for reduce; a compute step's FLOPs
+  int op = 0;          // layer plans: the op (Plan::ops index) the step belongs to
 };
 
 enum class LaneKind { kCompute, kComm };
@@ -97,21 +100,52 @@ struct OutputWindow {
   int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
 };
 
+// One GEMM op's output on a rank (layer plans have one per GEMM op and part).
+struct OpOutput {
+  int op = 0;  // Plan::ops index
+  BufferId buffer = -1;
+  OutputWindow window;  // of that op's global C
+};
+
 struct RankPlan {
   std::vector<BufferDecl> buffers;
   std::vector<Step> steps;
-  BufferId output = -1;
+  BufferId output = -1;  // single-op plans; layer plans: the first GEMM op's output
   OutputWindow output_window;
+  // Layer plans: every GEMM op's output. Empty for single-op plans, whose
+  // only output is {0, output, output_window}: use Outputs().
+  std::vector<OpOutput> outputs;
+
+  std::vector<OpOutput> Outputs() const;
+};
+
+// One op of a layer plan. A GEMM op has its own global A and B (layer plans
+// chain ops by dependencies, not by data: each op multiplies its own
+// inputs). `local`: a plain column-parallel GEMM with no communication
+// (every rank holds all of A; ag_gemm's semantics without the gather).
+// Attention is a compute op: its steps are kCompute and it has no buffers.
+struct PlanOp {
+  std::string name;   // "qkv", "attention", "out_proj", "fc1", "fc2" (+ ".partN" for iso)
+  Workload workload;  // GEMM ops: the full GEMM of this op (and part)
+  bool gemm = true;   // false: a compute op (attention)
+  bool local = false; // GEMM without communication
+  int part = 0;       // iso: the sequence part
 };
 
 struct Plan {
-  Workload workload;
+  Workload workload;  // single-op plans: the op; layer plans: the first GEMM op (dtype, P)
   OverlapConfig config;
   std::vector<Lane> lanes;  // the same lane set on every rank
   std::vector<RankPlan> ranks;
+  std::vector<PlanOp> ops;  // layer plans only; empty for a single-op plan
 
   int tp() const { return int(ranks.size()); }
   size_t total_steps() const;
+  bool is_layer() const { return !ops.empty(); }
+  // The workload of op i: `workload` for a single-op plan.
+  const Workload& op_workload(int i) const { return ops.empty() ? workload : ops[size_t(i)].workload; }
+  // True when op i's GEMM yields whole products (ag_gemm, local), false for partial sums.
+  bool op_products(int i) const;
 };
 
 }  // namespace braid

@@ -23,6 +23,9 @@ namespace braid {
 // Finally the global graph — deps, lane order (a lane runs its steps in id
 // order), send → matching recv, and all instances of one collective as a
 // single node — is acyclic: with eager sends the plan cannot deadlock.
+// Compute steps (kCompute) use no buffers and only take part in ordering.
+// Layer plans: every step, buffer and output names an existing op, and every
+// output of RankPlan::outputs has a window of its buffer's rows.
 Status CheckPlanStructure(const Plan& plan);
 
 // Structure first, then an abstract execution in an order the global graph
@@ -33,7 +36,11 @@ Status CheckPlanStructure(const Plan& plan);
 // partials of the same row over disjoint rank sets; copies, transfers and
 // collectives move or sum contents; reading an empty row is an error. At the
 // end every rank's output must hold the products (ag_gemm) or the full sums
-// (gemm_rs / gemm_ar) of its output window. Then data races: on one rank, two
+// (gemm_rs / gemm_ar) of its output window. Layer plans are checked op by op:
+// a content also names its op (each op multiplies its own A), a gemm must read
+// rows of its own op's A, only partials of one op add, and each GEMM op's
+// output (RankPlan::outputs) must hold that op's products (ag_gemm and local
+// GEMMs) or full sums (gemm_rs / gemm_ar). Then data races: on one rank, two
 // steps that touch overlapping rows of one buffer, at least one writing,
 // must be ordered by deps and lane order. Errors name rank, step and row.
 Status CheckPlanSemantics(const Plan& plan);

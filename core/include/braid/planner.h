@@ -9,6 +9,7 @@
 // bidir_ring  each block is halved; the halves travel in both directions.
 #pragma once
 
+#include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
 #include "braid/plan.h"
 #include "braid/status.h"
@@ -17,5 +18,22 @@
 namespace braid {
 
 Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
+
+// A layer plan: every op of the layer in one Plan (Plan::ops), chained by
+// dependencies: on each rank, op i+1's first steps (those with no deps of
+// their own) wait for op i's last steps (those no step of op i waits for).
+// Ops are chained by order, not data: each GEMM op multiplies its own A and B.
+//   serial / chunked / ring / bidir_ring: each TP GEMM op planned as
+//     BuildPlan would plan it alone (buffers prefixed "qkv." etc., match ids
+//     offset per op); local GEMMs are one GEMM step; attention one compute step.
+//   iso: the sequence is cut into `chunks` parts (`splits` weights allowed);
+//     each part runs the whole chain as serial gemm_ar collectives, part j's
+//     collectives on comm lane 1 + j % streams. Steps are emitted op-major
+//     (qkv of every part, then attention of every part, ...) so that on the
+//     compute lane part j+1's compute comes before part j's next op, which
+//     waits for part j's all-reduce. Part j's attention also waits for the
+//     qkv of earlier parts (causal attention reads their K and V).
+// Each GEMM op's output is listed in RankPlan::outputs.
+Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config);
 
 }  // namespace braid
