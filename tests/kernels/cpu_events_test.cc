@@ -16,7 +16,8 @@ using testing::MustBuild;
 
 EventKind KindOf(StepKind k) {
   switch (k) {
-    case StepKind::kGemm: return EventKind::kCompute;
+    case StepKind::kGemm:
+    case StepKind::kCompute: return EventKind::kCompute;
     case StepKind::kReduce: return EventKind::kReduce;
     case StepKind::kCopy: return EventKind::kCopy;
     default: return EventKind::kComm;

@@ -8,13 +8,14 @@
 
 namespace braid::cpu {
 
-RankMemory::RankMemory(const RankPlan& plan, const HostMatrix& a, const HostMatrix& b)
+RankMemory::RankMemory(const RankPlan& plan, const std::vector<HostMatrix>& a,
+                       const std::vector<HostMatrix>& b)
     : plan_(&plan) {
   for (const BufferDecl& d : plan.buffers) {
     buffers_.emplace_back(size_t(d.rows * d.cols), 0.0f);
     if (d.role != BufferRole::kInput) continue;
     const InputWindow& w = d.input;
-    const HostMatrix& src = w.matrix == Matrix::kA ? a : b;
+    const HostMatrix& src = w.matrix == Matrix::kA ? a[size_t(d.op)] : b[size_t(d.op)];
     float* dst = buffers_.back().data();
     for (int64_t i = 0; i < w.rows; ++i) {
       const float* from = src.row(w.row0 + i) + w.col0;
@@ -38,10 +39,15 @@ RowSpan RankMemory::Whole(BufferId b) {
 }
 
 double RunBytes(const Plan& plan, bool verify) {
-  const Workload& w = plan.workload;
   // double: the sum of many large buffers must not overflow before the check.
-  double elems = double(w.m) * double(w.k) + double(w.k) * double(w.n) +
-                 (verify ? double(w.m) * double(w.n) : 0.0);
+  double elems = 0;
+  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  for (int i = 0; i < ops; ++i) {
+    if (plan.is_layer() && !plan.ops[size_t(i)].gemm) continue;
+    const Workload& w = plan.op_workload(i);
+    elems += double(w.m) * double(w.k) + double(w.k) * double(w.n) +
+             (verify ? double(w.m) * double(w.n) : 0.0);
+  }
   for (const RankPlan& rp : plan.ranks) {
     for (const BufferDecl& d : rp.buffers) elems += double(d.rows) * double(d.cols);
   }

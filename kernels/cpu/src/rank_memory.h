@@ -13,8 +13,9 @@ namespace braid::cpu {
 
 class RankMemory {
  public:
-  // Zeroed buffers; kInput buffers filled from their window of A or B.
-  RankMemory(const RankPlan& plan, const HostMatrix& a, const HostMatrix& b);
+  // Zeroed buffers; kInput buffers filled from their window of A or B of
+  // their op: a[d.op], b[d.op] (one entry for a single-op plan).
+  RankMemory(const RankPlan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b);
 
   RowSpan Span(const Region& r);
   RowSpan Whole(BufferId b);
@@ -25,7 +26,7 @@ class RankMemory {
   std::vector<std::vector<float>> buffers_;
 };
 
-// Bytes the run allocates: every rank's buffers, A and B, and C when verifying.
+// Bytes the run allocates: every rank's buffers, every op's A and B, and its C when verifying.
 double RunBytes(const Plan& plan, bool verify);
 // Rejects (Invalid) a run that needs more than ~70% of physical memory.
 Status CheckMemory(double bytes);

@@ -76,6 +76,25 @@ Result<int64_t> Recv(const Step& s, const StepContext& x) {
   return c.elements() * kFloat;
 }
 
+// A compute step (attention) has FLOPs but no buffers. The cpu backend does
+// real work of the same FLOPs: repeated kTileM×kTileN×kTileK sgemms on the
+// lane's scratch, not attention itself (no softmax, no data dependence on
+// the layer's GEMMs). Rounded up to whole tiles.
+int64_t Compute(const Step& s, const StepContext& x) {
+  constexpr int64_t kTileM = 256, kTileN = 64, kTileK = 64;
+  constexpr double kTileFlops = 2.0 * double(kTileM * kTileN * kTileK);
+  float* a = Scratch(x, kTileM * kTileK + kTileK * kTileN + kTileM * kTileN);
+  float* b = a + kTileM * kTileK;
+  float* c = b + kTileK * kTileN;
+  const int64_t tiles = int64_t(s.flops / kTileFlops + 0.999999);
+  for (int64_t t = 0; t < tiles; ++t) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(kTileM), blasint(kTileN),
+                blasint(kTileK), 1.0f, a, blasint(kTileK), b, blasint(kTileN), t > 0 ? 1.0f : 0.0f,
+                c, blasint(kTileN));
+  }
+  return s.bytes;
+}
+
 Result<int64_t> Collective(const Step& s, const StepContext& x) {
   const RingComm comm{x.transport, x.rank, x.ranks, s.match, x.scratch};
   return RunRingCollective(s.collective, comm, x.memory->Span(s.a), x.memory->Span(s.c));
@@ -91,13 +110,15 @@ Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx) {
     case StepKind::kSend: return Send(step, ctx);
     case StepKind::kRecv: return Recv(step, ctx);
     case StepKind::kCollective: return Collective(step, ctx);
+    case StepKind::kCompute: return Compute(step, ctx);
   }
   return Status::Internal("unknown step kind");
 }
 
 EventKind EventKindOf(StepKind kind) {
   switch (kind) {
-    case StepKind::kGemm: return EventKind::kCompute;
+    case StepKind::kGemm:
+    case StepKind::kCompute: return EventKind::kCompute;
     case StepKind::kReduce: return EventKind::kReduce;
     case StepKind::kCopy: return EventKind::kCopy;
     case StepKind::kSend:

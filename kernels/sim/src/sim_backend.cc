@@ -13,7 +13,8 @@ namespace {
 
 EventKind EventKindOf(StepKind kind) {
   switch (kind) {
-    case StepKind::kGemm: return EventKind::kCompute;
+    case StepKind::kGemm:
+    case StepKind::kCompute: return EventKind::kCompute;
     case StepKind::kReduce: return EventKind::kReduce;
     case StepKind::kCopy: return EventKind::kCopy;
     case StepKind::kSend:

@@ -87,6 +87,27 @@ void Engine::Load(const Plan& plan) {
           st.hbm_demand = st.work_ns > 0 ? ge.cost.hbm_bytes / st.work_ns : 0;
           break;
         }
+        case StepKind::kCompute: {
+          // A compute kernel (attention): flops / (peak · efficiency) spread
+          // evenly over the SMs it gets, so it slows in proportion when comm
+          // holds SMs (kComputeTilesPerSm tiles per SM keep wave quantization
+          // small), with its bytes as the memory floor, plus launch.
+          constexpr int kComputeTilesPerSm = 16;
+          GemmCost c;
+          c.tiles = int64_t(gpu_.sm_count) * kComputeTilesPerSm;
+          c.tile_ns = s.flops / (gpu_.PeakTflops(plan.workload.dtype) * 1e3 * gpu_.Efficiency(plan.workload.dtype)) /
+                      double(kComputeTilesPerSm);
+          c.memory_ns = double(s.bytes) / (gpu_.hbm_gbs * gpu_.hbm_efficiency);
+          c.launch_ns = launch;
+          c.hbm_bytes = double(s.bytes);
+          gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
+          last_m = -1;  // the next GEMM gets its own entry
+          st.act = Act::kGemm;
+          st.gemm = int(gemm_costs_.size()) - 1;
+          st.work_ns = gemm_costs_.back().full_ns;
+          st.hbm_demand = st.work_ns > 0 ? c.hbm_bytes / st.work_ns : 0;
+          break;
+        }
         case StepKind::kReduce:
         case StepKind::kCopy:
           st.act = Act::kMemory;
