@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -148,6 +149,86 @@ TEST(CliRun, CudaBackendSaysWhyItCannotRun) {
   EXPECT_TRUE(o.code == 1 || o.code == 2) << o.code;
   EXPECT_THAT(o.err, HasSubstr("cuda"));
   EXPECT_EQ(o.out, "");
+}
+
+// A tiny model file for layer runs on the cpu backend.
+std::string TinyModelFile() {
+  const std::string path = TempPath("tiny_model.toml");
+  std::ofstream out(path);
+  out << "name = \"tiny\"\nhidden = 32\nheads = 4\nkv_heads = 2\nhead_dim = 8\nffn = 64\n"
+         "gated_mlp = true\nlayers = 2\nsource = \"a test\"\n";
+  return path;
+}
+
+TEST(CliRun, LayerWorkloadOnSimReportsTheModel) {
+  const Outcome o = Braid("run --no-db --json --model llama3-70b --seq 4K --batch 1 --tp 8 --algo ring --chunks 2 "
+                          "--streams 2 --iters 1 --warmup 0");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["workload"]["model"], "llama3-70b");
+  EXPECT_EQ(j["workload"]["seq"], 4096);
+  EXPECT_EQ(j["workload"]["batch"], 1);
+  EXPECT_EQ(j["workload"]["phase"], "prefill");
+  EXPECT_EQ(j["workload"]["sequence_parallel"], true);
+  EXPECT_EQ(j["workload"]["op"], "ag_gemm");  // the first GEMM op (qkv)
+  ASSERT_EQ(j["workload"]["ops"].size(), 5u);
+  EXPECT_EQ(j["workload"]["ops"][1]["kind"], "attention");
+  EXPECT_EQ(j["workload"]["ops"][2]["kind"], "gemm_rs");
+  EXPECT_GT(j["metrics"]["makespan_ns"]["p50"].get<double>(), 0);
+}
+
+TEST(CliRun, LayerWorkloadOnCpuVerifiesEveryOpAndIsStored) {
+  const std::string model = TinyModelFile();
+  const std::string db = TempPath("layer_runs.db");
+  std::remove(db.c_str());
+  const Outcome o = Braid("run --backend cpu --db " + db + " --json --model " + model +
+                          " --seq 16 --batch 2 --tp 2 --algo chunked --chunks 2 --verify --iters 1 --warmup 0");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_TRUE(j["verify"]["ok"].get<bool>());
+  EXPECT_EQ(j["workload"]["model"], "tiny");
+  const Outcome stored = Braid("report --db " + db + " --run " + std::to_string(j["run"].get<long long>()) + " --json");
+  ASSERT_EQ(stored.code, 0) << stored.err;
+  const auto s = nlohmann::json::parse(stored.out);
+  EXPECT_EQ(s["workload"]["model"], "tiny");
+  EXPECT_EQ(s["workload"]["seq"], 16);
+  EXPECT_EQ(s["workload"]["phase"], "prefill");
+  const Outcome iso = Braid("run --backend cpu --no-db --model " + model +
+                            " --seq 16 --batch 2 --tp 2 --algo iso --chunks 3 --splits 1,2,1 "
+                            "--sequence-parallel off --verify --iters 1 --warmup 0");
+  EXPECT_EQ(iso.code, 0) << iso.err;
+  const Outcome decode = Braid("run --backend cpu --no-db --model " + model +
+                               " --seq 16 --batch 3 --phase decode --tp 2 --algo serial --verify --iters 1 --warmup 0");
+  EXPECT_EQ(decode.code, 0) << decode.err;
+  std::remove(model.c_str());
+  std::remove(db.c_str());
+}
+
+TEST(CliRun, IsoOnSimOverlapsTheAllReduces) {
+  const std::string base = "run --no-db --json --model llama3-70b --seq 4K --tp 8 --iters 1 --warmup 0 "
+                           "--sequence-parallel off ";
+  const Outcome serial = Braid(base + "--algo serial");
+  const Outcome iso = Braid(base + "--algo iso --chunks 2");
+  ASSERT_EQ(serial.code, 0) << serial.err;
+  ASSERT_EQ(iso.code, 0) << iso.err;
+  const auto js = nlohmann::json::parse(serial.out), ji = nlohmann::json::parse(iso.out);
+  EXPECT_EQ(ji["config"]["algorithm"], "iso");
+  EXPECT_GT(ji["metrics"]["overlap_ns"]["p50"].get<double>(), 0);
+  EXPECT_LT(ji["metrics"]["makespan_ns"]["p50"].get<double>(), js["metrics"]["makespan_ns"]["p50"].get<double>());
+}
+
+TEST(CliRun, LayerWorkloadUsageErrors) {
+  ExpectUsageError("run --no-db --model llama9 --seq 128 --tp 8 --algo serial", "unknown model 'llama9'");
+  ExpectUsageError("run --no-db --model llama9 --seq 128 --tp 8 --algo serial", "llama3-70b");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --op gemm_rs --tp 8 --algo serial", "not both");
+  ExpectUsageError("run --no-db --tp 8 --algo serial", "give a workload");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 64 --tp 8 --algo serial", "--k is required");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 64 --k 64 --seq 4 --tp 2 --algo serial", "--model only");
+  ExpectUsageError("run --no-db --model llama3-70b --tp 8 --algo serial", "--model needs --seq");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 3 --algo serial", "heads=64 is not divisible by P=3");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --algo iso --chunks 2", "--sequence-parallel off");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --phase train --algo serial", "unknown phase");
+  ExpectUsageError("run --no-db --op gemm_ar --m 64 --n 64 --k 64 --tp 2 --algo iso", "layer workloads only");
 }
 
 }  // namespace

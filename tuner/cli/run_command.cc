@@ -2,10 +2,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include "backend_choice.h"
+#include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
+#include "braid/model_files.h"
 #include "braid/planner.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
@@ -17,13 +21,18 @@ namespace braid::cli {
 
 void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--backend", a->backend, "sim | cpu | cuda")->capture_default_str();
-  sub->add_option("--op", a->op, "ag_gemm | gemm_rs | gemm_ar")->required();
-  sub->add_option("--m", a->m, "rows of A and C (K/M/G suffixes)")->required();
-  sub->add_option("--n", a->n, "columns of B and C")->required();
-  sub->add_option("--k", a->k, "inner dimension")->required();
+  sub->add_option("--op", a->op, "ag_gemm | gemm_rs | gemm_ar");
+  sub->add_option("--m", a->m, "rows of A and C (K/M/G suffixes)");
+  sub->add_option("--n", a->n, "columns of B and C");
+  sub->add_option("--k", a->k, "inner dimension");
+  sub->add_option("--model", a->model, "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
+  sub->add_option("--seq", a->seq, "layer: sequence length (prefill) or KV cache length (decode)");
+  sub->add_option("--batch", a->batch, "layer: sequences in the batch (default 1)");
+  sub->add_option("--phase", a->phase, "layer: prefill | decode")->capture_default_str();
+  sub->add_option("--sequence-parallel", a->sequence_parallel, "layer: on | off (default: on for prefill, off for decode)");
   sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
   sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
-  sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring")->required();
+  sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring | iso (layer workloads)")->required();
   sub->add_option("--chunks", a->chunks, "chunks (chunked) or sub-chunks per ring step")->capture_default_str();
   sub->add_option("--splits", a->splits, "uneven chunk weights for chunked, e.g. 1,2,1");
   sub->add_option("--streams", a->streams, "comm lanes (streams)")->capture_default_str();
@@ -43,22 +52,7 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
 
 namespace {
 
-Result<Plan> PlanFromArgs(const RunArgs& a) {
-  Workload w;
-  auto op = ParseOp(a.op);
-  if (!op.ok()) return op.status();
-  w.op = *op;
-  for (auto [text, flag, dst] : {std::tuple{&a.m, "--m", &w.m}, {&a.n, "--n", &w.n}, {&a.k, "--k", &w.k}}) {
-    auto v = ParseSize(*text, flag);
-    if (!v.ok()) return v.status();
-    *dst = *v;
-  }
-  if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
-  w.tp = a.tp;
-  auto dt = ParseDType(a.dtype);
-  if (!dt.ok()) return dt.status();
-  w.dtype = *dt;
-
+Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
   OverlapConfig c;
   auto algo = ParseAlgorithm(a.algo);
   if (!algo.ok()) return algo.status();
@@ -74,7 +68,113 @@ Result<Plan> PlanFromArgs(const RunArgs& a) {
   auto eng = ParseCommEngine(a.comm_engine);
   if (!eng.ok()) return eng.status();
   c.comm_engine = *eng;
-  return BuildPlan(w, c);
+  return c;
+}
+
+// `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
+Result<LayerWorkload> LayerFromArgs(const RunArgs& a) {
+  if (a.seq.empty()) return Status::Invalid("--model needs --seq (the sequence length)");
+  auto model = LoadModel(a.model);
+  if (!model.ok()) return model.status();
+  auto seq = ParseSize(a.seq, "--seq");
+  if (!seq.ok()) return seq.status();
+  int64_t batch = 1;
+  if (!a.batch.empty()) {
+    auto b = ParseSize(a.batch, "--batch");
+    if (!b.ok()) return b.status();
+    batch = *b;
+  }
+  auto phase = ParsePhase(a.phase);
+  if (!phase.ok()) return phase.status();
+  std::optional<bool> sp;
+  if (a.sequence_parallel == "on") {
+    sp = true;
+  } else if (a.sequence_parallel == "off") {
+    sp = false;
+  } else if (!a.sequence_parallel.empty()) {
+    return Status::Invalid("--sequence-parallel '" + OneLine(a.sequence_parallel) + "': use on or off");
+  }
+  auto dt = ParseDType(a.dtype);
+  if (!dt.ok()) return dt.status();
+  if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
+  return MakeLayerWorkload(*model, *seq, batch, *phase, a.tp, *dt, sp);
+}
+
+// Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.
+Status CheckWorkloadForm(const RunArgs& a) {
+  const bool op_form = !a.op.empty() || !a.m.empty() || !a.n.empty() || !a.k.empty();
+  const bool layer_form = !a.model.empty();
+  if (op_form && layer_form) {
+    return Status::Invalid("give one workload: either --op/--m/--n/--k or --model/--seq/--batch, not both");
+  }
+  if (!op_form && !layer_form) {
+    return Status::Invalid("give a workload: --op, --m, --n, --k (one op) or --model, --seq, --batch (a layer)");
+  }
+  if (op_form) {
+    for (auto [v, flag] : {std::pair{&a.op, "--op"}, {&a.m, "--m"}, {&a.n, "--n"}, {&a.k, "--k"}}) {
+      if (v->empty()) return Status::Invalid(std::string(flag) + " is required with --op/--m/--n/--k (or use --model)");
+    }
+    if (!a.seq.empty() || !a.batch.empty() || !a.sequence_parallel.empty() || a.phase != "prefill") {
+      return Status::Invalid("--seq, --batch, --phase and --sequence-parallel apply to --model only");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Plan> PlanFromArgs(const RunArgs& a, std::optional<LayerWorkload>* layer) {
+  BRAID_RETURN_IF_ERROR(CheckWorkloadForm(a));
+  if (!a.model.empty()) {
+    auto lw = LayerFromArgs(a);
+    if (!lw.ok()) return lw.status();
+    auto c = ConfigFromArgs(a);
+    if (!c.ok()) return c.status();
+    *layer = *lw;
+    return BuildLayerPlan(*lw, *c);
+  }
+  Workload w;
+  auto op = ParseOp(a.op);
+  if (!op.ok()) return op.status();
+  w.op = *op;
+  for (auto [text, flag, dst] : {std::tuple{&a.m, "--m", &w.m}, {&a.n, "--n", &w.n}, {&a.k, "--k", &w.k}}) {
+    auto v = ParseSize(*text, flag);
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
+  w.tp = a.tp;
+  auto dt = ParseDType(a.dtype);
+  if (!dt.ok()) return dt.status();
+  w.dtype = *dt;
+
+  auto c = ConfigFromArgs(a);
+  if (!c.ok()) return c.status();
+  return BuildPlan(w, *c);
+}
+
+// The layer part of a stored run's workload (run_report.cc merges it into
+// the workload JSON). The store's Workload columns hold the first GEMM op.
+nlohmann::json LayerJson(const LayerWorkload& lw) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const LayerOp& op : lw.ops) {
+    nlohmann::json o = {{"name", op.name}};
+    if (op.kind == LayerOpKind::kAttention) {
+      o["kind"] = "attention";
+      o["flops_per_rank"] = op.flops;
+    } else {
+      o["kind"] = op.kind == LayerOpKind::kLocalGemm ? "gemm" : std::string(OpName(op.gemm.op));
+      o["m"] = op.gemm.m;
+      o["n"] = op.gemm.n;
+      o["k"] = op.gemm.k;
+    }
+    ops.push_back(std::move(o));
+  }
+  return {{"model", lw.model.name},
+          {"seq", lw.seq},
+          {"batch", lw.batch},
+          {"phase", PhaseName(lw.phase)},
+          {"sequence_parallel", lw.sequence_parallel},
+          {"describe", lw.Describe()},
+          {"ops", ops}};
 }
 
 Status CheckRunOptions(const RunArgs& a) {
@@ -96,7 +196,8 @@ Status CheckRunOptions(const RunArgs& a) {
 
 int ExecuteRun(const RunArgs& a) {
   if (Status s = CheckRunOptions(a); !s.ok()) return ReportError("run", s);
-  auto plan = PlanFromArgs(a);
+  std::optional<LayerWorkload> layer;
+  auto plan = PlanFromArgs(a, &layer);
   if (!plan.ok()) return ReportError("run", plan.status());
   auto topo = LoadTopology(a.topology);
   if (!topo.ok()) return ReportError("run", topo.status());
@@ -118,6 +219,7 @@ int ExecuteRun(const RunArgs& a) {
   if (!out.ok()) return ReportError("run", out.status());
 
   RunRecord rec = RecordOfRun(*plan, topo->name, (*backend)->name(), opt, *out);
+  if (layer) rec.notes["layer"] = LayerJson(*layer);
   if (!a.no_db) {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("run", store.status());

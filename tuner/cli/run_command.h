@@ -9,7 +9,10 @@ namespace braid::cli {
 
 struct RunArgs {
   std::string backend = "sim";
-  std::string op, m, n, k;
+  std::string op, m, n, k;            // one op, or
+  std::string model, seq, batch;      // a layer workload (exactly one of the two forms)
+  std::string phase = "prefill";
+  std::string sequence_parallel;      // on | off; empty: on for prefill, off for decode
   int tp = 0;
   std::string dtype = "bf16";
   std::string algo;

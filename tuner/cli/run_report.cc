@@ -34,6 +34,10 @@ nlohmann::json HtaOf(const RunRecord& r, int rank) {
 }
 
 std::string Describe(const RunRecord& r) {
+  if (auto it = r.notes.find("layer"); it != r.notes.end() && it->is_object()) {
+    const size_t ops = it->value("ops", nlohmann::json::array()).size();
+    return it->value("describe", std::string("layer")) + " (" + std::to_string(ops) + " ops)";
+  }
   if (r.has_workload) return r.workload.Describe();
   return "imported trace, " + std::to_string(r.workload.tp) + " rank(s)";
 }
@@ -60,6 +64,12 @@ nlohmann::json RunJson(const RunRecord& r) {
   if (r.has_workload) {
     const Workload& w = r.workload;
     j["workload"] = {{"op", OpName(w.op)}, {"m", w.m}, {"n", w.n}, {"k", w.k}, {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
+    // Layer runs: op/m/n/k are the first GEMM op's; the layer's keys join them.
+    if (auto it = r.notes.find("layer"); it != r.notes.end() && it->is_object()) {
+      for (const char* key : {"model", "seq", "batch", "phase", "sequence_parallel", "ops"}) {
+        if (it->contains(key)) j["workload"][key] = (*it)[key];
+      }
+    }
   } else {
     j["workload"] = nullptr;
   }
