@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -117,6 +118,13 @@ TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {
   const double t_h100 = j["metrics"]["makespan_ns"]["p50"];
   EXPECT_GT(t_h100, 100e3);  // 137 GFLOP per rank cannot beat ~170 µs at H100 speed
   EXPECT_LT(t_h100, 5e6);
+  // DESIGN.md's lower bound and efficiency are reported.
+  const double lb = j["metrics"]["lower_bound_ns"]["p50"];
+  EXPECT_GT(lb, 100e3);
+  EXPECT_LE(lb, t_h100 * 1.1);
+  EXPECT_NEAR(j["metrics"]["efficiency"]["p50"].get<double>(), lb / t_h100, 1e-9);
+  EXPECT_DOUBLE_EQ(lb, std::max(j["lower_bound"]["compute_alone_ns"].get<double>(),
+                                j["lower_bound"]["comm_alone_ns"].get<double>()));
   // Deterministic: p50 == p99, and a second run gives the same figures.
   EXPECT_EQ(j["metrics"]["makespan_ns"]["p50"], j["metrics"]["makespan_ns"]["p99"]);
   EXPECT_EQ(nlohmann::json::parse(Braid(args + "--topology h100-sxm").out)["metrics"], j["metrics"]);

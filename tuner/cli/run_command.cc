@@ -14,6 +14,7 @@
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
+#include "lower_bound.h"
 #include "run_report.h"
 #include "store_access.h"
 
@@ -220,6 +221,16 @@ int ExecuteRun(const RunArgs& a) {
 
   RunRecord rec = RecordOfRun(*plan, topo->name, (*backend)->name(), opt, *out);
   if (layer) rec.notes["layer"] = LayerJson(*layer);
+  // DESIGN.md's lower bound: the unsplit (serial) plan's compute alone and
+  // its communication alone, on the same backend.
+  const OverlapConfig serial_config;
+  auto serial = layer ? BuildLayerPlan(*layer, serial_config) : BuildPlan(plan->workload, serial_config);
+  if (!serial.ok()) return ReportError("run", serial.status());
+  auto lb = MeasureLowerBound(**backend, *serial, opt);
+  if (!lb.ok()) return ReportError("run", lb.status());
+  rec.notes["lower_bound"] = {{"compute_alone_ns", lb->compute_alone_ns},
+                              {"comm_alone_ns", lb->comm_alone_ns},
+                              {"lower_bound_ns", lb->lower_bound_ns()}};
   if (!a.no_db) {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("run", store.status());

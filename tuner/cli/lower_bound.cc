@@ -1,0 +1,39 @@
+#include "lower_bound.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "braid/plan_filter.h"
+
+namespace braid::cli {
+
+namespace {
+
+Result<double> MedianIterationNs(Backend& backend, const Plan& plan, const RunOptions& base) {
+  RunOptions o = base;
+  o.iters = std::min(base.iters, 3);
+  o.warmup = std::min(base.warmup, 1);
+  o.verify = false;
+  o.trace = false;
+  auto out = backend.Run(plan, o);
+  if (!out.ok()) return out.status();
+  std::vector<int64_t> t = out->iteration_ns;
+  if (t.empty()) return 0.0;
+  std::sort(t.begin(), t.end());
+  return double(t[t.size() / 2]);
+}
+
+}  // namespace
+
+Result<LowerBound> MeasureLowerBound(Backend& backend, const Plan& serial, const RunOptions& options) {
+  LowerBound lb;
+  auto c = MedianIterationNs(backend, FilterPlan(serial, [](const Step& s) { return !IsCommStep(s); }), options);
+  if (!c.ok()) return c.status();
+  lb.compute_alone_ns = *c;
+  auto m = MedianIterationNs(backend, FilterPlan(serial, IsCommStep), options);
+  if (!m.ok()) return m.status();
+  lb.comm_alone_ns = *m;
+  return lb;
+}
+
+}  // namespace braid::cli
