@@ -9,6 +9,8 @@
 //   - percentages are rounded to 2 decimals (0 when the base is 0).
 #pragma once
 
+#include "braid/event.h"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,10 @@ enum class HtaKernelType { kComm, kMemory, kCompute, kOther };
 
 // Classifies a GPU event by its name (case sensitive, as HTA's regexes).
 HtaKernelType ClassifyHtaKernel(std::string_view name);
+
+// The Braid event kind of an imported GPU event: memcpys and memsets are
+// copies; kernels are comm / compute / copy / sync by HTA's classification.
+EventKind ImportedGpuKind(bool is_kernel, std::string_view name);
 
 // One GPU event (kernel, memcpy or memset) on the rank's timeline.
 struct HtaGpuEvent {

@@ -38,6 +38,17 @@ bool IsExcludedFromCompute(std::string_view n) {
 
 }  // namespace
 
+EventKind ImportedGpuKind(bool is_kernel, std::string_view name) {
+  if (!is_kernel) return EventKind::kCopy;
+  switch (ClassifyHtaKernel(name)) {
+    case HtaKernelType::kComm: return EventKind::kComm;
+    case HtaKernelType::kCompute: return EventKind::kCompute;
+    case HtaKernelType::kMemory: return EventKind::kCopy;
+    case HtaKernelType::kOther: return EventKind::kSync;
+  }
+  return EventKind::kSync;
+}
+
 HtaKernelType ClassifyHtaKernel(std::string_view name) {
   if (IsCommName(name)) return HtaKernelType::kComm;
   if (IsMemoryName(name)) return HtaKernelType::kMemory;

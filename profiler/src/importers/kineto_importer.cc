@@ -62,21 +62,6 @@ HtaFigures KinetoHtaFigures(const KinetoRecords& in) {
   return ComputeHtaFigures(events);
 }
 
-EventKind GpuKind(const KinetoRecord& r) {
-  if (r.cat != KinetoCat::kKernel) return EventKind::kCopy;
-  switch (ClassifyHtaKernel(r.name)) {
-    case HtaKernelType::kComm:
-      return EventKind::kComm;
-    case HtaKernelType::kCompute:
-      return EventKind::kCompute;
-    case HtaKernelType::kMemory:
-      return EventKind::kCopy;
-    case HtaKernelType::kOther:
-      return EventKind::kSync;
-  }
-  return EventKind::kSync;
-}
-
 // Lanes: one per (device, stream) of GPU activity, in that order, then
 // "cpu runtime" when the trace has runtime calls.
 struct Lanes {
@@ -146,7 +131,7 @@ Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int def
     int64_t when = e.start_ns;
     if (gpu) {
       e.lane = lanes.by_stream.at({r.device, r.stream});
-      e.kind = r.cat == KinetoCat::kSync ? EventKind::kSync : GpuKind(r);
+      e.kind = r.cat == KinetoCat::kSync ? EventKind::kSync : ImportedGpuKind(r.cat == KinetoCat::kKernel, r.name);
       e.bytes = r.cat == KinetoCat::kKernel ? 0 : r.bytes;
       if (const auto it = launch_ns.find(e.correlation); r.has_correlation && it != launch_ns.end()) {
         when = it->second;

@@ -15,21 +15,6 @@ namespace {
 
 using ProcessCorrelation = std::pair<int64_t, int64_t>;
 
-EventKind GpuKind(const NsysGpuRow& r) {
-  if (r.kind != NsysGpuKind::kKernel) return EventKind::kCopy;
-  switch (ClassifyHtaKernel(r.name)) {
-    case HtaKernelType::kComm:
-      return EventKind::kComm;
-    case HtaKernelType::kCompute:
-      return EventKind::kCompute;
-    case HtaKernelType::kMemory:
-      return EventKind::kCopy;
-    case HtaKernelType::kOther:
-      return EventKind::kSync;
-  }
-  return EventKind::kSync;
-}
-
 HtaKernelType HtaType(const NsysGpuRow& r) {
   return r.kind == NsysGpuKind::kKernel ? ClassifyHtaKernel(r.name) : HtaKernelType::kMemory;
 }
@@ -140,7 +125,7 @@ ImportedRank BuildRank(const NsysRows& rows, const RankRows& mine, int rank, int
     Event e;
     e.rank = rank;
     e.lane = lane_of_stream.at(r->stream);
-    e.kind = GpuKind(*r);
+    e.kind = ImportedGpuKind(r->kind == NsysGpuKind::kKernel, r->name);
     e.name = r->name;
     e.start_ns = r->start;
     e.end_ns = std::max(r->start, r->end);
