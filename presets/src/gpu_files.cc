@@ -1,8 +1,6 @@
 // GPU files and calibration points: every error names file, line and field.
 #include "braid/gpu_files.h"
 
-#include <fstream>
-#include <sstream>
 #include <tuple>
 
 #include "braid/toml_fields.h"
@@ -62,28 +60,12 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
   return g;
 }
 
-std::vector<std::string> BuiltinGpuNames() {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& f : kBuiltinGpus) names.emplace_back(f.name);
-  return names;
-}
+std::vector<std::string> BuiltinGpuNames() { return NamesOf(kBuiltinGpus); }
 
 Result<GpuSpec> LoadGpu(std::string_view name_or_path) {
-  const bool is_path = name_or_path.find('/') != std::string_view::npos || name_or_path.ends_with(".toml");
-  if (!is_path) {
-    for (const EmbeddedFile& f : kBuiltinGpus) {
-      if (f.name == name_or_path) return ParseGpuToml(f.text, std::string(f.name) + ".toml");
-    }
-    std::string known;
-    for (const std::string& n : BuiltinGpuNames()) known += (known.empty() ? "" : ", ") + n;
-    return Status::NotFound("unknown GPU '" + OneLine(name_or_path) + "' (known: " + known +
-                            "; or give a path to a .toml file)");
-  }
-  std::ifstream in{std::string(name_or_path)};
-  if (!in) return Status::NotFound("cannot read GPU file '" + OneLine(name_or_path) + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseGpuToml(ss.str(), name_or_path);
+  auto file = FindDataFile(name_or_path, kBuiltinGpus, "GPU");
+  if (!file.ok()) return file.status();
+  return ParseGpuToml(file->text, file->origin);
 }
 
 namespace {

@@ -1,8 +1,6 @@
 // Model files: every error names file, line and field.
 #include "braid/model_files.h"
 
-#include <fstream>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -48,28 +46,12 @@ Result<ModelSpec> ParseModelToml(std::string_view text, std::string_view origin)
   return m;
 }
 
-std::vector<std::string> BuiltinModelNames() {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& f : kBuiltinModels) names.emplace_back(f.name);
-  return names;
-}
+std::vector<std::string> BuiltinModelNames() { return NamesOf(kBuiltinModels); }
 
 Result<ModelSpec> LoadModel(std::string_view name_or_path) {
-  const bool is_path = name_or_path.find('/') != std::string_view::npos || name_or_path.ends_with(".toml");
-  if (!is_path) {
-    for (const EmbeddedFile& f : kBuiltinModels) {
-      if (f.name == name_or_path) return ParseModelToml(f.text, std::string(f.name) + ".toml");
-    }
-    std::string known;
-    for (const std::string& n : BuiltinModelNames()) known += (known.empty() ? "" : ", ") + n;
-    return Status::NotFound("unknown model '" + OneLine(name_or_path) + "' (known: " + known +
-                            "; or give a path to a .toml file)");
-  }
-  std::ifstream in{std::string(name_or_path)};
-  if (!in) return Status::NotFound("cannot read model file '" + OneLine(name_or_path) + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseModelToml(ss.str(), name_or_path);
+  auto file = FindDataFile(name_or_path, kBuiltinModels, "model");
+  if (!file.ok()) return file.status();
+  return ParseModelToml(file->text, file->origin);
 }
 
 }  // namespace braid
