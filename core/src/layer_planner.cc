@@ -90,7 +90,9 @@ class LayerBuilder {
         break;
       case LayerOpKind::kLocalGemm: PlanLocalGemm(po.workload, scope, plan_); break;
       case LayerOpKind::kTpGemm:
-        if (cfg.algorithm == Algorithm::kRing || cfg.algorithm == Algorithm::kBidirRing) {
+        if (cfg.algorithm == Algorithm::kFused) {
+          s = detail::BuildFusedPlan(po.workload, cfg, plan_, scope);
+        } else if (cfg.algorithm == Algorithm::kRing || cfg.algorithm == Algorithm::kBidirRing) {
           s = detail::BuildRingPlan(po.workload, cfg, plan_, scope);
         } else {
           s = detail::BuildCollectivePlan(po.workload, cfg, plan_, scope);

@@ -14,6 +14,7 @@ std::string_view AlgorithmName(Algorithm a) {
     case Algorithm::kRing: return "ring";
     case Algorithm::kBidirRing: return "bidir_ring";
     case Algorithm::kIso: return "iso";
+    case Algorithm::kFused: return "fused";
   }
   return "?";
 }
@@ -24,8 +25,9 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "ring") return Algorithm::kRing;
   if (name == "bidir_ring") return Algorithm::kBidirRing;
   if (name == "iso") return Algorithm::kIso;
+  if (name == "fused") return Algorithm::kFused;
   return Status::Invalid("unknown algorithm '" + OneLine(name) +
-                         "' (known: serial, chunked, ring, bidir_ring, iso)");
+                         "' (known: serial, chunked, ring, bidir_ring, iso, fused)");
 }
 
 std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
@@ -89,6 +91,22 @@ Status OverlapConfig::Validate(const Workload& w) const {
   if (algorithm == Algorithm::kIso) {
     return Status::Invalid("iso splits a layer's sequence: it applies to layer workloads only "
                            "(--model NAME --seq L --batch B), not to a single op");
+  }
+  if (algorithm == Algorithm::kFused) {
+    if (w.op == Op::kGemmAr) {
+      return Status::Invalid("fused does not apply to gemm_ar: its kernel moves tiles for an all-gather "
+                             "(ag_gemm) or a reduce-scatter (gemm_rs); use gemm_rs + ag_gemm "
+                             "(sequence parallelism on) or another algorithm");
+    }
+    if (chunks != 1 || !splits.empty()) {
+      return Status::Invalid("fused moves and computes tile by tile: it takes no --chunks or --splits "
+                             "(got --chunks " + std::to_string(chunks) + ")");
+    }
+    if (w.m % w.tp != 0) {
+      return Status::Invalid("fused needs M=" + std::to_string(w.m) + " divisible by P=" +
+                             std::to_string(w.tp) + " (one block per rank)");
+    }
+    return Status::Ok();
   }
   if (algorithm == Algorithm::kSerial && (chunks != 1 || !splits.empty())) {
     return Status::Invalid("serial runs the collective whole: it takes no --chunks or --splits");

@@ -12,6 +12,7 @@ std::string_view StepKindName(StepKind k) {
     case StepKind::kCopy: return "copy";
     case StepKind::kCollective: return "collective";
     case StepKind::kCompute: return "compute";
+    case StepKind::kFused: return "fused";
   }
   return "?";
 }

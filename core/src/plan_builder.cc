@@ -102,6 +102,29 @@ int RankBuilder::Collective(int lane, CollectiveKind kind, Region a, Region c, i
   return Add(std::move(s), std::move(deps));
 }
 
+int RankBuilder::Fused(int lane, CollectiveKind kind, Region a, BufferId b, Region c, int64_t match,
+                       std::vector<int> deps) {
+  Step s;
+  s.kind = StepKind::kFused;
+  s.collective = kind;
+  s.lane = lane;
+  s.name = "fused";
+  s.a = a;
+  s.b = Whole(b);
+  s.c = c;
+  s.match = match;
+  s.chunk = 0;
+  const int64_t p = w_.tp;
+  // The rank's whole GEMM: all M rows (ag_gemm) or its shard of K (gemm_rs).
+  const int64_t m = kind == CollectiveKind::kAllGather ? a.total_rows() * p : a.total_rows();
+  s.flops = 2.0 * double(m) * double(Cols(b)) * double(Cols(a.buffer));
+  // Sent: its block of A to each of the P−1 peers, or the P−1 peers' blocks
+  // of its partial C.
+  const int64_t block = kind == CollectiveKind::kAllGather ? Bytes(a) : Bytes(c);
+  s.bytes = (p - 1) * block;
+  return Add(std::move(s), std::move(deps));
+}
+
 int RankBuilder::Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps,
                          int chunk) {
   Step s;

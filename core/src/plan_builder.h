@@ -37,6 +37,10 @@ class RankBuilder {
   int Reduce(int lane, Region c, Region a, Region b, std::vector<int> deps, int chunk, int ring_step);
   int Collective(int lane, CollectiveKind kind, Region a, Region c, int64_t match,
                  std::vector<int> deps, int chunk);
+  // The fused kernel (StepKind::kFused): kind all_gather (ag_gemm) or
+  // reduce_scatter (gemm_rs); a, b, c as for a gemm of that pattern.
+  int Fused(int lane, CollectiveKind kind, Region a, BufferId b, Region c, int64_t match,
+            std::vector<int> deps);
   // A compute kernel with no buffers (attention).
   int Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps, int chunk);
 
@@ -68,5 +72,7 @@ OpBuffers AddOpBuffers(const Workload& w, int rank, RankBuilder& rb, RankPlan& r
 Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan,
                            const OpScope& scope = {});
 Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
+// fused: one kFused step per rank (P == 1: a plain GEMM).
+Status BuildFusedPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 
 }  // namespace braid::detail

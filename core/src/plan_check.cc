@@ -37,6 +37,7 @@ bool Reads(StepKind k, char which) {
     case StepKind::kCopy: return which == 'a';
     case StepKind::kCollective: return which == 'a';
     case StepKind::kCompute: return false;
+    case StepKind::kFused: return which == 'a' || which == 'b';
   }
   return false;
 }
@@ -143,6 +144,35 @@ Status CheckShapes(const Plan& plan, const RankPlan& rp, int r, const Step& s) {
           }
           break;
         case CollectiveKind::kAllReduce: return same(s.a, s.c, "a", "c");
+      }
+      return Status::Ok();
+    }
+    case StepKind::kFused: {
+      const int p = plan.tp();
+      const BufferDecl& b = rp.buffers[size_t(s.b.buffer)];
+      if (s.b.row != 0 || s.b.pieces != 1 || s.b.rows != b.rows) {
+        return Status::Invalid(who() + ": b must be the whole B buffer '" + b.name + "'");
+      }
+      if (Cols(rp, s.a) != b.rows || Cols(rp, s.c) != b.cols) {
+        return Status::Invalid(who() + ": a has " + std::to_string(Cols(rp, s.a)) + " columns and c " +
+                               std::to_string(Cols(rp, s.c)) + " but B is " + std::to_string(b.rows) +
+                               "x" + std::to_string(b.cols));
+      }
+      if (s.collective == CollectiveKind::kAllGather) {
+        if (s.c.total_rows() != int64_t(p) * s.a.total_rows()) {
+          return Status::Invalid(who() + ": a fused all_gather GEMM needs c = " + std::to_string(p) +
+                                 " x a's " + std::to_string(s.a.total_rows()) + " rows, got " +
+                                 RegionText(rp, s.c));
+        }
+      } else if (s.collective == CollectiveKind::kReduceScatter) {
+        if (s.a.total_rows() != int64_t(p) * s.c.total_rows()) {
+          return Status::Invalid(who() + ": a fused reduce_scatter GEMM needs a = " + std::to_string(p) +
+                                 " x c's " + std::to_string(s.c.total_rows()) + " rows, got " +
+                                 RegionText(rp, s.a));
+        }
+      } else {
+        return Status::Invalid(who() + ": a fused step is all_gather or reduce_scatter, not " +
+                               std::string(CollectiveName(s.collective)));
       }
       return Status::Ok();
     }
@@ -270,7 +300,7 @@ Status CheckCollectives(const Plan& plan, Graph* graph) {
   colls.clear();
   for (int r = 0; r < p; ++r) {
     for (const Step& s : plan.ranks[size_t(r)].steps) {
-      if (s.kind != StepKind::kCollective) continue;
+      if (s.kind != StepKind::kCollective && s.kind != StepKind::kFused) continue;
       auto [it, fresh] = index.emplace(s.match, colls.size());
       if (fresh) colls.emplace_back(size_t(p), -1);
       auto& ids = colls[it->second];
@@ -295,6 +325,11 @@ Status CheckCollectives(const Plan& plan, Graph* graph) {
       }
       const RankPlan& rp = plan.ranks[size_t(r)];
       const Step& s = rp.steps[size_t(ids[size_t(r)])];
+      if (s.kind != s0.kind) {
+        return Status::Invalid(StepRef(r, s) + ": match " + std::to_string(match) + " is a " +
+                               std::string(StepKindName(s.kind)) + " step here but a " +
+                               std::string(StepKindName(s0.kind)) + " step on " + StepRef(first, s0));
+      }
       if (s.collective != s0.collective) {
         return Status::Invalid(StepRef(r, s) + ": collective match " + std::to_string(match) +
                                " is " + std::string(CollectiveName(s.collective)) + " here but " +
@@ -675,7 +710,8 @@ class Executor {
         Write(r, s.c, a);
         return Status::Ok();
       case StepKind::kCompute: return Status::Ok();  // no buffers
-      case StepKind::kCollective: break;
+      case StepKind::kCollective:
+      case StepKind::kFused: break;
     }
     return Status::Internal(StepRef(r, s) + ": unexpected step kind");
   }
@@ -689,7 +725,28 @@ class Executor {
     std::vector<std::vector<Content>> in(static_cast<size_t>(p));
     for (int r = 0; r < p; ++r)
       BRAID_RETURN_IF_ERROR(Read(r, *steps[size_t(r)], steps[size_t(r)]->a, &in[size_t(r)]));
-    const CollectiveKind kind = steps[0]->collective;
+    const Step& s0 = plan_.ranks[0].steps[size_t(ids[0])];
+    const CollectiveKind kind = s0.collective;
+    if (s0.kind == StepKind::kFused) {
+      // The fused kernel multiplies first: gathered A rows become products,
+      // a rank's A shard rows become its partials; then they move as the
+      // collective would move them.
+      const bool product = kind == CollectiveKind::kAllGather;
+      for (int r = 0; r < p; ++r) {
+        const Step& s = *steps[size_t(r)];
+        auto& v = in[size_t(r)];
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (v[i].tag != Tag::kARow || v[i].op != s.op) {
+            return RowError(r, s, s.a, int64_t(i),
+                            "the fused kernel multiplies " + ContentText(v[i]) +
+                                (v[i].tag == Tag::kARow ? " of op " + std::to_string(v[i].op) : "") +
+                                ", expected a row of op " + std::to_string(s.op) + "'s A");
+          }
+          v[i] = product ? Content{Tag::kProduct, v[i].row, 0, s.op}
+                         : Content{Tag::kPartial, v[i].row, uint64_t{1} << r, s.op};
+        }
+      }
+    }
     std::vector<std::vector<Content>> out(static_cast<size_t>(p));
     std::string why;
     for (int r = 0; r < p; ++r) {

@@ -21,6 +21,9 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config) {
     case Algorithm::kBidirRing:
       s = detail::BuildRingPlan(workload, config, plan);
       break;
+    case Algorithm::kFused:
+      s = detail::BuildFusedPlan(workload, config, plan);
+      break;
     case Algorithm::kIso:  // Validate refused it
       s = Status::Invalid("iso applies to layer workloads only");
       break;

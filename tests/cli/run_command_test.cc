@@ -225,6 +225,32 @@ TEST(CliRun, IsoOnSimOverlapsTheAllReduces) {
   EXPECT_LT(ji["metrics"]["makespan_ns"]["p50"].get<double>(), js["metrics"]["makespan_ns"]["p50"].get<double>());
 }
 
+TEST(CliRun, FusedRunsOnSimForOpsAndModels) {
+  const Outcome op = Braid("run --no-db --json --op ag_gemm --m 4096 --n 8192 --k 8192 --tp 8 --algo fused "
+                           "--comm-sms 16 --iters 1 --warmup 0");
+  ASSERT_EQ(op.code, 0) << op.err;
+  const auto jo = nlohmann::json::parse(op.out);
+  EXPECT_EQ(jo["config"]["algorithm"], "fused");
+  EXPECT_EQ(jo["config"]["comm_sms"], 16);
+  EXPECT_GT(jo["metrics"]["overlap_ratio"]["p50"].get<double>(), 0);
+  const Outcome layer = Braid("run --no-db --json --model llama3-70b --seq 4K --tp 8 --algo fused --comm-sms 8 "
+                              "--iters 1 --warmup 0");
+  ASSERT_EQ(layer.code, 0) << layer.err;
+  EXPECT_GT(nlohmann::json::parse(layer.out)["metrics"]["overlap_ns"]["p50"].get<double>(), 0);
+  ExpectUsageError("run --no-db --op gemm_ar --m 64 --n 64 --k 64 --tp 2 --algo fused",
+                   "fused does not apply to gemm_ar");
+  ExpectUsageError("run --no-db --op ag_gemm --m 64 --n 64 --k 64 --tp 2 --algo fused --chunks 2",
+                   "takes no --chunks");
+}
+
+TEST(CliRun, FusedOnCpuIsRefusedWithExitTwo) {
+  const Outcome o = Braid("run --backend cpu --no-db --op ag_gemm --m 16 --n 8 --k 8 --tp 2 --algo fused "
+                          "--iters 1 --warmup 0");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("fused runs on the sim backend; the cpu backend has no fused kernel"), std::string::npos)
+      << o.err;
+}
+
 TEST(CliRun, LayerWorkloadUsageErrors) {
   ExpectUsageError("run --no-db --model llama9 --seq 128 --tp 8 --algo serial", "unknown model 'llama9'");
   ExpectUsageError("run --no-db --model llama9 --seq 128 --tp 8 --algo serial", "llama3-70b");

@@ -121,6 +121,16 @@ TEST(CpuAbort, TooMuchMemoryIsRefusedUpFront) {
   EXPECT_NE(out.status().message().find("GiB"), std::string::npos) << out.status().message();
 }
 
+TEST(CpuAbort, FusedPlansAreRefusedUpFront) {
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    const Plan plan = MustBuild(op, 16, 8, 8, 2, Algorithm::kFused);
+    Result<RunOutput> out = CpuBackend().Run(plan, testing::VerifyOnce());
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(out.status().message(), "fused runs on the sim backend; the cpu backend has no fused kernel");
+  }
+}
+
 TEST(CpuAbort, BadOptionsAreRejected) {
   const Plan plan = MustBuild(Op::kGemmRs, 16, 8, 8, 2, Algorithm::kRing);
   RunOptions o;

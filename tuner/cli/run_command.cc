@@ -33,11 +33,11 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--sequence-parallel", a->sequence_parallel, "layer: on | off (default: on for prefill, off for decode)");
   sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
   sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
-  sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring | iso (layer workloads)")->required();
+  sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring | iso (layer workloads) | fused")->required();
   sub->add_option("--chunks", a->chunks, "chunks (chunked) or sub-chunks per ring step")->capture_default_str();
   sub->add_option("--splits", a->splits, "uneven chunk weights for chunked, e.g. 1,2,1");
   sub->add_option("--streams", a->streams, "comm lanes (streams)")->capture_default_str();
-  sub->add_option("--comm-sms", a->comm_sms, "SMs / channels for comm (0 = backend default)");
+  sub->add_option("--comm-sms", a->comm_sms, "SMs / channels for comm; fused: SMs that move tiles (0 = backend default: the topology's NCCL channels)");
   sub->add_option("--comm-engine", a->comm_engine, "sm | ce (copy engine)")->capture_default_str();
   sub->add_option("--topology", a->topology, "built-in name or .toml file")->capture_default_str();
   sub->add_option("--iters", a->iters, "timed iterations")->capture_default_str();

@@ -15,7 +15,12 @@ namespace braid {
 // kIso (layer workloads only, sequence parallelism off): the sequence is cut
 // into `chunks` parts (`splits` weights allowed); each part runs the whole op
 // chain, and part i+1's compute overlaps part i's all-reduces.
-enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso };
+// kFused (ag_gemm, gemm_rs and layers of them): one persistent kernel per
+// rank in which `comm_sms` SMs move tiles to peers and the rest compute GEMM
+// tiles, with per-tile ready flags (no chunks: the tiles are the unit).
+// comm_sms 0 = the backend default (sim: the topology's NCCL channel count);
+// it must stay below the GPU's SM count. gemm_ar is refused.
+enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso, kFused };
 
 enum class CommEngine { kSm, kCopyEngine };
 

@@ -59,6 +59,15 @@ enum class StepKind {
   kCopy,        // c = a
   kCollective,  // a (send side) → c (receive side), over all P ranks
   kCompute,     // a compute kernel with flops and bytes but no buffers (attention)
+  // The fused kernel (Algorithm::kFused), one per rank, matched across ranks
+  // like a collective (same `match`); `collective` names its comm pattern.
+  //   all_gather (ag_gemm): a = the rank's own block of A (n rows), c = the
+  //     whole output (P·n rows) = (A gathered from every rank) · b.
+  //   reduce_scatter (gemm_rs): a = the rank's A shard (P·n rows), c = the
+  //     rank's block (n rows) = Σ_q rank q's a piece r · its b.
+  // flops: the rank's GEMM; bytes: what the rank sends ((P−1)/P of the
+  // gathered A, or of the partial C).
+  kFused,
 };
 
 enum class CollectiveKind {

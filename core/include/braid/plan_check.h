@@ -24,6 +24,10 @@ namespace braid {
 // order), send → matching recv, and all instances of one collective as a
 // single node — is acyclic: with eager sends the plan cannot deadlock.
 // Compute steps (kCompute) use no buffers and only take part in ordering.
+// Fused steps (kFused) are matched across ranks like collectives (same match,
+// kind and sizes on every rank, one node of the graph); shapes: b the whole
+// B, a cols == B rows, c cols == B cols, and c = P x a rows (all_gather) or
+// a = P x c rows (reduce_scatter).
 // Layer plans: every step, buffer and output names an existing op, and every
 // output of RankPlan::outputs has a window of its buffer's rows.
 Status CheckPlanStructure(const Plan& plan);
@@ -36,7 +40,10 @@ Status CheckPlanStructure(const Plan& plan);
 // partials of the same row over disjoint rank sets; copies, transfers and
 // collectives move or sum contents; reading an empty row is an error. At the
 // end every rank's output must hold the products (ag_gemm) or the full sums
-// (gemm_rs / gemm_ar) of its output window. Layer plans are checked op by op:
+// (gemm_rs / gemm_ar) of its output window. A fused step multiplies every
+// rank's `a` (rows of its op's A) and moves the results like its collective:
+// the gathered products (all_gather) or the full sums of the rank's block
+// (reduce_scatter). Layer plans are checked op by op:
 // a content also names its op (each op multiplies its own A), a gemm must read
 // rows of its own op's A, only partials of one op add, and each GEMM op's
 // output (RankPlan::outputs) must hold that op's products (ag_gemm and local

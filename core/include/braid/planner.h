@@ -7,6 +7,7 @@
 //          gemm_ar the last step computes the rank's own block, so only one
 //          add follows the last GEMM.
 // bidir_ring  each block is halved; the halves travel in both directions.
+// fused    one fused kernel (StepKind::kFused) per rank, all ranks' matched.
 #pragma once
 
 #include "braid/layer_workload.h"
@@ -23,7 +24,7 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 // dependencies: on each rank, op i+1's first steps (those with no deps of
 // their own) wait for op i's last steps (those no step of op i waits for).
 // Ops are chained by order, not data: each GEMM op multiplies its own A and B.
-//   serial / chunked / ring / bidir_ring: each TP GEMM op planned as
+//   serial / chunked / ring / bidir_ring / fused: each TP GEMM op planned as
 //     BuildPlan would plan it alone (buffers prefixed "qkv." etc., match ids
 //     offset per op); local GEMMs are one GEMM step; attention one compute step.
 //   iso: the sequence is cut into `chunks` parts (`splits` weights allowed);

@@ -115,6 +115,13 @@ Result<RunOutput> CpuBackend::Run(const Plan& plan, const RunOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckOptions(options));
   // A hand-edited or foreign plan could corrupt memory or hang: check it first.
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kFused) {
+        return Status::Invalid("fused runs on the sim backend; the cpu backend has no fused kernel");
+      }
+    }
+  }
   BRAID_RETURN_IF_ERROR(cpu::CheckMemory(cpu::RunBytes(plan, options.verify)));
   try {
     return RunChecked(plan, options, factory_);

@@ -111,6 +111,7 @@ Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx) {
     case StepKind::kRecv: return Recv(step, ctx);
     case StepKind::kCollective: return Collective(step, ctx);
     case StepKind::kCompute: return Compute(step, ctx);
+    case StepKind::kFused: break;  // refused before running (CpuBackend::Run)
   }
   return Status::Internal("unknown step kind");
 }
@@ -118,7 +119,8 @@ Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx) {
 EventKind EventKindOf(StepKind kind) {
   switch (kind) {
     case StepKind::kGemm:
-    case StepKind::kCompute: return EventKind::kCompute;
+    case StepKind::kCompute:
+    case StepKind::kFused: return EventKind::kCompute;
     case StepKind::kReduce: return EventKind::kReduce;
     case StepKind::kCopy: return EventKind::kCopy;
     case StepKind::kSend:

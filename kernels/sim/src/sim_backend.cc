@@ -14,7 +14,8 @@ namespace {
 EventKind EventKindOf(StepKind kind) {
   switch (kind) {
     case StepKind::kGemm:
-    case StepKind::kCompute: return EventKind::kCompute;
+    case StepKind::kCompute:
+    case StepKind::kFused: return EventKind::kCompute;
     case StepKind::kReduce: return EventKind::kReduce;
     case StepKind::kCopy: return EventKind::kCopy;
     case StepKind::kSend:
@@ -40,6 +41,13 @@ SimBackend::~SimBackend() = default;
 
 Result<int64_t> SimBackend::Evaluate(const Plan& plan) {
   BRAID_RETURN_IF_ERROR(topo_.CheckFits(plan.tp()));
+  if (plan.config.algorithm == Algorithm::kFused) {
+    const int comm_sms = sim::CommSms(topo_, plan.config.comm_sms);
+    if (comm_sms >= gpu_.sm_count) {
+      return Status::Invalid("fused: --comm-sms " + std::to_string(comm_sms) + " leaves no SMs for the GEMM on " +
+                             gpu_.name + " (" + std::to_string(gpu_.sm_count) + " SMs); use fewer");
+    }
+  }
   engine_->Load(plan);
   BRAID_RETURN_IF_ERROR(engine_->RunOnce());
   return int64_t(std::llround(engine_->makespan_ns()));
@@ -63,6 +71,33 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
     for (int r = 0; r < plan.tp(); ++r) {
       for (const Step& s : plan.ranks[size_t(r)].steps) {
         const int g = engine_->first_step(r) + s.id;
+        if (s.kind == StepKind::kFused) {
+          // Two events: the GEMM part on the step's lane, the transfers on
+          // comm lane 1, so that overlap metrics see both.
+          const sim::Engine::FusedSpan span = engine_->fused_span(g);
+          Event e;
+          e.iteration = it;
+          e.rank = r;
+          e.lane = s.lane;
+          e.kind = EventKind::kCompute;
+          e.name = "fused_gemm";
+          e.start_ns = offset + int64_t(std::llround(span.gemm_start));
+          e.end_ns = offset + int64_t(std::llround(span.gemm_end));
+          e.flops = s.flops;
+          e.chunk = s.chunk;
+          e.correlation = s.match;
+          Event c = e;
+          c.lane = plan.lanes.size() > 1 ? 1 : s.lane;
+          c.kind = EventKind::kComm;
+          c.name = "fused_comm";
+          c.start_ns = offset + int64_t(std::llround(span.comm_start));
+          c.end_ns = offset + int64_t(std::llround(span.comm_end));
+          c.flops = 0;
+          c.bytes = s.bytes;
+          out.events.push_back(std::move(e));
+          out.events.push_back(std::move(c));
+          continue;
+        }
         Event e;
         e.iteration = it;
         e.rank = r;

@@ -139,6 +139,7 @@ void Engine::Load(const Plan& plan) {
           p2p.push_back({s.match, s.peer, r, true, g});
           break;
         case StepKind::kCollective:
+        case StepKind::kFused:
           st.act = Act::kCollective;
           colls.push_back({s.match, r, r, false, g});
           break;
@@ -183,12 +184,31 @@ void Engine::Load(const Plan& plan) {
   coll_hbm_.clear();
   coll_sm_hold_.clear();
   coll_inter_.clear();
+  coll_fused_.clear();
   for (size_t i = 0; i < colls.size(); ++i) {
     if (i == 0 || colls[i].match != colls[i - 1].match) {
       coll_steps_off_.push_back(int(coll_steps_.size()));
       const Step& s = plan.ranks[size_t(colls[i].src)].steps[size_t(colls[i].g - rank_first_[size_t(colls[i].src)])];
+      if (s.kind == StepKind::kFused) {
+        // The whole persistent kernel is one activity of all ranks; it holds
+        // no SMs from other kernels' view (it owns its own split).
+        const RankPlan& rp = plan.ranks[size_t(colls[i].src)];
+        const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
+        const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
+        const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
+        const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.bytes, tp_, fused_sms);
+        coll_time_.push_back({0, ft.total_ns});
+        coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
+        coll_sm_hold_.push_back(0);
+        coll_inter_.push_back(&CollectiveLink(topo_, tp_) == &topo_.inter);
+        coll_fused_.push_back(ft);
+        steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;
+        coll_steps_.push_back(colls[i].g);
+        continue;
+      }
       const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
       coll_time_.push_back(ct);
+      coll_fused_.push_back({});
       // Each rank reads and writes its share of the ring traffic.
       coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
                                              : 0);
@@ -295,6 +315,7 @@ Status Engine::RunOnce() {
   coll_arrivals_.assign(groups, 0);
   coll_ready_.assign(groups, 0);
   acts_.assign(n + groups, Activity{});
+  coll_start_.assign(groups, 0);
   if (stamp_.size() != n + groups || stamp_now_ > (1u << 30)) {
     stamp_.assign(n + groups, 0);
     stamp_now_ = 0;
@@ -354,7 +375,8 @@ void Engine::Ready(int g, double now) {
       }
       break;
     }
-    case StepKind::kCollective: {
+    case StepKind::kCollective:
+    case StepKind::kFused: {
       const int c = st.coll;
       coll_ready_[size_t(c)] = std::max(coll_ready_[size_t(c)], now + st.fixed_ns);
       if (++coll_arrivals_[size_t(c)] == tp_) {
@@ -510,6 +532,7 @@ void Engine::WorkStart(int a, double now) {
       return;
     }
   }
+  if (a >= n) coll_start_[size_t(a - n)] = now;
   if (work <= 0) {
     x.running = true;
     Touch(a, +1);
@@ -544,6 +567,14 @@ void Engine::Finish(int a, double now) {
     if (arrived_[size_t(recv)]) Push(std::max(now, ready_at_[size_t(recv)]), kComplete, recv);
   }
   Complete(a, now);
+}
+
+Engine::FusedSpan Engine::fused_span(int g) const {
+  const int c = steps_[size_t(g)].coll;
+  const FusedTime& ft = coll_fused_[size_t(c)];
+  const double start = coll_start_[size_t(c)], end = end_[size_t(g)];
+  const double stretch = ft.total_ns > 0 ? (end - start) / ft.total_ns : 1.0;
+  return {end - ft.gemm_ns * stretch, end, start, start + ft.comm_ns * stretch};
 }
 
 void Engine::Complete(int g, double now) {

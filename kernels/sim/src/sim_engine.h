@@ -32,6 +32,15 @@ class Engine {
   double end_ns(int g) const { return end_[size_t(g)]; }
   double makespan_ns() const { return makespan_; }
 
+  // A fused step's two parts after RunOnce: the transfers from the kernel's
+  // start, the GEMM's busy time ending with the kernel (when comm-bound it
+  // waits on ready flags first), both stretched as contention stretched the
+  // kernel. @pre step g is a kFused step of a multi-rank plan.
+  struct FusedSpan {
+    double gemm_start, gemm_end, comm_start, comm_end;
+  };
+  FusedSpan fused_span(int g) const;
+
  private:
   enum class Act : uint8_t { kGemm, kMemory, kTransfer, kCollective, kNone };
 
@@ -108,6 +117,8 @@ class Engine {
   std::vector<double> coll_hbm_;
   std::vector<int> coll_sm_hold_;
   std::vector<bool> coll_inter_;
+  std::vector<FusedTime> coll_fused_;  // fused groups: the kernel's parts (total_ns = 0 otherwise)
+  std::vector<double> coll_start_;     // when each group's work started
 
   // Dynamic state.
   std::vector<int> pending_;

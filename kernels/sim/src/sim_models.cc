@@ -92,6 +92,25 @@ double BusBwFactor(CollectiveKind kind, int ranks) {
   return kind == CollectiveKind::kAllReduce ? 2.0 * (n - 1) / n : (n - 1) / n;
 }
 
+FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
+                          DType dtype, int64_t send_bytes, int ranks, int comm_sms) {
+  FusedTime t;
+  const int compute_sms = std::max(1, gpu.sm_count - std::max(comm_sms, 1));
+  const GemmCost c = GemmCostOf(gpu, m, n, k, dtype);
+  t.gemm_ns = c.BodyNs(compute_sms);
+  t.wave_ns = t.gemm_ns / double(std::max<int64_t>(c.Waves(compute_sms), 1));
+  if (ranks > 1 && send_bytes > 0) {
+    const Link& l = CollectiveLink(topo, ranks);
+    const double link_gbs = l.bandwidth_gbs * l.simple_efficiency;
+    const double per_sm_gbs = link_gbs / double(CommSms(topo, 0));
+    const double gbs = std::min(link_gbs, double(std::max(comm_sms, 1)) * per_sm_gbs);
+    t.comm_ns = SimpleLatencyUs(l) * 1e3 + double(send_bytes) / gbs;
+  }
+  t.total_ns = std::max(t.gemm_ns, t.comm_ns > 0 ? t.comm_ns + t.wave_ns : 0.0);
+  t.hbm_bytes = c.hbm_bytes + 2.0 * double(send_bytes);
+  return t;
+}
+
 int CommSms(const Topology& topo, int config_comm_sms) {
   if (config_comm_sms > 0) return config_comm_sms;
   return topo.nccl_channels > 0 ? topo.nccl_channels : kDefaultChannels;

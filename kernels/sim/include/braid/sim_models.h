@@ -72,4 +72,24 @@ double BusBwFactor(CollectiveKind kind, int ranks);
 // NCCL channels, else 16.
 int CommSms(const Topology& topo, int config_comm_sms);
 
+// The fused kernel (StepKind::kFused) on one rank: `comm_sms` SMs move tiles
+// to the peers while the other SMs compute the rank's GEMM (m×n×k), and a
+// tile waits on its ready flag until its data has landed.
+//   comm: link latency + send_bytes / min(link bandwidth, comm_sms × per-SM
+//     copy bandwidth), where the per-SM copy bandwidth is the link's Simple
+//     bandwidth over the NCCL channel count that saturates it (the
+//     topology's nccl_channels, else 16): as many copy SMs as NCCL uses
+//     channels reach the link's rate, fewer reach that share of it.
+//   gemm: GemmCost::BodyNs on sm_count − comm_sms SMs; wave: one wave of it.
+//   total = max(gemm, comm + wave): the last tile's data lands after comm
+//     and still needs one wave (launch not included).
+// hbm_bytes: the GEMM's own traffic plus the tiles read out and written in.
+struct FusedTime {
+  double gemm_ns = 0, comm_ns = 0, wave_ns = 0, total_ns = 0;
+  double hbm_bytes = 0;
+};
+// @pre 1 <= comm_sms < gpu.sm_count
+FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
+                          DType dtype, int64_t send_bytes, int ranks, int comm_sms);
+
 }  // namespace braid::sim

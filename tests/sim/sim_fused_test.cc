@@ -1,0 +1,163 @@
+// The fused kernel on the sim backend: all ranks run it together; comm SMs
+// move tiles while the rest compute, so it beats serial when the two are
+// comparable; more comm SMs speed the transfers and slow the GEMM; each fused
+// step yields a GEMM event and a comm event that overlap; deterministic.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "braid/layer_workload.h"
+#include "braid/metrics.h"
+#include "braid/model_files.h"
+#include "braid/planner.h"
+#include "braid/sim_backend.h"
+#include "braid/sim_models.h"
+#include "braid/topology_files.h"
+
+namespace braid {
+namespace {
+
+SimBackend H100Backend() { return SimBackend(*LoadGpu("h100-sxm"), *LoadTopology("h100-sxm")); }
+
+Plan MakePlan(Op op, Algorithm algo, int comm_sms = 0, int64_t m = 8192, int64_t n = 8192, int64_t k = 8192) {
+  Workload w{op, m, n, k, DType::kBf16, 8};
+  OverlapConfig c;
+  c.algorithm = algo;
+  c.comm_sms = comm_sms;
+  auto p = BuildPlan(w, c);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? *p : Plan();
+}
+
+RunOutput MustRun(SimBackend& b, const Plan& plan, int iters = 1) {
+  RunOptions o;
+  o.warmup = 0;
+  o.iters = iters;
+  auto out = b.Run(plan, o);
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? *out : RunOutput{};
+}
+
+int64_t Makespan(SimBackend& b, const Plan& plan) {
+  auto t = b.Evaluate(plan);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return t.ok() ? *t : 0;
+}
+
+TEST(SimFused, BeatsSerialWhenComputeAndCommAreComparable) {
+  SimBackend b = H100Backend();
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    // A short, wide-K ag_gemm / wide-N gemm_rs: comm and GEMM of a similar size.
+    const Plan serial = MakePlan(op, Algorithm::kSerial, 0, 4096, 8192, 8192);
+    const Plan fused = MakePlan(op, Algorithm::kFused, 0, 4096, 8192, 8192);
+    const int64_t ts = Makespan(b, serial), tf = Makespan(b, fused);
+    EXPECT_LT(tf, ts) << "op " << OpName(op) << ": fused " << tf << " ns vs serial " << ts << " ns";
+  }
+}
+
+TEST(SimFused, MoreCommSmsMakeCommFasterAndGemmSlower) {
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const Topology topo = *LoadTopology("h100-sxm");
+  const int64_t bytes = int64_t(7) * 1024 * 8192 * 2;
+  sim::FusedTime prev;
+  for (int sms : {4, 8, 16}) {
+    const sim::FusedTime t = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, bytes, 8, sms);
+    if (sms > 4) {
+      EXPECT_LT(t.comm_ns, prev.comm_ns) << sms;
+      EXPECT_GE(t.gemm_ns, prev.gemm_ns) << sms;  // waves: equal or slower
+    }
+    EXPECT_DOUBLE_EQ(t.total_ns, std::max(t.gemm_ns, t.comm_ns + t.wave_ns));
+    prev = t;
+  }
+  const auto few = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, bytes, 8, 4);
+  const auto many = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, bytes, 8, 64);
+  EXPECT_GT(many.gemm_ns, few.gemm_ns);
+  EXPECT_LT(many.comm_ns, few.comm_ns);
+  // Past the channel count that saturates the link, comm stops improving.
+  const int channels = sim::CommSms(topo, 0);
+  const auto at = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, bytes, 8, channels);
+  const auto past = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, bytes, 8, channels * 2);
+  EXPECT_DOUBLE_EQ(at.comm_ns, past.comm_ns);
+  EXPECT_GE(past.gemm_ns, at.gemm_ns);
+
+  // The same through the engine's events.
+  SimBackend b = H100Backend();
+  auto comm_of = [&](int sms, const char* name) {
+    const RunOutput out = MustRun(b, MakePlan(Op::kAgGemm, Algorithm::kFused, sms));
+    for (const Event& e : out.events) {
+      if (e.rank == 0 && e.name == name) return e.end_ns - e.start_ns;
+    }
+    ADD_FAILURE() << "no " << name << " event";
+    return int64_t(0);
+  };
+  EXPECT_LT(comm_of(16, "fused_comm"), comm_of(4, "fused_comm"));
+  EXPECT_GT(comm_of(64, "fused_gemm"), comm_of(8, "fused_gemm"));
+}
+
+TEST(SimFused, TwoOverlappingEventsPerStepPerIteration) {
+  SimBackend b = H100Backend();
+  const Plan plan = MakePlan(Op::kGemmRs, Algorithm::kFused);
+  const RunOutput out = MustRun(b, plan, 3);
+  ASSERT_EQ(out.events.size(), size_t(3 * 8 * 2));
+  for (const Event& e : out.events) {
+    EXPECT_LE(e.start_ns, e.end_ns);
+    if (e.name == "fused_gemm") {
+      EXPECT_EQ(e.kind, EventKind::kCompute);
+      EXPECT_EQ(e.lane, 0);
+    } else {
+      EXPECT_EQ(e.name, "fused_comm");
+      EXPECT_EQ(e.kind, EventKind::kComm);
+      EXPECT_EQ(e.lane, 1);
+      EXPECT_GT(e.bytes, 0);
+    }
+  }
+  const RunMetrics m = ComputeRunMetrics(out.events);
+  EXPECT_GT(m.overall[Metric::kOverlapRatio].p50, 0.0);
+  EXPECT_GT(m.overall[Metric::kOverlap].p50, 0.0);
+  // The step ends at the later of its two parts: the iteration's end.
+  for (int it = 0; it < 3; ++it) {
+    int64_t last = 0;
+    for (const Event& e : out.events) {
+      if (e.iteration == it) last = std::max(last, e.end_ns);
+    }
+    EXPECT_EQ(last, (it + 1) * out.iteration_ns[0]);
+  }
+}
+
+TEST(SimFused, IsDeterministic) {
+  SimBackend b1 = H100Backend(), b2 = H100Backend();
+  const Plan plan = MakePlan(Op::kAgGemm, Algorithm::kFused, 24);
+  const RunOutput x = MustRun(b1, plan, 2), y = MustRun(b2, plan, 2);
+  ASSERT_EQ(x.events.size(), y.events.size());
+  for (size_t i = 0; i < x.events.size(); ++i) {
+    EXPECT_EQ(x.events[i].start_ns, y.events[i].start_ns);
+    EXPECT_EQ(x.events[i].end_ns, y.events[i].end_ns);
+  }
+  EXPECT_EQ(Makespan(b1, plan), Makespan(b1, plan));
+}
+
+TEST(SimFused, CommSmsMustLeaveSmsForTheGemm) {
+  SimBackend b = H100Backend();
+  auto t = b.Evaluate(MakePlan(Op::kAgGemm, Algorithm::kFused, 132));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("leaves no SMs"), std::string::npos) << t.status().message();
+}
+
+TEST(SimFused, Llama70bPrefillLayerRuns) {
+  auto model = LoadModel("llama3-70b");
+  ASSERT_TRUE(model.ok());
+  auto lw = MakeLayerWorkload(*model, 4096, 1, Phase::kPrefill, 8, DType::kBf16, true);
+  ASSERT_TRUE(lw.ok());
+  OverlapConfig serial, fused;
+  fused.algorithm = Algorithm::kFused;
+  auto ps = BuildLayerPlan(*lw, serial);
+  auto pf = BuildLayerPlan(*lw, fused);
+  ASSERT_TRUE(ps.ok() && pf.ok());
+  SimBackend b = H100Backend();
+  const RunOutput out = MustRun(b, *pf);
+  EXPECT_GT(ComputeRunMetrics(out.events).overall[Metric::kOverlapRatio].p50, 0.0);
+  EXPECT_LT(Makespan(b, *pf), Makespan(b, *ps));
+}
+
+}  // namespace
+}  // namespace braid
