@@ -17,6 +17,20 @@ std::string_view StepKindName(StepKind k) {
   return "?";
 }
 
+EventKind EventKindOf(StepKind kind) {
+  switch (kind) {
+    case StepKind::kGemm:
+    case StepKind::kCompute:
+    case StepKind::kFused: return EventKind::kCompute;
+    case StepKind::kReduce: return EventKind::kReduce;
+    case StepKind::kCopy: return EventKind::kCopy;
+    case StepKind::kSend:
+    case StepKind::kRecv:
+    case StepKind::kCollective: return EventKind::kComm;
+  }
+  return EventKind::kMarker;
+}
+
 std::string_view CollectiveName(CollectiveKind k) {
   switch (k) {
     case CollectiveKind::kAllGather: return "all_gather";

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/event.h"
 #include "braid/overlap_config.h"
 #include "braid/workload.h"
 
@@ -77,6 +78,9 @@ enum class CollectiveKind {
 };
 
 std::string_view StepKindName(StepKind k);
+// The kind of event a step becomes on every backend (a fused kernel is
+// compute; the sim backend also emits its comm part separately).
+EventKind EventKindOf(StepKind kind);
 std::string_view CollectiveName(CollectiveKind k);
 
 struct Step {

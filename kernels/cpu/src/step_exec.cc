@@ -116,18 +116,4 @@ Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx) {
   return Status::Internal("unknown step kind");
 }
 
-EventKind EventKindOf(StepKind kind) {
-  switch (kind) {
-    case StepKind::kGemm:
-    case StepKind::kCompute:
-    case StepKind::kFused: return EventKind::kCompute;
-    case StepKind::kReduce: return EventKind::kReduce;
-    case StepKind::kCopy: return EventKind::kCopy;
-    case StepKind::kSend:
-    case StepKind::kRecv:
-    case StepKind::kCollective: return EventKind::kComm;
-  }
-  return EventKind::kMarker;
-}
-
 }  // namespace braid::cpu

@@ -25,6 +25,4 @@ struct StepContext {
 // as in the plan; a collective what this rank sent over the transport.
 Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx);
 
-EventKind EventKindOf(StepKind kind);
-
 }  // namespace braid::cpu

@@ -11,20 +11,6 @@ namespace braid {
 
 namespace {
 
-EventKind EventKindOf(StepKind kind) {
-  switch (kind) {
-    case StepKind::kGemm:
-    case StepKind::kCompute:
-    case StepKind::kFused: return EventKind::kCompute;
-    case StepKind::kReduce: return EventKind::kReduce;
-    case StepKind::kCopy: return EventKind::kCopy;
-    case StepKind::kSend:
-    case StepKind::kRecv:
-    case StepKind::kCollective: return EventKind::kComm;
-  }
-  return EventKind::kMarker;
-}
-
 Status CheckOptions(const RunOptions& o) {
   if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
     return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
