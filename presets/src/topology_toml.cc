@@ -55,7 +55,7 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
   auto doc = ParseToml(text, origin);
   if (!doc.ok()) return doc.status();
   const TomlFields f(*doc, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "nccl_channels"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "pair", "nccl_channels"}));
   Topology t;
   auto name = f.String("name");
   if (!name.ok()) return name.status();
@@ -81,6 +81,15 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
     auto inter = ReadLink(f, "inter", origin);
     if (!inter.ok()) return inter.status();
     t.inter = *inter;
+  }
+  if (doc->Find("pair") != nullptr) {
+    auto pair = ReadLink(f, "pair", origin);
+    if (!pair.ok()) return pair.status();
+    if (t.gpus_per_node % 2 != 0) {
+      return Status::Invalid(f.Where(*doc->Find("pair")) + ": [pair] joins GPUs 2k and 2k+1: gpus_per_node must be even");
+    }
+    t.has_pair = true;
+    t.pair = *pair;
   }
   return t;
 }

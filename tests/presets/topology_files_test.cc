@@ -147,3 +147,26 @@ TEST(TopologyFiles, TableHeaderWithoutKeyIsRejected) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(TopologyFiles, NvlinkPairsAreRead) {
+  auto t = LoadTopology("a100-pcie-nvlink-pairs");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->has_pair);
+  EXPECT_EQ(t->pair.kind, LinkKind::kNvLink);
+  EXPECT_DOUBLE_EQ(t->pair.bandwidth_gbs, 300.0);
+  EXPECT_EQ(t->intra.kind, LinkKind::kPcie);
+  EXPECT_FALSE(LoadTopology("h100-sxm")->has_pair);
+}
+
+TEST(TopologyFiles, PairsNeedAnEvenGpuCount) {
+  std::string text = kGood;
+  text.replace(text.find("gpus_per_node = 2"), 17, "gpus_per_node = 3");
+  text += "[pair]\nkind = \"nvlink\"\nbandwidth_gbs = 100.0\nlatency_us = 2.0\nsource = \"x\"\n";
+  EXPECT_THAT(ParseTopologyToml(text, "p.toml").status().message(), HasSubstr("gpus_per_node must be even"));
+}
+
+}  // namespace
+}  // namespace braid

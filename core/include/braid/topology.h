@@ -40,6 +40,10 @@ struct Topology {
   int nodes = 1;
   Link intra;  // within a node
   Link inter;  // between nodes (unused when nodes == 1)
+  // NVLink-bridge pairs: GPUs 2k and 2k+1 of a node are joined by `pair`;
+  // every other pair of GPUs in the node talks over `intra` (e.g. PCIe).
+  bool has_pair = false;
+  Link pair;
   int nccl_channels = 0;  // default comm SMs (channels) of a collective; 0 = backend default
 
   int total_gpus() const { return gpus_per_node * nodes; }

@@ -123,9 +123,9 @@ void Engine::Load(const Plan& plan) {
             last_bytes = s.bytes;
           }
           const CommTime ct = last_ct;
-          const bool inter = &link == &topo_.inter;
-          st.src_port = PortOf(r, inter);
-          st.dst_port = PortOf(s.peer, inter);
+          const int port = PortClass(topo_, link);
+          st.src_port = PortOf(r, port);
+          st.dst_port = PortOf(s.peer, port);
           st.act = Act::kTransfer;
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
@@ -183,7 +183,7 @@ void Engine::Load(const Plan& plan) {
   coll_time_.clear();
   coll_hbm_.clear();
   coll_sm_hold_.clear();
-  coll_inter_.clear();
+  coll_port_.clear();
   coll_fused_.clear();
   for (size_t i = 0; i < colls.size(); ++i) {
     if (i == 0 || colls[i].match != colls[i - 1].match) {
@@ -200,7 +200,7 @@ void Engine::Load(const Plan& plan) {
         coll_time_.push_back({0, ft.total_ns});
         coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
         coll_sm_hold_.push_back(0);
-        coll_inter_.push_back(&CollectiveLink(topo_, tp_) == &topo_.inter);
+        coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
         coll_fused_.push_back(ft);
         steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;
         coll_steps_.push_back(colls[i].g);
@@ -213,7 +213,7 @@ void Engine::Load(const Plan& plan) {
       coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
                                              : 0);
       coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_sms);
-      coll_inter_.push_back(&CollectiveLink(topo_, tp_) == &topo_.inter);
+      coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
     }
     steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;
     coll_steps_.push_back(colls[i].g);
@@ -325,8 +325,8 @@ Status Engine::RunOnce() {
   held_sms_.assign(size_t(tp_), 0);
   gemms_.assign(size_t(tp_), 0);
   hbm_sum_.assign(size_t(tp_), 0);
-  port_out_.assign(size_t(tp_) * 2, 0);
-  port_in_.assign(size_t(tp_) * 2, 0);
+  port_out_.assign(size_t(tp_) * kPortClasses, 0);
+  port_in_.assign(size_t(tp_) * kPortClasses, 0);
   running_.resize(size_t(tp_));
   for (auto& v : running_) v.clear();
   scratch_ranks_.resize(size_t(std::max(tp_, 2)));
@@ -416,12 +416,12 @@ void Engine::Touch(int a, int sign) {
   }
   if (a >= n) {
     const int c = a - n;
-    const bool inter = coll_inter_[size_t(c)];
+    const int port = coll_port_[size_t(c)];
     for (int r = 0; r < tp_; ++r) {
       held_sms_[size_t(r)] += sign * coll_sm_hold_[size_t(c)];
       hbm_sum_[size_t(r)] += sign * coll_hbm_[size_t(c)];
-      port_out_[size_t(PortOf(r, inter))] += sign;
-      port_in_[size_t(PortOf(r, inter))] += sign;
+      port_out_[size_t(PortOf(r, port))] += sign;
+      port_in_[size_t(PortOf(r, port))] += sign;
     }
     return;
   }
@@ -445,10 +445,10 @@ double Engine::HbmFactor(int rank) const {
 double Engine::RateOf(int a) {
   const int n = int(steps_.size());
   if (a >= n) {
-    const bool inter = coll_inter_[size_t(a - n)];
+    const int port = coll_port_[size_t(a - n)];
     double rate = 1.0;
     for (int r = 0; r < tp_; ++r) {
-      const int users = std::max(port_out_[size_t(PortOf(r, inter))], port_in_[size_t(PortOf(r, inter))]);
+      const int users = std::max(port_out_[size_t(PortOf(r, port))], port_in_[size_t(PortOf(r, port))]);
       rate = std::min(rate, HbmFactor(r) / std::max(users, 1));
     }
     return rate;

@@ -56,7 +56,7 @@ class Engine {
     int coll;           // collective group, or -1
     int dst_rank;       // transfers: the receiver
     int pending0;       // deps + lane predecessor
-    int src_port, dst_port;  // transfers: link ports (rank·2 + inter)
+    int src_port, dst_port;  // transfers: link ports (PortOf)
     int gemm;           // index into gemms_costs_, or -1
   };
 
@@ -103,7 +103,9 @@ class Engine {
   double HbmFactor(int rank) const;
   void Touch(int a, int sign);
   int ActivityRanks(int a, int* out) const;
-  int PortOf(int rank, bool inter) const { return rank * 2 + (inter ? 1 : 0); }
+  // Each GPU has an intra-node, an inter-node and an NVLink-pair port.
+  static constexpr int kPortClasses = 3;
+  int PortOf(int rank, int port_class) const { return rank * kPortClasses + port_class; }
 
   const GpuSpec& gpu_;
   const Topology& topo_;
@@ -116,7 +118,7 @@ class Engine {
   std::vector<CommTime> coll_time_;
   std::vector<double> coll_hbm_;
   std::vector<int> coll_sm_hold_;
-  std::vector<bool> coll_inter_;
+  std::vector<int> coll_port_;  // port class of each collective
   std::vector<FusedTime> coll_fused_;  // fused groups: the kernel's parts (total_ns = 0 otherwise)
   std::vector<double> coll_start_;     // when each group's work started
 

@@ -45,11 +45,20 @@ double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes) {
 
 const Link& LinkBetween(const Topology& topo, int a, int b) {
   const int per = std::max(topo.gpus_per_node, 1);
-  return (a / per == b / per) ? topo.intra : topo.inter;
+  if (a / per != b / per) return topo.inter;
+  return topo.has_pair && a / 2 == b / 2 ? topo.pair : topo.intra;
 }
 
+// A ring over the ranks is as slow as its slowest hop: the inter-node link
+// when it spans nodes, the NVLink bridge only for the two GPUs of one pair.
 const Link& CollectiveLink(const Topology& topo, int ranks) {
-  return ranks > topo.gpus_per_node && topo.nodes > 1 ? topo.inter : topo.intra;
+  if (ranks > topo.gpus_per_node && topo.nodes > 1) return topo.inter;
+  return topo.has_pair && ranks == 2 ? topo.pair : topo.intra;
+}
+
+int PortClass(const Topology& topo, const Link& link) {
+  if (&link == &topo.inter) return 1;
+  return &link == &topo.pair ? 2 : 0;
 }
 
 namespace {

@@ -53,6 +53,8 @@ struct CommTime {
 const Link& LinkBetween(const Topology& topo, int a, int b);
 // The slowest link a collective over the first `ranks` GPUs crosses.
 const Link& CollectiveLink(const Topology& topo, int ranks);
+// Which port of a GPU a link uses: 0 intra-node, 1 inter-node, 2 NVLink pair.
+int PortClass(const Topology& topo, const Link& link);
 
 // One message of `bytes` over `link`: the faster of the LL and Simple
 // protocols (NCCL's tuner picks the faster one too).
