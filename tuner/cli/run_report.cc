@@ -107,7 +107,9 @@ std::string RunTable(const RunRecord& r) {
   os << "workload  " << Describe(r) << "\n";
   if (!r.topology.empty()) os << "topology  " << r.topology << "\n";
   os << "backend   " << r.backend;
-  if (r.notes.contains("compute_dtype")) os << " (computes " << r.notes["compute_dtype"].get<std::string>() << ")";
+  if (r.notes.contains("compute_dtype")) {
+    os << (r.backend == "sim" ? " (models " : " (computes ") << r.notes["compute_dtype"].get<std::string>() << ")";
+  }
   os << "\n";
   if (r.config.contains("algorithm")) {
     os << "config    " << r.config["algorithm"].get<std::string>() << " chunks=" << r.config.value("chunks", 1)
