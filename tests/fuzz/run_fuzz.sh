@@ -6,8 +6,8 @@
 #   tests/fuzz/run_fuzz.sh [SECONDS_PER_TARGET=60] [WORK_DIR=build/fuzz]
 #
 # Targets: kineto_fuzz (bytes = a Kineto trace file, JSON or gzip),
-# nsys_fuzz (bytes = an Nsight Systems SQLite export) and topology_fuzz
-# (bytes = a topology TOML file). Exits non-zero when a
+# nsys_fuzz (bytes = an Nsight Systems SQLite export), topology_fuzz
+# (bytes = a topology TOML file) and presets_fuzz (bytes = a preset file). Exits non-zero when a
 # target finds a crash, a sanitizer report, a timeout or a broken invariant;
 # the input is left in WORK_DIR/artifacts. Needs clang++ (14+), python3 and
 # the -dev packages of simdjson, zlib and sqlite3.
@@ -21,7 +21,7 @@ shared=${BRAID_SHARED_DIR:-$root/../shared}
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)  # absolute: the script changes directory below
-mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology"
+mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets"
 cd "$work"
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
@@ -40,8 +40,14 @@ sources=(
   "$root/core/src/toml_reader.cc"
   "$root/core/src/toml_fields.cc"
   "$root/presets/src/topology_toml.cc"
+  "$root/core/src/workload.cc"
+  "$root/core/src/overlap_config.cc"
+  "$root/core/src/row_split.cc"
+  "$root/presets/src/preset_file.cc"
+  "$root/presets/src/preset_writer.cc"
+  "$root/presets/src/preset_table.cc"
 )
-targets=(kineto_fuzz nsys_fuzz topology_fuzz)
+targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz)
 
 echo "== building with $cxx"
 objects=()
@@ -65,6 +71,8 @@ rm -rf seeds
 python3 "$root/tests/fuzz/make_seeds.py" seeds/kineto seeds/nsys "$shared/traces"
 mkdir -p seeds/topology
 cp "$root"/presets/topologies/*.toml seeds/topology/
+mkdir -p seeds/presets
+cp "$root"/presets/examples/*.toml seeds/presets/
 
 status=0
 summary=()

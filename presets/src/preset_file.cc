@@ -1,0 +1,188 @@
+// Reading a preset file (format: presets/README.md).
+#include <fstream>
+#include <sstream>
+
+#include "braid/presets.h"
+#include "braid/toml_fields.h"
+#include "braid/toml_reader.h"
+
+namespace braid {
+
+bool PresetKey::operator==(const PresetKey& o) const {
+  const Workload& a = workload;
+  const Workload& b = o.workload;
+  return gpu == o.gpu && topology == o.topology && layer == o.layer && a.op == b.op && a.m == b.m &&
+         a.n == b.n && a.k == b.k && a.dtype == b.dtype && a.tp == b.tp;
+}
+
+namespace {
+
+constexpr int64_t kMaxSize = int64_t(1) << 40;
+
+// "YYYY-MM-DD" optionally followed by a time ("T..."): enough to order dates as text.
+bool IsIsoDate(const std::string& s) {
+  if (s.size() < 10 || (s.size() > 10 && s[10] != 'T' && s[10] != ' ')) return false;
+  for (int i = 0; i < 10; ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? s[i] != '-' : (s[i] < '0' || s[i] > '9')) return false;
+  }
+  return true;
+}
+
+// A value check that is not about the TOML type: "file:line:col: field rule".
+Status BadValue(const TomlFields& f, const TomlValue& table, const char* key, const std::string& rule) {
+  return Status::Invalid(f.Where(*table.Find(key)) + ": " + f.Name(key) + " " + rule);
+}
+
+// lhs = the value of a Result, or return its Status.
+#define BRAID_ASSIGN(lhs, expr)                   \
+  do {                                            \
+    auto braid_r_ = (expr);                       \
+    if (!braid_r_.ok()) return braid_r_.status(); \
+    lhs = std::move(*braid_r_);                   \
+  } while (0)
+
+Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
+  std::string s;
+  BRAID_ASSIGN(s, f.String("algorithm"));
+  auto a = ParseAlgorithm(s);
+  if (!a.ok()) return BadValue(f, t, "algorithm", a.status().message());
+  c.algorithm = *a;
+  int64_t v = 0;
+  BRAID_ASSIGN(v, f.Integer("chunks", 1, 1 << 20));
+  c.chunks = int(v);
+  BRAID_ASSIGN(v, f.Integer("streams", 1, 8));
+  c.comm_lanes = int(v);
+  BRAID_ASSIGN(v, f.Integer("comm_sms", 0, 1 << 16));
+  c.comm_sms = int(v);
+  BRAID_ASSIGN(s, f.OptionalString("comm_engine", "sm"));
+  auto e = ParseCommEngine(s);
+  if (!e.ok()) return BadValue(f, t, "comm_engine", e.status().message());
+  c.comm_engine = *e;
+  BRAID_ASSIGN(s, f.OptionalString("comm_priority", "high"));
+  if (s != "high" && s != "normal") return BadValue(f, t, "comm_priority", "must be \"high\" or \"normal\"");
+  c.comm_high_priority = s == "high";
+  c.splits.clear();
+  if (const TomlValue* sp = t.Find("splits")) {
+    if (sp->kind != TomlValue::Kind::kArray) return BadValue(f, t, "splits", "must be an array of positive integers");
+    for (const TomlValue& x : sp->items) {
+      if (x.kind != TomlValue::Kind::kInteger || x.integer < 1 || x.integer > (1 << 20)) {
+        return BadValue(f, t, "splits", "must be an array of positive integers");
+      }
+      c.splits.push_back(int(x.integer));
+    }
+    if (!c.splits.empty() && c.splits.size() != size_t(c.chunks)) {
+      return BadValue(f, t, "splits", "must have one weight per chunk");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseKey(const TomlFields& f, const TomlValue& t, PresetKey& key) {
+  BRAID_ASSIGN(key.gpu, f.String("gpu"));
+  BRAID_ASSIGN(key.topology, f.String("topology"));
+  BRAID_ASSIGN(key.layer, f.OptionalString("layer", ""));
+  std::string s;
+  BRAID_ASSIGN(s, f.String("op"));
+  auto op = ParseOp(s);
+  if (!op.ok()) return BadValue(f, t, "op", op.status().message());
+  BRAID_ASSIGN(s, f.String("dtype"));
+  auto dt = ParseDType(s);
+  if (!dt.ok()) return BadValue(f, t, "dtype", dt.status().message());
+  Workload& w = key.workload;
+  w.op = *op;
+  w.dtype = *dt;
+  int64_t tp = 0;
+  BRAID_ASSIGN(tp, f.Integer("tp", 1, 1 << 16));
+  w.tp = int(tp);
+  BRAID_ASSIGN(w.m, f.Integer("m", 1, kMaxSize));
+  BRAID_ASSIGN(w.n, f.Integer("n", 1, kMaxSize));
+  BRAID_ASSIGN(w.k, f.Integer("k", 1, kMaxSize));
+  return Status::Ok();
+}
+
+Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Preset& p) {
+  TomlFields f(t, origin, "preset[" + std::to_string(index) + "].");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
+      {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "layer", "algorithm", "chunks", "splits", "streams",
+       "comm_sms", "comm_engine", "comm_priority", "time_ns", "speedup_vs_serial", "speedup_vs_te_default",
+       "overlap_ratio", "tail_ns", "backend", "simulated", "braid_version", "date"}));
+  // Required fields, checked up front so that the message names the entry's line.
+  for (const char* key : {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "algorithm", "chunks", "streams",
+                          "comm_sms", "time_ns", "speedup_vs_serial", "speedup_vs_te_default", "overlap_ratio",
+                          "tail_ns", "backend", "braid_version", "date"}) {
+    if (t.Find(key) == nullptr) return Status::Invalid(f.Where(t) + ": missing field '" + f.Name(key) + "'");
+  }
+  BRAID_RETURN_IF_ERROR(ParseKey(f, t, p.key));
+  BRAID_RETURN_IF_ERROR(ParseConfig(f, t, p.config));
+  BRAID_ASSIGN(p.time_ns, f.Positive("time_ns"));
+  BRAID_ASSIGN(p.speedup_vs_serial, f.Number("speedup_vs_serial", 0, 1e6));
+  BRAID_ASSIGN(p.speedup_vs_te_default, f.Number("speedup_vs_te_default", 0, 1e6));
+  BRAID_ASSIGN(p.overlap_ratio, f.Number("overlap_ratio", 0, 1));
+  BRAID_ASSIGN(p.tail_ns, f.Number("tail_ns", 0, 1e18));
+  BRAID_ASSIGN(p.backend, f.String("backend"));
+  if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
+    return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
+  }
+  bool simulated = false;
+  BRAID_ASSIGN(simulated, f.OptionalBool("simulated", p.backend == "sim"));
+  if (simulated != (p.backend == "sim")) {
+    return BadValue(f, t, "simulated", "must be true exactly when backend is \"sim\"");
+  }
+  BRAID_ASSIGN(p.braid_version, f.String("braid_version"));
+  BRAID_ASSIGN(p.date, f.String("date"));
+  if (!IsIsoDate(p.date)) return BadValue(f, t, "date", "must be an ISO 8601 date (\"2026-11-21T22:00:00Z\")");
+  Status s = p.key.workload.Validate();
+  if (s.ok()) s = p.config.ValidateKnobs();
+  if (!s.ok()) return Status::Invalid(f.Where(t) + ": preset[" + std::to_string(index) + "]: " + s.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origin) {
+  auto root = ParseToml(text, origin);
+  if (!root.ok()) return root.status();
+  TomlFields f(*root, origin, "");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"format", "version", "preset"}));
+  std::string format;
+  BRAID_ASSIGN(format, f.String("format"));
+  if (format != "braid-presets") {
+    return BadValue(f, *root, "format", "must be \"braid-presets\": not a Braid preset file");
+  }
+  PresetFile out;
+  int64_t version = 0;
+  BRAID_ASSIGN(version, f.Integer("version", 1, 1 << 30));
+  if (version != kPresetFormatVersion) {
+    return BadValue(f, *root, "version", std::to_string(version) + " is not supported (this reader knows " +
+                                             std::to_string(kPresetFormatVersion) + ")");
+  }
+  out.version = int(version);
+  const TomlValue* list = root->Find("preset");
+  if (list == nullptr) return out;  // an empty preset file is valid
+  if (list->kind != TomlValue::Kind::kArray) {
+    return BadValue(f, *root, "preset", "must be an array of tables ([[preset]])");
+  }
+  out.presets.resize(list->items.size());
+  for (size_t i = 0; i < list->items.size(); ++i) {
+    const TomlValue& t = list->items[i];
+    if (t.kind != TomlValue::Kind::kTable) {
+      return BadValue(f, *root, "preset", "must be an array of tables ([[preset]])");
+    }
+    BRAID_RETURN_IF_ERROR(ParsePreset(t, origin, i, out.presets[i]));
+  }
+  return out;
+}
+
+#undef BRAID_ASSIGN
+
+Result<PresetFile> LoadPresetFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open preset file '" + OneLine(path) + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::Internal("cannot read preset file '" + OneLine(path) + "'");
+  return ParsePresetFile(ss.str(), path);
+}
+
+}  // namespace braid

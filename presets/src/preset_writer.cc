@@ -1,0 +1,122 @@
+// Writing, merging and atomically saving preset files.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "braid/presets.h"
+
+namespace braid {
+namespace {
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+// Shortest text that reads back to the same double, always a TOML float.
+std::string Float(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+void WritePreset(std::ostringstream& os, const Preset& p) {
+  const Workload& w = p.key.workload;
+  const OverlapConfig& c = p.config;
+  os << "\n[[preset]]\n";
+  os << "gpu = " << Quote(p.key.gpu) << "\n";
+  os << "topology = " << Quote(p.key.topology) << "\n";
+  if (!p.key.layer.empty()) os << "layer = " << Quote(p.key.layer) << "\n";
+  os << "tp = " << w.tp << "\nop = " << Quote(OpName(w.op)) << "\ndtype = " << Quote(DTypeName(w.dtype)) << "\n";
+  os << "m = " << w.m << "\nn = " << w.n << "\nk = " << w.k << "\n";
+  os << "algorithm = " << Quote(AlgorithmName(c.algorithm)) << "\nchunks = " << c.chunks << "\n";
+  if (!c.splits.empty()) {
+    os << "splits = [";
+    for (size_t i = 0; i < c.splits.size(); ++i) os << (i ? ", " : "") << c.splits[i];
+    os << "]\n";
+  }
+  os << "streams = " << c.comm_lanes << "\ncomm_sms = " << c.comm_sms << "\n";
+  os << "comm_engine = " << Quote(CommEngineName(c.comm_engine)) << "\n";
+  os << "comm_priority = " << Quote(c.comm_high_priority ? "high" : "normal") << "\n";
+  os << "time_ns = " << Float(p.time_ns) << "\nspeedup_vs_serial = " << Float(p.speedup_vs_serial) << "\n";
+  os << "speedup_vs_te_default = " << Float(p.speedup_vs_te_default) << "\n";
+  os << "overlap_ratio = " << Float(p.overlap_ratio) << "\ntail_ns = " << Float(p.tail_ns) << "\n";
+  os << "backend = " << Quote(p.backend) << "\n";
+  if (p.backend == "sim") os << "simulated = true\n";
+  os << "braid_version = " << Quote(p.braid_version) << "\ndate = " << Quote(p.date) << "\n";
+}
+
+}  // namespace
+
+std::string WritePresets(const PresetFile& file) {
+  std::ostringstream os;
+  os << "# Braid overlap presets (format: presets/README.md).\n";
+  os << "format = \"braid-presets\"\nversion = " << file.version << "\n";
+  for (const Preset& p : file.presets) WritePreset(os, p);
+  return os.str();
+}
+
+Status MergeInto(PresetFile& existing, const PresetFile& update) {
+  if (update.version != kPresetFormatVersion || existing.version != kPresetFormatVersion) {
+    return Status::Invalid("cannot merge preset files of version " + std::to_string(update.version) + " into " +
+                           std::to_string(existing.version) + " (this build writes " +
+                           std::to_string(kPresetFormatVersion) + ")");
+  }
+  for (const Preset& u : update.presets) {
+    bool found = false;
+    for (Preset& e : existing.presets) {
+      if (!(e.key == u.key)) continue;
+      found = true;
+      if (u.date >= e.date) e = u;  // ISO 8601 orders as text; equal → update wins
+      break;
+    }
+    if (!found) existing.presets.push_back(u);
+  }
+  return Status::Ok();
+}
+
+Status SavePresetsAtomically(const std::string& path, const PresetFile& file) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string text = WritePresets(file);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Internal("cannot create '" + OneLine(tmp) + "' to save presets");
+    out.write(text.data(), std::streamsize(text.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return Status::Internal("cannot write '" + OneLine(tmp) + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    return Status::Internal("cannot rename '" + OneLine(tmp) + "' to '" + OneLine(path) + "': " + ec.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace braid
