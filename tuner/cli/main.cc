@@ -10,6 +10,7 @@
 #include "cli_exit.h"
 #include "export_command.h"
 #include "import_command.h"
+#include "presets_command.h"
 #include "report_command.h"
 #include "run_command.h"
 
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   ExportArgs export_args;
   ImportArgs import_args;
   CalibrateArgs calibrate_args;
+  PresetsArgs presets_args;
   std::vector<Command> cmds;
   auto add = [&](const char* name, const char* help, auto add_options, auto* args, auto execute) {
     CLI::App* sub = app.add_subcommand(name, help);
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
   add("export", "write a stored run as a Chrome / Perfetto trace", AddExportOptions, &export_args, ExecuteExport);
   add("import", "store a Kineto or Nsight Systems trace with its overlap metrics", AddImportOptions, &import_args,
       ExecuteImport);
+  add("presets", "show a preset file, or look up the preset a runtime would pick", AddPresetsOptions, &presets_args,
+      ExecutePresets);
   add("calibrate", "the sim backend's GEMM and collective models, and their check against public figures",
       AddCalibrateOptions, &calibrate_args, ExecuteCalibrate);
 

@@ -1,0 +1,70 @@
+// End-to-end tests of `braid presets show|lookup` on the example file.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_runner.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using braid::testing_cli::Braid;
+using braid::testing_cli::Outcome;
+using braid::testing_cli::TempPath;
+
+const std::string kExample = std::string(BRAID_SOURCE_DIR) + "/presets/examples/example.toml";
+const std::string kFc2 = " --op gemm_rs --n 8192 --k 28672 --tp 8 --gpu h100-sxm --topology h100-sxm --json";
+
+TEST(CliPresets, ShowListsEveryEntry) {
+  const Outcome o = Braid("presets show " + kExample + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["version"], 1);
+  ASSERT_EQ(j["presets"].size(), 2u);
+  EXPECT_EQ(j["presets"][0]["key"]["layer"], "llama3-70b/fc2");
+  EXPECT_THAT(Braid("presets show " + kExample).out, HasSubstr("llama3-70b/fc1"));
+}
+
+TEST(CliPresets, LookupFollowsTheContract) {
+  const Outcome exact = Braid("presets lookup " + kExample + " --m 4096" + kFc2);
+  ASSERT_EQ(exact.code, 0) << exact.err;
+  const auto e = nlohmann::json::parse(exact.out);
+  EXPECT_EQ(e["match"], "exact");
+  EXPECT_EQ(e["key"]["m"], 4096);
+  EXPECT_EQ(e["config"]["algorithm"], "ring");
+  EXPECT_GT(e["time_ns"].get<double>(), 0);
+
+  const Outcome near = Braid("presets lookup " + kExample + " --m 8K" + kFc2);
+  ASSERT_EQ(near.code, 0) << near.err;
+  const auto n = nlohmann::json::parse(near.out);
+  EXPECT_EQ(n["match"], "nearest");
+  EXPECT_EQ(n["key"]["m"], 4096);
+  EXPECT_NEAR(n["distance"].get<double>(), 0.6931, 1e-3);  // ln 2 in M
+}
+
+TEST(CliPresets, NoMatchAndBadFilesAreReported) {
+  const Outcome none = Braid("presets lookup " + kExample + " --m 4096 --op gemm_rs --n 8192 --k 28672 --tp 2");
+  EXPECT_EQ(none.code, 1);
+  EXPECT_THAT(none.err, HasSubstr("no preset for gemm_rs M=4096"));
+
+  const Outcome missing = Braid("presets show " + TempPath("absent.toml"));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("absent.toml"));
+  EXPECT_EQ(missing.out, "");
+
+  const std::string bad = TempPath("bad_presets.toml");
+  std::ofstream(bad) << "format = \"braid-presets\"\nversion = 99\n";
+  const Outcome newer = Braid("presets show " + bad);
+  EXPECT_EQ(newer.code, 2);
+  EXPECT_THAT(newer.err, HasSubstr(bad + ":2:"));
+  EXPECT_EQ(newer.out, "");
+
+  const Outcome flag = Braid("presets lookup " + kExample + " --m 0" + kFc2);
+  EXPECT_EQ(flag.code, 2);
+  EXPECT_THAT(flag.err, HasSubstr("--m '0': must be positive"));
+}
+
+}  // namespace
