@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/presets.h"
-#include "braid/size_parse.h"
 #include "cli_exit.h"
 #include "run_record.h"
 #include "run_report.h"
+#include "workload_flags.h"
 
 namespace braid::cli {
 
@@ -75,20 +75,9 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
 }
 
 int Lookup(const PresetsArgs& a, const PresetTable& table) {
-  Workload w;
-  auto op = ParseOp(a.op);
-  if (!op.ok()) return ReportError("presets lookup", op.status());
-  w.op = *op;
-  for (auto [text, flag, dst] : {std::tuple{&a.m, "--m", &w.m}, {&a.n, "--n", &w.n}, {&a.k, "--k", &w.k}}) {
-    auto v = ParseSize(*text, flag);
-    if (!v.ok()) return ReportError("presets lookup", v.status());
-    *dst = *v;
-  }
-  if (a.tp <= 0) return ReportError("presets lookup", Status::Invalid("--tp must be at least 1"));
-  w.tp = a.tp;
-  auto dt = ParseDType(a.dtype);
-  if (!dt.ok()) return ReportError("presets lookup", dt.status());
-  w.dtype = *dt;
+  auto parsed = WorkloadFromFlags(a.op, a.m, a.n, a.k, a.tp, a.dtype);
+  if (!parsed.ok()) return ReportError("presets lookup", parsed.status());
+  const Workload& w = *parsed;
   const LookupResult r = table.Lookup(w, a.gpu, a.topology);
   nlohmann::json j = {{"match", PresetMatchName(r.match)}};
   if (r.preset != nullptr) {

@@ -16,6 +16,7 @@
 #include "cli_exit.h"
 #include "lower_bound.h"
 #include "run_report.h"
+#include "workload_flags.h"
 #include "store_access.h"
 
 namespace braid::cli {
@@ -132,24 +133,11 @@ Result<Plan> PlanFromArgs(const RunArgs& a, std::optional<LayerWorkload>* layer)
     *layer = *lw;
     return BuildLayerPlan(*lw, *c);
   }
-  Workload w;
-  auto op = ParseOp(a.op);
-  if (!op.ok()) return op.status();
-  w.op = *op;
-  for (auto [text, flag, dst] : {std::tuple{&a.m, "--m", &w.m}, {&a.n, "--n", &w.n}, {&a.k, "--k", &w.k}}) {
-    auto v = ParseSize(*text, flag);
-    if (!v.ok()) return v.status();
-    *dst = *v;
-  }
-  if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
-  w.tp = a.tp;
-  auto dt = ParseDType(a.dtype);
-  if (!dt.ok()) return dt.status();
-  w.dtype = *dt;
-
+  auto w = WorkloadFromFlags(a.op, a.m, a.n, a.k, a.tp, a.dtype);
+  if (!w.ok()) return w.status();
   auto c = ConfigFromArgs(a);
   if (!c.ok()) return c.status();
-  return BuildPlan(w, *c);
+  return BuildPlan(*w, *c);
 }
 
 // The layer part of a stored run's workload (run_report.cc merges it into
