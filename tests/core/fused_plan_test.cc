@@ -8,6 +8,7 @@
 #include "braid/layer_workload.h"
 #include "braid/plan_check.h"
 #include "braid/planner.h"
+#include "tiny_model.h"
 
 namespace braid {
 namespace {
@@ -104,18 +105,7 @@ TEST(FusedPlan, ChecksRejectABrokenFusedStep) {
   EXPECT_HAS(CheckPlanSemantics(empty), "reads empty row");
 }
 
-ModelSpec Tiny() {
-  ModelSpec m;
-  m.name = "tiny";
-  m.hidden = 64;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.head_dim = 8;
-  m.ffn = 128;
-  m.gated_mlp = true;
-  m.layers = 2;
-  return m;
-}
+ModelSpec Tiny() { return testing_core::TinyModel(); }
 
 TEST(FusedPlan, LayerPlansWithSequenceParallelismAreProven) {
   for (int p : {1, 2, 4, 8}) {

@@ -12,6 +12,7 @@
 #include "braid/layer_workload.h"
 #include "braid/plan_check.h"
 #include "braid/planner.h"
+#include "tiny_model.h"
 
 namespace braid {
 namespace {
@@ -19,18 +20,7 @@ namespace {
 #define EXPECT_HAS(status, text) \
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
 
-ModelSpec Tiny() {
-  ModelSpec m;
-  m.name = "tiny";
-  m.hidden = 64;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.head_dim = 8;
-  m.ffn = 128;
-  m.gated_mlp = true;
-  m.layers = 2;
-  return m;
-}
+ModelSpec Tiny() { return testing_core::TinyModel(); }
 
 OverlapConfig Config(Algorithm a, int chunks, int lanes = 1, std::vector<int> splits = {}) {
   OverlapConfig c;
