@@ -10,6 +10,7 @@
 
 #include "braid/store.h"
 #include "statement.h"
+#include "trial_rows.h"
 
 namespace braid {
 namespace {
@@ -239,6 +240,25 @@ Result<int64_t> Store::WriteRun(const RunMeta& meta, const std::vector<LaneInfo>
   if (!run.ok()) return db::WithContext(run.status(), context);
   BRAID_RETURN_IF_ERROR(db::WithContext(tx.Commit(), context));
   return run;
+}
+
+Result<int64_t> Store::AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
+                                       const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
+                                       const std::vector<MetricRow>& metrics) {
+  BRAID_RETURN_IF_ERROR(CheckWritable());
+  BRAID_RETURN_IF_ERROR(ValidateRun(meta, events));
+  Result<StoredSession> parent = GetSession(session);
+  if (!parent.ok()) return parent.status();
+  const std::string context = "writing a trial to " + path_;
+  db::Transaction tx(db_);  // rolls back on every early return: neither row stays
+  BRAID_RETURN_IF_ERROR(db::WithContext(tx.Begin(), context));
+  Result<int64_t> run = InsertRunRows(db_, meta, lanes, events, metrics);
+  if (!run.ok()) return db::WithContext(run.status(), context);
+  trial.run = *run;
+  Result<int64_t> id = db::InsertTrialRow(db_, session, trial, path_);
+  if (!id.ok()) return id.status();
+  BRAID_RETURN_IF_ERROR(db::WithContext(tx.Commit(), context));
+  return id;
 }
 
 }  // namespace braid

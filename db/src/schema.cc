@@ -107,6 +107,15 @@ CREATE INDEX trials_by_session ON trials (session, id);
 CREATE INDEX trials_by_run ON trials (run);
 )sql";
 
+// v3: a trial's key (what was measured: op, config, stage) is unique within
+// its session, so a resumed session can never measure one thing twice, and
+// the trial keeps its iteration samples for the median and its interval.
+constexpr const char* kV3 = R"sql(
+ALTER TABLE trials ADD COLUMN trial_key TEXT;
+ALTER TABLE trials ADD COLUMN samples_json TEXT NOT NULL DEFAULT '[]';
+CREATE UNIQUE INDEX trials_by_key ON trials (session, trial_key);
+)sql";
+
 #undef BRAID_NOW
 
 Result<int64_t> PragmaInt(sqlite3* db, const char* sql) {
@@ -120,8 +129,8 @@ Result<int64_t> PragmaInt(sqlite3* db, const char* sql) {
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}};
-  static_assert(kStoreSchemaVersion == 2, "add the migration step for the new schema version");
+  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}};
+  static_assert(kStoreSchemaVersion == 3, "add the migration step for the new schema version");
   return kSteps;
 }
 

@@ -1,6 +1,9 @@
 // Tuning sessions and trials: the tuner's log of what it tried.
+#include <nlohmann/json.hpp>
+
 #include "braid/store.h"
 #include "statement.h"
+#include "trial_rows.h"
 
 namespace braid {
 namespace {
@@ -89,16 +92,7 @@ Result<int64_t> Store::AddTrial(int64_t session, const TrialInfo& trial) {
   Result<StoredSession> parent = GetSession(session);
   if (!parent.ok()) return parent.status();
   if (trial.run) BRAID_RETURN_IF_ERROR(CheckRunExists(*trial.run));
-  Result<db::Statement> st = db::Statement::Prepare(
-      db_, "INSERT INTO trials (session, run, config_json, status, time_ns) VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!st.ok()) return st.status();
-  st->BindInt(1, session)
-      .BindOptional(2, trial.run)
-      .BindText(3, trial.config_json.empty() ? "{}" : trial.config_json)
-      .BindText(4, trial.status)
-      .BindOptional(5, trial.time_ns);
-  BRAID_RETURN_IF_ERROR(db::WithContext(st->Run(), "adding a trial to " + path_));
-  return sqlite3_last_insert_rowid(db_);
+  return db::InsertTrialRow(db_, session, trial, path_);
 }
 
 Result<std::vector<StoredTrial>> Store::ListTrials(int64_t session) const {
@@ -106,7 +100,8 @@ Result<std::vector<StoredTrial>> Store::ListTrials(int64_t session) const {
   if (!parent.ok()) return parent.status();
   Result<db::Statement> st =
       db::Statement::Prepare(db_,
-                             "SELECT id, session, created_at, run, config_json, status, time_ns FROM trials"
+                             "SELECT id, session, created_at, run, config_json, status, time_ns, trial_key, samples_json"
+                             " FROM trials"
                              " WHERE session = ?1 ORDER BY id");
   if (!st.ok()) return st.status();
   st->BindInt(1, session);
@@ -123,8 +118,48 @@ Result<std::vector<StoredTrial>> Store::ListTrials(int64_t session) const {
     t.trial.config_json = st->Text(4);
     t.trial.status = st->Text(5);
     t.trial.time_ns = st->OptionalInt(6);
+    t.trial.key = st->IsNull(7) ? std::string() : st->Text(7);
+    t.trial.samples_json = st->Text(8);
   }
   return trials;
 }
 
+namespace db {
+
+Result<int64_t> InsertTrialRow(sqlite3* db, int64_t session, const TrialInfo& trial, const std::string& path) {
+  if (trial.status.empty()) return Status::Invalid("a session or trial status must not be empty");
+  if (!trial.samples_json.empty() && !nlohmann::json::accept(trial.samples_json)) {
+    return Status::Invalid("TrialInfo.samples_json is not valid JSON: " + trial.samples_json.substr(0, 80));
+  }
+  if (!trial.key.empty()) {
+    Result<Statement> dup = Statement::Prepare(db, "SELECT 1 FROM trials WHERE session = ?1 AND trial_key = ?2");
+    if (!dup.ok()) return dup.status();
+    Result<bool> found = dup->BindInt(1, session).BindText(2, trial.key).Step();
+    if (!found.ok()) return found.status();
+    if (*found) {
+      return Status::Invalid("trial '" + trial.key + "' is already recorded in tuning session " +
+                             std::to_string(session) + " of " + path);
+    }
+  }
+  Result<Statement> st = Statement::Prepare(
+      db,
+      "INSERT INTO trials (session, run, config_json, status, time_ns, trial_key, samples_json)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (!st.ok()) return st.status();
+  if (trial.key.empty()) {
+    st->BindNull(6);
+  } else {
+    st->BindText(6, trial.key);
+  }
+  st->BindInt(1, session)
+      .BindOptional(2, trial.run)
+      .BindText(3, trial.config_json.empty() ? "{}" : trial.config_json)
+      .BindText(4, trial.status)
+      .BindOptional(5, trial.time_ns)
+      .BindText(7, trial.samples_json.empty() ? "[]" : trial.samples_json);
+  BRAID_RETURN_IF_ERROR(WithContext(st->Run(), "adding a trial to " + path));
+  return sqlite3_last_insert_rowid(db);
+}
+
+}  // namespace db
 }  // namespace braid

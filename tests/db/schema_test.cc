@@ -92,7 +92,7 @@ TEST(Schema, Version1StoreIsUpgradedAndKeepsItsRuns) {
   // The v2 tables work on the upgraded file.
   Result<int64_t> session = (*store)->CreateSession({"k", "h100-sxm", "sim", "random", 10, ""});
   ASSERT_TRUE(session.ok()) << session.status().message();
-  EXPECT_TRUE((*store)->AddTrial(*session, {7, "{}", "ok", 123}).ok());
+  EXPECT_TRUE((*store)->AddTrial(*session, {7, "{}", "ok", 123, "", ""}).ok());
 }
 
 TEST(Schema, MigrationStepsApplyInOrderAndAStoreTooNewIsRefused) {
@@ -279,7 +279,7 @@ TEST(Schema, DeletingARunCascadesToItsRowsAndUnlinksTrials) {
     run = *id;
     Result<int64_t> session = (*store)->CreateSession({"k", "t", "sim", "random", 1, ""});
     ASSERT_TRUE(session.ok());
-    ASSERT_TRUE((*store)->AddTrial(*session, {run, "{}", "ok", 5}).ok());
+    ASSERT_TRUE((*store)->AddTrial(*session, {run, "{}", "ok", 5, "", ""}).ok());
   }
   RawDb raw(path);
   ASSERT_EQ(raw.Exec("PRAGMA foreign_keys = ON; DELETE FROM runs WHERE id = " + std::to_string(run)), "");

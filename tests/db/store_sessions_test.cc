@@ -25,12 +25,12 @@ TEST(StoreSessions, SessionsAndTrialsRoundTrip) {
 
   Result<int64_t> run = store.WriteRun(SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
   ASSERT_TRUE(run.ok());
-  ASSERT_TRUE(store.AddTrial(*session, {*run, R"({"algorithm":"ring"})", "ok", 123456789}).ok());
+  ASSERT_TRUE(store.AddTrial(*session, {*run, R"({"algorithm":"ring"})", "ok", 123456789, "", ""}).ok());
   ASSERT_TRUE(store
                   .AddTrial(*session,
-                            {std::nullopt, R"({"algorithm":"chunked","chunks":3})", "invalid", std::nullopt})
+                            {std::nullopt, R"({"algorithm":"chunked","chunks":3})", "invalid", std::nullopt, "", ""})
                   .ok());
-  ASSERT_TRUE(store.AddTrial(*other, {std::nullopt, "", "failed", std::nullopt}).ok());
+  ASSERT_TRUE(store.AddTrial(*other, {std::nullopt, "", "failed", std::nullopt, "", ""}).ok());
   ASSERT_TRUE(store.SetSessionStatus(*session, "done").ok());
 
   Result<StoredSession> got = store.GetSession(*session);
@@ -84,12 +84,77 @@ TEST(StoreSessions, MissingParentsAreNotFound) {
 
   Result<int64_t> session = store.CreateSession({"k", "t", "sim", "random", 1, ""});
   ASSERT_TRUE(session.ok());
-  Result<int64_t> trial = store.AddTrial(*session, {99, "{}", "ok", 1});
+  Result<int64_t> trial = store.AddTrial(*session, {99, "{}", "ok", 1, "", ""});
   ASSERT_FALSE(trial.ok());
   EXPECT_EQ(trial.status().message(), "no run 99 in " + path);
-  EXPECT_EQ(store.AddTrial(*session, {std::nullopt, "{}", "", std::nullopt}).status().code(),
+  EXPECT_EQ(store.AddTrial(*session, {std::nullopt, "{}", "", std::nullopt, "", ""}).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(store.SetSessionStatus(*session, "").code(), StatusCode::kInvalidArgument);
+}
+
+TEST(StoreSessions, TrialKeysAreUniqueWithinASessionAndKeepTheirSamples) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  Result<std::unique_ptr<Store>> opened = Store::Open(path);
+  ASSERT_TRUE(opened.ok());
+  Store& store = **opened;
+  Result<int64_t> a = store.CreateSession({"k", "t", "sim", "exhaustive", 0, ""});
+  Result<int64_t> b = store.CreateSession({"k", "t", "sim", "exhaustive", 0, ""});
+  ASSERT_TRUE(a.ok() && b.ok());
+
+  TrialInfo t{std::nullopt, "{}", "ok", 100, "fc1|ring chunks=1|r0", "[100,101,99]"};
+  ASSERT_TRUE(store.AddTrial(*a, t).ok());
+  Result<int64_t> again = store.AddTrial(*a, t);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(),
+            "trial 'fc1|ring chunks=1|r0' is already recorded in tuning session " + std::to_string(*a) + " of " + path);
+  EXPECT_TRUE(store.AddTrial(*b, t).ok()) << "keys are unique per session only";
+  // Trials without a key are never in conflict.
+  EXPECT_TRUE(store.AddTrial(*a, {std::nullopt, "{}", "ok", 1, "", ""}).ok());
+  EXPECT_TRUE(store.AddTrial(*a, {std::nullopt, "{}", "ok", 2, "", ""}).ok());
+  EXPECT_EQ(store.AddTrial(*a, {std::nullopt, "{}", "ok", 1, "x", "[1,"}).status().code(),
+            StatusCode::kInvalidArgument);
+
+  Result<std::vector<StoredTrial>> trials = store.ListTrials(*a);
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 3u);
+  EXPECT_EQ((*trials)[0].trial.key, "fc1|ring chunks=1|r0");
+  EXPECT_EQ((*trials)[0].trial.samples_json, "[100,101,99]");
+  EXPECT_EQ((*trials)[1].trial.key, "");
+  EXPECT_EQ((*trials)[1].trial.samples_json, "[]");
+}
+
+TEST(StoreSessions, TrialWithRunIsWrittenWholeOrNotAtAll) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  Result<std::unique_ptr<Store>> opened = Store::Open(path);
+  ASSERT_TRUE(opened.ok());
+  Store& store = **opened;
+  Result<int64_t> session = store.CreateSession({"k", "t", "sim", "exhaustive", 0, ""});
+  ASSERT_TRUE(session.ok());
+
+  TrialInfo t{std::nullopt, R"({"algorithm":"ring"})", "ok", 250, "qkv|ring|r0", "[250]"};
+  Result<int64_t> id = store.AddTrialWithRun(*session, t, SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  Result<std::vector<StoredTrial>> trials = store.ListTrials(*session);
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 1u);
+  ASSERT_TRUE((*trials)[0].trial.run.has_value());
+  Result<StoredRun> run = store.GetRun(*(*trials)[0].trial.run);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->event_count, 4);
+
+  // The same key again: refused, and its run is rolled back with it.
+  Result<int64_t> dup = store.AddTrialWithRun(*session, t, SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
+  ASSERT_FALSE(dup.ok());
+  Result<std::vector<StoredRun>> runs = store.ListRuns();
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(runs->size(), 1u);
+  // A missing session writes nothing either.
+  EXPECT_EQ(store.AddTrialWithRun(*session + 7, t, SampleMeta(), {}, {}, {}).status().code(), StatusCode::kNotFound);
+  runs = store.ListRuns();
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(runs->size(), 1u);
 }
 
 }  // namespace

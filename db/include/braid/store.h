@@ -27,7 +27,7 @@ struct sqlite3;
 namespace braid {
 
 // The schema this build writes; PRAGMA user_version of a current store.
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
 
 // What the caller knows about a run. JSON fields are stored as given (they
 // must parse; empty means "{}").
@@ -94,6 +94,10 @@ struct TrialInfo {
   std::string config_json;
   std::string status = "ok";       // "ok" | "invalid" | "failed" | ...
   std::optional<int64_t> time_ns;  // the trial's figure of merit, if measured
+  // What was measured (e.g. "fc2|chunked chunks=4|r0"). When set, it is
+  // unique within the session: a second trial with the same key is refused.
+  std::string key;
+  std::string samples_json;        // per-iteration times, "[…]"; empty means "[]"
 };
 
 struct StoredTrial {
@@ -139,6 +143,13 @@ class Store {
   Result<std::vector<StoredSession>> ListSessions() const;  // id order
   Result<int64_t> AddTrial(int64_t session, const TrialInfo& trial);
   Result<std::vector<StoredTrial>> ListTrials(int64_t session) const;  // id order
+  // Writes a run and the trial that measured it (trial.run is set to the new
+  // run) in one transaction: a process killed part-way leaves neither, so a
+  // resumed session finds either the whole trial or nothing. Returns the
+  // trial id; a key already in the session is refused with nothing written.
+  Result<int64_t> AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
+                                  const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
+                                  const std::vector<MetricRow>& metrics);
 
  private:
   Store(sqlite3* db, std::string path, bool read_only);
