@@ -136,6 +136,7 @@ std::string OverlapConfig::Describe() const {
   os << " streams=" << comm_lanes;
   if (comm_sms > 0) os << " comm_sms=" << comm_sms;
   if (comm_engine == CommEngine::kCopyEngine) os << " engine=ce";
+  if (!comm_high_priority) os << " priority=normal";
   return os.str();
 }
 

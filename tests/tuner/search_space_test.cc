@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "braid/search_space.h"
+
+namespace braid {
+namespace {
+
+Workload Op(braid::Op op, int64_t m, int64_t n, int64_t k, int tp) { return {op, m, n, k, DType::kBf16, tp}; }
+
+int Count(const std::vector<OverlapConfig>& space, Algorithm a) {
+  int n = 0;
+  for (const OverlapConfig& c : space) n += c.algorithm == a;
+  return n;
+}
+
+TEST(SearchSpace, EveryCandidateIsValidAndDistinctAndSerialComesFirst) {
+  const BackendKnobs sim = *KnobsOfBackend("sim");
+  for (const Workload& w : {Op(Op::kAgGemm, 8192, 8192, 8192, 8), Op(Op::kGemmRs, 8192, 8192, 28672, 8),
+                            Op(Op::kGemmAr, 4096, 8192, 8192, 4), Op(Op::kGemmRs, 4096, 4096, 4096, 2)}) {
+    const std::vector<OverlapConfig> space = BuildSearchSpace(w, sim, 132);
+    ASSERT_FALSE(space.empty());
+    EXPECT_EQ(space[0].algorithm, Algorithm::kSerial);
+    std::set<std::string> seen;
+    for (const OverlapConfig& c : space) {
+      EXPECT_TRUE(c.Validate(w).ok()) << c.Describe() << ": " << c.Validate(w).message();
+      EXPECT_TRUE(seen.insert(c.Describe()).second) << "duplicate " << c.Describe();
+    }
+    EXPECT_EQ(Count(space, Algorithm::kSerial), 1);
+    EXPECT_GT(Count(space, Algorithm::kChunked), 0);
+    EXPECT_GT(Count(space, Algorithm::kRing), 0);
+    EXPECT_GT(Count(space, Algorithm::kBidirRing), 0);
+    EXPECT_EQ(Count(space, Algorithm::kIso), 0) << "iso is a layer config, not a GEMM's";
+  }
+}
+
+TEST(SearchSpace, CoversEveryKnobOnGpuBackends) {
+  const std::vector<OverlapConfig> ag = BuildSearchSpace(Op(Op::kAgGemm, 12288, 8192, 8192, 8), *KnobsOfBackend("sim"), 132);
+  std::set<int> chunks, sms, lanes;
+  bool ce = false, normal_priority = false, uneven = false, fused = false;
+  for (const OverlapConfig& c : ag) {
+    chunks.insert(c.chunks);
+    sms.insert(c.comm_sms);
+    lanes.insert(c.comm_lanes);
+    ce |= c.comm_engine == CommEngine::kCopyEngine;
+    normal_priority |= !c.comm_high_priority;
+    uneven |= !c.splits.empty();
+    fused |= c.algorithm == Algorithm::kFused;
+  }
+  EXPECT_EQ(chunks, (std::set<int>{1, 2, 3, 4, 6, 8}));
+  EXPECT_TRUE(sms.count(0) && sms.count(16) && sms.count(20) && sms.count(32));
+  EXPECT_EQ(lanes, (std::set<int>{1, 2}));
+  EXPECT_TRUE(ce && normal_priority && uneven && fused);
+}
+
+TEST(SearchSpace, GpuOnlyKnobsAreNotVariedOnTheCpuBackend) {
+  const std::vector<OverlapConfig> space = BuildSearchSpace(Op(Op::kGemmRs, 1024, 1024, 1024, 4), *KnobsOfBackend("cpu"));
+  for (const OverlapConfig& c : space) {
+    EXPECT_EQ(c.comm_sms, 0) << c.Describe();
+    EXPECT_EQ(c.comm_engine, CommEngine::kSm) << c.Describe();
+    EXPECT_TRUE(c.comm_high_priority) << c.Describe();
+    EXPECT_NE(c.algorithm, Algorithm::kFused) << "cpu refuses fused";
+  }
+  EXPECT_GE(space.size(), 15u);
+  EXPECT_LT(space.size(), 40u);
+}
+
+TEST(SearchSpace, ShapesThatDoNotDivideDropTheConfigsTheyBreak) {
+  // M/P = 1000/8 = 125 is odd: bidir_ring cannot halve the blocks; the rest stays.
+  const std::vector<OverlapConfig> space = BuildSearchSpace(Op(Op::kAgGemm, 1000, 4096, 4096, 8), *KnobsOfBackend("sim"));
+  EXPECT_EQ(Count(space, Algorithm::kBidirRing), 0);
+  EXPECT_GT(Count(space, Algorithm::kRing), 0);
+  EXPECT_GT(Count(space, Algorithm::kFused), 0);
+  for (const OverlapConfig& c : space) EXPECT_NE(c.chunks, 3) << "125 rows do not split in 3 evenly: " << c.Describe();
+  // gemm_ar has no fused kernel; comm SMs stay below the GPU's SM count.
+  const std::vector<OverlapConfig> ar = BuildSearchSpace(Op(Op::kGemmAr, 4096, 4096, 4096, 4), *KnobsOfBackend("sim"), 24);
+  EXPECT_EQ(Count(ar, Algorithm::kFused), 0);
+  for (const OverlapConfig& c : ar) EXPECT_LT(c.comm_sms, 24) << c.Describe();
+}
+
+TEST(SearchSpace, UnknownBackendIsInvalid) {
+  EXPECT_EQ(KnobsOfBackend("tpu").status().message(), "unknown backend 'tpu' (known: sim, cpu, cuda)");
+}
+
+}  // namespace
+}  // namespace braid

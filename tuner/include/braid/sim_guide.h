@@ -1,0 +1,16 @@
+// The guided strategy's model: the sim backend's prediction of a config's
+// makespan for one workload on a topology (one simulated iteration, no
+// events; thousands per second).
+#pragma once
+
+#include <string>
+
+#include "braid/search.h"
+#include "braid/workload.h"
+
+namespace braid {
+
+// Loads the topology (built-in name or .toml) and its GPU file once.
+Result<Guide> MakeSimGuide(const Workload& w, const std::string& topology);
+
+}  // namespace braid

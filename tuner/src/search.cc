@@ -1,0 +1,68 @@
+#include "braid/search.h"
+
+#include <string>
+
+#include "search_ledger.h"
+#include "strategies.h"
+
+namespace braid {
+
+std::string_view StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kExhaustive: return "exhaustive";
+    case Strategy::kRandom: return "random";
+    case Strategy::kHalving: return "halving";
+    case Strategy::kGuided: return "guided";
+  }
+  return "?";
+}
+
+Result<Strategy> ParseStrategy(std::string_view name) {
+  for (Strategy s : {Strategy::kExhaustive, Strategy::kRandom, Strategy::kHalving, Strategy::kGuided}) {
+    if (name == StrategyName(s)) return s;
+  }
+  return Status::Invalid("unknown strategy '" + OneLine(name) + "' (known: exhaustive, random, halving, guided)");
+}
+
+int PlannedTrials(const SearchOptions& o, size_t n) {
+  int planned = 0;
+  switch (o.strategy) {
+    case Strategy::kExhaustive: planned = int(n); break;
+    case Strategy::kRandom: planned = search::RandomCount(o, n); break;
+    case Strategy::kGuided: planned = search::GuidedCount(o, n); break;
+    case Strategy::kHalving: {
+      int alive = int(n);
+      for (int rung = 0; rung < 2 && alive > 3; ++rung) {
+        planned += alive;
+        alive = search::HalvingKeep(alive);
+      }
+      planned += alive;
+      break;
+    }
+  }
+  planned += std::min<int>(int(n) > 1 ? o.recheck_max : 0, int(n));
+  return o.budget > 0 ? std::min(planned, o.budget) : planned;
+}
+
+Result<SearchOutcome> Search(const std::vector<OverlapConfig>& space, TrialRunner& runner,
+                             const SearchOptions& options) {
+  if (space.empty()) return Status::Invalid("the search space is empty: no valid config for this workload");
+  if (options.budget < 0) return Status::Invalid("--budget must not be negative");
+  if (options.iters < 1) return Status::Invalid("--iters must be at least 1");
+  if (options.warmup < 0) return Status::Invalid("--warmup must not be negative");
+  if (options.strategy == Strategy::kGuided && !options.guide) {
+    return Status::Invalid("the guided strategy needs a guide (a model to rank the space with)");
+  }
+  search::Ledger ledger(space, runner, options, PlannedTrials(options, space.size()));
+  Status s;
+  switch (options.strategy) {
+    case Strategy::kExhaustive: s = search::Exhaustive(ledger); break;
+    case Strategy::kRandom: s = search::RandomSample(ledger); break;
+    case Strategy::kHalving: s = search::Halving(ledger); break;
+    case Strategy::kGuided: s = search::Guided(ledger, space); break;
+  }
+  if (!s.ok()) return s;
+  return ledger.Conclude();
+}
+
+}  // namespace braid

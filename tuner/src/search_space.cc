@@ -1,0 +1,117 @@
+#include "braid/search_space.h"
+
+#include <algorithm>
+
+namespace braid {
+namespace {
+
+constexpr int kChunkedChunks[] = {2, 3, 4, 6, 8};
+constexpr int kRingChunks[] = {1, 2, 4};
+constexpr int kCollectiveSms[] = {0, 8, 16, 32};  // 0: the backend's default
+constexpr int kFusedSms[] = {4, 8, 12, 16, 20, 24, 32};
+
+// Adds c when it is valid for w and not already present.
+void Add(std::vector<OverlapConfig>& out, const Workload& w, const OverlapConfig& c) {
+  if (!c.Validate(w).ok()) return;
+  const std::string d = c.Describe();
+  for (const OverlapConfig& o : out) {
+    if (o.Describe() == d) return;
+  }
+  out.push_back(c);
+}
+
+// The SM budgets and priorities worth trying for a config whose comm
+// kernels hold SMs (`holds_sms`); otherwise only the defaults.
+void AddSmVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c, bool holds_sms,
+                   const BackendKnobs& knobs, int gpu_sms) {
+  if (!holds_sms || !knobs.comm_sms) {
+    Add(out, w, c);
+    return;
+  }
+  for (int sms : kCollectiveSms) {
+    if (gpu_sms > 0 && sms >= gpu_sms) continue;
+    c.comm_sms = sms;
+    c.comm_high_priority = true;
+    Add(out, w, c);
+    if (knobs.priorities) {
+      c.comm_high_priority = false;
+      Add(out, w, c);
+    }
+  }
+}
+
+// Engines for a config: SMs always; the copy engine where the comm only
+// moves data (sends of a ring, all-gather collectives). Reduces of a ring
+// gemm_rs / gemm_ar still run on SMs.
+void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c,
+                       const BackendKnobs& knobs, int gpu_sms) {
+  const bool ring = c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kBidirRing;
+  c.comm_engine = CommEngine::kSm;
+  AddSmVariants(out, w, c, true, knobs, gpu_sms);
+  if (!knobs.copy_engine) return;
+  const bool moves_only = ring || w.op == Op::kAgGemm;
+  if (!moves_only) return;
+  c.comm_engine = CommEngine::kCopyEngine;
+  // A ring of an all-gather GEMM with CE holds no SMs at all; reduces do.
+  const bool still_holds = ring && w.op != Op::kAgGemm;
+  AddSmVariants(out, w, c, still_holds, knobs, gpu_sms);
+}
+
+}  // namespace
+
+Result<BackendKnobs> KnobsOfBackend(std::string_view backend) {
+  if (backend == "sim" || backend == "cuda") return BackendKnobs{};
+  if (backend == "cpu") return BackendKnobs{false, false, false, false};
+  return Status::Invalid("unknown backend '" + std::string(backend) + "' (known: sim, cpu, cuda)");
+}
+
+std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnobs& knobs, int gpu_sms) {
+  std::vector<OverlapConfig> out;
+  // Serial is the baseline, once: with one lane waiting for the other, its
+  // priorities, engines and SM budgets overlap nothing.
+  Add(out, w, OverlapConfig{});
+
+  for (int lanes : {1, 2}) {
+    for (int chunks : kChunkedChunks) {
+      OverlapConfig c;
+      c.algorithm = Algorithm::kChunked;
+      c.chunks = chunks;
+      c.comm_lanes = lanes;
+      AddEngineVariants(out, w, c, knobs, gpu_sms);
+    }
+    for (const std::vector<int>& splits : {std::vector<int>{1, 2, 2, 2}, std::vector<int>{2, 2, 2, 1}}) {
+      OverlapConfig c;
+      c.algorithm = Algorithm::kChunked;
+      c.chunks = int(splits.size());
+      c.splits = splits;
+      c.comm_lanes = lanes;
+      AddEngineVariants(out, w, c, knobs, gpu_sms);
+    }
+    for (int chunks : kRingChunks) {
+      OverlapConfig c;
+      c.algorithm = Algorithm::kRing;
+      c.chunks = chunks;
+      c.comm_lanes = lanes;
+      AddEngineVariants(out, w, c, knobs, gpu_sms);
+    }
+  }
+  for (int chunks : kRingChunks) {
+    OverlapConfig c;
+    c.algorithm = Algorithm::kBidirRing;
+    c.chunks = chunks;
+    c.comm_lanes = 2;  // one lane per direction
+    AddEngineVariants(out, w, c, knobs, gpu_sms);
+  }
+  if (knobs.fused && w.op != Op::kGemmAr) {
+    for (int sms : kFusedSms) {
+      if (gpu_sms > 0 && sms >= gpu_sms) continue;
+      OverlapConfig c;
+      c.algorithm = Algorithm::kFused;
+      c.comm_sms = sms;
+      Add(out, w, c);
+    }
+  }
+  return out;
+}
+
+}  // namespace braid
