@@ -20,13 +20,21 @@ Status CheckOptions(const RunOptions& o) {
 
 }  // namespace
 
-SimBackend::SimBackend(GpuSpec gpu, Topology topo)
-    : gpu_(std::move(gpu)), topo_(std::move(topo)), engine_(std::make_unique<sim::Engine>(gpu_, topo_)) {}
+SimBackend::SimBackend(GpuSpec gpu, Topology topo) : SimBackend(std::move(gpu), std::move(topo), SimModelOptions{}) {}
+
+SimBackend::SimBackend(GpuSpec gpu, Topology topo, SimModelOptions options)
+    : gpu_(std::move(gpu)),
+      topo_(std::move(topo)),
+      model_(options),
+      engine_(std::make_unique<sim::Engine>(gpu_, topo_, model_.comm_sm_contention)) {}
 
 SimBackend::~SimBackend() = default;
 
 Result<int64_t> SimBackend::Evaluate(const Plan& plan) {
   BRAID_RETURN_IF_ERROR(topo_.CheckFits(plan.tp()));
+  if (!std::isfinite(model_.comm_sm_contention) || model_.comm_sm_contention < 0) {
+    return Status::Invalid("sim: comm_sm_contention must be a finite number >= 0");
+  }
   if (plan.config.algorithm == Algorithm::kFused) {
     const int comm_sms = sim::CommSms(topo_, plan.config.comm_sms);
     if (comm_sms >= gpu_.sm_count) {

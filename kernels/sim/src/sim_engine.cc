@@ -17,6 +17,8 @@ bool Later(const auto& a, const auto& b) { return a.t > b.t; }
 void Engine::Load(const Plan& plan) {
   tp_ = plan.tp();
   const int comm_sms = CommSms(topo_, plan.config.comm_sms);
+  // What a running comm kernel takes from a concurrent GEMM.
+  const int comm_lost = CommSmsLost(comm_sms, contention_, gpu_.sm_count);
   const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
   const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
 
@@ -113,7 +115,7 @@ void Engine::Load(const Plan& plan) {
           st.act = Act::kMemory;
           st.work_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
           st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency;
-          st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_sms : 0;
+          st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
           break;
         case StepKind::kSend: {
           const Link& link = LinkBetween(topo_, r, s.peer);
@@ -130,7 +132,7 @@ void Engine::Load(const Plan& plan) {
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
           st.hbm_demand = ct.transfer_ns > 0 ? double(s.bytes) / ct.transfer_ns : 0;
-          st.sm_hold = ce ? 0 : comm_sms;
+          st.sm_hold = ce ? 0 : comm_lost;
           st.dst_rank = s.peer;
           p2p.push_back({s.match, r, s.peer, false, g});
           break;
@@ -196,7 +198,8 @@ void Engine::Load(const Plan& plan) {
         const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
         const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
         const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
-        const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.bytes, tp_, fused_sms);
+        const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.bytes, tp_, fused_sms,
+                                             CommSmsLost(fused_sms, contention_, gpu_.sm_count));
         coll_time_.push_back({0, ft.total_ns});
         coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
         coll_sm_hold_.push_back(0);
@@ -212,7 +215,7 @@ void Engine::Load(const Plan& plan) {
       // Each rank reads and writes its share of the ring traffic.
       coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
                                              : 0);
-      coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_sms);
+      coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
       coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
     }
     steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;

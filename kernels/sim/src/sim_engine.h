@@ -19,7 +19,10 @@ namespace braid::sim {
 
 class Engine {
  public:
-  Engine(const GpuSpec& gpu, const Topology& topo) : gpu_(gpu), topo_(topo) {}
+  // comm_sm_contention: see CommSmsLost (1.0 = a comm kernel takes exactly
+  // its own SMs from a concurrent GEMM).
+  Engine(const GpuSpec& gpu, const Topology& topo, double comm_sm_contention = 1.0)
+      : gpu_(gpu), topo_(topo), contention_(comm_sm_contention) {}
 
   // @pre CheckPlanStructure(plan).ok() and the topology holds plan.tp() GPUs.
   void Load(const Plan& plan);
@@ -51,7 +54,7 @@ class Engine {
     double fixed_ns;    // launch + event waits (+ latency for transfers)
     double work_ns;     // uncontended duration of the contended part
     double hbm_demand;  // bytes per ns at rate 1
-    int sm_hold;        // SMs held while running
+    int sm_hold;        // SMs a concurrent GEMM loses while it runs (CommSmsLost)
     int partner;        // send ↔ recv global index
     int coll;           // collective group, or -1
     int dst_rank;       // transfers: the receiver
@@ -109,6 +112,7 @@ class Engine {
 
   const GpuSpec& gpu_;
   const Topology& topo_;
+  double contention_ = 1.0;
   int tp_ = 0;
 
   std::vector<StepStatic> steps_;

@@ -102,9 +102,10 @@ double BusBwFactor(CollectiveKind kind, int ranks) {
 }
 
 FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
-                          DType dtype, int64_t send_bytes, int ranks, int comm_sms) {
+                          DType dtype, int64_t send_bytes, int ranks, int comm_sms, int gemm_lost_sms) {
   FusedTime t;
-  const int compute_sms = std::max(1, gpu.sm_count - std::max(comm_sms, 1));
+  const int lost = gemm_lost_sms < 0 ? std::max(comm_sms, 1) : gemm_lost_sms;
+  const int compute_sms = std::max(1, gpu.sm_count - lost);
   const GemmCost c = GemmCostOf(gpu, m, n, k, dtype);
   t.gemm_ns = c.BodyNs(compute_sms);
   t.wave_ns = t.gemm_ns / double(std::max<int64_t>(c.Waves(compute_sms), 1));
@@ -118,6 +119,12 @@ FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, i
   t.total_ns = std::max(t.gemm_ns, t.comm_ns > 0 ? t.comm_ns + t.wave_ns : 0.0);
   t.hbm_bytes = c.hbm_bytes + 2.0 * double(send_bytes);
   return t;
+}
+
+int CommSmsLost(int comm_sms, double contention, int sm_count) {
+  const double lost = std::round(double(comm_sms) * contention);
+  const double hi = double(std::max(sm_count - 1, 0));
+  return int(std::clamp(lost, 0.0, hi));
 }
 
 int CommSms(const Topology& topo, int config_comm_sms) {

@@ -8,7 +8,8 @@
 // ranks finish it together. Running work shares resources as rates that are
 // re-evaluated whenever work starts or ends: comm kernels hold SMs (NCCL
 // channels, or config.comm_sms) that a running GEMM loses (its rate follows
-// its wave count on the SMs left); kernels on one GPU share HBM bandwidth;
+// its wave count on the SMs left; SimModelOptions::comm_sm_contention scales
+// what it loses); kernels on one GPU share HBM bandwidth;
 // transfers through one link port share its bandwidth; copy-engine
 // transfers hold no SMs. A comm kernel on a lane of higher priority than
 // the running GEMM's gets its SMs at once, otherwise at the GEMM's next wave.
@@ -43,9 +44,22 @@ namespace sim {
 class Engine;
 }
 
+// Model parameters that are not hardware-file data. The defaults are the
+// model every existing result was made with.
+struct SimModelOptions {
+  // SM contention: a running comm kernel holding s SMs (and the fused
+  // kernel's comm part) takes round(s × comm_sm_contention) SMs, clamped to
+  // [0, sm_count − 1], from a concurrent GEMM (sim_models.h CommSmsLost).
+  // 1.0 = exactly its own SMs. Must be finite and >= 0.
+  double comm_sm_contention = 1.0;
+};
+
 class SimBackend : public Backend {
  public:
   SimBackend(GpuSpec gpu, Topology topo);
+  // @pre options.comm_sm_contention is finite and >= 0 (Run and Evaluate
+  // refuse it otherwise).
+  SimBackend(GpuSpec gpu, Topology topo, SimModelOptions options);
   ~SimBackend() override;
   SimBackend(const SimBackend&) = delete;
   SimBackend& operator=(const SimBackend&) = delete;
@@ -61,10 +75,12 @@ class SimBackend : public Backend {
 
   const GpuSpec& gpu() const { return gpu_; }
   const Topology& topology() const { return topo_; }
+  const SimModelOptions& model_options() const { return model_; }
 
  private:
   GpuSpec gpu_;
   Topology topo_;
+  SimModelOptions model_;
   std::unique_ptr<sim::Engine> engine_;
 };
 

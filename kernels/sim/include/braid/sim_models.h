@@ -90,8 +90,19 @@ struct FusedTime {
   double gemm_ns = 0, comm_ns = 0, wave_ns = 0, total_ns = 0;
   double hbm_bytes = 0;
 };
+// gemm_lost_sms: the SMs the GEMM part loses to the comm part (-1 = comm_sms;
+// see CommSmsLost for the contention model), so gemm runs on
+// sm_count − gemm_lost_sms SMs (at least 1).
 // @pre 1 <= comm_sms < gpu.sm_count
 FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
-                          DType dtype, int64_t send_bytes, int ranks, int comm_sms);
+                          DType dtype, int64_t send_bytes, int ranks, int comm_sms, int gemm_lost_sms = -1);
+
+// SM contention: the SMs a GEMM loses to a concurrent comm kernel holding
+// `comm_sms` SMs (or, in the fused kernel, to its comm part):
+// round(comm_sms × contention) clamped to [0, sm_count − 1]. contention 1.0
+// (the default model) is comm_sms itself for any comm_sms < sm_count;
+// above 1, a comm kernel costs the GEMM more than its own SMs (L2, HBM and
+// scheduler interference), below 1 less.
+int CommSmsLost(int comm_sms, double contention, int sm_count);
 
 }  // namespace braid::sim
