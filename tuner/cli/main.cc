@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   add("export", "write a stored run as a Chrome / Perfetto trace", AddExportOptions, &export_args, ExecuteExport);
   add("import", "store a Kineto or Nsight Systems trace with its overlap metrics", AddImportOptions, &import_args,
       ExecuteImport);
-  add("presets", "show a preset file, or look up the preset a runtime would pick", AddPresetsOptions, &presets_args,
+  add("presets", "show a preset file, look up the preset a runtime would pick, or export TransformerEngine ub_cfgs", AddPresetsOptions, &presets_args,
       ExecutePresets);
   add("calibrate", "the sim backend's GEMM and collective models, and their check against public figures",
       AddCalibrateOptions, &calibrate_args, ExecuteCalibrate);

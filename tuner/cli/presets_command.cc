@@ -1,15 +1,29 @@
 #include "presets_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "braid/layer_workload.h"
+#include "braid/model_files.h"
 #include "braid/presets.h"
+#include "braid/size_parse.h"
+#include "braid/topology_files.h"
 #include "cli_exit.h"
 #include "run_record.h"
 #include "run_report.h"
+#include "te_export.h"
 #include "workload_flags.h"
+
+#ifndef BRAID_VERSION
+#define BRAID_VERSION "unknown"
+#endif
 
 namespace braid::cli {
 
@@ -17,11 +31,12 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   sub->require_subcommand(1);
   a->show = sub->add_subcommand("show", "list the entries of a preset file");
   a->lookup = sub->add_subcommand("lookup", "the entry a runtime would pick for one workload");
-  for (CLI::App* s : {a->show, a->lookup}) {
+  a->export_te = sub->add_subcommand("export-te", "write a model block's configs as TransformerEngine ub_cfgs YAML");
+  for (CLI::App* s : {a->show, a->lookup, a->export_te}) {
     s->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     s->add_option("file", a->file, "preset file")->required();
-    s->add_flag("--json", a->json, "print JSON");
   }
+  for (CLI::App* s : {a->show, a->lookup}) s->add_flag("--json", a->json, "print JSON");
   a->lookup->add_option("--op", a->op, "ag_gemm | gemm_rs | gemm_ar")->required();
   a->lookup->add_option("--m", a->m, "rows of A and C (K/M/G suffixes)")->required();
   a->lookup->add_option("--n", a->n, "columns of B and C")->required();
@@ -30,6 +45,16 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   a->lookup->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
   a->lookup->add_option("--gpu", a->gpu, "GPU name")->capture_default_str();
   a->lookup->add_option("--topology", a->topology, "topology name")->capture_default_str();
+
+  CLI::App* te = a->export_te;
+  te->add_option("--model", a->model, "model name or .toml file")->required();
+  te->add_option("--seq", a->seq, "sequence length (prefill)")->required();
+  te->add_option("--batch", a->batch, "batch size")->required();
+  te->add_option("--topology", a->te_topology, "topology name or .toml file")->required();
+  te->add_option("--tp", a->te_tp, "tensor-parallel degree P (default: the file's only TP for this gpu/topology)");
+  te->add_option("--gpu", a->te_gpu, "GPU name (default: the topology's GPU)");
+  te->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  te->add_option("-o,--output", a->output, "write the YAML to this file (atomically) instead of stdout");
 }
 
 namespace {
@@ -100,12 +125,88 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
   return kExitOk;
 }
 
+// Writes "path.tmp.<pid>" beside `path` and renames it over: on failure
+// `path` is untouched and the temporary removed.
+Status WriteAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+  if (!f) return Status::Invalid("cannot write " + path + ": " + std::strerror(errno));
+  f << text;
+  f.close();
+  if (!f) {
+    std::remove(tmp.c_str());
+    return Status::Internal("writing " + tmp + " failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return Status::Invalid("cannot write " + path + ": " + why);
+  }
+  return Status::Ok();
+}
+
+Result<int> ResolveTp(const PresetsArgs& a, const PresetTable& table, const std::string& gpu,
+                      const std::string& topology) {
+  if (a.export_te->get_option("--tp")->count() > 0) {
+    if (a.te_tp < 1) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.te_tp) + ")");
+    return a.te_tp;
+  }
+  const std::vector<int> tps = PresetTps(table, gpu, topology);
+  if (tps.size() == 1) return tps[0];
+  const std::string where = " for gpu " + gpu + ", topology " + topology + " in " + a.file;
+  if (tps.empty()) return Status::NotFound("no presets" + where);
+  std::string list;
+  for (int tp : tps) list += (list.empty() ? "" : ", ") + std::to_string(tp);
+  return Status::Invalid("presets for several TP degrees (" + list + ")" + where + ": pass --tp");
+}
+
+int ExportTe(const PresetsArgs& a, const PresetTable& table) {
+  const char* cmd = "presets export-te";
+  auto model = LoadModel(a.model);
+  if (!model.ok()) return ReportError(cmd, model.status());
+  auto topo = LoadTopology(a.te_topology);
+  if (!topo.ok()) return ReportError(cmd, topo.status());
+  auto seq = ParseSize(a.seq, "--seq");
+  if (!seq.ok()) return ReportError(cmd, seq.status());
+  auto batch = ParseSize(a.batch, "--batch");
+  if (!batch.ok()) return ReportError(cmd, batch.status());
+  auto dtype = ParseDType(a.dtype);
+  if (!dtype.ok()) return ReportError(cmd, dtype.status());
+  const std::string gpu = a.te_gpu.empty() ? topo->gpu : a.te_gpu;
+  auto tp = ResolveTp(a, table, gpu, topo->name);
+  if (!tp.ok()) return ReportError(cmd, tp.status());
+  if (Status s = topo->CheckFits(*tp); !s.ok()) return ReportError(cmd, s);
+  // TE's userbuffer overlap needs sequence parallelism.
+  auto lw = MakeLayerWorkload(*model, *seq, *batch, Phase::kPrefill, *tp, *dtype, true);
+  if (!lw.ok()) return ReportError(cmd, lw.status());
+
+  TeExportInfo info;
+  info.braid_version = BRAID_VERSION;
+  info.source = a.file;
+  if (topo->nccl_channels > 0) {
+    info.default_comm_sms = topo->nccl_channels;
+    info.default_comm_sms_origin = "topology " + topo->name + " nccl_channels";
+  } else {
+    info.default_comm_sms = 16;
+    info.default_comm_sms_origin = "Braid's default; topology " + topo->name + " sets no nccl_channels";
+  }
+  auto yaml = ExportTeYaml(table, *lw, gpu, topo->name, info);
+  if (!yaml.ok()) return ReportError(cmd, yaml.status());
+  if (a.output.empty()) {
+    std::cout << *yaml;
+    return kExitOk;
+  }
+  if (Status s = WriteAtomically(a.output, *yaml); !s.ok()) return ReportError(cmd, s);
+  return kExitOk;
+}
+
 }  // namespace
 
 int ExecutePresets(const PresetsArgs& a) {
   auto table = PresetTable::Load(a.file);
-  const char* cmd = a.show->parsed() ? "presets show" : "presets lookup";
+  const char* cmd = a.show->parsed() ? "presets show" : a.lookup->parsed() ? "presets lookup" : "presets export-te";
   if (!table.ok()) return ReportError(cmd, table.status());
+  if (a.export_te->parsed()) return ExportTe(a, *table);
   return a.show->parsed() ? Show(a, *table) : Lookup(a, *table);
 }
 

@@ -1,5 +1,8 @@
 // `braid presets show FILE` and `braid presets lookup FILE --op ... --m ...`:
 // the runtime loader's view of a preset file from the command line.
+// `braid presets export-te FILE --model NAME --seq L --batch B --topology T
+// [--tp P] [--gpu G] [--dtype D] [-o OUT.yaml]`: the file's configs for one
+// model's block as TransformerEngine ub_cfgs YAML (te_export.h).
 #pragma once
 
 #include <string>
@@ -11,10 +14,14 @@ namespace braid::cli {
 struct PresetsArgs {
   CLI::App* show = nullptr;
   CLI::App* lookup = nullptr;
+  CLI::App* export_te = nullptr;
   std::string file;
   std::string op, m, n, k, dtype = "bf16", gpu = "h100-sxm", topology = "h100-sxm";
   int tp = 0;
   bool json = false;
+  // export-te
+  std::string model, seq, batch, te_topology, te_gpu, output;  // te_gpu empty: the topology's GPU
+  int te_tp = 0;                                                // 0: the single TP in the file
 };
 
 void AddPresetsOptions(CLI::App* sub, PresetsArgs* args);

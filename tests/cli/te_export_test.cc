@@ -1,0 +1,423 @@
+// Unit tests of the TransformerEngine ub_cfgs export (tuner/cli/te_export.h):
+// the config mapping, one algorithm at a time, and the YAML text.
+#include "te_export.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/layer_workload.h"
+#include "braid/model_files.h"
+#include "braid/presets.h"
+
+namespace braid::cli {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+constexpr int kTp = 8;
+constexpr int kDefaultSms = 24;
+
+OverlapConfig Config(Algorithm a, int chunks = 1) {
+  OverlapConfig c;
+  c.algorithm = a;
+  c.chunks = chunks;
+  return c;
+}
+
+// True when some comment contains `text`.
+bool Mentions(const TeSettings& t, const std::string& text) {
+  for (const std::string& c : t.comments) {
+    if (c.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+int NotExpressible(const TeSettings& t) {
+  int n = 0;
+  for (const std::string& c : t.comments) n += c.rfind("not expressible", 0) == 0;
+  return n;
+}
+
+void ExpectRingExchange(const TeSettings& t, int use_ce) {
+  EXPECT_EQ(t.method, TeMethod::kRingExchange);
+  EXPECT_EQ(t.num_splits, kTp);
+  EXPECT_EQ(t.num_sm, 1);
+  EXPECT_EQ(t.cga_size, 1);
+  EXPECT_EQ(t.set_sm_margin, 0);
+  EXPECT_EQ(t.use_ce, use_ce);
+}
+
+TEST(TeExportMap, RingIsRingExchangeWithOneStepPerRank) {
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    const TeSettings t = MapToTe(Config(Algorithm::kRing), op, kTp, kDefaultSms);
+    ExpectRingExchange(t, 0);
+    EXPECT_EQ(t.atomic_gemm, 0);
+    EXPECT_EQ(NotExpressible(t), 0) << "a plain ring loses nothing";
+  }
+  OverlapConfig ce = Config(Algorithm::kRing);
+  ce.comm_engine = CommEngine::kCopyEngine;
+  ExpectRingExchange(MapToTe(ce, Op::kGemmRs, kTp, kDefaultSms), 1);
+}
+
+TEST(TeExportMap, RingSubChunksAndSmBudgetAreListed) {
+  OverlapConfig c = Config(Algorithm::kRing, 2);
+  c.comm_sms = 16;
+  c.comm_lanes = 2;
+  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
+  ExpectRingExchange(t, 0);
+  EXPECT_TRUE(Mentions(t, "chunks=2")) << ::testing::PrintToString(t.comments);
+  EXPECT_TRUE(Mentions(t, "comm_sms=16"));
+  EXPECT_TRUE(Mentions(t, "streams=2"));
+  EXPECT_EQ(NotExpressible(t), 3);
+}
+
+TEST(TeExportMap, BidirRingIsTheUnidirectionalRingWithAComment) {
+  const TeSettings t = MapToTe(Config(Algorithm::kBidirRing), Op::kAgGemm, kTp, kDefaultSms);
+  ExpectRingExchange(t, 0);
+  EXPECT_TRUE(Mentions(t, "bidirectional ring not expressible in TE; nearest: unidirectional ring_exchange"));
+}
+
+TEST(TeExportMap, ChunkedReduceScatterIsPipeline) {
+  OverlapConfig c = Config(Algorithm::kChunked, 4);
+  c.comm_sms = 16;
+  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
+  EXPECT_EQ(t.method, TeMethod::kPipeline);
+  EXPECT_EQ(t.num_splits, 4);
+  EXPECT_EQ(t.num_sm, 16);
+  EXPECT_EQ(t.cga_size, 2);
+  EXPECT_EQ(t.set_sm_margin, 1);
+  EXPECT_EQ(t.atomic_gemm, 0);
+  EXPECT_EQ(t.use_ce, 0);
+  EXPECT_THAT(t.comments, IsEmpty());
+}
+
+TEST(TeExportMap, ChunkedDefaultSmsResolveAndLostKnobsAreListed) {
+  OverlapConfig c = Config(Algorithm::kChunked, 4);
+  c.splits = {2, 1, 1, 1};
+  c.comm_lanes = 2;
+  c.comm_engine = CommEngine::kCopyEngine;
+  c.comm_high_priority = false;
+  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
+  EXPECT_EQ(t.method, TeMethod::kPipeline);
+  EXPECT_EQ(t.num_sm, kDefaultSms);
+  EXPECT_EQ(t.use_ce, 0);
+  EXPECT_TRUE(Mentions(t, "comm_sms=0 (backend default) written as num_sm 24"));
+  EXPECT_TRUE(Mentions(t, "splits=[2,1,1,1]"));
+  EXPECT_TRUE(Mentions(t, "TE splits evenly"));
+  EXPECT_TRUE(Mentions(t, "streams=2"));
+  EXPECT_TRUE(Mentions(t, "comm_engine=ce"));
+  EXPECT_TRUE(Mentions(t, "comm_priority=normal"));
+  EXPECT_EQ(NotExpressible(t), 4);
+
+  OverlapConfig even = Config(Algorithm::kChunked, 2);
+  even.splits = {1, 1};
+  EXPECT_FALSE(Mentions(MapToTe(even, Op::kGemmRs, kTp, kDefaultSms), "splits"));
+}
+
+TEST(TeExportMap, ChunkedAllGatherFallsBackToRingExchange) {
+  OverlapConfig c = Config(Algorithm::kChunked, 4);
+  c.comm_engine = CommEngine::kCopyEngine;
+  const TeSettings t = MapToTe(c, Op::kAgGemm, kTp, kDefaultSms);
+  ExpectRingExchange(t, 1);
+  EXPECT_EQ(t.atomic_gemm, 0);
+  EXPECT_TRUE(Mentions(t, "pipeline method is not available for all-gather layers"));
+  EXPECT_TRUE(Mentions(t, "chunks=4"));
+}
+
+TEST(TeExportMap, FusedIsAtomicGemm) {
+  OverlapConfig c = Config(Algorithm::kFused);
+  c.comm_sms = 8;
+  const TeSettings rs = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
+  EXPECT_EQ(rs.method, TeMethod::kPipeline);
+  EXPECT_EQ(rs.atomic_gemm, 1);
+  EXPECT_EQ(rs.num_splits, kTp);
+  EXPECT_EQ(rs.num_sm, 8);
+  EXPECT_TRUE(Mentions(rs, "fused per-tile P2P+GEMM kernel maps to TE's atomic GEMM"));
+
+  const TeSettings ag = MapToTe(Config(Algorithm::kFused), Op::kAgGemm, kTp, kDefaultSms);
+  ExpectRingExchange(ag, 0);
+  EXPECT_EQ(ag.atomic_gemm, 1);
+  EXPECT_TRUE(Mentions(ag, "atomic GEMM"));
+}
+
+TEST(TeExportMap, SerialIsTheNearestNonOverlappedSetting) {
+  const TeSettings rs = MapToTe(Config(Algorithm::kSerial), Op::kGemmRs, kTp, kDefaultSms);
+  EXPECT_EQ(rs.method, TeMethod::kPipeline);
+  EXPECT_EQ(rs.num_splits, 1);
+  EXPECT_EQ(rs.atomic_gemm, 0);
+  EXPECT_TRUE(Mentions(rs, "serial: no overlap; nearest TE setting"));
+
+  const TeSettings ag = MapToTe(Config(Algorithm::kSerial), Op::kAgGemm, kTp, kDefaultSms);
+  EXPECT_EQ(ag.method, TeMethod::kRingExchange);
+  EXPECT_TRUE(Mentions(ag, "serial: no overlap"));
+}
+
+TEST(TeExportMap, LayerKeysAndMethodNames) {
+  EXPECT_EQ(TeLayerKey("qkv"), "qkv_fprop");
+  EXPECT_EQ(TeLayerKey("out_proj"), "proj_fprop");
+  EXPECT_EQ(TeLayerKey("fc1"), "fc1_fprop");
+  EXPECT_EQ(TeLayerKey("fc2"), "fc2_fprop");
+  EXPECT_EQ(TeLayerKey("attention"), "");
+  EXPECT_EQ(TeMethodName(TeMethod::kRingExchange), "ring_exchange");
+  EXPECT_EQ(TeMethodName(TeMethod::kPipeline), "pipeline");
+  EXPECT_EQ(TeMethodName(TeMethod::kBulk), "bulk");
+}
+
+// ---- The YAML text ----
+
+// The YAML as a mapping of mappings, checked line by line: comments start at
+// column 0 with '#', a key is "name:" at column 0, a field "  name: value"
+// (two spaces, a lower-case name, a bare int or identifier). Comments are
+// attached to the key they stand above.
+struct Yaml {
+  std::vector<std::string> keys;
+  std::map<std::string, std::map<std::string, std::string>> fields;
+  std::map<std::string, std::string> comments;  // key -> its comment lines, joined
+  std::string header;                            // comments before the first blank line
+  std::vector<std::string> errors;
+};
+
+bool Ident(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+Yaml ParseYaml(const std::string& text) {
+  Yaml y;
+  std::istringstream in(text);
+  std::string line, pending, key;
+  bool in_header = true;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const std::string at = "line " + std::to_string(n) + ": '" + line + "'";
+    if (line.empty()) {
+      in_header = false;
+      continue;
+    }
+    if (line[0] == '#') {
+      (in_header ? y.header : pending) += line + "\n";
+      continue;
+    }
+    if (line.back() == ':' && Ident(line.substr(0, line.size() - 1))) {
+      key = line.substr(0, line.size() - 1);
+      if (y.fields.count(key)) y.errors.push_back("duplicate key, " + at);
+      y.keys.push_back(key);
+      y.fields[key];
+      y.comments[key] = pending;
+      pending.clear();
+      continue;
+    }
+    const size_t colon = line.find(": ");
+    if (line.rfind("  ", 0) != 0 || line[2] == ' ' || colon == std::string::npos || key.empty() ||
+        !Ident(line.substr(2, colon - 2)) || !Ident(line.substr(colon + 2))) {
+      y.errors.push_back("not a key or a '  field: value' line, " + at);
+      continue;
+    }
+    y.fields[key][line.substr(2, colon - 2)] = line.substr(colon + 2);
+  }
+  if (!text.empty() && text.back() != '\n') y.errors.push_back("no final newline");
+  return y;
+}
+
+Preset Entry(const Workload& w, const std::string& layer, Algorithm a, int chunks) {
+  Preset p;
+  p.key.gpu = "h100-sxm";
+  p.key.topology = "h100-sxm";
+  p.key.workload = w;
+  p.key.layer = layer;
+  p.config.algorithm = a;
+  p.config.chunks = chunks;
+  p.time_ns = 100000;
+  p.speedup_vs_serial = 1.25;
+  p.speedup_vs_te_default = 1.05;
+  p.overlap_ratio = 0.8;
+  p.backend = "sim";
+  p.braid_version = "0.1.0";
+  p.date = "2026-11-21T12:00:00Z";
+  return p;
+}
+
+LayerWorkload Llama70b() {
+  auto model = LoadModel("llama3-70b");
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  auto lw = MakeLayerWorkload(*model, 4096, 1, Phase::kPrefill, kTp, DType::kBf16, true);
+  EXPECT_TRUE(lw.ok()) << lw.status().message();
+  return *lw;
+}
+
+const Workload& Gemm(const LayerWorkload& lw, const std::string& name) {
+  for (const LayerOp& op : lw.ops) {
+    if (op.name == name) return op.gemm;
+  }
+  ADD_FAILURE() << "no op " << name;
+  return lw.ops.front().gemm;
+}
+
+// One exact entry per TP GEMM: qkv ring, out_proj chunked, fc1 fused, fc2 serial.
+PresetFile FullFile(const LayerWorkload& lw) {
+  PresetFile f;
+  f.presets.push_back(Entry(Gemm(lw, "qkv"), "llama3-70b/qkv", Algorithm::kRing, 1));
+  f.presets.push_back(Entry(Gemm(lw, "out_proj"), "llama3-70b/out_proj", Algorithm::kChunked, 4));
+  f.presets.push_back(Entry(Gemm(lw, "fc1"), "llama3-70b/fc1", Algorithm::kFused, 1));
+  f.presets.push_back(Entry(Gemm(lw, "fc2"), "llama3-70b/fc2", Algorithm::kSerial, 1));
+  return f;
+}
+
+TeExportInfo Info() {
+  TeExportInfo info;
+  info.braid_version = "9.8.7";
+  info.source = "tuned.toml";
+  info.default_comm_sms = kDefaultSms;
+  info.default_comm_sms_origin = "topology h100-sxm nccl_channels";
+  return info;
+}
+
+TEST(TeExportYaml, FourKeysWithSevenFieldsEach) {
+  const LayerWorkload lw = Llama70b();
+  const PresetTable table = PresetTable::FromFile(FullFile(lw));
+  auto text = ExportTeYaml(table, lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const Yaml y = ParseYaml(*text);
+  EXPECT_THAT(y.errors, IsEmpty()) << *text;
+  EXPECT_THAT(y.keys, ElementsAre("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop"));
+  for (const std::string& key : y.keys) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : y.fields.at(key)) names.push_back(name);
+    EXPECT_THAT(names, ElementsAre("atomic_gemm", "cga_size", "method", "num_sm", "num_splits", "set_sm_margin",
+                                   "use_ce"))
+        << key;
+    for (const char* flag : {"atomic_gemm", "set_sm_margin", "use_ce"}) {
+      const std::string v = y.fields.at(key).at(flag);
+      EXPECT_TRUE(v == "0" || v == "1") << key << "." << flag << " = " << v;
+    }
+  }
+  // Each algorithm as mapped.
+  EXPECT_EQ(y.fields.at("qkv_fprop").at("method"), "ring_exchange");
+  EXPECT_EQ(y.fields.at("qkv_fprop").at("num_splits"), "8");
+  EXPECT_EQ(y.fields.at("proj_fprop").at("method"), "pipeline");
+  EXPECT_EQ(y.fields.at("proj_fprop").at("num_splits"), "4");
+  EXPECT_EQ(y.fields.at("proj_fprop").at("num_sm"), "24");
+  EXPECT_EQ(y.fields.at("fc1_fprop").at("method"), "ring_exchange");
+  EXPECT_EQ(y.fields.at("fc1_fprop").at("atomic_gemm"), "1");
+  EXPECT_EQ(y.fields.at("fc2_fprop").at("method"), "pipeline");
+  EXPECT_EQ(y.fields.at("fc2_fprop").at("num_splits"), "1");
+  // Comments stand above the key they are about.
+  EXPECT_THAT(y.comments.at("qkv_fprop"), HasSubstr("exact match"));
+  EXPECT_THAT(y.comments.at("proj_fprop"), HasSubstr("comm_sms=0 (backend default)"));
+  EXPECT_THAT(y.comments.at("fc1_fprop"), HasSubstr("atomic GEMM"));
+  EXPECT_THAT(y.comments.at("fc2_fprop"), HasSubstr("serial: no overlap; nearest TE setting"));
+  EXPECT_THAT(y.comments.at("qkv_fprop"), Not(HasSubstr("nearest match")));
+}
+
+TEST(TeExportYaml, HeaderNamesVersionWorkloadSourceAndBackend) {
+  const LayerWorkload lw = Llama70b();
+  const PresetTable table = PresetTable::FromFile(FullFile(lw));
+  auto text = ExportTeYaml(table, lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const Yaml y = ParseYaml(*text);
+  EXPECT_THAT(y.header, AllOf(HasSubstr("generated by braid 9.8.7"), HasSubstr("llama3-70b"), HasSubstr("seq 4096"),
+                              HasSubstr("batch 1"), HasSubstr("tp 8"), HasSubstr("topology h100-sxm"),
+                              HasSubstr("source presets: tuned.toml"),
+                              HasSubstr("configs measured on the sim backend (simulated)"),
+                              HasSubstr("resolves to 24 (topology h100-sxm nccl_channels)")));
+}
+
+TEST(TeExportYaml, UnexpressibleKnobsAreListedAboveTheirKey) {
+  const LayerWorkload lw = Llama70b();
+  PresetFile f = FullFile(lw);
+  f.presets[1].config.splits = {2, 1, 1, 1};          // out_proj: uneven chunked
+  f.presets[1].config.comm_high_priority = false;
+  f.presets[0].config.algorithm = Algorithm::kBidirRing;  // qkv
+  f.presets[0].config.chunks = 2;
+  auto text = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const Yaml y = ParseYaml(*text);
+  EXPECT_THAT(y.errors, IsEmpty());
+  EXPECT_THAT(y.comments.at("proj_fprop"), AllOf(HasSubstr("not expressible: splits=[2,1,1,1]"),
+                                                 HasSubstr("not expressible: comm_priority=normal")));
+  EXPECT_THAT(y.comments.at("qkv_fprop"),
+              AllOf(HasSubstr("bidirectional ring not expressible"), HasSubstr("not expressible: chunks=2")));
+  EXPECT_THAT(y.comments.at("fc2_fprop"), Not(HasSubstr("splits=")));
+}
+
+TEST(TeExportYaml, NearestMatchIsMarkedWithItsShape) {
+  const LayerWorkload lw = Llama70b();
+  PresetFile f = FullFile(lw);
+  f.presets.erase(f.presets.begin() + 1);  // no out_proj entry: fc2's (gemm_rs) is nearest
+  auto text = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const Yaml y = ParseYaml(*text);
+  EXPECT_THAT(y.errors, IsEmpty());
+  EXPECT_THAT(y.comments.at("proj_fprop"),
+              AllOf(HasSubstr("nearest match"), HasSubstr("gemm_rs M=4096 N=8192 K=28672"),
+                    HasSubstr("llama3-70b/fc2")));
+  EXPECT_EQ(y.fields.at("proj_fprop").at("num_splits"), "1");  // fc2's serial config
+  EXPECT_THAT(y.comments.at("fc2_fprop"), Not(HasSubstr("nearest match")));
+}
+
+TEST(TeExportYaml, AGemmWithNoEntryIsAnErrorNamingTheOp) {
+  const LayerWorkload lw = Llama70b();
+  PresetFile f = FullFile(lw);
+  f.presets.erase(f.presets.begin() + 3);
+  f.presets.erase(f.presets.begin() + 1);  // no gemm_rs entries at all
+  auto text = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(text.status().message(), AllOf(HasSubstr("out_proj"), HasSubstr("tuned.toml")));
+
+  auto other_gpu = ExportTeYaml(PresetTable::FromFile(FullFile(lw)), lw, "a100-sxm", "h100-sxm", Info());
+  ASSERT_FALSE(other_gpu.ok());
+  EXPECT_THAT(other_gpu.status().message(), HasSubstr("qkv"));
+}
+
+TEST(TeExportYaml, MixedBackendsAreAllNamed) {
+  const LayerWorkload lw = Llama70b();
+  PresetFile f = FullFile(lw);
+  f.presets[2].backend = "cuda";
+  auto text = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_TRUE(text.ok());
+  EXPECT_THAT(ParseYaml(*text).header, HasSubstr("configs measured on the sim, cuda backends"));
+  EXPECT_THAT(ParseYaml(*text).comments.at("fc1_fprop"), HasSubstr("on the cuda backend"));
+}
+
+TEST(TeExportYaml, NeedsSequenceParallelism) {
+  auto model = LoadModel("llama3-70b");
+  ASSERT_TRUE(model.ok());
+  auto lw = MakeLayerWorkload(*model, 4096, 1, Phase::kPrefill, kTp, DType::kBf16, false);
+  ASSERT_TRUE(lw.ok());
+  auto text = ExportTeYaml(PresetTable::FromFile(FullFile(Llama70b())), *lw, "h100-sxm", "h100-sxm", Info());
+  ASSERT_FALSE(text.ok());
+  EXPECT_THAT(text.status().message(), HasSubstr("sequence parallelism"));
+}
+
+TEST(TeExportYaml, PresetTpsListsTheDegreesOfOneGpuAndTopology) {
+  const LayerWorkload lw = Llama70b();
+  PresetFile f = FullFile(lw);
+  Preset p4 = f.presets[0];
+  p4.key.workload.tp = 4;
+  f.presets.push_back(p4);
+  Preset other = f.presets[0];
+  other.key.workload.tp = 2;
+  other.key.topology = "h200-sxm";
+  f.presets.push_back(other);
+  const PresetTable table = PresetTable::FromFile(f);
+  EXPECT_THAT(PresetTps(table, "h100-sxm", "h100-sxm"), ElementsAre(4, 8));
+  EXPECT_THAT(PresetTps(table, "h100-sxm", "h200-sxm"), ElementsAre(2));
+  EXPECT_THAT(PresetTps(table, "a100-sxm", "h100-sxm"), IsEmpty());
+}
+
+}  // namespace
+}  // namespace braid::cli

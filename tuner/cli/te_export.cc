@@ -1,0 +1,254 @@
+#include "te_export.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <string>
+
+namespace braid::cli {
+
+std::string_view TeMethodName(TeMethod m) {
+  switch (m) {
+    case TeMethod::kRingExchange: return "ring_exchange";
+    case TeMethod::kPipeline: return "pipeline";
+    case TeMethod::kBulk: return "bulk";
+  }
+  return "ring_exchange";
+}
+
+std::string_view TeLayerKey(std::string_view layer_op_name) {
+  if (layer_op_name == "qkv") return "qkv_fprop";
+  if (layer_op_name == "out_proj") return "proj_fprop";
+  if (layer_op_name == "fc1") return "fc1_fprop";
+  if (layer_op_name == "fc2") return "fc2_fprop";
+  return {};
+}
+
+namespace {
+
+std::string SplitsText(const std::vector<int>& splits) {
+  std::string s = "[";
+  for (size_t i = 0; i < splits.size(); ++i) s += (i ? "," : "") + std::to_string(splits[i]);
+  return s + "]";
+}
+
+bool Uneven(const std::vector<int>& splits) {
+  return std::adjacent_find(splits.begin(), splits.end(), std::not_equal_to<>()) != splits.end();
+}
+
+// TE's ring_exchange: one step per rank, P2P transfers, no SM budget knob.
+void SetRingExchange(TeSettings& t, const OverlapConfig& c, int tp) {
+  t.method = TeMethod::kRingExchange;
+  t.num_splits = tp;
+  t.num_sm = 1;
+  t.cga_size = 1;
+  t.set_sm_margin = 0;
+  t.atomic_gemm = 0;
+  t.use_ce = c.comm_engine == CommEngine::kCopyEngine ? 1 : 0;
+  if (c.comm_sms != 0) {
+    t.comments.push_back("not expressible: comm_sms=" + std::to_string(c.comm_sms) +
+                         " (ring_exchange moves blocks peer to peer; num_sm stays 1)");
+  }
+}
+
+// TE's pipeline (reduce-scatter): num_splits GEMM chunks, the collective on
+// num_sm SMs, always SM kernels.
+void SetPipeline(TeSettings& t, const OverlapConfig& c, int num_splits, int default_comm_sms) {
+  t.method = TeMethod::kPipeline;
+  t.num_splits = num_splits;
+  t.num_sm = c.comm_sms > 0 ? c.comm_sms : default_comm_sms;
+  t.cga_size = 2;
+  t.set_sm_margin = 1;
+  t.atomic_gemm = 0;
+  t.use_ce = 0;
+  if (c.comm_sms == 0) {
+    t.comments.push_back("comm_sms=0 (backend default) written as num_sm " + std::to_string(default_comm_sms) +
+                         ", the default resolved for this topology");
+  }
+  if (c.comm_engine == CommEngine::kCopyEngine) {
+    t.comments.push_back("not expressible: comm_engine=ce (TE's pipeline reduce-scatter runs on SMs; use_ce 0)");
+  }
+}
+
+}  // namespace
+
+TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) {
+  TeSettings t;
+  const bool ag = op == Op::kAgGemm;
+  if (op == Op::kGemmAr) {
+    t.comments.push_back(
+        "gemm_ar: TE's userbuffer overlap needs sequence parallelism (reduce-scatter); written as the "
+        "reduce-scatter equivalent");
+  }
+  const std::string chunks = "chunks=" + std::to_string(c.chunks);
+  switch (c.algorithm) {
+    case Algorithm::kRing:
+    case Algorithm::kBidirRing:
+      if (c.algorithm == Algorithm::kBidirRing) {
+        t.comments.push_back(
+            "not expressible: bidir_ring (bidirectional ring not expressible in TE; nearest: unidirectional "
+            "ring_exchange)");
+      }
+      SetRingExchange(t, c, tp);
+      if (c.chunks > 1) {
+        t.comments.push_back("not expressible: " + chunks +
+                             " (sub-chunks per ring step; TE's ring_exchange uses one step per rank, num_splits = tp)");
+      }
+      break;
+    case Algorithm::kChunked:
+      if (ag) {
+        t.comments.push_back(
+            "not expressible: chunked (TE's pipeline method is not available for all-gather layers; TE only "
+            "offers ring_exchange for AG fprop overlap; nearest: ring_exchange)");
+        SetRingExchange(t, c, tp);
+        if (c.chunks != tp) {
+          t.comments.push_back("not expressible: " + chunks + " (ring_exchange uses num_splits = tp = " +
+                               std::to_string(tp) + ")");
+        }
+      } else {
+        SetPipeline(t, c, c.chunks, default_comm_sms);
+      }
+      break;
+    case Algorithm::kFused:
+      t.comments.push_back(
+          "fused: Braid's fused per-tile P2P+GEMM kernel maps to TE's atomic GEMM as the nearest (atomic_gemm 1; "
+          "TE's atomic GEMM path is experimental and meant for FP8 GEMMs, check your TE version)");
+      if (ag) {
+        SetRingExchange(t, c, tp);
+      } else {
+        SetPipeline(t, c, tp, default_comm_sms);
+      }
+      t.atomic_gemm = 1;
+      break;
+    case Algorithm::kSerial:
+    case Algorithm::kIso:
+      if (c.algorithm == Algorithm::kIso) {
+        t.comments.push_back(
+            "not expressible: iso (layer-level sequence split, not a per-GEMM overlap); written as serial");
+      }
+      if (ag) {
+        t.comments.push_back(
+            "serial: no overlap; TE has no per-layer off switch for AG overlap; nearest TE setting ring_exchange "
+            "(or leave this layer out of --tp-comm-overlap)");
+        SetRingExchange(t, c, tp);
+      } else {
+        t.comments.push_back("serial: no overlap; nearest TE setting (pipeline, num_splits 1)");
+        SetPipeline(t, c, 1, default_comm_sms);
+      }
+      if (c.chunks > 1) t.comments.push_back("not expressible: " + chunks);
+      break;
+  }
+  if (!c.splits.empty() && Uneven(c.splits)) {
+    t.comments.push_back("not expressible: splits=" + SplitsText(c.splits) + " (uneven; TE splits evenly)");
+  }
+  if (c.comm_lanes > 1) {
+    t.comments.push_back("not expressible: streams=" + std::to_string(c.comm_lanes) +
+                         " (comm lanes; TE chooses its own comm streams)");
+  }
+  if (!c.comm_high_priority) {
+    t.comments.push_back(
+        "not expressible: comm_priority=normal (TE sets comm_priority / gemm_priority elsewhere)");
+  }
+  return t;
+}
+
+std::vector<int> PresetTps(const PresetTable& table, std::string_view gpu, std::string_view topology) {
+  std::set<int> tps;
+  for (const Preset& p : table.presets()) {
+    if (p.key.gpu == gpu && p.key.topology == topology) tps.insert(p.key.workload.tp);
+  }
+  return {tps.begin(), tps.end()};
+}
+
+namespace {
+
+std::string Micros(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", ns / 1000.0);
+  return buf;
+}
+
+std::string Fixed(double v, const char* fmt) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+struct Block {
+  std::string key;
+  std::vector<std::string> comments;
+  TeSettings te;
+};
+
+}  // namespace
+
+Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
+                                 const std::string& topology, const TeExportInfo& info) {
+  if (!lw.sequence_parallel) {
+    return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
+  }
+  std::vector<Block> blocks;
+  std::vector<std::string> backends;  // distinct, in order of first use
+  for (const LayerOp& op : lw.ops) {
+    if (op.kind != LayerOpKind::kTpGemm) continue;
+    const std::string_view key = TeLayerKey(op.name);
+    if (key.empty()) return Status::Internal("no TransformerEngine ub_cfgs key for layer op '" + op.name + "'");
+    const LookupResult r = table.Lookup(op.gemm, gpu, topology);
+    if (r.preset == nullptr) {
+      return Status::NotFound("no preset for " + op.name + " (" + op.gemm.Describe() + ") on gpu " + gpu +
+                              ", topology " + topology + " in " + info.source);
+    }
+    const Preset& p = *r.preset;
+    if (std::find(backends.begin(), backends.end(), p.backend) == backends.end()) backends.push_back(p.backend);
+    Block b;
+    b.key = std::string(key);
+    b.comments.push_back(op.name + ": " + op.gemm.Describe());
+    if (r.match == PresetMatch::kNearest) {
+      b.comments.push_back("nearest match (no exact entry): config from preset " + p.key.workload.Describe() +
+                           (p.key.layer.empty() ? "" : " (" + p.key.layer + ")") + ", distance " +
+                           Fixed(r.distance, "%.3f") + " in ln(M,N,K)");
+    } else {
+      b.comments.push_back("exact match" + (p.key.layer.empty() ? std::string() : ": preset " + p.key.layer));
+    }
+    b.comments.push_back("braid config: " + p.config.Describe() + "; " + Micros(p.time_ns) + " on the " +
+                         p.backend + " backend, " + Fixed(p.speedup_vs_serial, "%.2f") + "x vs serial");
+    b.te = MapToTe(p.config, op.gemm.op, lw.tp, info.default_comm_sms);
+    blocks.push_back(std::move(b));
+  }
+
+  std::string backend_list;
+  for (const std::string& be : backends) backend_list += (backend_list.empty() ? "" : ", ") + be;
+  std::vector<std::string> header = {
+      "TransformerEngine userbuffer overlap config (ub_cfgs), generated by braid " + info.braid_version,
+      "for Megatron-LM --tp-comm-overlap-cfg, i.e. transformer_engine.pytorch.initialize_ub(ub_cfgs=...)",
+      "model " + lw.model.name + ", seq " + std::to_string(lw.seq) + ", batch " + std::to_string(lw.batch) +
+          ", tp " + std::to_string(lw.tp) + ", " + std::string(DTypeName(lw.dtype)) + ", " +
+          std::string(PhaseName(lw.phase)) + ", sequence parallel; topology " + topology + ", gpu " + gpu,
+      "source presets: " + info.source,
+      "configs measured on the " + backend_list + (backends.size() == 1 ? " backend" : " backends") +
+          (backends.size() == 1 && backends[0] == "sim" ? " (simulated)" : ""),
+      "comm_sms=0 (backend default) resolves to " + std::to_string(info.default_comm_sms) + " (" +
+          info.default_comm_sms_origin + ")",
+      "knobs TE cannot express are listed above each key"};
+
+  std::string out;
+  for (const std::string& line : header) out += "# " + OneLine(line) + "\n";
+  for (const Block& b : blocks) {
+    out += "\n";
+    for (const std::string& c : b.comments) out += "# " + OneLine(c) + "\n";
+    for (const std::string& c : b.te.comments) out += "# " + OneLine(c) + "\n";
+    const TeSettings& t = b.te;
+    out += b.key + ":\n";
+    out += "  method: " + std::string(TeMethodName(t.method)) + "\n";
+    out += "  num_splits: " + std::to_string(t.num_splits) + "\n";
+    out += "  num_sm: " + std::to_string(t.num_sm) + "\n";
+    out += "  cga_size: " + std::to_string(t.cga_size) + "\n";
+    out += "  set_sm_margin: " + std::to_string(t.set_sm_margin) + "\n";
+    out += "  atomic_gemm: " + std::to_string(t.atomic_gemm) + "\n";
+    out += "  use_ce: " + std::to_string(t.use_ce) + "\n";
+  }
+  return out;
+}
+
+}  // namespace braid::cli
