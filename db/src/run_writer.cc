@@ -242,7 +242,7 @@ Result<int64_t> Store::WriteRun(const RunMeta& meta, const std::vector<LaneInfo>
   return run;
 }
 
-Result<int64_t> Store::AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
+Result<Store::TrialIds> Store::AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
                                        const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
                                        const std::vector<MetricRow>& metrics) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
@@ -258,7 +258,7 @@ Result<int64_t> Store::AddTrialWithRun(int64_t session, TrialInfo trial, const R
   Result<int64_t> id = db::InsertTrialRow(db_, session, trial, path_);
   if (!id.ok()) return id.status();
   BRAID_RETURN_IF_ERROR(db::WithContext(tx.Commit(), context));
-  return id;
+  return TrialIds{*id, *run};
 }
 
 }  // namespace braid

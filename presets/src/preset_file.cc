@@ -142,7 +142,16 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
 
 Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origin) {
   auto root = ParseToml(text, origin);
-  if (!root.ok()) return root.status();
+  if (!root.ok()) {
+    // Say first what matters most: this is not a preset file at all.
+    if (text.find("braid-presets") == std::string_view::npos) {
+      return Status::Invalid(std::string(origin) + ": not a Braid preset file (" + root.status().message() + ")");
+    }
+    return root.status();
+  }
+  if (root->Find("format") == nullptr) {
+    return Status::Invalid(std::string(origin) + ": not a Braid preset file (no format = \"braid-presets\")");
+  }
   TomlFields f(*root, origin, "");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"format", "version", "preset"}));
   std::string format;

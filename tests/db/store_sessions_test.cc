@@ -134,18 +134,20 @@ TEST(StoreSessions, TrialWithRunIsWrittenWholeOrNotAtAll) {
   ASSERT_TRUE(session.ok());
 
   TrialInfo t{std::nullopt, R"({"algorithm":"ring"})", "ok", 250, "qkv|ring|r0", "[250]"};
-  Result<int64_t> id = store.AddTrialWithRun(*session, t, SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
+  Result<Store::TrialIds> id = store.AddTrialWithRun(*session, t, SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
   ASSERT_TRUE(id.ok()) << id.status().message();
   Result<std::vector<StoredTrial>> trials = store.ListTrials(*session);
   ASSERT_TRUE(trials.ok());
   ASSERT_EQ(trials->size(), 1u);
   ASSERT_TRUE((*trials)[0].trial.run.has_value());
+  EXPECT_EQ((*trials)[0].id, id->trial);
+  EXPECT_EQ(*(*trials)[0].trial.run, id->run);
   Result<StoredRun> run = store.GetRun(*(*trials)[0].trial.run);
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->event_count, 4);
 
   // The same key again: refused, and its run is rolled back with it.
-  Result<int64_t> dup = store.AddTrialWithRun(*session, t, SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
+  Result<Store::TrialIds> dup = store.AddTrialWithRun(*session, t, SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
   ASSERT_FALSE(dup.ok());
   Result<std::vector<StoredRun>> runs = store.ListRuns();
   ASSERT_TRUE(runs.ok());

@@ -37,8 +37,8 @@ TEST(PresetErrors, ValidEntryParses) {
 
 TEST(PresetErrors, NotAPresetFile) {
   ExpectError("format = \"braid-topology\"\nversion = 1\n", "p.toml:1:10: format must be \"braid-presets\"");
-  ExpectError("name = \"h100\"\n", "unknown field 'name'");
-  ExpectError("version = 1\n", "missing field 'format'");
+  ExpectError("name = \"h100\"\n", "p.toml: not a Braid preset file (no format = \"braid-presets\")");
+  ExpectError("version = 1\n", "p.toml: not a Braid preset file (no format = \"braid-presets\")");
   ExpectError("format = 3\nversion = 1\n", "format must be a string");
 }
 
@@ -50,7 +50,7 @@ TEST(PresetErrors, UnknownVersion) {
 
 TEST(PresetErrors, NotATOMLFile) {
   ExpectError("format = \"braid-presets\nversion = 1\n", "p.toml:1:");
-  ExpectError(std::string("\x00\xff\x01", 3), "p.toml:");
+  ExpectError(std::string("\x00\xff\x01", 3), "p.toml: not a Braid preset file (p.toml:");
 }
 
 TEST(PresetErrors, PresetMustBeArrayOfTables) {

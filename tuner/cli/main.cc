@@ -13,6 +13,7 @@
 #include "presets_command.h"
 #include "report_command.h"
 #include "run_command.h"
+#include "tune_command.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   ImportArgs import_args;
   CalibrateArgs calibrate_args;
   PresetsArgs presets_args;
+  TuneArgs tune_args;
   std::vector<Command> cmds;
   auto add = [&](const char* name, const char* help, auto add_options, auto* args, auto execute) {
     CLI::App* sub = app.add_subcommand(name, help);
@@ -48,6 +50,8 @@ int main(int argc, char** argv) {
     cmds.push_back({sub, [args, execute] { return execute(*args); }});
   };
   add("run", "run one overlap config, report and store its metrics", AddRunOptions, &run_args, ExecuteRun);
+  add("tune", "search overlap configs for an op or a model's TP GEMMs and write the winners as presets",
+      AddTuneOptions, &tune_args, ExecuteTune);
   add("report", "list stored runs, or show one run's metrics", AddReportOptions, &report_args, ExecuteReport);
   add("export", "write a stored run as a Chrome / Perfetto trace", AddExportOptions, &export_args, ExecuteExport);
   add("import", "store a Kineto or Nsight Systems trace with its overlap metrics", AddImportOptions, &import_args,

@@ -52,27 +52,6 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--seed", a->seed, "input data seed")->capture_default_str();
 }
 
-namespace {
-
-Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
-  OverlapConfig c;
-  auto algo = ParseAlgorithm(a.algo);
-  if (!algo.ok()) return algo.status();
-  c.algorithm = *algo;
-  c.chunks = a.chunks;
-  if (!a.splits.empty()) {
-    auto s = ParseSplits(a.splits);
-    if (!s.ok()) return s.status();
-    c.splits = *s;
-  }
-  c.comm_lanes = a.streams;
-  c.comm_sms = a.comm_sms;
-  auto eng = ParseCommEngine(a.comm_engine);
-  if (!eng.ok()) return eng.status();
-  c.comm_engine = *eng;
-  return c;
-}
-
 // `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
 Result<LayerWorkload> LayerFromArgs(const RunArgs& a) {
   if (a.seq.empty()) return Status::Invalid("--model needs --seq (the sequence length)");
@@ -121,6 +100,27 @@ Status CheckWorkloadForm(const RunArgs& a) {
     }
   }
   return Status::Ok();
+}
+
+namespace {
+
+Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
+  OverlapConfig c;
+  auto algo = ParseAlgorithm(a.algo);
+  if (!algo.ok()) return algo.status();
+  c.algorithm = *algo;
+  c.chunks = a.chunks;
+  if (!a.splits.empty()) {
+    auto s = ParseSplits(a.splits);
+    if (!s.ok()) return s.status();
+    c.splits = *s;
+  }
+  c.comm_lanes = a.streams;
+  c.comm_sms = a.comm_sms;
+  auto eng = ParseCommEngine(a.comm_engine);
+  if (!eng.ok()) return eng.status();
+  c.comm_engine = *eng;
+  return c;
 }
 
 Result<Plan> PlanFromArgs(const RunArgs& a, std::optional<LayerWorkload>* layer) {

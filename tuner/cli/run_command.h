@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "braid/layer_workload.h"
+#include "braid/status.h"
+
 namespace braid::cli {
 
 struct RunArgs {
@@ -34,6 +37,11 @@ struct RunArgs {
 };
 
 void AddRunOptions(CLI::App* sub, RunArgs* args);
+
+// Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.
+Status CheckWorkloadForm(const RunArgs& a);
+// The layer of `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
+Result<LayerWorkload> LayerFromArgs(const RunArgs& a);
 int ExecuteRun(const RunArgs& args);
 
 }  // namespace braid::cli

@@ -40,7 +40,7 @@ int PlannedTrials(const SearchOptions& o, size_t n) {
       break;
     }
   }
-  planned += std::min<int>(int(n) > 1 ? o.recheck_max : 0, int(n));
+  if (o.recheck_max > 1) planned += std::min<int>(o.recheck_max, int(n));
   return o.budget > 0 ? std::min(planned, o.budget) : planned;
 }
 

@@ -8,7 +8,7 @@ namespace {
 constexpr int kChunkedChunks[] = {2, 3, 4, 6, 8};
 constexpr int kRingChunks[] = {1, 2, 4};
 constexpr int kCollectiveSms[] = {0, 8, 16, 32};  // 0: the backend's default
-constexpr int kFusedSms[] = {4, 8, 12, 16, 20, 24, 32};
+constexpr int kFusedSms[] = {4, 8, 12, 16, 20, 24, 32, 40, 48, 64};
 
 // Adds c when it is valid for w and not already present.
 void Add(std::vector<OverlapConfig>& out, const Workload& w, const OverlapConfig& c) {

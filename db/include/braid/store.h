@@ -145,9 +145,12 @@ class Store {
   Result<std::vector<StoredTrial>> ListTrials(int64_t session) const;  // id order
   // Writes a run and the trial that measured it (trial.run is set to the new
   // run) in one transaction: a process killed part-way leaves neither, so a
-  // resumed session finds either the whole trial or nothing. Returns the
-  // trial id; a key already in the session is refused with nothing written.
-  Result<int64_t> AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
+  // resumed session finds either the whole trial or nothing. A key already
+  // in the session is refused with nothing written.
+  struct TrialIds {
+    int64_t trial = 0, run = 0;
+  };
+  Result<TrialIds> AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
                                   const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
                                   const std::vector<MetricRow>& metrics);
 

@@ -9,7 +9,7 @@
 //   comm lanes   1 or 2 (bidir_ring: 2)
 //   priorities   comm lanes above the GEMM's stream, or equal
 //   comm SMs     collectives and reduces: backend default, 8, 16, 32;
-//                fused: 4, 8, 12, 16, 20, 24, 32
+//                fused: 4, 8, 12, 16, 20, 24, 32, 40, 48, 64
 //   comm engine  SMs, or the copy engine where data only moves (sends,
 //                all-gathers)
 //

@@ -1,0 +1,251 @@
+// `braid tune` end to end: the JSON contract, preset files written and
+// merged, every backend, resume after kill -9, and bad input.
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "braid/presets.h"
+#include "cli_runner.h"
+
+namespace braid::testing_cli {
+namespace {
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Rows of a one-integer query on a store (read-only; WAL readers do not block the writer).
+int64_t Count(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  int64_t n = -1;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 1000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+      n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return n;
+}
+
+struct Files {
+  std::string db, out;
+  explicit Files(const std::string& tag) : db(TempPath(tag + ".db")), out(TempPath(tag + ".toml")) {
+    std::filesystem::remove(db);
+    std::filesystem::remove(out);
+  }
+  ~Files() {
+    for (const std::string& p : {db, db + "-wal", db + "-shm", out}) std::filesystem::remove(p);
+  }
+  std::string Args() const { return " --db " + db + " --out " + out + " --no-progress"; }
+};
+
+TEST(CliTune, OneOpOnSimFollowsTheJsonContractAndWritesAPreset) {
+  Files f("tune_op");
+  Outcome o = Braid("tune --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 8 --json" + f.Args());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_GE(j["session"].get<int>(), 1);
+  EXPECT_GT(j["trials"].get<int>(), 100) << "exhaustive over the whole space";
+  EXPECT_EQ(j["strategy"], "exhaustive");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const nlohmann::json& r = j["results"][0];
+  EXPECT_EQ(r["op"], "gemm_rs");
+  for (const char* key : {"config", "time_ns", "speedup_vs_serial", "speedup_vs_te_default"}) {
+    EXPECT_TRUE(r.contains(key)) << key;
+  }
+  // Exhaustive sees serial and the TE default among its candidates: it cannot lose to them.
+  EXPECT_GE(r["speedup_vs_serial"].get<double>(), 1.0);
+  EXPECT_GE(r["speedup_vs_te_default"].get<double>(), 1.0);
+  EXPECT_GT(r["speedup_vs_serial"].get<double>(), 1.2) << "an 8192³ reduce-scatter GEMM on 8 H100s overlaps well";
+  EXPECT_EQ(r["te_default"]["algorithm"], "chunked");
+  EXPECT_EQ(r["te_default"]["chunks"], 4);
+  EXPECT_EQ(r["te_default"]["comm_sms"], 16);
+  EXPECT_GE(r["overlap_ratio"].get<double>(), 0.0);
+  EXPECT_LE(r["overlap_ratio"].get<double>(), 1.0);
+
+  // Every trial is a run in the store, tied to the session.
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM trials WHERE run IS NOT NULL"), j["trials"].get<int64_t>());
+  EXPECT_EQ(Count(f.db, "SELECT count(DISTINCT run) FROM trials"), j["trials"].get<int64_t>());
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions WHERE status = 'done'"), 1);
+
+  Result<PresetTable> table = PresetTable::Load(f.out);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  ASSERT_EQ(table->size(), 1u);
+  const Preset& p = table->presets()[0];
+  EXPECT_EQ(p.key.gpu, "h100-sxm");
+  EXPECT_EQ(p.key.workload.m, 8192);
+  EXPECT_EQ(p.backend, "sim");
+  EXPECT_DOUBLE_EQ(p.time_ns, r["time_ns"].get<double>());
+  EXPECT_EQ(table->Lookup(p.key.workload, "h100-sxm", "h100-sxm").match, PresetMatch::kExact);
+
+  // Tuning another shape merges into the file; the same shape again replaces its entry.
+  ASSERT_EQ(Braid("tune --op gemm_rs --m 4096 --n 8192 --k 8192 --tp 8" + f.Args()).code, 0);
+  ASSERT_EQ(Braid("tune --op gemm_rs --m 4096 --n 8192 --k 8192 --tp 8" + f.Args()).code, 0);
+  table = PresetTable::Load(f.out);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(table->size(), 2u);
+}
+
+TEST(CliTune, ModelTunesEveryTpGemmOfTheBlockAndPrintsATable) {
+  Files f("tune_model");
+  Outcome o = Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --strategy guided" + f.Args());
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* op : {"qkv ", "out_proj ", "fc1 ", "fc2 "}) EXPECT_NE(o.out.find(op), std::string::npos) << op;
+  for (const char* col : {"best config", "vs serial", "vs TE default", "overlap", "tail"}) {
+    EXPECT_NE(o.out.find(col), std::string::npos) << col;
+  }
+  Result<PresetTable> table = PresetTable::Load(f.out);
+  ASSERT_TRUE(table.ok());
+  ASSERT_EQ(table->size(), 4u);
+  std::set<std::string> layers;
+  for (const Preset& p : table->presets()) layers.insert(p.key.layer);
+  EXPECT_EQ(layers, (std::set<std::string>{"llama3-8b/qkv", "llama3-8b/out_proj", "llama3-8b/fc1", "llama3-8b/fc2"}));
+}
+
+TEST(CliTune, CpuBackendMeasuresForRealWithLinkPacing) {
+  Files f("tune_cpu");
+  Outcome o = Braid("tune --backend cpu --op ag_gemm --m 256 --n 256 --k 256 --tp 2 --strategy halving "
+                    "--iters 3 --warmup 1 --link-gbps 50 --json" + f.Args());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["results"][0]["config"]["comm_sms"], 0) << "no SM knobs on cpu";
+  EXPECT_GT(j["results"][0]["time_ns"].get<double>(), 0);
+  Result<PresetTable> table = PresetTable::Load(f.out);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(table->presets().at(0).backend, "cpu");
+}
+
+TEST(CliTune, PipesGetPlainProgressLines) {
+  Files f("tune_progress");
+  Outcome o = Braid("tune --op ag_gemm --m 4096 --n 4096 --k 4096 --tp 4 --db " + f.db + " --out " + f.out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err.find('\r'), std::string::npos) << "no redrawn bar in a pipe";
+  EXPECT_NE(o.err.find("ag_gemm (1/1): "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(" trials, best "), std::string::npos) << o.err;
+  EXPECT_LT(std::count(o.err.begin(), o.err.end(), '\n'), 20) << "about one line per tenth";
+}
+
+// Starts `braid tune`, kills it with SIGKILL once `after` trials are in the
+// store, and returns how many trials it had recorded by then.
+int64_t TuneAndKill(const std::string& args, const std::string& db, int64_t after) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = std::string(BRAID_EXE) + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int64_t seen = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < give_up) {
+    seen = Count(db, "SELECT count(*) FROM trials");
+    if (seen >= after) break;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return -1;  // finished before the kill
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  return Count(db, "SELECT count(*) FROM trials");
+}
+
+TEST(CliTune, ResumeAfterKillLosesNoTrialAndMeasuresNoneTwice) {
+  const std::string request = "tune --model llama3-405b --seq 8192 --batch 1 --tp 8 --json";
+  Files clean("tune_clean");
+  Outcome full = Braid(request + clean.Args());
+  ASSERT_EQ(full.code, 0) << full.err;
+  const nlohmann::json reference = nlohmann::json::parse(full.out);
+
+  Files f("tune_killed");
+  const int64_t at_kill = TuneAndKill(request + f.Args(), f.db, 40);
+  ASSERT_GE(at_kill, 40) << "the tune finished before it could be killed";
+  ASSERT_LT(at_kill, reference["trials"].get<int64_t>());
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions WHERE status = 'running'"), 1);
+  EXPECT_FALSE(std::filesystem::exists(f.out)) << "presets are written only at the end";
+
+  Outcome resumed = Braid(request + " --resume" + f.Args());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const nlohmann::json j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["session"], 1) << "the killed session continued, no new one";
+  EXPECT_EQ(j["trials"], reference["trials"]) << "the same trials as an uninterrupted session";
+  EXPECT_EQ(j["replayed"].get<int64_t>(), at_kill) << "every trial recorded before the kill was used";
+  EXPECT_EQ(j["measured"].get<int64_t>() + at_kill, reference["trials"].get<int64_t>()) << "none measured twice";
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM trials"), reference["trials"].get<int64_t>());
+  EXPECT_EQ(Count(f.db, "SELECT count(DISTINCT trial_key) FROM trials"), reference["trials"].get<int64_t>());
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM runs"), reference["trials"].get<int64_t>()) << "no orphan runs";
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions"), 1);
+  ASSERT_EQ(j["results"].size(), reference["results"].size());
+  for (size_t i = 0; i < j["results"].size(); ++i) {
+    EXPECT_EQ(j["results"][i]["config"], reference["results"][i]["config"]);
+    EXPECT_EQ(j["results"][i]["time_ns"], reference["results"][i]["time_ns"]);
+  }
+  // Done sessions are not resumed again.
+  Outcome again = Braid(request + " --resume" + f.Args());
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find("no unfinished tuning session"), std::string::npos) << again.err;
+}
+
+TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
+  Files f("tune_bad");
+  // A store and a preset file that exist before.
+  ASSERT_EQ(Braid("tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2" + f.Args()).code, 0);
+  const std::string store_before = ReadAll(f.db);
+  const std::string presets_before = ReadAll(f.out);
+  const std::string op = "tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2";
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {op + " --budget 0" + f.Args(), "--budget must be at least 1 trial"},
+      {op + " --strategy bayesian" + f.Args(), "unknown strategy 'bayesian'"},
+      {"tune --model llama3-8b --seq 4096 --tp 1" + f.Args(), "has no TP GEMMs"},
+      {"tune --model no-such-model --seq 4096 --tp 2" + f.Args(), "no-such-model"},
+      {op + " --topology nowhere" + f.Args(), "nowhere"},
+      {op + " --resume" + f.Args(), "no unfinished tuning session"},
+      {op + " --db " + f.db + " --out " + f.db + " --no-progress", "not a Braid preset file"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = Braid(c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.message), std::string::npos) << c.args << "\n" << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+  // Broken preset files given as --out.
+  const std::string broken = TempPath("tune_broken.toml");
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"hello = 1\n", "not a Braid preset file"},
+           {"format = \"braid-presets\"\nversion = 9\n", "version"},
+           {"format = \"braid-presets\"\nversion = 1\n[[preset]]\ngpu = \"h100-sxm\"\n", "preset[0]"}}) {
+    std::ofstream(broken) << text;
+    Outcome o = Braid(op + " --db " + f.db + " --out " + broken + " --no-progress");
+    EXPECT_EQ(o.code, 2) << text << o.err;
+    EXPECT_NE(o.err.find(message), std::string::npos) << o.err;
+    EXPECT_EQ(ReadAll(broken), text) << "the broken file is left as it was";
+  }
+  std::filesystem::remove(broken);
+  EXPECT_EQ(ReadAll(f.db), store_before);
+  EXPECT_EQ(ReadAll(f.out), presets_before);
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions"), 1);
+}
+
+}  // namespace
+}  // namespace braid::testing_cli

@@ -1,0 +1,42 @@
+// `braid tune`: searches the overlap configs of one op, or of every TP GEMM
+// of a model's block, on any backend; records every trial in the store
+// (resumable after a kill with --resume) and merges the winners into a
+// preset file.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace braid::cli {
+
+struct TuneArgs {
+  std::string backend = "sim";
+  std::string op, m, n, k;
+  std::string model, seq, batch;
+  std::string phase = "prefill";
+  std::string sequence_parallel;
+  int tp = 0;
+  std::string dtype = "bf16";
+  std::string topology = "h100-sxm";
+  std::string strategy;  // empty: exhaustive on sim, guided elsewhere
+  int budget = 0;
+  CLI::Option* budget_option = nullptr;
+  double time_budget_s = 0;
+  int iters = 0;    // 0: backend default (sim 1, else 20)
+  int warmup = -1;  // -1: backend default (sim 0, else 2)
+  std::string db = "braid.db";
+  bool resume = false;
+  long long session = 0;
+  std::string out;
+  bool json = false;
+  bool no_progress = false;
+  double link_gbps = 0;
+  double link_latency_us = 0;
+  unsigned long long seed = 42;
+};
+
+void AddTuneOptions(CLI::App* sub, TuneArgs* args);
+int ExecuteTune(const TuneArgs& args);
+
+}  // namespace braid::cli
