@@ -1,6 +1,7 @@
 // The four strategies of braid/search.h, on top of the shared ledger.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -88,18 +89,65 @@ Status Halving(Ledger& ledger) {
   return Status::Ok();
 }
 
+// Candidates that differ from c in one knob only, the algorithm kept: the
+// next lower and next higher value of a numeric knob (chunks, comm lanes,
+// comm SMs) among the configs otherwise equal to c, and any other value of
+// the rest (splits, engine, priority).
+std::vector<size_t> Neighbours(const std::vector<OverlapConfig>& space, size_t c) {
+  const OverlapConfig& a = space[c];
+  enum Knob { kChunks, kSplits, kLanes, kSms, kEngine, kPriority, kKnobs };
+  auto differs = [](const OverlapConfig& x, const OverlapConfig& y, int knob) {
+    switch (knob) {
+      case kChunks: return x.chunks != y.chunks;
+      case kSplits: return x.splits != y.splits;
+      case kLanes: return x.comm_lanes != y.comm_lanes;
+      case kSms: return x.comm_sms != y.comm_sms;
+      case kEngine: return x.comm_engine != y.comm_engine;
+      case kPriority: return x.comm_high_priority != y.comm_high_priority;
+    }
+    return false;
+  };
+  auto value = [](const OverlapConfig& x, int knob) {
+    return knob == kChunks ? x.chunks : knob == kLanes ? x.comm_lanes : x.comm_sms;
+  };
+  std::vector<size_t> out;
+  for (int knob = 0; knob < kKnobs; ++knob) {
+    const bool numeric = knob == kChunks || knob == kLanes || knob == kSms;
+    size_t below = space.size(), above = space.size();
+    for (size_t d = 0; d < space.size(); ++d) {
+      const OverlapConfig& b = space[d];
+      if (d == c || b.algorithm != a.algorithm || !differs(a, b, knob)) continue;
+      bool only = true;
+      for (int other = 0; other < kKnobs && only; ++other) only = other == knob || !differs(a, b, other);
+      if (!only) continue;
+      if (!numeric) {
+        out.push_back(d);
+      } else if (value(b, knob) < value(a, knob)) {
+        if (below == space.size() || value(b, knob) > value(space[below], knob)) below = d;
+      } else if (above == space.size() || value(b, knob) < value(space[above], knob)) {
+        above = d;
+      }
+    }
+    if (below != space.size()) out.push_back(below);
+    if (above != space.size()) out.push_back(above);
+  }
+  return out;
+}
+
 Status Guided(Ledger& ledger, const std::vector<OverlapConfig>& space) {
   const SearchOptions& o = ledger.options();
   std::vector<std::pair<double, size_t>> predicted;
+  std::vector<double> guess(space.size());
   for (size_t c = 0; c < space.size(); ++c) {
     Result<double> t = o.guide(space[c]);
     if (!t.ok()) return t.status();
     predicted.emplace_back(*t, c);
+    guess[c] = *t;
   }
   const std::vector<size_t> ranked = Ranked(predicted);
   const size_t want = size_t(GuidedCount(o, space.size()));
   // The guide's top half of the picks, then its best of every algorithm
-  // not yet picked, then the rest of its ranking.
+  // not yet picked.
   std::vector<size_t> picks(ranked.begin(), ranked.begin() + long((want + 1) / 2));
   auto picked = [&](size_t c) { return std::find(picks.begin(), picks.end(), c) != picks.end(); };
   for (size_t c : ranked) {
@@ -109,11 +157,51 @@ Status Guided(Ledger& ledger, const std::vector<OverlapConfig>& space) {
     });
     if (!family_seen) picks.push_back(c);
   }
+  std::map<size_t, double> measured;  // candidate -> median
+  for (size_t c : picks) {
+    BRAID_MEASURE_OR_STOP(m, ledger.MeasureFull(c));
+    measured[c] = (*m)->median_ns;
+  }
+  // Then local refinement on the target: the guide errs most along a knob
+  // (the comm SMs a faster link needs, the chunk count a different launch
+  // cost favours), so the measured best of every algorithm within
+  // `guided_refine_within` of the best has its unmeasured one-knob
+  // neighbours measured, one per algorithm per round (the guide's favourite
+  // neighbour first), the algorithms in the order of their measured best.
+  while (picks.size() < want) {
+    std::map<Algorithm, size_t> family_best;
+    double best = 0;
+    for (const auto& [c, t] : measured) {
+      auto it = family_best.find(space[c].algorithm);
+      if (it == family_best.end() || t < measured[it->second]) family_best[space[c].algorithm] = c;
+      if (best == 0 || t < best) best = t;
+    }
+    std::vector<std::pair<double, size_t>> leaders;
+    for (const auto& [alg, c] : family_best) {
+      if (measured[c] <= best * (1 + o.guided_refine_within)) leaders.emplace_back(measured[c], c);
+    }
+    std::sort(leaders.begin(), leaders.end());
+    bool any = false;
+    for (const auto& [t, c] : leaders) {
+      if (picks.size() >= want) break;
+      size_t next = space.size();
+      for (size_t d : Neighbours(space, c)) {
+        if (picked(d)) continue;
+        if (next == space.size() || guess[d] < guess[next] || (guess[d] == guess[next] && d < next)) next = d;
+      }
+      if (next == space.size()) continue;
+      any = true;
+      picks.push_back(next);
+      BRAID_MEASURE_OR_STOP(m, ledger.MeasureFull(next));
+      measured[next] = (*m)->median_ns;
+    }
+    if (!any) break;
+  }
+  // Then the rest of the guide's ranking.
   for (size_t c : ranked) {
     if (picks.size() >= want) break;
-    if (!picked(c)) picks.push_back(c);
-  }
-  for (size_t c : picks) {
+    if (picked(c)) continue;
+    picks.push_back(c);
     BRAID_MEASURE_OR_STOP(m, ledger.MeasureFull(c));
   }
   return Status::Ok();

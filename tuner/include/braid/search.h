@@ -70,6 +70,7 @@ struct SearchOptions {
   int recheck_max = 3;          // contenders measured again, the best included
   double random_fraction = 0.2;
   double guided_fraction = 0.12;  // share of the space guided measures (at least 3)
+  double guided_refine_within = 0.05;  // guided refines the algorithms this close to the best
   Guide guide;                    // guided only
   std::function<void(const SearchProgress&)> on_trial;
 };
