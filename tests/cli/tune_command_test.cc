@@ -142,6 +142,23 @@ TEST(CliTune, PipesGetPlainProgressLines) {
   EXPECT_LT(std::count(o.err.begin(), o.err.end(), '\n'), 20) << "about one line per tenth";
 }
 
+TEST(CliTune, TimeBudgetEndsEachSearchEarlyWithTheBestSoFar) {
+  Files f("tune_time");
+  Outcome o = Braid("tune --model llama3-405b --seq 8192 --batch 1 --tp 8 --time-budget 0.2 --json" + f.Args());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["results"].size(), 4u);
+  int stopped = 0;
+  for (const auto& r : j["results"]) {
+    stopped += r["stopped_by"] == "time";
+    EXPECT_LT(r["trials"].get<int>(), r["candidates"].get<int>() + 2);
+  }
+  EXPECT_GE(stopped, 1) << o.out;
+  Outcome table = Braid("tune --model llama3-405b --seq 8192 --batch 1 --tp 8 --time-budget 0.2" + f.Args());
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("the time budget ended its search early"), std::string::npos) << table.out;
+}
+
 // Starts `braid tune`, kills it with SIGKILL once `after` trials are in the
 // store, and returns how many trials it had recorded by then.
 int64_t TuneAndKill(const std::string& args, const std::string& db, int64_t after) {
