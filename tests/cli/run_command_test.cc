@@ -42,6 +42,7 @@ TEST(CliRun, JsonFollowsTheContractAndVerifies) {
   EXPECT_EQ(j["workload"]["tp"], 4);
   EXPECT_EQ(j["config"]["algorithm"], "ring");
   EXPECT_EQ(j["config"]["chunks"], 2);
+  EXPECT_EQ(j["config"]["comm_priority"], "high");
   EXPECT_EQ(j["backend"], "cpu");
   EXPECT_EQ(j["topology"], "h100-sxm");
   for (const char* m : {"makespan_ns", "compute_ns", "comm_ns", "overlap_ns", "exposed_comm_ns", "tail_ns",
@@ -55,6 +56,19 @@ TEST(CliRun, JsonFollowsTheContractAndVerifies) {
   EXPECT_EQ(j["ranks"][3]["rank"], 3);
   EXPECT_TRUE(j["verify"]["ok"].get<bool>());
   EXPECT_LT(j["verify"]["max_rel_error"].get<double>(), 1e-4);
+}
+
+TEST(CliRun, CommPriorityReachesThePlan) {
+  // A tuned preset may say comm_priority = "normal": run must reproduce it.
+  const std::string sim = "run --no-db --json --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 8 --algo chunked --chunks 4 ";
+  const Outcome high = Braid(sim);
+  const Outcome normal = Braid(sim + "--comm-priority normal");
+  ASSERT_EQ(high.code, 0) << high.err;
+  ASSERT_EQ(normal.code, 0) << normal.err;
+  EXPECT_EQ(nlohmann::json::parse(normal.out)["config"]["comm_priority"], "normal");
+  EXPECT_NE(nlohmann::json::parse(high.out)["metrics"]["makespan_ns"]["p50"],
+            nlohmann::json::parse(normal.out)["metrics"]["makespan_ns"]["p50"])
+      << "sim gives a comm kernel on a higher-priority stream its SMs at once";
 }
 
 TEST(CliRun, HumanTableShowsMetricsAndBf16Note) {
@@ -96,7 +110,8 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(kGood + "--algo ring --backend sim --topology h900", "unknown topology 'h900'");
   ExpectUsageError(kGood + "--algo ring --tp 16 --m 256 --k 256", "--tp 16 needs more GPUs than topology");
   ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 32 --k 64 --tp 4", "--algo is required");
-  ExpectUsageError("tune --model llama3-8b", "unknown command 'tune'");
+  ExpectUsageError(kGood + "--algo ring --comm-priority urgent", "--comm-priority 'urgent': use high or normal");
+  ExpectUsageError("bisect --model llama3-8b", "unknown command 'bisect'");
 }
 
 TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {

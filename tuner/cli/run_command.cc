@@ -40,6 +40,8 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--streams", a->streams, "comm lanes (streams)")->capture_default_str();
   sub->add_option("--comm-sms", a->comm_sms, "SMs / channels for comm; fused: SMs that move tiles (0 = backend default: the topology's NCCL channels)");
   sub->add_option("--comm-engine", a->comm_engine, "sm | ce (copy engine)")->capture_default_str();
+  sub->add_option("--comm-priority", a->comm_priority, "high | normal: comm streams above the GEMM's, or equal")
+      ->capture_default_str();
   sub->add_option("--topology", a->topology, "built-in name or .toml file")->capture_default_str();
   sub->add_option("--iters", a->iters, "timed iterations")->capture_default_str();
   sub->add_option("--warmup", a->warmup, "warm-up iterations")->capture_default_str();
@@ -120,6 +122,10 @@ Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
   auto eng = ParseCommEngine(a.comm_engine);
   if (!eng.ok()) return eng.status();
   c.comm_engine = *eng;
+  if (a.comm_priority != "high" && a.comm_priority != "normal") {
+    return Status::Invalid("--comm-priority '" + OneLine(a.comm_priority) + "': use high or normal");
+  }
+  c.comm_high_priority = a.comm_priority == "high";
   return c;
 }
 

@@ -24,6 +24,7 @@ struct RunArgs {
   int streams = 1;
   int comm_sms = 0;
   std::string comm_engine = "sm";
+  std::string comm_priority = "high";
   std::string topology = "h100-sxm";
   int iters = 10;
   int warmup = 2;

@@ -94,7 +94,10 @@ Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, 
     }
     // A trial cost its warm-up (kept with its config) and its samples.
     const nlohmann::json config = nlohmann::json::parse(t.trial.config_json, nullptr, false);
-    const int64_t warmup = config.is_object() ? config.value("warmup", int64_t{0}) : 0;
+    int64_t warmup = 0;
+    if (config.is_object() && config.contains("warmup") && config["warmup"].is_number_integer()) {
+      warmup = config["warmup"].get<int64_t>();
+    }
     out[t.trial.key] = {Summarize(std::move(ns), warmup + int64_t(samples.size())), t.trial.run.value_or(-1)};
   }
   return out;
