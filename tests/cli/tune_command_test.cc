@@ -220,6 +220,24 @@ TEST(CliTune, ResumeAfterKillLosesNoTrialAndMeasuresNoneTwice) {
   EXPECT_NE(again.err.find("no unfinished tuning session"), std::string::npos) << again.err;
 }
 
+TEST(CliTune, ResumeRefusesADamagedSessionWithOneLine) {
+  Files f("tune_damaged");
+  const std::string op = "tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2";
+  ASSERT_EQ(Braid(op + f.Args()).code, 0);
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(f.db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h,
+                         "UPDATE tuning_sessions SET status = 'running';"
+                         "UPDATE trials SET samples_json = 'not json' WHERE id = 3;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  Outcome o = Braid(op + " --resume" + f.Args());
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("trial 3 of session 1"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("has no usable samples"), std::string::npos) << o.err;
+}
+
 TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
   Files f("tune_bad");
   // A store and a preset file that exist before.
