@@ -1,5 +1,6 @@
 // `braid tune` end to end: the JSON contract, preset files written and
 // merged, every backend, resume after kill -9, and bad input.
+#include <pty.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -157,6 +158,38 @@ TEST(CliTune, TimeBudgetEndsEachSearchEarlyWithTheBestSoFar) {
   Outcome table = Braid("tune --model llama3-405b --seq 8192 --batch 1 --tp 8 --time-budget 0.2" + f.Args());
   ASSERT_EQ(table.code, 0) << table.err;
   EXPECT_NE(table.out.find("the time budget ended its search early"), std::string::npos) << table.out;
+}
+
+TEST(CliTune, TerminalsGetAProgressBarRedrawnInPlace) {
+  Files f("tune_tty");
+  int master = -1, slave = -1;
+  ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(master);
+    dup2(slave, STDERR_FILENO);
+    const std::string cmd = std::string(BRAID_EXE) +
+                            " tune --op ag_gemm --m 4096 --n 4096 --k 4096 --tp 4 --db " + f.db + " --out " + f.out +
+                            " >/dev/null";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(slave);
+  std::string err;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child has gone
+    err.append(buf, size_t(n));
+  }
+  close(master);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+  EXPECT_NE(err.find('\r'), std::string::npos) << "redrawn in place";
+  EXPECT_NE(err.find("] "), std::string::npos) << err;
+  EXPECT_NE(err.find(" trials  best "), std::string::npos) << err;
+  EXPECT_NE(err.find("ETA"), std::string::npos) << err;
 }
 
 // Starts `braid tune`, kills it with SIGKILL once `after` trials are in the
