@@ -8,14 +8,13 @@
 #include <optional>
 
 #include "backend_choice.h"
-#include "braid/gpu_files.h"
 #include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/presets.h"
 #include "braid/search_space.h"
 #include "braid/sim_guide.h"
 #include "braid/te_default.h"
-#include "braid/topology_files.h"
+#include "braid/sim_backend.h"
 #include "cli_exit.h"
 #include "run_command.h"
 #include "run_report.h"
@@ -206,11 +205,11 @@ int ExecuteTune(const TuneArgs& a) {
   std::string workload_key;
   auto targets = TargetsOf(a, &workload_key);
   if (!targets.ok()) return ReportError("tune", targets.status());
-  auto topo = LoadTopology(a.topology);
-  if (!topo.ok()) return ReportError("tune", topo.status());
+  auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
+  if (!hw.ok()) return ReportError("tune", hw.status());
+  const Topology* topo = &hw->topo;
+  const GpuSpec* gpu = &hw->gpu;
   if (Status s = topo->CheckFits(a.tp); !s.ok()) return ReportError("tune", s);
-  auto gpu = LoadGpu(topo->gpu);
-  if (!gpu.ok()) return ReportError("tune", gpu.status());
   auto knobs = KnobsOfBackend(a.backend);
   if (!knobs.ok()) return ReportError("tune", knobs.status());
   auto existing = ExistingPresets(a.out);

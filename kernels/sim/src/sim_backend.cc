@@ -113,7 +113,7 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   return out;
 }
 
-Result<std::unique_ptr<Backend>> MakeSimBackend(const std::string& topology_name_or_file) {
+Result<SimHardware> LoadSimHardware(const std::string& topology_name_or_file) {
   auto topo = LoadTopology(topology_name_or_file);
   if (!topo.ok()) return topo.status();
   auto gpu = LoadGpu(topo->gpu);
@@ -122,7 +122,13 @@ Result<std::unique_ptr<Backend>> MakeSimBackend(const std::string& topology_name
                       ? Status::NotFound("topology '" + topo->name + "': " + gpu.status().message())
                       : gpu.status());
   }
-  return std::unique_ptr<Backend>(std::make_unique<SimBackend>(std::move(*gpu), std::move(*topo)));
+  return SimHardware{std::move(*gpu), std::move(*topo)};
+}
+
+Result<std::unique_ptr<Backend>> MakeSimBackend(const std::string& topology_name_or_file) {
+  auto hw = LoadSimHardware(topology_name_or_file);
+  if (!hw.ok()) return hw.status();
+  return std::unique_ptr<Backend>(std::make_unique<SimBackend>(std::move(hw->gpu), std::move(hw->topo)));
 }
 
 }  // namespace braid

@@ -147,15 +147,9 @@ Result<std::unique_ptr<PerturbedSimBackend>> MakePerturbedSim(const std::string&
   if (!std::isfinite(noise_rel) || noise_rel < 0 || noise_rel >= 0.25) {
     return Status::Invalid("perturbed sim: noise_rel must be in [0, 0.25) (4 sigma below 100 %)");
   }
-  auto topo = LoadTopology(topology_name_or_file);
-  if (!topo.ok()) return topo.status();
-  auto gpu = LoadGpu(topo->gpu);
-  if (!gpu.ok()) {
-    return Status(gpu.status().code() == StatusCode::kNotFound
-                      ? Status::NotFound("topology '" + topo->name + "': " + gpu.status().message())
-                      : gpu.status());
-  }
-  return std::make_unique<PerturbedSimBackend>(std::move(*gpu), std::move(*topo), perturbation, noise_rel,
+  auto hw = LoadSimHardware(topology_name_or_file);
+  if (!hw.ok()) return hw.status();
+  return std::make_unique<PerturbedSimBackend>(std::move(hw->gpu), std::move(hw->topo), perturbation, noise_rel,
                                                noise_seed);
 }
 

@@ -84,8 +84,15 @@ class SimBackend : public Backend {
   std::unique_ptr<sim::Engine> engine_;
 };
 
-// Loads the topology (built-in name or .toml path) and the GPU file its
-// `gpu` field names.
+// The hardware a sim backend models: the topology (built-in name or .toml
+// path) and the GPU file its `gpu` field names.
+struct SimHardware {
+  GpuSpec gpu;
+  Topology topo;
+};
+Result<SimHardware> LoadSimHardware(const std::string& topology_name_or_file);
+
+// A SimBackend over LoadSimHardware(topology_name_or_file).
 Result<std::unique_ptr<Backend>> MakeSimBackend(const std::string& topology_name_or_file);
 
 }  // namespace braid
