@@ -143,6 +143,12 @@ TEST(TeExportMap, FusedIsAtomicGemm) {
   EXPECT_EQ(rs.num_sm, 8);
   EXPECT_TRUE(Mentions(rs, "fused per-tile P2P+GEMM kernel maps to TE's atomic GEMM"));
 
+  // TE's userbuffers take at most 32 comm SMs.
+  c.comm_sms = 48;
+  const TeSettings wide = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
+  EXPECT_EQ(wide.num_sm, 32);
+  EXPECT_TRUE(Mentions(wide, "num_sm 48 (TE userbuffers use at most 32 comm SMs; written as 32)"));
+
   const TeSettings ag = MapToTe(Config(Algorithm::kFused), Op::kAgGemm, kTp, kDefaultSms);
   ExpectRingExchange(ag, 0);
   EXPECT_EQ(ag.atomic_gemm, 1);

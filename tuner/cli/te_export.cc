@@ -52,6 +52,8 @@ void SetRingExchange(TeSettings& t, const OverlapConfig& c, int tp) {
   }
 }
 
+constexpr int kTeMaxCommSms = 32;
+
 // TE's pipeline (reduce-scatter): num_splits GEMM chunks, the collective on
 // num_sm SMs, always SM kernels.
 void SetPipeline(TeSettings& t, const OverlapConfig& c, int num_splits, int default_comm_sms) {
@@ -68,6 +70,13 @@ void SetPipeline(TeSettings& t, const OverlapConfig& c, int num_splits, int defa
   }
   if (c.comm_engine == CommEngine::kCopyEngine) {
     t.comments.push_back("not expressible: comm_engine=ce (TE's pipeline reduce-scatter runs on SMs; use_ce 0)");
+  }
+  // Userbuffers' communication kernels take at most UB_MAX_SM (32) SMs.
+  if (t.num_sm > kTeMaxCommSms) {
+    t.comments.push_back("not expressible: num_sm " + std::to_string(t.num_sm) + " (TE userbuffers use at most " +
+                         std::to_string(kTeMaxCommSms) + " comm SMs; written as " + std::to_string(kTeMaxCommSms) +
+                         ")");
+    t.num_sm = kTeMaxCommSms;
   }
 }
 
