@@ -271,6 +271,16 @@ TEST(CliTune, ResumeRefusesADamagedSessionWithOneLine) {
   EXPECT_NE(o.err.find("has no usable samples"), std::string::npos) << o.err;
 }
 
+TEST(CliTune, CudaBackendSaysWhyItCannotTuneAndWritesNothing) {
+  Files f("tune_cuda");
+  Outcome o = Braid("tune --backend cuda --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2" + f.Args());
+  // No GPU here: exit 1 naming the CUDA failure (a GPU build without the backend says so with 2).
+  EXPECT_TRUE(o.code == 1 || o.code == 2) << o.code;
+  EXPECT_NE(o.err.find("cuda"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(f.db));
+  EXPECT_FALSE(std::filesystem::exists(f.out));
+}
+
 TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
   Files f("tune_bad");
   // A store and a preset file that exist before.
