@@ -23,17 +23,7 @@ namespace braid::cli {
 
 void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--backend", a->backend, "sim | cpu | cuda")->capture_default_str();
-  sub->add_option("--op", a->op, "ag_gemm | gemm_rs | gemm_ar");
-  sub->add_option("--m", a->m, "rows of A and C (K/M/G suffixes)");
-  sub->add_option("--n", a->n, "columns of B and C");
-  sub->add_option("--k", a->k, "inner dimension");
-  sub->add_option("--model", a->model, "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
-  sub->add_option("--seq", a->seq, "layer: sequence length (prefill) or KV cache length (decode)");
-  sub->add_option("--batch", a->batch, "layer: sequences in the batch (default 1)");
-  sub->add_option("--phase", a->phase, "layer: prefill | decode")->capture_default_str();
-  sub->add_option("--sequence-parallel", a->sequence_parallel, "layer: on | off (default: on for prefill, off for decode)");
-  sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
-  sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  AddWorkloadOptions(sub, &a->workload, "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
   sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring | iso (layer workloads) | fused")->required();
   sub->add_option("--chunks", a->chunks, "chunks (chunked) or sub-chunks per ring step")->capture_default_str();
   sub->add_option("--splits", a->splits, "uneven chunk weights for chunked, e.g. 1,2,1");
@@ -52,56 +42,6 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed")->capture_default_str();
-}
-
-// `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
-Result<LayerWorkload> LayerFromArgs(const RunArgs& a) {
-  if (a.seq.empty()) return Status::Invalid("--model needs --seq (the sequence length)");
-  auto model = LoadModel(a.model);
-  if (!model.ok()) return model.status();
-  auto seq = ParseSize(a.seq, "--seq");
-  if (!seq.ok()) return seq.status();
-  int64_t batch = 1;
-  if (!a.batch.empty()) {
-    auto b = ParseSize(a.batch, "--batch");
-    if (!b.ok()) return b.status();
-    batch = *b;
-  }
-  auto phase = ParsePhase(a.phase);
-  if (!phase.ok()) return phase.status();
-  std::optional<bool> sp;
-  if (a.sequence_parallel == "on") {
-    sp = true;
-  } else if (a.sequence_parallel == "off") {
-    sp = false;
-  } else if (!a.sequence_parallel.empty()) {
-    return Status::Invalid("--sequence-parallel '" + OneLine(a.sequence_parallel) + "': use on or off");
-  }
-  auto dt = ParseDType(a.dtype);
-  if (!dt.ok()) return dt.status();
-  if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
-  return MakeLayerWorkload(*model, *seq, batch, *phase, a.tp, *dt, sp);
-}
-
-// Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.
-Status CheckWorkloadForm(const RunArgs& a) {
-  const bool op_form = !a.op.empty() || !a.m.empty() || !a.n.empty() || !a.k.empty();
-  const bool layer_form = !a.model.empty();
-  if (op_form && layer_form) {
-    return Status::Invalid("give one workload: either --op/--m/--n/--k or --model/--seq/--batch, not both");
-  }
-  if (!op_form && !layer_form) {
-    return Status::Invalid("give a workload: --op, --m, --n, --k (one op) or --model, --seq, --batch (a layer)");
-  }
-  if (op_form) {
-    for (auto [v, flag] : {std::pair{&a.op, "--op"}, {&a.m, "--m"}, {&a.n, "--n"}, {&a.k, "--k"}}) {
-      if (v->empty()) return Status::Invalid(std::string(flag) + " is required with --op/--m/--n/--k (or use --model)");
-    }
-    if (!a.seq.empty() || !a.batch.empty() || !a.sequence_parallel.empty() || a.phase != "prefill") {
-      return Status::Invalid("--seq, --batch, --phase and --sequence-parallel apply to --model only");
-    }
-  }
-  return Status::Ok();
 }
 
 namespace {
@@ -130,16 +70,16 @@ Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
 }
 
 Result<Plan> PlanFromArgs(const RunArgs& a, std::optional<LayerWorkload>* layer) {
-  BRAID_RETURN_IF_ERROR(CheckWorkloadForm(a));
-  if (!a.model.empty()) {
-    auto lw = LayerFromArgs(a);
+  BRAID_RETURN_IF_ERROR(CheckWorkloadForm(a.workload));
+  if (!a.workload.model.empty()) {
+    auto lw = LayerFromArgs(a.workload);
     if (!lw.ok()) return lw.status();
     auto c = ConfigFromArgs(a);
     if (!c.ok()) return c.status();
     *layer = *lw;
     return BuildLayerPlan(*lw, *c);
   }
-  auto w = WorkloadFromFlags(a.op, a.m, a.n, a.k, a.tp, a.dtype);
+  auto w = WorkloadFromFlags(a.workload.op, a.workload.m, a.workload.n, a.workload.k, a.workload.tp, a.workload.dtype);
   if (!w.ok()) return w.status();
   auto c = ConfigFromArgs(a);
   if (!c.ok()) return c.status();
@@ -196,7 +136,7 @@ int ExecuteRun(const RunArgs& a) {
   if (!plan.ok()) return ReportError("run", plan.status());
   auto topo = LoadTopology(a.topology);
   if (!topo.ok()) return ReportError("run", topo.status());
-  if (Status s = topo->CheckFits(a.tp); !s.ok()) return ReportError("run", s);
+  if (Status s = topo->CheckFits(a.workload.tp); !s.ok()) return ReportError("run", s);
   if (a.verify && a.backend == "sim") {
     return ReportError("run", Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)"));
   }

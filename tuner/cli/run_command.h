@@ -5,19 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "braid/layer_workload.h"
-#include "braid/status.h"
+#include "workload_flags.h"
 
 namespace braid::cli {
 
 struct RunArgs {
   std::string backend = "sim";
-  std::string op, m, n, k;            // one op, or
-  std::string model, seq, batch;      // a layer workload (exactly one of the two forms)
-  std::string phase = "prefill";
-  std::string sequence_parallel;      // on | off; empty: on for prefill, off for decode
-  int tp = 0;
-  std::string dtype = "bf16";
+  WorkloadArgs workload;
   std::string algo;
   int chunks = 1;
   std::string splits;
@@ -39,10 +33,6 @@ struct RunArgs {
 
 void AddRunOptions(CLI::App* sub, RunArgs* args);
 
-// Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.
-Status CheckWorkloadForm(const RunArgs& a);
-// The layer of `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
-Result<LayerWorkload> LayerFromArgs(const RunArgs& a);
 int ExecuteRun(const RunArgs& args);
 
 }  // namespace braid::cli

@@ -32,17 +32,7 @@ namespace braid::cli {
 
 void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_option("--backend", a->backend, "sim | cpu | cuda")->capture_default_str();
-  sub->add_option("--op", a->op, "ag_gemm | gemm_rs | gemm_ar");
-  sub->add_option("--m", a->m, "rows of A and C (K/M/G suffixes)");
-  sub->add_option("--n", a->n, "columns of B and C");
-  sub->add_option("--k", a->k, "inner dimension");
-  sub->add_option("--model", a->model, "tune every TP GEMM of a model's block: built-in name or .toml file");
-  sub->add_option("--seq", a->seq, "model: sequence length (prefill) or KV cache length (decode)");
-  sub->add_option("--batch", a->batch, "model: sequences in the batch (default 1)");
-  sub->add_option("--phase", a->phase, "model: prefill | decode")->capture_default_str();
-  sub->add_option("--sequence-parallel", a->sequence_parallel, "model: on | off (default: on for prefill)");
-  sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
-  sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  AddWorkloadOptions(sub, &a->workload, "tune every TP GEMM of a model's block: built-in name or .toml file");
   sub->add_option("--topology", a->topology, "built-in name or .toml file")->capture_default_str();
   sub->add_option("--strategy", a->strategy,
                   "exhaustive | random | halving | guided (default: exhaustive on sim, guided elsewhere)");
@@ -69,36 +59,20 @@ struct Target {
   std::string layer;
 };
 
-RunArgs WorkloadPart(const TuneArgs& a) {
-  RunArgs r;
-  r.op = a.op;
-  r.m = a.m;
-  r.n = a.n;
-  r.k = a.k;
-  r.model = a.model;
-  r.seq = a.seq;
-  r.batch = a.batch;
-  r.phase = a.phase;
-  r.sequence_parallel = a.sequence_parallel;
-  r.tp = a.tp;
-  r.dtype = a.dtype;
-  return r;
-}
-
 // The ops to tune and the session's workload key.
 Result<std::vector<Target>> TargetsOf(const TuneArgs& a, std::string* key) {
-  const RunArgs r = WorkloadPart(a);
+  const WorkloadArgs& r = a.workload;
   BRAID_RETURN_IF_ERROR(CheckWorkloadForm(r));
-  if (a.tp < 2 && !a.model.empty()) {
-    return Status::Invalid("model " + a.model + " has no TP GEMMs at --tp " + std::to_string(a.tp) +
+  if (r.tp < 2 && !r.model.empty()) {
+    return Status::Invalid("model " + r.model + " has no TP GEMMs at --tp " + std::to_string(r.tp) +
                            ": without tensor parallelism there is no communication to overlap");
   }
-  if (a.tp < 2) {
-    return Status::Invalid("--tp " + std::to_string(a.tp) + ": tuning needs at least 2 ranks (nothing to overlap)");
+  if (r.tp < 2) {
+    return Status::Invalid("--tp " + std::to_string(r.tp) + ": tuning needs at least 2 ranks (nothing to overlap)");
   }
   std::vector<Target> targets;
-  if (a.model.empty()) {
-    auto w = WorkloadFromFlags(a.op, a.m, a.n, a.k, a.tp, a.dtype);
+  if (r.model.empty()) {
+    auto w = WorkloadFromFlags(r.op, r.m, r.n, r.k, r.tp, r.dtype);
     if (!w.ok()) return w.status();
     targets.push_back({std::string(OpName(w->op)), *w, ""});
     *key = w->Describe();
@@ -209,7 +183,7 @@ int ExecuteTune(const TuneArgs& a) {
   if (!hw.ok()) return ReportError("tune", hw.status());
   const Topology* topo = &hw->topo;
   const GpuSpec* gpu = &hw->gpu;
-  if (Status s = topo->CheckFits(a.tp); !s.ok()) return ReportError("tune", s);
+  if (Status s = topo->CheckFits(a.workload.tp); !s.ok()) return ReportError("tune", s);
   auto knobs = KnobsOfBackend(a.backend);
   if (!knobs.ok()) return ReportError("tune", knobs.status());
   auto existing = ExistingPresets(a.out);

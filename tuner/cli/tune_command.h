@@ -8,16 +8,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "workload_flags.h"
+
 namespace braid::cli {
 
 struct TuneArgs {
   std::string backend = "sim";
-  std::string op, m, n, k;
-  std::string model, seq, batch;
-  std::string phase = "prefill";
-  std::string sequence_parallel;
-  int tp = 0;
-  std::string dtype = "bf16";
+  WorkloadArgs workload;
   std::string topology = "h100-sxm";
   std::string strategy;  // empty: exhaustive on sim, guided elsewhere
   int budget = 0;
