@@ -12,6 +12,7 @@
 
 #include "braid/presets.h"
 #include "cli_runner.h"
+#include "te_test_presets.h"
 
 namespace {
 
@@ -28,20 +29,7 @@ const std::string kLlama = " --model llama3-70b --seq 4096 --batch 1 --topology 
 
 // llama3-70b's TP GEMMs at seq 4096, batch 1 (sequence parallel), P = tp.
 braid::Preset Entry(braid::Op op, int64_t n, int64_t k, int tp, braid::Algorithm a, int chunks) {
-  braid::Preset p;
-  p.key.gpu = "h100-sxm";
-  p.key.topology = "h100-sxm";
-  p.key.workload = braid::Workload{op, 4096, n, k, braid::DType::kBf16, tp};
-  p.config.algorithm = a;
-  p.config.chunks = chunks;
-  p.time_ns = 250000;
-  p.speedup_vs_serial = 1.2;
-  p.speedup_vs_te_default = 1.05;
-  p.overlap_ratio = 0.7;
-  p.backend = "sim";
-  p.braid_version = "0.1.0";
-  p.date = "2026-11-21T12:00:00Z";
-  return p;
+  return braid::testing_te::TePreset(braid::Workload{op, 4096, n, k, braid::DType::kBf16, tp}, "", a, chunks);
 }
 
 std::vector<braid::Preset> FullLayer(int tp) {

@@ -13,6 +13,7 @@
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/presets.h"
+#include "te_test_presets.h"
 
 namespace braid::cli {
 namespace {
@@ -239,21 +240,7 @@ Yaml ParseYaml(const std::string& text) {
 }
 
 Preset Entry(const Workload& w, const std::string& layer, Algorithm a, int chunks) {
-  Preset p;
-  p.key.gpu = "h100-sxm";
-  p.key.topology = "h100-sxm";
-  p.key.workload = w;
-  p.key.layer = layer;
-  p.config.algorithm = a;
-  p.config.chunks = chunks;
-  p.time_ns = 100000;
-  p.speedup_vs_serial = 1.25;
-  p.speedup_vs_te_default = 1.05;
-  p.overlap_ratio = 0.8;
-  p.backend = "sim";
-  p.braid_version = "0.1.0";
-  p.date = "2026-11-21T12:00:00Z";
-  return p;
+  return testing_te::TePreset(w, layer, a, chunks);
 }
 
 LayerWorkload Llama70b() {
