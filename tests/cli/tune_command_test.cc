@@ -299,6 +299,16 @@ TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
       {op + " --topology nowhere" + f.Args(), "nowhere"},
       {op + " --resume" + f.Args(), "no unfinished tuning session"},
       {op + " --db " + f.db + " --out " + f.db + " --no-progress", "not a Braid preset file"},
+      {op + " --iters 0" + f.Args(), "--iters must be at least 1"},
+      {op + " --warmup -1" + f.Args(), "--warmup must not be negative"},
+      {op + " --time-budget -1" + f.Args(), "--time-budget must not be negative"},
+      {op + " --link-gbps 10" + f.Args(), "--link-gbps applies to the cpu backend only"},
+      {op + " --backend cpu --link-latency-us 5" + f.Args(), "--link-latency-us needs --link-gbps"},
+      {op + " --session 1" + f.Args(), "--session names the session --resume continues"},
+      {op + " --resume --session 99" + f.Args(), "no tuning session 99"},
+      {op + " --resume --session 1" + f.Args(), "is already done"},
+      {"tune --op gemm_rs --m 4096 --n 4096 --k 8192 --tp 2 --resume --session 1" + f.Args(), "was another request"},
+      {op + " --db " + f.db + " --out /no/such/dir/p.toml --no-progress", "directory /no/such/dir does not exist"},
   };
   for (const Case& c : cases) {
     Outcome o = Braid(c.args);

@@ -3,15 +3,12 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <utility>
 
 #include "backend_choice.h"
 #include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
-#include "braid/model_files.h"
 #include "braid/planner.h"
-#include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
 #include "lower_bound.h"

@@ -79,17 +79,15 @@ Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, 
   std::map<std::string, RecordedTrial> out;
   for (const StoredTrial& t : *trials) {
     if (t.trial.key.empty() || t.trial.status != "ok") continue;
+    auto damaged = [&](const char* what) {
+      return Status::Invalid("trial " + std::to_string(t.id) + " of session " + std::to_string(session) + " in " +
+                             store.path() + " has " + what);
+    };
     nlohmann::json samples = nlohmann::json::parse(t.trial.samples_json, nullptr, false);
-    if (!samples.is_array() || samples.empty()) {
-      return Status::Invalid("trial " + std::to_string(t.id) + " of session " + std::to_string(session) +
-                             " in " + store.path() + " has no usable samples");
-    }
+    if (!samples.is_array() || samples.empty()) return damaged("no usable samples");
     std::vector<double> ns;
     for (const auto& v : samples) {
-      if (!v.is_number()) {
-        return Status::Invalid("trial " + std::to_string(t.id) + " of session " + std::to_string(session) +
-                               " in " + store.path() + " has a sample that is not a number");
-      }
+      if (!v.is_number()) return damaged("a sample that is not a number");
       ns.push_back(v.get<double>());
     }
     // A trial cost its warm-up (kept with its config) and its samples.

@@ -38,8 +38,8 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
                   "exhaustive | random | halving | guided (default: exhaustive on sim, guided elsewhere)");
   a->budget_option = sub->add_option("--budget", a->budget, "most trials per op (default: the strategy's plan)");
   sub->add_option("--time-budget", a->time_budget_s, "seconds for the whole command, shared among the ops");
-  sub->add_option("--iters", a->iters, "timed iterations of a full measurement (default: sim 1, else 20)");
-  sub->add_option("--warmup", a->warmup, "warm-up iterations of a full measurement (default: sim 0, else 2)");
+  a->iters_option = sub->add_option("--iters", a->iters, "timed iterations of a full measurement (default: sim 1, else 20)");
+  a->warmup_option = sub->add_option("--warmup", a->warmup, "warm-up iterations of a full measurement (default: sim 0, else 2)");
   sub->add_option("--db", a->db, "SQLite store that records every trial")->capture_default_str();
   sub->add_flag("--resume", a->resume, "continue the latest unfinished session of the same tuning request");
   sub->add_option("--session", a->session, "with --resume: the session to continue");
@@ -95,8 +95,10 @@ Status CheckOptions(const TuneArgs& a) {
     return Status::Invalid("--budget must be at least 1 trial (got " + std::to_string(a.budget) + ")");
   }
   if (a.time_budget_s < 0) return Status::Invalid("--time-budget must not be negative");
-  if (a.iters < 0) return Status::Invalid("--iters must be at least 1");
-  if (a.warmup < -1) return Status::Invalid("--warmup must not be negative");
+  const bool iters_given = a.iters_option && a.iters_option->count() > 0;
+  const bool warmup_given = a.warmup_option && a.warmup_option->count() > 0;
+  if (iters_given && a.iters < 1) return Status::Invalid("--iters must be at least 1");
+  if (warmup_given && a.warmup < 0) return Status::Invalid("--warmup must not be negative");
   if (a.link_gbps < 0) return Status::Invalid("--link-gbps must not be negative");
   if (a.link_latency_us < 0) return Status::Invalid("--link-latency-us must not be negative");
   if (a.link_latency_us > 0 && a.link_gbps == 0) return Status::Invalid("--link-latency-us needs --link-gbps");
@@ -195,8 +197,8 @@ int ExecuteTune(const TuneArgs& a) {
   const bool deterministic = a.backend == "sim";
   SearchOptions so;
   so.strategy = *strategy;
-  so.iters = a.iters > 0 ? a.iters : (deterministic ? 1 : 20);
-  so.warmup = a.warmup >= 0 ? a.warmup : (deterministic ? 0 : 2);
+  so.iters = a.iters_option->count() > 0 ? a.iters : (deterministic ? 1 : 20);
+  so.warmup = a.warmup_option->count() > 0 ? a.warmup : (deterministic ? 0 : 2);
   so.budget = a.budget;
   so.seed = a.seed;
   // A deterministic backend repeats itself: nothing to recheck.
