@@ -1,6 +1,6 @@
-// Unit tests of the TransformerEngine ub_cfgs export (tuner/cli/te_export.h):
+// Unit tests of the TransformerEngine ub_cfgs export (presets/include/braid/te_export.h):
 // the config mapping, one algorithm at a time, and the YAML text.
-#include "te_export.h"
+#include "braid/te_export.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include "braid/presets.h"
 #include "te_test_presets.h"
 
-namespace braid::cli {
+namespace braid {
 namespace {
 
 using ::testing::AllOf;
@@ -413,4 +413,4 @@ TEST(TeExportYaml, PresetTpsListsTheDegreesOfOneGpuAndTopology) {
 }
 
 }  // namespace
-}  // namespace braid::cli
+}  // namespace braid

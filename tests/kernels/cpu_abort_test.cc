@@ -21,7 +21,7 @@ using testing::WithWatchdog;
 class FaultyTransport : public CpuTransport {
  public:
   enum class Fault { kShortMessage, kThrow };
-  FaultyTransport(int ranks, const RunOptions& o, int nth, Fault fault)
+  FaultyTransport(int ranks, const CpuBackendOptions& o, int nth, Fault fault)
       : CpuTransport(ranks, o.link_gbps, o.link_latency_us), nth_(nth), fault_(fault) {}
 
   Status Send(int src, int dst, uint64_t tag, const float* data, int64_t count) override {
@@ -37,8 +37,9 @@ class FaultyTransport : public CpuTransport {
   Fault fault_;
 };
 
-Status RunWithFault(const Plan& plan, RunOptions o, int nth, FaultyTransport::Fault fault) {
-  CpuBackend cpu([&](int ranks, const RunOptions& opts) {
+Status RunWithFault(const Plan& plan, RunOptions o, int nth, FaultyTransport::Fault fault,
+                    CpuBackendOptions cpu_options = {}) {
+  CpuBackend cpu(cpu_options, [&](int ranks, const CpuBackendOptions& opts) {
     return std::make_unique<FaultyTransport>(ranks, opts, nth, fault);
   });
   Result<RunOutput> out = cpu.Run(plan, o);
@@ -78,10 +79,11 @@ TEST(CpuAbort, PacedSendersAreWokenToo) {
     RunOptions o;
     o.warmup = 0;
     o.iters = 1;
-    o.link_gbps = 1e-5;  // each 4 KiB send holds its sender for 3.3 s unless woken
+    CpuBackendOptions paced;
+    paced.link_gbps = 1e-5;  // each 4 KiB send holds its sender for 3.3 s unless woken
     const Plan plan = MustBuild(Op::kAgGemm, 64, 8, 64, 4, Algorithm::kRing, 1, 2);
     const auto t0 = std::chrono::steady_clock::now();
-    const Status s = RunWithFault(plan, o, 2, FaultyTransport::Fault::kShortMessage);
+    const Status s = RunWithFault(plan, o, 2, FaultyTransport::Fault::kShortMessage, paced);
     EXPECT_FALSE(s.ok());
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
   });
@@ -136,9 +138,12 @@ TEST(CpuAbort, BadOptionsAreRejected) {
   RunOptions o;
   o.iters = -1;
   EXPECT_EQ(CpuBackend().Run(plan, o).status().code(), StatusCode::kInvalidArgument);
-  o = RunOptions();
-  o.link_gbps = -1;
-  EXPECT_EQ(CpuBackend().Run(plan, o).status().code(), StatusCode::kInvalidArgument);
+  CpuBackendOptions negative;
+  negative.link_gbps = -1;
+  EXPECT_EQ(CpuBackend(negative).Run(plan, RunOptions()).status().code(), StatusCode::kInvalidArgument);
+  CpuBackendOptions latency_alone;
+  latency_alone.link_latency_us = 5;
+  EXPECT_EQ(CheckCpuBackendOptions(latency_alone).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -12,8 +12,9 @@ namespace {
 using testing::MustBuild;
 using testing::VerifyOnce;
 
-void ExpectVerifies(const Plan& plan, const RunOptions& options = VerifyOnce()) {
-  CpuBackend cpu;
+void ExpectVerifies(const Plan& plan, const RunOptions& options = VerifyOnce(),
+                    const CpuBackendOptions& cpu_options = {}) {
+  CpuBackend cpu(cpu_options);
   Result<RunOutput> out = cpu.Run(plan, options);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->verify.ran);
@@ -74,10 +75,10 @@ TEST(CpuBackend, WarmupAndTimedIterationsKeepTheResult) {
 }
 
 TEST(CpuBackend, PacedLinksStillVerify) {
-  RunOptions o = VerifyOnce();
-  o.link_gbps = 50;
-  o.link_latency_us = 20;
-  ExpectVerifies(MustBuild(Op::kGemmAr, 16, 16, 16, 4, Algorithm::kBidirRing, 2, 2), o);
+  CpuBackendOptions paced;
+  paced.link_gbps = 50;
+  paced.link_latency_us = 20;
+  ExpectVerifies(MustBuild(Op::kGemmAr, 16, 16, 16, 4, Algorithm::kBidirRing, 2, 2), VerifyOnce(), paced);
 }
 
 TEST(CpuBackend, ReducedPrecisionRequestsAreComputedInFp32WithANote) {

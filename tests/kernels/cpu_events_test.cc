@@ -136,9 +136,10 @@ TEST(CpuEvents, PacedTransfersLastAtLeastTheirWireTime) {
   RunOptions o;
   o.warmup = 0;
   o.iters = 1;
-  o.link_gbps = 1;
+  CpuBackendOptions paced;
+  paced.link_gbps = 1;
   const Plan plan = MustBuild(Op::kAgGemm, 256, 8, 128, 2, Algorithm::kRing);
-  Result<RunOutput> out = CpuBackend().Run(plan, o);
+  Result<RunOutput> out = CpuBackend(paced).Run(plan, o);
   ASSERT_TRUE(out.ok()) << out.status().message();
   int sends = 0;
   for (const Event& e : out->events) {

@@ -80,7 +80,7 @@ class CorruptingTransport : public CpuTransport {
 TEST(CpuVerify, CorruptedTransferIsCaught) {
   const Plan plan = MustBuild(Op::kAgGemm, 16, 8, 8, 2, Algorithm::kRing);  // comm_lanes 1
   CpuBackend cpu(
-      [](int ranks, const RunOptions&) { return std::make_unique<CorruptingTransport>(ranks); });
+      [](int ranks, const CpuBackendOptions&) { return std::make_unique<CorruptingTransport>(ranks); });
   Result<RunOutput> out = cpu.Run(plan, VerifyOnce());
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_FALSE(out->verify.ok);

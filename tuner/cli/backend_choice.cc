@@ -10,8 +10,12 @@
 
 namespace braid::cli {
 
-Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology) {
-  if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
+                                             const CpuBackendOptions& cpu) {
+  if (name == "cpu") {
+    BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(cpu));
+    return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(cpu));
+  }
   if (name == "sim") return MakeSimBackend(topology);
   if (name == "cuda") {
 #if defined(BRAID_HAVE_CUDA)

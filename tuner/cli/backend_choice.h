@@ -6,13 +6,15 @@
 #include <string_view>
 
 #include "braid/backend.h"
+#include "braid/cpu_backend.h"
 #include "braid/status.h"
 
 namespace braid::cli {
 
 // "sim" models the GPUs and links of `topology` (a built-in name or a file);
-// "cpu" runs for real on this machine; "cuda" is Unavailable (exit 1)
+// "cpu" runs for real on this machine with `cpu` link emulation; "cuda" is Unavailable (exit 1)
 // without a usable GPU and Invalid (exit 2) until it is implemented.
-Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology);
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
+                                             const CpuBackendOptions& cpu = {});
 
 }  // namespace braid::cli

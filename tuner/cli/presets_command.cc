@@ -18,7 +18,7 @@
 #include "cli_exit.h"
 #include "run_record.h"
 #include "run_report.h"
-#include "te_export.h"
+#include "braid/te_export.h"
 #include "workload_flags.h"
 
 #ifndef BRAID_VERSION

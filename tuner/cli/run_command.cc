@@ -137,7 +137,7 @@ int ExecuteRun(const RunArgs& a) {
   if (a.verify && a.backend == "sim") {
     return ReportError("run", Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)"));
   }
-  auto backend = MakeBackend(a.backend, a.topology);
+  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us});
   if (!backend.ok()) return ReportError("run", backend.status());
 
   RunOptions opt;
@@ -145,8 +145,6 @@ int ExecuteRun(const RunArgs& a) {
   opt.warmup = a.warmup;
   opt.verify = a.verify;
   opt.seed = a.seed;
-  opt.link_gbps = a.link_gbps;
-  opt.link_latency_us = a.link_latency_us;
   auto out = (*backend)->Run(*plan, opt);
   if (!out.ok()) return ReportError("run", out.status());
 

@@ -39,9 +39,12 @@ RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string
   const VerifyResult& v = output.verify;
   r.notes["verify"] = v.ran ? nlohmann::json{{"ok", v.ok}, {"max_rel_error", v.max_rel_error}, {"worst_rank", v.worst_rank}}
                             : nlohmann::json(nullptr);
-  if (options.link_gbps > 0) {
-    r.notes["link_emulation"] = {{"gbps", options.link_gbps}, {"latency_us", options.link_latency_us}};
+  double link_gbps = 0, link_latency_us = 0;
+  for (const auto& [name, value] : output.settings) {
+    if (name == "link_gbps") link_gbps = value;
+    if (name == "link_latency_us") link_latency_us = value;
   }
+  if (link_gbps > 0) r.notes["link_emulation"] = {{"gbps", link_gbps}, {"latency_us", link_latency_us}};
   r.notes["seed"] = options.seed;
   r.metrics = ComputeRunMetrics(output.events);
   return r;

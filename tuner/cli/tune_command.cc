@@ -191,7 +191,7 @@ int ExecuteTune(const TuneArgs& a) {
   auto existing = ExistingPresets(a.out);
   if (!existing.ok()) return ReportError("tune", existing.status());
   if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("tune", s);
-  auto backend = MakeBackend(a.backend, a.topology);
+  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us});
   if (!backend.ok()) return ReportError("tune", backend.status());
 
   const bool deterministic = a.backend == "sim";
@@ -220,8 +220,6 @@ int ExecuteTune(const TuneArgs& a) {
 
   RunOptions base;
   base.seed = a.seed;
-  base.link_gbps = a.link_gbps;
-  base.link_latency_us = a.link_latency_us;
   StoreTrialRunner runner(**store, *session, **backend, topo->name, base, &*recorded);
   TuneProgress progress(stderr, isatty(STDERR_FILENO) == 1, !a.no_progress);
   if (resumed && !a.no_progress) {

@@ -25,12 +25,21 @@ Status CheckOptions(const RunOptions& o) {
   if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
     return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckCpuBackendOptions(const CpuBackendOptions& o) {
   if (!std::isfinite(o.link_gbps) || o.link_gbps < 0 || !std::isfinite(o.link_latency_us) ||
       o.link_latency_us < 0) {
     return Status::Invalid("link bandwidth and latency must be finite and not negative");
   }
+  if (o.link_latency_us > 0 && o.link_gbps == 0) return Status::Invalid("a link latency needs a link bandwidth");
   return Status::Ok();
 }
+
+namespace {
 
 int HardwareThreads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 
@@ -59,12 +68,12 @@ VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const st
 }
 
 std::unique_ptr<Transport> MakeTransport(const CpuBackend::TransportFactory& factory, int ranks,
-                                         const RunOptions& options) {
+                                         const CpuBackendOptions& options) {
   if (factory) return factory(ranks, options);
   return std::make_unique<CpuTransport>(ranks, options.link_gbps, options.link_latency_us);
 }
 
-Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options,
+Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const CpuBackendOptions& cpu_options,
                              const CpuBackend::TransportFactory& factory) {
   const Workload& w = plan.workload;
   // Ranks run their own sgemm side by side; one rank may use every core.
@@ -90,11 +99,15 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options,
     b.clear();
   }
 
-  const std::unique_ptr<Transport> transport = MakeTransport(factory, plan.tp(), options);
+  const std::unique_ptr<Transport> transport = MakeTransport(factory, plan.tp(), cpu_options);
   if (!transport) return Status::Internal("cpu backend: no transport");
   RunOutput out;
   BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, *transport, out));
   out.compute_dtype = "fp32";
+  if (cpu_options.link_gbps > 0) {
+    out.settings.emplace_back("link_gbps", cpu_options.link_gbps);
+    out.settings.emplace_back("link_latency_us", cpu_options.link_latency_us);
+  }
   if (w.dtype != DType::kFp32) {
     out.notes.push_back(std::string(DTypeName(w.dtype)) +
                         " requested: the cpu backend computes and moves fp32");
@@ -113,6 +126,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options,
 
 Result<RunOutput> CpuBackend::Run(const Plan& plan, const RunOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckOptions(options));
+  BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(options_));
   // A hand-edited or foreign plan could corrupt memory or hang: check it first.
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
   for (const RankPlan& rp : plan.ranks) {
@@ -124,7 +138,7 @@ Result<RunOutput> CpuBackend::Run(const Plan& plan, const RunOptions& options) {
   }
   BRAID_RETURN_IF_ERROR(cpu::CheckMemory(cpu::RunBytes(plan, options.verify)));
   try {
-    return RunChecked(plan, options, factory_);
+    return RunChecked(plan, options, options_, factory_);
   } catch (const std::bad_alloc&) {
     return Status::Internal("cpu backend: out of memory for " + plan.workload.Describe());
   } catch (const std::exception& e) {

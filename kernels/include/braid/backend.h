@@ -1,11 +1,32 @@
 // A backend runs a Plan for warm-up and timed iterations and returns one
 // Event per executed step of the timed iterations.
+//
+// Threading contract: a Backend object is not thread-safe. One caller at a
+// time may call Run; calls may come from any thread, one after another (the
+// tuner runs thousands of plans on one object). A backend may start threads
+// of its own inside Run and joins them all before Run returns.
+//
+// Status codes Run returns (DESIGN.md's exit codes follow from them):
+//   kInvalidArgument  the plan or options cannot run on this backend (a knob
+//                     it does not support, sizes over its limits); nothing
+//                     ran. The command line exits 2.
+//   kUnavailable      the hardware or a library the backend needs is absent
+//                     (no GPU). Exit 1.
+//   kNotFound         a data file the backend needs is missing. Exit 2.
+//   kInternal         a failure while running (a transfer that timed out, a
+//                     library error, out of memory). Exit 1.
+// Run never throws: exceptions from libraries stop inside the backend.
+//
+// Options that only one backend understands (cpu link emulation, sim model
+// choices, later cuda devices) are given to that backend's constructor, not
+// carried here.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "braid/event.h"
@@ -20,10 +41,6 @@ struct RunOptions {
   bool verify = false;  // compare each rank's output with a plain reference
   bool trace = true;    // record events (off only to measure tracing overhead)
   uint64_t seed = 42;   // input data
-  // cpu link emulation: pace every transfer on a directed rank pair as
-  // latency + bytes / bandwidth while still moving the bytes. 0 = no pacing.
-  double link_gbps = 0;        // Gbit/s per direction per rank pair
-  double link_latency_us = 0;  // per message
 };
 
 struct VerifyResult {
@@ -34,12 +51,17 @@ struct VerifyResult {
   int worst_rank = -1;
 };
 
+// One numeric setting a backend applied, recorded with the run so that it can
+// be reproduced ("link_gbps" = 100 for cpu link emulation).
+using BackendSetting = std::pair<std::string, double>;
+
 struct RunOutput {
   std::vector<Event> events;          // timed iterations only, iteration 0..iters−1
   std::vector<int64_t> iteration_ns;  // wall time of each timed iteration
   VerifyResult verify;
   std::string compute_dtype;          // what the arithmetic really used ("fp32")
   std::vector<std::string> notes;     // e.g. "bf16 requested, computed in fp32"
+  std::vector<BackendSetting> settings;  // backend-specific settings in force
 };
 
 class Backend {

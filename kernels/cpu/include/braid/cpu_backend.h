@@ -1,7 +1,7 @@
 // The cpu backend: real execution of a Plan. Ranks are threads (one per rank
 // and lane), GEMMs are fp32 cblas_sgemm calls on real data, transfers move
 // real bytes through a Transport (by default an in-process CpuTransport,
-// paced as links when RunOptions asks), collectives are ring algorithms, and
+// paced as links when CpuBackendOptions asks), collectives are ring algorithms, and
 // every result can be checked against the plain A·B.
 #pragma once
 
@@ -15,19 +15,35 @@
 
 namespace braid {
 
+// Settings only the cpu backend understands.
+struct CpuBackendOptions {
+  // Link emulation: pace every transfer on a directed rank pair as
+  // latency + bytes / bandwidth while still moving the bytes. 0 = no pacing.
+  double link_gbps = 0;        // Gbit/s per direction per rank pair
+  double link_latency_us = 0;  // per message
+};
+
+// Finite and not negative; a latency needs a bandwidth.
+Status CheckCpuBackendOptions(const CpuBackendOptions& o);
+
 class CpuBackend : public Backend {
  public:
   // Makes the transport of one run (tests inject faults through it).
   using TransportFactory =
-      std::function<std::unique_ptr<Transport>(int ranks, const RunOptions& options)>;
+      std::function<std::unique_ptr<Transport>(int ranks, const CpuBackendOptions& options)>;
 
   CpuBackend() = default;
+  explicit CpuBackend(CpuBackendOptions options, TransportFactory factory = nullptr)
+      : options_(options), factory_(std::move(factory)) {}
   explicit CpuBackend(TransportFactory factory) : factory_(std::move(factory)) {}
+
+  const CpuBackendOptions& options() const { return options_; }
 
   std::string_view name() const override { return "cpu"; }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
 
  private:
+  CpuBackendOptions options_;
   TransportFactory factory_;
 };
 

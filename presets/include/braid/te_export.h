@@ -20,7 +20,7 @@
 #include "braid/status.h"
 #include "braid/workload.h"
 
-namespace braid::cli {
+namespace braid {
 
 enum class TeMethod { kRingExchange, kPipeline, kBulk };
 std::string_view TeMethodName(TeMethod m);  // "ring_exchange" | "pipeline" | "bulk"
@@ -60,4 +60,4 @@ std::vector<int> PresetTps(const PresetTable& table, std::string_view gpu, std::
 Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
                                  const std::string& topology, const TeExportInfo& info);
 
-}  // namespace braid::cli
+}  // namespace braid

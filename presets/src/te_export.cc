@@ -1,4 +1,4 @@
-#include "te_export.h"
+#include "braid/te_export.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-namespace braid::cli {
+namespace braid {
 
 std::string_view TeMethodName(TeMethod m) {
   switch (m) {
@@ -260,4 +260,4 @@ Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& 
   return out;
 }
 
-}  // namespace braid::cli
+}  // namespace braid
