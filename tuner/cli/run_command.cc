@@ -11,7 +11,7 @@
 #include "braid/planner.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
-#include "lower_bound.h"
+#include "braid/lower_bound.h"
 #include "run_report.h"
 #include "workload_flags.h"
 #include "store_access.h"

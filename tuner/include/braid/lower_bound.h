@@ -7,7 +7,7 @@
 #include "braid/plan.h"
 #include "braid/status.h"
 
-namespace braid::cli {
+namespace braid {
 
 struct LowerBound {
   double compute_alone_ns = 0;
@@ -19,4 +19,4 @@ struct LowerBound {
 // iterations after one warm-up; medians of the per-iteration times.
 Result<LowerBound> MeasureLowerBound(Backend& backend, const Plan& serial, const RunOptions& options);
 
-}  // namespace braid::cli
+}  // namespace braid

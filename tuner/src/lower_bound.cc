@@ -1,11 +1,11 @@
-#include "lower_bound.h"
+#include "braid/lower_bound.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "braid/plan_filter.h"
 
-namespace braid::cli {
+namespace braid {
 
 namespace {
 
@@ -36,4 +36,4 @@ Result<LowerBound> MeasureLowerBound(Backend& backend, const Plan& serial, const
   return lb;
 }
 
-}  // namespace braid::cli
+}  // namespace braid
