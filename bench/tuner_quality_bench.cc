@@ -50,6 +50,7 @@
 #include "braid/sim_guide.h"
 #include "braid/sim_perturbation.h"
 #include "braid/topology_files.h"
+#include "braid/tune.h"
 
 namespace {
 
@@ -61,6 +62,14 @@ struct Case {
   std::string topology;
   bool pcie = false;
 };
+
+// The index of `config` in the space it was chosen from.
+size_t IndexIn(const std::vector<OverlapConfig>& space, const OverlapConfig& config) {
+  for (size_t i = 0; i < space.size(); ++i) {
+    if (space[i].Describe() == config.Describe()) return i;
+  }
+  return 0;
+}
 
 bool IsPcie(const std::string& topo) { return topo.find("pcie") != std::string::npos; }
 
@@ -234,17 +243,20 @@ Result<Row> RunCase(const Case& c, size_t index, uint64_t seed, double noise, bo
     o.strategy = s;
     o.seed = Mix(seed, index) + 7;
     if (s == Strategy::kGuided) o.guide = *guide;
-    Result<SearchOutcome> out = Search(space, runner, o);
+    // The same per-op call as `braid tune`; the criterion judges the search
+    // alone, so the baselines are left out.
+    Result<TuneResult> out = TuneOne(TuneTarget{c.name, c.w, ""}, space, runner, o, /*baselines=*/false);
     if (!out.ok()) return out.status();
+    const size_t best = IndexIn(space, out->config);
     StrategyResult sr;
-    sr.gap = double(truth[out->best]) / optimum - 1;
-    sr.trials = int(out->trials.size());
+    sr.gap = double(truth[best]) / optimum - 1;
+    sr.trials = out->trials;
     sr.iterations = out->iterations;
     if (s == Strategy::kExhaustive) exhaustive_iterations = out->iterations;
     if (detail) {
       std::printf("    %-10s chose +%.2f%% (measured %.0f ns, true %" PRId64 " ns) %s\n",
-                  std::string(StrategyName(s)).c_str(), 100 * sr.gap, out->best_measurement.median_ns,
-                  truth[out->best], space[out->best].Describe().c_str());
+                  std::string(StrategyName(s)).c_str(), 100 * sr.gap, out->time_ns, truth[best],
+                  space[best].Describe().c_str());
     }
     sr.iter_pct = 100.0 * double(out->iterations) / double(exhaustive_iterations);
     row.r[s] = sr;

@@ -37,4 +37,32 @@ RunMetrics RunMetricsFromRows(const std::vector<MetricRow>& rows) {
   return SummarizeRunMetrics(std::move(values), std::move(present));
 }
 
+std::vector<MetricRow> FigureRowsOf(const RunFigures& f) {
+  std::vector<MetricRow> rows = MetricRowsOf(f.metrics);
+  if (!f.lower_bound) return rows;
+  const LowerBound& lb = *f.lower_bound;
+  rows.push_back({-1, -1, "compute_alone_ns", lb.compute_alone_ns});
+  rows.push_back({-1, -1, "comm_alone_ns", lb.comm_alone_ns});
+  rows.push_back({-1, -1, "lower_bound_ns", lb.lower_bound_ns()});
+  rows.push_back({-1, -1, "efficiency_p50", f.efficiency.p50});
+  rows.push_back({-1, -1, "efficiency_p99", f.efficiency.p99});
+  return rows;
+}
+
+RunFigures RunFiguresFromRows(const std::vector<MetricRow>& rows) {
+  RunFigures f;
+  f.metrics = RunMetricsFromRows(rows);
+  LowerBound lb;
+  int found = 0;
+  for (const MetricRow& r : rows) {
+    if (r.iteration != -1 || r.rank != -1) continue;
+    if (r.name == "compute_alone_ns") lb.compute_alone_ns = r.value, ++found;
+    if (r.name == "comm_alone_ns") lb.comm_alone_ns = r.value, ++found;
+    if (r.name == "efficiency_p50") f.efficiency.p50 = r.value, ++found;
+    if (r.name == "efficiency_p99") f.efficiency.p99 = r.value, ++found;
+  }
+  if (found == 4) f.lower_bound = lb;
+  return f;
+}
+
 }  // namespace braid

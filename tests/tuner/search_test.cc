@@ -183,10 +183,27 @@ TEST(Search, BudgetsStopTheSearchAndTheBestSoFarWins) {
   EXPECT_TRUE(t->stopped_by_time);
   EXPECT_EQ(t->trials.size(), 7u);
 
+  // Out of time before anything was measured: the first candidate is still
+  // measured fully, so a slow machine gets a winner rather than an error.
   FakeTarget none(truth, 0.0);
   none.time_limit_ = 0;
-  EXPECT_EQ(Search(Space(40), none, SearchOptions{}).status().message(),
-            "the time budget ended the search before any candidate was fully measured");
+  Result<SearchOutcome> first = Search(Space(40), none, SearchOptions{});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_TRUE(first->stopped_by_time);
+  EXPECT_EQ(first->best, 0u);
+  ASSERT_EQ(first->trials.size(), 1u);
+  EXPECT_EQ(first->trials[0].stage, "full");
+
+  // Halving out of time in its first rung: the rung's best is measured fully.
+  SearchOptions halving_timed;
+  halving_timed.strategy = Strategy::kHalving;
+  FakeTarget rung(truth, 0.0);
+  rung.time_limit_ = 6;
+  Result<SearchOutcome> partial = Search(Space(40), rung, halving_timed);
+  ASSERT_TRUE(partial.ok()) << partial.status().message();
+  EXPECT_TRUE(partial->stopped_by_time);
+  EXPECT_EQ(truth[partial->best], *std::min_element(truth.begin(), truth.begin() + 6));
+  EXPECT_EQ(partial->trials.back().stage, "full");
   SearchOptions halving;
   halving.strategy = Strategy::kHalving;
   halving.budget = 5;  // spent on the first rung

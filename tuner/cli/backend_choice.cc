@@ -10,13 +10,14 @@
 
 namespace braid::cli {
 
-Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
-                                             const CpuBackendOptions& cpu) {
+namespace {
+
+// Every backend but sim; NotFound when `name` is sim or unknown.
+Result<std::unique_ptr<Backend>> MakeOtherBackend(std::string_view name, const CpuBackendOptions& cpu) {
   if (name == "cpu") {
     BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(cpu));
     return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(cpu));
   }
-  if (name == "sim") return MakeSimBackend(topology);
   if (name == "cuda") {
 #if defined(BRAID_HAVE_CUDA)
     auto devices = cuda::QueryDevices();
@@ -28,6 +29,20 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::s
 #endif
   }
   return Status::Invalid("unknown backend '" + OneLine(name) + "' (known: sim, cpu, cuda)");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
+                                             const CpuBackendOptions& cpu) {
+  if (name == "sim") return MakeSimBackend(topology);
+  return MakeOtherBackend(name, cpu);
+}
+
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
+                                             const CpuBackendOptions& cpu) {
+  if (name == "sim") return std::unique_ptr<Backend>(std::make_unique<SimBackend>(hw.gpu, hw.topo));
+  return MakeOtherBackend(name, cpu);
 }
 
 }  // namespace braid::cli

@@ -7,6 +7,7 @@
 
 #include "braid/backend.h"
 #include "braid/cpu_backend.h"
+#include "braid/sim_backend.h"
 #include "braid/status.h"
 
 namespace braid::cli {
@@ -15,6 +16,9 @@ namespace braid::cli {
 // "cpu" runs for real on this machine with `cpu` link emulation; "cuda" is Unavailable (exit 1)
 // without a usable GPU and Invalid (exit 2) until it is implemented.
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
+                                             const CpuBackendOptions& cpu = {});
+// The same with the sim's hardware already loaded (LoadSimHardware).
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
                                              const CpuBackendOptions& cpu = {});
 
 }  // namespace braid::cli

@@ -6,7 +6,7 @@
 #include "braid/metric_rows.h"
 #include "braid/trace_import.h"
 #include "cli_exit.h"
-#include "run_record.h"
+#include "braid/run_record.h"
 #include "run_report.h"
 #include "store_access.h"
 
@@ -73,7 +73,7 @@ Result<ImportedRun> ToRun(const ImportArgs& a, ImportedTrace trace) {
   }
   r.workload.tp = world;
   r.iterations = iterations;
-  r.metrics = ComputeRunMetrics(out.events);
+  r.figures = FiguresOf(ComputeRunMetrics(out.events), std::nullopt);
   return out;
 }
 
@@ -90,7 +90,7 @@ int ExecuteImport(const ImportArgs& a) {
   if (!run.ok()) return ReportError("import", run.status());
   auto store = OpenStoreForWrite(a.db);
   if (!store.ok()) return ReportError("import", store.status());
-  auto id = (*store)->WriteRun(MetaOf(run->record), run->lanes, run->events, MetricRowsOf(run->record.metrics));
+  auto id = (*store)->WriteRun(MetaOf(run->record), run->lanes, run->events, RowsOf(run->record));
   if (!id.ok()) return ReportError("import", id.status());
   run->record.run_id = *id;
   std::cout << (a.json ? RunJson(run->record).dump(2) + "\n" : RunTable(run->record));

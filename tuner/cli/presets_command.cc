@@ -16,7 +16,7 @@
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
-#include "run_record.h"
+#include "braid/run_record.h"
 #include "run_report.h"
 #include "braid/te_export.h"
 #include "workload_flags.h"

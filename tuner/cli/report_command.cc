@@ -4,7 +4,7 @@
 
 #include "braid/store.h"
 #include "cli_exit.h"
-#include "run_record.h"
+#include "braid/run_record.h"
 #include "run_report.h"
 #include "store_access.h"
 

@@ -148,8 +148,6 @@ int ExecuteRun(const RunArgs& a) {
   auto out = (*backend)->Run(*plan, opt);
   if (!out.ok()) return ReportError("run", out.status());
 
-  RunRecord rec = RecordOfRun(*plan, topo->name, (*backend)->name(), opt, *out);
-  if (layer) rec.notes["layer"] = LayerJson(*layer);
   // DESIGN.md's lower bound: the unsplit (serial) plan's compute alone and
   // its communication alone, on the same backend.
   const OverlapConfig serial_config;
@@ -157,13 +155,12 @@ int ExecuteRun(const RunArgs& a) {
   if (!serial.ok()) return ReportError("run", serial.status());
   auto lb = MeasureLowerBound(**backend, *serial, opt);
   if (!lb.ok()) return ReportError("run", lb.status());
-  rec.notes["lower_bound"] = {{"compute_alone_ns", lb->compute_alone_ns},
-                              {"comm_alone_ns", lb->comm_alone_ns},
-                              {"lower_bound_ns", lb->lower_bound_ns()}};
+  RunRecord rec = RecordOfRun(*plan, topo->name, (*backend)->name(), opt, *out, *lb);
+  if (layer) rec.notes["layer"] = LayerJson(*layer);
   if (!a.no_db) {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("run", store.status());
-    auto id = (*store)->WriteRun(MetaOf(rec), LanesOf(*plan), out->events, MetricRowsOf(rec.metrics));
+    auto id = (*store)->WriteRun(MetaOf(rec), LanesOf(*plan), out->events, RowsOf(rec));
     if (!id.ok()) return ReportError("run", id.status());
     rec.run_id = *id;
   }

@@ -81,19 +81,19 @@ nlohmann::json RunJson(const RunRecord& r) {
   for (const char* key : {"compute_dtype", "notes", "link_emulation", "files"}) {
     if (r.notes.contains(key)) j[key] = r.notes[key];
   }
-  j["metrics"] = MetricsJson(r.metrics.overall);
-  if (const auto lb = r.notes.find("lower_bound"); lb != r.notes.end() && lb->is_object()) {
-    // LB / makespan: the p50 efficiency uses the p50 makespan, the p99 the p99.
-    const double bound = lb->value("lower_bound_ns", 0.0);
-    const Summary& t = r.metrics.overall[Metric::kMakespan];
+  j["metrics"] = MetricsJson(r.figures.metrics.overall);
+  if (const std::optional<LowerBound>& lb = r.figures.lower_bound) {
+    const double bound = lb->lower_bound_ns();
     j["metrics"]["lower_bound_ns"] = {{"p50", bound}, {"p99", bound}};
-    j["metrics"]["efficiency"] = {{"p50", t.p50 > 0 ? bound / t.p50 : 0.0}, {"p99", t.p99 > 0 ? bound / t.p99 : 0.0}};
-    j["lower_bound"] = *lb;
+    j["metrics"]["efficiency"] = {{"p50", r.figures.efficiency.p50}, {"p99", r.figures.efficiency.p99}};
+    j["lower_bound"] = {{"compute_alone_ns", lb->compute_alone_ns},
+                        {"comm_alone_ns", lb->comm_alone_ns},
+                        {"lower_bound_ns", bound}};
   }
   j["ranks"] = nlohmann::json::array();
-  for (int rank = 0; rank < int(r.metrics.per_rank.size()); ++rank) {
-    if (!r.metrics.present[size_t(rank)]) continue;
-    nlohmann::json rj = {{"rank", rank}, {"metrics", MetricsJson(r.metrics.per_rank[size_t(rank)])}};
+  for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
+    if (!r.figures.metrics.present[size_t(rank)]) continue;
+    nlohmann::json rj = {{"rank", rank}, {"metrics", MetricsJson(r.figures.metrics.per_rank[size_t(rank)])}};
     if (nlohmann::json h = HtaOf(r, rank); !h.is_null()) rj["hta"] = h;
     j["ranks"].push_back(std::move(rj));
   }
@@ -126,7 +126,7 @@ std::string RunTable(const RunRecord& r) {
   }
   os << "\nworst rank     p50          p99\n";
   for (Metric m : kAllMetrics) {
-    const Summary& s = r.metrics.overall[m];
+    const Summary& s = r.figures.metrics.overall[m];
     std::string name(MetricName(m));
     if (m == Metric::kOverlapRatio) {
       os << Pad(name, 15) << Pad(Fmt("%.3f", s.p50), 13) << Fmt("%.3f", s.p99) << "\n";
@@ -135,19 +135,16 @@ std::string RunTable(const RunRecord& r) {
     name.resize(name.size() - 3);  // drop "_ns"
     os << Pad(name, 15) << Pad(FormatDuration(s.p50), 13) << FormatDuration(s.p99) << "\n";
   }
-  if (const auto lb = r.notes.find("lower_bound"); lb != r.notes.end() && lb->is_object()) {
-    const double bound = lb->value("lower_bound_ns", 0.0);
-    const Summary& t = r.metrics.overall[Metric::kMakespan];
-    os << Pad("lower_bound", 15) << FormatDuration(bound) << "  (compute alone "
-       << FormatDuration(lb->value("compute_alone_ns", 0.0)) << ", comm alone "
-       << FormatDuration(lb->value("comm_alone_ns", 0.0)) << ")\n"
-       << Pad("efficiency", 15) << Pad(Fmt("%.3f", t.p50 > 0 ? bound / t.p50 : 0.0), 13)
-       << Fmt("%.3f", t.p99 > 0 ? bound / t.p99 : 0.0) << "\n";
+  if (const std::optional<LowerBound>& lb = r.figures.lower_bound) {
+    os << Pad("lower_bound", 15) << FormatDuration(lb->lower_bound_ns()) << "  (compute alone "
+       << FormatDuration(lb->compute_alone_ns) << ", comm alone " << FormatDuration(lb->comm_alone_ns) << ")\n"
+       << Pad("efficiency", 15) << Pad(Fmt("%.3f", r.figures.efficiency.p50), 13)
+       << Fmt("%.3f", r.figures.efficiency.p99) << "\n";
   }
   os << "\nrank  makespan    compute     comm        exposed     tail        overlap  (p50)\n";
-  for (int rank = 0; rank < int(r.metrics.per_rank.size()); ++rank) {
-    if (!r.metrics.present[size_t(rank)]) continue;
-    const MetricSummary& s = r.metrics.per_rank[size_t(rank)];
+  for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
+    if (!r.figures.metrics.present[size_t(rank)]) continue;
+    const MetricSummary& s = r.figures.metrics.per_rank[size_t(rank)];
     os << Pad(std::to_string(rank), 6);
     for (Metric m : {Metric::kMakespan, Metric::kCompute, Metric::kComm, Metric::kExposedComm, Metric::kTail}) {
       os << Pad(FormatDuration(s[m].p50), 12);
@@ -155,7 +152,7 @@ std::string RunTable(const RunRecord& r) {
     os << Fmt("%.3f", s[Metric::kOverlapRatio].p50) << "\n";
   }
   bool hta_header = false;
-  for (int rank = 0; rank < int(r.metrics.per_rank.size()); ++rank) {
+  for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
     const nlohmann::json h = HtaOf(r, rank);
     if (h.is_null()) continue;
     if (!hta_header) os << "\nHTA (whole trace)  overlap %   idle %    compute %\n";

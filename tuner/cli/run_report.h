@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_record.h"
+#include "braid/run_record.h"
 
 namespace braid::cli {
 

@@ -1,10 +1,9 @@
 #include "tune_report.h"
 
 #include <cstdio>
-#include <ctime>
 #include <sstream>
 
-#include "run_record.h"
+#include "braid/run_record.h"
 #include "run_report.h"
 
 namespace braid::cli {
@@ -20,7 +19,7 @@ double Ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
 }  // namespace
 
-nlohmann::json TuneJson(const TuneSummary& s) {
+nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
   nlohmann::json results = nlohmann::json::array();
   for (const TuneResult& r : s.results) {
     nlohmann::json j = {
@@ -49,15 +48,16 @@ nlohmann::json TuneJson(const TuneSummary& s) {
     };
     if (!r.layer.empty()) j["layer"] = r.layer;
     if (!r.te_note.empty()) j["te_default_note"] = r.te_note;
+    if (!r.note.empty()) j["note"] = r.note;
     results.push_back(std::move(j));
   }
   return {{"session", s.session},     {"trials", s.trials},     {"measured", s.measured},
           {"replayed", s.replayed},   {"workload", s.workload}, {"topology", s.topology},
           {"gpu", s.gpu},             {"backend", s.backend},   {"strategy", s.strategy},
-          {"out", s.out},             {"presets_written", s.presets_written}, {"results", results}};
+          {"out", written.out},       {"presets_written", written.count}, {"results", results}};
 }
 
-std::string TuneTable(const TuneSummary& s) {
+std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
   std::ostringstream os;
   os << "tuning session " << s.session << ": " << s.workload << " on " << s.topology << ", " << s.backend
      << " backend, " << s.strategy << " — " << s.trials << " trials (" << s.measured << " measured now, "
@@ -81,37 +81,12 @@ std::string TuneTable(const TuneSummary& s) {
   for (const TuneResult& r : s.results) {
     if (!r.stopped_by.empty()) os << r.op << ": the " << r.stopped_by << " budget ended its search early\n";
   }
-  if (s.backend == "sim") os << "figures are simulated (sim backend)\n";
-  os << "presets: " << s.presets_written << " written to " << s.out << "\n";
-  return os.str();
-}
-
-PresetFile PresetsOf(const TuneSummary& s, const std::string& braid_version, const std::string& date) {
-  PresetFile f;
   for (const TuneResult& r : s.results) {
-    Preset p;
-    p.key = {s.gpu, s.topology, r.workload, r.layer};
-    p.config = r.config;
-    p.time_ns = r.time_ns;
-    p.speedup_vs_serial = Ratio(r.serial_ns, r.time_ns);
-    p.speedup_vs_te_default = Ratio(r.te_default_ns, r.time_ns);
-    p.overlap_ratio = r.overlap_ratio;
-    p.tail_ns = r.tail_ns;
-    p.backend = s.backend;
-    p.braid_version = braid_version;
-    p.date = date;
-    f.presets.push_back(std::move(p));
+    if (!r.note.empty()) os << r.op << ": " << r.note << "\n";
   }
-  return f;
-}
-
-std::string NowIso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  if (s.backend == "sim") os << "figures are simulated (sim backend)\n";
+  os << "presets: " << written.count << " written to " << written.out << "\n";
+  return os.str();
 }
 
 }  // namespace braid::cli

@@ -36,6 +36,7 @@ class Ledger {
 
  private:
   void Report();
+  Result<std::optional<Measurement>> MeasureDespiteTheClock(size_t c);
 
   const std::vector<OverlapConfig>& space_;
   TrialRunner& runner_;

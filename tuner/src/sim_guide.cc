@@ -11,7 +11,11 @@ namespace braid {
 Result<Guide> MakeSimGuide(const Workload& w, const std::string& topology) {
   Result<SimHardware> hw = LoadSimHardware(topology);
   if (!hw.ok()) return hw.status();
-  auto sim = std::make_shared<SimBackend>(std::move(hw->gpu), std::move(hw->topo));
+  return MakeSimGuide(w, *hw);
+}
+
+Guide MakeSimGuide(const Workload& w, const SimHardware& hw) {
+  auto sim = std::make_shared<SimBackend>(hw.gpu, hw.topo);
   return Guide([sim, w](const OverlapConfig& c) -> Result<double> {
     Result<Plan> plan = BuildPlan(w, c);
     if (!plan.ok()) return plan.status();

@@ -5,15 +5,11 @@
 
 #include "braid/backend.h"
 #include "braid/plan.h"
+#include "braid/run_figures.h"
 #include "braid/status.h"
 
 namespace braid {
 
-struct LowerBound {
-  double compute_alone_ns = 0;
-  double comm_alone_ns = 0;
-  double lower_bound_ns() const { return compute_alone_ns > comm_alone_ns ? compute_alone_ns : comm_alone_ns; }
-};
 
 // `serial` is the serial plan of the run's workload. Uses at most 3 timed
 // iterations after one warm-up; medians of the per-iteration times.

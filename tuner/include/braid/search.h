@@ -18,7 +18,10 @@
 // A trial is one measurement of one candidate on the target; it costs its
 // warm-up plus timed iterations. Budgets: a number of trials, or time (the
 // runner says when it is out of time); the best fully measured candidate so
-// far wins when a budget ends the search.
+// far wins when a budget ends the search. When time runs out before any
+// candidate was fully measured, the best partially measured one (or the
+// first of the space) is measured fully all the same, so a slow machine
+// still gets a winner.
 #pragma once
 
 #include <cstddef>
@@ -95,9 +98,9 @@ struct SearchOutcome {
 int PlannedTrials(const SearchOptions& options, size_t n);
 
 // Invalid: an empty space, budget < 0, guided without a guide, warmup < 0,
-// iters < 1. A budget or time that allows no full measurement is Invalid
-// after the fact ("budget 2 ends the search before any candidate was fully
-// measured").
+// iters < 1. A trial budget that allows no full measurement is Invalid
+// after the fact ("the trial budget ended the search before any candidate
+// was fully measured").
 Result<SearchOutcome> Search(const std::vector<OverlapConfig>& space, TrialRunner& runner,
                              const SearchOptions& options);
 

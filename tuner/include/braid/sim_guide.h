@@ -6,11 +6,14 @@
 #include <string>
 
 #include "braid/search.h"
+#include "braid/sim_backend.h"
 #include "braid/workload.h"
 
 namespace braid {
 
 // Loads the topology (built-in name or .toml) and its GPU file once.
 Result<Guide> MakeSimGuide(const Workload& w, const std::string& topology);
+// The same over hardware already loaded (one lookup per tuning session).
+Guide MakeSimGuide(const Workload& w, const SimHardware& hw);
 
 }  // namespace braid

@@ -1,33 +1,63 @@
 #include "store_trial_runner.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
-#include "braid/backend_trial_runner.h"
 #include "braid/metric_rows.h"
+#include "braid/lower_bound.h"
 #include "braid/planner.h"
-#include "run_record.h"
+#include "braid/run_record.h"
 
-namespace braid::cli {
+namespace braid::tuning {
 
 StoreTrialRunner::StoreTrialRunner(Store& store, int64_t session, Backend& backend, std::string topology,
-                                   RunOptions base, std::map<std::string, RecordedTrial>* recorded)
+                                   RunOptions base, std::map<std::string, RecordedTrial>* recorded, TuneClock clock)
     : store_(store),
       session_(session),
       backend_(backend),
       topology_(std::move(topology)),
       base_(base),
-      recorded_(recorded) {}
+      recorded_(recorded),
+      clock_(std::move(clock)) {}
 
-void StoreTrialRunner::SetTarget(std::string name, Workload w, std::string layer) {
-  target_ = std::move(name);
-  w_ = w;
-  layer_ = std::move(layer);
+void StoreTrialRunner::SetTarget(const TuneTarget& target) {
+  target_ = target;
+  lower_bound_.reset();
 }
 
+Result<LowerBound> StoreTrialRunner::TargetLowerBound(const RunOptions& options) {
+  if (lower_bound_) return *lower_bound_;
+  Result<Plan> serial = BuildPlan(target_.w, OverlapConfig{});
+  if (!serial.ok()) return serial.status();
+  Result<LowerBound> lb = MeasureLowerBound(backend_, *serial, options);
+  if (!lb.ok()) return lb.status();
+  lower_bound_ = *lb;
+  return *lb;
+}
+
+namespace {
+
+// Per timed iteration, the worst present rank's makespan: the samples whose
+// median is the stored run's makespan p50.
+std::vector<double> MakespanSamples(const RunMetrics& m) {
+  std::vector<double> samples;
+  for (const std::vector<MetricValues>& ranks : m.values) {
+    double worst = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      if (r < m.present.size() && !m.present[r]) continue;
+      worst = std::max(worst, ranks[r][Metric::kMakespan]);
+    }
+    samples.push_back(worst);
+  }
+  return samples;
+}
+
+}  // namespace
+
 std::string StoreTrialRunner::KeyOf(const OverlapConfig& config, std::string_view stage) const {
-  return target_ + "|" + config.Describe() + "|" + std::string(stage);
+  return target_.name + "|" + config.Describe() + "|" + std::string(stage);
 }
 
 int64_t StoreTrialRunner::RunOf(const OverlapConfig& config, std::string_view stage) const {
@@ -42,21 +72,25 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
     if (!measured_keys_.count(key)) replayed_keys_.insert(key);  // recorded before this command
     return it->second.measurement;
   }
-  Result<Plan> plan = BuildPlan(w_, config);
+  Result<Plan> plan = BuildPlan(target_.w, config);
   if (!plan.ok()) return plan.status();
   RunOptions opt = base_;
   opt.warmup = warmup;
   opt.iters = iters;
+  opt.trace = true;  // the figure is the events' makespan, as the stored run reports it
+  Result<LowerBound> lb = TargetLowerBound(opt);
+  if (!lb.ok()) return lb.status();
   Result<RunOutput> out = backend_.Run(*plan, opt);
   if (!out.ok()) return out.status();
-  if (out->iteration_ns.empty()) return Status::Internal("the backend returned no iteration times");
-  Measurement m = MeasurementOfRun(*out, warmup, iters);
+  RunRecord rec = RecordOfRun(*plan, topology_, backend_.name(), opt, *out, *lb);
+  std::vector<double> samples = MakespanSamples(rec.figures.metrics);
+  if (samples.empty()) return Status::Internal("the backend returned no events for " + config.Describe());
+  Measurement m = Summarize(std::move(samples), int64_t(warmup) + iters);
 
-  RunRecord rec = RecordOfRun(*plan, topology_, backend_.name(), opt, *out);
-  rec.notes["tuner"] = {{"session", session_}, {"trial", key}, {"layer", layer_}};
+  rec.notes["tuner"] = {{"session", session_}, {"trial", key}, {"layer", target_.layer}};
   TrialInfo trial;
   nlohmann::json config_json = ConfigJson(config);
-  config_json["target"] = target_;
+  config_json["target"] = target_.name;
   config_json["stage"] = std::string(stage);
   config_json["warmup"] = warmup;
   trial.config_json = config_json.dump();
@@ -64,14 +98,21 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
   trial.key = key;
   trial.samples_json = nlohmann::json(m.samples_ns).dump();
   Result<Store::TrialIds> ids =
-      store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(*plan), out->events, MetricRowsOf(rec.metrics));
+      store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(*plan), out->events, RowsOf(rec));
   if (!ids.ok()) return ids.status();
   (*recorded_)[key] = {m, ids->run};
   measured_keys_.insert(key);
   return m;
 }
 
-bool StoreTrialRunner::OutOfTime() const { return deadline_ && std::chrono::steady_clock::now() >= *deadline_; }
+int StoreTrialRunner::TrialsOfTarget() const {
+  const std::string prefix = target_.name + "|";
+  int n = 0;
+  for (auto it = recorded_->lower_bound(prefix); it != recorded_->end() && it->first.starts_with(prefix); ++it) ++n;
+  return n;
+}
+
+bool StoreTrialRunner::OutOfTime() const { return deadline_ && clock_() >= *deadline_; }
 
 Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, int64_t session) {
   Result<std::vector<StoredTrial>> trials = store.ListTrials(session);
@@ -101,4 +142,4 @@ Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, 
   return out;
 }
 
-}  // namespace braid::cli
+}  // namespace braid::tuning

@@ -1,0 +1,68 @@
+// A run as every reader sees it, whether it was just measured, read back
+// from the store or imported: `braid run`, `report`, `export`, the tuner and
+// the viewer take the same record and the same figures from here.
+//
+// Stored JSON (config, notes) comes from a file a user may have edited or
+// damaged: parsing it never throws; a field of the wrong type, missing or
+// null is an Invalid status naming the run and the field.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "braid/backend.h"
+#include "braid/overlap_config.h"
+#include "braid/plan.h"
+#include "braid/run_figures.h"
+#include "braid/status.h"
+#include "braid/store.h"
+
+namespace braid {
+
+struct RunRecord {
+  long long run_id = -1;  // -1: not stored
+  std::string source = "measured";
+  bool has_workload = true;
+  Workload workload;
+  std::string topology;
+  std::string backend;
+  nlohmann::json config = nlohmann::json::object();  // ConfigJson(); {} for imported traces
+  // compute_dtype, notes[], verify{ok, max_rel_error, worst_rank} | null,
+  // link_emulation{gbps, latency_us}, lower_bound{...}, layer{...},
+  // hta[{rank, overlap_pct, ...}], files[], tuner{...}
+  nlohmann::json notes = nlohmann::json::object();
+  int iterations = 0;
+  int warmup = 0;
+  RunFigures figures;
+};
+
+nlohmann::json ConfigJson(const OverlapConfig& c);
+
+// The inverse of ConfigJson. Invalid names the field: "'chunks' is not an
+// integer". Keys it does not know are ignored (the tuner adds "target",
+// "stage", "warmup").
+[[nodiscard]] Result<OverlapConfig> ConfigFromJson(const nlohmann::json& j);
+
+// A run the backend just made; `lower_bound` from MeasureLowerBound.
+RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
+                      const RunOptions& options, const RunOutput& output,
+                      std::optional<LowerBound> lower_bound = std::nullopt);
+
+// What the store keeps of a record (the events and lanes go beside it).
+RunMeta MetaOf(const RunRecord& r);
+std::vector<LaneInfo> LanesOf(const Plan& plan);
+std::vector<MetricRow> RowsOf(const RunRecord& r);  // FigureRowsOf(r.figures)
+
+// A stored run with its metric rows. Invalid when its config or notes JSON
+// is damaged (does not parse, or a field has the wrong type).
+[[nodiscard]] Result<RunRecord> RecordOfStored(const StoredRun& run, const std::vector<MetricRow>& rows);
+
+// GetRun + LoadMetrics + RecordOfStored.
+[[nodiscard]] Result<RunRecord> LoadRunRecord(const Store& store, int64_t run);
+
+}  // namespace braid

@@ -1,0 +1,129 @@
+// One tuning session: for each op of a request, search its space on a
+// backend, measure the baselines (serial and TransformerEngine's default),
+// and declare a winner — with every trial recorded in the store, so that a
+// killed session resumes where it stopped. `braid tune`, the tuner-quality
+// benchmark and (later) the viewer's "tune again" call these functions; the
+// command only parses flags and prints.
+//
+// Numbers: a trial's figure is the per-iteration makespan of the worst rank
+// (the metric its stored run reports), so a preset's time_ns, its trial's
+// stored run and `braid run` of the same config agree.
+//
+// A winner is never slower than a baseline that was measured: when the
+// search's best loses to serial or to TE's default (a noisy target, a tiny
+// budget), the faster baseline is the result and `note` says so.
+//
+// Not thread-safe: one session at a time per Store and Backend.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "braid/backend.h"
+#include "braid/layer_workload.h"
+#include "braid/overlap_config.h"
+#include "braid/presets.h"
+#include "braid/search.h"
+#include "braid/search_space.h"
+#include "braid/status.h"
+#include "braid/store.h"
+#include "braid/workload.h"
+
+namespace braid {
+
+// One op to tune: "gemm_rs" alone, or "fc1" of "llama3-70b/fc1".
+struct TuneTarget {
+  std::string name;
+  Workload w;
+  std::string layer;  // empty for one op
+};
+
+// The TP GEMMs of a layer (its kTpGemm ops). Invalid when there are none.
+Result<std::vector<TuneTarget>> TargetsOfLayer(const LayerWorkload& lw);
+
+// The time a search may still use. Tests give the tuner a clock they
+// advance themselves, so no outcome depends on the machine's speed.
+using TuneClock = std::function<std::chrono::steady_clock::time_point()>;
+
+struct TuneResult {
+  std::string op;     // "fc1" (a model's op) or "gemm_rs" (one op)
+  std::string layer;  // "llama3-70b/fc1"; empty for one op
+  Workload workload;
+  OverlapConfig config;
+  double time_ns = 0;
+  double ci_low_ns = 0, ci_high_ns = 0;
+  double serial_ns = 0;
+  OverlapConfig te_default;
+  std::string te_note;  // why serial stands in for TE's default, if it does
+  double te_default_ns = 0;
+  double overlap_ratio = 0;
+  double tail_ns = 0;
+  int candidates = 0;
+  int trials = 0;            // this op's distinct trials (search and baselines)
+  long long iterations = 0;  // their warm-up + timed iterations
+  std::string stopped_by;    // "" | "trial" | "time"
+  std::string note;          // e.g. the search's best lost to a baseline
+  int64_t run = -1;          // the stored run of the winner's full measurement
+};
+
+struct TuneSummary {
+  long long session = 0;
+  std::string workload;  // the session's workload key
+  std::string topology, gpu, backend, strategy;
+  int trials = 0;    // sum of the ops' trials: the trials recorded in the session
+  int measured = 0;  // of which measured by this call
+  int replayed = 0;  // trials a resumed session found recorded
+  std::vector<TuneResult> results;
+};
+
+// What a session's progress looks like to a caller (all optional).
+struct TuneObserver {
+  std::function<void(long long session, size_t recorded)> on_resume;
+  std::function<void(const TuneTarget&, size_t index, size_t count)> on_target;
+  std::function<void(const SearchProgress&, const OverlapConfig& best)> on_trial;
+  std::function<void(const TuneResult&)> on_result;
+};
+
+struct TuneRequest {
+  std::vector<TuneTarget> targets;
+  std::string workload_key;  // the session's key (Workload / LayerWorkload Describe())
+  std::string topology;      // the topology's name, as recorded
+  std::string gpu;           // the topology's GPU, for the presets
+  int gpu_sms = 0;           // the search space respects it
+  std::string backend;       // the backend's name (sim, cpu, cuda)
+  BackendKnobs knobs;        // KnobsOfBackend(backend)
+  SearchOptions search;      // strategy, iterations, budget, seed, recheck
+  double time_budget_s = 0;  // 0: none; shared evenly among the ops left
+  TuneClock clock;           // default: std::chrono::steady_clock::now
+  // guided only: the cheap model of one op (braid/sim_guide.h's MakeSimGuide).
+  std::function<Result<Guide>(const Workload&)> make_guide;
+  RunOptions base;           // seed (warmup / iters come from `search`)
+  std::string options_json;  // the request's other options; a resumed session must match them
+  bool resume = false;
+  long long session = 0;     // with resume: this session (0: the latest unfinished one of the request)
+};
+
+// Runs the session in `store`. Statuses: Invalid for a request that cannot
+// run or a resume that finds nothing to continue (nothing is written then);
+// a failure while measuring leaves the session "interrupted" and its trials
+// recorded, so that --resume continues it.
+[[nodiscard]] Result<TuneSummary> RunTuning(const TuneRequest& request, Backend& backend, Store& store,
+                                            const TuneObserver& observer = {});
+
+// One op's search and baselines on any TrialRunner (no store): what
+// RunTuning does per op, and what the tuner-quality benchmark measures.
+// `baselines` false skips serial and TE's default (then no winner check).
+[[nodiscard]] Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapConfig>& space,
+                                         TrialRunner& runner, const SearchOptions& options, bool baselines = true);
+
+// One preset per result, keyed by the summary's GPU, topology and backend.
+PresetFile PresetsOf(const TuneSummary& s, const std::string& braid_version, const std::string& date);
+
+// ISO 8601 UTC, to the second: "2026-11-21T22:00:00Z".
+std::string NowIso8601();
+
+}  // namespace braid

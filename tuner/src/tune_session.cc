@@ -1,0 +1,148 @@
+#include <cmath>
+#include <utility>
+
+#include "braid/metric_rows.h"
+#include "braid/tune.h"
+#include "store_trial_runner.h"
+
+namespace braid {
+
+namespace {
+
+using tuning::RecordedTrial;
+using tuning::StoreTrialRunner;
+
+Status CheckRequest(const TuneRequest& q) {
+  if (q.targets.empty()) return Status::Invalid("nothing to tune: the request has no ops");
+  if (!std::isfinite(q.time_budget_s) || q.time_budget_s < 0) {
+    return Status::Invalid("the time budget must be a finite number of seconds, not negative");
+  }
+  if (q.search.iters < 1) return Status::Invalid("a full measurement needs at least 1 timed iteration");
+  if (q.search.warmup < 0) return Status::Invalid("warm-up iterations must not be negative");
+  if (q.search.budget < 0) return Status::Invalid("the trial budget must not be negative");
+  if (q.search.strategy == Strategy::kGuided && !q.make_guide) return Status::Invalid("guided needs a guide");
+  if (q.session != 0 && !q.resume) return Status::Invalid("a session id names the session a resume continues");
+  return Status::Ok();
+}
+
+bool SameRequest(const SessionInfo& a, const SessionInfo& b) {
+  return a.workload_key == b.workload_key && a.topology == b.topology && a.backend == b.backend &&
+         a.strategy == b.strategy && a.options_json == b.options_json;
+}
+
+// A new session, or with `resume` the unfinished session of the same request.
+Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const SessionInfo& info, bool* resumed) {
+  *resumed = false;
+  if (!q.resume) return store.CreateSession(info);
+  auto sessions = store.ListSessions();
+  if (!sessions.ok()) return sessions.status();
+  const std::string id = std::to_string(q.session);
+  for (auto it = sessions->rbegin(); it != sessions->rend(); ++it) {
+    const StoredSession& s = *it;
+    if (q.session != 0 && s.id != q.session) continue;
+    const bool same = SameRequest(s.info, info);
+    if (q.session != 0 && !same) {
+      return Status::Invalid("tuning session " + id + " in " + store.path() + " was another request (" +
+                             s.info.workload_key + " on " + s.info.topology + ", " + s.info.backend + ", " +
+                             s.info.strategy + ", options " + s.info.options_json + ")");
+    }
+    if (!same) continue;
+    if (s.status == "done") {
+      if (q.session != 0) return Status::Invalid("tuning session " + id + " in " + store.path() + " is already done");
+      continue;
+    }
+    BRAID_RETURN_IF_ERROR(store.SetSessionStatus(s.id, "running"));
+    *resumed = true;
+    return s.id;
+  }
+  if (q.session != 0) return Status::Invalid("no tuning session " + id + " in " + store.path());
+  return Status::Invalid("no unfinished tuning session of this request in " + store.path() +
+                         " to resume (run without --resume to start one)");
+}
+
+// Overlap ratio and tail of the winner's stored run (p50 of the worst rank).
+void FiguresOfRun(const Store& store, TuneResult* r) {
+  if (r->run < 0) return;
+  auto rows = store.LoadMetrics(r->run);
+  if (!rows.ok() || rows->empty()) return;
+  const RunMetrics m = RunMetricsFromRows(*rows);
+  r->overlap_ratio = m.overall[Metric::kOverlapRatio].p50;
+  r->tail_ns = m.overall[Metric::kTail].p50;
+}
+
+}  // namespace
+
+Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& store, const TuneObserver& observer) {
+  BRAID_RETURN_IF_ERROR(CheckRequest(q));
+  const TuneClock clock = q.clock ? q.clock : TuneClock([] { return std::chrono::steady_clock::now(); });
+  // Everything that can refuse the request does so before the store changes.
+  std::vector<Guide> guides(q.targets.size());
+  if (q.search.strategy == Strategy::kGuided) {
+    for (size_t i = 0; i < q.targets.size(); ++i) {
+      Result<Guide> g = q.make_guide(q.targets[i].w);
+      if (!g.ok()) return g.status();
+      guides[i] = *g;
+    }
+  }
+  std::vector<std::vector<OverlapConfig>> spaces;
+  for (const TuneTarget& t : q.targets) {
+    BRAID_RETURN_IF_ERROR(t.w.Validate());
+    spaces.push_back(BuildSearchSpace(t.w, q.knobs, q.gpu_sms));
+    if (spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
+  }
+
+  const SessionInfo info{q.workload_key, q.topology, q.backend, std::string(StrategyName(q.search.strategy)),
+                         q.search.budget, q.options_json};
+  bool resumed = false;
+  Result<int64_t> session = FindOrCreateSession(store, q, info, &resumed);
+  if (!session.ok()) return session.status();
+  auto recorded = tuning::RecordedTrials(store, *session);
+  if (!recorded.ok()) return recorded.status();
+  if (resumed && observer.on_resume) observer.on_resume(*session, recorded->size());
+
+  StoreTrialRunner runner(store, *session, backend, q.topology, q.base, &*recorded, clock);
+  const auto start = clock();
+  const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(q.time_budget_s));
+  TuneSummary summary;
+  summary.session = *session;
+  summary.workload = q.workload_key;
+  summary.topology = q.topology;
+  summary.gpu = q.gpu;
+  summary.backend = q.backend;
+  summary.strategy = std::string(StrategyName(q.search.strategy));
+
+  for (size_t i = 0; i < q.targets.size(); ++i) {
+    const TuneTarget& t = q.targets[i];
+    runner.SetTarget(t);
+    if (q.time_budget_s > 0) {
+      // What is left, shared evenly among the ops still to tune.
+      const auto now = clock();
+      runner.SetDeadline(now + (deadline - now) / long(q.targets.size() - i));
+    }
+    if (observer.on_target) observer.on_target(t, i, q.targets.size());
+    SearchOptions opt = q.search;
+    opt.guide = guides[i];
+    const std::vector<OverlapConfig>& space = spaces[i];
+    if (observer.on_trial) {
+      opt.on_trial = [&](const SearchProgress& p) { observer.on_trial(p, space[p.best]); };
+    }
+    Result<TuneResult> r = TuneOne(t, space, runner, opt);
+    if (!r.ok()) {
+      (void)store.SetSessionStatus(*session, "interrupted");  // its trials stay, for --resume
+      return r.status();
+    }
+    r->trials = runner.TrialsOfTarget();
+    r->run = runner.RunOf(r->config, "full");
+    FiguresOfRun(store, &*r);
+    if (observer.on_result) observer.on_result(*r);
+    summary.trials += r->trials;
+    summary.results.push_back(std::move(*r));
+  }
+  BRAID_RETURN_IF_ERROR(store.SetSessionStatus(*session, "done"));
+  summary.measured = runner.measured();
+  summary.replayed = runner.replayed();
+  return summary;
+}
+
+}  // namespace braid
