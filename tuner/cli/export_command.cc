@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "braid/chrome_trace.h"
+#include "braid/run_record.h"
 #include "braid/store.h"
 #include "cli_exit.h"
 #include "store_access.h"
@@ -58,7 +59,9 @@ int ExecuteExport(const ExportArgs& a) {
   }
   auto store = OpenStoreForRead(a.db);
   if (!store.ok()) return ReportError("export", store.status());
-  auto run = (*store)->GetRun(a.run);
+  // The record as every reader sees it: a damaged run is refused here, as
+  // `report` refuses it, before anything is written.
+  auto run = LoadRunRecord(**store, a.run);
   if (!run.ok()) return ReportError("export", run.status());
   auto events = (*store)->LoadEvents(a.run);
   if (!events.ok()) return ReportError("export", events.status());
@@ -66,7 +69,7 @@ int ExecuteExport(const ExportArgs& a) {
   if (!lanes.ok()) return ReportError("export", lanes.status());
 
   ChromeTraceInput in;
-  in.title = "braid run " + std::to_string(a.run) + " (" + run->meta.backend + ")";
+  in.title = "braid run " + std::to_string(a.run) + " (" + run->backend + ")";
   for (const LaneInfo& l : *lanes) in.lanes.push_back({l.rank, l.lane, l.name});
   in.events = std::move(*events);
   const size_t count = in.events.size();

@@ -1,5 +1,6 @@
 // The braid command: one subcommand per file (run_command.cc, ...).
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "presets_command.h"
 #include "report_command.h"
 #include "run_command.h"
+#include "braid/version.h"
 #include "tune_command.h"
 
 namespace {
@@ -28,12 +30,12 @@ std::string Names(const std::vector<Command>& cmds) {
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   using namespace braid::cli;
   CLI::App app{"braid: profile and autotune communication/GEMM overlap in tensor-parallel layers"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "braid " + std::string(braid::BraidVersion()) + " (git " +
+                                        std::string(braid::BraidGitRevision()) + ")");
   RunArgs run_args;
   ReportArgs report_args;
   ExportArgs export_args;
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line naming the problem, exit 2 (CLI11 would print a help block).
     std::string sub;
@@ -91,4 +95,19 @@ int main(int argc, char** argv) {
     if (c.app->parsed()) return c.execute();
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+// Every module returns a Status; this catch is the last resort for a bug
+// that lets an exception through: one line and exit 1, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "braid: internal error: %s\n", braid::OneLine(e.what()).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "braid: internal error: an unknown exception\n");
+  }
+  return 1;
 }

@@ -1,26 +1,118 @@
 #include "report_command.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <set>
 
+#include "braid/run_record.h"
 #include "braid/store.h"
 #include "cli_exit.h"
-#include "braid/run_record.h"
 #include "run_report.h"
+#include "run_compare.h"
 #include "store_access.h"
 
 namespace braid::cli {
 
 void AddReportOptions(CLI::App* sub, ReportArgs* a) {
   sub->add_option("--db", a->db, "SQLite store")->capture_default_str();
-  sub->add_option("--run", a->run, "run id (default: list the runs)");
+  a->run_option = sub->add_option("--run", a->run, "one run's metrics (default: list the runs)");
+  sub->add_option("--compare", a->compare, "two runs' metrics side by side: --compare A B")->expected(2);
+  sub->add_option("--session", a->session, "list only the runs of this tuning session's trials");
+  sub->add_option("--backend", a->backend, "list only runs of this backend (sim, cpu, cuda, imported ...)");
+  sub->add_option("--op", a->op, "list only runs of this op (ag_gemm, gemm_rs, gemm_ar)");
+  sub->add_option("--limit", a->limit, "list at most this many runs (after sorting)");
+  sub->add_option("--sort", a->sort, "id | makespan | overlap | exposed | tail | efficiency")->capture_default_str();
   sub->add_flag("--json", a->json, "print one JSON object");
 }
 
 namespace {
 
-nlohmann::json ListJson(const std::vector<StoredRun>& runs) {
+struct Listed {
+  StoredRun run;
+  RunFigures figures;
+};
+
+// Sort keys: smaller is better for times, larger for overlap and efficiency.
+Status SortRuns(std::vector<Listed>* runs, const std::string& key) {
+  auto by = [&](auto value, bool descending) {
+    std::stable_sort(runs->begin(), runs->end(), [&](const Listed& a, const Listed& b) {
+      return descending ? value(a) > value(b) : value(a) < value(b);
+    });
+  };
+  auto overall = [](Metric m) { return [m](const Listed& l) { return l.figures.metrics.overall[m].p50; }; };
+  if (key == "id") return Status::Ok();
+  if (key == "makespan") by(overall(Metric::kMakespan), false);
+  else if (key == "exposed") by(overall(Metric::kExposedComm), false);
+  else if (key == "tail") by(overall(Metric::kTail), false);
+  else if (key == "overlap") by(overall(Metric::kOverlapRatio), true);
+  else if (key == "efficiency") by([](const Listed& l) { return l.figures.lower_bound ? l.figures.efficiency.p50 : -1.0; }, true);
+  else return Status::Invalid("--sort " + OneLine(key) + ": not one of id, makespan, overlap, exposed, tail, efficiency");
+  return Status::Ok();
+}
+
+Status CheckArgs(const ReportArgs& a) {
+  if (a.run_option && a.run_option->count() > 0 && a.run < 1) {
+    return Status::Invalid("--run " + std::to_string(a.run) + ": run ids start at 1");
+  }
+  for (long long id : a.compare) {
+    if (id < 1) return Status::Invalid("--compare " + std::to_string(id) + ": run ids start at 1");
+  }
+  if (!a.compare.empty() && a.run_option && a.run_option->count() > 0) {
+    return Status::Invalid("--run and --compare do not go together");
+  }
+  if (a.limit < 0) return Status::Invalid("--limit must not be negative");
+  if (a.session < 0) return Status::Invalid("--session ids start at 1");
+  if (!a.op.empty() && a.op != "ag_gemm" && a.op != "gemm_rs" && a.op != "gemm_ar") {
+    return Status::Invalid("--op " + OneLine(a.op) + ": not one of ag_gemm, gemm_rs, gemm_ar");
+  }
+  std::vector<Listed> none;
+  return SortRuns(&none, a.sort);
+}
+
+// The runs of the store that pass the filters, with their figures.
+Result<std::vector<Listed>> ListRuns(const Store& store, const ReportArgs& a) {
+  auto runs = store.ListRuns();
+  if (!runs.ok()) return runs.status();
+  std::set<int64_t> of_session;
+  if (a.session > 0) {
+    auto session = store.GetSession(a.session);
+    if (!session.ok()) return session.status();
+    auto trials = store.ListTrials(a.session);
+    if (!trials.ok()) return trials.status();
+    for (const StoredTrial& t : *trials) {
+      if (t.trial.run) of_session.insert(*t.trial.run);
+    }
+  }
+  std::vector<Listed> out;
+  for (const StoredRun& r : *runs) {
+    if (a.session > 0 && !of_session.count(r.id)) continue;
+    if (!a.backend.empty() && r.meta.backend != a.backend) continue;
+    if (!a.op.empty() && (!r.meta.has_workload || OpName(r.meta.workload.op) != a.op)) continue;
+    auto rows = store.LoadMetrics(r.id);
+    if (!rows.ok()) return rows.status();
+    auto rec = RecordOfStored(r, *rows);  // refuses damaged JSON before anything is printed
+    if (!rec.ok()) return rec.status();
+    out.push_back({r, std::move(rec->figures)});
+  }
+  BRAID_RETURN_IF_ERROR(SortRuns(&out, a.sort));
+  if (a.limit > 0 && out.size() > size_t(a.limit)) out.resize(size_t(a.limit));
+  return out;
+}
+
+std::string ConfigText(const std::string& config_json) {
+  Result<OverlapConfig> c = ConfigFromJson(nlohmann::json::parse(config_json, nullptr, false));
+  return c.ok() ? c->Describe() : "-";
+}
+
+std::string WorkloadText(const StoredRun& r) {
+  return r.meta.has_workload ? r.meta.workload.Describe() : "trace, " + std::to_string(r.meta.workload.tp) + " rank(s)";
+}
+
+nlohmann::json ListJson(const std::vector<Listed>& runs) {
   nlohmann::json list = nlohmann::json::array();
-  for (const StoredRun& r : runs) {
+  for (const Listed& l : runs) {
+    const StoredRun& r = l.run;
     nlohmann::json j = {{"run", r.id},           {"backend", r.meta.backend}, {"status", r.status},
                         {"source", r.meta.source}, {"created_at", r.created_at}, {"topology", r.meta.topology},
                         {"events", r.event_count}};
@@ -30,22 +122,35 @@ nlohmann::json ListJson(const std::vector<StoredRun>& runs) {
                                          {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}}
                         : nlohmann::json(nullptr);
     j["config"] = nlohmann::json::parse(r.meta.config_json, nullptr, false);
+    const MetricSummary& s = l.figures.metrics.overall;
+    j["figures"] = {{"makespan_ns", s[Metric::kMakespan].p50},
+                    {"overlap_ratio", s[Metric::kOverlapRatio].p50},
+                    {"exposed_comm_ns", s[Metric::kExposedComm].p50},
+                    {"tail_ns", s[Metric::kTail].p50},
+                    {"efficiency", l.figures.lower_bound ? nlohmann::json(l.figures.efficiency.p50) : nlohmann::json(nullptr)}};
     list.push_back(std::move(j));
   }
   return {{"runs", list}};
 }
 
-std::string ListTable(const std::vector<StoredRun>& runs) {
-  std::string out = "run   created                   source    backend  workload                                  config\n";
-  for (const StoredRun& r : runs) {
-    const nlohmann::json cfg = nlohmann::json::parse(r.meta.config_json, nullptr, false);
-    std::string config = cfg.is_object() && cfg.contains("algorithm")
-                             ? cfg["algorithm"].get<std::string>() + " chunks=" + std::to_string(cfg.value("chunks", 1))
-                             : "-";
-    const std::string workload = r.meta.has_workload ? r.meta.workload.Describe()
-                                                     : "trace, " + std::to_string(r.meta.workload.tp) + " rank(s)";
-    out += Pad(std::to_string(r.id), 6) + Pad(r.created_at, 26) + Pad(r.meta.source, 10) + Pad(r.meta.backend, 9) +
-           Pad(workload, 42) + config + "\n";
+std::string ListTable(const std::vector<Listed>& runs) {
+  std::string out = Pad("run", 6) + Pad("backend", 9) + Pad("workload", 42) + Pad("config", 34) + Pad("makespan", 11) +
+                    Pad("overlap", 9) + Pad("exposed", 11) + Pad("tail", 11) + "efficiency\n";
+  char buf[32];
+  for (const Listed& l : runs) {
+    const StoredRun& r = l.run;
+    const MetricSummary& s = l.figures.metrics.overall;
+    std::snprintf(buf, sizeof buf, "%.3f", s[Metric::kOverlapRatio].p50);
+    std::string overlap = buf;
+    std::string efficiency = "-";
+    if (l.figures.lower_bound) {
+      std::snprintf(buf, sizeof buf, "%.3f", l.figures.efficiency.p50);
+      efficiency = buf;
+    }
+    out += Pad(std::to_string(r.id), 6) + Pad(r.meta.backend, 9) + Pad(WorkloadText(r), 42) +
+           Pad(ConfigText(r.meta.config_json), 34) + Pad(FormatDuration(s[Metric::kMakespan].p50), 11) + Pad(overlap, 9) +
+           Pad(FormatDuration(s[Metric::kExposedComm].p50), 11) + Pad(FormatDuration(s[Metric::kTail].p50), 11) +
+           efficiency + "\n";
   }
   if (runs.empty()) out += "(no runs)\n";
   return out;
@@ -54,19 +159,24 @@ std::string ListTable(const std::vector<StoredRun>& runs) {
 }  // namespace
 
 int ExecuteReport(const ReportArgs& a) {
+  if (Status s = CheckArgs(a); !s.ok()) return ReportError("report", s);
   auto store = OpenStoreForRead(a.db);
   if (!store.ok()) return ReportError("report", store.status());
-  if (a.run < 0) {
-    auto runs = (*store)->ListRuns();
+  if (!a.compare.empty()) {
+    auto first = LoadRunRecord(**store, a.compare[0]);
+    if (!first.ok()) return ReportError("report", first.status());
+    auto second = LoadRunRecord(**store, a.compare[1]);
+    if (!second.ok()) return ReportError("report", second.status());
+    std::cout << (a.json ? CompareJson(*first, *second).dump(2) + "\n" : CompareTable(*first, *second));
+    return kExitOk;
+  }
+  if (!a.run_option || a.run_option->count() == 0) {
+    auto runs = ListRuns(**store, a);
     if (!runs.ok()) return ReportError("report", runs.status());
     std::cout << (a.json ? ListJson(*runs).dump(2) + "\n" : ListTable(*runs));
     return kExitOk;
   }
-  auto run = (*store)->GetRun(a.run);
-  if (!run.ok()) return ReportError("report", run.status());
-  auto rows = (*store)->LoadMetrics(a.run);
-  if (!rows.ok()) return ReportError("report", rows.status());
-  auto rec = RecordOfStored(*run, *rows);
+  auto rec = LoadRunRecord(**store, a.run);
   if (!rec.ok()) return ReportError("report", rec.status());
   std::cout << (a.json ? RunJson(*rec).dump(2) + "\n" : RunTable(*rec));
   return kExitOk;

@@ -1,7 +1,9 @@
-// `braid report`: the runs in a store, or one run's metrics.
+// `braid report`: the runs in a store with their key figures (filtered,
+// sorted), one run's metrics, or two runs side by side.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -10,6 +12,13 @@ namespace braid::cli {
 struct ReportArgs {
   std::string db = "braid.db";
   long long run = -1;
+  CLI::Option* run_option = nullptr;
+  std::vector<long long> compare;  // two run ids
+  long long session = 0;
+  std::string backend;
+  std::string op;
+  long long limit = 0;
+  std::string sort = "id";
   bool json = false;
 };
 

@@ -121,8 +121,8 @@ Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, 
   for (const StoredTrial& t : *trials) {
     if (t.trial.key.empty() || t.trial.status != "ok") continue;
     auto damaged = [&](const char* what) {
-      return Status::Invalid("trial " + std::to_string(t.id) + " of session " + std::to_string(session) + " in " +
-                             store.path() + " has " + what);
+      return Status::Invalid("damaged store: trial " + std::to_string(t.id) + " of session " + std::to_string(session) +
+                             " in " + store.path() + " has " + what);
     };
     nlohmann::json samples = nlohmann::json::parse(t.trial.samples_json, nullptr, false);
     if (!samples.is_array() || samples.empty()) return damaged("no usable samples");
@@ -133,10 +133,13 @@ Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, 
     }
     // A trial cost its warm-up (kept with its config) and its samples.
     const nlohmann::json config = nlohmann::json::parse(t.trial.config_json, nullptr, false);
-    int64_t warmup = 0;
-    if (config.is_object() && config.contains("warmup") && config["warmup"].is_number_integer()) {
-      warmup = config["warmup"].get<int64_t>();
+    if (Result<OverlapConfig> c = ConfigFromJson(config); !c.ok()) {
+      return damaged(("a config that is not Braid's: " + c.status().message()).c_str());
     }
+    if (!config.contains("warmup") || !config["warmup"].is_number_integer() || config["warmup"].get<int64_t>() < 0) {
+      return damaged("a config without a warm-up count");
+    }
+    const int64_t warmup = config["warmup"].get<int64_t>();
     out[t.trial.key] = {Summarize(std::move(ns), warmup + int64_t(samples.size())), t.trial.run.value_or(-1)};
   }
   return out;

@@ -51,8 +51,7 @@ Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const Se
       if (q.session != 0) return Status::Invalid("tuning session " + id + " in " + store.path() + " is already done");
       continue;
     }
-    BRAID_RETURN_IF_ERROR(store.SetSessionStatus(s.id, "running"));
-    *resumed = true;
+    *resumed = true;  // RunTuning marks it running once its trials have been read
     return s.id;
   }
   if (q.session != 0) return Status::Invalid("no tuning session " + id + " in " + store.path());
@@ -97,7 +96,8 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
   Result<int64_t> session = FindOrCreateSession(store, q, info, &resumed);
   if (!session.ok()) return session.status();
   auto recorded = tuning::RecordedTrials(store, *session);
-  if (!recorded.ok()) return recorded.status();
+  if (!recorded.ok()) return recorded.status();  // a damaged session is left as it was
+  if (resumed) BRAID_RETURN_IF_ERROR(store.SetSessionStatus(*session, "running"));
   if (resumed && observer.on_resume) observer.on_resume(*session, recorded->size());
 
   StoreTrialRunner runner(store, *session, backend, q.topology, q.base, &*recorded, clock);
