@@ -310,7 +310,13 @@ TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
       {op + " --db " + f.db + " --out " + f.db + " --no-progress", "not a Braid preset file"},
       {op + " --iters 0" + f.Args(), "--iters must be at least 1"},
       {op + " --warmup -1" + f.Args(), "--warmup must not be negative"},
-      {op + " --time-budget -1" + f.Args(), "--time-budget must not be negative"},
+      {op + " --time-budget -1" + f.Args(), "--time-budget must be a finite number of seconds, not negative"},
+      {op + " --time-budget nan" + f.Args(), "--time-budget must be a finite number of seconds"},
+      {op + " --time-budget inf" + f.Args(), "--time-budget must be a finite number of seconds"},
+      {op + " --backend cpu --link-gbps inf" + f.Args(), "--link-gbps must be finite"},
+      {op + " --backend cpu --link-gbps nan" + f.Args(), "--link-gbps must be finite"},
+      {"tune --op ag_gemm --m 1023 --n 4096 --k 4096 --tp 8" + f.Args(), "M=1023 is not divisible"},
+      {op + " --seed -1" + f.Args(), "--seed: must not be negative"},
       {op + " --link-gbps 10" + f.Args(), "--link-gbps applies to the cpu backend only"},
       {op + " --backend cpu --link-latency-us 5" + f.Args(), "--link-latency-us needs --link-gbps"},
       {op + " --session 1" + f.Args(), "--session names the session --resume continues"},
@@ -342,6 +348,19 @@ TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
   EXPECT_EQ(ReadAll(f.db), store_before);
   EXPECT_EQ(ReadAll(f.out), presets_before);
   EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions"), 1);
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions WHERE status <> 'done'"), 0) << "no interrupted session";
+}
+
+TEST(CliTune, RejectedRequestsCreateNoFiles) {
+  Files f("tune_nothing");
+  for (const std::string& args : {std::string("tune --op ag_gemm --m 1023 --n 4096 --k 4096 --tp 8"),
+                                  std::string("tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2 --time-budget nan"),
+                                  std::string("tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2 --resume")}) {
+    Outcome o = Braid(args + f.Args());
+    EXPECT_EQ(o.code, 2) << args << o.err;
+    EXPECT_FALSE(std::filesystem::exists(f.db)) << args;
+    EXPECT_FALSE(std::filesystem::exists(f.out)) << args;
+  }
 }
 
 }  // namespace

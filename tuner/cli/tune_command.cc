@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -44,7 +45,11 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_flag("--no-progress", a->no_progress, "no progress on stderr");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
-  sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")->capture_default_str();
+  sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")
+      ->check(CLI::Validator(
+          [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : "must not be negative"; },
+          "", "not negative"))
+      ->capture_default_str();
 }
 
 namespace {
@@ -76,13 +81,17 @@ Status CheckOptions(const TuneArgs& a) {
   if (a.budget_option && a.budget_option->count() > 0 && a.budget < 1) {
     return Status::Invalid("--budget must be at least 1 trial (got " + std::to_string(a.budget) + ")");
   }
-  if (a.time_budget_s < 0) return Status::Invalid("--time-budget must not be negative");
+  if (!std::isfinite(a.time_budget_s) || a.time_budget_s < 0) {
+    return Status::Invalid("--time-budget must be a finite number of seconds, not negative");
+  }
   const bool iters_given = a.iters_option && a.iters_option->count() > 0;
   const bool warmup_given = a.warmup_option && a.warmup_option->count() > 0;
   if (iters_given && a.iters < 1) return Status::Invalid("--iters must be at least 1");
   if (warmup_given && a.warmup < 0) return Status::Invalid("--warmup must not be negative");
-  if (a.link_gbps < 0) return Status::Invalid("--link-gbps must not be negative");
-  if (a.link_latency_us < 0) return Status::Invalid("--link-latency-us must not be negative");
+  if (!std::isfinite(a.link_gbps) || a.link_gbps < 0) return Status::Invalid("--link-gbps must be finite and not negative");
+  if (!std::isfinite(a.link_latency_us) || a.link_latency_us < 0) {
+    return Status::Invalid("--link-latency-us must be finite and not negative");
+  }
   if (a.link_latency_us > 0 && a.link_gbps == 0) return Status::Invalid("--link-latency-us needs --link-gbps");
   if ((a.link_gbps > 0) && a.backend != "cpu") return Status::Invalid("--link-gbps applies to the cpu backend only");
   if (a.session != 0 && !a.resume) return Status::Invalid("--session names the session --resume continues");
@@ -163,6 +172,7 @@ int ExecuteTune(const TuneArgs& a) {
   q.resume = a.resume;
   q.session = a.session;
 
+  if (Status s = CheckTuneRequest(q); !s.ok()) return ReportError("tune", s);
   auto store = OpenStoreForWrite(a.db);
   if (!store.ok()) return ReportError("tune", store.status());
   TuneProgress progress(stderr, isatty(STDERR_FILENO) == 1, !a.no_progress);

@@ -69,26 +69,42 @@ void FiguresOfRun(const Store& store, TuneResult* r) {
   r->tail_ns = m.overall[Metric::kTail].p50;
 }
 
-}  // namespace
 
-Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& store, const TuneObserver& observer) {
+// The guides and search spaces of a request, or why it cannot run.
+struct Prepared {
+  std::vector<Guide> guides;
+  std::vector<std::vector<OverlapConfig>> spaces;
+};
+
+Result<Prepared> Prepare(const TuneRequest& q) {
   BRAID_RETURN_IF_ERROR(CheckRequest(q));
-  const TuneClock clock = q.clock ? q.clock : TuneClock([] { return std::chrono::steady_clock::now(); });
-  // Everything that can refuse the request does so before the store changes.
-  std::vector<Guide> guides(q.targets.size());
-  if (q.search.strategy == Strategy::kGuided) {
-    for (size_t i = 0; i < q.targets.size(); ++i) {
-      Result<Guide> g = q.make_guide(q.targets[i].w);
+  Prepared p;
+  p.guides.resize(q.targets.size());
+  for (size_t i = 0; i < q.targets.size(); ++i) {
+    const TuneTarget& t = q.targets[i];
+    BRAID_RETURN_IF_ERROR(t.w.Validate());
+    p.spaces.push_back(BuildSearchSpace(t.w, q.knobs, q.gpu_sms));
+    if (p.spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
+    if (q.search.strategy == Strategy::kGuided) {
+      Result<Guide> g = q.make_guide(t.w);
       if (!g.ok()) return g.status();
-      guides[i] = *g;
+      p.guides[i] = *g;
     }
   }
-  std::vector<std::vector<OverlapConfig>> spaces;
-  for (const TuneTarget& t : q.targets) {
-    BRAID_RETURN_IF_ERROR(t.w.Validate());
-    spaces.push_back(BuildSearchSpace(t.w, q.knobs, q.gpu_sms));
-    if (spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
-  }
+  return p;
+}
+
+}  // namespace
+
+Status CheckTuneRequest(const TuneRequest& q) { return Prepare(q).status(); }
+
+Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& store, const TuneObserver& observer) {
+  // Everything that can refuse the request does so before the store changes.
+  Result<Prepared> prepared = Prepare(q);
+  if (!prepared.ok()) return prepared.status();
+  const std::vector<Guide>& guides = prepared->guides;
+  const std::vector<std::vector<OverlapConfig>>& spaces = prepared->spaces;
+  const TuneClock clock = q.clock ? q.clock : TuneClock([] { return std::chrono::steady_clock::now(); });
 
   const SessionInfo info{q.workload_key, q.topology, q.backend, std::string(StrategyName(q.search.strategy)),
                          q.search.budget, q.options_json};

@@ -111,6 +111,11 @@ struct TuneRequest {
 // run or a resume that finds nothing to continue (nothing is written then);
 // a failure while measuring leaves the session "interrupted" and its trials
 // recorded, so that --resume continues it.
+// What RunTuning refuses before it touches the store (bad options, a
+// workload that cannot be planned, no guide): callers check it before
+// creating a store file.
+[[nodiscard]] Status CheckTuneRequest(const TuneRequest& request);
+
 [[nodiscard]] Result<TuneSummary> RunTuning(const TuneRequest& request, Backend& backend, Store& store,
                                             const TuneObserver& observer = {});
 
