@@ -7,7 +7,8 @@
 #
 # Targets: kineto_fuzz (bytes = a Kineto trace file, JSON or gzip),
 # nsys_fuzz (bytes = an Nsight Systems SQLite export), topology_fuzz
-# (bytes = a topology TOML file) and presets_fuzz (bytes = a preset file). Exits non-zero when a
+# (bytes = a topology TOML file), presets_fuzz (bytes = a preset file) and
+# run_record_fuzz (bytes = a stored run's config and notes JSON). Exits non-zero when a
 # target finds a crash, a sanitizer report, a timeout or a broken invariant;
 # the input is left in WORK_DIR/artifacts. Needs clang++ (14+), python3 and
 # the -dev packages of simdjson, zlib and sqlite3.
@@ -21,11 +22,11 @@ shared=${BRAID_SHARED_DIR:-$root/../shared}
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)  # absolute: the script changes directory below
-mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets"
+mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record"
 cd "$work"
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include"
+cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/tuner/cli"
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
@@ -46,8 +47,22 @@ sources=(
   "$root/presets/src/preset_file.cc"
   "$root/presets/src/preset_writer.cc"
   "$root/presets/src/preset_table.cc"
+  "$root/profiler/src/metrics.cc"
+  "$root/profiler/src/run_figures.cc"
+  "$root/core/src/version.cc"
+  "$root/core/src/plan.cc"
+  "$root/db/src/sqlite_check.cc"
+  "$root/db/src/statement.cc"
+  "$root/db/src/schema.cc"
+  "$root/db/src/store_open.cc"
+  "$root/db/src/run_writer.cc"
+  "$root/db/src/run_reader.cc"
+  "$root/db/src/sessions.cc"
+  "$root/db/src/metric_rows.cc"
+  "$root/tuner/src/run_record.cc"
+  "$root/tuner/cli/run_report.cc"
 )
-targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz)
+targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz)
 
 echo "== building with $cxx"
 objects=()
@@ -73,6 +88,11 @@ mkdir -p seeds/topology
 cp "$root"/presets/topologies/*.toml seeds/topology/
 mkdir -p seeds/presets
 cp "$root"/presets/examples/*.toml seeds/presets/
+mkdir -p seeds/run_record
+printf '%s\n%s' '{"algorithm":"ring","chunks":2,"splits":[],"streams":1,"comm_sms":0,"comm_engine":"sm","comm_priority":"high"}' \
+  '{"compute_dtype":"bf16","notes":["a"],"verify":{"ok":true,"max_rel_error":0.0,"worst_rank":0},"lower_bound":{"compute_alone_ns":1,"comm_alone_ns":2,"lower_bound_ns":2},"layer":{"describe":"x","ops":[]},"hta":[{"rank":0,"overlap_pct":1}]}' \
+  > seeds/run_record/measured
+printf '%s\n%s' '{}' '{"hta":[{"rank":1,"overlap_pct":2.5,"idle_pct":1,"compute_pct":3}],"link_emulation":{"gbps":1,"latency_us":2}}' > seeds/run_record/imported
 
 status=0
 summary=()
