@@ -44,7 +44,8 @@ std::string ReprOf(const PyLookupResult& r) {
 
 }  // namespace
 
-PyPresetTable::PyPresetTable(PresetTable table) : table_(std::make_shared<const PresetTable>(std::move(table))) {
+PyPresetTable::PyPresetTable(PresetTable table, std::string origin)
+    : table_(std::make_shared<const PresetTable>(std::move(table))), origin_(std::move(origin)) {
   for (const Preset& p : table_->presets()) {
     std::pair<std::string, std::string> place{p.key.gpu, p.key.topology};
     if (std::find(places_.begin(), places_.end(), place) == places_.end()) places_.push_back(std::move(place));
@@ -58,13 +59,13 @@ PyPresetTable PyPresetTable::Load(const std::string& path) {
   };
   auto t = load();
   ThrowIfPresetError(t.status());
-  return PyPresetTable(std::move(*t));
+  return PyPresetTable(std::move(*t), path);
 }
 
 PyPresetTable PyPresetTable::Parse(const std::string& text, const std::string& origin) {
   auto t = PresetTable::Parse(text, origin);
   ThrowIfPresetError(t.status());
-  return PyPresetTable(std::move(*t));
+  return PyPresetTable(std::move(*t), origin);
 }
 
 std::optional<PyLookupResult> PyPresetTable::Lookup(const std::string& op, int64_t m, int64_t n, int64_t k, int64_t tp,
@@ -173,7 +174,7 @@ void BindPresetTable(py::module_& m) {
            "while the lookup runs.")
       .def("__len__", &PyPresetTable::size, "The number of entries.")
       .def("__repr__", [](const PyPresetTable& t) {
-        return "<braid.PresetTable with " + std::to_string(t.size()) + " presets>";
+        return "<braid.PresetTable " + t.origin() + " with " + std::to_string(t.size()) + " presets>";
       });
 
   m.def("_lookup_released_gil", &LastLookupReleasedGil,

@@ -24,7 +24,7 @@ struct PyLookupResult {
 
 class PyPresetTable {
  public:
-  explicit PyPresetTable(PresetTable table);
+  PyPresetTable(PresetTable table, std::string origin);
 
   // Raise PresetError with the loader's message on a missing or bad file.
   static PyPresetTable Load(const std::string& path);
@@ -39,10 +39,12 @@ class PyPresetTable {
 
   const PresetTable& table() const { return *table_; }
   size_t size() const { return table_->size(); }
+  const std::string& origin() const { return origin_; }  // the path loaded, or parse()'s origin
 
  private:
   std::shared_ptr<const PresetTable> table_;
   std::vector<std::pair<std::string, std::string>> places_;  // distinct (gpu, topology), in file order
+  std::string origin_;
 };
 
 // Whether the calling thread's latest Lookup ran without the GIL (for tests).

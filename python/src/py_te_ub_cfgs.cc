@@ -74,15 +74,10 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
   auto parsed_dtype = ParseDType(dtype);
   ThrowIfValueError(parsed_dtype.status());
 
-  std::optional<PyPresetTable> loaded;
-  std::string source_name = "<table>";
-  if (py::isinstance<PyPresetTable>(source)) {
-    loaded.emplace(source.cast<const PyPresetTable&>());
-  } else {
-    source_name = PathArgument(source);
-    loaded.emplace(PyPresetTable::Load(source_name));
-  }
-  const PresetTable& table = loaded->table();
+  const PyPresetTable loaded = py::isinstance<PyPresetTable>(source) ? source.cast<const PyPresetTable&>()
+                                                                     : PyPresetTable::Load(PathArgument(source));
+  const PresetTable& table = loaded.table();
+  const std::string& source_name = loaded.origin();
 
   auto spec = LoadModel(model);
   ThrowIfPresetError(spec.status());

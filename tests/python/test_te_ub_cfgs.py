@@ -130,6 +130,9 @@ class TeArgumentErrors(unittest.TestCase):
             braid.te_ub_cfgs(self.path, model="llama3-70b", seq=4096, batch=1, topology="h100-sxm", gpu="rtx4090")
         with self.assertRaisesRegex(braid.PresetError, "no preset for qkv"):
             self.call(gpu="rtx4090")
+        with self.assertRaisesRegex(braid.PresetError, f"no preset for qkv .* in {self.path}$"):
+            braid.te_ub_cfgs(braid.PresetTable.load(self.path), model="llama3-70b", seq=4096, batch=1, tp=8,
+                             topology="h100-sxm", gpu="rtx4090")
         with self.assertRaisesRegex(braid.PresetError, "/no/such.toml"):
             braid.te_ub_cfgs("/no/such.toml", model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm")
 
