@@ -184,20 +184,14 @@ std::string Fixed(double v, const char* fmt) {
   return buf;
 }
 
-struct Block {
-  std::string key;
-  std::vector<std::string> comments;
-  TeSettings te;
-};
-
 }  // namespace
 
-Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
-                                 const std::string& topology, const TeExportInfo& info) {
+Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
+                               const std::string& topology, const TeExportInfo& info) {
   if (!lw.sequence_parallel) {
     return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
   }
-  std::vector<Block> blocks;
+  std::vector<TeUbCfg> blocks;
   std::vector<std::string> backends;  // distinct, in order of first use
   for (const LayerOp& op : lw.ops) {
     if (op.kind != LayerOpKind::kTpGemm) continue;
@@ -210,8 +204,9 @@ Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& 
     }
     const Preset& p = *r.preset;
     if (std::find(backends.begin(), backends.end(), p.backend) == backends.end()) backends.push_back(p.backend);
-    Block b;
+    TeUbCfg b;
     b.key = std::string(key);
+    b.match = r.match;
     b.comments.push_back(op.name + ": " + op.gemm.Describe());
     if (r.match == PresetMatch::kNearest) {
       b.comments.push_back("nearest match (no exact entry): config from preset " + p.key.workload.Describe() +
@@ -241,9 +236,13 @@ Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& 
           info.default_comm_sms_origin + ")",
       "knobs TE cannot express are listed above each key"};
 
+  return TeUbCfgs{std::move(header), std::move(blocks)};
+}
+
+std::string TeUbCfgsYaml(const TeUbCfgs& cfgs) {
   std::string out;
-  for (const std::string& line : header) out += "# " + OneLine(line) + "\n";
-  for (const Block& b : blocks) {
+  for (const std::string& line : cfgs.header) out += "# " + OneLine(line) + "\n";
+  for (const TeUbCfg& b : cfgs.layers) {
     out += "\n";
     for (const std::string& c : b.comments) out += "# " + OneLine(c) + "\n";
     for (const std::string& c : b.te.comments) out += "# " + OneLine(c) + "\n";
@@ -258,6 +257,13 @@ Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& 
     out += "  use_ce: " + std::to_string(t.use_ce) + "\n";
   }
   return out;
+}
+
+Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
+                                 const std::string& topology, const TeExportInfo& info) {
+  auto cfgs = BuildTeUbCfgs(table, lw, gpu, topology, info);
+  if (!cfgs.ok()) return cfgs.status();
+  return TeUbCfgsYaml(*cfgs);
 }
 
 }  // namespace braid

@@ -54,9 +54,31 @@ struct TeExportInfo {
 // The TP degrees of the table's entries for (gpu, topology), ascending.
 std::vector<int> PresetTps(const PresetTable& table, std::string_view gpu, std::string_view topology);
 
-// The YAML text for every TP GEMM of `lw` (sequence parallel: ag_gemm /
-// gemm_rs). Each GEMM is looked up with PresetTable::Lookup (exact or
-// nearest); a GEMM with no entry is an error (NotFound) naming the op.
+// One ub_cfgs entry: TE's key, where its config came from, and TE's options.
+struct TeUbCfg {
+  std::string key;                        // "qkv_fprop"
+  PresetMatch match = PresetMatch::kExact;
+  std::vector<std::string> comments;      // [0] op and shape, [1] the match, [2] the Braid config
+  TeSettings te;                          // te.comments: what TE cannot express
+};
+
+// A whole export as values: what ExportTeYaml writes, for callers that want
+// the settings rather than the text (the Python module's te_ub_cfgs).
+struct TeUbCfgs {
+  std::vector<std::string> header;  // comment lines at the top of the file
+  std::vector<TeUbCfg> layers;      // in the block's order
+};
+
+// Every TP GEMM of `lw` (sequence parallel: ag_gemm / gemm_rs), each looked
+// up with PresetTable::Lookup (exact or nearest); a GEMM with no entry is an
+// error (NotFound) naming the op.
+Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
+                               const std::string& topology, const TeExportInfo& info);
+
+// The YAML text of `cfgs`: the header and each entry's comments as '#' lines.
+std::string TeUbCfgsYaml(const TeUbCfgs& cfgs);
+
+// BuildTeUbCfgs, then TeUbCfgsYaml.
 Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
                                  const std::string& topology, const TeExportInfo& info);
 

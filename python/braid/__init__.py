@@ -1,0 +1,79 @@
+"""Braid's overlap presets from Python.
+
+Load a preset file written by ``braid tune`` and ask which overlap config to
+use for a tensor-parallel GEMM, or turn a preset file into the ``ub_cfgs``
+dict that TransformerEngine's ``initialize_ub`` takes::
+
+    import braid
+    table = braid.PresetTable.load("presets/tuned/h100-sxm.toml")
+    r = table.lookup(op="gemm_rs", m=8192, n=8192, k=28672, tp=8)
+    print(r.match, r.config)
+
+    cfgs = braid.te_ub_cfgs("presets/tuned/h100-sxm.toml", model="llama3-70b",
+                            seq=8192, batch=1, tp=8, topology="h100-sxm")
+    te.initialize_ub(shape, tp_size, ub_cfgs=cfgs.ub_cfgs)
+
+Errors from the files raise :class:`PresetError`; bad argument values raise
+``ValueError`` and wrong types ``TypeError``.
+"""
+
+import os
+from typing import Dict, List, NamedTuple, Optional, Union
+
+from ._braid import LookupResult, PresetError, PresetTable, __version__
+from ._braid import _te_ub_cfgs
+
+__all__ = ["LookupResult", "PresetError", "PresetTable", "TeUbCfgs", "te_ub_cfgs", "__version__"]
+
+
+class TeUbCfgs(NamedTuple):
+    """What :func:`te_ub_cfgs` returns.
+
+    ``ub_cfgs``: ``{"qkv_fprop": {"method": "ring_exchange", "num_splits": 8,
+    "num_sm": 1, "cga_size": 1, "set_sm_margin": 0, "atomic_gemm": 0,
+    "use_ce": 1}, "proj_fprop": {...}, "fc1_fprop": {...}, "fc2_fprop": {...}}``,
+    equal to ``yaml.safe_load`` of ``braid presets export-te``'s output.
+
+    ``notes``: one line per thing the dict cannot say, prefixed by its key: a
+    nearest-shape match, a Braid knob TE cannot express, an approximation
+    (``"fc2_fprop: not expressible: streams=2 (comm lanes; ...)"``).
+    """
+
+    ub_cfgs: Dict[str, Dict[str, Union[int, str]]]
+    notes: List[str]
+
+
+def te_ub_cfgs(
+    presets: Union[str, "os.PathLike[str]", PresetTable],
+    *,
+    model: str,
+    seq: int,
+    batch: int,
+    topology: str,
+    tp: Optional[int] = None,
+    gpu: Optional[str] = None,
+    dtype: str = "bf16",
+) -> TeUbCfgs:
+    """TransformerEngine ``ub_cfgs`` for one model's transformer block.
+
+    The same settings as ``braid presets export-te FILE --model MODEL --seq
+    SEQ --batch BATCH --topology TOPOLOGY [--tp TP] [--gpu GPU] [--dtype
+    DTYPE]``, computed by the same library code: every TP GEMM of the block
+    (qkv, out_proj, fc1, fc2 with sequence parallelism) is looked up in the
+    preset file (exact or nearest shape) and mapped to TE's options.
+
+    presets: a preset file path or a loaded :class:`PresetTable`.
+    model: a built-in model name (``"llama3-70b"``) or a model ``.toml`` file.
+    topology: a built-in topology name (``"h100-sxm"``) or a ``.toml`` file.
+    tp: the TP degree; left out, the file's only one for this gpu/topology.
+    gpu: the GPU name of the presets; left out, the topology's GPU.
+
+    Pass ``result.ub_cfgs`` to ``initialize_ub(..., ub_cfgs=...)`` and log
+    ``result.notes``. Raises :class:`PresetError` for a missing or malformed
+    file or a GEMM with no preset, ``ValueError`` for a bad size, dtype or TP
+    degree, ``TypeError`` for a wrong type.
+    """
+    ub_cfgs, notes = _te_ub_cfgs(
+        presets, model=model, seq=seq, batch=batch, topology=topology, tp=tp, gpu=gpu, dtype=dtype
+    )
+    return TeUbCfgs(ub_cfgs, notes)

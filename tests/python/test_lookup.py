@@ -1,0 +1,153 @@
+"""PresetTable.lookup gives the C++ loader's answers (`braid presets lookup
+--json`) for every entry of the shipped preset files, exact and nearest."""
+
+import os
+import tempfile
+import threading
+import tomllib
+import unittest
+
+import braid
+from braid_test_env import EXAMPLE_PRESETS, SHIPPED_PRESETS, cli_lookup
+
+
+def entries(path):
+    with open(path, "rb") as f:
+        return tomllib.load(f)["preset"]
+
+
+def key_of(e):
+    return {f: e[f] for f in ("gpu", "topology", "op", "tp", "dtype")}
+
+
+def as_cli_json(r):
+    """A LookupResult in the shape of `braid presets lookup --json`."""
+    return {"match": r.match, "key": r.key, "config": r.config, "time_ns": r.time_ns, "distance": r.distance}
+
+
+class ShippedPresets(unittest.TestCase):
+    def check_against_cli(self, path, e, m, n, k, expect_match):
+        table = braid.PresetTable.load(path)
+        r = table.lookup(op=e["op"], m=m, n=n, k=k, tp=e["tp"], dtype=e["dtype"], gpu=e["gpu"],
+                         topology=e["topology"])
+        want = cli_lookup(path, key_of(e), m, n, k)
+        self.assertIsNotNone(r)
+        self.assertIsNotNone(want)
+        self.assertEqual(r.match, expect_match)
+        got = as_cli_json(r)
+        for field in ("match", "key", "config"):
+            self.assertEqual(got[field], want[field], f"{field} of {e.get('layer')} at {m}x{n}x{k}")
+        self.assertAlmostEqual(got["time_ns"], want["time_ns"], delta=1e-9 * abs(want["time_ns"]))
+        self.assertAlmostEqual(got["distance"], want["distance"], places=9)
+        return r
+
+    def test_every_entry_exact_equals_cli(self):
+        for path in SHIPPED_PRESETS:
+            es = entries(path)
+            self.assertGreater(len(es), 10, path)
+            for e in es:
+                with self.subTest(file=os.path.basename(path), layer=e.get("layer")):
+                    r = self.check_against_cli(path, e, e["m"], e["n"], e["k"], "exact")
+                    self.assertEqual(r.distance, 0.0)
+                    self.assertEqual(r.config["algorithm"], e["algorithm"])
+                    self.assertEqual(r.time_ns, e["time_ns"])
+
+    def test_every_entry_nearest_equals_cli(self):
+        for path in SHIPPED_PRESETS:
+            for e in entries(path):
+                # Between shipped shapes: no entry has these sizes.
+                m, n, k = e["m"] * 13 // 10 + 1, e["n"] * 9 // 10 + 1, e["k"] + 1
+                with self.subTest(file=os.path.basename(path), layer=e.get("layer")):
+                    r = self.check_against_cli(path, e, m, n, k, "nearest")
+                    self.assertGreater(r.distance, 0.0)
+
+    def test_config_has_every_knob_including_splits(self):
+        table = braid.PresetTable.load(EXAMPLE_PRESETS)
+        for e in entries(EXAMPLE_PRESETS):
+            r = table.lookup(op=e["op"], m=e["m"], n=e["n"], k=e["k"], tp=e["tp"], dtype=e["dtype"],
+                             gpu=e["gpu"], topology=e["topology"])
+            self.assertEqual(set(r.config),
+                             {"algorithm", "chunks", "splits", "streams", "comm_sms", "comm_engine", "comm_priority"})
+            self.assertEqual(r.config["splits"], e.get("splits", []))
+            self.assertEqual(r.config["chunks"], e["chunks"])
+            self.assertEqual(r.backend, e["backend"])
+
+
+class GpuAndTopologyDefaults(unittest.TestCase):
+    def setUp(self):
+        self.table = braid.PresetTable.load(SHIPPED_PRESETS[0])
+        self.e = entries(SHIPPED_PRESETS[0])[0]
+
+    def test_left_out_means_the_tables_only_one(self):
+        e = self.e
+        full = self.table.lookup(op=e["op"], m=e["m"], n=e["n"], k=e["k"], tp=e["tp"], gpu=e["gpu"],
+                                 topology=e["topology"])
+        short = self.table.lookup(op=e["op"], m=e["m"], n=e["n"], k=e["k"], tp=e["tp"])
+        self.assertEqual(short.key, full.key)
+        self.assertEqual(short.config, full.config)
+
+    def test_several_gpus_need_a_choice(self):
+        with open(SHIPPED_PRESETS[0]) as f:
+            text = f.read()
+        with open(SHIPPED_PRESETS[1]) as f:
+            other = f.read()
+        text += "\n" + other[other.index("[[preset]]"):]
+        table = braid.PresetTable.parse(text, "both.toml")
+        with self.assertRaisesRegex(ValueError, r"several values of gpu \(h100-sxm, a100-sxm\): pass gpu="):
+            table.lookup(op="gemm_rs", m=4096, n=4096, k=4096, tp=4)
+        r = table.lookup(op="gemm_rs", m=4096, n=4096, k=4096, tp=4, gpu="a100-sxm")
+        self.assertEqual(r.key["gpu"], "a100-sxm")
+
+    def test_nothing_matches_gives_none(self):
+        e = self.e
+        self.assertIsNone(self.table.lookup(op=e["op"], m=e["m"], n=e["n"], k=e["k"], tp=e["tp"], gpu="rtx4090"))
+        self.assertIsNone(self.table.lookup(op=e["op"], m=e["m"], n=e["n"], k=e["k"], tp=64))
+        empty = braid.PresetTable.parse('format = "braid-presets"\nversion = 1\n')
+        self.assertEqual(len(empty), 0)
+        self.assertIsNone(empty.lookup(op="gemm_rs", m=1, n=1, k=1, tp=1))
+
+
+class ResultsOutliveTheirTable(unittest.TestCase):
+    def test_result_keeps_the_table_alive(self):
+        r = braid.PresetTable.load(SHIPPED_PRESETS[0]).lookup(op="gemm_rs", m=4096, n=4096, k=4096, tp=2)
+        import gc
+        gc.collect()
+        self.assertEqual(r.key["op"], "gemm_rs")
+        self.assertIn("gemm_rs", repr(r))
+
+    def test_pathlike_and_bytes_paths(self):
+        import pathlib
+        a = braid.PresetTable.load(pathlib.Path(SHIPPED_PRESETS[0]))
+        b = braid.PresetTable.load(os.fsencode(SHIPPED_PRESETS[0]))
+        self.assertEqual(len(a), len(b))
+        self.assertEqual(len(a), len(entries(SHIPPED_PRESETS[0])))
+
+
+class Gil(unittest.TestCase):
+    def test_lookup_runs_without_the_gil(self):
+        table = braid.PresetTable.load(SHIPPED_PRESETS[0])
+        table.lookup(op="gemm_rs", m=4096, n=4096, k=4096, tp=4)
+        self.assertTrue(braid._braid._lookup_released_gil())
+
+    def test_threads_get_the_same_answers(self):
+        table = braid.PresetTable.load(SHIPPED_PRESETS[0])
+        queries = [(e["op"], e["m"] + i, e["n"], e["k"], e["tp"]) for i, e in enumerate(entries(SHIPPED_PRESETS[0]))]
+        expected = [table.lookup(op=o, m=m, n=n, k=k, tp=tp).key for o, m, n, k, tp in queries]
+        failures = []
+
+        def worker():
+            for _ in range(20):
+                got = [table.lookup(op=o, m=m, n=n, k=k, tp=tp).key for o, m, n, k, tp in queries]
+                if got != expected:
+                    failures.append(got)
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
