@@ -38,6 +38,7 @@ CompareView::CompareView(QWidget* parent)
       a_(new TimelineWidget),
       b_(new TimelineWidget),
       table_(new QTableWidget(0, 5)) {
+  for (QLabel* l : {label_a_, label_b_}) l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   table_->setHorizontalHeaderLabels({"metric (p50, worst rank)", "A", "B", "B − A", "B / A"});
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -48,6 +48,9 @@ MainWindow::MainWindow(QWidget* parent)
   setWindowTitle("braid-view");
   message_->setAlignment(Qt::AlignCenter);
   message_->setWordWrap(true);
+  // A long title must not widen the window (screenshots keep their size).
+  run_title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  run_title_->setWordWrap(true);
   auto* tl = new QVBoxLayout(timeline_page_);
   tl->setContentsMargins(0, 0, 0, 0);
   tl->addWidget(run_title_);

@@ -2,6 +2,7 @@
 
 #include <QFontMetrics>
 #include <cmath>
+#include <utility>
 
 #include "braid/view/kind_colors.h"
 #include "braid/view/level_of_detail.h"
@@ -125,7 +126,27 @@ void PaintRange(QPainter& p, const TimelineWidget& w, int bottom) {
   p.drawText(QPointF(x0 + 3, TimelineWidget::kAxisHeight + 24), QString::fromStdString(FormatDuration(r->span())));
 }
 
+// What the band's colours mean, in the axis row above the row names.
+void PaintLegend(QPainter& p) {
+  int x = 4;
+  const int y = 6;
+  for (const auto& [color, label] : {std::pair{kOverlapColor, "overlap"}, std::pair{kExposedColor, "exposed"},
+                                     std::pair{kTailColor, "tail"}}) {
+    p.fillRect(x, y + 2, 8, 8, color);
+    p.setPen(Qt::black);
+    p.drawText(QPointF(x + 10, y + 10), label);
+    x += 12 + p.fontMetrics().horizontalAdvance(label) + 4;
+  }
+}
+
 void PaintHeaders(QPainter& p, const TimelineWidget& w, const Timeline& t) {
+  p.fillRect(0, 0, TimelineWidget::kHeaderWidth, TimelineWidget::kAxisHeight - 1, QColor(0xF4, 0xF4, 0xF4));
+  QFont small = p.font();
+  const QFont normal = small;
+  small.setPointSizeF(normal.pointSizeF() * 0.8);
+  p.setFont(small);
+  PaintLegend(p);
+  p.setFont(normal);
   p.fillRect(0, TimelineWidget::kAxisHeight, TimelineWidget::kHeaderWidth, w.height(), QColor(0xF0, 0xF0, 0xF0));
   p.setPen(Qt::black);
   for (const RankLayout& l : w.layout()) {
