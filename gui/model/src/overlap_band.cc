@@ -65,9 +65,12 @@ std::vector<RankBand> ComputeOverlapBands(const Timeline& t) {
     std::map<int, PerIteration> iters;
     const auto [first, last] = t.RowsOfRank(rank);
     for (size_t r = first; r < last; ++r) {
+      PerIteration* cur = nullptr;
+      int cur_it = 0;
       for (const Event& e : t.rows[r].events) {
         if (e.kind == EventKind::kMarker || e.kind == EventKind::kSync) continue;
-        PerIteration& p = iters[e.iteration];
+        if (!cur || cur_it != e.iteration) cur = &iters[cur_it = e.iteration];
+        PerIteration& p = *cur;
         p.last_end = std::max(p.last_end, e.end_ns);
         if (e.kind == EventKind::kCompute) {
           p.compute.push_back({e.start_ns, e.end_ns});

@@ -1,6 +1,7 @@
 #include "braid/view/timeline.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 
 namespace braid::view {
@@ -34,17 +35,26 @@ Timeline BuildTimeline(std::vector<Event> events, const std::vector<LaneInfo>& l
   t.event_count = events.size();
   t.origin_ns = events.empty() ? 0 : INT64_MAX;
   t.end_ns = events.empty() ? 0 : INT64_MIN;
+  // The store hands events grouped by (rank, lane) and iteration: remember
+  // the last row and span instead of a map lookup per event.
+  std::pair<int, int> last_key{INT_MIN, INT_MIN};
+  TimelineRow* into = nullptr;
+  IterationSpan* span = nullptr;
   for (Event& e : events) {
     t.origin_ns = std::min(t.origin_ns, e.start_ns);
     t.end_ns = std::max(t.end_ns, e.end_ns);
-    auto [it, fresh] = spans.try_emplace(e.iteration, IterationSpan{e.iteration, e.start_ns, e.end_ns});
-    if (!fresh) {
-      it->second.begin_ns = std::min(it->second.begin_ns, e.start_ns);
-      it->second.end_ns = std::max(it->second.end_ns, e.end_ns);
+    if (!span || span->iteration != e.iteration) {
+      span = &spans.try_emplace(e.iteration, IterationSpan{e.iteration, e.start_ns, e.end_ns}).first->second;
     }
-    t.rows[row_of[{e.rank, e.lane}]].events.push_back(std::move(e));
+    span->begin_ns = std::min(span->begin_ns, e.start_ns);
+    span->end_ns = std::max(span->end_ns, e.end_ns);
+    if (!into || last_key != std::make_pair(e.rank, e.lane)) {
+      last_key = {e.rank, e.lane};
+      into = &t.rows[row_of[last_key]];
+    }
+    into->events.push_back(std::move(e));
   }
-  for (const auto& [it, span] : spans) t.iterations.push_back(span);
+  for (const auto& [iteration, s] : spans) t.iterations.push_back(s);
   for (TimelineRow& row : t.rows) {
     // The store returns events sorted by start already; stable keeps ties.
     if (!std::is_sorted(row.events.begin(), row.events.end(),
