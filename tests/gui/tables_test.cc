@@ -38,19 +38,16 @@ TEST(ViewRunSummary, SameFiguresAsTheMetricRows) {
 }
 
 TEST(ViewRunSummary, LowerBoundAndEfficiencyRowsAreShownWhenStored) {
-  std::vector<MetricRow> rows = MetricRowsOf(ComputeRunMetrics(HandEvents()));
-  for (int it = 0; it < 2; ++it) {
-    for (int r = 0; r < 2; ++r) {
-      rows.push_back({it, r, "lower_bound_ns", 200});
-      rows.push_back({it, r, "efficiency", r == 0 ? 0.8 : 0.75});
-    }
-  }
+  // As a run's maker stores them: whole-run rows beside the metric rows.
+  const RunFigures f = FiguresOf(ComputeRunMetrics(HandEvents()), LowerBound{195, 120});
   StoredRun run;
   run.meta.backend = "sim";
-  const RunSummary s = SummarizeRun(run, rows);
+  const RunSummary s = SummarizeRun(run, FigureRowsOf(f));
   ASSERT_TRUE(s.lower_bound_ns && s.efficiency);
-  EXPECT_DOUBLE_EQ(*s.lower_bound_ns, 200);
-  EXPECT_DOUBLE_EQ(*s.efficiency, 0.75);  // the worst rank
+  EXPECT_DOUBLE_EQ(*s.lower_bound_ns, 195);
+  EXPECT_DOUBLE_EQ(*s.efficiency, 0.75);  // 195 / the 260 ns makespan
+  EXPECT_DOUBLE_EQ(*s.efficiency, f.efficiency.p50);
+  EXPECT_DOUBLE_EQ(s.makespan_ns, 260);
 }
 
 TEST(ViewRunSummary, ALowerBoundRecordedInNotesGivesTheEfficiency) {

@@ -1,8 +1,5 @@
 #include "braid/view/run_summary.h"
 
-#include <algorithm>
-#include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "braid/metric_rows.h"
@@ -29,21 +26,6 @@ std::string DescribeWorkload(const StoredRun& run, const nlohmann::json& notes) 
   return "imported trace, " + std::to_string(run.meta.workload.tp) + " rank(s)";
 }
 
-// p50 over iterations of a stored extra metric (e.g. "efficiency"), worst
-// rank first as the metrics module summarizes: max for times, min for ratios.
-std::optional<double> ExtraMetric(const std::vector<MetricRow>& rows, const std::string& name, bool larger_is_worse) {
-  std::map<int, double> worst;
-  for (const MetricRow& r : rows) {
-    if (r.name != name) continue;
-    auto [it, fresh] = worst.try_emplace(r.iteration, r.value);
-    if (!fresh) it->second = larger_is_worse ? std::max(it->second, r.value) : std::min(it->second, r.value);
-  }
-  if (worst.empty()) return std::nullopt;
-  std::vector<double> xs;
-  for (const auto& [it, v] : worst) xs.push_back(v);
-  return Percentile(std::move(xs), 0.5);
-}
-
 }  // namespace
 
 RunSummary SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows) {
@@ -66,8 +48,9 @@ RunSummary SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows
       }
     }
   }
-  const RunMetrics m = RunMetricsFromRows(rows);
-  const MetricSummary& o = m.overall;
+  // The figures as the run's maker stored them (braid/metric_rows.h).
+  const RunFigures f = RunFiguresFromRows(rows);
+  const MetricSummary& o = f.metrics.overall;
   s.makespan_ns = o[Metric::kMakespan].p50;
   s.compute_ns = o[Metric::kCompute].p50;
   s.comm_ns = o[Metric::kComm].p50;
@@ -75,16 +58,17 @@ RunSummary SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows
   s.exposed_comm_ns = o[Metric::kExposedComm].p50;
   s.tail_ns = o[Metric::kTail].p50;
   s.overlap_ratio = o[Metric::kOverlapRatio].p50;
-  s.lower_bound_ns = ExtraMetric(rows, "lower_bound_ns", true);
-  s.efficiency = ExtraMetric(rows, "efficiency", false);
-  if (!s.lower_bound_ns) {
-    // Runs recorded before the bound became a metric row keep it in notes.
-    if (auto lb = notes.find("lower_bound"); lb != notes.end() && lb->is_object()) {
-      const auto v = lb->find("lower_bound_ns");
-      if (v != lb->end() && v->is_number()) s.lower_bound_ns = v->get<double>();
+  if (f.lower_bound) {
+    s.lower_bound_ns = f.lower_bound->lower_bound_ns();
+    s.efficiency = f.efficiency.p50;
+  } else if (auto lb = notes.find("lower_bound"); lb != notes.end() && lb->is_object()) {
+    // Runs stored before the bound became metric rows kept it in notes.
+    const auto v = lb->find("lower_bound_ns");
+    if (v != lb->end() && v->is_number() && s.makespan_ns > 0) {
+      s.lower_bound_ns = v->get<double>();
+      s.efficiency = *s.lower_bound_ns / s.makespan_ns;
     }
   }
-  if (!s.efficiency && s.lower_bound_ns && s.makespan_ns > 0) s.efficiency = *s.lower_bound_ns / s.makespan_ns;
   return s;
 }
 

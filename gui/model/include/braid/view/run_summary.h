@@ -26,8 +26,8 @@ struct RunSummary {
   // p50 over iterations of the worst rank (DESIGN.md's metrics).
   double makespan_ns = 0, compute_ns = 0, comm_ns = 0, overlap_ns = 0, exposed_comm_ns = 0, tail_ns = 0;
   double overlap_ratio = 0;
-  // From stored `lower_bound_ns` / `efficiency` metric rows, or the run's
-  // recorded lower bound; absent when neither exists.
+  // From the run's stored lower-bound rows (braid/metric_rows.h
+  // FigureRowsOf; efficiency is its p50); absent for imported traces.
   std::optional<double> lower_bound_ns, efficiency;
 };
 
