@@ -23,6 +23,7 @@ class RunBrowser : public QWidget {
   QSortFilterProxyModel* proxy() { return proxy_; }
   QLineEdit* filter() { return filter_; }
   QTableView* table() { return table_; }
+  QPushButton* compare_button() { return compare_; }
 
  signals:
   void runActivated(qint64 run);
