@@ -276,6 +276,8 @@ TEST_F(MainWindowTest, CommandRefusesBadInputWithExitTwoAndOneLine) {
   EXPECT_NE(out.find("no run 99"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(dir.Path("x.png")));
   EXPECT_EQ(RunView(path + " --session 5 --screenshot " + dir.Path("x.png"), &out), 2);
+  EXPECT_EQ(RunView(path + " --run 1 --screenshot " + dir.Path("no/such/folder/x.png"), &out), 2);
+  EXPECT_NE(out.find("folder does not exist"), std::string::npos) << out;
   const std::string text = dir.Path("t.txt");
   std::ofstream(text) << "hello";
   EXPECT_EQ(RunView(text + " --run 1 --screenshot " + dir.Path("x.png"), &out), 2);

@@ -1,6 +1,9 @@
 #include "braid/view/view_options.h"
 
+#include <unistd.h>
+
 #include <charconv>
+#include <filesystem>
 
 #include "braid/store.h"
 
@@ -75,6 +78,14 @@ Result<ViewOptions> ParseViewOptions(const std::vector<std::string>& args) {
 }
 
 Status CheckViewTargets(const ViewOptions& o) {
+  if (!o.screenshot.empty()) {
+    // The picture's folder must exist and be writable (checked before any work).
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::absolute(o.screenshot, ec).parent_path();
+    if (ec || !std::filesystem::is_directory(parent, ec) || access(parent.c_str(), W_OK) != 0) {
+      return Status::Invalid("--screenshot " + o.screenshot + ": its folder does not exist or is not writable");
+    }
+  }
   auto store = Store::Open(o.db, /*read_only=*/true);
   if (!store.ok()) return store.status();
   for (const auto& run : {o.run, o.compare}) {

@@ -24,7 +24,8 @@ struct ViewOptions {
 Result<ViewOptions> ParseViewOptions(const std::vector<std::string>& args);
 
 // Opens the store read-only and checks that the runs or session named
-// exist: the command line's "exit 2 before a window opens".
+// exist and that the screenshot's folder is writable: the command line's
+// "exit 2 before a window opens".
 Status CheckViewTargets(const ViewOptions& o);
 
 }  // namespace braid::view
