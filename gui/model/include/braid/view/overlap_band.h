@@ -1,0 +1,54 @@
+// Per rank, where compute and communication overlap, where communication is
+// exposed, and the tail of each iteration: the intervals behind the band the
+// timeline draws under each rank. They follow the metrics module's rules
+// (braid/metrics.h): per iteration, compute and comm are unions of their
+// events' intervals (markers and syncs ignored), overlap is their
+// intersection, exposed comm is comm minus compute, and the tail runs from
+// the end of the last compute step to the end of the iteration.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "braid/intervals.h"
+#include "braid/view/timeline.h"
+
+namespace braid::view {
+
+struct RankBand {
+  int rank = 0;
+  // All merged and sorted, over the whole run (stored times).
+  std::vector<Interval> compute, comm, overlap, exposed_comm, tails;
+};
+
+// One band per rank of `t.ranks`, in that order.
+std::vector<RankBand> ComputeOverlapBands(const Timeline& t);
+
+// Interval-set helpers (inputs merged and sorted, as MergeIntervals makes them).
+std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b);
+std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector<Interval>& b);
+// Length of the part of a merged set inside [t0, t1): O(log n + k).
+int64_t LengthWithin(const std::vector<Interval>& merged, int64_t t0, int64_t t1);
+// Indices [first, last) of the intervals of a merged set that meet [t0, t1).
+std::pair<size_t, size_t> IntervalsWithin(const std::vector<Interval>& merged, int64_t t0, int64_t t1);
+
+// What a range selection reports: its duration and, averaged over the
+// ranks, busy compute, communication and their overlap inside it.
+struct RangeStats {
+  int64_t duration_ns = 0;
+  double compute_ns = 0, comm_ns = 0, overlap_ns = 0, exposed_comm_ns = 0;
+  double overlap_ratio = 0;  // overlap / comm (0 without comm)
+};
+RangeStats StatsInRange(const std::vector<RankBand>& bands, int64_t t0, int64_t t1);
+
+}  // namespace braid::view
+
+namespace braid::view {
+
+// The intervals of a merged set that meet [t0, t1), with gaps shorter than
+// `min_gap_ns` closed, so that a band is drawn with one rectangle per pixel
+// run however many intervals it holds: O(drawn · log n).
+std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, int64_t t0, int64_t t1,
+                                         int64_t min_gap_ns);
+
+}  // namespace braid::view

@@ -1,0 +1,48 @@
+#include "braid/view/event_details.h"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "braid/view/time_axis.h"
+
+namespace braid::view {
+
+namespace {
+
+std::string Number(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string Bytes(int64_t b) {
+  if (b >= (int64_t(1) << 30)) return Number("%.2f GiB", double(b) / double(int64_t(1) << 30));
+  if (b >= (1 << 20)) return Number("%.2f MiB", double(b) / double(1 << 20));
+  if (b >= (1 << 10)) return Number("%.2f KiB", double(b) / double(1 << 10));
+  return std::to_string(b) + " B";
+}
+
+}  // namespace
+
+std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_name, int64_t origin_ns) {
+  std::vector<DetailLine> out;
+  const int64_t dur = e.end_ns - e.start_ns;
+  out.push_back({"kind", std::string(EventKindName(e.kind))});
+  out.push_back({"name", e.name});
+  out.push_back({"rank", std::to_string(e.rank)});
+  out.push_back({"lane", std::to_string(e.lane) + (lane_name.empty() ? "" : " (" + lane_name + ")")});
+  out.push_back({"iteration", std::to_string(e.iteration)});
+  out.push_back({"start", FormatDuration(double(e.start_ns - origin_ns))});
+  out.push_back({"duration", FormatDuration(double(dur))});
+  if (e.bytes > 0) out.push_back({"bytes", Bytes(e.bytes)});
+  if (e.flops > 0) out.push_back({"FLOPs", Number("%.4g", e.flops)});
+  if (dur > 0 && e.flops > 0) out.push_back({"achieved", Number("%.1f TFLOP/s", e.flops / double(dur) / 1e3)});
+  if (dur > 0 && e.bytes > 0 && e.flops <= 0) out.push_back({"achieved", Number("%.1f GB/s", double(e.bytes) / double(dur))});
+  if (e.chunk >= 0) out.push_back({"chunk", std::to_string(e.chunk)});
+  if (e.step >= 0) out.push_back({"step", std::to_string(e.step)});
+  if (e.peer >= 0) out.push_back({"peer", std::to_string(e.peer)});
+  if (e.correlation >= 0) out.push_back({"correlation", std::to_string(e.correlation)});
+  return out;
+}
+
+}  // namespace braid::view

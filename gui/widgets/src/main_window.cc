@@ -1,0 +1,230 @@
+#include "braid/view/main_window.h"
+
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "braid/view/time_axis.h"
+
+namespace braid::view {
+
+namespace {
+
+QString Q(const std::string& s) { return QString::fromStdString(s); }
+
+QScrollArea* Scrolled(QWidget* w) {
+  auto* s = new QScrollArea;
+  s->setWidget(w);
+  s->setWidgetResizable(true);
+  s->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  return s;
+}
+
+QString RangeLine(const RangeStats& s) {
+  return QString("selection %1 · compute %2 · comm %3 · overlap %4 (%5 %) per rank")
+      .arg(Q(FormatDuration(double(s.duration_ns))), Q(FormatDuration(s.compute_ns)), Q(FormatDuration(s.comm_ns)),
+           Q(FormatDuration(s.overlap_ns)))
+      .arg(100 * s.overlap_ratio, 0, 'f', 1);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      pages_(new QStackedWidget),
+      message_(new QLabel),
+      run_title_(new QLabel),
+      timeline_page_(new QWidget),
+      timeline_(new TimelineWidget),
+      compare_(new CompareView),
+      session_(new SessionView),
+      browser_(new RunBrowser),
+      sessions_(new QListWidget),
+      details_(new DetailsPanel) {
+  setWindowTitle("braid-view");
+  message_->setAlignment(Qt::AlignCenter);
+  message_->setWordWrap(true);
+  // A long title must not widen the window (screenshots keep their size).
+  run_title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  run_title_->setWordWrap(true);
+  auto* tl = new QVBoxLayout(timeline_page_);
+  tl->setContentsMargins(0, 0, 0, 0);
+  tl->addWidget(run_title_);
+  tl->addWidget(Scrolled(timeline_), 1);
+  pages_->addWidget(message_);
+  pages_->addWidget(timeline_page_);
+  pages_->addWidget(compare_);
+  pages_->addWidget(session_);
+
+  auto* left = new QTabWidget;
+  left->addTab(browser_, "Runs");
+  left->addTab(sessions_, "Tuning sessions");
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(left);
+  split->addWidget(pages_);
+  split->addWidget(details_);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 6);
+  split->setStretchFactor(2, 1);
+  split->setSizes({380, 1000, 260});
+  setCentralWidget(split);
+
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::OpenFromDialog);
+  file->addAction("&Refresh", QKeySequence::Refresh, this, [this] { (void)Refresh(); });
+  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  connect(browser_, &RunBrowser::runActivated, this, [this](qint64 id) { (void)ShowRun(id); });
+  connect(browser_, &RunBrowser::compareRequested, this, [this](qint64 a, qint64 b) { (void)ShowCompare(a, b); });
+  connect(sessions_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* i) { (void)ShowSession(i->data(Qt::UserRole).toLongLong()); });
+  connect(session_, &SessionView::trialRunRequested, this, [this](qint64 id) { (void)ShowRun(id); });
+  for (TimelineWidget* w : {timeline_, compare_->first(), compare_->second()}) {
+    connect(w, &TimelineWidget::eventSelected, this, [this, w](std::optional<EventRef> e) { ShowDetails(w, e); });
+    connect(w, &TimelineWidget::rangeSelected, this, [this](const RangeStats& s) {
+      details_->ShowRange(s);
+      statusBar()->showMessage(RangeLine(s));
+    });
+  }
+  ShowMessage("Open a Braid store (File ▸ Open, or braid-view FILE.db).");
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::message() const { return pages_->currentWidget() == message_ ? message_->text() : QString(); }
+
+void MainWindow::ShowMessage(const QString& text) {
+  message_->setText(text);
+  pages_->setCurrentWidget(message_);
+}
+
+Status MainWindow::OpenStore(const std::string& path) {
+  auto s = Store::Open(path, /*read_only=*/true);
+  if (!s.ok()) {
+    store_.reset();
+    browser_->SetRuns({});
+    sessions_->clear();
+    ShowMessage(Q(s.status().message()));
+    return s.status();
+  }
+  store_ = std::move(*s);
+  setWindowTitle(Q("braid-view — " + path));
+  Status st = Refresh();
+  if (st.ok()) {
+    ShowMessage(runs_.empty() ? Q(path + " holds no runs yet.")
+                              : QString("%1 run(s). Double-click one to see its timeline.").arg(runs_.size()));
+  }
+  return st;
+}
+
+Status MainWindow::Refresh() {
+  if (!store_) return Status::Invalid("no store is open");
+  auto runs = LoadRunSummaries(*store_);
+  if (!runs.ok()) {
+    ShowMessage(Q(runs.status().message()));
+    return runs.status();
+  }
+  runs_ = *runs;
+  browser_->SetRuns(std::move(*runs));
+  auto sessions = store_->ListSessions();
+  if (!sessions.ok()) {
+    ShowMessage(Q(sessions.status().message()));
+    return sessions.status();
+  }
+  sessions_->clear();
+  for (const StoredSession& s : *sessions) {
+    auto* item = new QListWidgetItem(QString("%1 · %2 · %3 · %4")
+                                         .arg(s.id)
+                                         .arg(Q(s.info.workload_key), Q(s.info.topology), Q(s.status)));
+    item->setData(Qt::UserRole, qlonglong(s.id));
+    sessions_->addItem(item);
+  }
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const Timeline>> MainWindow::Load(int64_t run, RunSummary* summary) {
+  if (!store_) return Status::Invalid("no store is open");
+  auto t = LoadTimeline(*store_, run);
+  if (!t.ok()) return t.status();
+  auto rows = store_->LoadMetrics(run);
+  auto meta = store_->GetRun(run);
+  if (!rows.ok()) return rows.status();
+  if (!meta.ok()) return meta.status();
+  *summary = SummarizeRun(*meta, *rows);
+  return std::shared_ptr<const Timeline>(std::make_shared<Timeline>(std::move(*t)));
+}
+
+Status MainWindow::ShowRun(int64_t run) {
+  RunSummary s;
+  auto t = Load(run, &s);
+  if (!t.ok()) {
+    ShowMessage(Q(t.status().message()));
+    return t.status();
+  }
+  const bool empty = (*t)->empty();
+  timeline_->SetTimeline(*t, QString("run %1 has no events").arg(run));
+  run_title_->setText(QString("run %1 · %2 · %3 · %4 %5 · makespan %6 · overlap %7 % · exposed comm %8 · tail %9")
+                          .arg(run)
+                          .arg(Q(s.config.empty() ? s.source : s.config), Q(s.workload), Q(s.backend), Q(s.topology),
+                               Q(FormatDuration(s.makespan_ns)))
+                          .arg(100 * s.overlap_ratio, 0, 'f', 1)
+                          .arg(Q(FormatDuration(s.exposed_comm_ns)), Q(FormatDuration(s.tail_ns))) +
+                      (s.efficiency ? QString(" · efficiency %1").arg(*s.efficiency, 0, 'f', 3) : QString()));
+  details_->Clear();
+  pages_->setCurrentWidget(timeline_page_);
+  if (empty) statusBar()->showMessage(QString("run %1 has no events").arg(run));
+  return Status::Ok();
+}
+
+Status MainWindow::ShowCompare(int64_t a, int64_t b) {
+  RunSummary sa, sb;
+  auto ta = Load(a, &sa);
+  auto tb = ta.ok() ? Load(b, &sb) : Result<std::shared_ptr<const Timeline>>(ta.status());
+  if (!ta.ok() || !tb.ok()) {
+    const Status& st = ta.ok() ? tb.status() : ta.status();
+    ShowMessage(Q(st.message()));
+    return st;
+  }
+  compare_->SetRuns(*ta, sa, *tb, sb);
+  details_->Clear();
+  pages_->setCurrentWidget(compare_);
+  return Status::Ok();
+}
+
+Status MainWindow::ShowSession(int64_t session) {
+  if (!store_) return Status::Invalid("no store is open");
+  auto s = store_->GetSession(session);
+  if (!s.ok()) {
+    ShowMessage(Q(s.status().message()));
+    return s.status();
+  }
+  auto rows = LoadTrialRows(*store_, session);
+  if (!rows.ok()) {
+    ShowMessage(Q(rows.status().message()));
+    return rows.status();
+  }
+  session_->SetSession(*s, std::move(*rows));
+  pages_->setCurrentWidget(session_);
+  return Status::Ok();
+}
+
+void MainWindow::ShowDetails(TimelineWidget* w, std::optional<EventRef> e) {
+  const Timeline* t = w->timeline();
+  if (!e || !t) {
+    details_->Clear();
+    return;
+  }
+  const TimelineRow& row = t->rows[e->row];
+  details_->ShowLines(EventDetails(row.events[e->index], row.name, t->origin_ns));
+}
+
+void MainWindow::OpenFromDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, "Open a Braid store", {}, "Braid stores (*.db);;All files (*)");
+  if (!path.isEmpty()) (void)OpenStore(path.toStdString());
+}
+
+}  // namespace braid::view
