@@ -139,7 +139,8 @@ int ExecuteTune(const TuneArgs& a) {
   if (!knobs.ok()) return ReportError("tune", knobs.status());
   auto existing = ExistingPresets(a.out);
   if (!existing.ok()) return ReportError("tune", existing.status());
-  if (a.resume && !std::filesystem::exists(a.db)) {
+  std::error_code ec;
+  if (a.resume && !std::filesystem::exists(a.db, ec)) {
     return ReportError("tune", Status::Invalid("--resume: there is no store " + a.db + " to resume from"));
   }
   if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("tune", s);

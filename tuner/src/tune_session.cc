@@ -9,7 +9,6 @@ namespace braid {
 
 namespace {
 
-using tuning::RecordedTrial;
 using tuning::StoreTrialRunner;
 
 Status CheckRequest(const TuneRequest& q) {
