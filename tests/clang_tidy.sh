@@ -30,5 +30,5 @@ echo "clang-tidy: ${#selected[@]} file(s)"
 [[ ${#selected[@]} == 0 ]] && exit 0
 # pipefail: the verdict is xargs' (non-zero when any clang-tidy found something).
 printf '%s\n' "${selected[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet \
-  --extra-arg=-Wno-unknown-warning-option 2>&1 | { grep -v "warnings generated\|^Suppressed\|^Use -header-filter" || true; }
+  --extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-c99-extensions 2>&1 | { grep -v "warnings generated\|^Suppressed\|^Use -header-filter" || true; }
 echo "clang-tidy: clean"

@@ -67,7 +67,7 @@ void ExpectOneLine(const Outcome& o, int code, const std::string& text) {
 
 // Three sim runs: ring, chunked, serial of one workload.
 std::string ThreeRuns(const std::string& name) {
-  const std::string db = TempPath(name);
+  std::string db = TempPath(name);
   std::filesystem::remove(db);
   for (const char* algo : {"ring --chunks 2", "chunked --chunks 4", "serial"}) {
     const Outcome o = Braid(kSim + "--algo " + algo + " --db " + db);

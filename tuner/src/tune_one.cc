@@ -1,3 +1,4 @@
+#include <cmath>
 #include <string>
 
 #include "braid/te_default.h"
@@ -7,7 +8,7 @@ namespace braid {
 
 namespace {
 
-std::string Ns(double ns) { return std::to_string(int64_t(ns + 0.5)) + " ns"; }
+std::string Ns(double ns) { return std::to_string(std::llround(ns)) + " ns"; }
 
 }  // namespace
 
