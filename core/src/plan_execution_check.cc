@@ -68,9 +68,8 @@ class Executor {
       (*out)[size_t(i)] = c;
     });
     if (empty_row >= 0) {
-      return Status::Invalid(
-          StepRef(r, s) + ": reads empty row " + std::to_string(empty_row) + " of buffer '" +
-          plan_.ranks[size_t(r)].buffers[size_t(g.buffer)].name + "' (nothing has written it yet)");
+      return Status::Invalid(StepRef(r, s) + ": reads empty row " + std::to_string(empty_row) + " of buffer '" +
+                             plan_.ranks[size_t(r)].buffers[size_t(g.buffer)].name + "' (nothing has written it yet)");
     }
     return Status::Ok();
   }
@@ -85,9 +84,8 @@ class Executor {
     ForRows(g, [&](int64_t k, int64_t rr) {
       if (k == i) row = rr;
     });
-    return Status::Invalid(StepRef(r, s) + ": " + why + " (row " + std::to_string(row) +
-                           " of buffer '" + plan_.ranks[size_t(r)].buffers[size_t(g.buffer)].name +
-                           "')");
+    return Status::Invalid(StepRef(r, s) + ": " + why + " (row " + std::to_string(row) + " of buffer '" +
+                           plan_.ranks[size_t(r)].buffers[size_t(g.buffer)].name + "')");
   }
 
   Status RunStep(int r, const Step& s) {
@@ -99,13 +97,11 @@ class Executor {
         const bool product = plan_.op_products(s.op);
         for (size_t i = 0; i < a.size(); ++i) {
           if (a[i].tag != Tag::kARow) {
-            return RowError(r, s, s.a, int64_t(i),
-                            "multiplies " + ContentText(a[i]) + ", expected a row of A");
+            return RowError(r, s, s.a, int64_t(i), "multiplies " + ContentText(a[i]) + ", expected a row of A");
           }
           if (a[i].op != s.op) {
             return RowError(r, s, s.a, int64_t(i),
-                            "multiplies a row of op " + std::to_string(a[i].op) + "'s A in op " +
-                                std::to_string(s.op));
+                            "multiplies a row of op " + std::to_string(a[i].op) + "'s A in op " + std::to_string(s.op));
           }
           a[i] = product ? Content{Tag::kProduct, a[i].row, 0, s.op}
                          : Content{Tag::kPartial, a[i].row, uint64_t{1} << r, s.op};
@@ -139,9 +135,11 @@ class Executor {
         BRAID_RETURN_IF_ERROR(Read(r, s, s.a, &a));
         Write(r, s.c, a);
         return Status::Ok();
-      case StepKind::kCompute: return Status::Ok();  // no buffers
+      case StepKind::kCompute:
+        return Status::Ok();  // no buffers
       case StepKind::kCollective:
-      case StepKind::kFused: break;
+      case StepKind::kFused:
+        break;
     }
     return Status::Internal(StepRef(r, s) + ": unexpected step kind");
   }
@@ -150,12 +148,10 @@ class Executor {
   Status RunCollective(std::span<const int> members) {
     const int p = plan_.tp();
     std::vector<const Step*> steps(static_cast<size_t>(p), nullptr);
-    for (int r = 0; r < p; ++r)
-      steps[size_t(r)] = &plan_.ranks[size_t(r)].steps[size_t(g_.id_of(members[size_t(r)]))];
+    for (int r = 0; r < p; ++r) steps[size_t(r)] = &plan_.ranks[size_t(r)].steps[size_t(g_.id_of(members[size_t(r)]))];
     // Everyone's contribution first, then everyone's result.
     std::vector<std::vector<Content>> in(static_cast<size_t>(p));
-    for (int r = 0; r < p; ++r)
-      BRAID_RETURN_IF_ERROR(Read(r, *steps[size_t(r)], steps[size_t(r)]->a, &in[size_t(r)]));
+    for (int r = 0; r < p; ++r) BRAID_RETURN_IF_ERROR(Read(r, *steps[size_t(r)], steps[size_t(r)]->a, &in[size_t(r)]));
     const Step& s0 = plan_.ranks[0].steps[size_t(g_.id_of(members[0]))];
     const CollectiveKind kind = s0.collective;
     if (s0.kind == StepKind::kFused) {
@@ -189,13 +185,11 @@ class Executor {
           break;
         case CollectiveKind::kReduceScatter: {
           const size_t n = size_t(s.c.total_rows());
-          o.assign(in[0].begin() + std::ptrdiff_t(size_t(r) * n),
-                   in[0].begin() + std::ptrdiff_t(size_t(r + 1) * n));
+          o.assign(in[0].begin() + std::ptrdiff_t(size_t(r) * n), in[0].begin() + std::ptrdiff_t(size_t(r + 1) * n));
           for (int q = 1; q < p; ++q) {
             for (size_t i = 0; i < n; ++i) {
               if (!AddContent(o[i], in[size_t(q)][size_t(r) * n + i], &o[i], &why)) {
-                return RowError(r, s, s.c, int64_t(i),
-                                why + " summing rank " + std::to_string(q) + "'s piece");
+                return RowError(r, s, s.c, int64_t(i), why + " summing rank " + std::to_string(q) + "'s piece");
               }
             }
           }
@@ -206,8 +200,7 @@ class Executor {
           for (int q = 1; q < p; ++q) {
             for (size_t i = 0; i < o.size(); ++i) {
               if (!AddContent(o[i], in[size_t(q)][i], &o[i], &why)) {
-                return RowError(r, s, s.c, int64_t(i),
-                                why + " summing rank " + std::to_string(q) + "'s part");
+                return RowError(r, s, s.c, int64_t(i), why + " summing rank " + std::to_string(q) + "'s part");
               }
             }
           }
@@ -230,15 +223,15 @@ class Executor {
         const auto& buf = state_[size_t(r)][size_t(out.buffer)];
         for (size_t i = 0; i < buf.size(); ++i) {
           const int64_t want_row = out.window.row0 + int64_t(i);
-          const Content want = product ? Content{Tag::kProduct, want_row, 0, out.op}
-                                       : Content{Tag::kPartial, want_row, all, out.op};
+          const Content want =
+              product ? Content{Tag::kProduct, want_row, 0, out.op} : Content{Tag::kPartial, want_row, all, out.op};
           const Content& got = buf[i];
           if (got.tag == want.tag && got.row == want.row && got.mask == want.mask && got.op == want.op) {
             continue;
           }
-          std::string text = "rank " + std::to_string(r) + " output '" +
-                             rp.buffers[size_t(out.buffer)].name + "' row " + std::to_string(i) +
-                             ": expected " + ContentText(want) + ", found " + ContentText(got);
+          std::string text = "rank " + std::to_string(r) + " output '" + rp.buffers[size_t(out.buffer)].name +
+                             "' row " + std::to_string(i) + ": expected " + ContentText(want) + ", found " +
+                             ContentText(got);
           if (got.op != want.op) text += " of op " + std::to_string(got.op);
           if (got.tag == Tag::kPartial && got.row == want.row) {
             text += " (missing a partial: ranks " + MaskText(all & ~got.mask) + ")";

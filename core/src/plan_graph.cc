@@ -212,8 +212,8 @@ Status PlanGraph::ExplainPairingError(const Plan& plan) const {
   for (size_t i = 1; i < recvs.size(); ++i) {
     if (recvs[i].SameKey(recvs[i - 1])) {
       const End& x = recvs[i];
-      return Status::Invalid(StepRef(x.to, step(x.to, x.id)) + ": a second recv from rank " +
-                             std::to_string(x.from) + " with match " + std::to_string(x.match));
+      return Status::Invalid(StepRef(x.to, step(x.to, x.id)) + ": a second recv from rank " + std::to_string(x.from) +
+                             " with match " + std::to_string(x.match));
     }
   }
   // Merge the two sorted lists: every key must appear in both.
@@ -255,13 +255,15 @@ Status PlanGraph::GroupCollectives(const Plan& plan) {
   group_off_.clear();
   group_steps_.clear();
   const std::span<Endpoint> colls(colls_.data(), coll_n_);
-  std::sort(colls.begin(), colls.end(),
-            [](const Endpoint& a, const Endpoint& b) { return std::tie(a.match, a.src, a.g) < std::tie(b.match, b.src, b.g); });
+  std::sort(colls.begin(), colls.end(), [](const Endpoint& a, const Endpoint& b) {
+    return std::tie(a.match, a.src, a.g) < std::tie(b.match, b.src, b.g);
+  });
   auto step = [&](const Endpoint& e) -> const Step& { return plan.ranks[size_t(e.src)].steps[size_t(id_of(e.g))]; };
   // A match twice on one rank: the first such step in rank and id order.
   size_t dup = 0;
   for (size_t i = 1; i < colls.size(); ++i) {
-    if (colls[i].match == colls[i - 1].match && colls[i].src == colls[i - 1].src && (dup == 0 || colls[i].g < colls[dup].g)) {
+    if (colls[i].match == colls[i - 1].match && colls[i].src == colls[i - 1].src &&
+        (dup == 0 || colls[i].g < colls[dup].g)) {
       dup = i;
     }
   }
@@ -278,8 +280,8 @@ Status PlanGraph::GroupCollectives(const Plan& plan) {
     for (int r = 0; r < ranks(); ++r) {
       const size_t at = lo + size_t(r);
       if (at >= hi || colls[at].src != r) {
-        return Status::Invalid("collective " + s0.name + " match " + std::to_string(match) + " (" +
-                               StepRef(first, s0) + ") is missing on rank " + std::to_string(r));
+        return Status::Invalid("collective " + s0.name + " match " + std::to_string(match) + " (" + StepRef(first, s0) +
+                               ") is missing on rank " + std::to_string(r));
       }
       const Step& s = step(colls[at]);
       if (s.kind != s0.kind) {

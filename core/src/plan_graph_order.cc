@@ -117,7 +117,8 @@ Status PlanGraph::Order(const Plan& plan) {
       const Step& s = StepOf(plan, m);
       const int base = first_[size_t(rank_of_[size_t(m)])];
       for (int d : s.deps) {
-        if (indeg[size_t(node_of[size_t(base + d)])] > 0) return node_of[size_t(base + d)];
+        const int pred = node_of[size_t(base) + size_t(d)];
+        if (indeg[size_t(pred)] > 0) return pred;
       }
       if (const int prev = lane_prev[size_t(m)]; prev >= 0 && indeg[size_t(node_of[size_t(prev)])] > 0) {
         return node_of[size_t(prev)];

@@ -64,8 +64,7 @@ Status CheckRaces(const Plan& plan, int r) {
   for (size_t b = 0; b < by_buffer.size(); ++b) {
     if (!written[b]) continue;  // read-only buffers (B, unused inputs) cannot race
     auto& iv = by_buffer[b];
-    std::sort(iv.begin(), iv.end(),
-              [](const Interval& x, const Interval& y) { return x.lo < y.lo; });
+    std::sort(iv.begin(), iv.end(), [](const Interval& x, const Interval& y) { return x.lo < y.lo; });
     std::vector<const Interval*> reads, writes;  // intervals still open at the sweep line
     auto expire = [](std::vector<const Interval*>& v, int64_t at) {
       for (size_t i = 0; i < v.size();) {
@@ -82,12 +81,11 @@ Status CheckRaces(const Plan& plan, int r) {
       const Step& sy = rp.steps[size_t(std::max(x.step, y.step))];
       const bool xw = x.step < y.step ? x.write : y.write;
       const bool yw = x.step < y.step ? y.write : x.write;
-      return Status::Invalid(
-          "data race on rank " + std::to_string(r) + " buffer '" + rp.buffers[b].name + "' rows " +
-          std::to_string(std::max(x.lo, y.lo)) + ".." + std::to_string(std::min(x.hi, y.hi) - 1) +
-          ": step " + std::to_string(sx.id) + " (" + sx.name + ") " + (xw ? "writes" : "reads") +
-          " and step " + std::to_string(sy.id) + " (" + sy.name + ") " + (yw ? "writes" : "reads") +
-          " them, unordered by deps or lane order");
+      return Status::Invalid("data race on rank " + std::to_string(r) + " buffer '" + rp.buffers[b].name + "' rows " +
+                             std::to_string(std::max(x.lo, y.lo)) + ".." + std::to_string(std::min(x.hi, y.hi) - 1) +
+                             ": step " + std::to_string(sx.id) + " (" + sx.name + ") " + (xw ? "writes" : "reads") +
+                             " and step " + std::to_string(sy.id) + " (" + sy.name + ") " + (yw ? "writes" : "reads") +
+                             " them, unordered by deps or lane order");
     };
     for (const Interval& x : iv) {
       expire(reads, x.lo);

@@ -7,8 +7,8 @@ std::string StepRef(int rank, const Step& s) {
 }
 
 std::string RegionText(const RankPlan& rp, const Region& g) {
-  std::string out = "'" + rp.buffers[size_t(g.buffer)].name + "' rows " + std::to_string(g.row) +
-                    "+" + std::to_string(g.rows);
+  std::string out =
+      "'" + rp.buffers[size_t(g.buffer)].name + "' rows " + std::to_string(g.row) + "+" + std::to_string(g.rows);
   if (g.pieces != 1) {
     out += " x" + std::to_string(g.pieces) + " stride " + std::to_string(g.stride);
   }
@@ -16,8 +16,8 @@ std::string RegionText(const RankPlan& rp, const Region& g) {
 }
 
 Status StepIdError(int rank, size_t index, const Step& s) {
-  return Status::Invalid("rank " + std::to_string(rank) + " step at index " + std::to_string(index) +
-                         " has id " + std::to_string(s.id));
+  return Status::Invalid("rank " + std::to_string(rank) + " step at index " + std::to_string(index) + " has id " +
+                         std::to_string(s.id));
 }
 
 Status StepDepsError(int rank, const Step& s) {
@@ -36,8 +36,8 @@ Status StepLaneError(const Plan& plan, int rank, const Step& s) {
 }
 
 Status StepPeerError(const Plan& plan, int rank, const Step& s) {
-  return Status::Invalid(StepRef(rank, s) + ": peer " + std::to_string(s.peer) + " is not a rank (P=" +
-                         std::to_string(plan.tp()) + ")");
+  return Status::Invalid(StepRef(rank, s) + ": peer " + std::to_string(s.peer) +
+                         " is not a rank (P=" + std::to_string(plan.tp()) + ")");
 }
 
 }  // namespace braid

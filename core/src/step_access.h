@@ -11,25 +11,29 @@ namespace braid {
 // A gemm (and a fused step) also reads `b`, the whole B buffer.
 inline bool Reads(StepKind k, char which) {
   switch (k) {
-    case StepKind::kGemm: return which == 'a' || which == 'b';
-    case StepKind::kSend: return which == 'a';
-    case StepKind::kRecv: return false;
-    case StepKind::kReduce: return which == 'a' || which == 'b';
-    case StepKind::kCopy: return which == 'a';
-    case StepKind::kCollective: return which == 'a';
-    case StepKind::kCompute: return false;
-    case StepKind::kFused: return which == 'a' || which == 'b';
+    case StepKind::kGemm:
+      return which == 'a' || which == 'b';
+    case StepKind::kSend:
+      return which == 'a';
+    case StepKind::kRecv:
+      return false;
+    case StepKind::kReduce:
+      return which == 'a' || which == 'b';
+    case StepKind::kCopy:
+      return which == 'a';
+    case StepKind::kCollective:
+      return which == 'a';
+    case StepKind::kCompute:
+      return false;
+    case StepKind::kFused:
+      return which == 'a' || which == 'b';
   }
   return false;
 }
-inline bool Writes(StepKind k, char which) {
-  return which == 'c' && k != StepKind::kSend && k != StepKind::kCompute;
-}
+inline bool Writes(StepKind k, char which) { return which == 'c' && k != StepKind::kSend && k != StepKind::kCompute; }
 inline bool Uses(StepKind k, char which) { return Reads(k, which) || Writes(k, which); }
 
-inline const Region& RegionOf(const Step& s, char which) {
-  return which == 'a' ? s.a : which == 'b' ? s.b : s.c;
-}
+inline const Region& RegionOf(const Step& s, char which) { return which == 'a' ? s.a : which == 'b' ? s.b : s.c; }
 
 // @pre g.buffer names one of rp's buffers (CheckPlanStructure's region check).
 inline int64_t Cols(const RankPlan& rp, const Region& g) { return rp.buffers[size_t(g.buffer)].cols; }

@@ -14,9 +14,12 @@ std::string MaskText(uint64_t mask) {
 
 std::string ContentText(const Content& c) {
   switch (c.tag) {
-    case Tag::kEmpty: return "nothing (empty)";
-    case Tag::kARow: return "row " + std::to_string(c.row) + " of A";
-    case Tag::kProduct: return "the product for row " + std::to_string(c.row);
+    case Tag::kEmpty:
+      return "nothing (empty)";
+    case Tag::kARow:
+      return "row " + std::to_string(c.row) + " of A";
+    case Tag::kProduct:
+      return "the product for row " + std::to_string(c.row);
     case Tag::kPartial:
       return "the partial for row " + std::to_string(c.row) + " over ranks " + MaskText(c.mask);
   }
@@ -33,13 +36,12 @@ bool AddContent(const Content& x, const Content& y, Content* out, std::string* w
     return false;
   }
   if (x.row != y.row) {
-    *why = "adds the partial for row " + std::to_string(x.row) + " to the partial for row " +
-           std::to_string(y.row);
+    *why = "adds the partial for row " + std::to_string(x.row) + " to the partial for row " + std::to_string(y.row);
     return false;
   }
   if (x.mask & y.mask) {
-    *why = "partial for row " + std::to_string(x.row) + " counted twice (ranks " +
-           MaskText(x.mask & y.mask) + " on both sides)";
+    *why = "partial for row " + std::to_string(x.row) + " counted twice (ranks " + MaskText(x.mask & y.mask) +
+           " on both sides)";
     return false;
   }
   *out = {Tag::kPartial, x.row, x.mask | y.mask, x.op};

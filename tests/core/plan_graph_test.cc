@@ -189,8 +189,8 @@ void ExpectValidOrder(const Plan& plan, const PlanGraph& g) {
 }
 
 TEST(PlanGraph, OrderPutsEveryStepAfterWhatItWaitsFor) {
-  for (Algorithm algo : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing,
-                         Algorithm::kFused}) {
+  for (Algorithm algo :
+       {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kFused}) {
     for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
       if (algo == Algorithm::kFused && op == Op::kGemmAr) continue;
       SCOPED_TRACE(std::string(AlgorithmName(algo)) + " " + std::string(OpName(op)));

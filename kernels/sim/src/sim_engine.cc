@@ -113,9 +113,12 @@ void Engine::Load(const Plan& plan) {
           st.dst_rank = s.peer;
           break;
         }
-        case StepKind::kRecv: break;
+        case StepKind::kRecv:
+          break;
         case StepKind::kCollective:
-        case StepKind::kFused: st.act = Act::kCollective; break;
+        case StepKind::kFused:
+          st.act = Act::kCollective;
+          break;
       }
     }
   }
