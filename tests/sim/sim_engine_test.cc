@@ -293,5 +293,24 @@ TEST(SimEngine, CrossNodeRingIsSlowerThanOneNode) {
   EXPECT_GT(c->iteration_ns[0], a->iteration_ns[0] / 2);
 }
 
+// Evaluate skips the plan check, but the engine's Load builds the plan graph:
+// a plan it cannot build is refused with the graph's error, and the engine
+// then evaluates the next, good plan as before.
+TEST(SimEngine, EvaluateRefusesAPlanWhoseGraphDoesNotBuild) {
+  SimBackend b = H100Backend();
+  const Plan good = OverlapPlan(1 << 20, 1);
+  auto before = b.Evaluate(good);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  Plan bad = good;
+  bad.ranks[1].steps[1].match = 8;  // the recv no longer matches rank 0's send
+  auto refused = b.Evaluate(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("rank 0 step 1 (send): no matching recv on rank 1 (match 7)"));
+  auto after = b.Evaluate(good);
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_EQ(*after, *before);
+}
+
 }  // namespace
 }  // namespace braid

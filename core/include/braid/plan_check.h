@@ -22,7 +22,9 @@ namespace braid {
 // c's rows; all_reduce: a and c alike; and the same sizes on every rank).
 // Finally the global graph — deps, lane order (a lane runs its steps in id
 // order), send → matching recv, and all instances of one collective as a
-// single node — is acyclic: with eager sends the plan cannot deadlock.
+// single node — is acyclic: with eager sends the plan cannot deadlock. The
+// cross-rank rules are PlanGraph's (plan_graph.h), built after the per-rank
+// ones, and then the sizes of what it matched.
 // Compute steps (kCompute) use no buffers and only take part in ordering.
 // Fused steps (kFused) are matched across ranks like collectives (same match,
 // kind and sizes on every rank, one node of the graph); shapes: b the whole

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace braid::sim {
 
@@ -15,6 +14,10 @@ bool Later(const auto& a, const auto& b) { return a.t > b.t; }
 }  // namespace
 
 void Engine::Load(const Plan& plan) {
+  // Partners, groups and dependents come from the plan graph; a plan it
+  // refuses leaves RunOnce that error to return.
+  load_status_ = graph_.Rebuild(plan, PlanGraphOptions{.order = false});
+  if (!load_status_.ok()) return;
   tp_ = plan.tp();
   const int comm_sms = CommSms(topo_, plan.config.comm_sms);
   // What a running comm kernel takes from a concurrent GEMM.
@@ -22,22 +25,8 @@ void Engine::Load(const Plan& plan) {
   const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
   const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
 
-  size_t n = 0;
-  rank_first_.assign(size_t(tp_), 0);
-  for (int r = 0; r < tp_; ++r) {
-    rank_first_[size_t(r)] = int(n);
-    n += plan.ranks[size_t(r)].steps.size();
-  }
-  steps_.resize(n);
-  std::vector<MatchKey>& p2p = p2p_;
-  std::vector<MatchKey>& colls = colls_;
-  p2p.clear();
-  colls.clear();
-  dependents_off_.assign(n + 1, 0);
-  edges_.clear();
+  steps_.resize(size_t(graph_.steps()));
   gemm_costs_.clear();
-  std::vector<int>& lane_last = lane_last_;
-  lane_last.assign(plan.lanes.size(), -1);
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
   const Link* last_link = nullptr;
@@ -45,9 +34,8 @@ void Engine::Load(const Plan& plan) {
 
   for (int r = 0; r < tp_; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
-    std::fill(lane_last.begin(), lane_last.end(), -1);
     for (const Step& s : rp.steps) {
-      const int g = rank_first_[size_t(r)] + s.id;
+      const int g = graph_.global(r, s.id);
       StepStatic& st = steps_[size_t(g)];
       st = StepStatic{};
       st.kind = s.kind;
@@ -55,23 +43,12 @@ void Engine::Load(const Plan& plan) {
       st.rank = r;
       st.lane = s.lane;
       st.priority = plan.lanes[size_t(s.lane)].priority;
-      st.partner = st.coll = st.dst_rank = st.src_port = st.dst_port = -1;
-      int cross = 0;
-      for (int d : s.deps) cross += rp.steps[size_t(d)].lane != s.lane;
-      st.fixed_ns = launch + cross * wait;
-      st.pending0 = int(s.deps.size());
+      st.partner = graph_.partner(g);
+      st.coll = graph_.group_of(g);
+      st.dst_rank = st.src_port = st.dst_port = -1;
+      st.fixed_ns = launch + graph_.cross_lane_deps(g) * wait;
+      st.pending0 = graph_.in_degree(g);
       st.gemm = -1;
-      for (int d : s.deps) {
-        const int before = rank_first_[size_t(r)] + d;
-        ++dependents_off_[size_t(before) + 1];
-        edges_.emplace_back(before, g);
-      }
-      if (int prev = lane_last[size_t(s.lane)]; prev >= 0) {
-        ++st.pending0;
-        ++dependents_off_[size_t(prev) + 1];
-        edges_.emplace_back(prev, g);
-      }
-      lane_last[size_t(s.lane)] = g;
       const bool comm_lane = plan.lanes[size_t(s.lane)].kind == LaneKind::kComm;
       switch (s.kind) {
         case StepKind::kGemm: {
@@ -134,101 +111,51 @@ void Engine::Load(const Plan& plan) {
           st.hbm_demand = ct.transfer_ns > 0 ? double(s.bytes) / ct.transfer_ns : 0;
           st.sm_hold = ce ? 0 : comm_lost;
           st.dst_rank = s.peer;
-          p2p.push_back({s.match, r, s.peer, false, g});
           break;
         }
         case StepKind::kRecv:
-          p2p.push_back({s.match, s.peer, r, true, g});
           break;
         case StepKind::kCollective:
         case StepKind::kFused:
           st.act = Act::kCollective;
-          colls.push_back({s.match, r, r, false, g});
           break;
       }
     }
   }
 
-  // Pair sends with recvs on (match, sender, receiver) through an
-  // open-addressing table of the sends (CheckPlanStructure made pairs unique).
-  size_t cap = 16;
-  while (cap < 2 * p2p.size()) cap *= 2;
-  pair_table_.assign(cap, -1);
-  const auto slot = [&](const MatchKey& k) {
-    uint64_t h = uint64_t(k.match) * 0x9E3779B97F4A7C15ull ^ (uint64_t(uint32_t(k.src)) << 32 | uint32_t(k.dst));
-    h ^= h >> 29;
-    return size_t(h * 0xBF58476D1CE4E5B9ull >> 7) & (cap - 1);
-  };
-  for (size_t i = 0; i < p2p.size(); ++i) {
-    if (p2p[i].recv) continue;
-    size_t at = slot(p2p[i]);
-    while (pair_table_[at] >= 0) at = (at + 1) & (cap - 1);
-    pair_table_[at] = int(i);
-  }
-  for (const MatchKey& k : p2p) {
-    if (!k.recv) continue;
-    for (size_t at = slot(k); pair_table_[at] >= 0; at = (at + 1) & (cap - 1)) {
-      const MatchKey& send = p2p[size_t(pair_table_[at])];
-      if (send.match == k.match && send.src == k.src && send.dst == k.dst) {
-        steps_[size_t(send.g)].partner = k.g;
-        steps_[size_t(k.g)].partner = send.g;
-        break;
-      }
-    }
-  }
-
-  // Collective groups: one per match, members in rank order.
-  std::sort(colls.begin(), colls.end(),
-            [](const MatchKey& a, const MatchKey& b) { return std::tie(a.match, a.src) < std::tie(b.match, b.src); });
-  coll_steps_off_.clear();
-  coll_steps_.clear();
+  // Collective groups (by match): costs from rank 0's member.
   coll_time_.clear();
   coll_hbm_.clear();
   coll_sm_hold_.clear();
   coll_port_.clear();
   coll_fused_.clear();
-  for (size_t i = 0; i < colls.size(); ++i) {
-    if (i == 0 || colls[i].match != colls[i - 1].match) {
-      coll_steps_off_.push_back(int(coll_steps_.size()));
-      const Step& s = plan.ranks[size_t(colls[i].src)].steps[size_t(colls[i].g - rank_first_[size_t(colls[i].src)])];
-      if (s.kind == StepKind::kFused) {
-        // The whole persistent kernel is one activity of all ranks; it holds
-        // no SMs from other kernels' view (it owns its own split).
-        const RankPlan& rp = plan.ranks[size_t(colls[i].src)];
-        const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
-        const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
-        const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
-        const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.bytes, tp_, fused_sms,
-                                             CommSmsLost(fused_sms, contention_, gpu_.sm_count));
-        coll_time_.push_back({0, ft.total_ns});
-        coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
-        coll_sm_hold_.push_back(0);
-        coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
-        coll_fused_.push_back(ft);
-        steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;
-        coll_steps_.push_back(colls[i].g);
-        continue;
-      }
-      const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
-      coll_time_.push_back(ct);
-      coll_fused_.push_back({});
-      // Each rank reads and writes its share of the ring traffic.
-      coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
-                                             : 0);
-      coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
+  for (int c = 0; c < graph_.groups(); ++c) {
+    const Step& s = plan.ranks[0].steps[size_t(graph_.id_of(graph_.group_members(c)[0]))];
+    if (s.kind == StepKind::kFused) {
+      // The whole persistent kernel is one activity of all ranks; it holds
+      // no SMs from other kernels' view (it owns its own split).
+      const RankPlan& rp = plan.ranks[0];
+      const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
+      const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
+      const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
+      const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.bytes, tp_, fused_sms,
+                                           CommSmsLost(fused_sms, contention_, gpu_.sm_count));
+      coll_time_.push_back({0, ft.total_ns});
+      coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
+      coll_sm_hold_.push_back(0);
       coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
+      coll_fused_.push_back(ft);
+      continue;
     }
-    steps_[size_t(colls[i].g)].coll = int(coll_time_.size()) - 1;
-    coll_steps_.push_back(colls[i].g);
+    const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
+    coll_time_.push_back(ct);
+    coll_fused_.push_back({});
+    // Each rank reads and writes its share of the ring traffic.
+    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
+                                           : 0);
+    coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
+    coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
   }
-  coll_steps_off_.push_back(int(coll_steps_.size()));
-
-  // Dependents (CSR): explicit deps and the lane predecessor.
-  for (size_t i = 1; i <= n; ++i) dependents_off_[i] += dependents_off_[i - 1];
-  dependents_.resize(size_t(dependents_off_[n]));
-  std::vector<int>& fill = fill_;
-  fill.assign(dependents_off_.begin(), dependents_off_.end() - 1);
-  for (auto [before, after] : edges_) dependents_[size_t(fill[size_t(before)]++)] = after;
 }
 
 void Engine::Push(double t, int type, int id) {
@@ -278,7 +205,9 @@ void Engine::FinSiftDown(int pos) {
   acts_[size_t(a)].heap_pos = pos;
 }
 
-void Engine::FinSet(int a, double t) {
+// inline: GCC then keeps it inlined in Reevaluate, the event loop's hottest
+// path (measured with callgrind on braid_sim_bench).
+inline void Engine::FinSet(int a, double t) {
   Activity& x = acts_[size_t(a)];
   if (x.heap_pos < 0) {
     x.finish = t;
@@ -309,6 +238,7 @@ void Engine::FinRemove(int a) {
 }
 
 Status Engine::RunOnce() {
+  if (!load_status_.ok()) return load_status_;
   const size_t n = steps_.size(), groups = coll_time_.size();
   pending_.resize(n);
   start_.resize(n);  // each written before it is read
@@ -508,7 +438,7 @@ void Engine::WorkStart(int a, double now) {
   if (hold > 0 && !x.delayed) {
     // Without a higher stream priority, a comm kernel's CTAs get SMs only as
     // the running GEMM's current wave retires.
-    const int prio = a < n ? steps_[size_t(a)].priority : steps_[size_t(coll_steps_[size_t(coll_steps_off_[size_t(a - n)])])].priority;
+    const int prio = a < n ? steps_[size_t(a)].priority : steps_[size_t(graph_.group_members(a - n)[0])].priority;
     int* ranks = scratch_ranks_.data();
     const int nr = ActivityRanks(a, ranks);
     double delay = 0;
@@ -557,9 +487,7 @@ void Engine::Finish(int a, double now) {
   ReevaluateRanks(a, now);
   if (a >= n) {
     const int c = a - n;
-    for (int i = coll_steps_off_[size_t(c)]; i < coll_steps_off_[size_t(c) + 1]; ++i) {
-      Complete(coll_steps_[size_t(i)], now);
-    }
+    for (int g : graph_.group_members(c)) Complete(g, now);
     return;
   }
   const StepStatic& st = steps_[size_t(a)];
@@ -584,8 +512,7 @@ void Engine::Complete(int g, double now) {
   end_[size_t(g)] = now;
   pending_[size_t(g)] = -1;
   makespan_ = std::max(makespan_, now);
-  for (int i = dependents_off_[size_t(g)]; i < dependents_off_[size_t(g) + 1]; ++i) {
-    const int d = dependents_[size_t(i)];
+  for (int d : graph_.dependents(g)) {
     if (--pending_[size_t(d)] == 0) Ready(d, now);
   }
 }

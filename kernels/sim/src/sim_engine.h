@@ -1,16 +1,17 @@
 // The discrete-event core of the sim backend. Load() turns a checked Plan
-// into flat per-step arrays (static costs, dependency lists); RunOnce()
+// into flat per-step static costs beside its PlanGraph (partners, collective
+// groups, dependents: braid/plan_graph.h); RunOnce()
 // simulates one iteration with a binary heap of timed events and leaves each
 // step's start and end in start_ns() / end_ns(). Buffers are reused across
 // calls: after the first run of a plan size nothing is allocated.
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "braid/gpu_files.h"
 #include "braid/plan.h"
+#include "braid/plan_graph.h"
 #include "braid/sim_models.h"
 #include "braid/status.h"
 #include "braid/topology.h"
@@ -25,12 +26,14 @@ class Engine {
       : gpu_(gpu), topo_(topo), contention_(comm_sm_contention) {}
 
   // @pre CheckPlanStructure(plan).ok() and the topology holds plan.tp() GPUs.
+  // A plan whose graph does not build (PlanGraph's rules) loads nothing and
+  // RunOnce returns that error.
   void Load(const Plan& plan);
   // Simulates one iteration from t = 0; Internal if a step never ran.
   Status RunOnce();
 
   int steps() const { return int(steps_.size()); }
-  int first_step(int rank) const { return rank_first_[size_t(rank)]; }  // global index of step 0
+  int first_step(int rank) const { return graph_.first_step(rank); }  // global index of step 0
   double start_ns(int g) const { return start_[size_t(g)]; }
   double end_ns(int g) const { return end_[size_t(g)]; }
   double makespan_ns() const { return makespan_; }
@@ -55,8 +58,8 @@ class Engine {
     double work_ns;     // uncontended duration of the contended part
     double hbm_demand;  // bytes per ns at rate 1
     int sm_hold;        // SMs a concurrent GEMM loses while it runs (CommSmsLost)
-    int partner;        // send ↔ recv global index
-    int coll;           // collective group, or -1
+    int partner;        // send ↔ recv global index (PlanGraph::partner)
+    int coll;           // collective group (PlanGraph::group_of), or -1
     int dst_rank;       // transfers: the receiver
     int pending0;       // deps + lane predecessor
     int src_port, dst_port;  // transfers: link ports (PortOf)
@@ -115,10 +118,9 @@ class Engine {
   double contention_ = 1.0;
   int tp_ = 0;
 
+  PlanGraph graph_;
+  Status load_status_;
   std::vector<StepStatic> steps_;
-  std::vector<int> rank_first_;
-  std::vector<int> dependents_off_, dependents_;  // CSR: steps waiting on g
-  std::vector<int> coll_steps_off_, coll_steps_;  // CSR: each group's per-rank steps
   std::vector<CommTime> coll_time_;
   std::vector<double> coll_hbm_;
   std::vector<int> coll_sm_hold_;
@@ -141,17 +143,7 @@ class Engine {
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
   std::vector<int> scratch_ranks_;
-  std::vector<int> lane_last_, fill_;
   std::vector<GemmEntry> gemm_costs_;
-  std::vector<std::pair<int, int>> edges_;  // (before, after)
-  struct MatchKey {
-    int64_t match;
-    int src, dst;
-    bool recv;
-    int g;
-  };
-  std::vector<MatchKey> p2p_, colls_;
-  std::vector<int> pair_table_;
   double makespan_ = 0;
 };
 

@@ -1,0 +1,51 @@
+#include "symbolic_content.h"
+
+namespace braid::symbolic {
+
+std::string MaskText(uint64_t mask) {
+  std::string out = "{";
+  for (int i = 0; i < 64; ++i) {
+    if ((mask >> i & 1) == 0) continue;
+    if (out.size() > 1) out += ',';
+    out += std::to_string(i);
+  }
+  return out + "}";
+}
+
+std::string ContentText(const Content& c) {
+  switch (c.tag) {
+    case Tag::kEmpty:
+      return "nothing (empty)";
+    case Tag::kARow:
+      return "row " + std::to_string(c.row) + " of A";
+    case Tag::kProduct:
+      return "the product for row " + std::to_string(c.row);
+    case Tag::kPartial:
+      return "the partial for row " + std::to_string(c.row) + " over ranks " + MaskText(c.mask);
+  }
+  return "?";
+}
+
+bool AddContent(const Content& x, const Content& y, Content* out, std::string* why) {
+  if (x.tag != Tag::kPartial || y.tag != Tag::kPartial) {
+    *why = "adds " + ContentText(x) + " and " + ContentText(y) + "; only partials add";
+    return false;
+  }
+  if (x.op != y.op) {
+    *why = "adds a partial of op " + std::to_string(x.op) + " to one of op " + std::to_string(y.op);
+    return false;
+  }
+  if (x.row != y.row) {
+    *why = "adds the partial for row " + std::to_string(x.row) + " to the partial for row " + std::to_string(y.row);
+    return false;
+  }
+  if (x.mask & y.mask) {
+    *why = "partial for row " + std::to_string(x.row) + " counted twice (ranks " + MaskText(x.mask & y.mask) +
+           " on both sides)";
+    return false;
+  }
+  *out = {Tag::kPartial, x.row, x.mask | y.mask, x.op};
+  return true;
+}
+
+}  // namespace braid::symbolic
