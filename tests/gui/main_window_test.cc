@@ -231,6 +231,31 @@ TEST(MainWindowBadStore, MissingNotAStoreForeignAndNewerFilesGiveOneMessage) {
   EXPECT_EQ(w.browser()->proxy()->rowCount(), 0);
 }
 
+TEST(MainWindowBadStore, ADamagedStoreIsAMessageNotACrash) {
+  TempDir dir;
+  const std::string path = dir.Path("damaged.db");
+  {
+    auto store = Store::Open(path);
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 20; ++i) testing::WriteRun(**store, testing::DenseEvents(2000, 5, 5), {});
+  }
+  // Overwrite the second half of the file (event pages) with garbage.
+  std::string bytes = FileBytes(path);
+  ASSERT_GT(bytes.size(), 65536u);
+  for (size_t i = bytes.size() / 2; i < bytes.size(); ++i) bytes[i] = char(i * 131 % 251);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+  }
+  MainWindow w;
+  Status s = w.OpenStore(path);
+  for (int64_t run = 1; s.ok() && run <= 20; ++run) s = w.ShowRun(run);
+  EXPECT_FALSE(s.ok()) << "some part of the damaged store must fail to read";
+  EXPECT_FALSE(w.message().isEmpty());
+  EXPECT_EQ(w.message().count('\n'), 0) << w.message().toStdString();
+  EXPECT_TRUE(FileBytes(path) == bytes);
+}
+
 // The command: exit codes and the screenshot.
 int RunView(const std::string& args, std::string* err) {
   const std::string cmd = std::string(BRAID_VIEW_BINARY) + " " + args + " 2>&1";
