@@ -89,7 +89,7 @@ TEST_F(MainWindowTest, ActivatingARunShowsItsTimelineAndAClickFillsTheDetails) {
   EXPECT_EQ(w.timeline()->timeline()->run, hand);
   EXPECT_EQ(w.message(), "");
   TimelineWidget* t = w.timeline();
-  t->SetView({0, t->plot_width()});  // 1 ns per px
+  t->SetView({0, t->plot_width()});            // 1 ns per px
   const int y = t->layout()[0].row_y[1] + 10;  // rank 0, comm lane
   QTest::mouseClick(t, Qt::LeftButton, Qt::NoModifier, QPoint(int(t->XOfTime(100)), y));
   EXPECT_EQ(w.details()->Value("name").toStdString(), "send0");
@@ -271,8 +271,8 @@ int RunView(const std::string& args, std::string* err) {
 TEST_F(MainWindowTest, CommandScreenshotDrawsTheRunWithItsBandAndWritesNothingToTheStore) {
   const std::string png = dir.Path("shot.png");
   std::string out;
-  ASSERT_EQ(RunView("--screenshot " + png + " --db " + path + " --run " + std::to_string(chunked) +
-                        " --compare " + std::to_string(ring) + " --size 1200x800",
+  ASSERT_EQ(RunView("--screenshot " + png + " --db " + path + " --run " + std::to_string(chunked) + " --compare " +
+                        std::to_string(ring) + " --size 1200x800",
                     &out),
             0)
       << out;
