@@ -142,9 +142,15 @@ void BM_Repaint(benchmark::State& state) {
   w.SetTimeline(std::make_shared<braid::view::Timeline>(std::move(*t)));
   const double mid = 12.5 * double(kIterationNs);
   switch (state.range(0)) {
-    case 0: w.FitAll(); break;
-    case 1: w.SetView({12.0 * kIterationNs, 13.0 * kIterationNs}); break;
-    default: w.SetView({mid, mid + 100'000}); break;
+    case 0:
+      w.FitAll();
+      break;
+    case 1:
+      w.SetView({12.0 * kIterationNs, 13.0 * kIterationNs});
+      break;
+    default:
+      w.SetView({mid, mid + 100'000});
+      break;
   }
   QImage image(w.size(), QImage::Format_ARGB32_Premultiplied);
   for (auto _ : state) {

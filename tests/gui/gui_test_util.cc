@@ -87,7 +87,9 @@ SimRun MakeSimRun(const std::string& algorithm, int chunks) {
   SimRun run;
   Workload w{Op::kGemmRs, 8192, 8192, 8192, DType::kBf16, 4};
   OverlapConfig c;
-  c.algorithm = algorithm == "ring" ? Algorithm::kRing : algorithm == "chunked" ? Algorithm::kChunked : Algorithm::kSerial;
+  c.algorithm = algorithm == "ring"      ? Algorithm::kRing
+                : algorithm == "chunked" ? Algorithm::kChunked
+                                         : Algorithm::kSerial;
   c.chunks = chunks;
   auto plan = BuildPlan(w, c);
   EXPECT_TRUE(plan.ok()) << plan.status().message();

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 

@@ -89,7 +89,7 @@ TEST_F(MainWindowTest, ActivatingARunShowsItsTimelineAndAClickFillsTheDetails) {
   EXPECT_EQ(w.timeline()->timeline()->run, hand);
   EXPECT_EQ(w.message(), "");
   TimelineWidget* t = w.timeline();
-  t->SetView({0, t->plot_width()});  // 1 ns per px
+  t->SetView({0, t->plot_width()});            // 1 ns per px
   const int y = t->layout()[0].row_y[1] + 10;  // rank 0, comm lane
   QTest::mouseClick(t, Qt::LeftButton, Qt::NoModifier, QPoint(int(t->XOfTime(100)), y));
   EXPECT_EQ(w.details()->Value("name").toStdString(), "send0");
@@ -231,6 +231,31 @@ TEST(MainWindowBadStore, MissingNotAStoreForeignAndNewerFilesGiveOneMessage) {
   EXPECT_EQ(w.browser()->proxy()->rowCount(), 0);
 }
 
+TEST(MainWindowBadStore, ADamagedStoreIsAMessageNotACrash) {
+  TempDir dir;
+  const std::string path = dir.Path("damaged.db");
+  {
+    auto store = Store::Open(path);
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 20; ++i) testing::WriteRun(**store, testing::DenseEvents(2000, 5, 5), {});
+  }
+  // Overwrite the second half of the file (event pages) with garbage.
+  std::string bytes = FileBytes(path);
+  ASSERT_GT(bytes.size(), 65536u);
+  for (size_t i = bytes.size() / 2; i < bytes.size(); ++i) bytes[i] = char(i * 131 % 251);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+  }
+  MainWindow w;
+  Status s = w.OpenStore(path);
+  for (int64_t run = 1; s.ok() && run <= 20; ++run) s = w.ShowRun(run);
+  EXPECT_FALSE(s.ok()) << "some part of the damaged store must fail to read";
+  EXPECT_FALSE(w.message().isEmpty());
+  EXPECT_EQ(w.message().count('\n'), 0) << w.message().toStdString();
+  EXPECT_TRUE(FileBytes(path) == bytes);
+}
+
 // The command: exit codes and the screenshot.
 int RunView(const std::string& args, std::string* err) {
   const std::string cmd = std::string(BRAID_VIEW_BINARY) + " " + args + " 2>&1";
@@ -246,8 +271,8 @@ int RunView(const std::string& args, std::string* err) {
 TEST_F(MainWindowTest, CommandScreenshotDrawsTheRunWithItsBandAndWritesNothingToTheStore) {
   const std::string png = dir.Path("shot.png");
   std::string out;
-  ASSERT_EQ(RunView("--screenshot " + png + " --db " + path + " --run " + std::to_string(chunked) +
-                        " --compare " + std::to_string(ring) + " --size 1200x800",
+  ASSERT_EQ(RunView("--screenshot " + png + " --db " + path + " --run " + std::to_string(chunked) + " --compare " +
+                        std::to_string(ring) + " --size 1200x800",
                     &out),
             0)
       << out;

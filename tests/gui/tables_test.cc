@@ -20,7 +20,8 @@ TEST(ViewRunSummary, SameFiguresAsTheMetricRows) {
   TempDir dir;
   auto store = Store::Open(dir.Path("s.db"));
   ASSERT_TRUE(store.ok());
-  const int64_t id = testing::WriteRun(**store, HandEvents(), HandLanes(), R"({"algorithm":"ring","chunks":2,"streams":1})");
+  const int64_t id =
+      testing::WriteRun(**store, HandEvents(), HandLanes(), R"({"algorithm":"ring","chunks":2,"streams":1})");
   auto runs = LoadRunSummaries(**store);
   ASSERT_TRUE(runs.ok()) << runs.status().message();
   ASSERT_EQ(runs->size(), 1u);
@@ -163,10 +164,17 @@ TEST(ViewOptionsParse, PositionalStoreAndIds) {
 }
 
 TEST(ViewOptionsParse, BadFlagsAreOneLineNamingTheProblem) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--bogus"}, {"a.db", "--run"}, {"a.db", "--run", "x"}, {"a.db", "--run", "0"}, {"a.db", "b.db"},
-           {"--run", "1"}, {"a.db", "--compare", "2"}, {"a.db", "--run", "1", "--session", "1"},
-           {"--screenshot", "x.png", "--db", "a.db"}, {"a.db", "--run", "1", "--size", "10x10"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--bogus"},
+                                             {"a.db", "--run"},
+                                             {"a.db", "--run", "x"},
+                                             {"a.db", "--run", "0"},
+                                             {"a.db", "b.db"},
+                                             {"--run", "1"},
+                                             {"a.db", "--compare", "2"},
+                                             {"a.db", "--run", "1", "--session", "1"},
+                                             {"--screenshot", "x.png", "--db", "a.db"},
+                                             {"a.db", "--run", "1", "--size", "10x10"}}) {
     auto o = ParseViewOptions(args);
     ASSERT_FALSE(o.ok()) << args[0];
     EXPECT_TRUE(o.status().is_user_error());

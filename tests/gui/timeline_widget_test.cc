@@ -35,11 +35,13 @@ class TimelineWidgetTest : public ::testing::Test {
 TEST_F(TimelineWidgetTest, WheelZoomsAroundTheCursor) {
   const QPointF at(kX0 + 300, RowY(0, 0) + 5);
   const double t_before = w.TimeAtX(at.x());
-  QWheelEvent in(at, w.mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QWheelEvent in(at, w.mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                 false);
   QApplication::sendEvent(&w, &in);
   EXPECT_NEAR(w.view().span(), 800, 1e-6);
   EXPECT_NEAR(w.TimeAtX(at.x()), t_before, 1e-6);  // the time under the cursor stays there
-  QWheelEvent out(at, w.mapToGlobal(at), QPoint(), QPoint(0, -240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QWheelEvent out(at, w.mapToGlobal(at), QPoint(), QPoint(0, -240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                  false);
   QApplication::sendEvent(&w, &out);
   EXPECT_NEAR(w.view().span(), 800 / 0.64, 1e-6);
   EXPECT_NEAR(w.TimeAtX(at.x()), t_before, 1e-6);
@@ -68,7 +70,7 @@ TEST_F(TimelineWidgetTest, ClickSelectsTheEventUnderTheCursor) {
   QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(kX0 + 100, RowY(0, 1) + 10));  // rank 0 send0
   ASSERT_TRUE(w.selected().has_value());
   EXPECT_EQ(w.timeline()->rows[w.selected()->row].events[w.selected()->index].name, "send0");
-  ASSERT_EQ(w.transfer_partners().size(), 1u);  // its recv side on rank 1
+  ASSERT_EQ(w.transfer_partners().size(), 1u);                                                // its recv side on rank 1
   QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(kX0 + 700, RowY(0, 0) + 10));  // nothing at t=700
   EXPECT_FALSE(w.selected().has_value());
 }

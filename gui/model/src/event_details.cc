@@ -37,7 +37,8 @@ std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_nam
   if (e.bytes > 0) out.push_back({"bytes", Bytes(e.bytes)});
   if (e.flops > 0) out.push_back({"FLOPs", Number("%.4g", e.flops)});
   if (dur > 0 && e.flops > 0) out.push_back({"achieved", Number("%.1f TFLOP/s", e.flops / double(dur) / 1e3)});
-  if (dur > 0 && e.bytes > 0 && e.flops <= 0) out.push_back({"achieved", Number("%.1f GB/s", double(e.bytes) / double(dur))});
+  if (dur > 0 && e.bytes > 0 && e.flops <= 0)
+    out.push_back({"achieved", Number("%.1f GB/s", double(e.bytes) / double(dur))});
   if (e.chunk >= 0) out.push_back({"chunk", std::to_string(e.chunk)});
   if (e.step >= 0) out.push_back({"step", std::to_string(e.step)});
   if (e.peer >= 0) out.push_back({"peer", std::to_string(e.peer)});

@@ -5,8 +5,7 @@
 
 namespace braid::view {
 
-std::vector<DrawBlock> FoldForDrawing(const TimelineRow& row, int64_t t0, int64_t t1, double ns_per_px,
-                                      double min_px) {
+std::vector<DrawBlock> FoldForDrawing(const TimelineRow& row, int64_t t0, int64_t t1, double ns_per_px, double min_px) {
   std::vector<DrawBlock> out;
   const auto [a, b] = VisibleEvents(row, t0, t1);
   const int64_t min_ns = std::max<int64_t>(1, int64_t(std::ceil(ns_per_px * min_px)));

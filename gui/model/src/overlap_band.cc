@@ -33,8 +33,8 @@ std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector
 
 std::pair<size_t, size_t> IntervalsWithin(const std::vector<Interval>& merged, int64_t t0, int64_t t1) {
   // Merged sets have increasing ends as well as beginnings.
-  const auto a = std::upper_bound(merged.begin(), merged.end(), t0,
-                                  [](int64_t t, const Interval& x) { return t < x.end; });
+  const auto a =
+      std::upper_bound(merged.begin(), merged.end(), t0, [](int64_t t, const Interval& x) { return t < x.end; });
   const auto b = std::lower_bound(a, merged.end(), t1, [](const Interval& x, int64_t t) { return x.begin < t; });
   return {size_t(a - merged.begin()), size_t(b - merged.begin())};
 }
@@ -48,7 +48,9 @@ int64_t LengthWithin(const std::vector<Interval>& merged, int64_t t0, int64_t t1
 
 namespace {
 
-void Append(std::vector<Interval>& to, const std::vector<Interval>& from) { to.insert(to.end(), from.begin(), from.end()); }
+void Append(std::vector<Interval>& to, const std::vector<Interval>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
 
 }  // namespace
 
@@ -137,8 +139,7 @@ std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, in
       // Intervals starting before cur.end + gap join cur; ends increase in a
       // merged set, so the last joined one ends last.
       const auto it = std::lower_bound(merged.begin() + ptrdiff_t(next), merged.begin() + ptrdiff_t(b),
-                                       cur.end + min_gap_ns,
-                                       [](const Interval& x, int64_t t) { return x.begin < t; });
+                                       cur.end + min_gap_ns, [](const Interval& x, int64_t t) { return x.begin < t; });
       const size_t j = size_t(it - merged.begin());
       if (j == next) break;
       cur.end = std::max(cur.end, merged[j - 1].end);

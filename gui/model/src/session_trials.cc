@@ -22,7 +22,8 @@ void FillConfig(TrialRow& row, const std::string& config_json) {
   row.config = row.algorithm;
   for (const auto& [key, value] : c.items()) {
     if (key == "algorithm") continue;
-    row.config += (row.config.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    row.config +=
+        (row.config.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
   }
 }
 

@@ -7,8 +7,8 @@
 namespace braid::view {
 
 std::pair<size_t, size_t> Timeline::RowsOfRank(int rank) const {
-  const auto lo = std::lower_bound(rows.begin(), rows.end(), rank,
-                                   [](const TimelineRow& r, int k) { return r.rank < k; });
+  const auto lo =
+      std::lower_bound(rows.begin(), rows.end(), rank, [](const TimelineRow& r, int k) { return r.rank < k; });
   auto hi = lo;
   while (hi != rows.end() && hi->rank == rank) ++hi;
   return {size_t(lo - rows.begin()), size_t(hi - rows.begin())};

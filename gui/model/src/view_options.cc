@@ -48,9 +48,12 @@ Result<ViewOptions> ParseViewOptions(const std::vector<std::string>& args) {
       o.db = a;
       continue;
     }
-    const bool takes_value = a == "--db" || a == "--run" || a == "--compare" || a == "--session" ||
-                             a == "--screenshot" || a == "--size";
-    if (!takes_value) return Status::Invalid("unknown flag '" + a + "' (braid-view [FILE.db] [--run ID] [--compare ID] [--session ID] [--screenshot OUT.png] [--size WxH])");
+    const bool takes_value =
+        a == "--db" || a == "--run" || a == "--compare" || a == "--session" || a == "--screenshot" || a == "--size";
+    if (!takes_value)
+      return Status::Invalid(
+          "unknown flag '" + a +
+          "' (braid-view [FILE.db] [--run ID] [--compare ID] [--session ID] [--screenshot OUT.png] [--size WxH])");
     if (i + 1 >= args.size()) return Status::Invalid(a + " needs a value");
     const std::string& v = args[++i];
     if (a == "--db") {

@@ -20,8 +20,10 @@ QScrollArea* Scrolled(QWidget* w) {
 }
 
 QString Title(const RunSummary& s) {
-  return QString("run %1 · %2 · %3 · %4").arg(s.id).arg(QString::fromStdString(s.config), QString::fromStdString(s.workload),
-                                              QString::fromStdString(s.backend + " " + s.topology));
+  return QString("run %1 · %2 · %3 · %4")
+      .arg(s.id)
+      .arg(QString::fromStdString(s.config), QString::fromStdString(s.workload),
+           QString::fromStdString(s.backend + " " + s.topology));
 }
 
 QString Value(const MetricComparison& c, std::optional<double> v) {

@@ -137,9 +137,8 @@ Status MainWindow::Refresh() {
   }
   sessions_->clear();
   for (const StoredSession& s : *sessions) {
-    auto* item = new QListWidgetItem(QString("%1 · %2 · %3 · %4")
-                                         .arg(s.id)
-                                         .arg(Q(s.info.workload_key), Q(s.info.topology), Q(s.status)));
+    auto* item = new QListWidgetItem(
+        QString("%1 · %2 · %3 · %4").arg(s.id).arg(Q(s.info.workload_key), Q(s.info.topology), Q(s.status)));
     item->setData(Qt::UserRole, qlonglong(s.id));
     sessions_->addItem(item);
   }
@@ -223,7 +222,8 @@ void MainWindow::ShowDetails(TimelineWidget* w, std::optional<EventRef> e) {
 }
 
 void MainWindow::OpenFromDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, "Open a Braid store", {}, "Braid stores (*.db);;All files (*)");
+  const QString path =
+      QFileDialog::getOpenFileName(this, "Open a Braid store", {}, "Braid stores (*.db);;All files (*)");
   if (!path.isEmpty()) (void)OpenStore(path.toStdString());
 }
 

@@ -29,7 +29,8 @@ RunBrowser::RunBrowser(QWidget* parent)
   layout->addWidget(table_);
   layout->addWidget(compare_);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
-  connect(table_, &QTableView::activated, this, [this](const QModelIndex& i) { emit runActivated(RunOfProxyRow(i.row())); });
+  connect(table_, &QTableView::activated, this,
+          [this](const QModelIndex& i) { emit runActivated(RunOfProxyRow(i.row())); });
   connect(compare_, &QPushButton::clicked, this, [this] {
     const QModelIndexList rows = table_->selectionModel()->selectedRows();
     if (rows.size() == 2) emit compareRequested(RunOfProxyRow(rows[0].row()), RunOfProxyRow(rows[1].row()));

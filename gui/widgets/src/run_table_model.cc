@@ -15,8 +15,8 @@ int RunTableModel::columnCount(const QModelIndex& parent) const { return parent.
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[kColumnCount] = {"run", "workload", "topology", "backend", "config", "events",
-                                            "makespan", "overlap", "exposed comm", "tail", "efficiency"};
+  static const char* names[kColumnCount] = {"run",      "workload", "topology",     "backend", "config",    "events",
+                                            "makespan", "overlap",  "exposed comm", "tail",    "efficiency"};
   return section >= 0 && section < kColumnCount ? QVariant(names[section]) : QVariant();
 }
 
@@ -31,16 +31,26 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   }
   auto time = [&](double ns) { return text ? QVariant(QString::fromStdString(FormatDuration(ns))) : QVariant(ns); };
   switch (col) {
-    case kId: return QVariant(qlonglong(r.id));
-    case kWorkload: return QString::fromStdString(r.workload);
-    case kTopology: return QString::fromStdString(r.topology);
-    case kBackend: return QString::fromStdString(r.backend + (r.source == "imported" ? " (imported)" : ""));
-    case kConfig: return QString::fromStdString(r.config);
-    case kEvents: return QVariant(qlonglong(r.event_count));
-    case kMakespan: return time(r.makespan_ns);
-    case kOverlap: return text ? QVariant(QString::number(100 * r.overlap_ratio, 'f', 1) + " %") : QVariant(r.overlap_ratio);
-    case kExposed: return time(r.exposed_comm_ns);
-    case kTail: return time(r.tail_ns);
+    case kId:
+      return QVariant(qlonglong(r.id));
+    case kWorkload:
+      return QString::fromStdString(r.workload);
+    case kTopology:
+      return QString::fromStdString(r.topology);
+    case kBackend:
+      return QString::fromStdString(r.backend + (r.source == "imported" ? " (imported)" : ""));
+    case kConfig:
+      return QString::fromStdString(r.config);
+    case kEvents:
+      return QVariant(qlonglong(r.event_count));
+    case kMakespan:
+      return time(r.makespan_ns);
+    case kOverlap:
+      return text ? QVariant(QString::number(100 * r.overlap_ratio, 'f', 1) + " %") : QVariant(r.overlap_ratio);
+    case kExposed:
+      return time(r.exposed_comm_ns);
+    case kTail:
+      return time(r.tail_ns);
     case kEfficiency:
       if (!r.efficiency) return text ? QVariant(QString("–")) : QVariant(-1.0);
       return text ? QVariant(QString::number(*r.efficiency, 'f', 3)) : QVariant(*r.efficiency);

@@ -31,10 +31,9 @@ SessionView::SessionView(QWidget* parent)
   layout->addWidget(split, 1);
   connect(table_, &QTableView::activated, this,
           [this](const QModelIndex& i) { Activate(size_t(proxy_->mapToSource(i).row())); });
-  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& i) {
-            if (i.isValid()) plot_->SetSelected(size_t(proxy_->mapToSource(i).row()));
-          });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
+    if (i.isValid()) plot_->SetSelected(size_t(proxy_->mapToSource(i).row()));
+  });
   connect(plot_, &TrialPlot::trialClicked, this, [this](int i) { Activate(size_t(i)); });
 }
 

@@ -130,8 +130,8 @@ void PaintRange(QPainter& p, const TimelineWidget& w, int bottom) {
 void PaintLegend(QPainter& p) {
   int x = 4;
   const int y = 6;
-  for (const auto& [color, label] : {std::pair{kOverlapColor, "overlap"}, std::pair{kExposedColor, "exposed"},
-                                     std::pair{kTailColor, "tail"}}) {
+  for (const auto& [color, label] :
+       {std::pair{kOverlapColor, "overlap"}, std::pair{kExposedColor, "exposed"}, std::pair{kTailColor, "tail"}}) {
     p.fillRect(x, y + 2, 8, 8, color);
     p.setPen(Qt::black);
     p.drawText(QPointF(x + 10, y + 10), label);
@@ -157,13 +157,13 @@ void PaintHeaders(QPainter& p, const TimelineWidget& w, const Timeline& t) {
                QString("%1 rank %2").arg(l.collapsed ? "▸" : "▾").arg(l.rank));
     bold.setBold(false);
     p.setFont(bold);
-    p.drawText(QRect(14, l.band_y, TimelineWidget::kHeaderWidth - 16, TimelineWidget::kBandHeight),
-               Qt::AlignVCenter, "overlap");
+    p.drawText(QRect(14, l.band_y, TimelineWidget::kHeaderWidth - 16, TimelineWidget::kBandHeight), Qt::AlignVCenter,
+               "overlap");
     for (size_t i = 0; i < l.row_y.size(); ++i) {
       const TimelineRow& row = t.rows[l.first_row + i];
-      p.drawText(QRect(14, l.row_y[i], TimelineWidget::kHeaderWidth - 16, TimelineWidget::kRowHeight),
-                 Qt::AlignVCenter, p.fontMetrics().elidedText(QString::fromStdString(row.name), Qt::ElideRight,
-                                                              TimelineWidget::kHeaderWidth - 18));
+      p.drawText(QRect(14, l.row_y[i], TimelineWidget::kHeaderWidth - 16, TimelineWidget::kRowHeight), Qt::AlignVCenter,
+                 p.fontMetrics().elidedText(QString::fromStdString(row.name), Qt::ElideRight,
+                                            TimelineWidget::kHeaderWidth - 18));
     }
   }
 }

@@ -45,9 +45,7 @@ void TimelineWidget::SetView(ViewRange r) {
   emit viewChanged(view_);
 }
 
-void TimelineWidget::FitAll() {
-  SetView(ViewRange::Fit(0, timeline_ ? double(timeline_->duration_ns()) : 1.0));
-}
+void TimelineWidget::FitAll() { SetView(ViewRange::Fit(0, timeline_ ? double(timeline_->duration_ns()) : 1.0)); }
 
 void TimelineWidget::SelectEvent(std::optional<EventRef> e) {
   selected_ = e;
@@ -80,7 +78,9 @@ double TimelineWidget::XOfTime(double rel_ns) const {
   return kHeaderWidth + (rel_ns - view_.begin) / view_.span() * plot_width();
 }
 
-double TimelineWidget::TimeAtX(double x) const { return view_.begin + (x - kHeaderWidth) / plot_width() * view_.span(); }
+double TimelineWidget::TimeAtX(double x) const {
+  return view_.begin + (x - kHeaderWidth) / plot_width() * view_.span();
+}
 
 void TimelineWidget::Relayout() {
   layout_.clear();
@@ -165,8 +165,8 @@ void TimelineWidget::mousePressEvent(QMouseEvent* e) {
   press_pos_ = e->pos();
   press_view_ = view_;
   moved_ = false;
-  const bool range = e->button() == Qt::RightButton ||
-                     (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier));
+  const bool range =
+      e->button() == Qt::RightButton || (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier));
   drag_ = range ? Drag::kRange : e->button() == Qt::LeftButton ? Drag::kPan : Drag::kNone;
   e->accept();
 }
@@ -201,14 +201,23 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
 
 void TimelineWidget::keyPressEvent(QKeyEvent* e) {
   switch (e->key()) {
-    case Qt::Key_W: SetView(view_.Zoomed(kWheelZoom, 0.5)); break;
-    case Qt::Key_S: SetView(view_.Zoomed(1 / kWheelZoom, 0.5)); break;
-    case Qt::Key_A: SetView(view_.Panned(-kKeyPan * view_.span())); break;
-    case Qt::Key_D: SetView(view_.Panned(kKeyPan * view_.span())); break;
+    case Qt::Key_W:
+      SetView(view_.Zoomed(kWheelZoom, 0.5));
+      break;
+    case Qt::Key_S:
+      SetView(view_.Zoomed(1 / kWheelZoom, 0.5));
+      break;
+    case Qt::Key_A:
+      SetView(view_.Panned(-kKeyPan * view_.span()));
+      break;
+    case Qt::Key_D:
+      SetView(view_.Panned(kKeyPan * view_.span()));
+      break;
     case Qt::Key_F:
       if (selected_ && timeline_) {
         const Event& ev = timeline_->rows[selected_->row].events[selected_->index];
-        SetView(ViewRange::Fit(double(ev.start_ns - timeline_->origin_ns), double(ev.end_ns - timeline_->origin_ns), 0.1));
+        SetView(
+            ViewRange::Fit(double(ev.start_ns - timeline_->origin_ns), double(ev.end_ns - timeline_->origin_ns), 0.1));
       } else if (range_) {
         SetView(ViewRange::Fit(range_->begin, range_->end));
       } else {
@@ -219,7 +228,9 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
       range_.reset();
       SelectEvent(std::nullopt);
       break;
-    default: QWidget::keyPressEvent(e); return;
+    default:
+      QWidget::keyPressEvent(e);
+      return;
   }
   e->accept();
 }

@@ -28,8 +28,10 @@ void TrialPlot::SetTrials(std::vector<TrialRow> rows) {
   hi_ = 0;
   for (const TrialRow& t : rows_) {
     if (!t.median_ns) continue;
-    if (std::find(algorithms_.begin(), algorithms_.end(), t.algorithm) == algorithms_.end()) algorithms_.push_back(t.algorithm);
-    if (std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) == chunk_levels_.end()) chunk_levels_.push_back(t.chunks);
+    if (std::find(algorithms_.begin(), algorithms_.end(), t.algorithm) == algorithms_.end())
+      algorithms_.push_back(t.algorithm);
+    if (std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) == chunk_levels_.end())
+      chunk_levels_.push_back(t.chunks);
     lo_ = std::min(lo_, t.ci_low_ns.value_or(*t.median_ns));
     hi_ = std::max(hi_, t.ci_high_ns.value_or(*t.median_ns));
   }
@@ -70,7 +72,8 @@ void TrialPlot::paintEvent(QPaintEvent*) {
   for (int i = 0; i <= 4; ++i) {
     const double v = hi_ - (hi_ - lo_) * i / 4.0;
     const int y = kTop + plot_h * i / 4;
-    p.drawText(QRect(0, y - 8, kLeft - 4, 16), Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(FormatDuration(v)));
+    p.drawText(QRect(0, y - 8, kLeft - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
+               QString::fromStdString(FormatDuration(v)));
   }
   if (algorithms_.empty()) {
     p.drawText(rect(), Qt::AlignCenter, "no measured trials");
@@ -86,11 +89,13 @@ void TrialPlot::paintEvent(QPaintEvent*) {
     const auto pt = PointOf(i);
     if (!pt) continue;
     const TrialRow& t = rows_[i];
-    const size_t level = size_t(std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) - chunk_levels_.begin());
+    const size_t level =
+        size_t(std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) - chunk_levels_.begin());
     const QColor color = ChunkColor(level, chunk_levels_.size());
     auto y_of = [&](double v) { return kTop + (hi_ - v) / (hi_ - lo_) * plot_h; };
     p.setPen(QPen(color, 1));
-    if (t.ci_low_ns && t.ci_high_ns) p.drawLine(QPointF(pt->x(), y_of(*t.ci_low_ns)), QPointF(pt->x(), y_of(*t.ci_high_ns)));
+    if (t.ci_low_ns && t.ci_high_ns)
+      p.drawLine(QPointF(pt->x(), y_of(*t.ci_low_ns)), QPointF(pt->x(), y_of(*t.ci_high_ns)));
     p.setBrush(color);
     p.drawEllipse(*pt, 3.5, 3.5);
     if (selected_ == i) {

@@ -15,8 +15,8 @@ int TrialTableModel::columnCount(const QModelIndex& parent) const { return paren
 
 QVariant TrialTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[kColumnCount] = {"trial", "op", "config", "status", "median", "95 % interval",
-                                            "speedup vs serial", "run"};
+  static const char* names[kColumnCount] = {
+      "trial", "op", "config", "status", "median", "95 % interval", "speedup vs serial", "run"};
   return section >= 0 && section < kColumnCount ? QVariant(names[section]) : QVariant();
 }
 
@@ -30,14 +30,20 @@ QVariant TrialTableModel::data(const QModelIndex& index, int role) const {
     return text ? QVariant(QString::fromStdString(FormatDuration(*ns))) : QVariant(*ns);
   };
   switch (index.column()) {
-    case kId: return QVariant(qlonglong(t.id));
-    case kOp: return QString::fromStdString(t.op);
-    case kConfig: return QString::fromStdString(t.config);
-    case kStatus: return QString::fromStdString(t.status);
-    case kMedian: return opt_time(t.median_ns);
+    case kId:
+      return QVariant(qlonglong(t.id));
+    case kOp:
+      return QString::fromStdString(t.op);
+    case kConfig:
+      return QString::fromStdString(t.config);
+    case kStatus:
+      return QString::fromStdString(t.status);
+    case kMedian:
+      return opt_time(t.median_ns);
     case kInterval:
       if (!t.ci_low_ns) return text ? QVariant(QString("–")) : QVariant(1e300);
-      return text ? QVariant(QString::fromStdString(FormatDuration(*t.ci_low_ns) + " – " + FormatDuration(*t.ci_high_ns)))
+      return text ? QVariant(
+                        QString::fromStdString(FormatDuration(*t.ci_low_ns) + " – " + FormatDuration(*t.ci_high_ns)))
                   : QVariant(*t.ci_high_ns - *t.ci_low_ns);
     case kSpeedup:
       if (!t.speedup_vs_serial) return text ? QVariant(QString("–")) : QVariant(-1.0);

@@ -19,7 +19,7 @@ struct RunSummary {
   std::string workload;  // "gemm_rs M=... P=8", a layer, or "imported trace, 8 rank(s)"
   std::string topology;
   std::string backend;
-  std::string config;    // "ring chunks=2 streams=1", or "" when none
+  std::string config;     // "ring chunks=2 streams=1", or "" when none
   std::string algorithm;  // "ring", or ""
   int64_t event_count = 0;
   int iterations = 0;

@@ -22,8 +22,8 @@ namespace braid::view {
 struct TimelineRow {
   int rank = 0;
   int lane = 0;
-  std::string name;  // the store's lane name, or "lane N" when it has none
-  std::string kind;  // the store's lane kind ("compute", "comm", ...) or ""
+  std::string name;              // the store's lane name, or "lane N" when it has none
+  std::string kind;              // the store's lane kind ("compute", "comm", ...) or ""
   std::vector<Event> events;     // sorted by start_ns
   std::vector<int64_t> max_end;  // max_end[i] = max(events[0..i].end_ns)
 };

@@ -12,9 +12,9 @@ QColor KindColor(EventKind k);
 // A fold of many narrow events: the kind's colour, darker.
 QColor FoldColor(EventKind k);
 
-inline const QColor kOverlapColor{0x17, 0xA5, 0x89};   // compute and comm together
-inline const QColor kExposedColor{0xD6, 0x27, 0x28};   // comm with no compute under it
-inline const QColor kTailColor{0xC2, 0x18, 0x5B};      // last compute end to iteration end
+inline const QColor kOverlapColor{0x17, 0xA5, 0x89};  // compute and comm together
+inline const QColor kExposedColor{0xD6, 0x27, 0x28};  // comm with no compute under it
+inline const QColor kTailColor{0xC2, 0x18, 0x5B};     // last compute end to iteration end
 inline const QColor kBandBackground{0xEE, 0xEE, 0xEE};
 inline const QColor kRowBackground{0xFA, 0xFA, 0xFA};
 

@@ -14,8 +14,20 @@ class RunTableModel : public QAbstractTableModel {
 
  public:
   static constexpr int kSortRole = Qt::UserRole;
-  enum Column { kId, kWorkload, kTopology, kBackend, kConfig, kEvents, kMakespan, kOverlap, kExposed, kTail,
-                kEfficiency, kColumnCount };
+  enum Column {
+    kId,
+    kWorkload,
+    kTopology,
+    kBackend,
+    kConfig,
+    kEvents,
+    kMakespan,
+    kOverlap,
+    kExposed,
+    kTail,
+    kEfficiency,
+    kColumnCount
+  };
 
   explicit RunTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
   void SetRuns(std::vector<RunSummary> runs);
