@@ -79,7 +79,7 @@ void Engine::Load(const Plan& plan) {
           const int64_t nn = rp.buffers[size_t(s.b.buffer)].cols;
           st.act = Act::kGemm;
           if (m != last_m || nn != last_n || k != last_k) {
-            const GemmCost c = GemmCostOf(gpu_, m, nn, k, plan.workload.dtype);
+            const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype);
             gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
             last_m = m, last_n = nn, last_k = k;
           }
@@ -232,6 +232,17 @@ void Engine::Load(const Plan& plan) {
   std::vector<int>& fill = fill_;
   fill.assign(dependents_off_.begin(), dependents_off_.end() - 1);
   for (auto [before, after] : edges_) dependents_[size_t(fill[size_t(before)]++)] = after;
+}
+
+// The kernel choice tries every candidate: keep the costs of the shapes seen
+// (a tuner evaluates many plans of the same few shapes).
+GemmCost Engine::CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype) {
+  for (const CostMemo& e : cost_memo_) {
+    if (e.m == m && e.n == n && e.k == k && e.dtype == dtype) return e.cost;
+  }
+  if (cost_memo_.size() >= kCostMemoSize) cost_memo_.clear();
+  cost_memo_.push_back({m, n, k, dtype, GemmCostOf(gpu_, m, n, k, dtype)});
+  return cost_memo_.back().cost;
 }
 
 void Engine::Push(double t, int type, int id) {
