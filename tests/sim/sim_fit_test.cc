@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "braid/gpu_files.h"
 #include "braid/sim_fit.h"
@@ -38,11 +38,11 @@ std::string MeasuredDir() {
   return fs::exists(dir / "gemm_bf16.csv") ? dir.string() : std::string();
 }
 
-#define SKIP_WITHOUT_MEASUREMENTS()                                                                    \
-  if (MeasuredDir().empty()) {                                                                         \
-    GTEST_SKIP() << "the shared H100 measurements are absent (no "                                     \
+#define SKIP_WITHOUT_MEASUREMENTS()                                                                     \
+  if (MeasuredDir().empty()) {                                                                          \
+    GTEST_SKIP() << "the shared H100 measurements are absent (no "                                      \
                     "$BRAID_SHARED_DIR/calibration/h100-measured/gemm_bf16.csv); set BRAID_SHARED_DIR " \
-                    "to the shared folder to run this test";                                           \
+                    "to the shared folder to run this test";                                            \
   }
 
 // A fresh folder under the temp dir, removed with the object.
@@ -99,14 +99,12 @@ TEST(SimMeasured, BadFilesAreRefusedNamingFileRowAndColumn) {
   EXPECT_FALSE(sim::ReadMeasuredBoard(d.path(), g).ok());
 
   d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1\n");
-  d.Write("gemm_beside_held_sms.csv",
-          "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,140,1.9,1.5\n");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,140,1.9,1.5\n");
   auto above = sim::ReadMeasuredBoard(d.path(), g);
   ASSERT_FALSE(above.ok());
   EXPECT_THAT(above.status().message(), HasSubstr("held_sms: 140 is not below h100-sxm's 132 SMs"));
 
-  d.Write("gemm_beside_held_sms.csv",
-          "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,nap,4,1.9,1.5\n");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,nap,4,1.9,1.5\n");
   EXPECT_THAT(sim::ReadMeasuredBoard(d.path(), g).status().message(), HasSubstr("spin or copy"));
 }
 
@@ -143,7 +141,8 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
   truth.sm_copy_gbs = 61.5;
   truth.hbm_efficiency = 0.8;
   std::string csv = "sms,gbs_read_plus_write\n";
-  for (int s : {1, 2, 4, 8, 16, 32, 64, 132}) csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
+  for (int s : {1, 2, 4, 8, 16, 32, 64, 132})
+    csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
   TempDir d("recover");
   d.Write("copy_kernel_bw.csv", csv);
   auto board = sim::ReadMeasuredBoard(d.path(), H100());
@@ -273,7 +272,8 @@ TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
   GpuSpec truth = H100();
   truth.sm_copy_gbs = 70;
   std::string csv = "sms,gbs_read_plus_write\n";
-  for (int s : {1, 4, 16, 64, 132}) csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
+  for (int s : {1, 4, 16, 64, 132})
+    csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
   d.Write("copy_kernel_bw.csv", csv);
   cli::CalibrateArgs a;
   a.fit = d.path();

@@ -27,16 +27,20 @@ TEST(SimLowerBound, NoPlanBeatsTheLowerBound) {
   o.iters = 1;
   int checked = 0, fused = 0;
   for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
-    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{2048, 8192, 8192}, {4096, 1280, 8192},
-                           {8192, 8192, 8192}, {1024, 8192, 3584}, {16384, 8192, 28672}, {512, 4096, 4096}}) {
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{2048, 8192, 8192},
+                           {4096, 1280, 8192},
+                           {8192, 8192, 8192},
+                           {1024, 8192, 3584},
+                           {16384, 8192, 28672},
+                           {512, 4096, 4096}}) {
       for (int tp : {2, 4, 8}) {
         const Workload w{op, m, n, k, DType::kBf16, tp};
         auto serial = BuildPlan(w, OverlapConfig{});
         ASSERT_TRUE(serial.ok()) << serial.status().message();
         auto lb = MeasureLowerBound(b, *serial, o);
         ASSERT_TRUE(lb.ok()) << lb.status().message();
-        for (Algorithm algo : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing,
-                               Algorithm::kFused}) {
+        for (Algorithm algo :
+             {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kFused}) {
           for (int chunks : {1, 2, 4}) {
             for (int sms : {0, 4, 16, 48}) {
               for (CommEngine engine : {CommEngine::kSm, CommEngine::kCopyEngine}) {

@@ -62,8 +62,8 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
     double abs_sum = 0;
     for (size_t i = 0; i < b.gemm.size(); ++i) {
       const MeasuredGemm& g = b.gemm[i];
-      out.rows.push_back(Row("gemm_bf16 " + Shape(g.m, g.n, g.k) + " ms", Ms(g.time_ns), Ms(pred[i]),
-                             kGemmTolerancePct, src));
+      out.rows.push_back(
+          Row("gemm_bf16 " + Shape(g.m, g.n, g.k) + " ms", Ms(g.time_ns), Ms(pred[i]), kGemmTolerancePct, src));
       abs_sum += std::abs(out.rows.back().error_pct);
     }
     out.gemm_mean_abs_pct = abs_sum / double(b.gemm.size());
@@ -71,13 +71,13 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
   for (const MeasuredHeldGemm& h : b.held) {
     const double alone = GemmTimeNs(gpu, h.m, h.n, h.k, bf16);
     const double beside = GemmBesideHeldSmsNs(gpu, h.m, h.n, h.k, bf16, h.held_sms, h.copying);
-    out.rows.push_back(Row("held " + Shape(h.m, h.n, h.k) + (h.copying ? " copy " : " spin ") +
-                               std::to_string(h.held_sms) + " SMs ms",
-                           Ms(h.time_ns), Ms(beside * h.alone_ns / alone), kHeldTolerancePct, src));
+    out.rows.push_back(
+        Row("held " + Shape(h.m, h.n, h.k) + (h.copying ? " copy " : " spin ") + std::to_string(h.held_sms) + " SMs ms",
+            Ms(h.time_ns), Ms(beside * h.alone_ns / alone), kHeldTolerancePct, src));
   }
   for (const MeasuredCopyBw& c : b.copy_bw) {
-    out.rows.push_back(Row("copy kernel on " + std::to_string(c.sms) + " SMs GB/s", c.gbs,
-                           CopyBandwidthGbs(gpu, c.sms), kBandwidthTolerancePct, src));
+    out.rows.push_back(Row("copy kernel on " + std::to_string(c.sms) + " SMs GB/s", c.gbs, CopyBandwidthGbs(gpu, c.sms),
+                           kBandwidthTolerancePct, src));
   }
   if (b.copy_engine.present) {
     const MeasuredCopyEngine& e = b.copy_engine;
@@ -104,8 +104,8 @@ std::vector<Param> ParamsOf(GpuSpec& g, const MeasuredBoard& b) {
   const bool gemm = !b.gemm.empty() || !b.held.empty() || b.copy_engine.present;
   if (gemm) {
     for (GemmKernel& k : g.kernels) {
-      p.push_back({"kernel " + std::to_string(k.tile_m) + "x" + std::to_string(k.tile_n) + " efficiency",
-                   &k.efficiency, 0.05, 1.0});
+      p.push_back({"kernel " + std::to_string(k.tile_m) + "x" + std::to_string(k.tile_n) + " efficiency", &k.efficiency,
+                   0.05, 1.0});
     }
     p.push_back({"tile_overhead_us", &g.tile_overhead_us, 0.0, 20.0});
     p.push_back({"stream_k_fixup", &g.stream_k_fixup, 0.0, 2.0});
@@ -260,8 +260,8 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
   // trends of this board.
   for (int i = 0; i < 4; ++i) {
     if (keep_board_rate) {
-      best.board_rate *= GemmTimeNs(best, 8192, 8192, 8192, DType::kBf16) /
-                         GemmTimeNs(base, 8192, 8192, 8192, DType::kBf16);
+      best.board_rate *=
+          GemmTimeNs(best, 8192, 8192, 8192, DType::kBf16) / GemmTimeNs(base, 8192, 8192, 8192, DType::kBf16);
     } else {
       best.board_rate = CheckMeasuredBoard(best, board).board_rate;
     }

@@ -75,9 +75,7 @@ class Csv {
     return int64_t(*v);
   }
   const std::string& name() const { return name_; }
-  std::string Where(size_t r, const char* col) const {
-    return name_ + ":" + std::to_string(lines_[r]) + ": " + col;
-  }
+  std::string Where(size_t r, const char* col) const { return name_ + ":" + std::to_string(lines_[r]) + ": " + col; }
 
  private:
   std::string name_;

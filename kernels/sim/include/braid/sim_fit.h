@@ -16,10 +16,10 @@ namespace braid::sim {
 
 // Tolerances of the measured rows (shared/calibration/h100-measured/README:
 // the board itself varies ≈ 10 % between runs).
-constexpr double kGemmTolerancePct = 12;      // each gemm_bf16 shape
-constexpr double kGemmMeanTolerancePct = 6;   // their mean |error|
-constexpr double kHeldTolerancePct = 15;      // gemm_beside_held_sms rows
-constexpr double kBandwidthTolerancePct = 10; // copy_kernel_bw, the copy engine's own rate
+constexpr double kGemmTolerancePct = 12;        // each gemm_bf16 shape
+constexpr double kGemmMeanTolerancePct = 6;     // their mean |error|
+constexpr double kHeldTolerancePct = 15;        // gemm_beside_held_sms rows
+constexpr double kBandwidthTolerancePct = 10;   // copy_kernel_bw, the copy engine's own rate
 constexpr double kContentionTolerancePct = 15;  // the GEMM beside a copy-engine copy
 
 struct MeasuredCheck {
