@@ -18,6 +18,56 @@ double GpuSpec::Efficiency(DType d) const {
   return d == DType::kBf16 ? efficiency_bf16 : d == DType::kFp16 ? efficiency_fp16 : efficiency_fp32;
 }
 
+namespace {
+
+// An optional number in [lo, hi]: absent keeps *dst.
+Status OptionalNumber(const TomlValue& doc, const TomlFields& f, const char* key, double lo, double hi, double* dst) {
+  if (doc.Find(key) == nullptr) return Status::Ok();
+  auto v = f.Number(key, lo, hi);
+  if (!v.ok()) return v.status();
+  *dst = *v;
+  return Status::Ok();
+}
+
+// The optional kernel-choice model: [[kernel]] candidates and its fitted figures.
+Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_view origin, GpuSpec* g) {
+  for (auto [key, lo, hi, dst] : {std::tuple{"board_rate", 0.05, 2.0, &g->board_rate},
+                                  {"tile_overhead_us", 0.0, 1000.0, &g->tile_overhead_us},
+                                  {"stream_k_fixup", 0.0, 10.0, &g->stream_k_fixup},
+                                  {"split_k_traffic", 0.0, 1.0, &g->split_k_traffic},
+                                  {"sm_boost_exponent", 0.0, 1.0, &g->sm_boost_exponent},
+                                  {"sm_boost_cap", 1.0, 4.0, &g->sm_boost_cap},
+                                  {"sm_copy_gbs", 0.0, 1e5, &g->sm_copy_gbs},
+                                  {"l2_miss", 0.0, 1.0, &g->l2_miss},
+                                  {"hbm_copy_weight", 0.1, 10.0, &g->hbm_copy_weight},
+                                  {"hbm_ce_weight", 0.1, 10.0, &g->hbm_ce_weight}}) {
+    BRAID_RETURN_IF_ERROR(OptionalNumber(doc, f, key, lo, hi, dst));
+  }
+  const TomlValue* arr = doc.Find("kernel");
+  if (arr == nullptr) return Status::Ok();
+  if (arr->kind != TomlValue::Kind::kArray) {
+    return Status::Invalid(f.Where(*arr) + ": kernel must be an array of tables ([[kernel]])");
+  }
+  for (const TomlValue& item : arr->items) {
+    if (item.kind != TomlValue::Kind::kTable) return Status::Invalid(f.Where(item) + ": kernel entries must be tables");
+    const TomlFields k(item, origin, "kernel.");
+    BRAID_RETURN_IF_ERROR(k.OnlyKnownKeys({"tile_m", "tile_n", "efficiency"}));
+    GemmKernel kern;
+    for (auto [key, dst] : {std::pair{"tile_m", &kern.tile_m}, {"tile_n", &kern.tile_n}}) {
+      auto v = k.Integer(key, 8, 1024);
+      if (!v.ok()) return v.status();
+      *dst = int(*v);
+    }
+    auto e = k.Number("efficiency", 0.01, 1.0);
+    if (!e.ok()) return e.status();
+    kern.efficiency = *e;
+    g->kernels.push_back(kern);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
   auto doc = ParseToml(text, origin);
   if (!doc.ok()) return doc.status();
@@ -25,7 +75,8 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
       {"name", "sm_count", "tflops_bf16", "tflops_fp16", "tflops_fp32", "hbm_gbs", "hbm_efficiency", "tile_m",
        "tile_n", "efficiency_bf16", "efficiency_fp16", "efficiency_fp32", "launch_us", "event_wait_us",
-       "copy_engines", "source"}));
+       "copy_engines", "source", "board_rate", "tile_overhead_us", "stream_k_fixup", "split_k_traffic", "sm_boost_exponent",
+       "sm_boost_cap", "sm_copy_gbs", "l2_miss", "hbm_copy_weight", "hbm_ce_weight", "kernel"}));
   GpuSpec g;
   auto name = f.String("name");
   if (!name.ok()) return name.status();
@@ -53,6 +104,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
     if (!v.ok()) return v.status();
     *dst = *v;
   }
+  BRAID_RETURN_IF_ERROR(ReadKernelModel(*doc, f, origin, &g));
   auto src = f.String("source");
   if (!src.ok()) return src.status();
   if (src->empty()) return Status::Invalid(f.Where(*doc->Find("source")) + ": source must name where the numbers come from");

@@ -66,6 +66,39 @@ TEST(GpuFiles, ParsesAUserFile) {
   EXPECT_DOUBLE_EQ(g->Efficiency(DType::kFp32), 0.7);
 }
 
+TEST(GpuFiles, KernelCandidatesAndFittedFiguresParse) {
+  const std::string with = std::string(kGood) +
+                           "board_rate = 0.9\nsm_boost_exponent = 0.3\nhbm_ce_weight = 1.5\n"
+                           "[[kernel]]\ntile_m = 128\ntile_n = 256\nefficiency = 0.8\n"
+                           "[[kernel]]\ntile_m = 64\ntile_n = 128\nefficiency = 0.5\n";
+  auto g = ParseGpuToml(with, "toy.toml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  ASSERT_EQ(g->kernels.size(), 2u);
+  EXPECT_EQ(g->kernels[1].tile_m, 64);
+  EXPECT_DOUBLE_EQ(g->kernels[0].efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(g->board_rate, 0.9);
+  EXPECT_DOUBLE_EQ(g->hbm_ce_weight, 1.5);
+  EXPECT_DOUBLE_EQ(g->hbm_copy_weight, 1.0);  // absent: the default
+  // Without them, the single-tile model's defaults.
+  auto plain = ParseGpuToml(kGood, "toy.toml");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->kernels.empty());
+  EXPECT_DOUBLE_EQ(plain->board_rate, 1.0);
+
+  auto no_eff = ParseGpuToml(std::string(kGood) + "[[kernel]]\ntile_m = 128\ntile_n = 256\n", "toy.toml");
+  ASSERT_FALSE(no_eff.ok());
+  EXPECT_THAT(no_eff.status().message(), HasSubstr("kernel.efficiency"));
+  auto too_fast = ParseGpuToml(std::string(kGood) + "[[kernel]]\ntile_m = 128\ntile_n = 256\nefficiency = 1.5\n",
+                               "toy.toml");
+  EXPECT_FALSE(too_fast.ok());
+  auto bad_rate = ParseGpuToml(std::string(kGood) + "board_rate = 0\n", "toy.toml");
+  ASSERT_FALSE(bad_rate.ok());
+  EXPECT_THAT(bad_rate.status().message(), HasSubstr("board_rate"));
+  auto not_table = ParseGpuToml(std::string(kGood) + "kernel = 3\n", "toy.toml");
+  ASSERT_FALSE(not_table.ok());
+  EXPECT_THAT(not_table.status().message(), HasSubstr("[[kernel]]"));
+}
+
 TEST(GpuFiles, MalformedFieldNamesFileLineAndField) {
   std::string bad = kGood;
   bad.replace(bad.find("sm_count = 4"), 12, "sm_count = -4");

@@ -196,14 +196,32 @@ int64_t TailNs(const RunOutput& out) {
 }
 
 TEST(SimEngine, RingHidesCommBehindComputeWhenComputeBound) {
-  // K = 64K: each ring step's GEMM (1024×8192×8192) outlasts its 16 MB transfer.
+  // K = 64K: each ring step's GEMM (1024×8192×8192) outlasts its 16 MB
+  // transfer. Copy-engine transfers leave the GEMMs every SM.
   SimBackend b = H100Backend();
+  const auto ce = [](Plan p) {
+    p.config.comm_engine = CommEngine::kCopyEngine;
+    return p;
+  };
   const RunOutput serial = MustRun(b, MakePlan(Op::kGemmRs, Algorithm::kSerial, 1, 8, 8192, 65536));
-  const RunOutput chunked = MustRun(b, MakePlan(Op::kGemmRs, Algorithm::kChunked, 4, 8, 8192, 65536));
-  const RunOutput ring = MustRun(b, MakePlan(Op::kGemmRs, Algorithm::kRing, 1, 8, 8192, 65536));
+  const RunOutput chunked = MustRun(b, ce(MakePlan(Op::kGemmRs, Algorithm::kChunked, 4, 8, 8192, 65536)));
+  const RunOutput ring = MustRun(b, ce(MakePlan(Op::kGemmRs, Algorithm::kRing, 1, 8, 8192, 65536)));
   EXPECT_LT(TailNs(ring), TailNs(chunked) / 2);
   EXPECT_LT(ring.iteration_ns[0], serial.iteration_ns[0]);
   EXPECT_LT(chunked.iteration_ns[0], serial.iteration_ns[0]);
+}
+
+TEST(SimEngine, SmCommBesideAOneWaveGemmCostsItAWave) {
+  // Each ring step's 1024×8192×8192 GEMM is a stream-K grid sized for all
+  // 132 SMs: while a send's 16 SMs are held it needs two rounds (the
+  // measured cliff of gemm_beside_held_sms.csv), so SM-driven transfers cost
+  // the ring more than copy-engine ones.
+  SimBackend b = H100Backend();
+  Plan sm = MakePlan(Op::kGemmRs, Algorithm::kRing, 1, 8, 8192, 65536);
+  Plan ce = sm;
+  ce.config.comm_engine = CommEngine::kCopyEngine;
+  const RunOutput with_sm = MustRun(b, sm), with_ce = MustRun(b, ce);
+  EXPECT_GT(double(with_sm.iteration_ns[0]), 1.02 * double(with_ce.iteration_ns[0]));
 }
 
 TEST(SimEngine, OneRankPlanIsItsGemms) {

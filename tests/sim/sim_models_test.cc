@@ -22,13 +22,15 @@ TEST(SimGemmModel, TimeGrowsWithSize) {
   EXPECT_GT(GemmTimeNs(g, 4096, 4096, 8192, DType::kBf16), GemmTimeNs(g, 4096, 4096, 4096, DType::kBf16));
 }
 
-TEST(SimGemmModel, WaveQuantizationIsVisible) {
-  GpuSpec g = H100();
+// The single-tile model (GPU files without [[kernel]] entries, e.g. a100-sxm).
+TEST(SimGemmModel, SingleTileModelShowsWaveQuantization) {
+  GpuSpec g = *LoadGpu("a100-sxm");
+  ASSERT_TRUE(g.kernels.empty());
   g.hbm_gbs = 1e9;  // isolate the compute part
-  // 128×256 tiles: M = 128·132 rows, N = 256 → exactly 132 tiles, one wave.
-  const int64_t k = 8192;
-  const double one = GemmTimeNs(g, 128 * 132, 256, k, DType::kBf16) - g.launch_us * 1e3;
-  const double plus1 = GemmTimeNs(g, 128 * 133, 256, k, DType::kBf16) - g.launch_us * 1e3;
+  // tile_m × tile_n tiles: M = tile_m·sm_count rows, N = tile_n → one full wave.
+  const int64_t k = 8192, sms = g.sm_count;
+  const double one = GemmTimeNs(g, g.tile_m * sms, g.tile_n, k, DType::kBf16) - g.launch_us * 1e3;
+  const double plus1 = GemmTimeNs(g, g.tile_m * (sms + 1), g.tile_n, k, DType::kBf16) - g.launch_us * 1e3;
   EXPECT_NEAR(plus1 / one, 2.0, 0.05);
 }
 
@@ -36,17 +38,84 @@ TEST(SimGemmModel, FewerSmsAreSlower) {
   const GpuSpec g = H100();
   const double all = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16);
   const double less = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16, 132 - 24);
-  EXPECT_GT(less, all * 1.15);
+  EXPECT_GT(less, all * 1.1);
 }
 
 TEST(SimGemmModel, SmallMIsMemoryBound) {
   const GpuSpec g = H100();
   const GemmCost c = GemmCostOf(g, 16, 8192, 8192, DType::kBf16);
-  EXPECT_GT(c.memory_ns, 3 * double(c.Waves(g.sm_count)) * c.tile_ns);
   const double floor = c.hbm_bytes / (g.hbm_gbs * g.hbm_efficiency);
   EXPECT_NEAR(GemmTimeNs(g, 16, 8192, 8192, DType::kBf16), floor + g.launch_us * 1e3, floor * 0.06);
   // Doubling M barely changes a memory-bound GEMM's time.
   EXPECT_LT(GemmTimeNs(g, 32, 8192, 8192, DType::kBf16), 1.02 * GemmTimeNs(g, 16, 8192, 8192, DType::kBf16));
+}
+
+// The kernel-choice model (h100-sxm's [[kernel]] entries).
+TEST(SimGemmKernels, NarrowShapesPickAGridThatFillsTheSms) {
+  const GpuSpec g = H100();
+  ASSERT_FALSE(g.kernels.empty());
+  // 128×256 tiles would give 160 tiles: two part-filled waves, ≈ 490 TFLOP/s.
+  // cuBLAS (stream-K) reaches ≈ 730 on the measured board (≈ 0.88 of this file's rate).
+  const GemmCost c = GemmCostOf(g, 4096, 1280, 8192, DType::kBf16);
+  EXPECT_TRUE(c.stream_k);
+  EXPECT_GT(PredictGemm(g, 4096, 1280, 8192, DType::kBf16).tflops, 730);
+  // A skinny M takes split-K or a 64-row tile rather than idle SMs.
+  const GemmCost skinny = GemmCostOf(g, 64, 1280, 8192, DType::kBf16);
+  EXPECT_TRUE(skinny.split_k > 1 || skinny.tile_m == 64);
+}
+
+TEST(SimGemmKernels, AOneWaveGridLosesAWholeWaveToAFewHeldSms) {
+  const GpuSpec g = H100();
+  const double alone = GemmTimeNs(g, 4096, 1280, 8192, DType::kBf16);
+  const double four = GemmBesideHeldSmsNs(g, 4096, 1280, 8192, DType::kBf16, 4, false);
+  EXPECT_NEAR(four / alone, 2.0, 0.25);  // measured: ×2.06
+  // A large grid degrades gradually: +2 % at 8 SMs, +60 % at 66 measured.
+  const double big = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16);
+  EXPECT_LT(GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, 8, false), big * 1.15);
+  const double half = GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, 66, false);
+  EXPECT_GT(half, big * 1.35);
+  EXPECT_LT(half, big * 1.95);  // fewer busy SMs clock higher: less than ×2
+}
+
+TEST(SimGemmKernels, ACopyingHolderCostsMoreThanASpinningOne) {
+  const GpuSpec g = H100();
+  const double alone = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16);
+  const double spin = GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, 48, false);
+  const double copy = GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, 48, true);
+  EXPECT_GT(copy, spin * 1.3);  // measured ×2.08 against ×1.35
+  // Without SMs held a copy holder is no holder.
+  EXPECT_DOUBLE_EQ(GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, 0, true), alone);
+  // A copy-engine copy takes no SMs but shares HBM: 1.43 → 2.57 ms measured.
+  const double ce = GemmBesideCopyEngineNs(g, 8192, 8192, 8192, DType::kBf16);
+  EXPECT_GT(ce / alone, 1.5);
+  EXPECT_LT(ce / alone, 2.1);
+}
+
+TEST(SimGemmKernels, CopyBandwidthGrowsWithSmsUpToTheHbmRate) {
+  const GpuSpec g = H100();
+  EXPECT_NEAR(CopyBandwidthGbs(g, 1), g.sm_copy_gbs, g.sm_copy_gbs * 0.02);
+  double prev = 0;
+  for (int s : {1, 2, 4, 8, 16, 32, 64, 132}) {
+    const double bw = CopyBandwidthGbs(g, s);
+    EXPECT_GT(bw, prev) << s;
+    EXPECT_LE(bw, g.hbm_gbs * g.hbm_efficiency) << s;
+    prev = bw;
+  }
+  GpuSpec unlimited = g;
+  unlimited.sm_copy_gbs = 0;
+  EXPECT_DOUBLE_EQ(CopyBandwidthGbs(unlimited, 1), g.hbm_gbs * g.hbm_efficiency);
+}
+
+TEST(SimGemmKernels, SmDrivenTransfersAreCappedByTheirSmsCopyRate) {
+  const GpuSpec g = H100();
+  const Topology t = Topo("h100-sxm");
+  const int64_t bytes = int64_t(256) << 20;
+  const CommTime link = P2pTime(t.intra, bytes);
+  const CommTime two = SmDrivenP2pTime(g, t.intra, bytes, 2);
+  EXPECT_NEAR(two.transfer_ns, double(bytes) / (CopyBandwidthGbs(g, 2) / 2), 1.0);
+  EXPECT_GT(two.transfer_ns, 2 * link.transfer_ns);
+  // Enough SMs reach the link's own rate.
+  EXPECT_DOUBLE_EQ(SmDrivenP2pTime(g, t.intra, bytes, 32).transfer_ns, link.transfer_ns);
 }
 
 TEST(SimGemmModel, MatchesTheMeasuredH100Figures) {

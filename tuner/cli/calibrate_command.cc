@@ -2,12 +2,17 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "braid/gpu_files.h"
 #include "braid/sim_calibration.h"
+#include "braid/sim_fit.h"
+#include "braid/sim_models.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
@@ -16,8 +21,6 @@ namespace braid::cli {
 
 namespace {
 
-constexpr double kMaxErrorPct = 10.0;
-
 int CalibrateGemm(const CalibrateArgs& a) {
   auto shape = sim::ParseGemmShape(a.gemm, "--gemm");
   if (!shape.ok()) return ReportError("calibrate", shape.status());
@@ -25,60 +28,197 @@ int CalibrateGemm(const CalibrateArgs& a) {
   if (!dtype.ok()) return ReportError("calibrate", dtype.status());
   auto gpu = LoadGpu(a.gpu);
   if (!gpu.ok()) return ReportError("calibrate", gpu.status());
-  const sim::GemmPrediction p = sim::PredictGemm(*gpu, shape->m, shape->n, shape->k, *dtype);
+  if (a.held_sms < 0 || a.held_sms >= gpu->sm_count) {
+    return ReportError("calibrate", Status::Invalid("--held-sms must be between 0 and " +
+                                                    std::to_string(gpu->sm_count - 1) + " (" + gpu->name + " has " +
+                                                    std::to_string(gpu->sm_count) + " SMs), got " +
+                                                    std::to_string(a.held_sms)));
+  }
+  if (a.holder != "spin" && a.holder != "copy") {
+    return ReportError("calibrate", Status::Invalid("--holder must be spin or copy, got '" + a.holder + "'"));
+  }
+  sim::GemmPrediction p = sim::PredictGemm(*gpu, shape->m, shape->n, shape->k, *dtype);
+  if (a.held_sms > 0) {
+    p.time_ns = sim::GemmBesideHeldSmsNs(*gpu, shape->m, shape->n, shape->k, *dtype, a.held_sms, a.holder == "copy");
+    p.tflops = 2.0 * double(shape->m) * double(shape->n) * double(shape->k) / p.time_ns / 1e3;
+  }
   if (a.json) {
-    std::cout << nlohmann::json{{"time_ns", p.time_ns}, {"tflops", p.tflops}}.dump() << "\n";
+    nlohmann::json j{{"time_ns", p.time_ns}, {"tflops", p.tflops}};
+    if (a.held_sms > 0) j["held_sms"] = a.held_sms, j["holder"] = a.holder;
+    std::cout << j.dump() << "\n";
   } else {
-    std::printf("%s %s gemm %lldx%lldx%lld: %.1f us, %.1f TFLOP/s\n", gpu->name.c_str(),
-                std::string(DTypeName(*dtype)).c_str(), static_cast<long long>(shape->m),
-                static_cast<long long>(shape->n), static_cast<long long>(shape->k), p.time_ns / 1e3, p.tflops);
+    std::printf("%s %s gemm %lldx%lldx%lld", gpu->name.c_str(), std::string(DTypeName(*dtype)).c_str(),
+                static_cast<long long>(shape->m), static_cast<long long>(shape->n), static_cast<long long>(shape->k));
+    if (a.held_sms > 0) std::printf(" beside %d SMs held (%s)", a.held_sms, a.holder.c_str());
+    std::printf(": %.1f us, %.1f TFLOP/s\n", p.time_ns / 1e3, p.tflops);
   }
   return kExitOk;
+}
+
+// nccl-tests' table: one row per size from -b to -e, times -f.
+void PrintCollectiveSweep(const Topology& topo, CollectiveKind kind, const CalibrateArgs& a, int64_t lo, int64_t hi,
+                          int tp) {
+  nlohmann::json rows = nlohmann::json::array();
+  if (!a.json) {
+    std::printf("# %s on %s, %d ranks (sim model)\n", a.collective.c_str(), topo.name.c_str(), tp);
+    std::printf("%14s %14s %12s %10s %10s\n", "size(B)", "count(bf16)", "time(us)", "algbw", "busbw");
+  }
+  for (int64_t bytes = lo; bytes <= hi; bytes *= a.step_factor) {
+    const sim::CollectivePrediction p = sim::PredictCollective(topo, kind, bytes, tp);
+    if (a.json) {
+      rows.push_back({{"bytes", bytes}, {"count", bytes / 2}, {"time_ns", p.time_ns}, {"algbw_gbps", p.algbw_gbps},
+                      {"busbw_gbps", p.busbw_gbps}});
+    } else {
+      std::printf("%14lld %14lld %12.2f %10.2f %10.2f\n", static_cast<long long>(bytes),
+                  static_cast<long long>(bytes / 2), p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps);
+    }
+    if (bytes > hi / a.step_factor) break;
+  }
+  if (a.json) std::cout << nlohmann::json{{"rows", rows}}.dump() << "\n";
 }
 
 int CalibrateCollective(const CalibrateArgs& a) {
   auto kind = sim::ParseCollectiveKind(a.collective);
   if (!kind.ok()) return ReportError("calibrate", kind.status());
-  if (a.bytes.empty()) return ReportError("calibrate", Status::Invalid("--collective needs --bytes SIZE"));
-  auto bytes = ParseSize(a.bytes, "--bytes");
-  if (!bytes.ok()) return ReportError("calibrate", bytes.status());
+  const bool sweep = !a.min_bytes.empty() || !a.max_bytes.empty();
+  if (sweep == !a.bytes.empty()) {
+    return ReportError("calibrate", Status::Invalid("--collective needs --bytes SIZE or -b MIN -e MAX [-f FACTOR]"));
+  }
+  int64_t lo = 0, hi = 0;
+  if (sweep) {
+    if (a.min_bytes.empty() || a.max_bytes.empty()) {
+      return ReportError("calibrate", Status::Invalid("a sweep needs both -b MIN and -e MAX"));
+    }
+    auto b = ParseSize(a.min_bytes, "-b");
+    if (!b.ok()) return ReportError("calibrate", b.status());
+    auto e = ParseSize(a.max_bytes, "-e");
+    if (!e.ok()) return ReportError("calibrate", e.status());
+    if (*b > *e) return ReportError("calibrate", Status::Invalid("-b must not exceed -e"));
+    if (a.step_factor < 2) {
+      return ReportError("calibrate", Status::Invalid("-f must be at least 2, got " + std::to_string(a.step_factor)));
+    }
+    lo = *b, hi = *e;
+  } else {
+    auto bytes = ParseSize(a.bytes, "--bytes");
+    if (!bytes.ok()) return ReportError("calibrate", bytes.status());
+    lo = hi = *bytes;
+  }
   auto topo = LoadTopology(a.topology);
   if (!topo.ok()) return ReportError("calibrate", topo.status());
-  const int tp = a.tp == 0 ? topo->total_gpus() : a.tp;
+  if (a.tp == 0 || a.tp < -1) {
+    return ReportError("calibrate", Status::Invalid("--tp must be at least 2, got " + std::to_string(a.tp)));
+  }
+  const int tp = a.tp == -1 ? topo->total_gpus() : a.tp;
   if (tp < 2) return ReportError("calibrate", Status::Invalid("--tp must be at least 2 for a collective"));
   if (Status s = topo->CheckFits(tp); !s.ok()) return ReportError("calibrate", s);
-  const sim::CollectivePrediction p = sim::PredictCollective(*topo, *kind, *bytes, tp);
+  if (sweep) {
+    PrintCollectiveSweep(*topo, *kind, a, lo, hi, tp);
+    return kExitOk;
+  }
+  const sim::CollectivePrediction p = sim::PredictCollective(*topo, *kind, lo, tp);
   if (a.json) {
     std::cout << nlohmann::json{{"time_ns", p.time_ns}, {"algbw_gbps", p.algbw_gbps}, {"busbw_gbps", p.busbw_gbps}}
                      .dump()
               << "\n";
   } else {
     std::printf("%s %lld bytes on %s (P=%d): %.1f us, algbw %.2f GB/s, busbw %.2f GB/s\n", a.collective.c_str(),
-                static_cast<long long>(*bytes), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps,
-                p.busbw_gbps);
+                static_cast<long long>(lo), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps);
   }
   return kExitOk;
+}
+
+nlohmann::json RowsJson(const std::vector<sim::CheckRow>& rows) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const sim::CheckRow& r : rows) {
+    list.push_back({{"what", r.what}, {"measured", r.measured}, {"predicted", r.predicted},
+                    {"error_pct", r.error_pct}, {"tolerance_pct", r.tolerance_pct}, {"source", r.source}});
+  }
+  return list;
 }
 
 int CalibrateCheck(const CalibrateArgs& a) {
   auto rows = sim::CheckCalibration();
   if (!rows.ok()) return ReportError("calibrate", rows.status());
+  // The measured board's rows, when its folder is there.
+  std::error_code ec;
+  std::optional<sim::MeasuredCheck> measured;
+  if (std::filesystem::is_directory(a.measured, ec)) {
+    auto gpu = LoadGpu(a.gpu);
+    if (!gpu.ok()) return ReportError("calibrate", gpu.status());
+    auto board = sim::ReadMeasuredBoard(a.measured, *gpu);
+    if (!board.ok()) return ReportError("calibrate", board.status());
+    measured = sim::CheckMeasuredBoard(*gpu, *board);
+  }
   int off = 0;
-  for (const sim::CheckRow& r : *rows) off += std::abs(r.error_pct) > kMaxErrorPct;
+  for (const sim::CheckRow& r : *rows) off += !r.ok();
+  if (measured) {
+    for (const sim::CheckRow& r : measured->rows) off += !r.ok();
+    off += measured->gemm_mean_abs_pct > sim::kGemmMeanTolerancePct;
+  }
   if (a.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const sim::CheckRow& r : *rows) {
-      list.push_back({{"what", r.what}, {"measured", r.measured}, {"predicted", r.predicted},
-                      {"error_pct", r.error_pct}, {"source", r.source}});
+    nlohmann::json j{{"points", RowsJson(*rows)}, {"ok", off == 0}};
+    if (measured) {
+      j["measured"] = {{"folder", a.measured},
+                       {"rows", RowsJson(measured->rows)},
+                       {"board_rate", measured->board_rate},
+                       {"gemm_mean_abs_error_pct", measured->gemm_mean_abs_pct}};
     }
-    std::cout << nlohmann::json{{"points", list}, {"ok", off == 0}}.dump(2) << "\n";
+    std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << sim::FormatCheckTable(*rows);
+    std::cout << "published figures (presets/hardware/calibration_points.toml)\n" << sim::FormatCheckTable(*rows);
+    if (measured) {
+      std::printf("\nmeasured board (%s) on %s at this board's board_rate %.3f\n", a.measured.c_str(),
+                  a.gpu.c_str(), measured->board_rate);
+      std::cout << sim::FormatCheckTable(measured->rows);
+      std::printf("gemm_bf16 mean |error| %.1f %% (tolerance %.0f %%)\n", measured->gemm_mean_abs_pct,
+                  sim::kGemmMeanTolerancePct);
+    } else {
+      std::printf("\nnote: %s is absent; the measured board's rows were not checked\n", a.measured.c_str());
+    }
   }
   std::cout.flush();
   if (off > 0) {
-    return ReportError("calibrate", Status::Internal(std::to_string(off) + " of " + std::to_string(rows->size()) +
-                                                         " points are off by more than 10%"));
+    return ReportError("calibrate", Status::Internal(std::to_string(off) + " checks are outside their tolerance"));
+  }
+  return kExitOk;
+}
+
+int CalibrateFit(const CalibrateArgs& a) {
+  if (a.out.empty()) return ReportError("calibrate", Status::Invalid("--fit needs -o FILE.toml"));
+  auto base = LoadGpu(a.gpu);
+  if (!base.ok()) return ReportError("calibrate", base.status());
+  auto board = sim::ReadMeasuredBoard(a.fit, *base);
+  if (!board.ok()) return ReportError("calibrate", board.status());
+  sim::FitOptions options;
+  options.keep_board_rate = a.keep_board_rate;
+  const sim::GpuFit fit = sim::FitGpuToMeasurements(*base, *board, options);
+  const std::string text = sim::GpuToml(fit.gpu);
+  // What it writes must load as a GPU file.
+  if (auto back = ParseGpuToml(text, a.out); !back.ok()) return ReportError("calibrate", back.status());
+  std::ofstream f(a.out, std::ios::binary | std::ios::trunc);
+  f << "# " << fit.gpu.name << ": written by braid calibrate --fit " << a.fit << " --gpu " << a.gpu
+    << (a.keep_board_rate ? " --keep-board-rate" : "") << "\n# Fitted to those measurements:";
+  for (const auto& p : fit.parameters) f << (&p == &fit.parameters.front() ? " " : ", ") << p.name;
+  f << ".\n# Every other figure is --gpu's, with its sources.\n" << text;
+  f.close();
+  if (!f) return ReportError("calibrate", Status::Invalid("cannot write " + a.out));
+  if (a.json) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : fit.parameters) params.push_back({{"name", p.name}, {"before", p.before}, {"after", p.after}});
+    std::cout << nlohmann::json{{"out", a.out},
+                                {"parameters", params},
+                                {"before", RowsJson(fit.before.rows)},
+                                {"after", RowsJson(fit.after.rows)},
+                                {"ok", fit.after.ok()}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::printf("fitted parameters\n");
+    for (const auto& p : fit.parameters) std::printf("  %-28s %10.4g -> %10.4g\n", p.name.c_str(), p.before, p.after);
+    std::cout << "\nbefore (" << a.gpu << ")\n" << sim::FormatCheckTable(fit.before.rows);
+    std::printf("gemm_bf16 mean |error| %.1f %%\n", fit.before.gemm_mean_abs_pct);
+    std::cout << "\nafter (" << a.out << ")\n" << sim::FormatCheckTable(fit.after.rows);
+    std::printf("gemm_bf16 mean |error| %.1f %%\nwrote %s\n", fit.after.gemm_mean_abs_pct, a.out.c_str());
   }
   return kExitOk;
 }
@@ -92,18 +232,31 @@ void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* a) {
   sub->add_option("--collective", a->collective, "predict one collective: all_reduce | all_gather | reduce_scatter");
   sub->add_option("--bytes", a->bytes, "collective message size (nccl-tests convention; K/M/G suffixes)");
   sub->add_option("--topology", a->topology, "topology name or .toml file (for --collective)")->capture_default_str();
+  sub->add_option("-b,--min-bytes", a->min_bytes, "collective sweep: smallest size (nccl-tests -b)");
+  sub->add_option("-e,--max-bytes", a->max_bytes, "collective sweep: largest size (nccl-tests -e)");
+  sub->add_option("-f,--step-factor", a->step_factor, "collective sweep: size multiplier (nccl-tests -f)")
+      ->capture_default_str();
   sub->add_option("--tp", a->tp, "ranks of the collective (default: every GPU of the topology)");
-  sub->add_flag("--check", a->check, "compare the models with every public calibration figure");
+  sub->add_option("--held-sms", a->held_sms, "--gemm beside another kernel holding this many SMs");
+  sub->add_option("--holder", a->holder, "what the SM holder does: spin | copy (HBM traffic)")->capture_default_str();
+  sub->add_flag("--check", a->check, "compare the models with every public figure and the measured board");
+  sub->add_option("--measured", a->measured, "--check: the measured board's folder (skipped when absent)")
+      ->capture_default_str();
+  sub->add_option("--fit", a->fit, "fit --gpu's file to the measurements in this folder (CSV layout of h100-measured)");
+  sub->add_option("-o,--out", a->out, "--fit: the GPU file to write");
+  sub->add_flag("--keep-board-rate", a->keep_board_rate, "--fit: keep --gpu's 8192^3 GEMM rate (its published boards), fit only the trends");
   sub->add_flag("--json", a->json, "print one JSON object");
 }
 
 int ExecuteCalibrate(const CalibrateArgs& a) {
-  const int modes = int(!a.gemm.empty()) + int(!a.collective.empty()) + int(a.check);
+  const int modes = int(!a.gemm.empty()) + int(!a.collective.empty()) + int(a.check) + int(!a.fit.empty());
   if (modes != 1) {
-    return ReportError("calibrate", Status::Invalid("give exactly one of --gemm M,N,K, --collective KIND or --check"));
+    return ReportError("calibrate",
+                       Status::Invalid("give exactly one of --gemm M,N,K, --collective KIND, --check or --fit DIR"));
   }
   if (!a.gemm.empty()) return CalibrateGemm(a);
   if (!a.collective.empty()) return CalibrateCollective(a);
+  if (!a.fit.empty()) return CalibrateFit(a);
   return CalibrateCheck(a);
 }
 

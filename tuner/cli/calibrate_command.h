@@ -1,6 +1,9 @@
 // `braid calibrate`: the sim backend's models on their own — one GEMM on a
-// GPU, one collective on a topology, or the check of the models against
-// every public figure in presets/hardware/calibration_points.toml.
+// GPU (optionally beside SMs held by another kernel), one collective on a
+// topology (one size, or an nccl-tests-style sweep), the check of the models
+// against every public figure in presets/hardware/calibration_points.toml
+// and one board's measurements (../shared/calibration/h100-measured), or
+// the fit of a GPU file to such measurements.
 #pragma once
 
 #include <string>
@@ -15,14 +18,23 @@ struct CalibrateArgs {
   std::string gpu = "h100-sxm";
   std::string collective;  // all_reduce | all_gather | reduce_scatter
   std::string bytes;
+  std::string min_bytes, max_bytes;  // -b / -e: a sweep of sizes
+  int step_factor = 2;               // -f
   std::string topology = "h100-sxm";
-  int tp = 0;  // 0 = every GPU of the topology
+  int tp = -1;  // -1 = every GPU of the topology
+  int held_sms = 0;
+  std::string holder = "spin";  // spin | copy
   bool check = false;
+  std::string measured = "../shared/calibration/h100-measured";  // --check's measured rows
+  std::string fit;  // folder of measurements
+  std::string out;  // -o for --fit
+  bool keep_board_rate = false;
   bool json = false;
 };
 
 void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* args);
-// 0 ok; 2 bad input (one line on stderr); 1 when --check finds a point off by more than 10%.
+// 0 ok; 2 bad input (one line on stderr, nothing written); 1 when --check
+// finds a point outside its tolerance.
 int ExecuteCalibrate(const CalibrateArgs& args);
 
 }  // namespace braid::cli

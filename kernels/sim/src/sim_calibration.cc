@@ -111,11 +111,12 @@ std::string FormatCheckTable(const std::vector<CheckRow>& rows) {
   for (const CheckRow& r : rows) width = std::max(width, r.what.size());
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-*s %10s %10s %8s\n", int(width), "what", "measured", "predicted", "error %");
+  std::snprintf(line, sizeof line, "%-*s %10s %10s %8s %6s\n", int(width), "what", "measured", "predicted", "error %",
+                "tol %");
   out += line;
   for (const CheckRow& r : rows) {
-    std::snprintf(line, sizeof line, "%-*s %10.4g %10.4g %+8.1f\n", int(width), r.what.c_str(), r.measured,
-                  r.predicted, r.error_pct);
+    std::snprintf(line, sizeof line, "%-*s %10.4g %10.4g %+8.1f %6.0f%s\n", int(width), r.what.c_str(), r.measured,
+                  r.predicted, r.error_pct, r.tolerance_pct, r.ok() ? "" : "  OFF");
     out += line;
   }
   return out;

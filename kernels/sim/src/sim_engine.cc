@@ -56,14 +56,14 @@ void Engine::Load(const Plan& plan) {
           const int64_t nn = rp.buffers[size_t(s.b.buffer)].cols;
           st.act = Act::kGemm;
           if (m != last_m || nn != last_n || k != last_k) {
-            const GemmCost c = GemmCostOf(gpu_, m, nn, k, plan.workload.dtype);
+            const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype);
             gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
             last_m = m, last_n = nn, last_k = k;
           }
           st.gemm = int(gemm_costs_.size()) - 1;
           const GemmEntry& ge = gemm_costs_.back();
           st.work_ns = ge.full_ns;
-          st.hbm_demand = st.work_ns > 0 ? ge.cost.hbm_bytes / st.work_ns : 0;
+          st.hbm_demand = st.work_ns > 0 ? ge.cost.hbm_traffic / st.work_ns : 0;
           break;
         }
         case StepKind::kCompute: {
@@ -78,7 +78,7 @@ void Engine::Load(const Plan& plan) {
                       double(kComputeTilesPerSm);
           c.memory_ns = double(s.bytes) / (gpu_.hbm_gbs * gpu_.hbm_efficiency);
           c.launch_ns = launch;
-          c.hbm_bytes = double(s.bytes);
+          c.hbm_bytes = c.hbm_traffic = double(s.bytes);
           gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
           last_m = -1;  // the next GEMM gets its own entry
           st.act = Act::kGemm;
@@ -91,13 +91,13 @@ void Engine::Load(const Plan& plan) {
         case StepKind::kCopy:
           st.act = Act::kMemory;
           st.work_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
-          st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency;
+          st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
           st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
           break;
         case StepKind::kSend: {
           const Link& link = LinkBetween(topo_, r, s.peer);
           if (&link != last_link || s.bytes != last_bytes) {
-            last_ct = P2pTime(link, s.bytes);
+            last_ct = ce ? P2pTime(link, s.bytes) : SmDrivenP2pTime(gpu_, link, s.bytes, comm_sms);
             last_link = &link;
             last_bytes = s.bytes;
           }
@@ -108,7 +108,9 @@ void Engine::Load(const Plan& plan) {
           st.act = Act::kTransfer;
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
-          st.hbm_demand = ct.transfer_ns > 0 ? double(s.bytes) / ct.transfer_ns : 0;
+          st.hbm_demand = ct.transfer_ns > 0 ? double(s.bytes) / ct.transfer_ns *
+                                                   (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
+                                             : 0;
           st.sm_hold = ce ? 0 : comm_lost;
           st.dst_rank = s.peer;
           break;
@@ -138,8 +140,8 @@ void Engine::Load(const Plan& plan) {
       const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
       const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
       const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
-      const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.bytes, tp_, fused_sms,
-                                           CommSmsLost(fused_sms, contention_, gpu_.sm_count));
+      const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.collective, s.bytes, tp_,
+                                           fused_sms, CommSmsLost(fused_sms, contention_, gpu_.sm_count));
       coll_time_.push_back({0, ft.total_ns});
       coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
       coll_sm_hold_.push_back(0);
@@ -151,11 +153,23 @@ void Engine::Load(const Plan& plan) {
     coll_time_.push_back(ct);
     coll_fused_.push_back({});
     // Each rank reads and writes its share of the ring traffic.
-    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns
+    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) /
+                                                 ct.transfer_ns * gpu_.hbm_copy_weight
                                            : 0);
     coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
   }
+}
+
+// The kernel choice tries every candidate: keep the costs of the shapes seen
+// (a tuner evaluates many plans of the same few shapes).
+GemmCost Engine::CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype) {
+  for (const CostMemo& e : cost_memo_) {
+    if (e.m == m && e.n == n && e.k == k && e.dtype == dtype) return e.cost;
+  }
+  if (cost_memo_.size() >= kCostMemoSize) cost_memo_.clear();
+  cost_memo_.push_back({m, n, k, dtype, GemmCostOf(gpu_, m, n, k, dtype)});
+  return cost_memo_.back().cost;
 }
 
 void Engine::Push(double t, int type, int id) {
@@ -370,9 +384,11 @@ void Engine::Touch(int a, int sign) {
   }
 }
 
+// Demands share the achievable HBM rate in proportion; copies count
+// hbm_copy_weight times their own rate (see GemmBesideHeldSmsNs).
 double Engine::HbmFactor(int rank) const {
-  const double sum = hbm_sum_[size_t(rank)];
-  return sum <= gpu_.hbm_gbs ? 1.0 : gpu_.hbm_gbs / sum;
+  const double sum = hbm_sum_[size_t(rank)], cap = gpu_.hbm_gbs * gpu_.hbm_efficiency;
+  return sum <= cap ? 1.0 : cap / sum;
 }
 
 double Engine::RateOf(int a) {

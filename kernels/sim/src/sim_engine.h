@@ -93,6 +93,7 @@ class Engine {
     int type;
   };
 
+  GemmCost CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype);
   void Push(double t, int type, int id);
   HeapItem Pop();
   void FinSet(int a, double t);  // insert or move activity a's finish
@@ -144,6 +145,13 @@ class Engine {
   uint32_t stamp_now_ = 0;
   std::vector<int> scratch_ranks_;
   std::vector<GemmEntry> gemm_costs_;
+  struct CostMemo {
+    int64_t m, n, k;
+    DType dtype;
+    GemmCost cost;
+  };
+  static constexpr size_t kCostMemoSize = 64;
+  std::vector<CostMemo> cost_memo_;
   double makespan_ = 0;
 };
 

@@ -12,11 +12,36 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
 double GemmCost::BodyNs(int sms) const {
-  const double compute = double(Waves(std::max(sms, 1))) * tile_ns;
-  return std::sqrt(compute * compute + memory_ns * memory_ns);
+  sms = std::max(sms, 1);
+  if (!choice) {
+    const double compute = double(Waves(sms)) * tile_ns;
+    return std::sqrt(compute * compute + memory_ns * memory_ns);
+  }
+  double units = 0;
+  if (stream_k) {
+    const int64_t full = tiles / grid_sms, rest = tiles - full * grid_sms;
+    units = double(CeilDiv(full * grid_sms, sms));
+    if (rest > 0) units += double(CeilDiv(grid_sms, sms)) * double(rest) / double(grid_sms) + fixup;
+  } else {
+    units = double(CeilDiv(tiles, sms));
+  }
+  const double boost = std::min(boost_cap, std::pow(double(grid_sms) / double(std::min(sms, grid_sms)), boost_exponent));
+  const double compute = units * tile_ns / boost;
+  const int busy = int(std::min<int64_t>(tiles, sms));
+  double bw = hbm_gbs;
+  if (sm_copy_gbs > 0) bw = hbm_gbs * -std::expm1(-double(busy) * sm_copy_gbs / hbm_gbs);
+  return std::max(compute, hbm_bytes / bw) + reduce_ns;
 }
 
-GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype) {
+int64_t GemmCost::Waves(int sms) const {
+  sms = std::max(sms, 1);
+  if (!choice || !stream_k) return CeilDiv(tiles, sms);
+  return std::max<int64_t>(1, int64_t(std::ceil(double(tiles) / double(grid_sms) * double(CeilDiv(grid_sms, sms)))));
+}
+
+namespace {
+
+GemmCost SingleTileCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype) {
   GemmCost c;
   // Skinny shapes get smaller tiles (down to 64, the smallest tensor-core
   // CTA tile cuBLAS picks), and split-K when the tiles cannot fill the SMs.
@@ -26,12 +51,105 @@ GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType d
   const int64_t split = std::max<int64_t>(1, std::min<int64_t>(gpu.sm_count / tiles, k / kMinSplitK));
   c.tiles = tiles * split;
   // Per-SM rate in FLOP/ns: TFLOP/s = 1e3 FLOP/ns.
-  const double sm_flops_per_ns = gpu.PeakTflops(dtype) * 1e3 / double(gpu.sm_count) * gpu.Efficiency(dtype);
+  const double sm_flops_per_ns =
+      gpu.PeakTflops(dtype) * 1e3 / double(gpu.sm_count) * gpu.Efficiency(dtype) * gpu.board_rate;
   c.tile_ns = 2.0 * double(tm) * double(tn) * double(CeilDiv(k, split)) / sm_flops_per_ns;
   c.hbm_bytes = double(m * k + k * n + m * n) * double(DTypeBytes(dtype));
+  c.hbm_traffic = c.hbm_bytes;
   c.memory_ns = c.hbm_bytes / (gpu.hbm_gbs * gpu.hbm_efficiency);  // GB/s = bytes/ns
   c.launch_ns = gpu.launch_us * 1e3;
   return c;
+}
+
+constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16};
+constexpr int64_t kMinKSlice = 256;
+
+// The fastest candidate on all SMs (see GemmCost).
+GemmCost ChosenKernelCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int grid_sms) {
+  const double elem = double(DTypeBytes(dtype));
+  const double dtype_scale = gpu.efficiency_bf16 > 0 ? gpu.Efficiency(dtype) / gpu.efficiency_bf16 : 1.0;
+  GemmCost best;
+  double best_ns = 0;
+  for (const GemmKernel& kern : gpu.kernels) {
+    const int64_t tiles = CeilDiv(m, kern.tile_m) * CeilDiv(n, kern.tile_n);
+    const double sm_flops_per_ns =
+        gpu.PeakTflops(dtype) * 1e3 / double(gpu.sm_count) * kern.efficiency * dtype_scale * gpu.board_rate;
+    for (int stream_k = 0; stream_k < 2; ++stream_k) {
+      for (int split : kSplits) {
+        if (split > 1 && (stream_k || tiles * split > 2 * grid_sms || k / split < kMinKSlice)) continue;
+        GemmCost c;
+        c.choice = true;
+        c.stream_k = stream_k != 0;
+        c.grid_sms = grid_sms;
+        c.tile_m = kern.tile_m;
+        c.tile_n = kern.tile_n;
+        c.split_k = split;
+        c.tiles = tiles * split;
+        c.tile_ns = 2.0 * kern.tile_m * kern.tile_n * double(CeilDiv(k, split)) / sm_flops_per_ns +
+                    gpu.tile_overhead_us * 1e3;
+        c.fixup = gpu.stream_k_fixup;
+        c.boost_exponent = gpu.sm_boost_exponent;
+        c.boost_cap = gpu.sm_boost_cap;
+        c.sm_copy_gbs = gpu.sm_copy_gbs;
+        c.hbm_gbs = gpu.hbm_gbs * gpu.hbm_efficiency;
+        // Split-K partials stay in L2. What contends with other HBM users is
+        // the share of the tiles' panel re-reads the L2 misses (fitted: it
+        // follows the FLOP rate, not the A, B, C bytes).
+        c.hbm_bytes = double(m * k + k * n + m * n) * elem;
+        c.hbm_traffic = gpu.l2_miss * double(m) * double(n) * double(k) * elem *
+                        (1.0 / kern.tile_n + 1.0 / kern.tile_m);
+        c.memory_ns = c.hbm_bytes / c.hbm_gbs;
+        c.reduce_ns = gpu.split_k_traffic * double(split - 1) * double(m) * double(n) * 8.0 / c.hbm_gbs;
+        c.launch_ns = gpu.launch_us * 1e3;
+        const double t = c.BodyNs(grid_sms);
+        if (best.tiles == 0 || t < best_ns) {
+          best = c;
+          best_ns = t;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int grid_sms) {
+  const int sms = grid_sms > 0 ? std::min(grid_sms, gpu.sm_count) : gpu.sm_count;
+  return gpu.kernels.empty() ? SingleTileCost(gpu, m, n, k, dtype) : ChosenKernelCost(gpu, m, n, k, dtype, sms);
+}
+
+double CopyBandwidthGbs(const GpuSpec& gpu, int sms) {
+  const double hbm = gpu.hbm_gbs * gpu.hbm_efficiency;
+  if (gpu.sm_copy_gbs <= 0) return hbm;
+  return hbm * -std::expm1(-double(std::max(sms, 0)) * gpu.sm_copy_gbs / hbm);
+}
+
+namespace {
+
+// `body` stretched while a copy pulls `copy_gbs` beside the GEMM.
+// `weight`: hbm_copy_weight or hbm_ce_weight.
+double StretchedByCopy(const GpuSpec& gpu, const GemmCost& c, double body, double copy_gbs, double weight) {
+  if (body <= 0 || copy_gbs <= 0) return body;
+  const double demand = c.hbm_traffic / body + weight * copy_gbs;
+  const double hbm = gpu.hbm_gbs * gpu.hbm_efficiency;
+  return demand > hbm ? body * demand / hbm : body;
+}
+
+}  // namespace
+
+double GemmBesideHeldSmsNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int held_sms,
+                           bool copying) {
+  const GemmCost c = GemmCostOf(gpu, m, n, k, dtype);
+  const double body = c.BodyNs(gpu.sm_count - held_sms);
+  return c.launch_ns + StretchedByCopy(gpu, c, body, copying && held_sms > 0 ? CopyBandwidthGbs(gpu, held_sms) : 0,
+                                       gpu.hbm_copy_weight);
+}
+
+double GemmBesideCopyEngineNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype) {
+  const GemmCost c = GemmCostOf(gpu, m, n, k, dtype);
+  return c.launch_ns +
+         StretchedByCopy(gpu, c, c.BodyNs(gpu.sm_count), gpu.hbm_gbs * gpu.hbm_efficiency, gpu.hbm_ce_weight);
 }
 
 double GemmTimeNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int sms) {
@@ -77,6 +195,12 @@ CommTime RingTime(const Link& l, int steps, double step_bytes) {
 
 CommTime P2pTime(const Link& link, int64_t bytes) { return RingTime(link, 1, double(bytes)); }
 
+CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms) {
+  CommTime t = P2pTime(link, bytes);
+  if (gpu.sm_copy_gbs > 0) t.transfer_ns = std::max(t.transfer_ns, double(bytes) / (CopyBandwidthGbs(gpu, sms) / 2.0));
+  return t;
+}
+
 CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
   if (ranks <= 1) return {};
   const Link& l = CollectiveLink(topo, ranks);
@@ -102,19 +226,25 @@ double BusBwFactor(CollectiveKind kind, int ranks) {
 }
 
 FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
-                          DType dtype, int64_t send_bytes, int ranks, int comm_sms, int gemm_lost_sms) {
+                          DType dtype, CollectiveKind kind, int64_t send_bytes, int ranks, int comm_sms,
+                          int gemm_lost_sms) {
   FusedTime t;
   const int lost = gemm_lost_sms < 0 ? std::max(comm_sms, 1) : gemm_lost_sms;
   const int compute_sms = std::max(1, gpu.sm_count - lost);
-  const GemmCost c = GemmCostOf(gpu, m, n, k, dtype);
+  // Its GEMM part is sized for the SMs the kernel leaves it.
+  const GemmCost c = GemmCostOf(gpu, m, n, k, dtype, std::max(1, gpu.sm_count - std::max(comm_sms, 1)));
   t.gemm_ns = c.BodyNs(compute_sms);
   t.wave_ns = t.gemm_ns / double(std::max<int64_t>(c.Waves(compute_sms), 1));
   if (ranks > 1 && send_bytes > 0) {
     const Link& l = CollectiveLink(topo, ranks);
     const double link_gbs = l.bandwidth_gbs * l.simple_efficiency;
     const double per_sm_gbs = link_gbs / double(CommSms(topo, 0));
-    const double gbs = std::min(link_gbs, double(std::max(comm_sms, 1)) * per_sm_gbs);
+    double gbs = std::min(link_gbs, double(std::max(comm_sms, 1)) * per_sm_gbs);
+    if (gpu.sm_copy_gbs > 0) gbs = std::min(gbs, CopyBandwidthGbs(gpu, comm_sms) / 2.0);
     t.comm_ns = SimpleLatencyUs(l) * 1e3 + double(send_bytes) / gbs;
+    // It moves what the collective moves over the same links: no faster.
+    const int64_t coll_bytes = send_bytes / (ranks - 1) * ranks;
+    t.comm_ns = std::max(t.comm_ns, CollectiveTimeNs(topo, kind, coll_bytes, ranks));
   }
   t.total_ns = std::max(t.gemm_ns, t.comm_ns > 0 ? t.comm_ns + t.wave_ns : 0.0);
   t.hbm_bytes = c.hbm_bytes + 2.0 * double(send_bytes);

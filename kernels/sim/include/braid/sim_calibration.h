@@ -49,11 +49,14 @@ struct CheckRow {
   double predicted = 0;
   double error_pct = 0;  // (predicted − measured) / measured × 100
   std::string source;
+  double tolerance_pct = 10;  // |error_pct| above it fails the check
+  bool ok() const { return error_pct <= tolerance_pct && error_pct >= -tolerance_pct; }
 };
 
 // Model vs every point of the shipped calibration_points.toml.
 Result<std::vector<CheckRow>> CheckCalibration();
-// The rows as an aligned text table (what, measured, predicted, error %).
+// The rows as an aligned text table (what, measured, predicted, error %,
+// tolerance, and "OFF" for a row outside it).
 std::string FormatCheckTable(const std::vector<CheckRow>& rows);
 
 }  // namespace braid::sim

@@ -13,29 +13,71 @@
 
 namespace braid::sim {
 
-// One GEMM's static cost. tiles = ceil(M/tile_m)·ceil(N/tile_n) spread in
-// waves over the SMs it gets (skinny M or N shrink the tile to 64, and K is
-// split while the tiles cannot fill the SMs, as cuBLAS heuristics do); a tile takes tile_ns; memory_ns is the bytes
-// of A, B and C over the achievable HBM bandwidth.
+// One GEMM's static cost: the kernel cuBLAS would pick and what it costs.
+//
+// Files with [[kernel]] candidates (the kernel-choice model): every
+// candidate tile is tried as a data-parallel grid (one CTA per tile, split-K
+// by 2…16 while the tiles cannot fill the SMs, partials through HBM) and as a
+// persistent stream-K grid of sm_count CTAs (full waves data-parallel, the
+// remainder shared evenly by all CTAs); the fastest on all SMs is chosen, as
+// cuBLAS's heuristic does without knowing that SMs are held. A tile takes
+// 2·tm·tn·K_slice / (per-SM peak · efficiency · board_rate) plus
+// tile_overhead_us. On `sms` SMs the compute part is the units of work the
+// grid needs there (ceil(CTAs / sms) waves, or for stream-K the full waves
+// re-packed plus ceil(sm_count / sms) rounds of the remainder share) over
+// the clock boost (sm_count / sms)^sm_boost_exponent ≤ sm_boost_cap that a
+// power-limited board gives fewer busy SMs; the memory part is the bytes of
+// A, B, C (and split-K partials) over what the busy SMs can pull
+// (CopyBandwidthGbs); the kernel takes the larger, plus for split-K the
+// partials' share split_k_traffic read and written through HBM.
+//
+// Files without candidates keep the single-tile model: tiles of
+// tile_m × tile_n (64 for skinny M or N), split-K while the tiles cannot fill
+// the SMs, compute and memory combined as a 2-norm.
 struct GemmCost {
-  int64_t tiles = 0;
-  double tile_ns = 0;
+  int64_t tiles = 0;   // CTAs of the grid (data-parallel) or tiles (stream-K)
+  double tile_ns = 0;  // one tile at the board's full-load clock
   double memory_ns = 0;
   double launch_ns = 0;
-  double hbm_bytes = 0;
+  double hbm_bytes = 0;    // A, B, C (+ partials): the memory floor's bytes
+  double hbm_traffic = 0;  // what the kernel really moves through HBM (with L2 misses)
+  // Kernel-choice model only (choice = false: the 2-norm single-tile model).
+  bool choice = false, stream_k = false;
+  int grid_sms = 0;  // the SM count the grid was sized for
+  int tile_m = 0, tile_n = 0, split_k = 1;
+  double fixup = 0, boost_exponent = 0, boost_cap = 1, sm_copy_gbs = 0, hbm_gbs = 0;
+  double reduce_ns = 0;  // split-K: summing the partials after the main loop
 
-  // Kernel time (without launch) on `sms` SMs: waves·tile_ns and memory_ns
-  // combined as a 2-norm roofline (they overlap, but not perfectly: the
-  // skinny A100 point of shared/calibration is neither bound alone).
+  // Kernel time (without launch) on `sms` SMs.
   // @pre sms >= 1
   double BodyNs(int sms) const;
-  int64_t Waves(int sms) const { return (tiles + sms - 1) / sms; }
+  // Waves of tiles on `sms` SMs (stream-K: its work units, rounded up).
+  int64_t Waves(int sms) const;
 };
 
-GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype);
+// grid_sms: the SMs the kernel is chosen and sized for (0 = all; the fused
+// kernel's GEMM part knows its own share).
+GemmCost GemmCostOf(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int grid_sms = 0);
 
 // Predicted time of C[M×N] = A[M×K]·B[K×N] with `sms` SMs (0 = all), launch included.
 double GemmTimeNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int sms = 0);
+
+// Bandwidth (GB/s, bytes read + written) that `sms` SMs copying reach: the
+// HBM's achievable rate approached exponentially from sm_copy_gbs per SM
+// (copy_kernel_bw.csv's shape); unlimited (the HBM rate) when sm_copy_gbs = 0.
+double CopyBandwidthGbs(const GpuSpec& gpu, int sms);
+
+// A GEMM beside a kernel that holds `held_sms` SMs: `copying` holders also
+// pull CopyBandwidthGbs(held) from HBM, which the two share in proportion to
+// their demand, the copy's weighted by hbm_copy_weight; the GEMM's demand is
+// GemmCost::hbm_traffic over its time. Launch included.
+// @pre 0 <= held_sms < gpu.sm_count
+double GemmBesideHeldSmsNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int held_sms,
+                           bool copying);
+// A GEMM on all SMs beside a copy-engine copy, which takes no SMs but pulls
+// the HBM's achievable rate (hbm_gbs × hbm_efficiency), weighted by
+// hbm_ce_weight. Launch included.
+double GemmBesideCopyEngineNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype);
 
 // A memory-bound elementwise kernel (reduce, copy) touching `bytes`.
 double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes);
@@ -59,6 +101,9 @@ int PortClass(const Topology& topo, const Link& link);
 // One message of `bytes` over `link`: the faster of the LL and Simple
 // protocols (NCCL's tuner picks the faster one too).
 CommTime P2pTime(const Link& link, int64_t bytes);
+// The same message moved by a comm kernel on `sms` SMs: no faster than those
+// SMs copy (CopyBandwidthGbs / 2: each byte is read here and written there).
+CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms);
 
 // nccl-tests convention: `bytes` is the larger side (all_gather output,
 // reduce_scatter input, all_reduce buffer). Ring: all_gather /
@@ -81,7 +126,9 @@ int CommSms(const Topology& topo, int config_comm_sms);
 //     copy bandwidth), where the per-SM copy bandwidth is the link's Simple
 //     bandwidth over the NCCL channel count that saturates it (the
 //     topology's nccl_channels, else 16): as many copy SMs as NCCL uses
-//     channels reach the link's rate, fewer reach that share of it.
+//     channels reach the link's rate, fewer reach that share of it, and
+//     never more than those SMs copy (CopyBandwidthGbs / 2); never faster
+//     than the collective `kind` moving the same bytes (CollectiveTime).
 //   gemm: GemmCost::BodyNs on sm_count − comm_sms SMs; wave: one wave of it.
 //   total = max(gemm, comm + wave): the last tile's data lands after comm
 //     and still needs one wave (launch not included).
@@ -95,7 +142,8 @@ struct FusedTime {
 // sm_count − gemm_lost_sms SMs (at least 1).
 // @pre 1 <= comm_sms < gpu.sm_count
 FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
-                          DType dtype, int64_t send_bytes, int ranks, int comm_sms, int gemm_lost_sms = -1);
+                          DType dtype, CollectiveKind kind, int64_t send_bytes, int ranks, int comm_sms,
+                          int gemm_lost_sms = -1);
 
 // SM contention: the SMs a GEMM loses to a concurrent comm kernel holding
 // `comm_sms` SMs (or, in the fused kernel, to its comm part):

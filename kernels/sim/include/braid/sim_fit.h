@@ -1,0 +1,67 @@
+// The GEMM / memory models against one board's measurements
+// (braid/sim_measured.h): the check `braid calibrate --check` prints for
+// them, and the fit `braid calibrate --fit` turns them into a GPU file.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "braid/gpu_files.h"
+#include "braid/sim_calibration.h"
+#include "braid/sim_measured.h"
+#include "braid/status.h"
+
+namespace braid::sim {
+
+// Tolerances of the measured rows (shared/calibration/h100-measured/README:
+// the board itself varies ≈ 10 % between runs).
+constexpr double kGemmTolerancePct = 12;        // each gemm_bf16 shape
+constexpr double kGemmMeanTolerancePct = 6;     // their mean |error|
+constexpr double kHeldTolerancePct = 15;        // gemm_beside_held_sms rows
+constexpr double kBandwidthTolerancePct = 10;   // copy_kernel_bw, the copy engine's own rate
+constexpr double kContentionTolerancePct = 15;  // the GEMM beside a copy-engine copy
+
+struct MeasuredCheck {
+  std::vector<CheckRow> rows;
+  // Every row is predicted at this board's own board_rate: the GPU file's,
+  // scaled until the gemm_bf16 rows' geometric-mean error is 0 (the file's
+  // own without gemm_bf16 rows). gemm_beside_held_sms and copy_engine rows
+  // also take each run's own alone time as the reference.
+  double board_rate = 1;
+  double gemm_mean_abs_pct = 0;  // mean |error| of the gemm_bf16 rows
+  bool ok() const;               // every row within its tolerance, mean within 6 %
+};
+
+MeasuredCheck CheckMeasuredBoard(const GpuSpec& gpu, const MeasuredBoard& board);
+
+struct FittedParameter {
+  std::string name;
+  double before = 0, after = 0;
+};
+
+struct GpuFit {
+  GpuSpec gpu;
+  MeasuredCheck before, after;
+  std::vector<FittedParameter> parameters;
+};
+
+// Fits the kernel-choice model's figures (kernel efficiencies, board rate,
+// tile overhead, stream-K fixup, clock boost, HBM efficiency, per-SM copy
+// bandwidth, L2 misses, copy weight) to the measurements by a deterministic
+// random search from `base` (a base without [[kernel]] entries starts from
+// the 128×256, 128×128, 64×256 and 64×128 tiles at its bf16 efficiency).
+// keep_board_rate: scale board_rate so the 8192³ bf16 GEMM keeps base's
+// rate (a file for the boards base was calibrated to, with this board's
+// shape trends). The result's source says it was fitted.
+struct FitOptions {
+  bool keep_board_rate = false;
+  int chains = 4;          // independent searches from base; the best wins
+  int iterations = 20000;  // per chain
+};
+GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, const FitOptions& options);
+
+// A GPU file ParseGpuToml reads back to `gpu` (numbers to 6 significant digits).
+std::string GpuToml(const GpuSpec& gpu);
+
+}  // namespace braid::sim

@@ -1,0 +1,57 @@
+// Measurements of one board in the CSV layout of
+// shared/calibration/h100-measured (see its README): what `braid calibrate
+// --check` compares the models with and `--fit` fits a GPU file to. Any
+// subset of the five files may be present; none at all is an error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "braid/gpu_files.h"
+#include "braid/status.h"
+
+namespace braid::sim {
+
+struct MeasuredGemm {  // gemm_bf16.csv
+  int64_t m = 0, n = 0, k = 0;
+  double time_ns = 0;
+};
+
+struct MeasuredHeldGemm {  // gemm_beside_held_sms.csv
+  int64_t m = 0, n = 0, k = 0;
+  bool copying = false;  // holder: copy (true) or spin
+  int held_sms = 0;
+  double time_ns = 0, alone_ns = 0;
+};
+
+struct MeasuredCopyBw {  // copy_kernel_bw.csv
+  int sms = 0;
+  double gbs = 0;  // bytes read + written per ns
+};
+
+struct MeasuredCopyEngine {  // copy_engine.csv (all four rows)
+  bool present = false;
+  double gemm_alone_ns = 0, gemm_beside_ns = 0, copy_ns = 0, copy_gbs = 0;
+};
+
+struct MeasuredLaunch {  // launch_gaps.csv
+  bool present = false;
+  double same_stream_ns = 0, cross_stream_ns = 0;
+};
+
+struct MeasuredBoard {
+  std::string dir;
+  std::vector<MeasuredGemm> gemm;
+  std::vector<MeasuredHeldGemm> held;
+  std::vector<MeasuredCopyBw> copy_bw;
+  MeasuredCopyEngine copy_engine;
+  MeasuredLaunch launch;
+};
+
+// Reads the CSV files found in `dir`. Invalid (one line naming file, row and
+// column) for a folder with none of them, a missing column, a time or size
+// that is not positive, or a held-SM count outside [0, gpu.sm_count).
+Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& gpu);
+
+}  // namespace braid::sim

@@ -1,0 +1,313 @@
+// One board's measurements (braid/sim_measured.h), the models' check against
+// them and the GPU-file fit (braid/sim_fit.h), and `braid calibrate`'s
+// --held-sms, --check, --fit, --tp and sweep paths. The real measurements
+// are read from ../shared (skipped with a message when absent); the bad-input
+// and fit-recovery cases write small CSVs of their own into a temp folder.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "braid/gpu_files.h"
+#include "braid/sim_fit.h"
+#include "braid/sim_measured.h"
+#include "braid/sim_models.h"
+#include "calibrate_command.h"
+#include "cli_exit.h"
+
+namespace braid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// $BRAID_SHARED_DIR/calibration/h100-measured, or empty when absent.
+std::string MeasuredDir() {
+  const char* shared = std::getenv("BRAID_SHARED_DIR");
+#ifdef BRAID_DEFAULT_SHARED_DIR
+  if (!shared) shared = BRAID_DEFAULT_SHARED_DIR;
+#endif
+  if (!shared) return {};
+  const fs::path dir = fs::path(shared) / "calibration" / "h100-measured";
+  return fs::exists(dir / "gemm_bf16.csv") ? dir.string() : std::string();
+}
+
+#define SKIP_WITHOUT_MEASUREMENTS()                                                                     \
+  if (MeasuredDir().empty()) {                                                                          \
+    GTEST_SKIP() << "the shared H100 measurements are absent (no "                                      \
+                    "$BRAID_SHARED_DIR/calibration/h100-measured/gemm_bf16.csv); set BRAID_SHARED_DIR " \
+                    "to the shared folder to run this test";                                            \
+  }
+
+// A fresh folder under the temp dir, removed with the object.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() / ("braid_sim_fit_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  void Write(const std::string& file, const std::string& text) const { std::ofstream(path_ / file) << text; }
+  std::string path() const { return path_.string(); }
+  std::string file(const std::string& f) const { return (path_ / f).string(); }
+
+ private:
+  fs::path path_;
+};
+
+GpuSpec H100() { return *LoadGpu("h100-sxm"); }
+
+TEST(SimMeasured, ReadsTheSharedH100Measurements) {
+  SKIP_WITHOUT_MEASUREMENTS();
+  auto b = sim::ReadMeasuredBoard(MeasuredDir(), H100());
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->gemm.size(), 20u);
+  EXPECT_EQ(b->held.size(), 48u);
+  EXPECT_EQ(b->copy_bw.size(), 10u);
+  EXPECT_TRUE(b->copy_engine.present);
+  EXPECT_NEAR(b->copy_engine.gemm_beside_ns, 2.5691e6, 1);
+  EXPECT_TRUE(b->launch.present);
+  EXPECT_DOUBLE_EQ(b->launch.cross_stream_ns, 8736);
+}
+
+TEST(SimMeasured, BadFilesAreRefusedNamingFileRowAndColumn) {
+  const GpuSpec g = H100();
+  TempDir d("bad");
+  auto none = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("has none of"));
+  EXPECT_FALSE(sim::ReadMeasuredBoard(d.file("nowhere"), g).ok());
+
+  d.Write("gemm_bf16.csv", "m,n,time_ms\n64,128,0.1\n");
+  auto missing = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("gemm_bf16.csv: missing column 'k'"));
+
+  d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1\n64,128,256,-0.5\n");
+  auto negative = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(), HasSubstr("gemm_bf16.csv:3: time_ms: must be positive"));
+
+  d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0\n");
+  EXPECT_FALSE(sim::ReadMeasuredBoard(d.path(), g).ok());
+
+  d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1\n");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,140,1.9,1.5\n");
+  auto above = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_FALSE(above.ok());
+  EXPECT_THAT(above.status().message(), HasSubstr("held_sms: 140 is not below h100-sxm's 132 SMs"));
+
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,nap,4,1.9,1.5\n");
+  EXPECT_THAT(sim::ReadMeasuredBoard(d.path(), g).status().message(), HasSubstr("spin or copy"));
+}
+
+TEST(SimMeasuredCheck, TheShippedH100FileMeetsEveryMeasuredTolerance) {
+  SKIP_WITHOUT_MEASUREMENTS();
+  auto b = sim::ReadMeasuredBoard(MeasuredDir(), H100());
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const sim::MeasuredCheck c = sim::CheckMeasuredBoard(H100(), *b);
+  EXPECT_EQ(c.rows.size(), 20u + 48u + 10u + 2u);
+  for (const sim::CheckRow& r : c.rows) {
+    EXPECT_TRUE(r.ok()) << r.what << ": " << r.error_pct << " %";
+  }
+  EXPECT_LE(c.gemm_mean_abs_pct, sim::kGemmMeanTolerancePct);
+  EXPECT_TRUE(c.ok());
+  // The measured board runs below the published boards this file is anchored on.
+  EXPECT_GT(c.board_rate, 0.8);
+  EXPECT_LT(c.board_rate, 0.95);
+}
+
+TEST(SimMeasuredCheck, TheSingleTileModelMissesTheMeasurements) {
+  SKIP_WITHOUT_MEASUREMENTS();
+  GpuSpec single = H100();
+  single.kernels.clear();
+  auto b = sim::ReadMeasuredBoard(MeasuredDir(), single);
+  ASSERT_TRUE(b.ok());
+  const sim::MeasuredCheck c = sim::CheckMeasuredBoard(single, *b);
+  EXPECT_FALSE(c.ok());
+  EXPECT_GT(c.gemm_mean_abs_pct, 10);
+}
+
+// Measurements made by a known GPU spec: the fit must find its figures again.
+TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
+  GpuSpec truth = H100();
+  truth.sm_copy_gbs = 61.5;
+  truth.hbm_efficiency = 0.8;
+  std::string csv = "sms,gbs_read_plus_write\n";
+  for (int s : {1, 2, 4, 8, 16, 32, 64, 132})
+    csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
+  TempDir d("recover");
+  d.Write("copy_kernel_bw.csv", csv);
+  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  ASSERT_TRUE(board.ok()) << board.status().message();
+  sim::FitOptions o;
+  o.chains = 1;
+  o.iterations = 1500;
+  const sim::GpuFit fit = sim::FitGpuToMeasurements(H100(), *board, o);
+  EXPECT_NEAR(fit.gpu.sm_copy_gbs, 61.5, 61.5 * 0.03);
+  EXPECT_NEAR(fit.gpu.hbm_efficiency, 0.8, 0.8 * 0.03);
+  EXPECT_TRUE(fit.after.ok());
+  EXPECT_FALSE(fit.before.ok());  // 83 GB/s per SM is not this board
+  // Only what the files constrain moves: the GEMM kernels stay.
+  EXPECT_EQ(fit.gpu.kernels.size(), H100().kernels.size());
+  EXPECT_DOUBLE_EQ(fit.gpu.kernels[0].efficiency, H100().kernels[0].efficiency);
+  // What it writes reads back as the same GPU.
+  auto back = ParseGpuToml(sim::GpuToml(fit.gpu), "fit.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_NEAR(back->sm_copy_gbs, fit.gpu.sm_copy_gbs, 1e-3);
+  EXPECT_EQ(back->kernels.size(), fit.gpu.kernels.size());
+  EXPECT_NEAR(sim::GemmTimeNs(*back, 4096, 1280, 8192, DType::kBf16),
+              sim::GemmTimeNs(fit.gpu, 4096, 1280, 8192, DType::kBf16), 1.0);
+}
+
+int Calibrate(const cli::CalibrateArgs& a, std::string* out, std::string* err) {
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int rc = cli::ExecuteCalibrate(a);
+  *out = testing::internal::GetCapturedStdout();
+  *err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
+void ExpectUsage(const cli::CalibrateArgs& a, const char* what) {
+  std::string out, err;
+  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitUsage) << what;
+  EXPECT_THAT(err, HasSubstr(what));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST(CalibrateCommand, HeldSmsPredictTheCliffAndBadCountsAreRefused) {
+  cli::CalibrateArgs a;
+  a.gemm = "4096,1280,8192";
+  a.json = true;
+  std::string out, err;
+  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
+  const double alone = nlohmann::json::parse(out)["time_ns"].get<double>();
+  a.held_sms = 4;
+  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_GT(j["time_ns"].get<double>(), 1.7 * alone);
+  EXPECT_EQ(j["holder"], "spin");
+  a.json = false;
+  a.holder = "copy";
+  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
+  EXPECT_THAT(out, HasSubstr("beside 4 SMs held (copy)"));
+  a.holder = "nap";
+  ExpectUsage(a, "--holder");
+  a.holder = "spin";
+  a.held_sms = -1;
+  ExpectUsage(a, "--held-sms");
+  a.held_sms = 132;
+  ExpectUsage(a, "--held-sms must be between 0 and 131");
+}
+
+TEST(CalibrateCommand, CollectiveSweepPrintsAnNcclTestsTable) {
+  cli::CalibrateArgs a;
+  a.collective = "all_reduce";
+  a.min_bytes = "8";
+  a.max_bytes = "8G";
+  std::string out, err;
+  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
+  EXPECT_THAT(out, HasSubstr("busbw"));
+  EXPECT_THAT(out, HasSubstr("algbw"));
+  // 8 B … 8 GiB by ×2: 31 sizes, one row each, plus two header lines.
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 33);
+  EXPECT_THAT(out, HasSubstr("8589934592"));
+  a.json = true;
+  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
+  const auto rows = nlohmann::json::parse(out)["rows"];
+  ASSERT_EQ(rows.size(), 31u);
+  EXPECT_GT(rows.back()["busbw_gbps"].get<double>(), rows.front()["busbw_gbps"].get<double>());
+  a.json = false;
+  a.step_factor = 1;
+  ExpectUsage(a, "-f must be at least 2");
+  a.step_factor = 2;
+  a.max_bytes = "4";
+  ExpectUsage(a, "-b must not exceed -e");
+  a.max_bytes.clear();
+  ExpectUsage(a, "-e MAX");
+  a.max_bytes = "1G";
+  a.bytes = "1G";
+  ExpectUsage(a, "--bytes SIZE or -b MIN");
+}
+
+TEST(CalibrateCommand, TpZeroIsRefused) {
+  cli::CalibrateArgs a;
+  a.collective = "all_reduce";
+  a.bytes = "1G";
+  a.tp = 0;
+  ExpectUsage(a, "--tp must be at least 2, got 0");
+  a.tp = 1;
+  ExpectUsage(a, "--tp must be at least 2");
+}
+
+TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {
+  SKIP_WITHOUT_MEASUREMENTS();
+  cli::CalibrateArgs a;
+  a.check = true;
+  a.measured = MeasuredDir();
+  std::string out, err;
+  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << out << err;
+  EXPECT_THAT(out, HasSubstr("held 4096x1280x8192 spin 4 SMs"));
+  EXPECT_THAT(out, HasSubstr("gemm_bf16 mean |error|"));
+  // A board the model does not fit fails the check with exit 1.
+  GpuSpec single = H100();
+  single.kernels.clear();
+  TempDir d("check");
+  d.Write("single.toml", sim::GpuToml(single));
+  a.gpu = d.file("single.toml");
+  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitFailure);
+  EXPECT_THAT(out, HasSubstr("OFF"));
+}
+
+TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
+  TempDir d("cli");
+  GpuSpec truth = H100();
+  truth.sm_copy_gbs = 70;
+  std::string csv = "sms,gbs_read_plus_write\n";
+  for (int s : {1, 4, 16, 64, 132})
+    csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
+  d.Write("copy_kernel_bw.csv", csv);
+  cli::CalibrateArgs a;
+  a.fit = d.path();
+  a.out = d.file("mine.toml");
+  std::string out, err;
+  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
+  EXPECT_THAT(out, HasSubstr("sm_copy_gbs"));
+  EXPECT_THAT(out, HasSubstr("before (h100-sxm)"));
+  auto mine = LoadGpu(a.out);
+  ASSERT_TRUE(mine.ok()) << mine.status().message();
+  EXPECT_NEAR(mine->sm_copy_gbs, 70, 70 * 0.05);
+  EXPECT_THAT(mine->source, HasSubstr("calibrate --fit"));
+  cli::CalibrateArgs g;
+  g.gemm = "1024,1024,1024";
+  g.gpu = a.out;
+  EXPECT_EQ(Calibrate(g, &out, &err), cli::kExitOk) << err;
+}
+
+TEST(CalibrateCommand, FitOnBadInputWritesNothing) {
+  TempDir d("fitbad");
+  cli::CalibrateArgs a;
+  a.fit = d.path();
+  a.out = d.file("out.toml");
+  ExpectUsage(a, "has none of");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,200,1.9,1.5\n");
+  ExpectUsage(a, "is not below");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms\n8192,8192,8192,spin,2,1.9\n");
+  ExpectUsage(a, "missing column 'alone_ms'");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,2,-1.9,1.5\n");
+  ExpectUsage(a, "must be positive");
+  EXPECT_FALSE(fs::exists(a.out));
+  a.out.clear();
+  ExpectUsage(a, "-o FILE.toml");
+}
+
+}  // namespace
+}  // namespace braid
