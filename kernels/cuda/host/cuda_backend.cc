@@ -1,10 +1,12 @@
 #include "braid/cuda_backend.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <exception>
 #include <map>
 #include <new>
+#include <system_error>
 #include <thread>
 
 #include "braid/bootstrap.h"
@@ -52,6 +54,18 @@ bool Moves(const Plan& plan) {
 
 std::string TwoNames(const std::string& a, const std::string& b) { return "'" + a + "' and '" + b + "'"; }
 
+std::string Upper(std::string s) {
+  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A topology names GPUs "h100-sxm"; CUDA says "NVIDIA H100 80GB HBM3": the
+// model (before the first '-') must appear in the device's name.
+bool GpuNamesMatch(const std::string& topology_gpu, const std::string& device) {
+  const std::string model = Upper(topology_gpu.substr(0, topology_gpu.find('-')));
+  return Upper(device).find(model) != std::string::npos;
+}
+
 // Devices, dtype, peer access: the checks that need the hardware, before anything is allocated.
 Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi& api, RunOutput& out,
                     cuda::DeviceProps& props) {
@@ -74,7 +88,7 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi
     return Status::Invalid("--comm-sms " + std::to_string(plan.config.comm_sms) + " leaves no SM for the GEMM on " +
                            props.name + " (" + std::to_string(props.sm_count) + " SMs)");
   }
-  if (!o.expected_gpu.empty() && o.expected_gpu != props.name) {
+  if (!o.expected_gpu.empty() && !GpuNamesMatch(o.expected_gpu, props.name)) {
     out.notes.push_back("the topology names GPU " + TwoNames(o.expected_gpu, props.name) +
                         " was found; the run is recorded on the device found");
   }
@@ -225,10 +239,18 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   }
   std::vector<cuda::RankResult> results(static_cast<size_t>(p));
   std::vector<std::thread> threads;
-  for (int r = 0; r < p; ++r) {
-    threads.emplace_back([&, r] { results[size_t(r)] = cuda::RunRank(jobs[size_t(r)]); });
+  Status started = Status::Ok();
+  try {
+    for (int r = 0; r < p; ++r) {
+      threads.emplace_back([&, r] { results[size_t(r)] = cuda::RunRank(jobs[size_t(r)]); });
+    }
+  } catch (const std::system_error& e) {
+    started = Status::Internal(std::string("cuda backend: cannot start a rank thread: ") + e.what());
+    failed.store(true);
+    group.Member(0).Abort(started.message());  // the started ranks stop at their next wait
   }
   for (std::thread& t : threads) t.join();
+  BRAID_RETURN_IF_ERROR(started);
   // The first failure is the cause; the others say they stopped because of it.
   for (const cuda::RankResult& r : results) {
     if (!r.status.ok() && r.status.message().find("another rank failed") == std::string::npos &&
@@ -239,7 +261,14 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   for (const cuda::RankResult& r : results) BRAID_RETURN_IF_ERROR(r.status);
 
   out.iteration_ns = results[0].iteration_ns;
-  if (options.trace) out.events = StepEvents(plan, seams.tracer->TakeEvents());
+  if (options.trace) {
+    out.events = StepEvents(plan, seams.tracer->TakeEvents());
+    const size_t expected = plan.total_steps() * size_t(options.iters);
+    if (out.events.size() < expected) {
+      out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " + std::to_string(expected) +
+                          " step executions have no GPU activity record");
+    }
+  }
   out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
   if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";
   out.settings.emplace_back("loopback", o.loopback ? 1 : 0);

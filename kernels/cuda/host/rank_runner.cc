@@ -219,7 +219,7 @@ class Runner {
     const uint32_t epoch = uint32_t(it + 1);
     for (const Step& s : st_.rank_plan().steps) {
       const int traced_it = timed ? it - job_.run->warmup : -1;
-      BRAID_RETURN_IF_ERROR(tracer.PushStep(StepCorrelation(traced_it, st_.rank, s.id), s.name));
+      BRAID_RETURN_IF_ERROR(tracer.PushStep(StepCorrelation(traced_it, st_.rank, s.id), st_.StepName(s)));
       const Status issued = IssueStep(st_, s, epoch);
       BRAID_RETURN_IF_ERROR(tracer.PopStep());
       if (!issued.ok()) return Prefixed(issued, st_.StepName(s) + ": ");

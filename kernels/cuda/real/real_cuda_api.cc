@@ -1,30 +1,57 @@
 // CudaApi forwarded to the CUDA runtime, and to the driver for the stream
 // memory operations (flags). Thin: each call is one library call checked
-// with BRAID_CUDA_STATUS / BRAID_CU_STATUS.
+// with BRAID_CUDA_STATUS. The driver's entry points come through the runtime
+// (cudaGetDriverEntryPointByVersion), so braid does not link libcuda and
+// starts on a machine without a driver to say there is no GPU.
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
 
 #include "braid/cuda_api.h"
 #include "cuda_check.h"
 #include "real/add_kernel.h"
 #include "real/real_seams.h"
 
-#define BRAID_CU_STATUS(call)                                                                \
-  ([&]() -> ::braid::Status {                                                                \
-    const CUresult braid_r_ = (call);                                                        \
-    if (braid_r_ == CUDA_SUCCESS) return ::braid::Status::Ok();                              \
-    const char* braid_text_ = nullptr;                                                       \
-    cuGetErrorString(braid_r_, &braid_text_);                                                \
-    return ::braid::Status::Internal(std::string(#call) + " failed: " +                     \
-                                     (braid_text_ ? braid_text_ : "unknown CUDA driver error") + \
-                                     " (" __FILE__ ":" + std::to_string(__LINE__) + ")");    \
-  }())
-
 namespace braid::cuda {
 
 namespace {
 
 cudaStream_t S(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
+
+struct DriverCalls {
+  PFN_cuStreamWriteValue32_v11070 write = nullptr;
+  PFN_cuStreamWaitValue32_v11070 wait = nullptr;
+  PFN_cuGetErrorString_v6000 error_string = nullptr;
+  Status status;
+};
+
+const DriverCalls& Driver() {
+  static DriverCalls calls;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto get = [](const char* name, void** fn) {
+      cudaDriverEntryPointQueryResult found{};
+      const Status s = BRAID_CUDA_STATUS(cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found));
+      if (!s.ok()) return s;
+      if (found != cudaDriverEntryPointSuccess) return Status::Unavailable(std::string("the CUDA driver has no ") + name);
+      return Status::Ok();
+    };
+    calls.status = get("cuStreamWriteValue32", reinterpret_cast<void**>(&calls.write));
+    if (calls.status.ok()) calls.status = get("cuStreamWaitValue32", reinterpret_cast<void**>(&calls.wait));
+    if (calls.status.ok()) calls.status = get("cuGetErrorString", reinterpret_cast<void**>(&calls.error_string));
+  });
+  return calls;
+}
+
+Status DriverStatus(const char* call, CUresult r) {
+  if (r == CUDA_SUCCESS) return Status::Ok();
+  const char* text = nullptr;
+  if (Driver().error_string != nullptr) Driver().error_string(r, &text);
+  return Status::Internal(std::string(call) + " failed: " + (text != nullptr ? text : "CUDA driver error " + std::to_string(int(r))));
+}
 cudaEvent_t E(GpuEvent e) { return reinterpret_cast<cudaEvent_t>(e); }
 
 class RealCuda : public CudaApi {
@@ -107,12 +134,14 @@ class RealCuda : public CudaApi {
     return BRAID_CUDA_STATUS(LaunchAdd(c, a, b, n, t, S(s)));
   }
   Status WriteFlag(DevPtr flag, uint32_t value, GpuStream s) override {
-    return BRAID_CU_STATUS(cuStreamWriteValue32(reinterpret_cast<CUstream>(s), CUdeviceptr(flag), value,
-                                                CU_STREAM_WRITE_VALUE_DEFAULT));
+    BRAID_RETURN_IF_ERROR(Driver().status);
+    return DriverStatus("cuStreamWriteValue32", Driver().write(reinterpret_cast<CUstream>(s), CUdeviceptr(flag), value,
+                                                               CU_STREAM_WRITE_VALUE_DEFAULT));
   }
   Status WaitFlag(DevPtr flag, uint32_t at_least, GpuStream s) override {
-    return BRAID_CU_STATUS(cuStreamWaitValue32(reinterpret_cast<CUstream>(s), CUdeviceptr(flag), at_least,
-                                               CU_STREAM_WAIT_VALUE_GEQ));
+    BRAID_RETURN_IF_ERROR(Driver().status);
+    return DriverStatus("cuStreamWaitValue32", Driver().wait(reinterpret_cast<CUstream>(s), CUdeviceptr(flag), at_least,
+                                                             CU_STREAM_WAIT_VALUE_GEQ));
   }
 };
 
