@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "braid/layer_workload.h"
 #include "cuda_test_util.h"
 
 namespace braid {
@@ -217,6 +218,64 @@ TEST(CudaBackend, ALostFlagWriteIsReportedAsAHangNamingTheStep) {
   EXPECT_THAT(out.status().message(), HasSubstr("would-be hang"));
   EXPECT_THAT(out.status().message(), HasSubstr("rank 1 step"));
   EXPECT_THAT(out.status().message(), HasSubstr("waits for a flag"));
+}
+
+// On a GPU a hang never reports itself: the watchdog cuts the iteration
+// after --timeout and names the first step that did not finish.
+TEST(CudaBackend, TheWatchdogCutsAHangAndNamesTheStep) {
+  cuda::FakeGpuConfig c;
+  c.drop_flag_writes_in = "rank 0 step";
+  c.report_hangs = false;
+  CudaBackendOptions o;
+  o.loopback = true;
+  o.timeout_s = 0.2;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (--timeout)"));
+  EXPECT_THAT(out.status().message(), ::testing::MatchesRegex(".*rank [01] step [0-9]+ '.*"));
+}
+
+TEST(CudaBackend, AnNcclErrorNamesTheRankTheStepAndNcclsText) {
+  cuda::FakeGpuConfig c;
+  c.fail_nccl_in = "rank 1 step";
+  cuda::FakeGpuStats stats;
+  auto out = RunOnFake(CudaPlan(Op::kAgGemm, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), {}, c, &stats);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(out.status().message(), ::testing::StartsWith("rank 1 step "));
+  EXPECT_THAT(out.status().message(), HasSubstr("failed: unhandled cuda error"));
+  EXPECT_EQ(out.status().message().find('\n'), std::string::npos);
+  EXPECT_GE(stats.comm_aborts, 1) << "the failing rank aborts its communicator";
+}
+
+TEST(CudaBackend, LayerPlansRunTheirComputeStepsAndVerify) {
+  ModelSpec tiny;
+  tiny.name = "tiny";
+  tiny.hidden = 32;
+  tiny.heads = 4;
+  tiny.kv_heads = 4;
+  tiny.head_dim = 8;
+  tiny.ffn = 64;
+  tiny.gated_mlp = true;
+  for (Algorithm algo : {Algorithm::kRing, Algorithm::kIso}) {
+    const bool sp = algo != Algorithm::kIso;
+    auto lw = MakeLayerWorkload(tiny, 16, 1, Phase::kPrefill, 2, DType::kBf16, sp);
+    ASSERT_TRUE(lw.ok()) << lw.status().message();
+    OverlapConfig cfg;
+    cfg.algorithm = algo;
+    cfg.chunks = 2;
+    cfg.comm_lanes = 2;
+    auto plan = BuildLayerPlan(*lw, cfg);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(*plan, CudaVerifyOnce(), {}, {}, &stats);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << AlgorithmName(algo) << " " << out->verify.max_rel_error;
+    bool attention = false;
+    for (const Event& e : out->events) attention = attention || e.name.find("attention") != std::string::npos;
+    EXPECT_TRUE(attention) << "attention steps have events";
+  }
 }
 
 TEST(CudaBackend, ToleranceGrowsWithKAndShrinksWithPrecision) {

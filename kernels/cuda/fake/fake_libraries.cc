@@ -97,6 +97,7 @@ class FakeNccl : public NcclApi {
 
   Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count, DType dtype, NcclComm comm,
                     GpuStream s) override {
+    BRAID_RETURN_IF_ERROR(Injected("ncclCollective"));
     std::lock_guard<std::mutex> lock(w_->mu);
     const int c = CommIndex(comm);
     const int i = w_->StreamIndex(s, "NCCL collective");
@@ -140,7 +141,15 @@ class FakeNccl : public NcclApi {
     return i == 0 || i > w_->comms.size() ? -1 : int(i - 1);
   }
 
+  // NCCL's own words for an injected failure.
+  Status Injected(const char* call) const {
+    const std::string& bad = w_->config.fail_nccl_in;
+    if (bad.empty() || ThisThread().label.find(bad) == std::string::npos) return Status::Ok();
+    return Status::Internal(std::string(call) + " failed: unhandled cuda error (run with NCCL_DEBUG=INFO for details)");
+  }
+
   Status P2p(bool send, DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm, GpuStream s) {
+    BRAID_RETURN_IF_ERROR(Injected(send ? "ncclSend" : "ncclRecv"));
     std::lock_guard<std::mutex> lock(w_->mu);
     const int c = CommIndex(comm);
     const int i = w_->StreamIndex(s, send ? "ncclSend" : "ncclRecv");

@@ -17,7 +17,8 @@
 //  - ready ops run in a seeded random order, so a missing dependency shows up
 //    as wrong numbers under some seed.
 // Query assumes every op that could unblock the stream was already issued
-// (the backend queries only after all ranks issued the iteration).
+// (the backend queries only after all ranks issued the iteration); with
+// report_hangs off it answers "not finished" forever instead, like a GPU.
 // Each op gets a logical duration, so the fake tracer's events have times in
 // which overlap is meaningful (not a performance model).
 //
@@ -45,6 +46,12 @@ struct FakeGpuConfig {
   std::string drop_flag_writes_in;
   // Fault injection: matmuls issued under a label containing this text add 1 to c[0].
   std::string corrupt_matmul_in;
+  // Fault injection: NCCL calls issued under a label containing this text
+  // fail as NCCL would ("ncclSend failed: unhandled cuda error ...").
+  std::string fail_nccl_in;
+  // false: a stream that can never drain answers Query "not finished" like a
+  // real GPU (the backend's watchdog must cut it) instead of reporting a hang.
+  bool report_hangs = true;
 };
 
 struct FakeGpuStats {
