@@ -11,6 +11,7 @@
 
 #include "braid/bootstrap.h"
 #include "braid/cpu_verify.h"
+#include "braid/cuda_step_events.h"
 #include "braid/plan_check.h"
 #include "dtype_convert.h"
 #include "rank_runner.h"
@@ -173,44 +174,6 @@ VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const st
   return worst;
 }
 
-// One event per (iteration, rank, step): the span of the GPU work tagged with it.
-std::vector<Event> StepEvents(const Plan& plan, std::vector<Event> records) {
-  std::map<std::tuple<int, int, int>, Event> by_step;
-  for (const Event& rec : records) {
-    if (rec.correlation < 0) continue;
-    const cuda::StepKey key = cuda::DecodeCorrelation(uint64_t(rec.correlation));
-    if (key.iteration < 0 || key.rank >= plan.tp()) continue;
-    const RankPlan& rp = plan.ranks[size_t(key.rank)];
-    if (key.step >= int(rp.steps.size())) continue;
-    auto [it, fresh] = by_step.try_emplace({key.iteration, key.rank, key.step});
-    Event& e = it->second;
-    if (fresh) {
-      const Step& s = rp.steps[size_t(key.step)];
-      e.iteration = key.iteration;
-      e.rank = key.rank;
-      e.lane = s.lane;
-      e.kind = EventKindOf(s.kind);
-      e.name = s.name;
-      e.start_ns = rec.start_ns;
-      e.end_ns = rec.end_ns;
-      e.bytes = s.bytes;
-      e.flops = s.flops;
-      e.chunk = s.chunk;
-      e.step = s.ring_step;
-      e.peer = s.peer;
-      e.correlation = s.match >= 0 ? s.match : rec.correlation;
-    }
-    e.start_ns = std::min(e.start_ns, rec.start_ns);
-    e.end_ns = std::max(e.end_ns, rec.end_ns);
-  }
-  std::vector<Event> events;
-  for (auto& [key, e] : by_step) events.push_back(std::move(e));
-  std::stable_sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
-    return std::tie(x.iteration, x.rank, x.start_ns, x.lane) < std::tie(y.iteration, y.rank, y.start_ns, y.lane);
-  });
-  return events;
-}
-
 Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const CudaBackendOptions& o,
                              const CudaSeams& seams) {
   RunOutput out;
@@ -262,7 +225,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
 
   out.iteration_ns = results[0].iteration_ns;
   if (options.trace) {
-    out.events = StepEvents(plan, seams.tracer->TakeEvents());
+    out.events = cuda::StepEvents(plan, seams.tracer->TakeEvents());
     const size_t expected = plan.total_steps() * size_t(options.iters);
     if (out.events.size() < expected) {
       out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " + std::to_string(expected) +

@@ -9,14 +9,6 @@
 
 namespace braid::cuda {
 
-uint64_t StepCorrelation(int iteration, int rank, int step) {
-  return (uint64_t(iteration + 1) << 40) | (uint64_t(rank) << 24) | uint64_t(step);
-}
-
-StepKey DecodeCorrelation(uint64_t id) {
-  return {int(id >> 40) - 1, int((id >> 24) & 0xffff), int(id & 0xffffff)};
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -9,17 +9,11 @@
 #include <vector>
 
 #include "braid/cuda_backend.h"
+#include "braid/cuda_step_events.h"
 #include "braid/host_matrix.h"
 #include "rank_state.h"
 
 namespace braid::cuda {
-
-// Steps are tagged (iteration + 1) << 40 | rank << 24 | step id.
-uint64_t StepCorrelation(int iteration, int rank, int step);
-struct StepKey {
-  int iteration = 0, rank = 0, step = 0;
-};
-StepKey DecodeCorrelation(uint64_t id);
 
 struct RankJob {
   const Plan* plan = nullptr;
