@@ -4,6 +4,8 @@
 
 #include "braid/cuda_backend.h"
 
+#include <cstdlib>
+
 namespace braid {
 
 Result<CudaSeams> MakeRealCudaSeams() {
@@ -17,6 +19,11 @@ Result<CudaSeams> MakeRealCudaSeams() {
 
 Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(options));
+  // Loopback puts every rank's streams on one GPU; with fewer hardware queues
+  // than streams, a stream waiting on a flag could block the queue of the
+  // stream that would write it. Ask for the most queues unless the user chose
+  // (read once, when the first CUDA call creates the context). Unverified on a GPU.
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", /*overwrite=*/0);
   auto seams = MakeRealCudaSeams();
   BRAID_RETURN_IF_ERROR(seams.status());
   auto count = seams->cuda->DeviceCount();
