@@ -225,6 +225,7 @@ TEST(CudaFakesBootstrap, BroadcastAllGatherAndAbort) {
   std::vector<std::thread> threads;
   std::vector<Bytes> got(3);
   std::vector<size_t> gathered(3);
+  threads.reserve(3);
   for (int r = 0; r < 3; ++r) {
     threads.emplace_back([&, r] {
       Bytes b = r == 1 ? Bytes{7, 8, 9} : Bytes{};

@@ -43,7 +43,8 @@ class FakeCuda : public CudaApi {
     w_->streams.push_back(std::move(s));
     ++w_->stats.streams_created;
     w_->stats.stream_priorities.push_back(priority);
-    return reinterpret_cast<GpuStream>(uintptr_t(w_->streams.size()));
+    // Handles are ids, never dereferenced.
+    return reinterpret_cast<GpuStream>(uintptr_t(w_->streams.size()));  // NOLINT(performance-no-int-to-ptr)
   }
 
   Status DestroyStream(GpuStream s) override {
@@ -57,7 +58,7 @@ class FakeCuda : public CudaApi {
   Result<GpuEvent> CreateEvent() override {
     std::lock_guard<std::mutex> lock(w_->mu);
     w_->events.push_back(0);
-    return reinterpret_cast<GpuEvent>(uintptr_t(w_->events.size()));
+    return reinterpret_cast<GpuEvent>(uintptr_t(w_->events.size()));  // NOLINT(performance-no-int-to-ptr): an id
   }
 
   Status DestroyEvent(GpuEvent) override { return Status::Ok(); }

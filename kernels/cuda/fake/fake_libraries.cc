@@ -45,7 +45,7 @@ class FakeNccl : public NcclApi {
     w_->comms.push_back(c);
     ++w_->stats.comms;
     w_->stats.comm_max_ctas.push_back(config.max_ctas);
-    return reinterpret_cast<NcclComm>(uintptr_t(w_->comms.size()));
+    return reinterpret_cast<NcclComm>(uintptr_t(w_->comms.size()));  // NOLINT(performance-no-int-to-ptr): an id
   }
 
   Status CommDestroy(NcclComm) override { return Status::Ok(); }

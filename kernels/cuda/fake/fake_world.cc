@@ -230,6 +230,7 @@ bool FakeGpu::World::RunNccl(int s) {
     if (c) ranked.push_back({comms[size_t(c->comm)].rank, &*c});
   }
   std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  coll.reserve(ranked.size());
   for (const auto& [r, c] : ranked) coll.push_back(c);
   if (!coll.empty()) RunCollective(coll);
   for (int m : members) {

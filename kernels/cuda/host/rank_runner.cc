@@ -29,7 +29,8 @@ Bytes PackPointers(const std::vector<DevPtr>& ptrs) {
 DevPtr PointerAt(const Bytes& b, size_t i) {
   uint64_t v = 0;
   if (b.size() >= (i + 1) * sizeof v) std::memcpy(&v, b.data() + i * sizeof v, sizeof v);
-  return reinterpret_cast<DevPtr>(uintptr_t(v));
+  // A device address another rank published: an address, not an integer.
+  return reinterpret_cast<DevPtr>(uintptr_t(v));  // NOLINT(performance-no-int-to-ptr)
 }
 
 // The same kind of status with `prefix` before its message.

@@ -46,6 +46,7 @@ std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& record
     e.end_ns = std::max(e.end_ns, rec.end_ns);
   }
   std::vector<Event> events;
+  events.reserve(by_step.size());
   for (auto& [key, e] : by_step) events.push_back(std::move(e));
   std::stable_sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
     return std::tie(x.iteration, x.rank, x.start_ns, x.lane) < std::tie(y.iteration, y.rank, y.start_ns, y.lane);

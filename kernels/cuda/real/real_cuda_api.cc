@@ -34,7 +34,7 @@ const DriverCalls& Driver() {
   std::call_once(once, [] {
     auto get = [](const char* name, void** fn) {
       cudaDriverEntryPointQueryResult found{};
-      const Status s = BRAID_CUDA_STATUS(cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found));
+      Status s = BRAID_CUDA_STATUS(cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found));
       if (!s.ok()) return s;
       if (found != cudaDriverEntryPointSuccess) return Status::Unavailable(std::string("the CUDA driver has no ") + name);
       return Status::Ok();
