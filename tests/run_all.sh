@@ -12,9 +12,9 @@ for preset in release asan; do
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
 done
-echo "== tsan (cpu backend)"
+echo "== tsan (cpu backend, cuda orchestration on the fakes)"
 cmake --preset tsan > /dev/null
-cmake --build build/tsan -j "$jobs" --target braid_cpu_tests
+cmake --build build/tsan -j "$jobs" --target braid_cpu_tests braid_cuda_tests
 ctest --preset tsan -j "$jobs"
 echo "== fuzz (importers, topology files)"
 bash tests/fuzz/run_fuzz.sh "${BRAID_FUZZ_SECONDS:-20}" build/fuzz

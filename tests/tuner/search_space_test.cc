@@ -79,6 +79,13 @@ TEST(SearchSpace, ShapesThatDoNotDivideDropTheConfigsTheyBreak) {
   for (const OverlapConfig& c : ar) EXPECT_LT(c.comm_sms, 24) << c.Describe();
 }
 
+TEST(SearchSpace, CudaTriesNoFusedUntilItsKernelExists) {
+  auto cuda = KnobsOfBackend("cuda");
+  ASSERT_TRUE(cuda.ok());
+  EXPECT_FALSE(cuda->fused);
+  EXPECT_TRUE(cuda->copy_engine && cuda->comm_sms && cuda->priorities);
+}
+
 TEST(SearchSpace, UnknownBackendIsInvalid) {
   EXPECT_EQ(KnobsOfBackend("tpu").status().message(), "unknown backend 'tpu' (known: sim, cpu, cuda)");
 }

@@ -4,29 +4,36 @@
 
 #include "braid/cpu_backend.h"
 #include "braid/sim_backend.h"
-#if defined(BRAID_HAVE_CUDA)
-#include "braid/cuda_device.h"
-#endif
+#include "braid/topology_files.h"
 
 namespace braid::cli {
 
+void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
+  sub->add_flag("--loopback", o->loopback, "cuda: run every rank on GPU 0 (transfers become device copies)");
+  sub->add_option("--timeout", o->timeout_s, "cuda: seconds an iteration may take before the watchdog aborts it")
+      ->capture_default_str();
+  sub->add_flag("--tf32", o->tf32, "cuda: fp32 GEMMs may use TF32 tensor cores");
+}
+
 namespace {
 
-// Every backend but sim; NotFound when `name` is sim or unknown.
-Result<std::unique_ptr<Backend>> MakeOtherBackend(std::string_view name, const CpuBackendOptions& cpu) {
+bool IsDefault(const CudaBackendOptions& o) {
+  const CudaBackendOptions d;
+  return o.loopback == d.loopback && o.timeout_s == d.timeout_s && o.tf32 == d.tf32;
+}
+
+// Every backend but sim. `gpu`: the topology's GPU, so that a cuda run on
+// another board says so.
+Result<std::unique_ptr<Backend>> MakeOtherBackend(std::string_view name, const CpuBackendOptions& cpu,
+                                                  const CudaBackendOptions& cuda, const std::string& gpu) {
   if (name == "cpu") {
     BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(cpu));
     return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(cpu));
   }
   if (name == "cuda") {
-#if defined(BRAID_HAVE_CUDA)
-    auto devices = cuda::QueryDevices();
-    if (!devices.ok()) return Status::Unavailable("cuda backend: " + devices.status().message());
-    return Status::Invalid("the cuda backend is not implemented yet (found " +
-                           std::to_string(devices->count) + " GPU(s)); use --backend cpu");
-#else
-    return Status::Invalid("cuda backend: this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
-#endif
+    CudaBackendOptions o = cuda;
+    o.expected_gpu = gpu;
+    return MakeCudaBackend(o);
   }
   return Status::Invalid("unknown backend '" + OneLine(name) + "' (known: sim, cpu, cuda)");
 }
@@ -34,15 +41,25 @@ Result<std::unique_ptr<Backend>> MakeOtherBackend(std::string_view name, const C
 }  // namespace
 
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
-                                             const CpuBackendOptions& cpu) {
+                                             const CpuBackendOptions& cpu, const CudaBackendOptions& cuda) {
+  if (name != "cuda" && !IsDefault(cuda)) {
+    return Status::Invalid("--loopback, --timeout and --tf32 apply to the cuda backend only");
+  }
   if (name == "sim") return MakeSimBackend(topology);
-  return MakeOtherBackend(name, cpu);
+  std::string gpu;
+  if (name == "cuda") {
+    if (auto topo = LoadTopology(topology); topo.ok()) gpu = topo->gpu;
+  }
+  return MakeOtherBackend(name, cpu, cuda, gpu);
 }
 
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
-                                             const CpuBackendOptions& cpu) {
+                                             const CpuBackendOptions& cpu, const CudaBackendOptions& cuda) {
+  if (name != "cuda" && !IsDefault(cuda)) {
+    return Status::Invalid("--loopback, --timeout and --tf32 apply to the cuda backend only");
+  }
   if (name == "sim") return std::unique_ptr<Backend>(std::make_unique<SimBackend>(hw.gpu, hw.topo));
-  return MakeOtherBackend(name, cpu);
+  return MakeOtherBackend(name, cpu, cuda, hw.topo.gpu);
 }
 
 }  // namespace braid::cli

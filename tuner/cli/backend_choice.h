@@ -1,24 +1,33 @@
 // Picks the backend named on the command line, or says why it cannot run here.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "braid/backend.h"
 #include "braid/cpu_backend.h"
+#include "braid/cuda_backend.h"
 #include "braid/sim_backend.h"
 #include "braid/status.h"
 
 namespace braid::cli {
 
+// --loopback, --timeout, --tf32: read by the cuda backend only.
+void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o);
+
 // "sim" models the GPUs and links of `topology` (a built-in name or a file);
-// "cpu" runs for real on this machine with `cpu` link emulation; "cuda" is Unavailable (exit 1)
-// without a usable GPU and Invalid (exit 2) until it is implemented.
+// "cpu" runs for real on this machine with `cpu` link emulation; "cuda" runs
+// on this machine's GPUs (Unavailable, exit 1, without one). cuda options
+// given to another backend are refused.
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
-                                             const CpuBackendOptions& cpu = {});
+                                             const CpuBackendOptions& cpu = {},
+                                             const CudaBackendOptions& cuda = {});
 // The same with the sim's hardware already loaded (LoadSimHardware).
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
-                                             const CpuBackendOptions& cpu = {});
+                                             const CpuBackendOptions& cpu = {},
+                                             const CudaBackendOptions& cuda = {});
 
 }  // namespace braid::cli

@@ -39,6 +39,7 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed")->capture_default_str();
+  AddCudaOptions(sub, &a->cuda);
 }
 
 namespace {
@@ -137,7 +138,7 @@ int ExecuteRun(const RunArgs& a) {
   if (a.verify && a.backend == "sim") {
     return ReportError("run", Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)"));
   }
-  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us});
+  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
   if (!backend.ok()) return ReportError("run", backend.status());
 
   RunOptions opt;

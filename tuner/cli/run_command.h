@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "braid/cuda_backend.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
@@ -28,6 +29,7 @@ struct RunArgs {
   bool no_db = false;
   double link_gbps = 0;
   double link_latency_us = 0;
+  CudaBackendOptions cuda;  // --loopback, --timeout, --tf32
   unsigned long long seed = 42;
 };
 

@@ -44,6 +44,7 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_flag("--json", a->json, "print one JSON object");
   sub->add_flag("--no-progress", a->no_progress, "no progress on stderr");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
+  AddCudaOptions(sub, &a->cuda);
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")
       ->check(CLI::Validator(
@@ -144,7 +145,7 @@ int ExecuteTune(const TuneArgs& a) {
     return ReportError("tune", Status::Invalid("--resume: there is no store " + a.db + " to resume from"));
   }
   if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("tune", s);
-  auto backend = MakeBackend(a.backend, *hw, CpuBackendOptions{a.link_gbps, a.link_latency_us});
+  auto backend = MakeBackend(a.backend, *hw, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
   if (!backend.ok()) return ReportError("tune", backend.status());
 
   const bool deterministic = a.backend == "sim";

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "braid/cuda_backend.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
@@ -32,6 +33,7 @@ struct TuneArgs {
   bool no_progress = false;
   double link_gbps = 0;
   double link_latency_us = 0;
+  CudaBackendOptions cuda;  // --loopback, --timeout, --tf32
   unsigned long long seed = 42;
 };
 

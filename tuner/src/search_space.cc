@@ -60,7 +60,9 @@ void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, Overl
 }  // namespace
 
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend) {
-  if (backend == "sim" || backend == "cuda") return BackendKnobs{};
+  if (backend == "sim") return BackendKnobs{};
+  // The cuda backend refuses --algo fused until its kernel exists.
+  if (backend == "cuda") return BackendKnobs{false, true, true, true};
   if (backend == "cpu") return BackendKnobs{false, false, false, false};
   return Status::Invalid("unknown backend '" + std::string(backend) + "' (known: sim, cpu, cuda)");
 }

@@ -36,7 +36,8 @@ struct BackendKnobs {
   bool copy_engine = true;  // copy-engine transfers
 };
 
-// sim and cuda honour everything; cpu none of the GPU-only knobs.
+// sim honours everything; cuda everything but fused (no kernel yet); cpu
+// none of the GPU-only knobs.
 // Unknown names are Invalid.
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend);
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the GPU bundle: braid, the Debian libraries it needs (shared, beside
+# it), a launcher that finds the CUDA libraries on the target, and the GPU
+# validation script. Usage: make_bundle.sh BRAID_BINARY RUN_SH OUT_DIR
+#
+# CUDA libraries (cudart, cuBLASLt, NCCL, CUPTI) are NOT shipped: the launcher
+# looks for them in $BRAID_CUDA_LIBS, $CUDA_HOME/lib64, /usr/local/cuda/lib64
+# and the nvidia-* Python wheels PyTorch installs. glibc is not shipped either.
+set -euo pipefail
+braid="$1" run_sh="$2" out="$3"
+name=braid-gpu-bundle
+dir="$out/$name"
+rm -rf "$dir" "$out/$name.tar.gz"
+mkdir -p "$dir/bin" "$dir/lib"
+cp "$braid" "$dir/bin/braid.bin"
+strip --strip-unneeded "$dir/bin/braid.bin"
+
+# Every shared library braid loads except glibc's and CUDA's.
+ldd "$braid" | awk '/=> \// { print $1, $3 }' | while read -r soname path; do
+  case "$soname" in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libresolv.so*) continue ;;
+    libcudart*|libcublas*|libnccl*|libcupti*|libcuda.so*|libnvrtc*) continue ;;
+  esac
+  cp -L "$path" "$dir/lib/$soname"
+  strip --strip-unneeded "$dir/lib/$soname" 2>/dev/null || true
+done
+
+cat > "$dir/braid" <<'LAUNCH'
+#!/usr/bin/env bash
+# Runs the bundled braid with its own libraries first, then the CUDA libraries
+# of this machine: $BRAID_CUDA_LIBS, $CUDA_HOME, /usr/local/cuda, or the
+# nvidia-* wheels of the python3 on PATH (PyTorch's).
+here="$(cd "$(dirname "$0")" && pwd)"
+paths="$here/lib"
+for d in ${BRAID_CUDA_LIBS:-} ${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64; do
+  [[ -d "$d" ]] && paths="$paths:$d"
+done
+if command -v python3 >/dev/null; then
+  site="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)"
+  for d in "$site"/nvidia/*/lib "$site"/nvidia/cu*/lib; do [[ -d "$d" ]] && paths="$paths:$d"; done
+fi
+export LD_LIBRARY_PATH="$paths${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "$here/bin/braid.bin" "$@"
+LAUNCH
+chmod +x "$dir/braid"
+cp "$run_sh" "$dir/run-gpu-tests.sh"
+chmod +x "$dir/run-gpu-tests.sh"
+cat > "$dir/README.txt" <<'TXT'
+Braid GPU bundle (x86-64 Linux, glibc 2.36 or newer; built on Debian 12).
+Needs on the target: an NVIDIA driver and the CUDA 13 libraries cudart,
+cuBLASLt, NCCL 2.28+ and CUPTI (a CUDA toolkit, or PyTorch's nvidia-* wheels);
+point BRAID_CUDA_LIBS at their folders if they are elsewhere.
+
+  ./run-gpu-tests.sh            validate this build on every GPU found
+  ./braid run --backend cuda --loopback --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 4 --algo ring --verify
+TXT
+tar -C "$out" -czf "$out/$name.tar.gz" "$name"
+echo "gpu-bundle: $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1), unpacked $(du -sh "$dir" | cut -f1))"

@@ -1,0 +1,304 @@
+// FakeNccl (matching checker), FakeBlasLt (reference matmul), FakeTracer
+// (events from the ops the world ran), and FakeGpu, which ties them together.
+#include <cmath>
+#include <cstring>
+
+#include "../host/dtype_convert.h"
+#include "fake_world.h"
+
+namespace braid::cuda {
+
+std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w);
+
+namespace {
+
+std::string Describe(CollectiveKind k, size_t count, DType d) {
+  return std::string(CollectiveName(k)) + " of " + std::to_string(count) + " " + std::string(DTypeName(d));
+}
+
+class FakeNccl : public NcclApi {
+ public:
+  explicit FakeNccl(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
+
+  Result<NcclUniqueId> GetUniqueId() override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    NcclUniqueId id{};
+    const uint64_t n = w_->next_unique_id++;
+    std::memcpy(id.data(), &n, sizeof n);
+    return id;
+  }
+
+  Result<NcclComm> CommInitRank(int nranks, const NcclUniqueId& id, int rank, const NcclCommConfig& config) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    if (rank < 0 || rank >= nranks) return Status::Internal("ncclCommInitRank: invalid rank " + std::to_string(rank));
+    const std::string key(id.begin(), id.end());
+    auto [it, fresh] = w_->cliques.try_emplace(key, int(w_->clique_collectives.size()));
+    if (fresh) w_->clique_collectives.emplace_back();
+    for (const FakeComm& c : w_->comms) {
+      if (c.clique == it->second && c.rank == rank) return Status::Internal("ncclCommInitRank: rank " + std::to_string(rank) + " joined twice");
+      if (c.clique == it->second && c.nranks != nranks) return Status::Internal("ncclCommInitRank: ranks disagree on the size");
+    }
+    FakeComm c;
+    c.clique = it->second;
+    c.rank = rank;
+    c.nranks = nranks;
+    w_->comms.push_back(c);
+    ++w_->stats.comms;
+    w_->stats.comm_max_ctas.push_back(config.max_ctas);
+    return reinterpret_cast<NcclComm>(uintptr_t(w_->comms.size()));  // NOLINT(performance-no-int-to-ptr): an id
+  }
+
+  Status CommDestroy(NcclComm) override { return Status::Ok(); }
+
+  Status CommAbort(NcclComm comm) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int c = CommIndex(comm);
+    if (c < 0) return Status::Internal("ncclCommAbort: unknown communicator");
+    w_->comms[size_t(c)].aborted = true;
+    ++w_->stats.comm_aborts;
+    return Status::Ok();
+  }
+
+  Status GroupStart() override {
+    FakeThread& t = ThisThread();
+    if (t.grouping) return Status::Internal("ncclGroupStart: groups are not nested here");
+    t.grouping = true;
+    t.group.clear();
+    t.group_stream = -1;
+    return Status::Ok();
+  }
+
+  Status GroupEnd() override {
+    FakeThread& t = ThisThread();
+    if (!t.grouping) return Status::Internal("ncclGroupEnd without ncclGroupStart");
+    t.grouping = false;
+    if (t.group.empty()) return Status::Ok();
+    std::lock_guard<std::mutex> lock(w_->mu);
+    FakeOp op;
+    op.kind = OpKind::kNccl;
+    op.what = "NCCL group of " + std::to_string(t.group.size()) + " send/recv";
+    for (auto& [stream, part] : t.group) {
+      if (stream != t.group_stream) return Status::Internal("ncclGroupEnd: one group spans two streams");
+      op.p2p.push_back(part);
+      op.duration = std::max<int64_t>(op.duration, int64_t(part.bytes / 100 + 5));
+    }
+    ++w_->stats.nccl_groups;
+    w_->Enqueue(t.group_stream, std::move(op));
+    t.group.clear();
+    return Status::Ok();
+  }
+
+  Status Send(DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm, GpuStream s) override {
+    return P2p(true, buf, count, dtype, peer, comm, s);
+  }
+  Status Recv(DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm, GpuStream s) override {
+    return P2p(false, buf, count, dtype, peer, comm, s);
+  }
+
+  Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count, DType dtype, NcclComm comm,
+                    GpuStream s) override {
+    BRAID_RETURN_IF_ERROR(Injected("ncclCollective"));
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int c = CommIndex(comm);
+    const int i = w_->StreamIndex(s, "NCCL collective");
+    if (c < 0 || i < 0) return Status::Internal("NCCL collective on an unknown communicator or stream");
+    FakeComm& fc = w_->comms[size_t(c)];
+    const size_t esize = size_t(DTypeBytes(dtype));
+    const size_t n = size_t(fc.nranks);
+    const size_t send_bytes = (kind == CollectiveKind::kReduceScatter ? n : 1) * count * esize;
+    const size_t recv_bytes = (kind == CollectiveKind::kAllGather ? n : 1) * count * esize;
+    const std::string what = Describe(kind, count, dtype) + " (" + ThisThread().label + ")";
+    if (!w_->CheckAccess(i, send, send_bytes, what) || !w_->CheckAccess(i, recv, recv_bytes, what)) {
+      return Status::Internal(w_->error);
+    }
+    // Every rank must issue the same collectives in the same order.
+    auto& order = w_->clique_collectives[size_t(fc.clique)];
+    const uint64_t seq = fc.collectives++;
+    if (seq < order.size()) {
+      const CollSignature& first = order[seq];
+      if (first.kind != kind || first.count != count || first.dtype != dtype) {
+        return Status::Internal("NCCL collective order mismatch: collective #" + std::to_string(seq) + " is " +
+                                Describe(kind, count, dtype) + " on rank " + std::to_string(fc.rank) + " but " +
+                                Describe(first.kind, first.count, first.dtype) + " on rank " +
+                                std::to_string(first.rank));
+      }
+    } else {
+      order.push_back({kind, count, dtype, fc.rank});
+    }
+    FakeOp op;
+    op.kind = OpKind::kNccl;
+    op.what = "ncclDevKernel_" + std::string(CollectiveName(kind)) + " " + std::to_string(count) + " elements";
+    op.duration = int64_t(send_bytes * n / 100 + 5);
+    op.coll = CollPart{kind, c, seq, static_cast<char*>(send), static_cast<char*>(recv), count, dtype};
+    ++w_->stats.nccl_collectives;
+    w_->Enqueue(i, std::move(op));
+    return Status::Ok();
+  }
+
+ private:
+  int CommIndex(NcclComm comm) const {
+    const size_t i = size_t(reinterpret_cast<uintptr_t>(comm));
+    return i == 0 || i > w_->comms.size() ? -1 : int(i - 1);
+  }
+
+  // NCCL's own words for an injected failure.
+  Status Injected(const char* call) const {
+    const std::string& bad = w_->config.fail_nccl_in;
+    if (bad.empty() || ThisThread().label.find(bad) == std::string::npos) return Status::Ok();
+    return Status::Internal(std::string(call) + " failed: unhandled cuda error (run with NCCL_DEBUG=INFO for details)");
+  }
+
+  Status P2p(bool send, DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm, GpuStream s) {
+    BRAID_RETURN_IF_ERROR(Injected(send ? "ncclSend" : "ncclRecv"));
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int c = CommIndex(comm);
+    const int i = w_->StreamIndex(s, send ? "ncclSend" : "ncclRecv");
+    if (c < 0 || i < 0) return Status::Internal("NCCL send/recv on an unknown communicator or stream");
+    FakeComm& fc = w_->comms[size_t(c)];
+    if (peer < 0 || peer >= fc.nranks || peer == fc.rank) {
+      return Status::Internal(std::string(send ? "ncclSend" : "ncclRecv") + ": invalid peer " + std::to_string(peer));
+    }
+    const size_t bytes = count * size_t(DTypeBytes(dtype));
+    if (!w_->CheckAccess(i, buf, bytes, std::string(send ? "ncclSend" : "ncclRecv") + " (" + ThisThread().label + ")")) {
+      return Status::Internal(w_->error);
+    }
+    P2pPart part;
+    part.send = send;
+    part.comm = c;
+    part.peer = peer;
+    part.seq = send ? fc.sends[peer]++ : fc.recvs[peer]++;
+    part.buf = static_cast<char*>(buf);
+    part.bytes = bytes;
+    if (send) ++w_->stats.nccl_sends;
+    else ++w_->stats.nccl_recvs;
+    FakeThread& t = ThisThread();
+    if (t.grouping) {
+      if (t.group_stream < 0) t.group_stream = i;
+      t.group.emplace_back(i, part);
+      return Status::Ok();
+    }
+    FakeOp op;
+    op.kind = OpKind::kNccl;
+    op.what = std::string(send ? "ncclDevKernel_SendRecv send " : "ncclDevKernel_SendRecv recv ") +
+              std::to_string(bytes) + " bytes " + (send ? "to" : "from") + " rank " + std::to_string(peer);
+    op.duration = int64_t(bytes / 100 + 5);
+    op.p2p.push_back(part);
+    w_->Enqueue(i, std::move(op));
+    return Status::Ok();
+  }
+
+  std::shared_ptr<FakeGpu::World> w_;
+};
+
+class FakeBlasLt : public BlasLtApi {
+ public:
+  explicit FakeBlasLt(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
+
+  Status Matmul(const MatmulArgs& m, GpuStream s) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int i = w_->StreamIndex(s, "cublasLtMatmul");
+    if (i < 0) return Status::Internal(w_->error);
+    if (m.m < 0 || m.n < 0 || m.k < 0 || m.lda < m.k || m.ldb < m.n || m.ldc < m.n) {
+      return Status::Internal("cublasLtMatmul: invalid shape or leading dimension");
+    }
+    if (m.sm_count_target < 0 || m.sm_count_target > w_->config.sm_count) {
+      return Status::Internal("cublasLtMatmul: SM_COUNT_TARGET " + std::to_string(m.sm_count_target) + " out of range");
+    }
+    const size_t e = size_t(DTypeBytes(m.dtype));
+    const std::string what = "matmul (" + ThisThread().label + ")";
+    auto span = [e](int64_t rows, int64_t cols, int64_t ld) { return rows == 0 ? 0 : size_t((rows - 1) * ld + cols) * e; };
+    if (!w_->CheckAccess(i, m.a, span(m.m, m.k, m.lda), what) || !w_->CheckAccess(i, m.b, span(m.k, m.n, m.ldb), what) ||
+        !w_->CheckAccess(i, m.c, span(m.m, m.n, m.ldc), what)) {
+      return Status::Internal(w_->error);
+    }
+    const std::string& bad = w_->config.corrupt_matmul_in;
+    const bool corrupt = !bad.empty() && ThisThread().label.find(bad) != std::string::npos;
+    FakeOp op;
+    op.what = "sm90_xmma_gemm (fake)";
+    const int sms = m.sm_count_target > 0 ? m.sm_count_target : w_->config.sm_count;
+    op.duration = int64_t(2.0 * double(m.m) * double(m.n) * double(m.k) / 2000.0 * w_->config.sm_count / sms) + 3;
+    op.apply = [m, corrupt] {
+      std::vector<float> row(size_t(m.n));
+      for (int64_t r = 0; r < m.m; ++r) {
+        std::fill(row.begin(), row.end(), 0.0f);
+        for (int64_t p = 0; p < m.k; ++p) {
+          const float av = LoadOne(m.dtype, m.a, size_t(r * m.lda + p));
+          for (int64_t c = 0; c < m.n; ++c) row[size_t(c)] += av * LoadOne(m.dtype, m.b, size_t(p * m.ldb + c));
+        }
+        if (corrupt && r == 0 && m.n > 0) row[0] += 1.0f;
+        for (int64_t c = 0; c < m.n; ++c) StoreOne(m.dtype, row[size_t(c)], m.c, size_t(r * m.ldc + c));
+      }
+    };
+    ++w_->stats.matmuls;
+    w_->stats.sm_count_targets.push_back(m.sm_count_target);
+    w_->Enqueue(i, std::move(op));
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<FakeGpu::World> w_;
+};
+
+class FakeTracer : public GpuTracer {
+ public:
+  explicit FakeTracer(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
+  Status Start() override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    if (w_->tracing) return Status::Internal("tracer already started");
+    w_->tracing = true;
+    return Status::Ok();
+  }
+  Status PushStep(uint64_t correlation, std::string_view name) override {
+    FakeThread& t = ThisThread();
+    if (t.correlation >= 0) return Status::Internal("PushStep inside another step");
+    t.correlation = int64_t(correlation);
+    t.label = std::string(name);
+    return Status::Ok();
+  }
+  Status PopStep() override {
+    FakeThread& t = ThisThread();
+    if (t.correlation < 0) return Status::Internal("PopStep without PushStep");
+    t.correlation = -1;
+    t.label.clear();
+    return Status::Ok();
+  }
+  Status Stop() override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    w_->Progress();
+    w_->tracing = false;
+    return Status::Ok();
+  }
+  std::vector<Event> TakeEvents() override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    return std::move(w_->trace);
+  }
+
+ private:
+  std::shared_ptr<FakeGpu::World> w_;
+};
+
+}  // namespace
+
+FakeGpu::FakeGpu(FakeGpuConfig config) : world_(std::make_shared<World>(std::move(config))) {}
+FakeGpu::~FakeGpu() = default;
+
+std::shared_ptr<CudaApi> FakeGpu::cuda() { return MakeFakeCuda(world_); }
+std::shared_ptr<NcclApi> FakeGpu::nccl() { return std::make_shared<FakeNccl>(world_); }
+std::shared_ptr<GpuTracer> FakeGpu::tracer() { return std::make_shared<FakeTracer>(world_); }
+
+CudaSeams FakeGpu::Seams() {
+  CudaSeams s;
+  s.cuda = cuda();
+  s.nccl = nccl();
+  s.tracer = tracer();
+  auto w = world_;
+  s.make_blas = [w]() -> Result<std::unique_ptr<BlasLtApi>> { return std::unique_ptr<BlasLtApi>(std::make_unique<FakeBlasLt>(w)); };
+  return s;
+}
+
+FakeGpuStats FakeGpu::stats() const {
+  std::lock_guard<std::mutex> lock(world_->mu);
+  return world_->stats;
+}
+
+}  // namespace braid::cuda

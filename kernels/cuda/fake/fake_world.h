@@ -1,0 +1,140 @@
+// The state behind FakeGpu and its scheduler (private to the fakes).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "braid/cuda_fakes.h"
+
+namespace braid::cuda {
+
+enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl };
+
+struct P2pPart {
+  bool send = true;
+  int comm = 0;  // this rank's communicator
+  int peer = 0;
+  uint64_t seq = 0;  // k-th send (recv) on this comm to (from) peer
+  char* buf = nullptr;
+  size_t bytes = 0;
+};
+
+struct CollPart {
+  CollectiveKind kind = CollectiveKind::kAllGather;
+  int comm = 0;
+  uint64_t seq = 0;
+  char* send = nullptr;
+  char* recv = nullptr;
+  size_t count = 0;
+  DType dtype = DType::kFp32;
+};
+
+struct FakeOp {
+  uint64_t id = 0;
+  OpKind kind = OpKind::kWork;
+  std::string label;  // the step that issued it
+  int64_t correlation = -1;
+  std::string what;
+  int64_t duration = 1;
+  std::function<void()> apply;  // kWork: the data effect
+  uint64_t record = 0;          // kWaitEvent: the record op waited for
+  uint32_t* flag = nullptr;     // kWaitFlag / kWriteFlag
+  uint32_t value = 0;
+  bool dropped = false;  // kWriteFlag: fault injection
+  std::vector<P2pPart> p2p;
+  std::optional<CollPart> coll;
+};
+
+struct FakeStream {
+  int device = 0;
+  std::deque<FakeOp> ops;
+  int64_t clock = 0;
+  bool destroyed = false;
+};
+
+struct FakeAlloc {
+  size_t size = 0;
+  int device = 0;
+  bool freed = false;
+  std::unique_ptr<char[]> data;
+};
+
+struct FakeComm {
+  int clique = 0;
+  int rank = 0;
+  int nranks = 0;
+  bool aborted = false;
+  std::map<int, uint64_t> sends, recvs;  // per peer
+  uint64_t collectives = 0;
+};
+
+struct CollSignature {
+  CollectiveKind kind;
+  size_t count;
+  DType dtype;
+  int rank;  // who issued it first
+};
+
+// Per-thread state of the calling host thread (like CUDA's current device).
+struct FakeThread {
+  int device = 0;
+  std::string label;
+  int64_t correlation = -1;
+  bool grouping = false;
+  std::vector<std::pair<int, P2pPart>> group;  // (stream index, part)
+  int group_stream = -1;
+};
+FakeThread& ThisThread();
+
+struct FakeGpu::World {
+  explicit World(FakeGpuConfig c) : config(std::move(c)), rng(config.schedule_seed) {}
+
+  mutable std::mutex mu;
+  FakeGpuConfig config;
+  std::mt19937_64 rng;
+  std::vector<FakeStream> streams;
+  std::vector<uint64_t> events;  // last record op id (0 = never recorded)
+  std::map<uintptr_t, FakeAlloc> allocs;
+  std::unordered_map<uint64_t, int64_t> done_records;  // record op id -> time
+  std::map<const uint32_t*, int64_t> flag_time;
+  std::map<std::pair<int, int>, bool> peer_enabled;  // (device, peer)
+  uint64_t next_op = 1;
+  std::string error;  // sticky: the first check that failed
+  std::vector<FakeComm> comms;
+  std::map<std::string, int> cliques;  // unique id bytes -> clique
+  std::vector<std::vector<CollSignature>> clique_collectives;
+  uint64_t next_unique_id = 1;
+  bool tracing = false;
+  std::vector<Event> trace;
+  FakeGpuStats stats;
+
+  // All need `mu` held.
+  void Fail(const std::string& why) {
+    if (error.empty()) error = why;
+  }
+  // The allocation holding [p, p + bytes), or null (and Fail naming `what`).
+  FakeAlloc* Check(const void* p, size_t bytes, const std::string& what);
+  // Also requires the device of `stream` to reach the allocation.
+  bool CheckAccess(int stream, const void* p, size_t bytes, const std::string& what);
+  int StreamIndex(GpuStream s, const char* call);
+  void Enqueue(int stream, FakeOp op);
+  // Runs every op that can run; returns after a pass that ran nothing.
+  void Progress();
+  bool RunHead(int stream);
+  bool RunNccl(int stream);
+  std::string Blocked() const;  // one line per stuck stream
+  void Emit(int stream, const FakeOp& op, int64_t start, int64_t end);
+};
+
+std::string DescribeHead(const FakeGpu::World& w, int stream);
+
+}  // namespace braid::cuda

@@ -1,0 +1,86 @@
+// Checking fakes of the cuda backend's seams: one FakeGpu world holds the
+// devices, memory, streams, events and NCCL communicators of every rank of a
+// run, and executes what the backend issues on host memory, so a run verifies
+// real numbers without a GPU.
+//
+// What the fakes check (each failure is an error naming the step's label):
+//  - streams are FIFOs: an op runs only after the ops before it on its stream;
+//    a wait on an event never recorded (a lost dependency on a GPU), and a
+//    stream that can never drain (a wait on an event, a flag or an NCCL peer
+//    that nothing will satisfy: a would-be hang) are reported;
+//  - NCCL: the k-th send from rank r to q meets the k-th recv at q from r with
+//    the same byte count; every rank issues the same collectives in the same
+//    order; a send and its recv progress only together (rendezvous), grouped
+//    calls together;
+//  - memory: every copy, kernel and NCCL buffer lies inside a live allocation,
+//    and cross-device access needs peer access enabled first;
+//  - ready ops run in a seeded random order, so a missing dependency shows up
+//    as wrong numbers under some seed.
+// Query assumes every op that could unblock the stream was already issued
+// (the backend queries only after all ranks issued the iteration); with
+// report_hangs off it answers "not finished" forever instead, like a GPU.
+// Each op gets a logical duration, so the fake tracer's events have times in
+// which overlap is meaningful (not a performance model).
+//
+// Thread-safe: one mutex guards the whole world.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "braid/cuda_backend.h"
+
+namespace braid::cuda {
+
+struct FakeGpuConfig {
+  int devices = 8;
+  std::string name = "NVIDIA H100 80GB HBM3";
+  int sm_count = 132;
+  int cc_major = 9, cc_minor = 0;
+  bool peer_access = true;    // CanAccessPeer between distinct devices
+  uint64_t schedule_seed = 1;  // order among ready ops
+  // Fault injection: flag writes issued under a step label containing this
+  // text are dropped (the receiver then waits forever).
+  std::string drop_flag_writes_in;
+  // Fault injection: matmuls issued under a label containing this text add 1 to c[0].
+  std::string corrupt_matmul_in;
+  // Fault injection: NCCL calls issued under a label containing this text
+  // fail as NCCL would ("ncclSend failed: unhandled cuda error ...").
+  std::string fail_nccl_in;
+  // false: a stream that can never drain answers Query "not finished" like a
+  // real GPU (the backend's watchdog must cut it) instead of reporting a hang.
+  bool report_hangs = true;
+};
+
+struct FakeGpuStats {
+  int64_t ops = 0, matmuls = 0, copies = 0, adds = 0, flag_writes = 0, flag_waits = 0;
+  int64_t nccl_sends = 0, nccl_recvs = 0, nccl_collectives = 0, nccl_groups = 0;
+  int64_t event_waits = 0, streams_created = 0, comms = 0, comm_aborts = 0;
+  std::vector<int> stream_priorities;  // as requested, in creation order
+  std::vector<int> sm_count_targets;   // of every matmul
+  std::vector<int> comm_max_ctas;      // of every communicator
+  int64_t live_allocations = 0;        // allocations not freed
+};
+
+class FakeGpu {
+ public:
+  explicit FakeGpu(FakeGpuConfig config = {});
+  ~FakeGpu();
+  FakeGpu(const FakeGpu&) = delete;
+  FakeGpu& operator=(const FakeGpu&) = delete;
+
+  CudaSeams Seams();
+  std::shared_ptr<CudaApi> cuda();
+  std::shared_ptr<NcclApi> nccl();
+  std::shared_ptr<GpuTracer> tracer();
+  FakeGpuStats stats() const;
+
+  struct World;
+
+ private:
+  std::shared_ptr<World> world_;
+};
+
+}  // namespace braid::cuda

@@ -1,0 +1,265 @@
+#include "braid/cuda_backend.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <new>
+#include <system_error>
+#include <thread>
+
+#include "braid/bootstrap.h"
+#include "braid/cpu_verify.h"
+#include "braid/cuda_step_events.h"
+#include "braid/plan_check.h"
+#include "dtype_convert.h"
+#include "rank_runner.h"
+
+namespace braid {
+
+Status CheckCudaBackendOptions(const CudaBackendOptions& o) {
+  if (!std::isfinite(o.timeout_s) || o.timeout_s <= 0 || o.timeout_s > 86400) {
+    return Status::Invalid("--timeout must be a number of seconds above 0 and at most 86400");
+  }
+  return Status::Ok();
+}
+
+double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32) {
+  const double u_acc = tf32 && dtype == DType::kFp32 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
+  const double u_out = dtype == DType::kBf16 ? std::ldexp(1.0, -8)
+                       : dtype == DType::kFp16 ? std::ldexp(1.0, -11)
+                                               : std::ldexp(1.0, -24);
+  return 4 * u_acc * std::sqrt(double(std::max<int64_t>(k, 1))) + 2 * (p + 1) * u_out;
+}
+
+namespace {
+
+using cuda::Transport;
+
+Status CheckRunOptions(const RunOptions& o) {
+  if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
+    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
+  }
+  return Status::Ok();
+}
+
+bool Moves(const Plan& plan) {
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kSend || s.kind == StepKind::kRecv || s.kind == StepKind::kCollective) return true;
+    }
+  }
+  return false;
+}
+
+std::string TwoNames(const std::string& a, const std::string& b) { return "'" + a + "' and '" + b + "'"; }
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A topology names GPUs "h100-sxm"; CUDA says "NVIDIA H100 80GB HBM3": the
+// model (before the first '-') must appear in the device's name.
+bool GpuNamesMatch(const std::string& topology_gpu, const std::string& device) {
+  const std::string model = Upper(topology_gpu.substr(0, topology_gpu.find('-')));
+  return Upper(device).find(model) != std::string::npos;
+}
+
+// Devices, dtype, peer access: the checks that need the hardware, before anything is allocated.
+Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi& api, RunOutput& out,
+                    cuda::DeviceProps& props) {
+  auto count = api.DeviceCount();
+  if (!count.ok()) return Status::Unavailable("cuda backend: " + count.status().message());
+  if (*count < 1) return Status::Unavailable("cuda backend: no CUDA device found");
+  const int p = plan.tp();
+  if (!o.loopback && *count < p) {
+    return Status::Invalid("--tp " + std::to_string(p) + " needs " + std::to_string(p) + " GPUs but " +
+                           std::to_string(*count) + " found (--loopback runs every rank on one GPU)");
+  }
+  auto first = api.Props(0);
+  if (!first.ok()) return Status::Unavailable("cuda backend: " + first.status().message());
+  props = *first;
+  if (plan.workload.dtype == DType::kBf16 && props.cc_major < 8) {
+    return Status::Invalid("bf16 needs compute capability 8.0 or newer; " + props.name + " is " +
+                           std::to_string(props.cc_major) + "." + std::to_string(props.cc_minor));
+  }
+  if (plan.config.comm_sms >= props.sm_count) {
+    return Status::Invalid("--comm-sms " + std::to_string(plan.config.comm_sms) + " leaves no SM for the GEMM on " +
+                           props.name + " (" + std::to_string(props.sm_count) + " SMs)");
+  }
+  if (!o.expected_gpu.empty() && !GpuNamesMatch(o.expected_gpu, props.name)) {
+    out.notes.push_back("the topology names GPU " + TwoNames(o.expected_gpu, props.name) +
+                        " was found; the run is recorded on the device found");
+  }
+  out.notes.push_back("device: " + props.name + " (" + std::to_string(props.sm_count) + " SMs, compute " +
+                      std::to_string(props.cc_major) + "." + std::to_string(props.cc_minor) + ")");
+  const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
+  if (ce && !o.loopback) {
+    for (int a = 0; a < p; ++a) {
+      for (int b = 0; b < p; ++b) {
+        if (a == b) continue;
+        auto ok = api.CanAccessPeer(a, b);
+        if (!ok.ok()) return Status::Unavailable("cuda backend: " + ok.status().message());
+        if (!*ok) {
+          return Status::Invalid("--comm-engine ce needs peer access, and GPU " + std::to_string(a) +
+                                 " cannot map GPU " + std::to_string(b) + "'s memory");
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckPlan(const Plan& plan) {
+  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  if (plan.config.algorithm == Algorithm::kFused) {
+    return Status::Invalid("--algo fused: the fused kernel is not built yet on the cuda backend");
+  }
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kFused) return Status::Invalid("the fused kernel is not built yet on the cuda backend");
+    }
+  }
+  return Status::Ok();
+}
+
+// One A and B per GEMM op, rounded to the dtype: the device and the reference see the same inputs.
+void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b) {
+  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  const DType dtype = plan.workload.dtype;
+  auto round = [dtype](HostMatrix& m) {
+    for (float& v : m.data) {
+      uint8_t buf[4];
+      cuda::StoreOne(dtype, v, buf, 0);
+      v = cuda::LoadOne(dtype, buf, 0);
+    }
+  };
+  for (int i = 0; i < ops; ++i) {
+    if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {
+      a.emplace_back();
+      b.emplace_back();
+      continue;
+    }
+    const Workload& w = plan.op_workload(i);
+    a.push_back(RandomMatrix(w.m, w.k, seed, 2 * uint64_t(i)));
+    b.push_back(RandomMatrix(w.k, w.n, seed, 2 * uint64_t(i) + 1));
+    round(a.back());
+    round(b.back());
+  }
+}
+
+VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b,
+                    const std::vector<cuda::RankResult>& ranks, bool tf32) {
+  VerifyResult worst;
+  for (size_t op = 0; op < a.size(); ++op) {
+    if (a[op].rows == 0) continue;
+    const HostMatrix ref = ReferenceGemm(a[op], b[op]);
+    std::vector<RankOutput> outputs;
+    for (int r = 0; r < plan.tp(); ++r) {
+      const RankPlan& rp = plan.ranks[size_t(r)];
+      const std::vector<OpOutput> outs = rp.Outputs();
+      for (size_t i = 0; i < outs.size(); ++i) {
+        if (outs[i].op != int(op)) continue;
+        outputs.push_back({outs[i].window, ranks[size_t(r)].outputs[i].data(), rp.buffers[size_t(outs[i].buffer)].cols});
+      }
+    }
+    const Workload& w = plan.op_workload(int(op));
+    const VerifyResult v = VerifyOutputs(ref, outputs, CudaVerifyTolerance(w.dtype, w.k, plan.tp(), tf32));
+    const bool ok = v.ok && (!worst.ran || worst.ok);
+    if (!worst.ran || !(v.max_rel_error <= worst.max_rel_error)) worst = v;
+    worst.ok = ok;
+  }
+  return worst;
+}
+
+Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const CudaBackendOptions& o,
+                             const CudaSeams& seams) {
+  RunOutput out;
+  cuda::DeviceProps props;
+  BRAID_RETURN_IF_ERROR(CheckDevices(plan, o, *seams.cuda, out, props));
+  const int p = plan.tp();
+  Transport transport = Transport::kNone;
+  if (p > 1 && Moves(plan)) {
+    transport = (o.loopback || plan.config.comm_engine == CommEngine::kCopyEngine) ? Transport::kFlags
+                                                                                   : Transport::kNccl;
+  }
+  std::vector<HostMatrix> a, b;
+  MakeInputs(plan, options.seed, a, b);
+  std::vector<cuda::TransferLayout> layouts;
+  for (const RankPlan& rp : plan.ranks) layouts.push_back(cuda::LayoutTransfers(rp, p));
+
+  const auto timeout = std::chrono::milliseconds(int64_t(o.timeout_s * 1000) + 1000);
+  cuda::InProcessGroup group(p, timeout);
+  std::atomic<bool> failed{false};
+  const int comm_sms = plan.config.comm_sms;
+  std::vector<cuda::RankJob> jobs(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    cuda::RankJob& j = jobs[size_t(r)];
+    j = {&plan, r, o.loopback ? 0 : r, transport, &layouts, &a, &b, &seams, &group.Member(r), &options, &o,
+         comm_sms > 0 ? props.sm_count - comm_sms : 0, comm_sms, &failed};
+  }
+  std::vector<cuda::RankResult> results(static_cast<size_t>(p));
+  std::vector<std::thread> threads;
+  Status started = Status::Ok();
+  try {
+    for (int r = 0; r < p; ++r) {
+      threads.emplace_back([&, r] { results[size_t(r)] = cuda::RunRank(jobs[size_t(r)]); });
+    }
+  } catch (const std::system_error& e) {
+    started = Status::Internal(std::string("cuda backend: cannot start a rank thread: ") + e.what());
+    failed.store(true);
+    group.Member(0).Abort(started.message());  // the started ranks stop at their next wait
+  }
+  for (std::thread& t : threads) t.join();
+  BRAID_RETURN_IF_ERROR(started);
+  // The first failure is the cause; the others say they stopped because of it.
+  for (const cuda::RankResult& r : results) {
+    if (!r.status.ok() && r.status.message().find("another rank failed") == std::string::npos &&
+        r.status.message().find("run aborted") == std::string::npos) {
+      return r.status;
+    }
+  }
+  for (const cuda::RankResult& r : results) BRAID_RETURN_IF_ERROR(r.status);
+
+  out.iteration_ns = results[0].iteration_ns;
+  if (options.trace) {
+    out.events = cuda::StepEvents(plan, seams.tracer->TakeEvents());
+    const size_t expected = plan.total_steps() * size_t(options.iters);
+    if (out.events.size() < expected) {
+      out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " + std::to_string(expected) +
+                          " step executions have no GPU activity record");
+    }
+  }
+  out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
+  if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";
+  out.settings.emplace_back("loopback", o.loopback ? 1 : 0);
+  out.settings.emplace_back("timeout_s", o.timeout_s);
+  if (comm_sms > 0) out.settings.emplace_back("gemm_sm_count_target", props.sm_count - comm_sms);
+  if (transport == Transport::kFlags) {
+    out.notes.push_back("transfers ran as copy-engine copies into peer inboxes with stream-ordered flags");
+  }
+  if (options.verify) out.verify = Verify(plan, a, b, results, o.tf32);
+  return out;
+}
+
+}  // namespace
+
+Result<RunOutput> CudaBackend::Run(const Plan& plan, const RunOptions& options) {
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
+  BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(options_));
+  BRAID_RETURN_IF_ERROR(CheckPlan(plan));
+  if (!seams_.cuda || !seams_.nccl || !seams_.tracer || !seams_.make_blas) {
+    return Status::Internal("cuda backend: a seam is missing");
+  }
+  try {
+    return RunChecked(plan, options, options_, seams_);
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("cuda backend: out of host memory for " + plan.workload.Describe());
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("cuda backend: ") + e.what());
+  }
+}
+
+}  // namespace braid

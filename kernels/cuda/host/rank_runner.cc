@@ -1,0 +1,308 @@
+#include "rank_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "dtype_convert.h"
+
+namespace braid::cuda {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+Bytes PackPointers(const std::vector<DevPtr>& ptrs) {
+  Bytes b(ptrs.size() * sizeof(uint64_t));
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    const uint64_t v = reinterpret_cast<uintptr_t>(ptrs[i]);
+    std::memcpy(b.data() + i * sizeof v, &v, sizeof v);
+  }
+  return b;
+}
+
+DevPtr PointerAt(const Bytes& b, size_t i) {
+  uint64_t v = 0;
+  if (b.size() >= (i + 1) * sizeof v) std::memcpy(&v, b.data() + i * sizeof v, sizeof v);
+  // A device address another rank published: an address, not an integer.
+  return reinterpret_cast<DevPtr>(uintptr_t(v));  // NOLINT(performance-no-int-to-ptr)
+}
+
+// The same kind of status with `prefix` before its message.
+Status Prefixed(const Status& s, const std::string& prefix) {
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument: return Status::Invalid(prefix + s.message());
+    case StatusCode::kNotFound: return Status::NotFound(prefix + s.message());
+    case StatusCode::kUnavailable: return Status::Unavailable(prefix + s.message());
+    default: return Status::Internal(prefix + s.message());
+  }
+}
+
+class Runner {
+ public:
+  explicit Runner(const RankJob& job) : job_(job) {
+    st_.plan = job.plan;
+    st_.rank = job.rank;
+    st_.device = job.device;
+    st_.transport = job.transport;
+    st_.dtype = job.plan->workload.dtype;
+    st_.esize = size_t(DTypeBytes(st_.dtype));
+    st_.sm_count_target = job.sm_count_target;
+    st_.tf32 = job.options->tf32;
+    st_.layouts = *job.layouts;
+    st_.api = {job.seams->cuda.get(), job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot};
+  }
+  ~Runner() { TearDown(); }
+
+  RankResult Run() {
+    RankResult out;
+    out.status = Body(out);
+    if (!out.status.ok()) {
+      job_.failed->store(true);
+      job_.boot->Abort(out.status.message());
+      if (st_.comm != nullptr) (void)st_.api.nccl->CommAbort(st_.comm);
+      st_.comm = nullptr;
+    }
+    return out;
+  }
+
+ private:
+  Status Body(RankResult& out) {
+    CudaApi& cuda = *st_.api.cuda;
+    BRAID_RETURN_IF_ERROR(cuda.SetDevice(st_.device));
+    auto blas = job_.seams->make_blas();
+    BRAID_RETURN_IF_ERROR(blas.status());
+    blas_ = std::move(blas).value();
+    st_.api.blas = blas_.get();
+    BRAID_RETURN_IF_ERROR(AllocateBuffers());
+    BRAID_RETURN_IF_ERROR(SetUpTransport());
+    BRAID_RETURN_IF_ERROR(CreateStreams());
+    const int total = job_.run->warmup + job_.run->iters;
+    for (int it = 0; it < total; ++it) BRAID_RETURN_IF_ERROR(Iteration(it, out));
+    return ReadOutputs(out);
+  }
+
+  Result<DevPtr> Alloc(size_t bytes) {
+    auto p = st_.api.cuda->Malloc(std::max<size_t>(bytes, 16));
+    if (p.ok()) owned_.push_back(*p);
+    return p;
+  }
+
+  Status AllocateBuffers() {
+    const RankPlan& rp = st_.rank_plan();
+    for (const BufferDecl& d : rp.buffers) {
+      const size_t elems = size_t(d.rows * d.cols);
+      auto p = Alloc(elems * st_.esize);
+      BRAID_RETURN_IF_ERROR(p.status());
+      st_.buffers.push_back(*p);
+      std::vector<float> host(elems, 0.0f);
+      if (d.role == BufferRole::kInput) {
+        const InputWindow& w = d.input;
+        const HostMatrix& src = w.matrix == Matrix::kA ? (*job_.a)[size_t(d.op)] : (*job_.b)[size_t(d.op)];
+        for (int64_t i = 0; i < w.rows; ++i) {
+          const float* from = src.row(w.row0 + i) + w.col0;
+          std::copy(from, from + w.cols, host.data() + (w.dst_row + i) * d.cols);
+        }
+      }
+      std::vector<uint8_t> bytes(elems * st_.esize);
+      StoreAs(st_.dtype, host.data(), elems, bytes.data());
+      BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(*p, bytes.data(), bytes.size()));
+    }
+    for (const Step& s : rp.steps) {
+      if (s.kind != StepKind::kCompute) continue;
+      for (int i = 0; i < 3; ++i) {
+        auto p = Alloc(256 * 256 * st_.esize);
+        BRAID_RETURN_IF_ERROR(p.status());
+        std::vector<uint8_t> zero(256 * 256 * st_.esize, 0);
+        BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(*p, zero.data(), zero.size()));
+        st_.scratch.push_back(*p);
+      }
+      break;
+    }
+    return Status::Ok();
+  }
+
+  Status SetUpTransport() {
+    const TransferLayout& me = st_.layout();
+    const int ranks = st_.plan->tp();
+    if (st_.transport == Transport::kFlags) {
+      auto inbox = Alloc(size_t(me.inbox_elems) * st_.esize);
+      BRAID_RETURN_IF_ERROR(inbox.status());
+      auto flags = Alloc(size_t(me.flags) * sizeof(uint32_t));
+      BRAID_RETURN_IF_ERROR(flags.status());
+      st_.inbox = *inbox;
+      st_.flags = *flags;
+      std::vector<uint32_t> zero(size_t(std::max(me.flags, 1)), 0);
+      BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(st_.flags, zero.data(), size_t(me.flags) * sizeof(uint32_t)));
+      if (!job_.options->loopback) {
+        for (int q = 0; q < ranks; ++q) {
+          if (q != st_.rank) BRAID_RETURN_IF_ERROR(st_.api.cuda->EnablePeerAccess(q));
+        }
+      }
+      // In-process ranks: device addresses are meaningful to every rank.
+      auto all = st_.api.boot->AllGather(PackPointers({st_.inbox, st_.flags}));
+      BRAID_RETURN_IF_ERROR(all.status());
+      for (const Bytes& b : *all) {
+        st_.peer_inbox.push_back(PointerAt(b, 0));
+        st_.peer_flags.push_back(PointerAt(b, 1));
+      }
+    } else if (st_.transport == Transport::kNccl) {
+      auto stage = Alloc(size_t(me.stage_elems) * st_.esize);
+      BRAID_RETURN_IF_ERROR(stage.status());
+      st_.stage = *stage;
+      Bytes id(sizeof(NcclUniqueId));
+      if (st_.rank == 0) {
+        auto uid = st_.api.nccl->GetUniqueId();
+        BRAID_RETURN_IF_ERROR(uid.status());
+        std::memcpy(id.data(), uid->data(), id.size());
+      }
+      BRAID_RETURN_IF_ERROR(st_.api.boot->Broadcast(id, 0));
+      NcclUniqueId uid{};
+      std::memcpy(uid.data(), id.data(), uid.size());
+      NcclCommConfig config;
+      config.max_ctas = job_.comm_sms;
+      config.min_ctas = std::min(job_.comm_sms, 1);
+      auto comm = st_.api.nccl->CommInitRank(ranks, uid, st_.rank, config);
+      BRAID_RETURN_IF_ERROR(comm.status());
+      st_.comm = *comm;
+    }
+    return Status::Ok();
+  }
+
+  Status CreateStreams() {
+    const Plan& plan = *st_.plan;
+    CudaApi& cuda = *st_.api.cuda;
+    st_.send_queue.assign(plan.lanes.size(), nullptr);
+    for (const Lane& lane : plan.lanes) {
+      auto s = cuda.CreateStream(lane.priority);
+      BRAID_RETURN_IF_ERROR(s.status());
+      st_.lanes.push_back(*s);
+    }
+    if (st_.transport == Transport::kNccl) {
+      for (const Step& s : st_.rank_plan().steps) {
+        if (s.kind != StepKind::kSend || st_.send_queue[size_t(s.lane)] != nullptr) continue;
+        auto q = cuda.CreateStream(plan.lanes[size_t(s.lane)].priority);
+        BRAID_RETURN_IF_ERROR(q.status());
+        st_.send_queue[size_t(s.lane)] = *q;
+      }
+    }
+    for (size_t i = 0; i < st_.rank_plan().steps.size(); ++i) {
+      auto e = cuda.CreateEvent();
+      BRAID_RETURN_IF_ERROR(e.status());
+      st_.done.push_back(*e);
+    }
+    return Status::Ok();
+  }
+
+  Status Iteration(int it, RankResult& out) {
+    Bootstrap& boot = *st_.api.boot;
+    GpuTracer& tracer = *st_.api.tracer;
+    const bool timed = it >= job_.run->warmup;
+    if (it == job_.run->warmup && job_.run->trace) {
+      BRAID_RETURN_IF_ERROR(boot.Barrier());
+      if (st_.rank == 0) BRAID_RETURN_IF_ERROR(tracer.Start());
+    }
+    BRAID_RETURN_IF_ERROR(boot.Barrier());
+    const int64_t t0 = NowNs();
+    const uint32_t epoch = uint32_t(it + 1);
+    for (const Step& s : st_.rank_plan().steps) {
+      const int traced_it = timed ? it - job_.run->warmup : -1;
+      BRAID_RETURN_IF_ERROR(tracer.PushStep(StepCorrelation(traced_it, st_.rank, s.id), st_.StepName(s)));
+      const Status issued = IssueStep(st_, s, epoch);
+      BRAID_RETURN_IF_ERROR(tracer.PopStep());
+      if (!issued.ok()) return Prefixed(issued, st_.StepName(s) + ": ");
+    }
+    // Every rank issued its work: what cannot finish now never will.
+    BRAID_RETURN_IF_ERROR(boot.Barrier());
+    BRAID_RETURN_IF_ERROR(WaitIdle(it));
+    BRAID_RETURN_IF_ERROR(boot.Barrier());
+    if (timed && st_.rank == 0) out.iteration_ns.push_back(NowNs() - t0);
+    if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && st_.rank == 0) {
+      BRAID_RETURN_IF_ERROR(tracer.Stop());
+    }
+    return Status::Ok();
+  }
+
+  // Polls every stream of this rank until idle, another rank failed, or the
+  // watchdog fires; then names the first step that has not finished.
+  Status WaitIdle(int it) {
+    CudaApi& cuda = *st_.api.cuda;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(job_.options->timeout_s);
+    std::vector<GpuStream> streams = st_.lanes;
+    for (GpuStream q : st_.send_queue) {
+      if (q != nullptr) streams.push_back(q);
+    }
+    for (;;) {
+      bool idle = true;
+      for (GpuStream s : streams) {
+        auto done = cuda.Query(s);
+        if (!done.ok()) return Status::Internal("rank " + std::to_string(st_.rank) + ", iteration " + std::to_string(it) + ": " + done.status().message());
+        idle = idle && *done;
+      }
+      if (idle) return Status::Ok();
+      if (job_.failed->load()) return Status::Internal("rank " + std::to_string(st_.rank) + ": stopped, another rank failed");
+      if (Clock::now() > deadline) return Stuck(it);
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  Status Stuck(int it) {
+    std::string where = "rank " + std::to_string(st_.rank);
+    for (const Step& s : st_.rank_plan().steps) {
+      auto done = st_.api.cuda->EventDone(st_.done[size_t(s.id)]);
+      if (done.ok() && !*done) {
+        where = st_.StepName(s);
+        break;
+      }
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", job_.options->timeout_s);
+    return Status::Internal(where + ", iteration " + std::to_string(it) + ": not finished after " + secs +
+                            " s (--timeout); the communicators were aborted");
+  }
+
+  Status ReadOutputs(RankResult& out) {
+    const RankPlan& rp = st_.rank_plan();
+    for (const OpOutput& o : rp.Outputs()) {
+      const BufferDecl& d = rp.buffers[size_t(o.buffer)];
+      const size_t elems = size_t(d.rows * d.cols);
+      std::vector<uint8_t> bytes(elems * st_.esize);
+      BRAID_RETURN_IF_ERROR(st_.api.cuda->Download(bytes.data(), st_.buffers[size_t(o.buffer)], bytes.size()));
+      std::vector<float> f(elems);
+      LoadFrom(st_.dtype, bytes.data(), elems, f.data());
+      out.outputs.push_back(std::move(f));
+    }
+    return Status::Ok();
+  }
+
+  // Best effort: a failed release must not hide the run's own status.
+  void TearDown() {
+    CudaApi& cuda = *st_.api.cuda;
+    if (st_.comm != nullptr) (void)st_.api.nccl->CommDestroy(st_.comm);
+    for (GpuEvent e : st_.done) (void)cuda.DestroyEvent(e);
+    for (GpuStream s : st_.lanes) (void)cuda.DestroyStream(s);
+    for (GpuStream s : st_.send_queue) {
+      if (s != nullptr) (void)cuda.DestroyStream(s);
+    }
+    for (DevPtr p : owned_) (void)cuda.Free(p);
+  }
+
+  const RankJob& job_;
+  RankState st_;
+  std::unique_ptr<BlasLtApi> blas_;
+  std::vector<DevPtr> owned_;
+};
+
+}  // namespace
+
+RankResult RunRank(const RankJob& job) {
+  Runner runner(job);
+  return runner.Run();
+}
+
+}  // namespace braid::cuda

@@ -1,0 +1,43 @@
+// The body of one rank's thread: set up its device (buffers, streams,
+// events, communicator or peer inboxes), issue every iteration's steps,
+// wait for them under the watchdog, read the outputs back, tear down.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "braid/cuda_backend.h"
+#include "braid/cuda_step_events.h"
+#include "braid/host_matrix.h"
+#include "rank_state.h"
+
+namespace braid::cuda {
+
+struct RankJob {
+  const Plan* plan = nullptr;
+  int rank = 0;
+  int device = 0;
+  Transport transport = Transport::kNone;
+  const std::vector<TransferLayout>* layouts = nullptr;
+  const std::vector<HostMatrix>* a = nullptr;  // per op, already rounded to the dtype
+  const std::vector<HostMatrix>* b = nullptr;
+  const CudaSeams* seams = nullptr;
+  Bootstrap* boot = nullptr;
+  const RunOptions* run = nullptr;
+  const CudaBackendOptions* options = nullptr;
+  int sm_count_target = 0;
+  int comm_sms = 0;
+  std::atomic<bool>* failed = nullptr;  // set by the first rank that fails
+};
+
+struct RankResult {
+  Status status;
+  std::vector<std::vector<float>> outputs;  // RankPlan::Outputs() order, fp32
+  std::vector<int64_t> iteration_ns;        // rank 0 only: wall time per timed iteration
+};
+
+RankResult RunRank(const RankJob& job);
+
+}  // namespace braid::cuda

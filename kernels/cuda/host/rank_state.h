@@ -1,0 +1,66 @@
+// Everything one rank's thread holds while it runs a plan on its device:
+// the seams, its buffers, streams, events and communicator, and the peers'
+// addresses the flags transport writes to.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "braid/blaslt_api.h"
+#include "braid/bootstrap.h"
+#include "braid/cuda_api.h"
+#include "braid/gpu_tracer.h"
+#include "braid/nccl_api.h"
+#include "braid/plan.h"
+#include "transfer_layout.h"
+
+namespace braid::cuda {
+
+enum class Transport {
+  kNone,   // P = 1: nothing moves
+  kNccl,   // NCCL send/recv and collectives
+  kFlags,  // copy-engine copies into peer inboxes + stream-ordered flags
+};
+
+struct RankSeams {
+  CudaApi* cuda = nullptr;
+  NcclApi* nccl = nullptr;
+  BlasLtApi* blas = nullptr;
+  GpuTracer* tracer = nullptr;
+  Bootstrap* boot = nullptr;
+};
+
+struct RankState {
+  const Plan* plan = nullptr;
+  int rank = 0;
+  int device = 0;
+  Transport transport = Transport::kNone;
+  DType dtype = DType::kBf16;
+  size_t esize = 2;
+  int sm_count_target = 0;
+  bool tf32 = false;
+  RankSeams api;
+
+  std::vector<TransferLayout> layouts;  // every rank's (index = rank)
+  std::vector<DevPtr> buffers;          // this rank's plan buffers
+  DevPtr inbox = nullptr, flags = nullptr, stage = nullptr;
+  std::vector<DevPtr> peer_inbox, peer_flags;  // flags transport, index = rank
+  std::vector<GpuStream> lanes;       // one per plan lane
+  std::vector<GpuStream> send_queue;  // NCCL: per lane with sends, else null
+  std::vector<GpuEvent> done;         // per step, recorded when the step's work ends
+  NcclComm comm = nullptr;
+  std::vector<DevPtr> scratch;  // compute steps' operands
+
+  const RankPlan& rank_plan() const { return plan->ranks[size_t(rank)]; }
+  const TransferLayout& layout() const { return layouts[size_t(rank)]; }
+  // Device address of absolute row `row` of buffer `b`.
+  DevPtr Row(BufferId b, int64_t row) const;
+  size_t RowBytes(BufferId b) const;
+  std::string StepName(const Step& s) const;  // "rank 1 step 7 'recv.s1'"
+};
+
+// Issues step `s`'s GPU work on its stream(s) for iteration epoch `epoch` (>= 1).
+Status IssueStep(RankState& st, const Step& s, uint32_t epoch);
+
+}  // namespace braid::cuda

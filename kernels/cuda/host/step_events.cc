@@ -1,0 +1,57 @@
+#include "braid/cuda_step_events.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace braid::cuda {
+
+uint64_t StepCorrelation(int iteration, int rank, int step) {
+  return (uint64_t(iteration + 1) << 40) | (uint64_t(rank) << 24) | uint64_t(step);
+}
+
+StepKey DecodeCorrelation(uint64_t id) {
+  return {int(id >> 40) - 1, int((id >> 24) & 0xffff), int(id & 0xffffff)};
+}
+
+// One event per (iteration, rank, step): the span of the GPU work tagged with it.
+std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& records) {
+  std::map<std::tuple<int, int, int>, Event> by_step;
+  for (const Event& rec : records) {
+    if (rec.correlation < 0) continue;
+    const StepKey key = DecodeCorrelation(uint64_t(rec.correlation));
+    if (key.iteration < 0 || key.rank >= plan.tp()) continue;
+    const RankPlan& rp = plan.ranks[size_t(key.rank)];
+    if (key.step >= int(rp.steps.size())) continue;
+    auto [it, fresh] = by_step.try_emplace({key.iteration, key.rank, key.step});
+    Event& e = it->second;
+    if (fresh) {
+      const Step& s = rp.steps[size_t(key.step)];
+      e.iteration = key.iteration;
+      e.rank = key.rank;
+      e.lane = s.lane;
+      e.kind = EventKindOf(s.kind);
+      e.name = s.name;
+      e.start_ns = rec.start_ns;
+      e.end_ns = rec.end_ns;
+      e.bytes = s.bytes;
+      e.flops = s.flops;
+      e.chunk = s.chunk;
+      e.step = s.ring_step;
+      e.peer = s.peer;
+      e.correlation = s.match >= 0 ? s.match : rec.correlation;
+    }
+    e.start_ns = std::min(e.start_ns, rec.start_ns);
+    e.end_ns = std::max(e.end_ns, rec.end_ns);
+  }
+  std::vector<Event> events;
+  events.reserve(by_step.size());
+  for (auto& [key, e] : by_step) events.push_back(std::move(e));
+  std::stable_sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+    return std::tie(x.iteration, x.rank, x.start_ns, x.lane) < std::tie(y.iteration, y.rank, y.start_ns, y.lane);
+  });
+  return events;
+}
+
+}  // namespace braid::cuda

@@ -1,0 +1,78 @@
+// The cuda backend: a Plan on CUDA streams. Each lane is a stream (with the
+// lane's priority), cross-lane dependencies are events, GEMM steps are
+// cuBLASLt matmuls on sub-views, transfers are NCCL send/recv and
+// collectives (or, with --comm-engine ce and in loopback, copy-engine copies
+// into peer buffers with stream-ordered flags), add steps a small kernel;
+// events come from the tracer (CUPTI), tagged per step.
+//
+// The orchestration is host-only C++ over the seams in `CudaSeams`; the real
+// seams exist only where the toolkit was found (MakeRealCudaSeams), the
+// checking fakes everywhere (braid/cuda_fakes.h).
+//
+// Ranks: one thread per rank in this process, each on its own GPU (rank r on
+// device r), or all on device 0 in loopback mode.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "braid/backend.h"
+#include "braid/blaslt_api.h"
+#include "braid/cuda_api.h"
+#include "braid/gpu_tracer.h"
+#include "braid/nccl_api.h"
+
+namespace braid {
+
+// Settings only the cuda backend understands.
+struct CudaBackendOptions {
+  // All P ranks on device 0: peer buffers are other buffers of the same
+  // device and every transfer is a device copy (one GPU checks any plan).
+  bool loopback = false;
+  // The watchdog: an iteration not finished after this long aborts the
+  // communicators and fails naming the step it is stuck at.
+  double timeout_s = 60;
+  // The topology's GPU name; a different device gets a note, the run goes on.
+  std::string expected_gpu;
+  bool tf32 = false;  // fp32 GEMMs may use TF32 tensor cores
+};
+
+// Finite, positive timeout of at most a day.
+Status CheckCudaBackendOptions(const CudaBackendOptions& o);
+
+struct CudaSeams {
+  std::shared_ptr<cuda::CudaApi> cuda;
+  std::shared_ptr<cuda::NcclApi> nccl;
+  std::shared_ptr<cuda::GpuTracer> tracer;
+  // Called on a rank's thread once its device is current.
+  std::function<Result<std::unique_ptr<cuda::BlasLtApi>>()> make_blas;
+};
+
+// Unavailable when this braid was built without CUDA.
+Result<CudaSeams> MakeRealCudaSeams();
+
+// The numerical tolerance of --verify: 4·u_acc·√K + 2·(P+1)·u_out, with u_out
+// the unit roundoff of `dtype` (the output and the partial sums are stored in
+// it) and u_acc that of the fp32 accumulator (TF32's when allowed).
+double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32);
+
+class CudaBackend : public Backend {
+ public:
+  CudaBackend(CudaSeams seams, CudaBackendOptions options)
+      : seams_(std::move(seams)), options_(std::move(options)) {}
+  std::string_view name() const override { return "cuda"; }
+  Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
+  const CudaBackendOptions& options() const { return options_; }
+
+ private:
+  CudaSeams seams_;
+  CudaBackendOptions options_;
+};
+
+// What --backend cuda does on this machine: the real seams, and Unavailable
+// (exit 1) when there is no usable device or no CUDA in this build.
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options);
+
+}  // namespace braid

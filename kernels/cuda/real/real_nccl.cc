@@ -1,0 +1,76 @@
+// NcclApi forwarded to NCCL. Errors carry ncclGetErrorString and, when NCCL
+// has one, ncclGetLastError's detail.
+#include <nccl.h>
+
+#include <cstring>
+
+#include "real/real_seams.h"
+
+#define BRAID_NCCL_STATUS(call)                                                          \
+  ([&]() -> ::braid::Status {                                                            \
+    const ncclResult_t braid_r_ = (call);                                                \
+    if (braid_r_ == ncclSuccess || braid_r_ == ncclInProgress) return ::braid::Status::Ok(); \
+    return ::braid::Status::Internal(std::string(#call) + " failed: " +                 \
+                                     ncclGetErrorString(braid_r_) + " (" __FILE__ ":" +  \
+                                     std::to_string(__LINE__) + ")");                    \
+  }())
+
+namespace braid::cuda {
+
+namespace {
+
+ncclComm_t C(NcclComm c) { return reinterpret_cast<ncclComm_t>(c); }
+cudaStream_t S(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
+ncclDataType_t T(DType d) { return d == DType::kFp32 ? ncclFloat32 : d == DType::kFp16 ? ncclFloat16 : ncclBfloat16; }
+
+class RealNccl : public NcclApi {
+ public:
+  Result<NcclUniqueId> GetUniqueId() override {
+    ncclUniqueId id;
+    BRAID_RETURN_IF_ERROR(BRAID_NCCL_STATUS(ncclGetUniqueId(&id)));
+    static_assert(sizeof(id) == sizeof(NcclUniqueId), "ncclUniqueId is 128 bytes");
+    NcclUniqueId out;
+    std::memcpy(out.data(), &id, out.size());
+    return out;
+  }
+  Result<NcclComm> CommInitRank(int nranks, const NcclUniqueId& uid, int rank, const NcclCommConfig& c) override {
+    ncclUniqueId id;
+    std::memcpy(&id, uid.data(), sizeof id);
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    if (c.max_ctas > 0) {
+      config.minCTAs = c.min_ctas;
+      config.maxCTAs = c.max_ctas;
+    }
+    ncclComm_t comm = nullptr;
+    BRAID_RETURN_IF_ERROR(BRAID_NCCL_STATUS(ncclCommInitRankConfig(&comm, nranks, id, rank, &config)));
+    return reinterpret_cast<NcclComm>(comm);
+  }
+  Status CommDestroy(NcclComm c) override { return BRAID_NCCL_STATUS(ncclCommDestroy(C(c))); }
+  Status CommAbort(NcclComm c) override { return BRAID_NCCL_STATUS(ncclCommAbort(C(c))); }
+  Status GroupStart() override { return BRAID_NCCL_STATUS(ncclGroupStart()); }
+  Status GroupEnd() override { return BRAID_NCCL_STATUS(ncclGroupEnd()); }
+  Status Send(DevPtr buf, size_t count, DType d, int peer, NcclComm c, GpuStream s) override {
+    return BRAID_NCCL_STATUS(ncclSend(buf, count, T(d), peer, C(c), S(s)));
+  }
+  Status Recv(DevPtr buf, size_t count, DType d, int peer, NcclComm c, GpuStream s) override {
+    return BRAID_NCCL_STATUS(ncclRecv(buf, count, T(d), peer, C(c), S(s)));
+  }
+  Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count, DType d, NcclComm c,
+                    GpuStream s) override {
+    switch (kind) {
+      case CollectiveKind::kAllGather:
+        return BRAID_NCCL_STATUS(ncclAllGather(send, recv, count, T(d), C(c), S(s)));
+      case CollectiveKind::kReduceScatter:
+        return BRAID_NCCL_STATUS(ncclReduceScatter(send, recv, count, T(d), ncclSum, C(c), S(s)));
+      case CollectiveKind::kAllReduce:
+        return BRAID_NCCL_STATUS(ncclAllReduce(send, recv, count, T(d), ncclSum, C(c), S(s)));
+    }
+    return Status::Internal("unknown collective");
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<NcclApi> MakeRealNccl() { return std::make_shared<RealNccl>(); }
+
+}  // namespace braid::cuda

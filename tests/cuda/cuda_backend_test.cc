@@ -1,0 +1,289 @@
+// The cuda backend's own behaviour through the fakes: refusals and device
+// checks, the knobs reaching cuBLASLt / NCCL / streams, events per step,
+// iterations, and failures that name the rank and step.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "braid/layer_workload.h"
+#include "cuda_test_util.h"
+
+namespace braid {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CudaPlan;
+using testing::CudaVerifyOnce;
+using testing::RunOnFake;
+
+TEST(CudaBackend, NoDeviceIsUnavailable) {
+  cuda::FakeGpuConfig none;
+  none.devices = 0;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 16, 8, 16, 2, Algorithm::kRing), CudaVerifyOnce(), {}, none);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(out.status().message(), HasSubstr("no CUDA device"));
+}
+
+TEST(CudaBackend, FewerGpusThanTpIsInvalidNamingBothNumbers) {
+  cuda::FakeGpuConfig two;
+  two.devices = 2;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 8, 32, 4, Algorithm::kRing), CudaVerifyOnce(), {}, two);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("--tp 4 needs 4 GPUs but 2 found"));
+}
+
+TEST(CudaBackend, LoopbackRunsEveryRankOnOneGpu) {
+  cuda::FakeGpuConfig one;
+  one.devices = 1;
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  auto out = RunOnFake(CudaPlan(Op::kAgGemm, 64, 64, 32, 8, Algorithm::kBidirRing, 2, 2), CudaVerifyOnce(), loop, one);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->verify.ok);
+}
+
+TEST(CudaBackend, FusedIsRefusedUntilTheKernelExists) {
+  const Workload w{Op::kAgGemm, 64, 64, 64, DType::kBf16, 2};
+  OverlapConfig cfg;
+  cfg.algorithm = Algorithm::kFused;
+  auto plan = BuildPlan(w, cfg);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  auto out = RunOnFake(*plan, CudaVerifyOnce());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("fused kernel is not built yet"));
+}
+
+TEST(CudaBackend, Bf16OnAPreAmpereDeviceIsInvalid) {
+  cuda::FakeGpuConfig turing;
+  turing.name = "Tesla T4";
+  turing.cc_major = 7;
+  turing.cc_minor = 5;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 16, 8, 16, 2, Algorithm::kRing), CudaVerifyOnce(), {}, turing);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("bf16 needs compute capability 8.0"));
+  EXPECT_THAT(out.status().message(), HasSubstr("Tesla T4 is 7.5"));
+}
+
+TEST(CudaBackend, CopyEngineWithoutPeerAccessIsInvalid) {
+  cuda::FakeGpuConfig pcie;
+  pcie.peer_access = false;
+  const Plan plan = CudaPlan(Op::kGemmRs, 16, 8, 16, 2, Algorithm::kRing, 1, 1, DType::kBf16, CommEngine::kCopyEngine);
+  auto out = RunOnFake(plan, CudaVerifyOnce(), {}, pcie);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("GPU 0 cannot map GPU 1's memory"));
+}
+
+TEST(CudaBackend, ATopologyGpuOtherThanTheDeviceIsANoteNotAnError) {
+  CudaBackendOptions o;
+  o.expected_gpu = "a100-sxm";
+  auto out = RunOnFake(CudaPlan(Op::kGemmAr, 16, 8, 16, 2, Algorithm::kSerial), CudaVerifyOnce(), o);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const std::string notes = ::testing::PrintToString(out->notes);
+  EXPECT_THAT(notes, HasSubstr("'a100-sxm' and 'NVIDIA H100 80GB HBM3'"));
+  // The same model under CUDA's name is no mismatch.
+  o.expected_gpu = "h100-sxm";
+  auto same = RunOnFake(CudaPlan(Op::kGemmAr, 16, 8, 16, 2, Algorithm::kSerial), CudaVerifyOnce(), o);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_THAT(::testing::PrintToString(same->notes), ::testing::Not(HasSubstr("topology names")));
+}
+
+TEST(CudaBackend, BadTimeoutIsInvalid) {
+  CudaBackendOptions o;
+  o.timeout_s = 0;
+  auto out = RunOnFake(CudaPlan(Op::kGemmAr, 16, 8, 16, 2, Algorithm::kSerial), CudaVerifyOnce(), o);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("--timeout"));
+}
+
+TEST(CudaBackend, CommSmBudgetReachesCublasLtAndNccl) {
+  cuda::FakeGpuStats stats;
+  const Plan plan = CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kChunked, 2, 1, DType::kBf16, CommEngine::kSm, 20);
+  auto out = RunOnFake(plan, CudaVerifyOnce(), {}, {}, &stats);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_FALSE(stats.sm_count_targets.empty());
+  for (int t : stats.sm_count_targets) EXPECT_EQ(t, 132 - 20);
+  ASSERT_EQ(stats.comm_max_ctas.size(), 2u);
+  EXPECT_EQ(stats.comm_max_ctas[0], 20);
+}
+
+TEST(CudaBackend, CommLanesGetTheHigherStreamPriority) {
+  cuda::FakeGpuStats stats;
+  const Plan plan = CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing, 1, 2);
+  auto out = RunOnFake(plan, CudaVerifyOnce(), {}, {}, &stats);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  std::vector<int> lane_priorities;
+  for (const Lane& l : plan.lanes) lane_priorities.push_back(l.priority);
+  // Each rank creates its lanes in order first.
+  ASSERT_GE(stats.stream_priorities.size(), 2 * plan.lanes.size());
+  const std::multiset<int> created(stats.stream_priorities.begin(), stats.stream_priorities.end());
+  for (int p : lane_priorities) EXPECT_GE(created.count(p), 2u);
+  EXPECT_GT(plan.lanes[1].priority, plan.lanes[0].priority);
+}
+
+TEST(CudaBackend, EveryStepOfEveryTimedIterationHasAnEvent) {
+  RunOptions o;
+  o.warmup = 1;
+  o.iters = 3;
+  o.verify = true;
+  const Plan plan = CudaPlan(Op::kGemmRs, 64, 32, 64, 4, Algorithm::kRing, 2, 2);
+  auto out = RunOnFake(plan, o);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->verify.ok);
+  EXPECT_EQ(out->iteration_ns.size(), 3u);
+  EXPECT_THAT(::testing::PrintToString(out->notes), ::testing::Not(HasSubstr("no GPU activity record")));
+  std::set<std::tuple<int, int, std::string>> seen;
+  for (const Event& e : out->events) {
+    EXPECT_GE(e.iteration, 0);
+    EXPECT_LT(e.iteration, 3);
+    EXPECT_LE(e.start_ns, e.end_ns);
+    seen.insert({e.iteration, e.rank, e.name});
+  }
+  for (int it = 0; it < 3; ++it) {
+    for (int r = 0; r < plan.tp(); ++r) {
+      for (const Step& s : plan.ranks[size_t(r)].steps) {
+        EXPECT_TRUE(seen.count({it, r, s.name})) << "no event for iteration " << it << " rank " << r << " " << s.name;
+      }
+    }
+  }
+}
+
+// The ring's transfers run on comm streams while GEMMs run on the compute
+// stream: in the fake's logical time some comm event overlaps some GEMM.
+TEST(CudaBackend, RingCommunicationOverlapsItsGemms) {
+  const Plan plan = CudaPlan(Op::kAgGemm, 64, 64, 64, 4, Algorithm::kRing, 1, 1);
+  auto out = RunOnFake(plan, CudaVerifyOnce());
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  bool overlap = false;
+  for (const Event& c : out->events) {
+    if (c.kind != EventKind::kComm || c.rank != 0) continue;
+    for (const Event& g : out->events) {
+      if (g.kind == EventKind::kCompute && g.rank == 0 && g.start_ns < c.end_ns && c.start_ns < g.end_ns) overlap = true;
+    }
+  }
+  EXPECT_TRUE(overlap);
+}
+
+TEST(CudaBackend, SeveralIterationsOfTheFlagTransportKeepTheResult) {
+  // Flags count iterations (epochs): a stale flag would release a wait early.
+  RunOptions o;
+  o.warmup = 2;
+  o.iters = 3;
+  o.verify = true;
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
+    auto out = RunOnFake(CudaPlan(op, 32, 16, 32, 4, Algorithm::kChunked, 2, 2), o, loop);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << OpName(op);
+  }
+}
+
+TEST(CudaBackend, EveryScheduleOrderGivesTheSameResult) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    cuda::FakeGpuConfig c;
+    c.schedule_seed = seed;
+    auto out = RunOnFake(CudaPlan(Op::kGemmRs, 64, 16, 64, 4, Algorithm::kBidirRing, 2, 2), CudaVerifyOnce(), {}, c);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << "seed " << seed;
+  }
+}
+
+TEST(CudaBackend, AWrongGemmFailsVerification) {
+  cuda::FakeGpuConfig c;
+  c.corrupt_matmul_in = "rank 1 step";
+  auto out = RunOnFake(CudaPlan(Op::kAgGemm, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), {}, c);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->verify.ran);
+  EXPECT_FALSE(out->verify.ok);
+  EXPECT_EQ(out->verify.worst_rank, 1);
+}
+
+TEST(CudaBackend, ALostFlagWriteIsReportedAsAHangNamingTheStep) {
+  cuda::FakeGpuConfig c;
+  c.drop_flag_writes_in = "rank 0 step";
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), loop, c);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(out.status().message(), HasSubstr("would-be hang"));
+  EXPECT_THAT(out.status().message(), HasSubstr("rank 1 step"));
+  EXPECT_THAT(out.status().message(), HasSubstr("waits for a flag"));
+}
+
+// On a GPU a hang never reports itself: the watchdog cuts the iteration
+// after --timeout and names the first step that did not finish.
+TEST(CudaBackend, TheWatchdogCutsAHangAndNamesTheStep) {
+  cuda::FakeGpuConfig c;
+  c.drop_flag_writes_in = "rank 0 step";
+  c.report_hangs = false;
+  CudaBackendOptions o;
+  o.loopback = true;
+  o.timeout_s = 0.2;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (--timeout)"));
+  EXPECT_THAT(out.status().message(), ::testing::MatchesRegex(".*rank [01] step [0-9]+ '.*"));
+}
+
+TEST(CudaBackend, AnNcclErrorNamesTheRankTheStepAndNcclsText) {
+  cuda::FakeGpuConfig c;
+  c.fail_nccl_in = "rank 1 step";
+  cuda::FakeGpuStats stats;
+  auto out = RunOnFake(CudaPlan(Op::kAgGemm, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), {}, c, &stats);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(out.status().message(), ::testing::StartsWith("rank 1 step "));
+  EXPECT_THAT(out.status().message(), HasSubstr("failed: unhandled cuda error"));
+  EXPECT_EQ(out.status().message().find('\n'), std::string::npos);
+  EXPECT_GE(stats.comm_aborts, 1) << "the failing rank aborts its communicator";
+}
+
+TEST(CudaBackend, LayerPlansRunTheirComputeStepsAndVerify) {
+  ModelSpec tiny;
+  tiny.name = "tiny";
+  tiny.hidden = 32;
+  tiny.heads = 4;
+  tiny.kv_heads = 4;
+  tiny.head_dim = 8;
+  tiny.ffn = 64;
+  tiny.gated_mlp = true;
+  for (Algorithm algo : {Algorithm::kRing, Algorithm::kIso}) {
+    const bool sp = algo != Algorithm::kIso;
+    auto lw = MakeLayerWorkload(tiny, 16, 1, Phase::kPrefill, 2, DType::kBf16, sp);
+    ASSERT_TRUE(lw.ok()) << lw.status().message();
+    OverlapConfig cfg;
+    cfg.algorithm = algo;
+    cfg.chunks = 2;
+    cfg.comm_lanes = 2;
+    auto plan = BuildLayerPlan(*lw, cfg);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(*plan, CudaVerifyOnce(), {}, {}, &stats);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << AlgorithmName(algo) << " " << out->verify.max_rel_error;
+    bool attention = false;
+    for (const Event& e : out->events) attention = attention || e.name.find("attention") != std::string::npos;
+    EXPECT_TRUE(attention) << "attention steps have events";
+  }
+}
+
+TEST(CudaBackend, ToleranceGrowsWithKAndShrinksWithPrecision) {
+  EXPECT_LT(CudaVerifyTolerance(DType::kFp32, 4096, 8, false), CudaVerifyTolerance(DType::kFp16, 4096, 8, false));
+  EXPECT_LT(CudaVerifyTolerance(DType::kFp16, 4096, 8, false), CudaVerifyTolerance(DType::kBf16, 4096, 8, false));
+  EXPECT_LT(CudaVerifyTolerance(DType::kFp32, 64, 2, false), CudaVerifyTolerance(DType::kFp32, 65536, 2, false));
+  EXPECT_LT(CudaVerifyTolerance(DType::kFp32, 64, 2, false), CudaVerifyTolerance(DType::kFp32, 64, 2, true));
+}
+
+}  // namespace
+}  // namespace braid

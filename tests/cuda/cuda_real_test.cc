@@ -1,0 +1,34 @@
+// The real forwarders as linked into braid: without a GPU the backend says
+// so (Unavailable, exit 1); with one, a loopback ring verifies on it. Only
+// the first can run on this project's machines: nothing here has run on a GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cuda_test_util.h"
+
+namespace braid {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(CudaReal, WithoutAGpuTheBackendIsUnavailable) {
+  auto backend = MakeCudaBackend({});
+  if (backend.ok()) GTEST_SKIP() << "a GPU is present; CudaReal.LoopbackRingVerifiesOnTheGpu checks it";
+  EXPECT_EQ(backend.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(backend.status().message(), HasSubstr("cuda backend"));
+  EXPECT_THAT(backend.status().message(), HasSubstr("CUDA device"));
+}
+
+TEST(CudaReal, LoopbackRingVerifiesOnTheGpu) {
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  auto backend = MakeCudaBackend(loop);
+  if (!backend.ok()) GTEST_SKIP() << "no GPU: " << backend.status().message();
+  const Plan plan = testing::CudaPlan(Op::kGemmRs, 1024, 512, 1024, 4, Algorithm::kRing, 2, 2);
+  auto out = (*backend)->Run(plan, testing::CudaVerifyOnce());
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
+}
+
+}  // namespace
+}  // namespace braid

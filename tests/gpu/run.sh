@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# GPU validation of the cuda backend, one command for whoever has a GPU:
+#
+#   tests/gpu/run.sh [path/to/braid]        (default: $BRAID, ./braid, build/release/tuner/braid)
+#
+# On every GPU it finds (one is enough, through --loopback) it runs --verify
+# of every algorithm x op x P in {2,4,8} in loopback and, with at least P
+# GPUs, across devices; checks that every step has CUPTI events and that a
+# ring's communication overlaps its GEMMs across devices; prints one summary
+# table. Exit 0 all passed, 1 something failed, 77 no GPU (skipped).
+# Later GPU work (the fused kernel, on-GPU calibration) adds its checks here.
+set -u
+
+here="$(cd "$(dirname "$0")" && pwd)"
+braid="${1:-${BRAID:-}}"
+if [[ -z "$braid" ]]; then
+  for c in "$here/braid" "$here/../braid" "./braid" "$here/../../build/release/tuner/braid"; do
+    [[ -x "$c" ]] && { braid="$c"; break; }
+  done
+fi
+[[ -x "$braid" ]] || { echo "gpu/run.sh: no braid binary (pass its path)"; exit 1; }
+command -v python3 >/dev/null || { echo "gpu/run.sh: needs python3 to read braid's JSON"; exit 1; }
+
+probe="$("$braid" run --backend cuda --loopback --op gemm_rs --m 256 --n 256 --k 256 --tp 2 --algo serial \
+         --iters 1 --warmup 0 --no-db 2>&1)"
+if [[ $? -ne 0 ]]; then
+  if grep -q "no usable CUDA device\|no CUDA device\|built without CUDA" <<<"$probe"; then
+    echo "gpu/run.sh: SKIPPED, no GPU here: $probe"
+    exit 77
+  fi
+  echo "gpu/run.sh: the probe run failed: $probe"
+  exit 1
+fi
+gpus=1
+if command -v nvidia-smi >/dev/null; then gpus="$(nvidia-smi -L | grep -c '^GPU')"; fi
+echo "gpu/run.sh: $braid on $gpus GPU(s)"
+
+# Reads one `braid run --json` output on stdin; prints one table row.
+summarize='
+import json, sys
+rc, mode, algo, op, p = sys.argv[1:]
+text = sys.stdin.read()
+status, err, overlap, events = "FAIL", "-", "-", "-"
+try:
+    j = json.loads(text[text.index("{"):]) if rc == "0" else None
+except ValueError:
+    j = None
+if j:
+    v = j.get("verify") or {}
+    err = "%.2e" % v.get("max_rel_error", float("nan"))
+    ov = (j.get("metrics", {}).get("overlap_ns") or {}).get("p50", 0)
+    overlap = "yes" if ov > 0 else "no"
+    missing = [n for n in j.get("notes", []) if "no GPU activity record" in n]
+    events = "MISSING" if missing else "all"
+    ok = v.get("ok") and not missing
+    if algo in ("ring", "bidir_ring") and mode == "devices" and ov <= 0:
+        ok = False
+    status = "ok" if ok else "FAIL"
+else:
+    lines = text.strip().splitlines()
+    err = lines[-1][:60] if lines else "exit " + rc
+print("%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s" % (mode, algo, op, p, events, overlap, status, err))
+'
+
+failed=0
+rows=()
+# One run; prints a table row and sets failed on a wrong result or missing events.
+check() {  # mode algo op p
+  local mode="$1" algo="$2" op="$3" p="$4" extra=()
+  [[ "$mode" == loopback ]] && extra+=(--loopback)
+  local out rc
+  out="$("$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
+          --algo "$algo" --chunks 2 --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
+  rc=$?
+  local row
+  row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" "$op" "$p")"
+  rows+=("$row")
+  [[ "$row" == *" FAIL "* ]] && failed=1
+  echo "$row"
+}
+
+echo "mode     algo       op       P   events overlap    result   max_rel_error"
+for mode in loopback devices; do
+  for p in 2 4 8; do
+    [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
+    for algo in serial chunked ring bidir_ring; do
+      for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
+    done
+  done
+done
+
+echo
+echo "summary: ${#rows[@]} runs, $(printf '%s\n' "${rows[@]}" | grep -c ' ok ') passed on $gpus GPU(s)"
+exit "$failed"
