@@ -34,7 +34,7 @@ int PlannedTrials(const SearchOptions& o, size_t n) {
       int alive = int(n);
       for (int rung = 0; rung < 2 && alive > 3; ++rung) {
         planned += alive;
-        alive = search::HalvingKeep(alive);
+        alive = search::HalvingKeep(alive, rung);
       }
       planned += alive;
       break;

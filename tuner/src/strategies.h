@@ -7,7 +7,9 @@
 
 namespace braid::search {
 
-int HalvingKeep(int n);  // survivors of a rung of n: a quarter, at least 3
+// Survivors of halving's rung `rung` (0, 1) of n candidates: a third
+// after the first, a quarter after the second, at least 3.
+int HalvingKeep(int n, int rung);
 int GuidedCount(const SearchOptions& o, size_t n);
 int RandomCount(const SearchOptions& o, size_t n);
 
