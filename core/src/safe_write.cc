@@ -72,18 +72,17 @@ Status ReplaceFile(const std::string& target, std::string_view bytes) {
   auto tmp = CreateTemporary(target);
   if (!tmp.ok()) return tmp.status();
   auto [fd, tmp_path] = *tmp;
-  struct stat old {};
-  bool ok = true;
+  // The first failing step, or empty when all succeeded.
   std::string why;
+  struct stat old {};
   if (::stat(target.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0) {
-    ok = false;
     why = "cannot copy its permissions: " + Errno();
   }
-  if (ok && !WriteAll(fd, bytes)) ok = false, why = Errno();
-  if (ok && ::fsync(fd) != 0) ok = false, why = Errno();
-  if (::close(fd) != 0 && ok) ok = false, why = Errno();
-  if (ok && ::rename(tmp_path.c_str(), target.c_str()) != 0) ok = false, why = Errno();
-  if (!ok) {
+  if (why.empty() && !WriteAll(fd, bytes)) why = Errno();
+  if (why.empty() && ::fsync(fd) != 0) why = Errno();
+  if (::close(fd) != 0 && why.empty()) why = Errno();
+  if (why.empty() && ::rename(tmp_path.c_str(), target.c_str()) != 0) why = Errno();
+  if (!why.empty()) {
     ::unlink(tmp_path.c_str());
     return Status::Internal("cannot write '" + OneLine(target) + "': " + why);
   }
