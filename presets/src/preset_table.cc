@@ -47,23 +47,53 @@ struct Entries {
   std::unordered_map<Shape, uint32_t, ShapeHash> exact;  // shape -> first index
 };
 
-// Key of a group: "gpu\0topology\0tp\0" + op + dtype + "backend".
-void GroupKey(std::string& out, std::string_view gpu, std::string_view topology, const Workload& w,
-              std::string_view backend) {
+// Key of a group: "gpu\0topology\0tp\0" + op + dtype; its backends are
+// slots inside it, so a lookup is one hash probe whatever it asks for.
+void GroupKey(std::string& out, std::string_view gpu, std::string_view topology, const Workload& w) {
   out.clear();
   out.append(gpu).push_back('\0');
   out.append(topology).push_back('\0');
   out.append(std::to_string(w.tp)).push_back('\0');
   out.push_back(char('0' + int(w.op)));
   out.push_back(char('0' + int(w.dtype)));
-  out.append(backend);
+}
+
+// Slot of a backend in a group; -1 for a name no entry can have.
+int BackendSlot(std::string_view backend) {
+  if (backend == "sim") return 0;
+  if (backend == "cpu") return 1;
+  if (backend == "cuda") return 2;
+  return -1;
+}
+
+// Orders `e` by (ln M, file order) and fills ln N, ln K to match.
+void SortByLogM(Entries& e, const std::vector<Preset>& presets) {
+  std::vector<size_t> order(e.index.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return e.lm[a] != e.lm[b] ? e.lm[a] < e.lm[b] : e.index[a] < e.index[b];
+  });
+  std::vector<double> lm;
+  std::vector<uint32_t> index;
+  for (size_t o : order) {
+    const Workload& w = presets[e.index[o]].key.workload;
+    lm.push_back(e.lm[o]);
+    e.ln.push_back(std::log(double(w.n)));
+    e.lk.push_back(std::log(double(w.k)));
+    index.push_back(e.index[o]);
+  }
+  e.lm = std::move(lm);
+  e.index = std::move(index);
 }
 
 }  // namespace
 
 struct PresetTable::Index {
   std::vector<Preset> presets;
-  std::unordered_map<std::string, Entries> groups;
+  struct Group {
+    Entries by_backend[3];  // BackendSlot order: sim, cpu, cuda
+  };
+  std::unordered_map<std::string, Group> groups;
 };
 
 PresetTable::PresetTable() : index_(std::make_unique<Index>()) {}
@@ -78,29 +108,16 @@ PresetTable PresetTable::FromFile(PresetFile file) {
   for (size_t i = 0; i < t.index_->presets.size(); ++i) {
     const Preset& p = t.index_->presets[i];
     const Workload& w = p.key.workload;
-    GroupKey(key, p.key.gpu, p.key.topology, w, p.backend);
-    Entries& e = t.index_->groups[key];
+    const int slot = BackendSlot(p.backend);
+    if (slot < 0) continue;  // the parser admits none; an in-memory file might
+    GroupKey(key, p.key.gpu, p.key.topology, w);
+    Entries& e = t.index_->groups[key].by_backend[slot];
     e.lm.push_back(std::log(double(w.m)));
     e.index.push_back(uint32_t(i));
     e.exact.emplace(Shape{w.m, w.n, w.k}, uint32_t(i));  // keeps the first
   }
-  for (auto& [name, e] : t.index_->groups) {
-    std::vector<size_t> order(e.index.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return e.lm[a] != e.lm[b] ? e.lm[a] < e.lm[b] : e.index[a] < e.index[b];
-    });
-    std::vector<double> lm;
-    std::vector<uint32_t> index;
-    for (size_t o : order) {
-      const Workload& w = t.index_->presets[e.index[o]].key.workload;
-      lm.push_back(e.lm[o]);
-      e.ln.push_back(std::log(double(w.n)));
-      e.lk.push_back(std::log(double(w.k)));
-      index.push_back(e.index[o]);
-    }
-    e.lm = std::move(lm);
-    e.index = std::move(index);
+  for (auto& [name, group] : t.index_->groups) {
+    for (Entries& e : group.by_backend) SortByLogM(e, t.index_->presets);
   }
   return t;
 }
@@ -161,16 +178,16 @@ LookupResult PresetTable::Lookup(const Workload& w, std::string_view gpu, std::s
   LookupResult best;
   if (w.m < 1 || w.n < 1 || w.k < 1) return best;
   // In order of preference at equal match: a real measurement first.
-  static constexpr std::string_view kGpuBackends[] = {"cuda", "sim"};
-  const std::string_view one[] = {backend};
-  const auto backends = backend.empty() ? std::span<const std::string_view>(kGpuBackends)
-                                        : std::span<const std::string_view>(one);
+  static constexpr int kGpuSlots[] = {2, 0};  // cuda, sim
+  const int asked[] = {BackendSlot(backend)};
+  if (!backend.empty() && asked[0] < 0) return best;
+  const auto slots = backend.empty() ? std::span<const int>(kGpuSlots) : std::span<const int>(asked);
   thread_local std::string key;  // reused: no allocation per lookup
-  for (std::string_view b : backends) {
-    GroupKey(key, gpu, topology, w, b);
-    auto it = index_->groups.find(key);
-    if (it == index_->groups.end()) continue;
-    const LookupResult r = LookupIn(it->second, index_->presets, w);
+  GroupKey(key, gpu, topology, w);
+  auto it = index_->groups.find(key);
+  if (it == index_->groups.end()) return best;
+  for (int slot : slots) {
+    const LookupResult r = LookupIn(it->second.by_backend[slot], index_->presets, w);
     if (r.match == PresetMatch::kNone) continue;
     const bool better = best.match == PresetMatch::kNone ||
                         (r.match == PresetMatch::kExact && best.match != PresetMatch::kExact) ||
