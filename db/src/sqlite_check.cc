@@ -34,8 +34,10 @@ Status SqliteError(sqlite3* db, int rc, const char* call, const char* /*file*/, 
     return Status::Invalid(std::string("damaged store: ") + detail);
   }
   if (IsInputError(rc)) return Status::Invalid(std::string(detail) + " (" + sqlite3_errstr(rc) + ")");
+  // "rc = sqlite3_step(stmt_)" -> "sqlite3_step".
   std::string name = call;
   name = name.substr(0, name.find('('));
+  if (const size_t eq = name.rfind("= "); eq != std::string::npos) name = name.substr(eq + 2);
   return Status::Internal(std::string(detail) + " (" + sqlite3_errstr(rc) + " in " + name + ")");
 }
 
