@@ -43,7 +43,7 @@ Status BadValue(const TomlFields& f, const TomlValue& table, const char* key, co
   do {                                            \
     auto braid_r_ = (expr);                       \
     if (!braid_r_.ok()) return braid_r_.status(); \
-    lhs = std::move(*braid_r_);                   \
+    (lhs) = std::move(*braid_r_);                 \
   } while (0)
 
 Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
