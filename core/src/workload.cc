@@ -1,6 +1,8 @@
 #include "braid/workload.h"
 
+#include <cstdio>
 #include <sstream>
+#include <utility>
 
 namespace braid {
 
@@ -52,6 +54,7 @@ Status Workload::Validate() const {
     }
     return Status::Ok();
   };
+  BRAID_RETURN_IF_ERROR(CheckFitsEventTimes());
   switch (op) {
     case Op::kAgGemm:
       BRAID_RETURN_IF_ERROR(must_divide("M", m));
@@ -61,6 +64,29 @@ Status Workload::Validate() const {
       return must_divide("K", k);
     case Op::kGemmAr:
       return must_divide("K", k);
+  }
+  return Status::Ok();
+}
+
+Status Workload::CheckFitsEventTimes() const {
+  char buf[64];
+  auto sci = [&](double v) {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return std::string(buf);
+  };
+  const std::string sizes = "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k);
+  if (Flops() > kMaxWorkloadFlops) {
+    return Status::Invalid(sizes + " is too large: 2*M*N*K = " + sci(Flops()) + " FLOPs exceeds the limit of " +
+                           sci(kMaxWorkloadFlops) + " (2^62), beyond which 64-bit nanosecond event times overflow");
+  }
+  const double b = double(DTypeBytes(dtype));
+  for (auto [name, bytes] : {std::pair{"A (M*K)", double(m) * double(k) * b}, {"B (K*N)", double(k) * double(n) * b},
+                             {"C (M*N)", double(m) * double(n) * b}}) {
+    if (bytes > kMaxWorkloadBytes) {
+      return Status::Invalid(sizes + " is too large: matrix " + name + " holds " + sci(bytes) +
+                             " bytes, over the limit of " + sci(kMaxWorkloadBytes) +
+                             " (2^62), beyond which 64-bit nanosecond event times overflow");
+    }
   }
   return Status::Ok();
 }

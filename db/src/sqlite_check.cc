@@ -1,16 +1,9 @@
 #include "sqlite_check.h"
 
-#include <cstring>
 #include <string>
 
 namespace braid::db {
 namespace {
-
-// "…/db/src/run_writer.cc" -> "db/src/run_writer.cc": short, still findable.
-const char* ShortPath(const char* file) {
-  const char* p = std::strstr(file, "db/src/");
-  return p != nullptr ? p : file;
-}
 
 bool IsInputError(int rc) {
   switch (rc & 0xff) {  // primary code of an extended one
@@ -30,13 +23,22 @@ bool IsInputError(int rc) {
 
 }  // namespace
 
-Status SqliteError(sqlite3* db, int rc, const char* call, const char* file, int line) {
+Status SqliteError(sqlite3* db, int rc, const char* call, const char* /*file*/, int /*line*/) {
   // sqlite3_errmsg describes the last failing call on this connection; with
-  // no connection (or none yet) fall back to the code's generic text.
+  // no connection (or none yet) fall back to the code's generic text. The
+  // message is for users: no source locations. A damaged file says so
+  // first; a failure while running names the SQLite call that failed.
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  std::string msg = std::string(detail) + " (" + sqlite3_errstr(rc) + "; " + call + " at " + ShortPath(file) +
-                    ":" + std::to_string(line) + ")";
-  return IsInputError(rc) ? Status::Invalid(std::move(msg)) : Status::Internal(std::move(msg));
+  const int primary = rc & 0xff;
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+    return Status::Invalid(std::string("damaged store: ") + detail);
+  }
+  if (IsInputError(rc)) return Status::Invalid(std::string(detail) + " (" + sqlite3_errstr(rc) + ")");
+  // "rc = sqlite3_step(stmt_)" -> "sqlite3_step".
+  std::string name = call;
+  name = name.substr(0, name.find('('));
+  if (const size_t eq = name.rfind("= "); eq != std::string::npos) name = name.substr(eq + 2);
+  return Status::Internal(std::string(detail) + " (" + sqlite3_errstr(rc) + " in " + name + ")");
 }
 
 Status WithContext(const Status& s, const std::string& context) {

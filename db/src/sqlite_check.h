@@ -1,7 +1,9 @@
 // The one checking macro for SQLite calls: BRAID_SQLITE(conn, call) evaluates
 // `call` (an int result code) and yields a braid::Status: Ok for SQLITE_OK,
-// SQLITE_ROW and SQLITE_DONE, otherwise an error naming the call text, the
-// SQLite message and the source location. Use it as
+// SQLITE_ROW and SQLITE_DONE, otherwise an error with the SQLite message
+// ("damaged store: ..." for a corrupt file) and, for failures while running,
+// the SQLite function that failed; never a source location, since the
+// message goes to users. Use it as
 //   BRAID_RETURN_IF_ERROR(BRAID_SQLITE(db, sqlite3_busy_timeout(db, 5000)));
 #pragma once
 

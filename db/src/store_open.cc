@@ -3,7 +3,9 @@
 // a Braid store (or a new, empty one).
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "braid/store.h"
 #include "schema.h"
@@ -24,6 +26,8 @@ Status CheckPath(const std::string& path, bool read_only, bool* exists) {
   const fs::file_status st = fs::status(path, ec);
   if (fs::is_directory(st)) return Status::Invalid(path + " is a directory, not a store file");
   *exists = fs::exists(st);
+  // SQLite would write its pages (and -wal, -shm beside) into a device or FIFO.
+  if (*exists && !fs::is_regular_file(st)) return Status::Invalid(path + " is a device, FIFO or socket, not a store file");
   if (*exists) {
     if (access(path.c_str(), read_only ? R_OK : R_OK | W_OK) != 0) {
       return Status::Invalid("cannot open store " + path + ": permission denied");
@@ -64,29 +68,64 @@ Status CheckIdentity(const db::FileIdentity& id, const std::string& path, bool r
   return Status::Internal("unknown file kind");
 }
 
+// Sets WAL mode, which needs a moment alone with the file: another process
+// creating or opening the same store may hold it, so SQLITE_BUSY is retried
+// within the busy timeout. WAL is persistent, so an existing store is
+// already in it and nothing is written.
+Status EnableWal(sqlite3* db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    Result<db::Statement> wal = db::Statement::Prepare(db, "PRAGMA journal_mode = WAL");
+    if (!wal.ok()) return wal.status();
+    Result<bool> row = wal->Step();
+    const int rc = sqlite3_errcode(db) & 0xff;
+    if (row.ok()) {
+      if (!*row || wal->Text(0) != "wal") {
+        return Status::Unavailable("the file system does not support SQLite's WAL mode");
+      }
+      return Status::Ok();
+    }
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
+      return row.status();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 // Connection settings; only run on a file known to be ours (or empty).
 Status Configure(sqlite3* db, bool read_only, bool new_file) {
   BRAID_RETURN_IF_ERROR(db::Exec(db, "PRAGMA foreign_keys = ON"));
   if (read_only) return Status::Ok();
   // 16 KiB pages: a 1M-event run is ~3,000 pages instead of ~12,000, so
-  // fewer writes and shallower trees. Fixed when the file is created.
+  // fewer writes and shallower trees. Fixed when the file is created (a
+  // no-op when another process created it first).
   if (new_file) BRAID_RETURN_IF_ERROR(db::Exec(db, "PRAGMA page_size = 16384"));
   // WAL: readers never block the writer and see only committed runs.
   // synchronous=NORMAL: a commit survives a killed process (the OS has it);
   // only a power cut may lose the last commits, never corrupt the file.
-  Result<db::Statement> wal = db::Statement::Prepare(db, "PRAGMA journal_mode = WAL");
-  if (!wal.ok()) return wal.status();
-  Result<bool> row = wal->Step();
-  if (!row.ok()) return row.status();
-  if (!*row || wal->Text(0) != "wal") {
-    return Status::Unavailable("the file system does not support SQLite's WAL mode");
-  }
+  BRAID_RETURN_IF_ERROR(EnableWal(db));
   return db::Exec(db,
                   "PRAGMA synchronous = NORMAL;"
                   // 64 MiB: a run up to ~1.3M events is built in memory
                   // and goes to the WAL once, at commit; larger runs spill.
                   "PRAGMA cache_size = -65536;"  // KiB
                   "PRAGMA journal_size_limit = 67108864;");
+}
+
+// What the file is, read in one read transaction: a creator in another
+// process commits its whole schema at once, so the identity, version and
+// table count are never seen half-written (which would look like another
+// application's database).
+// `failed_rc` gets the primary SQLite code of a failure, before the
+// rollback resets it.
+Result<db::FileIdentity> IdentifyConsistently(sqlite3* db, int* failed_rc) {
+  BRAID_RETURN_IF_ERROR(db::Exec(db, "BEGIN"));
+  Result<db::FileIdentity> id = db::Identify(db);
+  *failed_rc = id.ok() ? SQLITE_OK : sqlite3_errcode(db) & 0xff;
+  const Status end = db::Exec(db, id.ok() ? "COMMIT" : "ROLLBACK");
+  if (!id.ok()) return id;
+  if (!end.ok()) return end;
+  return id;
 }
 
 }  // namespace
@@ -115,12 +154,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
   BRAID_RETURN_IF_ERROR(
       db::WithContext(BRAID_SQLITE(raw, sqlite3_busy_timeout(raw, kBusyTimeoutMs)), context));
 
-  Result<db::FileIdentity> id = db::Identify(raw);
+  int identify_rc = SQLITE_OK;
+  Result<db::FileIdentity> id = IdentifyConsistently(raw, &identify_rc);
   if (!id.ok()) {
-    if (id.status().code() == StatusCode::kInvalidArgument) {
-      return Status::Invalid(path +
-                             " is not a Braid store (not an SQLite database: " + id.status().message() + ")");
-    }
+    if (identify_rc == SQLITE_NOTADB) return Status::Invalid(path + " is not a Braid store (not an SQLite database)");
+    if (identify_rc == SQLITE_CORRUPT) return Status::Invalid(path + ": " + id.status().message());
     return db::WithContext(id.status(), context);
   }
   BRAID_RETURN_IF_ERROR(CheckIdentity(*id, path, read_only));

@@ -38,9 +38,43 @@ void braid_presets_free(braid_presets* presets);
 
 /* 0 when a preset was found (exact or nearest; out->match says which);
  * 1 when none applies (out->match = BRAID_PRESET_NONE); -1 on a bad
- * argument (null pointer, unknown op or dtype). */
+ * argument (null pointer, unknown op or dtype). Answers from the GPU
+ * backends' entries (cuda, then sim); braid_preset_find below also gives
+ * the splits and can ask for a backend. Kept as it was for older callers. */
 int braid_preset_lookup(const braid_presets* presets, const char* gpu, const char* topology, const char* op,
                         const char* dtype, int64_t m, int64_t n, int64_t k, int tp, braid_preset_config* out);
+
+#define BRAID_PRESET_MAX_SPLITS 64
+
+/* Every knob of the chosen preset. Versioned by size: the caller sets
+ * struct_size = sizeof(braid_preset_entry) and the library fills only the
+ * fields that fit, so a program compiled against an older (shorter) header
+ * keeps working when fields are appended to a newer library. Never reorder
+ * or remove fields; append new ones at the end. */
+typedef struct braid_preset_entry {
+  uint32_t struct_size;  /* in: sizeof(braid_preset_entry) as the caller knows it */
+  int match;             /* braid_preset_match */
+  char algorithm[32];    /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused" */
+  int chunks;
+  int num_splits;        /* 0: even chunks; else chunks weights (only the first
+                            BRAID_PRESET_MAX_SPLITS are copied into splits) */
+  int splits[BRAID_PRESET_MAX_SPLITS];
+  int streams;           /* comm lanes */
+  int comm_sms;          /* 0 = backend default */
+  int comm_engine;       /* 0 = SM kernels, 1 = copy engine */
+  int comm_high_priority;
+  double time_ns;
+  double distance;       /* 0 for exact; log-space shape distance for nearest */
+  char backend[8];       /* "sim", "cpu", "cuda": who measured it */
+} braid_preset_entry;
+
+/* As braid_preset_lookup, for one backend: "sim", "cpu", "cuda", or NULL /
+ * "" for the GPU backends (cuda preferred, then sim; cpu entries answer only
+ * when asked for). -1 also when out->struct_size is smaller than the first
+ * version of this struct or the backend is unknown. */
+int braid_preset_find(const braid_presets* presets, const char* gpu, const char* topology, const char* backend,
+                      const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
+                      braid_preset_entry* out);
 
 #ifdef __cplusplus
 }

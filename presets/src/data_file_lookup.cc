@@ -1,5 +1,6 @@
 #include "data_file_lookup.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,6 +23,10 @@ Result<DataFileText> FindDataFile(std::string_view name_or_path, std::span<const
     for (const std::string& n : NamesOf(builtins)) known += (known.empty() ? "" : ", ") + n;
     return Status::NotFound("unknown " + std::string(what) + " '" + OneLine(name_or_path) + "' (known: " + known +
                             "; or give a path to a .toml file)");
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(std::filesystem::path(name_or_path), ec)) {
+    return Status::Invalid("'" + OneLine(name_or_path) + "' is a directory, not a " + std::string(what) + " file");
   }
   std::ifstream in{std::string(name_or_path)};
   if (!in) return Status::NotFound("cannot read " + std::string(what) + " file '" + OneLine(name_or_path) + "'");

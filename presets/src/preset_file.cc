@@ -1,6 +1,8 @@
 // Reading a preset file (format: presets/README.md).
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "braid/presets.h"
 #include "braid/toml_fields.h"
@@ -14,6 +16,8 @@ bool PresetKey::operator==(const PresetKey& o) const {
   return gpu == o.gpu && topology == o.topology && layer == o.layer && a.op == b.op && a.m == b.m &&
          a.n == b.n && a.k == b.k && a.dtype == b.dtype && a.tp == b.tp;
 }
+
+bool SameSlot(const Preset& a, const Preset& b) { return a.key == b.key && a.backend == b.backend; }
 
 namespace {
 
@@ -39,7 +43,7 @@ Status BadValue(const TomlFields& f, const TomlValue& table, const char* key, co
   do {                                            \
     auto braid_r_ = (expr);                       \
     if (!braid_r_.ok()) return braid_r_.status(); \
-    lhs = std::move(*braid_r_);                   \
+    (lhs) = std::move(*braid_r_);                 \
   } while (0)
 
 Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
@@ -110,7 +114,7 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
   // Required fields, checked up front so that the message names the entry's line.
   for (const char* key : {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "algorithm", "chunks", "streams",
                           "comm_sms", "time_ns", "speedup_vs_serial", "speedup_vs_te_default", "overlap_ratio",
-                          "tail_ns", "backend", "braid_version", "date"}) {
+                          "tail_ns", "braid_version", "date"}) {
     if (t.Find(key) == nullptr) return Status::Invalid(f.Where(t) + ": missing field '" + f.Name(key) + "'");
   }
   BRAID_RETURN_IF_ERROR(ParseKey(f, t, p.key));
@@ -120,14 +124,27 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
   BRAID_ASSIGN(p.speedup_vs_te_default, f.Number("speedup_vs_te_default", 0, 1e6));
   BRAID_ASSIGN(p.overlap_ratio, f.Number("overlap_ratio", 0, 1));
   BRAID_ASSIGN(p.tail_ns, f.Number("tail_ns", 0, 1e18));
-  BRAID_ASSIGN(p.backend, f.String("backend"));
-  if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
-    return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
-  }
-  bool simulated = false;
-  BRAID_ASSIGN(simulated, f.OptionalBool("simulated", p.backend == "sim"));
-  if (simulated != (p.backend == "sim")) {
-    return BadValue(f, t, "simulated", "must be true exactly when backend is \"sim\"");
+  // An entry without `backend` says where it came from by `simulated`:
+  // true is the sim backend's; otherwise no one can tell which hardware
+  // measured it, so it is refused rather than guessed.
+  if (t.Find("backend") == nullptr) {
+    bool simulated = false;
+    BRAID_ASSIGN(simulated, f.OptionalBool("simulated", false));
+    if (!simulated) {
+      return Status::Invalid(f.Where(t) + ": missing field '" + f.Name("backend") +
+                             "' (only entries marked simulated = true may leave it out)");
+    }
+    p.backend = "sim";
+  } else {
+    BRAID_ASSIGN(p.backend, f.String("backend"));
+    if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
+      return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
+    }
+    bool simulated = false;
+    BRAID_ASSIGN(simulated, f.OptionalBool("simulated", p.backend == "sim"));
+    if (simulated != (p.backend == "sim")) {
+      return BadValue(f, t, "simulated", "must be true exactly when backend is \"sim\"");
+    }
   }
   BRAID_ASSIGN(p.braid_version, f.String("braid_version"));
   BRAID_ASSIGN(p.date, f.String("date"));
@@ -136,6 +153,27 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
   if (s.ok()) s = p.config.ValidateKnobs();
   if (!s.ok()) return Status::Invalid(f.Where(t) + ": preset[" + std::to_string(index) + "]: " + s.message());
   return Status::Ok();
+}
+
+// Two entries for one slot would make the answer depend on file order.
+Result<PresetFile> RefuseDuplicates(PresetFile file, const TomlValue& list, std::string_view origin) {
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < file.presets.size(); ++i) {
+    const Preset& p = file.presets[i];
+    const Workload& w = p.key.workload;
+    std::string key = p.key.gpu + '\0' + p.key.topology + '\0' + p.key.layer + '\0' + p.backend + '\0';
+    for (int64_t v : {int64_t(w.op), w.m, w.n, w.k, int64_t(w.dtype), int64_t(w.tp)}) key += std::to_string(v) + ',';
+    auto [it, fresh] = seen.emplace(std::move(key), i);
+    if (fresh) continue;
+    TomlFields f(list.items[i], origin, "");
+    TomlFields first(list.items[it->second], origin, "");
+    return Status::Invalid(f.Where(list.items[i]) + ": preset[" + std::to_string(i) + "] has the same key (" +
+                           w.Describe() + " on " + p.key.gpu + " / " + p.key.topology +
+                           (p.key.layer.empty() ? "" : ", layer " + p.key.layer) + ", backend " + p.backend +
+                           ") as preset[" + std::to_string(it->second) + "] at " + first.Where(list.items[it->second]) +
+                           ": remove one");
+  }
+  return file;
 }
 
 }  // namespace
@@ -180,12 +218,16 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
     }
     BRAID_RETURN_IF_ERROR(ParsePreset(t, origin, i, out.presets[i]));
   }
-  return out;
+  return RefuseDuplicates(std::move(out), *list, origin);
 }
 
 #undef BRAID_ASSIGN
 
 Result<PresetFile> LoadPresetFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::Invalid("'" + OneLine(path) + "' is a directory, not a preset file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("cannot open preset file '" + OneLine(path) + "'");
   std::ostringstream ss;

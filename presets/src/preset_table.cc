@@ -1,10 +1,11 @@
-// PresetTable: presets indexed at load time by (gpu, topology, tp, op, dtype),
-// with log sizes precomputed: an exact lookup is two hash probes, a nearest
+// PresetTable: presets indexed at load time by (gpu, topology, tp, op, dtype,
+// backend), with log sizes precomputed: an exact lookup is two hash probes, a nearest
 // one a pruned scan of one group.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <limits>
+#include <numeric>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -37,7 +38,7 @@ struct ShapeHash {
   }
 };
 
-// The entries of one (gpu, topology, tp, op, dtype), sorted by (ln M, file
+// The entries of one (gpu, topology, tp, op, dtype, backend), sorted by (ln M, file
 // order) so that the nearest-shape search can start at the query's ln M and
 // stop once ln M alone is farther than the best distance found.
 struct Entries {
@@ -46,22 +47,51 @@ struct Entries {
   std::unordered_map<Shape, uint32_t, ShapeHash> exact;  // shape -> first index
 };
 
-// Key of a group: "gpu\0topology\0tp\0op\0" (+ dtype for the dtype map).
-void GroupKey(std::string& out, std::string_view gpu, std::string_view topology, int tp, Op op) {
+// Key of a group: "gpu\0topology\0tp\0" + op + dtype; its backends are
+// slots inside it, so a lookup is one hash probe whatever it asks for.
+void GroupKey(std::string& out, std::string_view gpu, std::string_view topology, const Workload& w) {
   out.clear();
   out.append(gpu).push_back('\0');
   out.append(topology).push_back('\0');
-  out.append(std::to_string(tp)).push_back('\0');
-  out.push_back(char('0' + int(op)));
+  out.append(std::to_string(w.tp)).push_back('\0');
+  out.push_back(char('0' + int(w.op)));
+  out.push_back(char('0' + int(w.dtype)));
+}
+
+// Slot of a backend in a group; -1 for a name no entry can have.
+int BackendSlot(std::string_view backend) {
+  if (backend == "sim") return 0;
+  if (backend == "cpu") return 1;
+  if (backend == "cuda") return 2;
+  return -1;
+}
+
+// Orders `e` by (ln M, file order) and fills ln N, ln K to match.
+void SortByLogM(Entries& e, const std::vector<Preset>& presets) {
+  std::vector<size_t> order(e.index.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return e.lm[a] != e.lm[b] ? e.lm[a] < e.lm[b] : e.index[a] < e.index[b];
+  });
+  std::vector<double> lm;
+  std::vector<uint32_t> index;
+  for (size_t o : order) {
+    const Workload& w = presets[e.index[o]].key.workload;
+    lm.push_back(e.lm[o]);
+    e.ln.push_back(std::log(double(w.n)));
+    e.lk.push_back(std::log(double(w.k)));
+    index.push_back(e.index[o]);
+  }
+  e.lm = std::move(lm);
+  e.index = std::move(index);
 }
 
 }  // namespace
 
 struct PresetTable::Index {
   std::vector<Preset> presets;
-  // Per (gpu, topology, tp, op): entries of each dtype, by DType value.
   struct Group {
-    Entries by_dtype[3];
+    Entries by_backend[3];  // BackendSlot order: sim, cpu, cuda
   };
   std::unordered_map<std::string, Group> groups;
 };
@@ -78,31 +108,16 @@ PresetTable PresetTable::FromFile(PresetFile file) {
   for (size_t i = 0; i < t.index_->presets.size(); ++i) {
     const Preset& p = t.index_->presets[i];
     const Workload& w = p.key.workload;
-    GroupKey(key, p.key.gpu, p.key.topology, w.tp, w.op);
-    Entries& e = t.index_->groups[key].by_dtype[int(w.dtype)];
+    const int slot = BackendSlot(p.backend);
+    if (slot < 0) continue;  // the parser admits none; an in-memory file might
+    GroupKey(key, p.key.gpu, p.key.topology, w);
+    Entries& e = t.index_->groups[key].by_backend[slot];
     e.lm.push_back(std::log(double(w.m)));
     e.index.push_back(uint32_t(i));
     e.exact.emplace(Shape{w.m, w.n, w.k}, uint32_t(i));  // keeps the first
   }
   for (auto& [name, group] : t.index_->groups) {
-    for (Entries& e : group.by_dtype) {
-      std::vector<size_t> order(e.index.size());
-      std::iota(order.begin(), order.end(), size_t(0));
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return e.lm[a] != e.lm[b] ? e.lm[a] < e.lm[b] : e.index[a] < e.index[b];
-      });
-      std::vector<double> lm;
-      std::vector<uint32_t> index;
-      for (size_t o : order) {
-        const Workload& w = t.index_->presets[e.index[o]].key.workload;
-        lm.push_back(e.lm[o]);
-        e.ln.push_back(std::log(double(w.n)));
-        e.lk.push_back(std::log(double(w.k)));
-        index.push_back(e.index[o]);
-      }
-      e.lm = std::move(lm);
-      e.index = std::move(index);
-    }
+    for (Entries& e : group.by_backend) SortByLogM(e, t.index_->presets);
   }
   return t;
 }
@@ -122,61 +137,64 @@ Result<PresetTable> PresetTable::Load(const std::string& path) {
 size_t PresetTable::size() const { return index_->presets.size(); }
 const std::vector<Preset>& PresetTable::presets() const { return index_->presets; }
 
-LookupResult PresetTable::Lookup(const Workload& w, std::string_view gpu, std::string_view topology) const {
+namespace {
+
+// The entry of `e` exactly at (m, n, k), or else the nearest in log space;
+// kNone when `e` is empty.
+LookupResult LookupIn(const Entries& e, const std::vector<Preset>& presets, const Workload& w) {
   LookupResult r;
-  if (w.m < 1 || w.n < 1 || w.k < 1) return r;
-  thread_local std::string key;  // reused: no allocation per lookup
-  GroupKey(key, gpu, topology, w.tp, w.op);
-  auto it = index_->groups.find(key);
-  if (it == index_->groups.end()) return r;
-  const Index::Group& g = it->second;
-  const Entries& same = g.by_dtype[int(w.dtype)];
-  auto hit = same.exact.find(Shape{w.m, w.n, w.k});
-  if (hit != same.exact.end()) {
+  auto hit = e.exact.find(Shape{w.m, w.n, w.k});
+  if (hit != e.exact.end()) {
     r.match = PresetMatch::kExact;
-    r.preset = &index_->presets[hit->second];
+    r.preset = &presets[hit->second];
     return r;
   }
   const double lm = std::log(double(w.m)), ln = std::log(double(w.n)), lk = std::log(double(w.k));
-  // The nearest entry of `e` as (position, squared distance); position -1
-  // when empty. Equal distances go to the earlier entry in the file.
-  auto nearest = [&](const Entries& e) {
-    long best = -1;
-    double best_d2 = std::numeric_limits<double>::infinity();
-    auto consider = [&](size_t i) {
-      const double dm = e.lm[i] - lm, dn = e.ln[i] - ln, dk = e.lk[i] - lk;
-      const double d2 = dm * dm + dn * dn + dk * dk;
-      if (d2 < best_d2 || (d2 == best_d2 && e.index[i] < e.index[size_t(best)])) {
-        best_d2 = d2;
-        best = long(i);
-      }
-    };
-    const size_t start = size_t(std::lower_bound(e.lm.begin(), e.lm.end(), lm) - e.lm.begin());
-    for (size_t i = start; i < e.lm.size() && (e.lm[i] - lm) * (e.lm[i] - lm) <= best_d2; ++i) consider(i);
-    for (size_t i = start; i > 0 && (lm - e.lm[i - 1]) * (lm - e.lm[i - 1]) <= best_d2; --i) consider(i - 1);
-    return std::pair{best, best_d2};
-  };
-  const Entries* from = &same;
-  auto [pos, d2] = nearest(same);
-  if (pos < 0) {
-    // No entry of this dtype: the nearest among all other dtypes.
-    for (int d = 0; d < 3; ++d) {
-      if (d == int(w.dtype)) continue;
-      const Entries& other = g.by_dtype[d];
-      auto [dp, dd2] = nearest(other);
-      if (dp >= 0 && (pos < 0 || dd2 < d2 ||
-                      (dd2 == d2 && other.index[size_t(dp)] < from->index[size_t(pos)]))) {
-        pos = dp;
-        d2 = dd2;
-        from = &other;
-      }
+  long best = -1;
+  double best_d2 = std::numeric_limits<double>::infinity();
+  auto consider = [&](size_t i) {
+    const double dm = e.lm[i] - lm, dn = e.ln[i] - ln, dk = e.lk[i] - lk;
+    const double d2 = dm * dm + dn * dn + dk * dk;
+    if (d2 < best_d2 || (d2 == best_d2 && e.index[i] < e.index[size_t(best)])) {
+      best_d2 = d2;
+      best = long(i);
     }
-    if (pos < 0) return r;
-  }
+  };
+  // Equal distances go to the earlier entry in the file.
+  const size_t start = size_t(std::lower_bound(e.lm.begin(), e.lm.end(), lm) - e.lm.begin());
+  for (size_t i = start; i < e.lm.size() && (e.lm[i] - lm) * (e.lm[i] - lm) <= best_d2; ++i) consider(i);
+  for (size_t i = start; i > 0 && (lm - e.lm[i - 1]) * (lm - e.lm[i - 1]) <= best_d2; --i) consider(i - 1);
+  if (best < 0) return r;
   r.match = PresetMatch::kNearest;
-  r.preset = &index_->presets[from->index[size_t(pos)]];
-  r.distance = std::sqrt(d2);
+  r.preset = &presets[e.index[size_t(best)]];
+  r.distance = std::sqrt(best_d2);
   return r;
+}
+
+}  // namespace
+
+LookupResult PresetTable::Lookup(const Workload& w, std::string_view gpu, std::string_view topology,
+                                 std::string_view backend) const {
+  LookupResult best;
+  if (w.m < 1 || w.n < 1 || w.k < 1) return best;
+  // In order of preference at equal match: a real measurement first.
+  static constexpr int kGpuSlots[] = {2, 0};  // cuda, sim
+  const int asked[] = {BackendSlot(backend)};
+  if (!backend.empty() && asked[0] < 0) return best;
+  const auto slots = backend.empty() ? std::span<const int>(kGpuSlots) : std::span<const int>(asked);
+  thread_local std::string key;  // reused: no allocation per lookup
+  GroupKey(key, gpu, topology, w);
+  auto it = index_->groups.find(key);
+  if (it == index_->groups.end()) return best;
+  for (int slot : slots) {
+    const LookupResult r = LookupIn(it->second.by_backend[slot], index_->presets, w);
+    if (r.match == PresetMatch::kNone) continue;
+    const bool better = best.match == PresetMatch::kNone ||
+                        (r.match == PresetMatch::kExact && best.match != PresetMatch::kExact) ||
+                        (r.match == best.match && r.distance < best.distance);
+    if (better) best = r;
+  }
+  return best;
 }
 
 }  // namespace braid

@@ -1,13 +1,11 @@
 // Writing, merging and atomically saving preset files.
-#include <unistd.h>
-
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "braid/presets.h"
+#include "braid/safe_write.h"
 
 namespace braid {
 namespace {
@@ -84,7 +82,7 @@ Status MergeInto(PresetFile& existing, const PresetFile& update) {
   for (const Preset& u : update.presets) {
     bool found = false;
     for (Preset& e : existing.presets) {
-      if (!(e.key == u.key)) continue;
+      if (!SameSlot(e, u)) continue;
       found = true;
       if (u.date >= e.date) e = u;  // ISO 8601 orders as text; equal → update wins
       break;
@@ -95,28 +93,18 @@ Status MergeInto(PresetFile& existing, const PresetFile& update) {
 }
 
 Status SavePresetsAtomically(const std::string& path, const PresetFile& file) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const std::string text = WritePresets(file);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Internal("cannot create '" + OneLine(tmp) + "' to save presets");
-    out.write(text.data(), std::streamsize(text.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return Status::Internal("cannot write '" + OneLine(tmp) + "'");
+  // Under the file's lock: what another process saved since we read the file
+  // is merged in, not overwritten.
+  return UpdateFileAtomically(path, [&](const std::optional<std::string>& current) -> Result<std::string> {
+    PresetFile merged;
+    if (current) {
+      auto on_disk = ParsePresetFile(*current, path);
+      if (!on_disk.ok()) return on_disk.status();
+      merged = std::move(*on_disk);
     }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return Status::Internal("cannot rename '" + OneLine(tmp) + "' to '" + OneLine(path) + "': " + ec.message());
-  }
-  return Status::Ok();
+    BRAID_RETURN_IF_ERROR(MergeInto(merged, file));
+    return WritePresets(merged);
+  });
 }
 
 }  // namespace braid

@@ -49,23 +49,74 @@ extern "C" int braid_presets_load(const char* path, braid_presets** out, char* e
 
 extern "C" void braid_presets_free(braid_presets* presets) { delete presets; }
 
+namespace {
+
+// The workload of a C query; false for a null or unknown op or dtype.
+bool QueryWorkload(const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp, braid::Workload* w) {
+  if (op == nullptr || dtype == nullptr) return false;
+  auto o = braid::ParseOp(op);
+  auto d = braid::ParseDType(dtype);
+  if (!o.ok() || !d.ok()) return false;
+  w->op = *o;
+  w->dtype = *d;
+  w->m = m;
+  w->n = n;
+  w->k = k;
+  w->tp = tp;
+  return true;
+}
+
+// The size of braid_preset_entry's first version: the smallest a caller may pass.
+constexpr size_t kEntryV1Size = sizeof(braid_preset_entry);
+
+}  // namespace
+
+extern "C" int braid_preset_find(const braid_presets* presets, const char* gpu, const char* topology,
+                                 const char* backend, const char* op, const char* dtype, int64_t m, int64_t n,
+                                 int64_t k, int tp, braid_preset_entry* out) {
+  if (out == nullptr || out->struct_size < kEntryV1Size) return -1;
+  const size_t caller_size = out->struct_size;
+  braid_preset_entry e{};
+  e.struct_size = uint32_t(std::min(caller_size, sizeof e));
+  e.match = BRAID_PRESET_NONE;
+  auto finish = [&](int rc) {
+    std::memcpy(out, &e, std::min(caller_size, sizeof e));
+    return rc;
+  };
+  braid::Workload w;
+  if (presets == nullptr || gpu == nullptr || topology == nullptr || !QueryWorkload(op, dtype, m, n, k, tp, &w)) {
+    return finish(-1);
+  }
+  const std::string_view b = backend == nullptr ? "" : backend;
+  if (!b.empty() && b != "sim" && b != "cpu" && b != "cuda") return finish(-1);
+  const braid::LookupResult r = presets->table.Lookup(w, gpu, topology, b);
+  if (r.preset == nullptr) return finish(1);
+  const braid::OverlapConfig& c = r.preset->config;
+  CopyOut(braid::AlgorithmName(c.algorithm), e.algorithm, sizeof e.algorithm);
+  e.chunks = c.chunks;
+  e.num_splits = int(c.splits.size());
+  for (size_t i = 0; i < c.splits.size() && i < BRAID_PRESET_MAX_SPLITS; ++i) e.splits[i] = c.splits[i];
+  e.streams = c.comm_lanes;
+  e.comm_sms = c.comm_sms;
+  e.comm_engine = c.comm_engine == braid::CommEngine::kCopyEngine ? 1 : 0;
+  e.comm_high_priority = c.comm_high_priority ? 1 : 0;
+  e.time_ns = r.preset->time_ns;
+  e.distance = r.distance;
+  CopyOut(r.preset->backend, e.backend, sizeof e.backend);
+  e.match = r.match == braid::PresetMatch::kExact ? BRAID_PRESET_EXACT : BRAID_PRESET_NEAREST;
+  return finish(0);
+}
+
 extern "C" int braid_preset_lookup(const braid_presets* presets, const char* gpu, const char* topology,
                                    const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
                                    braid_preset_config* out) {
   if (out == nullptr) return -1;
   *out = braid_preset_config{};
   out->match = BRAID_PRESET_NONE;
-  if (presets == nullptr || gpu == nullptr || topology == nullptr || op == nullptr || dtype == nullptr) return -1;
-  auto o = braid::ParseOp(op);
-  auto d = braid::ParseDType(dtype);
-  if (!o.ok() || !d.ok()) return -1;
   braid::Workload w;
-  w.op = *o;
-  w.dtype = *d;
-  w.m = m;
-  w.n = n;
-  w.k = k;
-  w.tp = tp;
+  if (presets == nullptr || gpu == nullptr || topology == nullptr || !QueryWorkload(op, dtype, m, n, k, tp, &w)) {
+    return -1;
+  }
   const braid::LookupResult r = presets->table.Lookup(w, gpu, topology);
   if (r.preset == nullptr) return 1;
   const braid::OverlapConfig& c = r.preset->config;

@@ -120,15 +120,20 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
       }
       break;
     case Algorithm::kFused:
-      t.comments.push_back(
-          "fused: Braid's fused per-tile P2P+GEMM kernel maps to TE's atomic GEMM as the nearest (atomic_gemm 1; "
-          "TE's atomic GEMM path is experimental and meant for FP8 GEMMs, check your TE version)");
+      // TE's nearest, atomic GEMM, is refused by initialize_ub for anything
+      // but FP8 GEMMs ("Atomic GEMM overlap supported only for FP8 GEMM"),
+      // and Braid's dtypes (bf16, fp16, fp32) are never FP8: atomic_gemm
+      // stays 0 and the nearest method TE accepts is written.
       if (ag) {
+        t.comments.push_back(
+            "fused: Braid's per-tile P2P+GEMM kernel written as TE's nearest accepted method, ring_exchange "
+            "(atomic_gemm needs an FP8 GEMM)");
         SetRingExchange(t, c, tp);
       } else {
+        t.comments.push_back("fused: Braid's per-tile GEMM+reduce-scatter kernel written as TE's nearest accepted "
+                             "method, pipeline with num_splits = tp (atomic_gemm needs an FP8 GEMM)");
         SetPipeline(t, c, tp, default_comm_sms);
       }
-      t.atomic_gemm = 1;
       break;
     case Algorithm::kSerial:
     case Algorithm::kIso:

@@ -134,15 +134,17 @@ TEST(TeExportMap, ChunkedAllGatherFallsBackToRingExchange) {
   EXPECT_TRUE(Mentions(t, "chunks=4"));
 }
 
-TEST(TeExportMap, FusedIsAtomicGemm) {
+// TE refuses atomic_gemm for every non-FP8 GEMM, and Braid's dtypes are never FP8.
+TEST(TeExportMap, FusedIsTheNearestMethodTeAcceptsNeverAtomicGemm) {
   OverlapConfig c = Config(Algorithm::kFused);
   c.comm_sms = 8;
   const TeSettings rs = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
   EXPECT_EQ(rs.method, TeMethod::kPipeline);
-  EXPECT_EQ(rs.atomic_gemm, 1);
+  EXPECT_EQ(rs.atomic_gemm, 0);
   EXPECT_EQ(rs.num_splits, kTp);
   EXPECT_EQ(rs.num_sm, 8);
-  EXPECT_TRUE(Mentions(rs, "fused per-tile P2P+GEMM kernel maps to TE's atomic GEMM"));
+  EXPECT_TRUE(Mentions(rs, "written as TE's nearest accepted method, pipeline"));
+  EXPECT_TRUE(Mentions(rs, "atomic_gemm needs an FP8 GEMM"));
 
   // TE's userbuffers take at most 32 comm SMs.
   c.comm_sms = 48;
@@ -152,8 +154,8 @@ TEST(TeExportMap, FusedIsAtomicGemm) {
 
   const TeSettings ag = MapToTe(Config(Algorithm::kFused), Op::kAgGemm, kTp, kDefaultSms);
   ExpectRingExchange(ag, 0);
-  EXPECT_EQ(ag.atomic_gemm, 1);
-  EXPECT_TRUE(Mentions(ag, "atomic GEMM"));
+  EXPECT_EQ(ag.atomic_gemm, 0);
+  EXPECT_TRUE(Mentions(ag, "nearest accepted method, ring_exchange"));
 }
 
 TEST(TeExportMap, SerialIsTheNearestNonOverlappedSetting) {
@@ -304,13 +306,13 @@ TEST(TeExportYaml, FourKeysWithSevenFieldsEach) {
   EXPECT_EQ(y.fields.at("proj_fprop").at("num_splits"), "4");
   EXPECT_EQ(y.fields.at("proj_fprop").at("num_sm"), "24");
   EXPECT_EQ(y.fields.at("fc1_fprop").at("method"), "ring_exchange");
-  EXPECT_EQ(y.fields.at("fc1_fprop").at("atomic_gemm"), "1");
+  EXPECT_EQ(y.fields.at("fc1_fprop").at("atomic_gemm"), "0");  // bf16: TE takes atomic GEMM for FP8 only
   EXPECT_EQ(y.fields.at("fc2_fprop").at("method"), "pipeline");
   EXPECT_EQ(y.fields.at("fc2_fprop").at("num_splits"), "1");
   // Comments stand above the key they are about.
   EXPECT_THAT(y.comments.at("qkv_fprop"), HasSubstr("exact match"));
   EXPECT_THAT(y.comments.at("proj_fprop"), HasSubstr("comm_sms=0 (backend default)"));
-  EXPECT_THAT(y.comments.at("fc1_fprop"), HasSubstr("atomic GEMM"));
+  EXPECT_THAT(y.comments.at("fc1_fprop"), HasSubstr("nearest accepted method, ring_exchange"));
   EXPECT_THAT(y.comments.at("fc2_fprop"), HasSubstr("serial: no overlap; nearest TE setting"));
   EXPECT_THAT(y.comments.at("qkv_fprop"), Not(HasSubstr("nearest match")));
 }

@@ -33,6 +33,23 @@ TEST(Workload, ShardedDimensionsMustDivideByP) {
   EXPECT_NE(ar.Validate().message().find("K=30"), std::string::npos);
 }
 
+TEST(Workload, SizesWhoseFlopsOrBytesOverflowEventTimesAreRefused) {
+  constexpr int64_t k8G = int64_t(8) << 30;
+  Workload huge{Op::kGemmRs, k8G, k8G, k8G, DType::kBf16, 8};
+  Status s = huge.Validate();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("FLOPs exceeds the limit of 4.61e+18 (2^62)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("M=8589934592"), std::string::npos) << s.message();
+  // FLOPs at the limit but a matrix too large: N = 1, fp32 A is 4·M·K bytes.
+  Workload wide{Op::kGemmAr, int64_t(1) << 30, 1, int64_t(1) << 31, DType::kFp32, 8};
+  EXPECT_EQ(wide.Flops(), kMaxWorkloadFlops);
+  s = wide.Validate();
+  EXPECT_NE(s.message().find("matrix A (M*K) holds 9.22e+18 bytes"), std::string::npos) << s.message();
+  // The largest real shapes stay well inside: llama3-405b fc1 at 128k tokens.
+  Workload big{Op::kAgGemm, 131072, 106496, 16384, DType::kFp32, 8};
+  EXPECT_TRUE(big.Validate().ok()) << big.Validate().message();
+}
+
 TEST(Workload, FlopsAreTwoMNK) {
   Workload w{Op::kGemmAr, 2, 3, 5, DType::kFp32, 1};
   EXPECT_DOUBLE_EQ(w.Flops(), 60.0);

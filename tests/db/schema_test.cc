@@ -311,3 +311,39 @@ TEST(Schema, EventsAreReadInKeyOrderWithoutASort) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+// A store whose pages were overwritten says "damaged store" and carries no
+// source location (users see it; file:line is for us).
+TEST(Schema, DamagedStoreIsNamedWithoutSourcePaths) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  {
+    Result<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*store)->WriteRun(SampleMeta(), {}, MakeEvents(4, 4, 2, 50), {}).ok());
+  }  // the last connection checkpoints the WAL into the file
+  std::string bytes = testing::ReadBytes(path);
+  ASSERT_GT(bytes.size(), size_t(4 * 16384));
+  for (size_t i = 16384; i < bytes.size(); ++i) bytes[i] = char(0xA5 ^ (i * 7));  // every page but the header
+  testing::WriteBytes(path, bytes);
+
+  Status s;
+  Result<std::unique_ptr<Store>> store = Store::Open(path, /*read_only=*/true);
+  if (!store.ok()) {
+    s = store.status();
+  } else {
+    Result<std::vector<StoredRun>> runs = (*store)->ListRuns();
+    s = runs.ok() ? (*store)->LoadEvents(1).status() : runs.status();
+  }
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("damaged store"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find(".cc"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("db/src"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace braid

@@ -28,12 +28,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   braid::fuzz::Require(merged.presets.size() <= f->presets.size(), "merge never grows");
   const braid::PresetTable table = braid::PresetTable::FromFile(std::move(*again));
   for (const braid::Preset& p : table.presets()) {
-    const braid::LookupResult r = table.Lookup(p.key.workload, p.key.gpu, p.key.topology);
+    // Each entry answers for its own backend (cpu entries only when asked).
+    const braid::LookupResult r = table.Lookup(p.key.workload, p.key.gpu, p.key.topology, p.backend);
     braid::fuzz::Require(r.match == braid::PresetMatch::kExact && r.preset != nullptr, "own key is exact");
     braid::fuzz::Require(r.preset->key.workload.m == p.key.workload.m, "exact has the same M");
     braid::Workload near = p.key.workload;
     near.m += 1;
-    braid::fuzz::Require(table.Lookup(near, p.key.gpu, p.key.topology).preset != nullptr, "a neighbour is found");
+    braid::fuzz::Require(table.Lookup(near, p.key.gpu, p.key.topology, p.backend).preset != nullptr,
+                         "a neighbour is found");
   }
   return 0;
 }

@@ -76,21 +76,25 @@ TEST(PresetLookup, NoneWhenGpuTopologyTpOrOpDiffer) {
   EXPECT_EQ(t.Lookup(W(Op::kGemmRs, 0, 8192, 28672), "h100-sxm", "h100-sxm").match, PresetMatch::kNone);
 }
 
-TEST(PresetLookup, PrefersSameDtypeThenFallsBack) {
+// A bf16 measurement never answers an fp32 (or fp16) question.
+TEST(PresetLookup, DtypeIsPartOfTheMatch) {
   PresetFile f;
   f.presets.push_back(MakePreset(4096, 8192, 28672));
   Preset fp16 = MakePreset(1024, 8192, 28672);
   fp16.key.workload.dtype = DType::kFp16;
   f.presets.push_back(fp16);
   PresetTable t = PresetTable::FromFile(std::move(f));
-  // fp16 exists nearer in shape, but bf16 is preferred.
+  // fp16 exists exactly in shape, but only bf16 answers a bf16 lookup.
   LookupResult r = t.Lookup(W(Op::kGemmRs, 1024, 8192, 28672), "h100-sxm", "h100-sxm");
   EXPECT_EQ(r.match, PresetMatch::kNearest);
   EXPECT_EQ(r.preset, &t.presets()[0]);
-  // fp32 has no entries: the nearest of any dtype (the fp16 one is exact in shape, still "nearest").
-  r = t.Lookup(W(Op::kGemmRs, 1024, 8192, 28672, DType::kFp32), "h100-sxm", "h100-sxm");
-  EXPECT_EQ(r.match, PresetMatch::kNearest);
+  r = t.Lookup(W(Op::kGemmRs, 1024, 8192, 28672, DType::kFp16), "h100-sxm", "h100-sxm");
+  EXPECT_EQ(r.match, PresetMatch::kExact);
   EXPECT_EQ(r.preset, &t.presets()[1]);
+  // fp32 has no entries: nothing, not the nearest of another dtype.
+  r = t.Lookup(W(Op::kGemmRs, 1024, 8192, 28672, DType::kFp32), "h100-sxm", "h100-sxm");
+  EXPECT_EQ(r.match, PresetMatch::kNone);
+  EXPECT_EQ(r.preset, nullptr);
 }
 
 TEST(PresetLookup, EmptyTableFindsNothing) {

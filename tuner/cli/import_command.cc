@@ -1,5 +1,6 @@
 #include "import_command.h"
 
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -82,6 +83,12 @@ Result<ImportedRun> ToRun(const ImportArgs& a, ImportedTrace trace) {
 int ExecuteImport(const ImportArgs& a) {
   if (a.format != "kineto" && a.format != "nsys") {
     return ReportError("import", Status::Invalid("unknown trace format '" + OneLine(a.format) + "' (known: kineto, nsys)"));
+  }
+  for (const std::string& f : a.files) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(f, ec)) {
+      return ReportError("import", Status::Invalid("'" + OneLine(f) + "' is a directory, not a trace file"));
+    }
   }
   if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("import", s);
   auto trace = Import(a);

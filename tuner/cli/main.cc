@@ -11,6 +11,7 @@
 #include "cli_exit.h"
 #include "export_command.h"
 #include "import_command.h"
+#include "list_command.h"
 #include "presets_command.h"
 #include "report_command.h"
 #include "run_command.h"
@@ -60,6 +61,8 @@ int Main(int argc, char** argv) {
       ExecuteImport);
   add("presets", "show a preset file, look up the preset a runtime would pick, or export TransformerEngine ub_cfgs", AddPresetsOptions, &presets_args,
       ExecutePresets);
+  ListArgs list_args;
+  add("list", "list the built-in models, topologies or GPUs", AddListOptions, &list_args, ExecuteList);
   add("calibrate", "the sim backend's GEMM and collective models, and their check against public figures",
       AddCalibrateOptions, &calibrate_args, ExecuteCalibrate);
 

@@ -1,11 +1,6 @@
 #include "presets_command.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +8,7 @@
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/presets.h"
+#include "braid/safe_write.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
@@ -45,6 +41,9 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   a->lookup->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
   a->lookup->add_option("--gpu", a->gpu, "GPU name")->capture_default_str();
   a->lookup->add_option("--topology", a->topology, "topology name")->capture_default_str();
+  a->lookup->add_option("--backend", a->backend,
+                        "sim | cpu | cuda: only entries that backend measured (default: the GPU backends, cuda "
+                        "preferred; cpu entries answer only when asked for)");
 
   CLI::App* te = a->export_te;
   te->add_option("--model", a->model, "model name or .toml file")->required();
@@ -54,7 +53,7 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   te->add_option("--tp", a->te_tp, "tensor-parallel degree P (default: the file's only TP for this gpu/topology)");
   te->add_option("--gpu", a->te_gpu, "GPU name (default: the topology's GPU)");
   te->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
-  te->add_option("-o,--output", a->output, "write the YAML to this file (atomically) instead of stdout");
+  te->add_option("-o,--output", a->output, "write the YAML to this file (atomically; - for stdout) instead of stdout");
 }
 
 namespace {
@@ -103,13 +102,18 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
   auto parsed = WorkloadFromFlags(a.op, a.m, a.n, a.k, a.tp, a.dtype);
   if (!parsed.ok()) return ReportError("presets lookup", parsed.status());
   const Workload& w = *parsed;
-  const LookupResult r = table.Lookup(w, a.gpu, a.topology);
+  if (!a.backend.empty() && a.backend != "sim" && a.backend != "cpu" && a.backend != "cuda") {
+    return ReportError("presets lookup",
+                       Status::Invalid("unknown --backend '" + OneLine(a.backend) + "' (known: sim, cpu, cuda)"));
+  }
+  const LookupResult r = table.Lookup(w, a.gpu, a.topology, a.backend);
   nlohmann::json j = {{"match", PresetMatchName(r.match)}};
   if (r.preset != nullptr) {
     j["key"] = KeyJson(r.preset->key);
     j["config"] = ConfigJson(r.preset->config);
     j["time_ns"] = r.preset->time_ns;
     j["distance"] = r.distance;
+    j["backend"] = r.preset->backend;
   }
   if (a.json) {
     std::cout << j.dump(2) << "\n";
@@ -119,30 +123,12 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
               << ")\n";
   }
   if (r.preset == nullptr) {
+    const std::string backends = a.backend.empty() ? "the GPU backends (cuda, sim)" : "backend " + a.backend;
     return ReportError("presets lookup", Status::Internal("no preset for " + w.Describe() + " on " + a.gpu + " / " +
-                                                          a.topology + " in " + a.file));
+                                                          a.topology + " measured by " + backends + " in " +
+                                                          a.file));
   }
   return kExitOk;
-}
-
-// Writes "path.tmp.<pid>" beside `path` and renames it over: on failure
-// `path` is untouched and the temporary removed.
-Status WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-  if (!f) return Status::Invalid("cannot write " + path + ": " + std::strerror(errno));
-  f << text;
-  f.close();
-  if (!f) {
-    std::remove(tmp.c_str());
-    return Status::Internal("writing " + tmp + " failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return Status::Invalid("cannot write " + path + ": " + why);
-  }
-  return Status::Ok();
 }
 
 Result<int> ResolveTp(const PresetsArgs& a, const PresetTable& table, const std::string& gpu,
@@ -196,15 +182,19 @@ int ExportTe(const PresetsArgs& a, const PresetTable& table) {
     std::cout << *yaml;
     return kExitOk;
   }
-  if (Status s = WriteAtomically(a.output, *yaml); !s.ok()) return ReportError(cmd, s);
+  if (Status s = WriteFileAtomically(a.output, *yaml, /*allow_stdout=*/true); !s.ok()) return ReportError(cmd, s);
   return kExitOk;
 }
 
 }  // namespace
 
 int ExecutePresets(const PresetsArgs& a) {
-  auto table = PresetTable::Load(a.file);
   const char* cmd = a.show->parsed() ? "presets show" : a.lookup->parsed() ? "presets lookup" : "presets export-te";
+  // The output must be writable before anything is computed.
+  if (a.export_te->parsed() && !a.output.empty() && a.output != "-") {
+    if (auto target = ResolveWriteTarget(a.output); !target.ok()) return ReportError(cmd, target.status());
+  }
+  auto table = PresetTable::Load(a.file);
   if (!table.ok()) return ReportError(cmd, table.status());
   if (a.export_te->parsed()) return ExportTe(a, *table);
   return a.show->parsed() ? Show(a, *table) : Lookup(a, *table);

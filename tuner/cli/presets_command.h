@@ -17,6 +17,7 @@ struct PresetsArgs {
   CLI::App* export_te = nullptr;
   std::string file;
   std::string op, m, n, k, dtype = "bf16", gpu = "h100-sxm", topology = "h100-sxm";
+  std::string backend;  // lookup: empty = the GPU backends
   int tp = 0;
   bool json = false;
   // export-te

@@ -1,5 +1,6 @@
 #include "run_command.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
 #include "braid/planner.h"
+#include "braid/gpu_files.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
 #include "braid/lower_bound.h"
@@ -38,7 +40,12 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_flag("--no-db", a->no_db, "do not record the run");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
-  sub->add_option("--seed", a->seed, "input data seed")->capture_default_str();
+  // An unsigned option would read "-1" as 2^64-1: refuse any sign first.
+  sub->add_option("--seed", a->seed, "input data seed (0 or more)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : "must be 0 or more"; },
+          "UINT", "non-negative"));
   AddCudaOptions(sub, &a->cuda);
 }
 
@@ -113,14 +120,37 @@ nlohmann::json LayerJson(const LayerWorkload& lw) {
 Status CheckRunOptions(const RunArgs& a) {
   if (a.iters < 1) return Status::Invalid("--iters must be at least 1");
   if (a.warmup < 0) return Status::Invalid("--warmup must not be negative");
-  if (a.link_gbps < 0) return Status::Invalid("--link-gbps must not be negative");
-  if (a.link_latency_us < 0) return Status::Invalid("--link-latency-us must not be negative");
+  if (a.chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(a.chunks) + ")");
+  if (a.comm_sms < 0) return Status::Invalid("--comm-sms must not be negative (got " + std::to_string(a.comm_sms) + ")");
+  for (auto [v, flag] : {std::pair{a.link_gbps, "--link-gbps"}, {a.link_latency_us, "--link-latency-us"}}) {
+    if (!std::isfinite(v) || v < 0) return Status::Invalid(std::string(flag) + " must be a finite number, 0 or more");
+  }
   if (a.link_latency_us > 0 && a.link_gbps == 0) {
     return Status::Invalid("--link-latency-us needs --link-gbps");
+  }
+  // Knobs the backend would ignore while the output claims them.
+  if (a.link_gbps > 0 && a.backend != "cpu") {
+    return Status::Invalid("--link-gbps applies to the cpu backend only (the " + a.backend +
+                           " backend takes its links from --topology)");
+  }
+  if (a.comm_sms > 0 && a.backend == "cpu") {
+    return Status::Invalid("--comm-sms applies to GPU backends only (the cpu backend has no SMs)");
   }
   if (!a.no_db) {
     if (a.db.empty()) return Status::Invalid("--db needs a file name (or use --no-db)");
     return CheckStoreWritable(a.db);
+  }
+  return Status::Ok();
+}
+
+// Comm SMs are taken from the GPU's SMs; the rest compute.
+Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
+  if (comm_sms == 0) return Status::Ok();
+  auto gpu = LoadGpu(topo.gpu);
+  if (!gpu.ok()) return gpu.status();
+  if (comm_sms >= gpu->sm_count) {
+    return Status::Invalid("--comm-sms " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu->name +
+                           " has " + std::to_string(gpu->sm_count) + " SMs (topology " + topo.name + ")");
   }
   return Status::Ok();
 }
@@ -135,6 +165,7 @@ int ExecuteRun(const RunArgs& a) {
   auto topo = LoadTopology(a.topology);
   if (!topo.ok()) return ReportError("run", topo.status());
   if (Status s = topo->CheckFits(a.workload.tp); !s.ok()) return ReportError("run", s);
+  if (Status s = CheckCommSmsFit(a.comm_sms, *topo); !s.ok()) return ReportError("run", s);
   if (a.verify && a.backend == "sim") {
     return ReportError("run", Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)"));
   }

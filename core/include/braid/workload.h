@@ -24,6 +24,12 @@ std::string_view DTypeName(DType d);
 Result<DType> ParseDType(std::string_view name);
 int DTypeBytes(DType d);
 
+// The largest GEMM a run may model: event times are int64 nanoseconds, and
+// every backend moves or computes at least one byte or FLOP per ns, so a
+// workload within these limits cannot overflow them.
+inline constexpr double kMaxWorkloadFlops = 4611686018427387904.0;  // 2^62
+inline constexpr double kMaxWorkloadBytes = 4611686018427387904.0;  // 2^62, per matrix
+
 struct Workload {
   Op op = Op::kGemmRs;
   int64_t m = 0, n = 0, k = 0;
@@ -32,8 +38,12 @@ struct Workload {
 
   // Sizes positive, P >= 1, and the shards the op needs divide evenly:
   // ag_gemm shards N by P; gemm_rs / gemm_ar shard K by P; gemm_rs also
-  // scatters M by P. The message names the size and the rule.
+  // scatters M by P; FLOPs and bytes within the limits above
+  // (CheckFitsEventTimes). The message names the size and the rule.
   Status Validate() const;
+  // 2·M·N·K FLOPs at most kMaxWorkloadFlops and every matrix's bytes at
+  // most kMaxWorkloadBytes; the message names the limit.
+  Status CheckFitsEventTimes() const;
 
   // Total FLOPs of the unsharded GEMM (2·M·N·K).
   double Flops() const { return 2.0 * double(m) * double(n) * double(k); }

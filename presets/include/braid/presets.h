@@ -20,7 +20,8 @@ namespace braid {
 
 inline constexpr int kPresetFormatVersion = 1;
 
-// What a preset is for. Two presets with equal keys describe the same thing.
+// What a preset is for. Two presets with equal keys and the same backend
+// describe the same thing (SameSlot); a file holds at most one of them.
 struct PresetKey {
   std::string gpu;       // "h100-sxm"
   std::string topology;  // "h100-sxm"
@@ -44,26 +45,35 @@ struct Preset {
   std::string date;              // ISO 8601, "2026-11-21T22:00:00Z"
 };
 
+// Equal keys and the same backend: a cpu measurement never replaces (or
+// answers for) a simulated or real GPU one.
+bool SameSlot(const Preset& a, const Preset& b);
+
 struct PresetFile {
   int version = kPresetFormatVersion;
   std::vector<Preset> presets;
 };
 
 // Parses a whole preset file. Errors are one line, "file:line:col: field ...".
+// Two entries for one slot (SameSlot) are an error naming both lines.
 Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origin);
 Result<PresetFile> LoadPresetFile(const std::string& path);
 
 // TOML text that ParsePresetFile reads back to an equal PresetFile.
 std::string WritePresets(const PresetFile& file);
 
-// Adds `update`'s presets to `existing`. For a key present in both, the
+// Adds `update`'s presets to `existing`. For a slot (SameSlot) in both, the
 // later date wins (ISO 8601 strings compare as text); on equal dates the
 // update wins. Other presets are kept, in order. Refuses an update whose
 // version is not kPresetFormatVersion.
 Status MergeInto(PresetFile& existing, const PresetFile& update);
 
-// Writes to "path.tmp.<pid>" beside `path`, then renames over it: on any
-// failure `path` is untouched and the temporary file is removed.
+// Merges `file` into the preset file at `path` (created when absent) and
+// saves the result, all under the file's lock (braid/safe_write.h): the file
+// is re-read while the lock is held, so concurrent savers keep each other's
+// entries. Written to a temporary beside the target and renamed over it; a
+// symlink's target is written; a non-regular target is refused (Invalid);
+// on any failure `path` is untouched.
 Status SavePresetsAtomically(const std::string& path, const PresetFile& file);
 
 enum class PresetMatch { kNone, kExact, kNearest };
@@ -86,13 +96,16 @@ class PresetTable {
   static Result<PresetTable> Parse(std::string_view text, std::string_view origin);
   static PresetTable FromFile(PresetFile file);
 
-  // The entry whose key equals (gpu, topology, w) — layer names are ignored —
-  // or, failing that, the nearest by shape: the smallest Euclidean distance
-  // in (ln M, ln N, ln K) among entries with the same gpu, topology, tp and
-  // op. Entries of w's dtype are preferred: when there are none, the nearest
-  // entry of any other dtype is returned, always as kNearest. Ties go to the
-  // earlier entry. Sizes below 1 find nothing.
-  LookupResult Lookup(const Workload& w, std::string_view gpu, std::string_view topology) const;
+  // Only entries with the same gpu, topology, tp, op and dtype answer, and of
+  // the asked backend: "sim", "cpu" or "cuda", or "" for the GPU backends
+  // (cuda and sim; a cpu measurement never answers a GPU lookup). Returns
+  // the entry whose shape equals w's (layer names are ignored) or, failing
+  // that, the nearest by shape: the smallest Euclidean distance in
+  // (ln M, ln N, ln K). An exact match beats a nearest one; at equal match
+  // and distance a cuda entry beats a sim one, then the earlier entry wins.
+  // Sizes below 1 find nothing.
+  LookupResult Lookup(const Workload& w, std::string_view gpu, std::string_view topology,
+                      std::string_view backend = "") const;
 
   size_t size() const;
   const std::vector<Preset>& presets() const;

@@ -1,0 +1,226 @@
+// Safe writes (see safe_write.h): POSIX calls only, so that every module,
+// the runtime preset loader included, can use it.
+#include "braid/safe_write.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+
+namespace braid {
+namespace {
+
+std::string Errno() { return std::strerror(errno); }
+
+std::string DirOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+const char* KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+bool WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes.remove_prefix(size_t(n));
+  }
+  return true;
+}
+
+Status WriteStdout(std::string_view bytes) {
+  std::fflush(stdout);  // what the command printed before comes first
+  if (!WriteAll(STDOUT_FILENO, bytes)) return Status::Internal("cannot write standard output: " + Errno());
+  return Status::Ok();
+}
+
+// Creates a new file beside `target` with a name no one else uses; mode 0666
+// less the umask, as a plain open would give.
+Result<std::pair<int, std::string>> CreateTemporary(const std::string& target) {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string tmp = target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd() % 1000000);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return std::pair{fd, tmp};
+    if (errno != EEXIST) return Status::Invalid("cannot write '" + OneLine(target) + "': " + Errno());
+  }
+  return Status::Internal("cannot create a temporary file beside '" + OneLine(target) + "'");
+}
+
+// The target is a resolved regular-file path (ResolveWriteTarget).
+Status ReplaceFile(const std::string& target, std::string_view bytes) {
+  auto tmp = CreateTemporary(target);
+  if (!tmp.ok()) return tmp.status();
+  auto [fd, tmp_path] = *tmp;
+  // The first failing step, or empty when all succeeded.
+  std::string why;
+  struct stat old {};
+  if (::stat(target.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0) {
+    why = "cannot copy its permissions: " + Errno();
+  }
+  if (why.empty() && !WriteAll(fd, bytes)) why = Errno();
+  if (why.empty() && ::fsync(fd) != 0) why = Errno();
+  if (::close(fd) != 0 && why.empty()) why = Errno();
+  if (why.empty() && ::rename(tmp_path.c_str(), target.c_str()) != 0) why = Errno();
+  if (!why.empty()) {
+    ::unlink(tmp_path.c_str());
+    return Status::Internal("cannot write '" + OneLine(target) + "': " + why);
+  }
+  // The rename itself survives a power cut once the directory is synced.
+  const int dir = ::open(DirOf(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<std::string>> ReadIfExists(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return Status::Invalid("cannot read '" + OneLine(path) + "': " + Errno());
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = Errno();
+      ::close(fd);
+      return Status::Internal("cannot read '" + OneLine(path) + "': " + why);
+    }
+    if (n == 0) break;
+    text.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return std::optional<std::string>(std::move(text));
+}
+
+// An exclusive flock on "<target>.lock". The lock file is removed on
+// release; a waiter that locked a file since removed (its inode no longer at
+// the path) tries again, so two holders can never coexist.
+class SidecarLock {
+ public:
+  static Result<SidecarLock> Acquire(const std::string& target, int wait_s) {
+    const std::string path = target + ".lock";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
+    for (;;) {
+      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+      if (fd < 0) return Status::Invalid("cannot create lock file '" + OneLine(path) + "': " + Errno());
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        struct stat held {}, now {};
+        if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino) {
+          return SidecarLock(fd, path);
+        }
+      } else if (errno != EWOULDBLOCK && errno != EINTR) {
+        const std::string why = Errno();
+        ::close(fd);
+        return Status::Internal("cannot lock '" + OneLine(path) + "': " + why);
+      }
+      ::close(fd);
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Status::Unavailable("'" + OneLine(target) + "' is locked by another process (" + OneLine(path) +
+                                   ") for more than " + std::to_string(wait_s) + " s");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  SidecarLock(SidecarLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  SidecarLock& operator=(SidecarLock&&) = delete;
+  ~SidecarLock() {
+    if (fd_ < 0) return;
+    ::unlink(path_.c_str());  // while still held: see the class comment
+    ::close(fd_);
+  }
+
+ private:
+  SidecarLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
+}  // namespace
+
+Result<std::string> ResolveWriteTarget(const std::string& path) {
+  if (path.empty()) return Status::Invalid("output file name is empty");
+  if (path == "-") return path;
+  std::string target = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) {
+      if (errno != ENOENT) return Status::Invalid("cannot write '" + OneLine(path) + "': " + Errno());
+      break;  // a new file: its directory must exist
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (hops >= 40) return Status::Invalid("cannot write '" + OneLine(path) + "': too many levels of symlinks");
+      char buf[4096];
+      const ssize_t n = ::readlink(target.c_str(), buf, sizeof buf - 1);
+      if (n < 0) return Status::Invalid("cannot follow symlink '" + OneLine(target) + "': " + Errno());
+      const std::string link(buf, size_t(n));
+      target = link.front() == '/' ? link : DirOf(target) + "/" + link;
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      const std::string via = target == path ? "" : " (via symlink '" + OneLine(path) + "')";
+      return Status::Invalid("cannot write '" + OneLine(target) + "'" + via + ": it is " + KindOf(st.st_mode) +
+                             ", not a regular file");
+    }
+    return target;
+  }
+  const std::string dir = DirOf(target);
+  struct stat d {};
+  if (::stat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode)) {
+    return Status::Invalid("cannot write '" + OneLine(path) + "': directory '" + OneLine(dir) + "' does not exist");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return Status::Invalid("cannot write '" + OneLine(path) + "': directory '" + OneLine(dir) + "' is not writable");
+  }
+  return target;
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool allow_stdout) {
+  if (path == "-" && allow_stdout) return WriteStdout(bytes);
+  auto target = ResolveWriteTarget(path == "-" ? "./-" : path);
+  if (!target.ok()) return target.status();
+  return ReplaceFile(*target, bytes);
+}
+
+Status UpdateFileAtomically(const std::string& path, const FileMerge& merge, int lock_wait_s) {
+  auto target = ResolveWriteTarget(path == "-" ? "./-" : path);
+  if (!target.ok()) return target.status();
+  auto lock = SidecarLock::Acquire(*target, lock_wait_s);
+  if (!lock.ok()) return lock.status();
+  // The target may have changed kind since it was resolved: check again.
+  auto again = ResolveWriteTarget(*target);
+  if (!again.ok()) return again.status();
+  auto current = ReadIfExists(*target);
+  if (!current.ok()) return current.status();
+  auto bytes = merge(*current);
+  if (!bytes.ok()) return bytes.status();
+  return ReplaceFile(*target, *bytes);
+}
+
+}  // namespace braid

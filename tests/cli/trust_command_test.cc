@@ -1,0 +1,275 @@
+// Outputs users can trust, through the real binary: safe writes (no device,
+// FIFO or directory replaced, symlinks followed, "-" is stdout), validation
+// before anything is touched, concurrent tunes that keep every preset, and
+// `braid list`.
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "braid/presets.h"
+#include "cli_runner.h"
+
+namespace braid::testing_cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A fresh folder for one test, removed afterwards.
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& tag) : dir(TempPath(tag)) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+  size_t Entries() const {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+    return n;
+  }
+};
+
+// One stored sim run (3 timed iterations) in `db`.
+void StoreOneRun(const std::string& db) {
+  const Outcome o = Braid("run --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 3 --warmup 1 --db " +
+                          db);
+  ASSERT_EQ(o.code, 0) << o.err;
+}
+
+size_t TraceEvents(const std::string& json_text) {
+  const nlohmann::json j = nlohmann::json::parse(json_text);
+  size_t slices = 0;
+  for (const auto& e : j.at("traceEvents")) slices += e.value("ph", "") == "X";
+  return slices;
+}
+
+TEST(CliTrust, ExportRefusesDevicesFifosAndDirectoriesAndLeavesThemAlone) {
+  Scratch s("trust_export_targets");
+  StoreOneRun(s / "runs.db");
+  ASSERT_EQ(::mkfifo((s / "fifo").c_str(), 0600), 0);
+  fs::create_directory(s.dir / "adir");
+  for (const std::string& target : {std::string("/dev/null"), s / "fifo", s / "adir"}) {
+    const Outcome o = Braid("export --db " + (s / "runs.db") + " --run 1 -o " + target);
+    EXPECT_EQ(o.code, 2) << target;
+    EXPECT_THAT(o.err, AllOf(HasSubstr(target), HasSubstr("not a regular file"))) << target;
+    EXPECT_EQ(o.out, "");
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_TRUE(fs::is_fifo(s / "fifo"));
+  EXPECT_TRUE(fs::is_empty(s.dir / "adir"));
+}
+
+TEST(CliTrust, ExportFollowsASymlinkAndWritesStdoutForDash) {
+  Scratch s("trust_export_link");
+  StoreOneRun(s / "runs.db");
+  fs::create_symlink("trace.json", s.dir / "link.json");
+  const Outcome o = Braid("export --db " + (s / "runs.db") + " --run 1 -o " + (s / "link.json"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(fs::is_symlink(s / "link.json"));
+  const size_t all = TraceEvents(ReadAll(s / "trace.json"));
+  EXPECT_GT(all, 0u);
+
+  const Outcome dash = Braid("export --db " + (s / "runs.db") + " --run 1 -o -");
+  ASSERT_EQ(dash.code, 0) << dash.err;
+  EXPECT_EQ(TraceEvents(dash.out), all);  // the trace itself is standard output
+  EXPECT_THAT(dash.err, HasSubstr("to standard output"));
+  EXPECT_FALSE(fs::exists("-"));
+}
+
+TEST(CliTrust, ExportOneIterationAndGzip) {
+  Scratch s("trust_export_iter");
+  StoreOneRun(s / "runs.db");
+  const std::string db = " --db " + (s / "runs.db") + " --run 1";
+  ASSERT_EQ(Braid("export" + db + " -o " + (s / "all.json")).code, 0);
+  const Outcome one = Braid("export" + db + " --iteration 1 -o " + (s / "one.json"));
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("iteration 1"));
+  const size_t all = TraceEvents(ReadAll(s / "all.json"));
+  const size_t it1 = TraceEvents(ReadAll(s / "one.json"));
+  EXPECT_GT(it1, 0u);
+  EXPECT_EQ(it1 * 3, all);  // three identical simulated iterations
+
+  const Outcome missing = Braid("export" + db + " --iteration 7 -o " + (s / "none.json"));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_THAT(missing.err, AllOf(HasSubstr("no iteration 7"), HasSubstr("iterations 0..2")));
+  EXPECT_FALSE(fs::exists(s / "none.json"));
+  EXPECT_EQ(Braid("export" + db + " --iteration -1 -o " + (s / "neg.json")).code, 2);
+  EXPECT_EQ(Braid("export --db " + (s / "runs.db") + " --run -1 -o " + (s / "neg.json")).code, 2);
+
+  const Outcome gz = Braid("export" + db + " -o " + (s / "all.json.gz"));
+  ASSERT_EQ(gz.code, 0) << gz.err;
+  const std::string packed = ReadAll(s / "all.json.gz");
+  ASSERT_GE(packed.size(), 2u);
+  EXPECT_EQ(uint8_t(packed[0]), 0x1f);  // gzip magic
+  EXPECT_EQ(uint8_t(packed[1]), 0x8b);
+  EXPECT_LT(packed.size(), ReadAll(s / "all.json").size());
+  gzFile f = gzopen((s / "all.json.gz").c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buf[65536];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  gzclose(f);
+  EXPECT_EQ(text, ReadAll(s / "all.json"));
+}
+
+TEST(CliTrust, ExportTeWritesOnlyRegularFilesOrStdout) {
+  const std::string example = std::string(BRAID_SOURCE_DIR) + "/presets/tuned/h100-sxm.toml";
+  const std::string args = "presets export-te " + example + " --model llama3-70b --seq 4096 --batch 1 --topology "
+                           "h100-sxm --tp 8";
+  const Outcome dev = Braid(args + " -o /dev/null");
+  EXPECT_EQ(dev.code, 2);
+  EXPECT_THAT(dev.err, HasSubstr("a character device, not a regular file"));
+  const Outcome dash = Braid(args + " -o -");
+  ASSERT_EQ(dash.code, 0) << dash.err;
+  EXPECT_THAT(dash.out, AllOf(HasSubstr("qkv_fprop:"), HasSubstr("atomic_gemm: 0"), Not(HasSubstr("atomic_gemm: 1"))));
+  EXPECT_FALSE(fs::exists("-"));
+}
+
+TEST(CliTrust, RunRefusesKnobsTheBackendWouldIgnoreAndBadNumbers) {
+  const std::string op = "run --no-db --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring";
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {
+           Case{op + " --link-gbps 100", "--link-gbps applies to the cpu backend only"},
+           Case{op + " --backend cpu --link-gbps nan", "--link-gbps must be a finite number"},
+           Case{op + " --backend cpu --link-gbps inf", "--link-gbps must be a finite number"},
+           Case{op + " --backend cpu --link-gbps 10 --link-latency-us -1", "--link-latency-us must be a finite"},
+           Case{op + " --backend cpu --comm-sms 8", "--comm-sms applies to GPU backends only"},
+           Case{op + " --comm-sms 100000", "h100-sxm has 132 SMs"},
+           Case{op + " --seed -1", "--seed"},
+           Case{op + " --chunks -2", "--chunks must be at least 1"},
+           Case{"run --no-db --op gemm_rs --m 8G --n 8G --k 8G --tp 8 --algo ring", "(2^62)"},
+       }) {
+    const Outcome o = Braid(c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;
+    EXPECT_THAT(o.err, HasSubstr(c.says)) << c.args;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+    EXPECT_EQ(o.out, "") << c.args;
+  }
+  // Within the GPU's SMs the knob is accepted.
+  EXPECT_EQ(Braid(op + " --algo fused --comm-sms 16").code, 0);
+}
+
+TEST(CliTrust, DirectoriesGivenAsFilesAreNamedAsDirectories) {
+  Scratch s("trust_dirs");
+  const std::string d = s.dir.string() + "/";  // a path, not a built-in name
+  struct Case {
+    std::string args;
+  };
+  for (const std::string& args : {
+           "run --no-db --model " + d + " --seq 1024 --tp 2 --algo serial",
+           "run --no-db --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo serial --topology " + d,
+           "run --db " + d + " --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo serial",
+           "presets show " + d,
+           "import kineto " + d + " --db " + (s / "x.db"),
+       }) {
+    const Outcome o = Braid(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_THAT(o.err, HasSubstr("is a directory")) << args << "\n" << o.err;
+  }
+  EXPECT_EQ(s.Entries(), 0u);  // nothing was created
+}
+
+TEST(CliTrust, LookupIsKeyedByBackendAndDtype) {
+  Scratch s("trust_lookup");
+  PresetFile f;
+  Preset p;
+  p.key.gpu = p.key.topology = "h100-sxm";
+  p.key.workload = Workload{Op::kAgGemm, 1024, 1024, 1024, DType::kBf16, 2};
+  p.time_ns = 16e6;
+  p.backend = "cpu";
+  p.braid_version = "test";
+  p.date = "2026-11-21T12:00:00Z";
+  f.presets.push_back(p);
+  std::ofstream(s / "p.toml") << WritePresets(f);
+  const std::string q = "presets lookup " + (s / "p.toml") + " --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2";
+  const Outcome gpu = Braid(q);
+  EXPECT_EQ(gpu.code, 1);  // a cpu measurement never answers a GPU lookup
+  EXPECT_THAT(gpu.err, HasSubstr("no preset"));
+  const Outcome cpu = Braid(q + " --backend cpu --json");
+  ASSERT_EQ(cpu.code, 0) << cpu.err;
+  const nlohmann::json j = nlohmann::json::parse(cpu.out);
+  EXPECT_EQ(j.at("match"), "exact");
+  EXPECT_EQ(j.at("backend"), "cpu");
+  EXPECT_EQ(Braid(q + " --backend cpu --dtype fp32").code, 1);  // dtype is part of the match
+  EXPECT_EQ(Braid(q + " --backend tpu").code, 2);
+}
+
+// Two tunes of different models' ops started together on one fresh store
+// and one preset file: both succeed and the file holds both winners.
+TEST(CliTrust, ConcurrentTunesOnOneStoreAndPresetFileKeepEveryEntry) {
+  Scratch s("trust_concurrent_tune");
+  const std::string common = " --tp 2 --strategy random --budget 3 --iters 2 --warmup 0 --no-progress --db " +
+                             (s / "trials.db") + " --out " + (s / "presets.toml");
+  const std::string a = std::string(BRAID_EXE) + " tune --op ag_gemm --m 1024 --n 1024 --k 1024" + common;
+  const std::string b = std::string(BRAID_EXE) + " tune --op gemm_rs --m 2048 --n 1024 --k 1024" + common;
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    fs::remove(s / "trials.db");
+    fs::remove(s / "trials.db-wal");
+    fs::remove(s / "trials.db-shm");
+    fs::remove(s / "presets.toml");
+    FILE* pa = popen((a + " 2>&1").c_str(), "r");
+    FILE* pb = popen((b + " 2>&1").c_str(), "r");
+    ASSERT_TRUE(pa != nullptr && pb != nullptr);
+    std::string out_a, out_b;
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, pa)) > 0;) out_a.append(buf, n);
+    for (size_t n; (n = fread(buf, 1, sizeof buf, pb)) > 0;) out_b.append(buf, n);
+    EXPECT_EQ(pclose(pa), 0) << out_a;
+    EXPECT_EQ(pclose(pb), 0) << out_b;
+    auto table = PresetTable::Load(s / "presets.toml");
+    ASSERT_TRUE(table.ok()) << table.status().message();
+    EXPECT_EQ(table->size(), 2u) << "round " << round;
+    EXPECT_FALSE(fs::exists(s / "presets.toml.lock"));
+  }
+}
+
+TEST(CliTrust, ListNamesEveryBuiltIn) {
+  const Outcome gpus = Braid("list gpus");
+  ASSERT_EQ(gpus.code, 0) << gpus.err;
+  EXPECT_THAT(gpus.out, AllOf(HasSubstr("h100-sxm  "), HasSubstr("132 SMs, 989.4 TFLOPS bf16"), HasSubstr("a100-sxm"), HasSubstr("rtx4090"),
+                              HasSubstr("l40s")));
+  const Outcome topos = Braid("list topologies");
+  ASSERT_EQ(topos.code, 0) << topos.err;
+  EXPECT_THAT(topos.out, AllOf(HasSubstr("8 x h100-sxm (132 SMs), 1 node; intra-node nvswitch 450 GB/s"),
+                               HasSubstr("h100-sxm-2node-ib"), HasSubstr("inter-node infiniband"),
+                               HasSubstr("rtx4090-pcie")));
+  const Outcome models = Braid("list models");
+  ASSERT_EQ(models.code, 0) << models.err;
+  EXPECT_THAT(models.out, AllOf(HasSubstr("hidden 8192, heads 64 (kv 8) x 128, ffn 28672 (gated), 80 layers"),
+                                HasSubstr("llama3-8b"), HasSubstr("llama3-405b"), HasSubstr("gpt3-175b"),
+                                HasSubstr("qwen2-72b")));
+  for (const Outcome* o : {&gpus, &topos, &models}) {
+    EXPECT_EQ(o->err, "");
+  }
+  const Outcome bad = Braid("list widgets");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("unknown list 'widgets' (known: models, topologies, gpus)"));
+}
+
+}  // namespace
+}  // namespace braid::testing_cli
