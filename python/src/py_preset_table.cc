@@ -38,8 +38,8 @@ std::string OnlyValue(const std::vector<std::pair<std::string, std::string>>& pl
 std::string ReprOf(const PyLookupResult& r) {
   char time[32];
   std::snprintf(time, sizeof time, "%.0f", r.preset->time_ns);
-  return "<braid.LookupResult " + std::string(PresetMatchName(r.match)) + ": " +
-         r.preset->key.workload.Describe() + " -> " + r.preset->config.Describe() + ", time_ns=" + time + ">";
+  return "<braid.LookupResult " + std::string(PresetMatchName(r.match)) + ": " + r.preset->key.workload.Describe() +
+         " -> " + r.preset->config.Describe() + ", time_ns=" + time + ">";
 }
 
 }  // namespace

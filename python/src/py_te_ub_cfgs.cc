@@ -109,9 +109,9 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
 }  // namespace
 
 void BindTeUbCfgs(py::module_& m) {
-  m.def("_te_ub_cfgs", &TeUbCfgs, py::arg("presets"), py::kw_only(), py::arg("model"), py::arg("seq"),
-        py::arg("batch"), py::arg("topology"), py::arg("tp") = py::none(), py::arg("gpu") = py::none(),
-        py::arg("dtype") = "bf16", "(ub_cfgs, notes); see braid.te_ub_cfgs.");
+  m.def("_te_ub_cfgs", &TeUbCfgs, py::arg("presets"), py::kw_only(), py::arg("model"), py::arg("seq"), py::arg("batch"),
+        py::arg("topology"), py::arg("tp") = py::none(), py::arg("gpu") = py::none(), py::arg("dtype") = "bf16",
+        "(ub_cfgs, notes); see braid.te_ub_cfgs.");
 }
 
 }  // namespace braid::python
