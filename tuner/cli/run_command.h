@@ -31,10 +31,13 @@ struct RunArgs {
   double link_latency_us = 0;
   CudaBackendOptions cuda;  // --loopback, --timeout, --tf32
   unsigned long long seed = 42;
+  double timeout_s = 300;  // under mpirun: the longest a rank waits for a peer
 };
 
 void AddRunOptions(CLI::App* sub, RunArgs* args);
 
+// In one process (ranks as threads), or under mpirun with one rank per
+// process: rank 0 prints and writes the store, the others print only errors.
 int ExecuteRun(const RunArgs& args);
 
 }  // namespace braid::cli
