@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -114,6 +115,27 @@ TEST(MpiRun, LinkEmulationPacesTransfersBetweenProcesses) {
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_GE(j["metrics"]["comm_ns"]["p50"].get<double>(), 7.3e6);
+}
+
+TEST(MpiRun, PairsOnDifferentNodesArePacedAtTheInterNodeLink) {
+  BRAID_SKIP_WITHOUT_MPI();
+  // One GPU per node: ranks 0 and 1 are on different nodes. The inter-node
+  // link is a tenth of the intra-node one, so at --link-gbps 0.1 the pair
+  // runs at 0.01 Gbit/s: 9216 B per iteration hold the link 7.4 ms.
+  const std::string topo = TempPath("two_nodes.toml");
+  {
+    std::ofstream f(topo);
+    f << "name = \"two-nodes\"\ngpu = \"h100-sxm\"\ngpus_per_node = 1\nnodes = 2\n"
+         "[intra]\nkind = \"nvswitch\"\nbandwidth_gbs = 100.0\nlatency_us = 2.0\nsource = \"test\"\n"
+         "[inter]\nkind = \"infiniband\"\nbandwidth_gbs = 10.0\nlatency_us = 6.0\nsource = \"test\"\n";
+  }
+  const Outcome o =
+      MpiBraid(2, Workload("gemm_rs", 2) + "--algo serial --link-gbps 0.1 --topology " + topo + " --json --no-db");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_GE(j["metrics"]["comm_ns"]["p50"].get<double>(), 7.3e6);
+  EXPECT_THAT(j["notes"].dump(), HasSubstr("pairs on different nodes paced at 0.01 Gbit/s, 0 us"));
+  std::remove(topo.c_str());
 }
 
 }  // namespace

@@ -143,6 +143,7 @@ struct PreparedRun {
   std::optional<LayerWorkload> layer;
   Plan plan;
   std::string topology;
+  NodeLinks nodes;  // how ranks map to the topology's nodes (link emulation)
   RunOptions options;
 };
 
@@ -156,6 +157,11 @@ Result<PreparedRun> PrepareRun(const RunArgs& a, bool writes_store) {
   if (!topo.ok()) return topo.status();
   BRAID_RETURN_IF_ERROR(topo->CheckFits(a.workload.tp));
   p.topology = topo->name;
+  if (topo->nodes > 1 && topo->intra.bandwidth_gbs > 0 && topo->inter.bandwidth_gbs > 0) {
+    p.nodes.ranks_per_node = topo->gpus_per_node;
+    p.nodes.bandwidth_ratio = topo->inter.bandwidth_gbs / topo->intra.bandwidth_gbs;
+    p.nodes.latency_ratio = topo->intra.latency_us > 0 ? topo->inter.latency_us / topo->intra.latency_us : 1;
+  }
   if (a.verify && a.backend == "sim") {
     return Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)");
   }
@@ -295,7 +301,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
 
 #if defined(BRAID_HAVE_MPI)
   const CpuBackendOptions cpu{a.link_gbps, a.link_latency_us};
-  CpuProcessBackend backend(&world, cpu, MpiTransportFactory(timeout));
+  CpuProcessBackend backend(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
   // A failure while running leaves the peers waiting: end the job.
   auto abort_job = [&world](const Status& s) {
     if (s.is_user_error()) return ReportError("run", s);  // agreed on every rank
@@ -305,6 +311,14 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
   };
   auto out = backend.Run(prepared->plan, prepared->options);
   if (!out.ok()) return out.status().is_user_error() ? fail(out.status()) : abort_job(out.status());
+  if (prepared->nodes.ranks_per_node > 0 && a.link_gbps > 0) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "ranks fill the topology's nodes of %d: pairs on different nodes paced at %.4g Gbit/s, %.4g us",
+                  prepared->nodes.ranks_per_node, a.link_gbps * prepared->nodes.bandwidth_ratio,
+                  a.link_latency_us * prepared->nodes.latency_ratio);
+    out->notes.push_back(note);
+  }
   auto rec = RecordWithLowerBound(*prepared, backend, *out);
   if (!rec.ok()) return abort_job(rec.status());
   if (root) {

@@ -32,7 +32,8 @@ class MpiTransport : public Transport {
  public:
   MpiTransport(int rank, int ranks, std::vector<uint64_t> tags, const MpiTransportOptions& o)
       : rank_(rank), ranks_(ranks), tags_(std::move(tags)), options_(o),
-        pacer_(ranks, o.link_gbps, o.link_latency_us) {}
+        pacer_(ranks, o.link_gbps, o.link_latency_us),
+        inter_pacer_(ranks, o.link_gbps > 0 ? o.inter_gbps : 0, o.inter_latency_us) {}
 
   ~MpiTransport() override {
     // A finished run waits for its last sends; an aborted one leaves them
@@ -72,9 +73,10 @@ class MpiTransport : public Transport {
     auto mpi_tag = MpiTag(tag);
     if (!mpi_tag.ok()) return mpi_tag.status();
     Reclaim();
-    if (pacer_.enabled()) {
+    LinkPacer& pacer = Pacer(src, dst);
+    if (pacer.enabled()) {
       // The link is busy until the bytes have left it; the receiver adds the latency.
-      const LinkPacer::Slot slot = pacer_.Reserve(src, dst, count * kFloat);
+      const LinkPacer::Slot slot = pacer.Reserve(src, dst, count * kFloat);
       BRAID_RETURN_IF_ERROR(SleepUntil(slot.finish));
     }
     Outgoing o;
@@ -133,10 +135,11 @@ class MpiTransport : public Transport {
                                 " floats, a piece of the message is short");
       }
     }
-    if (pacer_.enabled() && options_.link_latency_us > 0) {
+    const double latency_us = OnOneNode(src, dst) ? options_.link_latency_us : options_.inter_latency_us;
+    if (Pacer(src, dst).enabled() && latency_us > 0) {
       BRAID_RETURN_IF_ERROR(SleepUntil(std::chrono::steady_clock::now() +
                                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                           std::chrono::duration<double, std::micro>(options_.link_latency_us))));
+                                           std::chrono::duration<double, std::micro>(latency_us))));
     }
     return Status::Ok();
   }
@@ -148,6 +151,12 @@ class MpiTransport : public Transport {
     std::unique_ptr<float[]> data;
     std::vector<MPI_Request> requests;
   };
+
+  bool OnOneNode(int a, int b) const {
+    const int per = options_.ranks_per_node;
+    return per <= 0 || a / per == b / per;
+  }
+  LinkPacer& Pacer(int src, int dst) { return OnOneNode(src, dst) ? pacer_ : inter_pacer_; }
 
   int64_t PieceFloats() const { return std::max<int64_t>(1, options_.piece_bytes / kFloat); }
 
@@ -192,7 +201,8 @@ class MpiTransport : public Transport {
   int rank_, ranks_;
   std::vector<uint64_t> tags_;
   MpiTransportOptions options_;
-  LinkPacer pacer_;
+  LinkPacer pacer_;        // pairs on one node
+  LinkPacer inter_pacer_;  // pairs on different nodes
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
@@ -226,12 +236,15 @@ Result<std::unique_ptr<Transport>> MakeMpiTransport(int rank, int ranks, std::ve
   return std::unique_ptr<Transport>(std::move(t));
 }
 
-CpuProcessBackend::TransportFactory MpiTransportFactory(double timeout_s) {
-  return [timeout_s](const Plan& plan, int rank, const CpuBackendOptions& cpu) {
+CpuProcessBackend::TransportFactory MpiTransportFactory(double timeout_s, NodeLinks nodes) {
+  return [timeout_s, nodes](const Plan& plan, int rank, const CpuBackendOptions& cpu) {
     MpiTransportOptions o;
     o.timeout_s = timeout_s;
     o.link_gbps = cpu.link_gbps;
     o.link_latency_us = cpu.link_latency_us;
+    o.ranks_per_node = nodes.ranks_per_node;
+    o.inter_gbps = cpu.link_gbps * nodes.bandwidth_ratio;
+    o.inter_latency_us = cpu.link_latency_us * nodes.latency_ratio;
     return MakeMpiTransport(rank, plan.tp(), PlanTransportTags(plan), o);
   };
 }

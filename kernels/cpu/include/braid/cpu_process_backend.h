@@ -22,6 +22,15 @@
 
 namespace braid {
 
+// How a topology's nodes shape link emulation: ranks fill nodes in order,
+// and the inter-node link keeps the topology's ratio to the intra-node one
+// (bandwidth and latency), scaled to the emulated intra-node link.
+struct NodeLinks {
+  int ranks_per_node = 0;          // 0: every rank on one node
+  double bandwidth_ratio = 1;      // inter / intra bandwidth
+  double latency_ratio = 1;        // inter / intra latency
+};
+
 class CpuProcessBackend : public Backend {
  public:
   // Makes the transport of one run for `rank` (collective across processes).

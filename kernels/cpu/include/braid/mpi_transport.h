@@ -26,7 +26,13 @@ struct MpiTransportOptions {
   double link_gbps = 0;        // emulation as CpuBackendOptions; 0 = none
   double link_latency_us = 0;
   int64_t piece_bytes = int64_t{1} << 20;
+  // Multi-node emulation: rank r sits on node r / ranks_per_node (0 = one
+  // node); pairs on different nodes are paced at inter_gbps / inter_latency_us.
+  int ranks_per_node = 0;
+  double inter_gbps = 0;
+  double inter_latency_us = 0;
 };
+
 
 // Every tag the plan's transfers use: send/recv matches and the ring steps
 // of its collectives (CollectiveTag), sorted and unique.
@@ -38,6 +44,6 @@ Result<std::unique_ptr<Transport>> MakeMpiTransport(int rank, int ranks, std::ve
                                                     const MpiTransportOptions& options);
 
 // The factory CpuProcessBackend uses: one MpiTransport per run.
-CpuProcessBackend::TransportFactory MpiTransportFactory(double timeout_s);
+CpuProcessBackend::TransportFactory MpiTransportFactory(double timeout_s, NodeLinks nodes = {});
 
 }  // namespace braid
