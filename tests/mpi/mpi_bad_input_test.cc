@@ -67,4 +67,12 @@ TEST(MpiBadInput, ParseErrorsArePrintedByRankZeroOnly) {
   ExpectRefusedOnce(MpiBraid(2, kRun + "--tp 2 --no-such-flag --db " + db), "no-such-flag", db);
 }
 
+TEST(MpiBadInput, CommandsOtherThanRunAreRefused) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune.db");
+  ExpectRefusedOnce(MpiBraid(2, "tune --backend sim --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --db " + db +
+                                    " --out " + TempPath("tune.toml")),
+                    "under mpirun only `braid run` runs", db);
+}
+
 }  // namespace

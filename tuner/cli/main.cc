@@ -96,7 +96,16 @@ int Main(int argc, char** argv) {
     return kExitUsage;
   }
   for (const Command& c : cmds) {
-    if (c.app->parsed()) return c.execute();
+    if (!c.app->parsed()) continue;
+    // Every process would run the whole command (and write the same store).
+    if (braid::StartedByMpiLauncher() && c.app->get_name() != "run") {
+      if (braid::RankFromEnvironment() == 0) {
+        std::fprintf(stderr, "braid %s: under mpirun only `braid run` runs (ranks as processes)\n",
+                     c.app->get_name().c_str());
+      }
+      return kExitUsage;
+    }
+    return c.execute();
   }
   return kExitUsage;
 }
