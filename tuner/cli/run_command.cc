@@ -47,9 +47,6 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed")->capture_default_str();
   AddCudaOptions(sub, &a->cuda);
-  sub->add_option("--timeout", a->timeout_s,
-                  "under mpirun: seconds a rank waits for a peer before the job stops with a diagnosis")
-      ->capture_default_str();
 }
 
 namespace {
@@ -128,7 +125,7 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
   if (a.link_latency_us > 0 && a.link_gbps == 0) {
     return Status::Invalid("--link-latency-us needs --link-gbps");
   }
-  if (!(a.timeout_s > 0) || !std::isfinite(a.timeout_s)) {
+  if (!(a.cuda.timeout_s > 0) || !std::isfinite(a.cuda.timeout_s)) {
     return Status::Invalid("--timeout must be a positive number of seconds");
   }
   if (!a.no_db && writes_store) {
@@ -239,7 +236,7 @@ uint64_t ArgumentsHash(const RunArgs& a) {
                           std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) + '\x1f' +
                           std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
                           std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' +
-                          std::to_string(a.timeout_s);
+                          std::to_string(a.cuda.timeout_s);
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
   return h;
@@ -278,7 +275,7 @@ Status CheckJob(const Launcher& world, const RunArgs& a) {
 }
 
 int ExecuteRunUnderMpi(const RunArgs& a) {
-  const double timeout = a.timeout_s > 0 && std::isfinite(a.timeout_s) ? a.timeout_s : 300;
+  const double timeout = a.cuda.timeout_s > 0 && std::isfinite(a.cuda.timeout_s) ? a.cuda.timeout_s : 300;
   auto launcher = MakeLauncher(timeout);
   if (!launcher.ok()) return ReportError("run", launcher.status());
   Launcher& world = **launcher;

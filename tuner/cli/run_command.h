@@ -31,7 +31,6 @@ struct RunArgs {
   double link_latency_us = 0;
   CudaBackendOptions cuda;  // --loopback, --timeout, --tf32
   unsigned long long seed = 42;
-  double timeout_s = 300;  // under mpirun: the longest a rank waits for a peer
 };
 
 void AddRunOptions(CLI::App* sub, RunArgs* args);
