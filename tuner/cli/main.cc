@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "braid/launcher.h"
 #include "calibrate_command.h"
 #include "cli_exit.h"
 #include "export_command.h"
@@ -91,11 +92,23 @@ int Main(int argc, char** argv) {
     if (e.get_name() == "RequiredError" && app.get_subcommands().empty()) {
       msg = "a command is required (available: " + Names(cmds) + ")";
     }
-    std::fprintf(stderr, "braid%s%s: %s\n", sub.empty() ? "" : " ", sub.c_str(), msg.c_str());
+    // Under mpirun every rank parses the same line: rank 0 speaks for all.
+    if (braid::RankFromEnvironment() == 0) {
+      std::fprintf(stderr, "braid%s%s: %s\n", sub.empty() ? "" : " ", sub.c_str(), msg.c_str());
+    }
     return kExitUsage;
   }
   for (const Command& c : cmds) {
-    if (c.app->parsed()) return c.execute();
+    if (!c.app->parsed()) continue;
+    // Every process would run the whole command (and write the same store).
+    if (braid::StartedByMpiLauncher() && c.app->get_name() != "run") {
+      if (braid::RankFromEnvironment() == 0) {
+        std::fprintf(stderr, "braid %s: under mpirun only `braid run` runs (ranks as processes)\n",
+                     c.app->get_name().c_str());
+      }
+      return kExitUsage;
+    }
+    return c.execute();
   }
   return kExitUsage;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
 
@@ -12,6 +13,11 @@
 #include "braid/planner.h"
 #include "braid/gpu_files.h"
 #include "braid/topology_files.h"
+#include "braid/cpu_process_backend.h"
+#include "braid/launcher.h"
+#if defined(BRAID_HAVE_MPI)
+#include "braid/mpi_transport.h"
+#endif
 #include "cli_exit.h"
 #include "braid/lower_bound.h"
 #include "run_report.h"
@@ -117,7 +123,7 @@ nlohmann::json LayerJson(const LayerWorkload& lw) {
           {"ops", ops}};
 }
 
-Status CheckRunOptions(const RunArgs& a) {
+Status CheckRunOptions(const RunArgs& a, bool writes_store) {
   if (a.iters < 1) return Status::Invalid("--iters must be at least 1");
   if (a.warmup < 0) return Status::Invalid("--warmup must not be negative");
   if (a.chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(a.chunks) + ")");
@@ -136,7 +142,10 @@ Status CheckRunOptions(const RunArgs& a) {
   if (a.comm_sms > 0 && a.backend == "cpu") {
     return Status::Invalid("--comm-sms applies to GPU backends only (the cpu backend has no SMs)");
   }
-  if (!a.no_db) {
+  if (!(a.cuda.timeout_s > 0) || !std::isfinite(a.cuda.timeout_s)) {
+    return Status::Invalid("--timeout must be a positive number of seconds");
+  }
+  if (!a.no_db && writes_store) {
     if (a.db.empty()) return Status::Invalid("--db needs a file name (or use --no-db)");
     return CheckStoreWritable(a.db);
   }
@@ -155,44 +164,61 @@ Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
   return Status::Ok();
 }
 
-}  // namespace
-
-int ExecuteRun(const RunArgs& a) {
-  if (Status s = CheckRunOptions(a); !s.ok()) return ReportError("run", s);
+// Everything `run` checks before running: flags, plan, topology.
+struct PreparedRun {
   std::optional<LayerWorkload> layer;
-  auto plan = PlanFromArgs(a, &layer);
-  if (!plan.ok()) return ReportError("run", plan.status());
+  Plan plan;
+  std::string topology;
+  NodeLinks nodes;  // how ranks map to the topology's nodes (link emulation)
+  RunOptions options;
+};
+
+Result<PreparedRun> PrepareRun(const RunArgs& a, bool writes_store) {
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(a, writes_store));
+  PreparedRun p;
+  auto plan = PlanFromArgs(a, &p.layer);
+  if (!plan.ok()) return plan.status();
+  p.plan = std::move(*plan);
   auto topo = LoadTopology(a.topology);
-  if (!topo.ok()) return ReportError("run", topo.status());
-  if (Status s = topo->CheckFits(a.workload.tp); !s.ok()) return ReportError("run", s);
-  if (Status s = CheckCommSmsFit(a.comm_sms, *topo); !s.ok()) return ReportError("run", s);
-  if (a.verify && a.backend == "sim") {
-    return ReportError("run", Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)"));
+  if (!topo.ok()) return topo.status();
+  BRAID_RETURN_IF_ERROR(topo->CheckFits(a.workload.tp));
+  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(a.comm_sms, *topo));
+  p.topology = topo->name;
+  if (topo->nodes > 1 && topo->intra.bandwidth_gbs > 0 && topo->inter.bandwidth_gbs > 0) {
+    p.nodes.ranks_per_node = topo->gpus_per_node;
+    p.nodes.bandwidth_ratio = topo->inter.bandwidth_gbs / topo->intra.bandwidth_gbs;
+    p.nodes.latency_ratio = topo->intra.latency_us > 0 ? topo->inter.latency_us / topo->intra.latency_us : 1;
   }
-  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
-  if (!backend.ok()) return ReportError("run", backend.status());
+  if (a.verify && a.backend == "sim") {
+    return Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)");
+  }
+  p.options.iters = a.iters;
+  p.options.warmup = a.warmup;
+  p.options.verify = a.verify;
+  p.options.seed = a.seed;
+  return p;
+}
 
-  RunOptions opt;
-  opt.iters = a.iters;
-  opt.warmup = a.warmup;
-  opt.verify = a.verify;
-  opt.seed = a.seed;
-  auto out = (*backend)->Run(*plan, opt);
-  if (!out.ok()) return ReportError("run", out.status());
-
+// The lower bound (its own backend runs, collective under mpirun), the
+// store and the report. Only `root` writes and prints.
+Result<RunRecord> RecordWithLowerBound(const PreparedRun& p, Backend& backend, const RunOutput& out) {
   // DESIGN.md's lower bound: the unsplit (serial) plan's compute alone and
   // its communication alone, on the same backend.
   const OverlapConfig serial_config;
-  auto serial = layer ? BuildLayerPlan(*layer, serial_config) : BuildPlan(plan->workload, serial_config);
-  if (!serial.ok()) return ReportError("run", serial.status());
-  auto lb = MeasureLowerBound(**backend, *serial, opt);
-  if (!lb.ok()) return ReportError("run", lb.status());
-  RunRecord rec = RecordOfRun(*plan, topo->name, (*backend)->name(), opt, *out, *lb);
-  if (layer) rec.notes["layer"] = LayerJson(*layer);
+  auto serial = p.layer ? BuildLayerPlan(*p.layer, serial_config) : BuildPlan(p.plan.workload, serial_config);
+  if (!serial.ok()) return serial.status();
+  auto lb = MeasureLowerBound(backend, *serial, p.options);
+  if (!lb.ok()) return lb.status();
+  RunRecord rec = RecordOfRun(p.plan, p.topology, backend.name(), p.options, out, *lb);
+  if (p.layer) rec.notes["layer"] = LayerJson(*p.layer);
+  return rec;
+}
+
+int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RunRecord& rec, const RunOutput& out) {
   if (!a.no_db) {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("run", store.status());
-    auto id = (*store)->WriteRun(MetaOf(rec), LanesOf(*plan), out->events, RowsOf(rec));
+    auto id = (*store)->WriteRun(MetaOf(rec), LanesOf(p.plan), out.events, RowsOf(rec));
     if (!id.ok()) return ReportError("run", id.status());
     rec.run_id = *id;
   }
@@ -202,13 +228,141 @@ int ExecuteRun(const RunArgs& a) {
     std::cout << RunTable(rec);
   }
   std::cout.flush();
-  if (out->verify.ran && !out->verify.ok) {
-    char msg[160];
-    std::snprintf(msg, sizeof msg, "verification failed: max relative error %.3g on rank %d exceeds 1e-4",
-                  out->verify.max_rel_error, out->verify.worst_rank);
-    return ReportError("run", Status::Internal(msg));
-  }
   return kExitOk;
+}
+
+Status VerifyVerdict(const RunOutput& out) {
+  if (!out.verify.ran || out.verify.ok) return Status::Ok();
+  char msg[160];
+  std::snprintf(msg, sizeof msg, "verification failed: max relative error %.3g on rank %d exceeds 1e-4",
+                out.verify.max_rel_error, out.verify.worst_rank);
+  return Status::Internal(msg);
+}
+
+int ExecuteRunInProcess(const RunArgs& a) {
+  auto prepared = PrepareRun(a, true);
+  if (!prepared.ok()) return ReportError("run", prepared.status());
+  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
+  if (!backend.ok()) return ReportError("run", backend.status());
+  auto out = (*backend)->Run(prepared->plan, prepared->options);
+  if (!out.ok()) return ReportError("run", out.status());
+  auto rec = RecordWithLowerBound(*prepared, **backend, *out);
+  if (!rec.ok()) return ReportError("run", rec.status());
+  if (int code = StoreAndPrint(a, *prepared, *rec, *out); code != kExitOk) return code;
+  if (Status v = VerifyVerdict(*out); !v.ok()) return ReportError("run", v);
+  return kExitOk;
+}
+
+// Every flag that changes what a run does, so that ranks started with
+// different arguments are told apart by a hash instead of hanging.
+uint64_t ArgumentsHash(const RunArgs& a) {
+  const WorkloadArgs& w = a.workload;
+  const std::string key = a.backend + '\x1f' + w.op + '\x1f' + w.m + '\x1f' + w.n + '\x1f' + w.k + '\x1f' +
+                          w.model + '\x1f' + w.seq + '\x1f' + w.batch + '\x1f' + w.phase + '\x1f' +
+                          w.sequence_parallel + '\x1f' + std::to_string(w.tp) + '\x1f' + w.dtype + '\x1f' +
+                          a.algo + '\x1f' + std::to_string(a.chunks) + '\x1f' + a.splits + '\x1f' +
+                          std::to_string(a.streams) + '\x1f' + std::to_string(a.comm_sms) + '\x1f' +
+                          a.comm_engine + '\x1f' + a.comm_priority + '\x1f' + a.topology + '\x1f' +
+                          std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) + '\x1f' +
+                          std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
+                          std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' +
+                          std::to_string(a.cuda.timeout_s);
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+Status SameArgumentsEverywhere(Launcher& world, const RunArgs& a) {
+  const uint64_t mine = ArgumentsHash(a);
+  Blob root(sizeof mine);
+  std::memcpy(root.data(), &mine, sizeof mine);
+  BRAID_RETURN_IF_ERROR(world.Broadcast(root));
+  uint64_t theirs = 0;
+  if (root.size() == sizeof theirs) std::memcpy(&theirs, root.data(), sizeof theirs);
+  if (theirs == mine) return Status::Ok();
+  return Status::Invalid("arguments differ from rank 0's; mpirun must start every rank with the same braid arguments");
+}
+
+// Checks that depend on the job: the ranks' processes against --tp.
+Status CheckJob(const Launcher& world, const RunArgs& a) {
+  if (world.world_size() == 1) {
+    if (a.workload.tp > 1) {
+      return Status::Invalid("--tp " + std::to_string(a.workload.tp) +
+                             " needs as many MPI processes; mpirun started 1 (use mpirun -np " +
+                             std::to_string(a.workload.tp) + ", or run without mpirun for ranks as threads)");
+    }
+    return Status::Ok();
+  }
+  if (a.backend != "cpu") {
+    return Status::Invalid("under mpirun, ranks run as processes on --backend cpu only (got '" + OneLine(a.backend) +
+                           "')");
+  }
+  if (a.workload.tp != world.world_size()) {
+    return Status::Invalid("--tp " + std::to_string(a.workload.tp) + " must equal the number of MPI processes (" +
+                           std::to_string(world.world_size()) + ")");
+  }
+  return Status::Ok();
+}
+
+int ExecuteRunUnderMpi(const RunArgs& a) {
+  const double timeout = a.cuda.timeout_s > 0 && std::isfinite(a.cuda.timeout_s) ? a.cuda.timeout_s : 300;
+  auto launcher = MakeLauncher(timeout);
+  if (!launcher.ok()) return ReportError("run", launcher.status());
+  Launcher& world = **launcher;
+  const bool root = world.is_root();
+  // Bad input: found on every rank alike, printed once, exit 2 everywhere.
+  auto fail = [root](const Status& s) {
+    if (root) return ReportError("run", s);
+    return s.is_user_error() ? kExitUsage : kExitFailure;
+  };
+  Status checked = SameArgumentsEverywhere(world, a);
+  if (checked.ok()) checked = CheckJob(world, a);
+  Result<PreparedRun> prepared = Status::Internal("not prepared");
+  if (checked.ok()) {
+    prepared = PrepareRun(a, root);
+    checked = prepared.status();
+  }
+  checked = AgreeOnStatus(world, checked);
+  if (!checked.ok()) return fail(checked);
+  if (world.world_size() == 1) return ExecuteRunInProcess(a);
+
+#if defined(BRAID_HAVE_MPI)
+  const CpuBackendOptions cpu{a.link_gbps, a.link_latency_us};
+  CpuProcessBackend backend(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
+  // A failure while running leaves the peers waiting: end the job.
+  auto abort_job = [&world](const Status& s) {
+    if (s.is_user_error()) return ReportError("run", s);  // agreed on every rank
+    const std::string who = "rank " + std::to_string(world.rank());
+    const bool named = s.message().rfind(who + " ", 0) == 0;  // lane failures name their rank
+    AbortJob(world, "braid run: " + (named ? "" : who + ": ") + s.message(), kExitFailure);
+  };
+  auto out = backend.Run(prepared->plan, prepared->options);
+  if (!out.ok()) return out.status().is_user_error() ? fail(out.status()) : abort_job(out.status());
+  if (prepared->nodes.ranks_per_node > 0 && a.link_gbps > 0) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "ranks fill the topology's nodes of %d: pairs on different nodes paced at %.4g Gbit/s, %.4g us",
+                  prepared->nodes.ranks_per_node, a.link_gbps * prepared->nodes.bandwidth_ratio,
+                  a.link_latency_us * prepared->nodes.latency_ratio);
+    out->notes.push_back(note);
+  }
+  auto rec = RecordWithLowerBound(*prepared, backend, *out);
+  if (!rec.ok()) return abort_job(rec.status());
+  if (root) {
+    if (int code = StoreAndPrint(a, *prepared, *rec, *out); code != kExitOk) return code;
+  }
+  if (Status v = VerifyVerdict(*out); !v.ok()) return fail(v);
+  return kExitOk;
+#else
+  return fail(Status::Unavailable("this braid was built without MPI"));
+#endif
+}
+
+}  // namespace
+
+int ExecuteRun(const RunArgs& a) {
+  if (!StartedByMpiLauncher()) return ExecuteRunInProcess(a);
+  return ExecuteRunUnderMpi(a);
 }
 
 }  // namespace braid::cli

@@ -35,6 +35,8 @@ struct RunArgs {
 
 void AddRunOptions(CLI::App* sub, RunArgs* args);
 
+// In one process (ranks as threads), or under mpirun with one rank per
+// process: rank 0 prints and writes the store, the others print only errors.
 int ExecuteRun(const RunArgs& args);
 
 }  // namespace braid::cli

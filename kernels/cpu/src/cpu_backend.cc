@@ -15,6 +15,7 @@
 #include "braid/host_matrix.h"
 #include "braid/plan_check.h"
 #include "rank_memory.h"
+#include "run_inputs.h"
 #include "run_plan.h"
 
 namespace braid {
@@ -79,18 +80,9 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   // Ranks run their own sgemm side by side; one rank may use every core.
   openblas_set_num_threads(plan.tp() > 1 ? 1 : HardwareThreads());
   // One A and B per op (a single-op plan has one op); compute ops have none.
-  std::vector<HostMatrix> a, b;
-  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
-  for (int i = 0; i < ops; ++i) {
-    if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {
-      a.emplace_back();
-      b.emplace_back();
-      continue;
-    }
-    const Workload& ow = plan.op_workload(i);
-    a.push_back(RandomMatrix(ow.m, ow.k, options.seed, 2 * uint64_t(i)));
-    b.push_back(RandomMatrix(ow.k, ow.n, options.seed, 2 * uint64_t(i) + 1));
-  }
+  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed);
+  std::vector<HostMatrix>& a = inputs.a;
+  std::vector<HostMatrix>& b = inputs.b;
   std::vector<cpu::RankMemory> memory;
   memory.reserve(plan.ranks.size());
   for (const RankPlan& rp : plan.ranks) memory.emplace_back(rp, a, b);

@@ -32,6 +32,20 @@ double WindowRelError(const HostMatrix& ref, const RankOutput& out) {
   return max_ref > 0 ? max_err / max_ref : max_err;
 }
 
+double WindowRelErrorFromInputs(const HostMatrix& a, const HostMatrix& b, const RankOutput& out) {
+  const OutputWindow& w = out.window;
+  HostMatrix ref(w.rows, w.cols);
+  if (w.rows > 0 && w.cols > 0 && a.cols > 0) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(w.rows), blasint(w.cols), blasint(a.cols),
+                1.0f, a.row(w.row0), blasint(a.cols), b.data.data() + w.col0, blasint(b.cols), 0.0f,
+                ref.data.data(), blasint(w.cols));
+  }
+  RankOutput local = out;
+  local.window.row0 = 0;
+  local.window.col0 = 0;
+  return WindowRelError(ref, local);
+}
+
 VerifyResult VerifyOutputs(const HostMatrix& ref, const std::vector<RankOutput>& outputs,
                            double tolerance) {
   VerifyResult v;

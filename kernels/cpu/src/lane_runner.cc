@@ -15,6 +15,17 @@ int64_t NowNs() {
       .count();
 }
 
+void PhaseClock::operator()() noexcept {
+  if (cross_process_barrier != nullptr && *cross_process_barrier && !control->aborted()) {
+    try {
+      if (Status s = (*cross_process_barrier)(); !s.ok()) control->Fail(s.message());
+    } catch (const std::exception& e) {
+      control->Fail(std::string("iteration barrier: ") + e.what());
+    }
+  }
+  if (next < stamps->size()) (*stamps)[next++] = NowNs();
+}
+
 LaneRunner::LaneRunner(LaneJob job, StepContext ctx, RunShared shared)
     : job_(std::move(job)), ctx_(ctx), shared_(shared) {
   ctx_.scratch = &scratch_;

@@ -5,6 +5,7 @@
 
 #include <barrier>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,14 @@ namespace braid::cpu {
 
 int64_t NowNs();
 
-// Barrier completion: stamps the time each phase completes (phase 0 = start).
+// Barrier completion: meets the other processes of the job (when ranks are
+// processes), then stamps the time each phase completes (phase 0 = start).
 struct PhaseClock {
   std::vector<int64_t>* stamps = nullptr;  // sized before the run
   size_t next = 0;
-  void operator()() noexcept {
-    if (next < stamps->size()) (*stamps)[next++] = NowNs();
-  }
+  const std::function<Status()>* cross_process_barrier = nullptr;  // may be null or empty
+  RunControl* control = nullptr;
+  void operator()() noexcept;
 };
 using IterationBarrier = std::barrier<PhaseClock>;
 

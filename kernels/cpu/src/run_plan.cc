@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -14,20 +15,20 @@ namespace braid::cpu {
 
 namespace {
 
-std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan,
+std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan, int first, int count,
                                                      std::vector<RankMemory>& memory,
                                                      Transport& transport,
                                                      const RunShared& shared) {
   std::vector<std::unique_ptr<LaneRunner>> runners;
   size_t base = 0;
-  for (int r = 0; r < plan.tp(); ++r) {
+  for (int r = first; r < first + count; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
     for (int lane = 0; lane < int(plan.lanes.size()); ++lane) {
       LaneJob job{r, lane, {}, base};
       for (const Step& s : rp.steps) {
         if (s.lane == lane) job.steps.push_back(&s);
       }
-      const StepContext ctx{&memory[size_t(r)], &transport, r, plan.tp(), nullptr};
+      const StepContext ctx{&memory[size_t(r - first)], &transport, r, plan.tp(), nullptr};
       runners.push_back(std::make_unique<LaneRunner>(std::move(job), ctx, shared));
     }
     base += rp.steps.size();
@@ -49,16 +50,24 @@ void CollectEvents(std::vector<std::unique_ptr<LaneRunner>>& runners, std::vecto
 }  // namespace
 
 Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory,
-                   Transport& transport, RunOutput& out) {
+                   Transport& transport, RunOutput& out, const RankRange& range) {
+  const int first = range.first;
+  const int count = range.count < 0 ? plan.tp() : range.count;
+  if (first < 0 || count < 1 || first + count > plan.tp() || size_t(count) != memory.size()) {
+    return Status::Internal("cpu backend: ranks " + std::to_string(first) + "+" + std::to_string(count) +
+                            " do not fit the plan's " + std::to_string(plan.tp()));
+  }
   // Also runs NVTX's lazy initialisation here, before the rank threads
   // would race on it.
   const NvtxRange run_range("braid cpu run");
-  RunControl control(plan.total_steps(), &transport);
+  size_t steps = 0;
+  for (int r = first; r < first + count; ++r) steps += plan.ranks[size_t(r)].steps.size();
+  RunControl control(steps, &transport);
   std::vector<int64_t> stamps(size_t(options.warmup + options.iters + 1), 0);
-  IterationBarrier barrier(std::ptrdiff_t(plan.tp()) * std::ptrdiff_t(plan.lanes.size()),
-                           PhaseClock{&stamps, 0});
+  IterationBarrier barrier(std::ptrdiff_t(count) * std::ptrdiff_t(plan.lanes.size()),
+                           PhaseClock{&stamps, 0, &range.cross_process_barrier, &control});
   const RunShared shared{&control, &barrier, options.warmup, options.iters, options.trace};
-  auto runners = MakeRunners(plan, memory, transport, shared);
+  auto runners = MakeRunners(plan, first, count, memory, transport, shared);
 
   std::vector<std::thread> threads;
   threads.reserve(runners.size());

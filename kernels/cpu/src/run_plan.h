@@ -2,6 +2,7 @@
 // for warm-up and timed iterations, with a barrier between iterations.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "braid/backend.h"
@@ -10,9 +11,20 @@
 
 namespace braid::cpu {
 
+// The ranks one process runs: all of them (threads), or one rank of a job
+// whose ranks are processes.
+struct RankRange {
+  int first = 0;
+  int count = -1;  // −1: every rank of the plan
+  // Called once per iteration boundary after this process's threads all
+  // arrived, so that the processes of a job start each iteration together.
+  std::function<Status()> cross_process_barrier;
+};
+
 // Fills out.events (when tracing) and out.iteration_ns. A failing thread
 // aborts the run: the result is Internal with the first failure's message.
+// memory[i] is rank (range.first + i)'s.
 Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory,
-                   Transport& transport, RunOutput& out);
+                   Transport& transport, RunOutput& out, const RankRange& range = {});
 
 }  // namespace braid::cpu

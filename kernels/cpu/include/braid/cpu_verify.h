@@ -27,6 +27,11 @@ struct RankOutput {
 // zero); NaN counts as infinitely wrong.
 double WindowRelError(const HostMatrix& ref, const RankOutput& out);
 
+// WindowRelError against the reference of the window alone (A's window
+// rows times B's window columns), so that a rank of a multi-process run
+// checks its block without computing all of C.
+double WindowRelErrorFromInputs(const HostMatrix& a, const HostMatrix& b, const RankOutput& out);
+
 // Max over ranks, the worst rank, ok = max <= tolerance.
 VerifyResult VerifyOutputs(const HostMatrix& ref, const std::vector<RankOutput>& outputs,
                            double tolerance = kVerifyTolerance);

@@ -1,0 +1,187 @@
+#include "braid/cpu_process_backend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <tuple>
+
+#include "braid/cpu_verify.h"
+#include "braid/plan_check.h"
+#include "rank_memory.h"
+#include "run_inputs.h"
+#include "run_plan.h"
+#include "run_wire.h"
+
+namespace braid {
+
+namespace {
+
+constexpr int kClockRounds = 16;
+
+// This rank's outputs against references of their windows; the worst op decides.
+VerifyResult VerifyRank(const RankPlan& rp, int rank, const cpu::RunInputs& in, const cpu::RankMemory& memory) {
+  VerifyResult v;
+  v.ran = true;
+  v.ok = true;
+  v.worst_rank = rank;
+  for (const OpOutput& o : rp.Outputs()) {
+    if (size_t(o.op) >= in.a.size() || in.a[size_t(o.op)].rows == 0) continue;
+    const RankOutput out{o.window, memory.data(o.buffer), rp.buffers[size_t(o.buffer)].cols};
+    const double e = WindowRelErrorFromInputs(in.a[size_t(o.op)], in.b[size_t(o.op)], out);
+    if (!(e <= v.max_rel_error)) v.max_rel_error = std::isnan(e) ? INFINITY : e;
+  }
+  v.ok = v.max_rel_error <= kVerifyTolerance;
+  return v;
+}
+
+std::string ClockNote(const std::vector<ClockOffset>& offsets) {
+  int64_t worst_offset = 0, worst_uncertainty = 0;
+  for (const ClockOffset& c : offsets) {
+    worst_offset = std::max(worst_offset, c.offset_ns < 0 ? -c.offset_ns : c.offset_ns);
+    worst_uncertainty = std::max(worst_uncertainty, c.uncertainty_ns);
+  }
+  char s[200];
+  std::snprintf(s, sizeof s,
+                "events aligned to rank 0's clock by ping-pong (shortest of %d round trips per rank): "
+                "largest offset %lld ns, uncertainty +-%lld ns",
+                kClockRounds, static_cast<long long>(worst_offset), static_cast<long long>(worst_uncertainty));
+  return s;
+}
+
+std::string HostsNote(const std::vector<std::string>& hosts) {
+  std::string s = std::to_string(hosts.size()) + " ranks as MPI processes; hosts by rank:";
+  for (const std::string& h : hosts) s += " " + h;
+  return s;
+}
+
+}  // namespace
+
+Status CpuProcessBackend::CheckLocally(const Plan& plan, const RunOptions& options) const {
+  if (options.warmup < 0 || options.iters < 0 || options.warmup > 1000000 || options.iters > 1000000) {
+    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
+  }
+  BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(options_));
+  if (plan.tp() != launcher_->world_size()) {
+    return Status::Invalid("--tp " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +
+                           std::to_string(launcher_->world_size()) + ")");
+  }
+  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kFused) {
+        return Status::Invalid("fused runs on the sim backend; the cpu backend has no fused kernel");
+      }
+    }
+  }
+  // This process holds one rank's buffers but every op's whole A and B.
+  return cpu::CheckMemory(cpu::RunBytes(plan, options.verify) / plan.tp());
+}
+
+Result<RunOutput> CpuProcessBackend::Run(const Plan& plan, const RunOptions& options) {
+  Status local;
+  try {
+    local = CheckLocally(plan, options);
+  } catch (const std::exception& e) {
+    local = Status::Internal(std::string("cpu backend: ") + e.what());
+  }
+  BRAID_RETURN_IF_ERROR(AgreeOnStatus(*launcher_, local));
+  try {
+    return RunChecked(plan, options);
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("cpu backend: rank " + std::to_string(launcher_->rank()) + " out of memory for " +
+                            plan.workload.Describe());
+  } catch (const std::exception& e) {
+    return Status::Internal("cpu backend: rank " + std::to_string(launcher_->rank()) + ": " + e.what());
+  }
+}
+
+Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptions& options) {
+  Launcher& world = *launcher_;
+  const int rank = world.rank();
+  const RankPlan& rp = plan.ranks[size_t(rank)];
+  openblas_set_num_threads(1);  // ranks share the host's cores
+  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed);
+  std::vector<cpu::RankMemory> memory;
+  memory.emplace_back(rp, inputs.a, inputs.b);
+  if (!options.verify) inputs = {};
+
+  Result<std::unique_ptr<Transport>> transport =
+      factory_ ? factory_(plan, rank, options_) : Status::Internal("cpu backend: no transport factory");
+  BRAID_RETURN_IF_ERROR(AgreeOnStatus(world, transport.status()));
+
+  RunOutput out;
+  const cpu::RankRange range{rank, 1, [&world] { return world.Barrier(); }};
+  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, **transport, out, range));
+  transport->reset();  // waits for this rank's last sends
+
+  cpu::RankReport mine;
+  mine.host = world.host_name();
+  if (options.verify) mine.verify = VerifyRank(rp, rank, inputs, memory[0]);
+  std::vector<ClockOffset> offsets;
+  if (options.trace) {
+    auto measured = world.MeasureClockOffsets(kClockRounds);
+    if (!measured.ok()) return measured.status();
+    offsets = std::move(*measured);
+    mine.events = std::move(out.events);
+  }
+  out.events.clear();
+  auto reports = world.Gather(cpu::EncodeRankReport(mine));
+  if (!reports.ok()) return reports.status();
+
+  cpu::RunSummary summary{out.iteration_ns, {}};
+  std::vector<std::string> hosts;
+  if (world.is_root()) {
+    for (size_t r = 0; r < reports->size(); ++r) {
+      auto rep = cpu::DecodeRankReport((*reports)[r]);
+      if (!rep.ok()) return rep.status();
+      hosts.push_back(rep->host);
+      const int64_t shift = r < offsets.size() ? offsets[r].offset_ns : 0;
+      for (Event& e : rep->events) {
+        e.start_ns -= shift;
+        e.end_ns -= shift;
+        out.events.push_back(std::move(e));
+      }
+      const VerifyResult& v = rep->verify;
+      if (!options.verify) continue;
+      if (!summary.verify.ran || !(v.max_rel_error <= summary.verify.max_rel_error)) {
+        const bool ok_so_far = !summary.verify.ran || summary.verify.ok;
+        summary.verify = v;
+        summary.verify.worst_rank = int(r);
+        summary.verify.ok = v.ok && ok_so_far;
+      } else {
+        summary.verify.ok = summary.verify.ok && v.ok;
+      }
+    }
+    std::stable_sort(out.events.begin(), out.events.end(), [](const Event& a, const Event& b) {
+      return std::tie(a.iteration, a.rank, a.start_ns, a.lane) < std::tie(b.iteration, b.rank, b.start_ns, b.lane);
+    });
+  }
+  Blob shared = cpu::EncodeRunSummary(summary);
+  BRAID_RETURN_IF_ERROR(world.Broadcast(shared));
+  auto agreed = cpu::DecodeRunSummary(shared);
+  if (!agreed.ok()) return agreed.status();
+  out.iteration_ns = std::move(agreed->iteration_ns);
+  out.verify = agreed->verify;
+
+  out.compute_dtype = "fp32";
+  if (options_.link_gbps > 0) {
+    out.settings.emplace_back("link_gbps", options_.link_gbps);
+    out.settings.emplace_back("link_latency_us", options_.link_latency_us);
+  }
+  if (plan.workload.dtype != DType::kFp32) {
+    out.notes.push_back(std::string(DTypeName(plan.workload.dtype)) +
+                        " requested: the cpu backend computes and moves fp32");
+  }
+  if (world.is_root()) {
+    out.notes.push_back(HostsNote(hosts));
+    if (options.trace) out.notes.push_back(ClockNote(offsets));
+  }
+  return out;
+}
+
+}  // namespace braid

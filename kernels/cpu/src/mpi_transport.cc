@@ -1,0 +1,252 @@
+#include "braid/mpi_transport.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "braid/cpu_collectives.h"
+#include "braid/link_pacer.h"
+#include "braid/mpi_wait.h"
+
+namespace braid {
+
+namespace {
+
+constexpr int64_t kFloat = int64_t(sizeof(float));
+
+std::string Seconds(double s) {
+  char t[32];
+  std::snprintf(t, sizeof t, "%g s", s);
+  return t;
+}
+
+class MpiTransport : public Transport {
+ public:
+  MpiTransport(int rank, int ranks, std::vector<uint64_t> tags, const MpiTransportOptions& o)
+      : rank_(rank), ranks_(ranks), tags_(std::move(tags)), options_(o),
+        pacer_(ranks, o.link_gbps, o.link_latency_us),
+        inter_pacer_(ranks, o.link_gbps > 0 ? o.inter_gbps : 0, o.inter_latency_us) {}
+
+  ~MpiTransport() override {
+    // A finished run waits for its last sends; an aborted one leaves them
+    // (the job is ending) rather than wait on a peer that is gone.
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Outgoing& o : outgoing_) {
+      for (MPI_Request& r : o.requests) {
+        if (r == MPI_REQUEST_NULL) continue;
+        if (aborted_.load() || WaitBounded(r, options_.timeout_s, &aborted_).end != WaitEnd::kDone) {
+          MPI_Request_free(&r);
+          o.data.release();  // MPI may still read it
+        }
+      }
+    }
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+
+  Status Init() {
+    int tag_ub = 0, found = 0, *attr = nullptr;
+    BRAID_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &attr, &found));
+    tag_ub = found ? *attr : 32767;
+    if (int64_t(tags_.size()) > tag_ub) {
+      return Status::Invalid("the plan uses " + std::to_string(tags_.size()) + " transfer tags; MPI allows " +
+                             std::to_string(tag_ub));
+    }
+    MPI_Request req;
+    BRAID_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &comm_, &req));
+    const WaitOutcome w = WaitBounded(req, options_.timeout_s, nullptr);
+    if (w.end == WaitEnd::kFailed) return w.status;
+    if (w.end != WaitEnd::kDone) return Status::Internal("transport setup: the other ranks did not join within " + Seconds(options_.timeout_s));
+    BRAID_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+    return Status::Ok();
+  }
+
+  Status Send(int src, int dst, uint64_t tag, const float* data, int64_t count) override {
+    BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
+    auto mpi_tag = MpiTag(tag);
+    if (!mpi_tag.ok()) return mpi_tag.status();
+    Reclaim();
+    LinkPacer& pacer = Pacer(src, dst);
+    if (pacer.enabled()) {
+      // The link is busy until the bytes have left it; the receiver adds the latency.
+      const LinkPacer::Slot slot = pacer.Reserve(src, dst, count * kFloat);
+      BRAID_RETURN_IF_ERROR(SleepUntil(slot.finish));
+    }
+    Outgoing o;
+    o.data = std::make_unique<float[]>(size_t(std::max<int64_t>(count, 1)));
+    const int64_t piece = PieceFloats();
+    for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
+      const int64_t n = std::min(piece, count - at);
+      if (n > 0) std::memcpy(o.data.get() + at, data + at, size_t(n) * sizeof(float));
+      MPI_Request r;
+      BRAID_MPI(MPI_Isend(o.data.get() + at, int(n), MPI_FLOAT, dst, *mpi_tag, comm_, &r));
+      o.requests.push_back(r);
+      if (count == 0) break;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    outgoing_.push_back(std::move(o));
+    return Status::Ok();
+  }
+
+  Status Recv(int dst, int src, uint64_t tag, float* data, int64_t count) override {
+    BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "recv"));
+    auto mpi_tag = MpiTag(tag);
+    if (!mpi_tag.ok()) return mpi_tag.status();
+    const int64_t piece = PieceFloats();
+    std::vector<MPI_Request> reqs;
+    std::vector<int64_t> sizes;
+    for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
+      const int64_t n = std::min(piece, count - at);
+      MPI_Request r;
+      BRAID_MPI(MPI_Irecv(data + at, int(n), MPI_FLOAT, src, *mpi_tag, comm_, &r));
+      reqs.push_back(r);
+      sizes.push_back(n);
+      if (count == 0) break;
+    }
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(options_.timeout_s));
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      const double left =
+          std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      const WaitOutcome w = WaitBounded(reqs[i], std::max(left, 0.0), &aborted_);
+      if (w.end != WaitEnd::kDone) {
+        for (size_t j = i; j < reqs.size(); ++j) {
+          if (reqs[j] != MPI_REQUEST_NULL) MPI_Cancel(&reqs[j]);
+        }
+        if (w.end == WaitEnd::kFailed) return w.status;
+        if (w.end == WaitEnd::kAborted) return Status::Internal("transport aborted");
+        return Status::Internal("timed out after " + Seconds(options_.timeout_s) + " waiting for " +
+                                std::to_string(count * kFloat) + " bytes from rank " + std::to_string(src) +
+                                " (tag " + std::to_string(tag) + ")");
+      }
+      int got = 0;
+      BRAID_MPI(MPI_Get_count(&w.mpi_status, MPI_FLOAT, &got));
+      if (got != sizes[i]) {
+        return Status::Internal("recv " + std::to_string(src) + " -> " + std::to_string(dst) + " tag " +
+                                std::to_string(tag) + ": expected " + std::to_string(count) +
+                                " floats, a piece of the message is short");
+      }
+    }
+    const double latency_us = OnOneNode(src, dst) ? options_.link_latency_us : options_.inter_latency_us;
+    if (Pacer(src, dst).enabled() && latency_us > 0) {
+      BRAID_RETURN_IF_ERROR(SleepUntil(std::chrono::steady_clock::now() +
+                                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                           std::chrono::duration<double, std::micro>(latency_us))));
+    }
+    return Status::Ok();
+  }
+
+  void Abort() override { aborted_.store(true, std::memory_order_release); }
+
+ private:
+  struct Outgoing {
+    std::unique_ptr<float[]> data;
+    std::vector<MPI_Request> requests;
+  };
+
+  bool OnOneNode(int a, int b) const {
+    const int per = options_.ranks_per_node;
+    return per <= 0 || a / per == b / per;
+  }
+  LinkPacer& Pacer(int src, int dst) { return OnOneNode(src, dst) ? pacer_ : inter_pacer_; }
+
+  int64_t PieceFloats() const { return std::max<int64_t>(1, options_.piece_bytes / kFloat); }
+
+  Result<int> MpiTag(uint64_t tag) const {
+    const auto it = std::lower_bound(tags_.begin(), tags_.end(), tag);
+    if (it == tags_.end() || *it != tag) {
+      return Status::Internal("transport: tag " + std::to_string(tag) + " is not one of the plan's transfers");
+    }
+    return int(it - tags_.begin());
+  }
+
+  Status CheckRoute(int src, int dst, int me, const char* what) const {
+    const int mine = std::string(what) == "send" ? src : dst;
+    if (src < 0 || src >= ranks_ || dst < 0 || dst >= ranks_ || mine != me) {
+      return Status::Internal(std::string("transport: ") + what + " " + std::to_string(src) + " -> " +
+                              std::to_string(dst) + " does not start or end at this process's rank " +
+                              std::to_string(me));
+    }
+    if (aborted_.load(std::memory_order_acquire)) return Status::Internal("transport aborted");
+    return Status::Ok();
+  }
+
+  // Frees the staging buffers of completed sends.
+  void Reclaim() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = outgoing_.begin(); it != outgoing_.end();) {
+      int done = 0;
+      MPI_Testall(int(it->requests.size()), it->requests.data(), &done, MPI_STATUSES_IGNORE);
+      it = done ? outgoing_.erase(it) : std::next(it);
+    }
+  }
+
+  Status SleepUntil(std::chrono::steady_clock::time_point t) {
+    while (std::chrono::steady_clock::now() < t) {
+      if (aborted_.load(std::memory_order_acquire)) return Status::Internal("transport aborted");
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          t - std::chrono::steady_clock::now(), std::chrono::milliseconds(10)));
+    }
+    return Status::Ok();
+  }
+
+  int rank_, ranks_;
+  std::vector<uint64_t> tags_;
+  MpiTransportOptions options_;
+  LinkPacer pacer_;        // pairs on one node
+  LinkPacer inter_pacer_;  // pairs on different nodes
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::atomic<bool> aborted_{false};
+  std::mutex mu_;
+  std::list<Outgoing> outgoing_;
+};
+
+}  // namespace
+
+std::vector<uint64_t> PlanTransportTags(const Plan& plan) {
+  std::vector<uint64_t> tags;
+  const int p = plan.tp();
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kSend || s.kind == StepKind::kRecv) tags.push_back(uint64_t(s.match));
+      if (s.kind == StepKind::kCollective) {
+        // All-reduce uses 2(P−1) ring steps, the others P−1.
+        for (int i = 0; i < 2 * std::max(p - 1, 1); ++i) tags.push_back(CollectiveTag(s.match, i));
+      }
+    }
+  }
+  std::sort(tags.begin(), tags.end());
+  tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+  return tags;
+}
+
+Result<std::unique_ptr<Transport>> MakeMpiTransport(int rank, int ranks, std::vector<uint64_t> tags,
+                                                    const MpiTransportOptions& options) {
+  if (!(options.timeout_s > 0)) return Status::Invalid("transport timeout must be positive");
+  auto t = std::make_unique<MpiTransport>(rank, ranks, std::move(tags), options);
+  BRAID_RETURN_IF_ERROR(t->Init());
+  return std::unique_ptr<Transport>(std::move(t));
+}
+
+CpuProcessBackend::TransportFactory MpiTransportFactory(double timeout_s, NodeLinks nodes) {
+  return [timeout_s, nodes](const Plan& plan, int rank, const CpuBackendOptions& cpu) {
+    MpiTransportOptions o;
+    o.timeout_s = timeout_s;
+    o.link_gbps = cpu.link_gbps;
+    o.link_latency_us = cpu.link_latency_us;
+    o.ranks_per_node = nodes.ranks_per_node;
+    o.inter_gbps = cpu.link_gbps * nodes.bandwidth_ratio;
+    o.inter_latency_us = cpu.link_latency_us * nodes.latency_ratio;
+    return MakeMpiTransport(rank, plan.tp(), PlanTransportTags(plan), o);
+  };
+}
+
+}  // namespace braid

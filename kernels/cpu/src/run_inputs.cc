@@ -1,0 +1,21 @@
+#include "run_inputs.h"
+
+namespace braid::cpu {
+
+RunInputs MakeRunInputs(const Plan& plan, uint64_t seed) {
+  RunInputs in;
+  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  for (int i = 0; i < ops; ++i) {
+    if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {
+      in.a.emplace_back();
+      in.b.emplace_back();
+      continue;
+    }
+    const Workload& ow = plan.op_workload(i);
+    in.a.push_back(RandomMatrix(ow.m, ow.k, seed, 2 * uint64_t(i)));
+    in.b.push_back(RandomMatrix(ow.k, ow.n, seed, 2 * uint64_t(i) + 1));
+  }
+  return in;
+}
+
+}  // namespace braid::cpu

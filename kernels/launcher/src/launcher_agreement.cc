@@ -1,0 +1,79 @@
+// Collective decisions every launcher shares: agreeing on a status, and
+// ending the job with one message.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "braid/launcher.h"
+
+namespace braid {
+
+namespace {
+
+Blob EncodeStatus(StatusCode code, const std::string& message) {
+  Blob b;
+  b.reserve(message.size() + 1);
+  b.push_back(uint8_t(code));
+  for (char c : message) b.push_back(uint8_t(c));
+  return b;
+}
+
+Blob EncodeStatus(const Status& s) { return EncodeStatus(s.code(), s.message()); }
+
+Status DecodeStatus(const Blob& b) {
+  if (b.empty() || b[0] > uint8_t(StatusCode::kInternal)) return Status::Internal("damaged status from a rank");
+  std::string msg(b.begin() + 1, b.end());
+  switch (StatusCode(b[0])) {
+    case StatusCode::kOk: return Status::Ok();
+    case StatusCode::kInvalidArgument: return Status::Invalid(std::move(msg));
+    case StatusCode::kNotFound: return Status::NotFound(std::move(msg));
+    case StatusCode::kUnavailable: return Status::Unavailable(std::move(msg));
+    case StatusCode::kInternal: break;
+  }
+  return Status::Internal(std::move(msg));
+}
+
+Status WithMessage(const Status& s, const std::string& msg) { return DecodeStatus(EncodeStatus(s.code(), msg)); }
+
+}  // namespace
+
+Status AgreeOnStatus(Launcher& launcher, const Status& mine) {
+  auto all = launcher.Gather(EncodeStatus(mine));
+  if (!all.ok()) return all.status();
+  Blob verdict = EncodeStatus(Status::Ok());
+  if (launcher.is_root()) {
+    int failed = 0, first = -1;
+    for (size_t r = 0; r < all->size(); ++r) {
+      if ((*all)[r].empty() || (*all)[r][0] != 0) {
+        ++failed;
+        if (first < 0) first = int(r);
+      }
+    }
+    if (first >= 0) {
+      const Status s = DecodeStatus((*all)[size_t(first)]);
+      verdict = failed < launcher.world_size() && !s.ok()
+                    ? EncodeStatus(WithMessage(s, "rank " + std::to_string(first) + ": " + s.message()))
+                    : EncodeStatus(s);
+    }
+  }
+  BRAID_RETURN_IF_ERROR(launcher.Broadcast(verdict));
+  return DecodeStatus(verdict);
+}
+
+void AbortJob(Launcher& launcher, const std::string& message, int exit_code) {
+  const int r = launcher.rank();
+  if (r > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(r, 10) * 500));
+  launcher.Abort(message, exit_code);
+  std::_Exit(exit_code);  // Abort does not return
+}
+
+int RankFromEnvironment() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  }
+  return 0;
+}
+
+}  // namespace braid

@@ -1,0 +1,49 @@
+#include "braid/mpi_wait.h"
+
+#include <chrono>
+#include <thread>
+
+namespace braid {
+
+Status MpiError(int code, const char* call, const char* file, int line) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
+  return Status::Internal(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                          std::string(text, size_t(len)));
+}
+
+WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort, bool spin) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(timeout_s));
+  WaitOutcome w;
+  std::chrono::microseconds nap{1};
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    const int rc = MPI_Test(&request, &done, &w.mpi_status);
+    if (rc != MPI_SUCCESS) {
+      w.end = WaitEnd::kFailed;
+      w.status = MpiError(rc, "MPI_Test(request)", __FILE__, __LINE__);
+      return w;
+    }
+    if (done) return w;
+    if (abort != nullptr && abort->load(std::memory_order_acquire)) {
+      w.end = WaitEnd::kAborted;
+      return w;
+    }
+    if ((polls & 63) == 0 && Clock::now() >= deadline) {
+      w.end = WaitEnd::kTimedOut;
+      return w;
+    }
+    // Spin a little (short messages complete within microseconds), then back off.
+    if (spin || polls < 256) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(nap);
+      if (nap < std::chrono::microseconds(100)) nap *= 2;
+    }
+  }
+}
+
+}  // namespace braid

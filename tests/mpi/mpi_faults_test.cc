@@ -1,0 +1,125 @@
+// Faults under mpirun: a killed rank and a transfer that never arrives stop
+// the whole job in bounded time with one message, and runs stored before
+// the fault stay intact.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "mpi_runner.h"
+
+namespace {
+
+using braid::testing_mpi::LinesWith;
+using braid::testing_mpi::MpiBraid;
+using braid::testing_mpi::Mpirun;
+using braid::testing_mpi::Outcome;
+using braid::testing_mpi::QueryOne;
+using braid::testing_mpi::Shell;
+using braid::testing_mpi::TempPath;
+using ::testing::HasSubstr;
+
+const std::string kSmall = "run --backend cpu --op gemm_rs --m 96 --n 32 --k 96 --tp 3 --algo ring ";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The pid of the braid process whose command line contains `marker` and
+// whose MPI rank is `rank`, or 0.
+pid_t FindRank(const std::string& marker, int rank) {
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return 0;
+  pid_t found = 0;
+  while (dirent* e = readdir(d)) {
+    const pid_t pid = pid_t(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    const std::string cmdline = ReadAll("/proc/" + std::string(e->d_name) + "/cmdline");
+    if (cmdline.find(marker) == std::string::npos || cmdline.find("mpirun") != std::string::npos) continue;
+    const std::string environ = ReadAll("/proc/" + std::string(e->d_name) + "/environ");
+    if (environ.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos) {
+      found = pid;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+// Sends `sig` to rank `rank` of the braid job whose command line holds
+// `marker`, `delay_ms` after it appears (60 s at most to appear).
+std::thread SignalRank(const std::string& marker, int rank, int sig, int delay_ms) {
+  return std::thread([marker, rank, sig, delay_ms] {
+    for (int i = 0; i < 600; ++i) {
+      if (const pid_t pid = FindRank(marker, rank)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        kill(pid, sig);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+}
+
+TEST(MpiFaults, KilledRankStopsTheJobNamingItAndTheStoreStaysIntact) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("killed.db");
+  std::remove(db.c_str());
+  const Outcome first = MpiBraid(3, kSmall + "--iters 2 --warmup 1 --db " + db);
+  ASSERT_EQ(first.code, 0) << first.err;
+  // A long run (a million iterations), killed once rank 1 is up.
+  std::thread killer = SignalRank(db, 1, SIGKILL, 300);
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = Shell(Mpirun(3) + BRAID_EXE + " " + kSmall + "--iters 1000000 --warmup 0 --timeout 300 --db " + db);
+  killer.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(o.code, 0);
+  EXPECT_LT(seconds, 60) << "the others stop in bounded time, long before --timeout";
+  EXPECT_THAT(o.err, HasSubstr("rank 1"));
+  EXPECT_EQ(LinesWith(o.err, "Killed"), 1) << o.err;
+  EXPECT_EQ(QueryOne(db, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryOne(db, "SELECT count(*) FROM runs"), "1") << "the first run is kept, the killed one wrote nothing";
+  std::remove(db.c_str());
+}
+
+TEST(MpiFaults, TimeoutNamesRankStepPeerAndBytesOnce) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("timeout.db");
+  std::remove(db.c_str());
+  const std::string run = "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --algo ring ";
+  const Outcome first = MpiBraid(2, run + "--iters 1 --warmup 0 --db " + db);
+  ASSERT_EQ(first.code, 0) << first.err;
+  // Each rank sends its 32x32 floats (4096 B) and then receives its peer's.
+  // At 0.0001 Gbit/s a send holds the link 0.33 s, so a rank spends nearly
+  // all its time there, before its message leaves. Rank 1 is stopped (as a
+  // hung process would be) during such a send: rank 0 then waits for its
+  // 4096 bytes past the 2 s timeout.
+  std::thread stopper = SignalRank(db, 1, SIGSTOP, 1500);
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = MpiBraid(2, run + "--iters 1000000 --warmup 0 --link-gbps 0.0001 --timeout 2 --db " + db);
+  stopper.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(o.code, 0) << o.err;
+  EXPECT_LT(seconds, 60);
+  EXPECT_EQ(LinesWith(o.err, "timed out"), 1) << o.err;
+  EXPECT_THAT(o.err, ::testing::ContainsRegex("braid run: rank 0 lane [0-9]+ step [0-9]+ \\([^)]*\\): "
+                                              "timed out after 2 s waiting for 4096 bytes from rank 1"))
+      << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(QueryOne(db, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryOne(db, "SELECT count(*) FROM runs"), "1");
+  std::remove(db.c_str());
+}
+
+}  // namespace
