@@ -17,7 +17,9 @@ enum class StatusCode {
   kInternal,         // a failure while running (exit 1)
 };
 
-class Status {
+// [[nodiscard]]: a Status or Result dropped on the floor is an error lost; say
+// (void) where dropping one is meant.
+class [[nodiscard]] Status {
  public:
   Status() = default;
   static Status Ok() { return Status(); }
@@ -45,7 +47,7 @@ class Status {
 std::string OneLine(std::string_view text);
 
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}    // NOLINT(google-explicit-constructor)
