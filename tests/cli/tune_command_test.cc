@@ -317,6 +317,7 @@ TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
       {op + " --backend cpu --link-gbps nan" + f.Args(), "--link-gbps must be finite"},
       {"tune --op ag_gemm --m 1023 --n 4096 --k 4096 --tp 8" + f.Args(), "M=1023 is not divisible"},
       {op + " --seed -1" + f.Args(), "--seed: must not be negative"},
+      {op + " --db " + f.db + " --out - --no-progress", "--out -: tune merges its winners into a preset file"},
       {op + " --link-gbps 10" + f.Args(), "--link-gbps applies to the cpu backend only"},
       {op + " --backend cpu --link-latency-us 5" + f.Args(), "--link-latency-us needs --link-gbps"},
       {op + " --session 1" + f.Args(), "--session names the session --resume continues"},

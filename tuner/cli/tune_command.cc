@@ -97,6 +97,8 @@ Status CheckOptions(const TuneArgs& a) {
   if ((a.link_gbps > 0) && a.backend != "cpu") return Status::Invalid("--link-gbps applies to the cpu backend only");
   if (a.session != 0 && !a.resume) return Status::Invalid("--session names the session --resume continues");
   if (a.out.empty()) return Status::Invalid("--out needs a file name");
+  // The winners are merged into what the file holds: standard output has nothing to merge with.
+  if (a.out == "-") return Status::Invalid("--out -: tune merges its winners into a preset file; name one");
   if (a.db.empty()) return Status::Invalid("--db needs a file name");
   return Status::Ok();
 }
