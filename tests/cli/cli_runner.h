@@ -19,12 +19,13 @@ struct Outcome {
   std::string out, err;
 };
 
-inline Outcome Braid(const std::string& args) {
+// Runs a shell command line, capturing its stdout and stderr.
+inline Outcome RunCaptured(const std::string& command) {
   // ctest runs tests in parallel processes: each call gets its own file.
   static int calls = 0;
   const std::string err_file = testing::TempDir() + "braid_cli_stderr_" + std::to_string(getpid()) + "_" +
                                std::to_string(++calls) + ".txt";
-  const std::string cmd = std::string(BRAID_EXE) + " " + args + " 2>" + err_file;
+  const std::string cmd = command + " 2>" + err_file;
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
@@ -39,6 +40,8 @@ inline Outcome Braid(const std::string& args) {
   std::remove(err_file.c_str());
   return o;
 }
+
+inline Outcome Braid(const std::string& args) { return RunCaptured(std::string(BRAID_EXE) + " " + args); }
 
 // A file name unique to this test process (ctest runs tests in parallel).
 inline std::string TempPath(const std::string& name) {

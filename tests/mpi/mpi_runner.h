@@ -13,12 +13,11 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.h"
+
 namespace braid::testing_mpi {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = testing_cli::Outcome;
 
 // Why MPI tests cannot run here, or "" when they can.
 inline std::string MpiMissing() {
@@ -45,26 +44,11 @@ inline std::string Mpirun(int np) {
 // Runs `command` with a shell; stderr is captured beside stdout. `timeout 120`
 // keeps a broken build from hanging the suite.
 inline Outcome Shell(const std::string& command) {
-  static int calls = 0;
-  const std::string err_file = TempPath("stderr_" + std::to_string(++calls) + ".txt");
   // Under the asan preset: OpenMPI's process-lifetime allocations come from
   // plugins it unloads before LeakSanitizer reports (frames without a
   // module, so no suppression matches), so leak checking is off for the
   // processes mpirun starts; address and UB checks stay on.
-  const std::string cmd = "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout 120 " + command + " 2>" + err_file;
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  std::ostringstream ss;
-  ss << e.rdbuf();
-  o.err = ss.str();
-  std::remove(err_file.c_str());
-  return o;
+  return testing_cli::RunCaptured("ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout 120 " + command);
 }
 
 // `braid ARGS` on np processes.
