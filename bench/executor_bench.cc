@@ -44,8 +44,8 @@ void BM_DirectSgemm(benchmark::State& state) {
   openblas_set_num_threads(int(std::max(1u, std::thread::hardware_concurrency())));
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f, a.data(), int(n),
-                b.data(), int(n), 0.0f, c.data(), int(n));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f, a.data(), int(n), b.data(),
+                int(n), 0.0f, c.data(), int(n));
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     benchmark::DoNotOptimize(c.data());
   }
@@ -158,8 +158,9 @@ int main(int argc, char** argv) {
     std::printf("executor overhead (1-rank serial plan vs direct sgemm): %+.2f%%\n", (exec / direct - 1) * 100);
   }
   for (const auto& t : reporter.tracing()) {
-    std::printf("tracing overhead (ring gemm_rs P=2 c=4, M=N=K=%s, %.0f events/iteration): %.0f us on, %.0f us off, %+.2f%%\n",
-                t.size.c_str(), t.events, t.on_us, t.off_us, t.pct);
+    std::printf(
+        "tracing overhead (ring gemm_rs P=2 c=4, M=N=K=%s, %.0f events/iteration): %.0f us on, %.0f us off, %+.2f%%\n",
+        t.size.c_str(), t.events, t.on_us, t.off_us, t.pct);
   }
   benchmark::Shutdown();
   return 0;

@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   }
   braid::Launcher& world = **launcher;
   if (world.world_size() != 2 || mib < 1 || reps < 1) {
-    if (world.is_root()) std::fprintf(stderr, "mpi_transport_bench: run on 2 processes: mpirun -np 2 ... [MiB >= 1] [reps >= 1]\n");
+    if (world.is_root())
+      std::fprintf(stderr, "mpi_transport_bench: run on 2 processes: mpirun -np 2 ... [MiB >= 1] [reps >= 1]\n");
     return 2;
   }
   const int rank = world.rank();
@@ -132,8 +133,8 @@ int main(int argc, char** argv) {
     std::printf("plain MPI_Send/MPI_Recv   %8.2f GB/s\n", bw_plain);
     std::printf("braid MPI transport       %8.2f GB/s\n", bw_ours);
     std::printf("bandwidth ratio           %8.3f   (goal >= 0.9)\n", bw_ours / bw_plain);
-    std::printf("8-byte round trip: plain %.2f us, transport %.2f us; per-step overhead %.2f us\n",
-                mine[2] * 1e6, mine[3] * 1e6, (mine[3] - mine[2]) / 2 * 1e6);
+    std::printf("8-byte round trip: plain %.2f us, transport %.2f us; per-step overhead %.2f us\n", mine[2] * 1e6,
+                mine[3] * 1e6, (mine[3] - mine[2]) / 2 * 1e6);
     const braid::ClockOffset& c = (*offsets)[1];
     std::printf("clock offset rank 1 vs rank 0: %lld ns +- %lld ns (shortest of 16 ping-pongs)\n",
                 static_cast<long long>(c.offset_ns), static_cast<long long>(c.uncertainty_ns));

@@ -127,8 +127,7 @@ void BM_LoadEvents(benchmark::State& state) {
     n = events.ok() ? events->size() : 0;
     benchmark::DoNotOptimize(events);
   }
-  state.counters["events/s"] =
-      benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events/s"] = benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_LoadAndSummarize(benchmark::State& state) {
@@ -143,8 +142,7 @@ void BM_LoadAndSummarize(benchmark::State& state) {
     braid::RunMetrics m = braid::ComputeRunMetrics(*events);
     benchmark::DoNotOptimize(m);
   }
-  state.counters["events/s"] =
-      benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events/s"] = benchmark::Counter(double(n) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 BENCHMARK(BM_WriteRun)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);

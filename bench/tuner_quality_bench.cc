@@ -128,8 +128,8 @@ Result<std::vector<Case>> Suite() {
 }
 
 struct StrategyResult {
-  double gap = 0;        // true time of the choice / optimum − 1
-  double iter_pct = 0;   // iterations as % of exhaustive's
+  double gap = 0;       // true time of the choice / optimum − 1
+  double iter_pct = 0;  // iterations as % of exhaustive's
   int trials = 0;
   int64_t iterations = 0;
 };
@@ -358,8 +358,9 @@ int main(int argc, char** argv) {
                 100 * max_gap, 100 * sum_gap / n, max_it, sum_it / n, sum_trials / n, within, rows.size());
   }
   std::printf("\nwall time %.1f s\n", wall_s);
-  std::printf("%s: guided and halving within 2%% of the optimum on every workload at <= 20%% of exhaustive's "
-              "iterations\n",
-              pass ? "PASS" : "FAIL");
+  std::printf(
+      "%s: guided and halving within 2%% of the optimum on every workload at <= 20%% of exhaustive's "
+      "iterations\n",
+      pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;
 }

@@ -16,8 +16,8 @@ Region ChunkRegion(const Workload& w, BufferId buf, RowRange s) {
   return Region{buf, s.begin, s.rows, w.tp, mb};
 }
 
-void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<RowRange>& slices,
-              int r, RankPlan& rp, const OpScope& scope) {
+void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<RowRange>& slices, int r, RankPlan& rp,
+              const OpScope& scope) {
   RankBuilder rb(w, &rp, &scope);
   const OpBuffers ob = AddOpBuffers(w, r, rb, rp);
   const int p = w.tp;
@@ -33,8 +33,7 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
       case Op::kAgGemm: {
         int ag = -1;
         if (!single) {
-          ag = rb.Collective(comm_lane, CollectiveKind::kAllGather,
-                             Region::Rows(ob.a, r * mb + s.begin, s.rows),
+          ag = rb.Collective(comm_lane, CollectiveKind::kAllGather, Region::Rows(ob.a, r * mb + s.begin, s.rows),
                              ChunkRegion(w, ob.a, s), i, {}, i);
         }
         rb.Gemm(0, ChunkRegion(w, ob.a, s), ob.b, ChunkRegion(w, ob.out, s), Deps({ag}), i, -1);
@@ -56,8 +55,8 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
           break;
         }
         const int g = rb.Gemm(0, ChunkRegion(w, ob.a, s), ob.b, ChunkRegion(w, work, s), {}, i, -1);
-        rb.Collective(comm_lane, CollectiveKind::kAllReduce, ChunkRegion(w, work, s),
-                      ChunkRegion(w, ob.out, s), i, {g}, i);
+        rb.Collective(comm_lane, CollectiveKind::kAllReduce, ChunkRegion(w, work, s), ChunkRegion(w, ob.out, s), i, {g},
+                      i);
         break;
       }
     }
@@ -66,11 +65,10 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
 
 }  // namespace
 
-Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan,
-                           const OpScope& scope) {
+Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope) {
   const int64_t rows = w.op == Op::kGemmAr ? w.m : w.m / w.tp;
-  auto slices = SplitRows(rows, cfg.chunks, cfg.splits,
-                          w.op == Op::kGemmAr ? "rows of M" : "rows per rank block (M/P)");
+  auto slices =
+      SplitRows(rows, cfg.chunks, cfg.splits, w.op == Op::kGemmAr ? "rows of M" : "rows per rank block (M/P)");
   if (!slices.ok()) return slices.status();
   for (int r = 0; r < w.tp; ++r) PlanRank(w, cfg, *slices, r, plan.ranks[size_t(r)], scope);
   return Status::Ok();

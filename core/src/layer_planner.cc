@@ -84,11 +84,12 @@ class LayerBuilder {
       case LayerOpKind::kAttention:
         for (int r = 0; r < lw_.tp; ++r) {
           detail::RankBuilder rb(po.workload, &plan_.ranks[size_t(r)], &scope);
-          rb.Compute(0, po.name, AttentionFlops(lw_, q_begin, q_end), AttentionBytes(lw_, q_begin, q_end), {},
-                     part);
+          rb.Compute(0, po.name, AttentionFlops(lw_, q_begin, q_end), AttentionBytes(lw_, q_begin, q_end), {}, part);
         }
         break;
-      case LayerOpKind::kLocalGemm: PlanLocalGemm(po.workload, scope, plan_); break;
+      case LayerOpKind::kLocalGemm:
+        PlanLocalGemm(po.workload, scope, plan_);
+        break;
       case LayerOpKind::kTpGemm:
         if (cfg.algorithm == Algorithm::kFused) {
           s = detail::BuildFusedPlan(po.workload, cfg, plan_, scope);
@@ -164,8 +165,9 @@ Result<Plan> BuildChained(const LayerWorkload& lw, const OverlapConfig& cfg) {
 
 Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
   if (lw.sequence_parallel) {
-    return Status::Invalid("iso all-reduces each part: it needs sequence parallelism off "
-                           "(--sequence-parallel off)");
+    return Status::Invalid(
+        "iso all-reduces each part: it needs sequence parallelism off "
+        "(--sequence-parallel off)");
   }
   if (lw.phase != Phase::kPrefill) {
     return Status::Invalid("iso splits the sequence of a prefill: it does not apply to decode");

@@ -15,8 +15,8 @@ Result<Phase> ParsePhase(std::string_view name) {
 
 std::string LayerWorkload::Describe() const {
   std::ostringstream os;
-  os << model.name << " " << PhaseName(phase) << " seq=" << seq << " batch=" << batch << " "
-     << DTypeName(dtype) << " P=" << tp << " sp=" << (sequence_parallel ? "on" : "off");
+  os << model.name << " " << PhaseName(phase) << " seq=" << seq << " batch=" << batch << " " << DTypeName(dtype)
+     << " P=" << tp << " sp=" << (sequence_parallel ? "on" : "off");
   return os.str();
 }
 
@@ -41,8 +41,8 @@ namespace {
 
 Status Divides(int64_t value, const char* what, int p) {
   if (value % p == 0) return Status::Ok();
-  return Status::Invalid(std::string(what) + "=" + std::to_string(value) + " is not divisible by P=" +
-                         std::to_string(p) + " (" + what + " % P must be 0)");
+  return Status::Invalid(std::string(what) + "=" + std::to_string(value) +
+                         " is not divisible by P=" + std::to_string(p) + " (" + what + " % P must be 0)");
 }
 
 LayerOp Gemm(const LayerWorkload& lw, const char* name, bool column, int64_t n, int64_t k) {
@@ -65,8 +65,8 @@ LayerOp Gemm(const LayerWorkload& lw, const char* name, bool column, int64_t n, 
 
 }  // namespace
 
-Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase,
-                                        int tp, DType dtype, std::optional<bool> sequence_parallel) {
+Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int tp,
+                                        DType dtype, std::optional<bool> sequence_parallel) {
   if (seq < 1) return Status::Invalid("--seq must be at least 1 (got " + std::to_string(seq) + ")");
   if (batch < 1) return Status::Invalid("--batch must be at least 1 (got " + std::to_string(batch) + ")");
   if (tp < 1) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(tp) + ")");

@@ -9,12 +9,18 @@ namespace braid {
 
 std::string_view AlgorithmName(Algorithm a) {
   switch (a) {
-    case Algorithm::kSerial: return "serial";
-    case Algorithm::kChunked: return "chunked";
-    case Algorithm::kRing: return "ring";
-    case Algorithm::kBidirRing: return "bidir_ring";
-    case Algorithm::kIso: return "iso";
-    case Algorithm::kFused: return "fused";
+    case Algorithm::kSerial:
+      return "serial";
+    case Algorithm::kChunked:
+      return "chunked";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kBidirRing:
+      return "bidir_ring";
+    case Algorithm::kIso:
+      return "iso";
+    case Algorithm::kFused:
+      return "fused";
   }
   return "?";
 }
@@ -89,22 +95,26 @@ Status OverlapConfig::Validate(const Workload& w) const {
   BRAID_RETURN_IF_ERROR(w.Validate());
   BRAID_RETURN_IF_ERROR(ValidateKnobs());
   if (algorithm == Algorithm::kIso) {
-    return Status::Invalid("iso splits a layer's sequence: it applies to layer workloads only "
-                           "(--model NAME --seq L --batch B), not to a single op");
+    return Status::Invalid(
+        "iso splits a layer's sequence: it applies to layer workloads only "
+        "(--model NAME --seq L --batch B), not to a single op");
   }
   if (algorithm == Algorithm::kFused) {
     if (w.op == Op::kGemmAr) {
-      return Status::Invalid("fused does not apply to gemm_ar: its kernel moves tiles for an all-gather "
-                             "(ag_gemm) or a reduce-scatter (gemm_rs); use gemm_rs + ag_gemm "
-                             "(sequence parallelism on) or another algorithm");
+      return Status::Invalid(
+          "fused does not apply to gemm_ar: its kernel moves tiles for an all-gather "
+          "(ag_gemm) or a reduce-scatter (gemm_rs); use gemm_rs + ag_gemm "
+          "(sequence parallelism on) or another algorithm");
     }
     if (chunks != 1 || !splits.empty()) {
-      return Status::Invalid("fused moves and computes tile by tile: it takes no --chunks or --splits "
-                             "(got --chunks " + std::to_string(chunks) + ")");
+      return Status::Invalid(
+          "fused moves and computes tile by tile: it takes no --chunks or --splits "
+          "(got --chunks " +
+          std::to_string(chunks) + ")");
     }
     if (w.m % w.tp != 0) {
-      return Status::Invalid("fused needs M=" + std::to_string(w.m) + " divisible by P=" +
-                             std::to_string(w.tp) + " (one block per rank)");
+      return Status::Invalid("fused needs M=" + std::to_string(w.m) + " divisible by P=" + std::to_string(w.tp) +
+                             " (one block per rank)");
     }
     return Status::Ok();
   }
@@ -120,8 +130,7 @@ Status OverlapConfig::Validate(const Workload& w) const {
   }
   const SplitTarget t = TargetFor(w, algorithm);
   if (algorithm == Algorithm::kBidirRing && (w.m / w.tp) % 2 != 0) {
-    return Status::Invalid("bidir_ring halves each rank block: M/P=" + std::to_string(w.m / w.tp) +
-                           " must be even");
+    return Status::Invalid("bidir_ring halves each rank block: M/P=" + std::to_string(w.m / w.tp) + " must be even");
   }
   return SplitRows(t.rows, chunks, splits, t.what, algorithm == Algorithm::kChunked).status();
 }

@@ -1,18 +1,26 @@
-#include "braid/event.h"
 #include "braid/plan.h"
+#include "braid/event.h"
 
 namespace braid {
 
 std::string_view StepKindName(StepKind k) {
   switch (k) {
-    case StepKind::kGemm: return "gemm";
-    case StepKind::kSend: return "send";
-    case StepKind::kRecv: return "recv";
-    case StepKind::kReduce: return "reduce";
-    case StepKind::kCopy: return "copy";
-    case StepKind::kCollective: return "collective";
-    case StepKind::kCompute: return "compute";
-    case StepKind::kFused: return "fused";
+    case StepKind::kGemm:
+      return "gemm";
+    case StepKind::kSend:
+      return "send";
+    case StepKind::kRecv:
+      return "recv";
+    case StepKind::kReduce:
+      return "reduce";
+    case StepKind::kCopy:
+      return "copy";
+    case StepKind::kCollective:
+      return "collective";
+    case StepKind::kCompute:
+      return "compute";
+    case StepKind::kFused:
+      return "fused";
   }
   return "?";
 }
@@ -21,33 +29,46 @@ EventKind EventKindOf(StepKind kind) {
   switch (kind) {
     case StepKind::kGemm:
     case StepKind::kCompute:
-    case StepKind::kFused: return EventKind::kCompute;
-    case StepKind::kReduce: return EventKind::kReduce;
-    case StepKind::kCopy: return EventKind::kCopy;
+    case StepKind::kFused:
+      return EventKind::kCompute;
+    case StepKind::kReduce:
+      return EventKind::kReduce;
+    case StepKind::kCopy:
+      return EventKind::kCopy;
     case StepKind::kSend:
     case StepKind::kRecv:
-    case StepKind::kCollective: return EventKind::kComm;
+    case StepKind::kCollective:
+      return EventKind::kComm;
   }
   return EventKind::kMarker;
 }
 
 std::string_view CollectiveName(CollectiveKind k) {
   switch (k) {
-    case CollectiveKind::kAllGather: return "all_gather";
-    case CollectiveKind::kReduceScatter: return "reduce_scatter";
-    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kAllGather:
+      return "all_gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::kAllReduce:
+      return "all_reduce";
   }
   return "?";
 }
 
 std::string_view EventKindName(EventKind k) {
   switch (k) {
-    case EventKind::kCompute: return "compute";
-    case EventKind::kComm: return "comm";
-    case EventKind::kReduce: return "reduce";
-    case EventKind::kCopy: return "copy";
-    case EventKind::kSync: return "sync";
-    case EventKind::kMarker: return "marker";
+    case EventKind::kCompute:
+      return "compute";
+    case EventKind::kComm:
+      return "comm";
+    case EventKind::kReduce:
+      return "reduce";
+    case EventKind::kCopy:
+      return "copy";
+    case EventKind::kSync:
+      return "sync";
+    case EventKind::kMarker:
+      return "marker";
   }
   return "?";
 }

@@ -4,15 +4,12 @@
 
 namespace braid::detail {
 
-BufferId RankBuilder::AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role,
-                                InputWindow input) {
+BufferId RankBuilder::AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role, InputWindow input) {
   rp_->buffers.push_back({scope_.prefix + std::move(name), rows, cols, role, input, scope_.op});
   return BufferId(rp_->buffers.size() - 1);
 }
 
-int64_t RankBuilder::Bytes(const Region& r) const {
-  return r.total_rows() * Cols(r.buffer) * DTypeBytes(w_.dtype);
-}
+int64_t RankBuilder::Bytes(const Region& r) const { return r.total_rows() * Cols(r.buffer) * DTypeBytes(w_.dtype); }
 
 int RankBuilder::Add(Step s, std::vector<int> deps) {
   s.id = int(rp_->steps.size());
@@ -23,8 +20,7 @@ int RankBuilder::Add(Step s, std::vector<int> deps) {
   return rp_->steps.back().id;
 }
 
-int RankBuilder::Gemm(int lane, Region a, BufferId b, Region c, std::vector<int> deps, int chunk,
-                      int ring_step) {
+int RankBuilder::Gemm(int lane, Region a, BufferId b, Region c, std::vector<int> deps, int chunk, int ring_step) {
   Step s;
   s.kind = StepKind::kGemm;
   s.lane = lane;
@@ -39,8 +35,7 @@ int RankBuilder::Gemm(int lane, Region a, BufferId b, Region c, std::vector<int>
   return Add(std::move(s), std::move(deps));
 }
 
-int RankBuilder::Send(int lane, Region a, int peer, int64_t match, std::vector<int> deps, int chunk,
-                      int ring_step) {
+int RankBuilder::Send(int lane, Region a, int peer, int64_t match, std::vector<int> deps, int chunk, int ring_step) {
   Step s;
   s.kind = StepKind::kSend;
   s.lane = lane;
@@ -54,8 +49,7 @@ int RankBuilder::Send(int lane, Region a, int peer, int64_t match, std::vector<i
   return Add(std::move(s), std::move(deps));
 }
 
-int RankBuilder::Recv(int lane, Region c, int peer, int64_t match, std::vector<int> deps, int chunk,
-                      int ring_step) {
+int RankBuilder::Recv(int lane, Region c, int peer, int64_t match, std::vector<int> deps, int chunk, int ring_step) {
   Step s;
   s.kind = StepKind::kRecv;
   s.lane = lane;
@@ -69,8 +63,7 @@ int RankBuilder::Recv(int lane, Region c, int peer, int64_t match, std::vector<i
   return Add(std::move(s), std::move(deps));
 }
 
-int RankBuilder::Reduce(int lane, Region c, Region a, Region b, std::vector<int> deps, int chunk,
-                        int ring_step) {
+int RankBuilder::Reduce(int lane, Region c, Region a, Region b, std::vector<int> deps, int chunk, int ring_step) {
   Step s;
   s.kind = StepKind::kReduce;
   s.lane = lane;
@@ -85,8 +78,8 @@ int RankBuilder::Reduce(int lane, Region c, Region a, Region b, std::vector<int>
   return Add(std::move(s), std::move(deps));
 }
 
-int RankBuilder::Collective(int lane, CollectiveKind kind, Region a, Region c, int64_t match,
-                            std::vector<int> deps, int chunk) {
+int RankBuilder::Collective(int lane, CollectiveKind kind, Region a, Region c, int64_t match, std::vector<int> deps,
+                            int chunk) {
   Step s;
   s.kind = StepKind::kCollective;
   s.collective = kind;
@@ -125,8 +118,7 @@ int RankBuilder::Fused(int lane, CollectiveKind kind, Region a, BufferId b, Regi
   return Add(std::move(s), std::move(deps));
 }
 
-int RankBuilder::Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps,
-                         int chunk) {
+int RankBuilder::Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps, int chunk) {
   Step s;
   s.kind = StepKind::kCompute;
   s.lane = lane;

@@ -26,8 +26,7 @@ class RankBuilder {
   RankBuilder(const Workload& w, RankPlan* rp, const OpScope* scope = nullptr)
       : w_(w), rp_(rp), scope_(scope != nullptr ? *scope : OpScope{}) {}
 
-  BufferId AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role,
-                     InputWindow input = {});
+  BufferId AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role, InputWindow input = {});
   int64_t Cols(BufferId b) const { return rp_->buffers[size_t(b)].cols; }
   Region Whole(BufferId b) const { return Region::Rows(b, 0, rp_->buffers[size_t(b)].rows); }
 
@@ -35,12 +34,10 @@ class RankBuilder {
   int Send(int lane, Region a, int peer, int64_t match, std::vector<int> deps, int chunk, int ring_step);
   int Recv(int lane, Region c, int peer, int64_t match, std::vector<int> deps, int chunk, int ring_step);
   int Reduce(int lane, Region c, Region a, Region b, std::vector<int> deps, int chunk, int ring_step);
-  int Collective(int lane, CollectiveKind kind, Region a, Region c, int64_t match,
-                 std::vector<int> deps, int chunk);
+  int Collective(int lane, CollectiveKind kind, Region a, Region c, int64_t match, std::vector<int> deps, int chunk);
   // The fused kernel (StepKind::kFused): kind all_gather (ag_gemm) or
   // reduce_scatter (gemm_rs); a, b, c as for a gemm of that pattern.
-  int Fused(int lane, CollectiveKind kind, Region a, BufferId b, Region c, int64_t match,
-            std::vector<int> deps);
+  int Fused(int lane, CollectiveKind kind, Region a, BufferId b, Region c, int64_t match, std::vector<int> deps);
   // A compute kernel with no buffers (attention).
   int Compute(int lane, std::string name, double flops, int64_t bytes, std::vector<int> deps, int chunk);
 
@@ -69,8 +66,7 @@ struct OpBuffers {
 OpBuffers AddOpBuffers(const Workload& w, int rank, RankBuilder& rb, RankPlan& rp);
 
 // Both append to every rank of `plan`, scoped by `scope` (default: a single-op plan).
-Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan,
-                           const OpScope& scope = {});
+Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 // fused: one kFused step per rank (P == 1: a plain GEMM).
 Status BuildFusedPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});

@@ -10,8 +10,8 @@ namespace braid::detail {
 namespace {
 
 struct Direction {
-  int sign;         // +1: send to r+1, receive from r−1
-  int64_t offset;   // first row of the block this direction carries
+  int sign;                    // +1: send to r+1, receive from r−1
+  int64_t offset;              // first row of the block this direction carries
   std::vector<RowRange> subs;  // sub-chunks, relative to offset
 };
 
@@ -58,9 +58,8 @@ void PlanAgRank(const RingContext& x, int r, RankPlan& rp) {
       for (int j = 0; j < int(x.dirs[size_t(d)].subs.size()); ++j) {
         rb.Send(x.SendLane(d), x.BlockRows(ob.a, blk, d, j), nxt, x.Match(0, d, r, s, j),
                 Deps({prev_recv[size_t(d)][size_t(j)]}), j, s);
-        recv[size_t(d)][size_t(j)] =
-            rb.Recv(x.RecvLane(d), x.BlockRows(ob.a, Mod(r - sign * (s + 1), x.p), d, j), prv,
-                    x.Match(0, d, prv, s, j), {}, j, s);
+        recv[size_t(d)][size_t(j)] = rb.Recv(x.RecvLane(d), x.BlockRows(ob.a, Mod(r - sign * (s + 1), x.p), d, j), prv,
+                                             x.Match(0, d, prv, s, j), {}, j, s);
       }
     }
     for (int j = 0; j < int(x.dirs[0].subs.size()); ++j) {
@@ -129,11 +128,10 @@ void PlanReduceRank(const RingContext& x, int r, RankPlan& rp) {
       for (int d = 0; d < nd; ++d) {
         const int sign = x.dirs[size_t(d)].sign;
         const int nxt = Mod(r + sign, x.p), prv = Mod(r - sign, x.p);
-        rb.Send(x.SendLane(d), x.BlockRows(ob.out, Mod(r - sign * t, x.p), d, j), nxt,
-                x.Match(1, d, r, t, j), {prev[size_t(d)][size_t(j)]}, j, x.p + t);
-        prev[size_t(d)][size_t(j)] =
-            rb.Recv(x.RecvLane(d), x.BlockRows(ob.out, Mod(r - sign * (t + 1), x.p), d, j), prv,
-                    x.Match(1, d, prv, t, j), {}, j, x.p + t);
+        rb.Send(x.SendLane(d), x.BlockRows(ob.out, Mod(r - sign * t, x.p), d, j), nxt, x.Match(1, d, r, t, j),
+                {prev[size_t(d)][size_t(j)]}, j, x.p + t);
+        prev[size_t(d)][size_t(j)] = rb.Recv(x.RecvLane(d), x.BlockRows(ob.out, Mod(r - sign * (t + 1), x.p), d, j),
+                                             prv, x.Match(1, d, prv, t, j), {}, j, x.p + t);
       }
     }
   }

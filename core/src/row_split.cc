@@ -6,19 +6,18 @@
 
 namespace braid {
 
-Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::vector<int>& weights,
-                                        const char* what, bool weights_allowed) {
+Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::vector<int>& weights, const char* what,
+                                        bool weights_allowed) {
   if (chunks <= 0) return Status::Invalid("chunks must be at least 1");
   if (chunks > total) {
-    return Status::Invalid("chunks=" + std::to_string(chunks) + " exceeds the " + what + " (" +
-                           std::to_string(total) + ")");
+    return Status::Invalid("chunks=" + std::to_string(chunks) + " exceeds the " + what + " (" + std::to_string(total) +
+                           ")");
   }
   std::vector<int64_t> sizes(size_t(chunks), 0);
   if (weights.empty()) {
     if (total % chunks != 0) {
-      return Status::Invalid("chunks=" + std::to_string(chunks) + " does not divide the " + what +
-                             " (" + std::to_string(total) +
-                             ") evenly" +
+      return Status::Invalid("chunks=" + std::to_string(chunks) + " does not divide the " + what + " (" +
+                             std::to_string(total) + ") evenly" +
                              (weights_allowed ? "; use --splits to say how to cut them" : ""));
     }
     std::fill(sizes.begin(), sizes.end(), total / chunks);
@@ -42,8 +41,8 @@ Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::ve
     for (int64_t j = 0; j < total - given; ++j) sizes[size_t(rem[size_t(j)].second)] += 1;
     for (int i = 0; i < chunks; ++i) {
       if (sizes[size_t(i)] == 0) {
-        return Status::Invalid("--splits gives chunk " + std::to_string(i) + " no rows of the " +
-                               what + " (" + std::to_string(total) + ")");
+        return Status::Invalid("--splits gives chunk " + std::to_string(i) + " no rows of the " + what + " (" +
+                               std::to_string(total) + ")");
       }
     }
   }

@@ -130,7 +130,8 @@ class SidecarLock {
       const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
       if (fd < 0) return Status::Invalid("cannot create lock file '" + OneLine(path) + "': " + Errno());
       if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-        struct stat held {}, now {};
+        struct stat held {
+        }, now{};
         if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
             held.st_ino == now.st_ino) {
           return SidecarLock(fd, path);

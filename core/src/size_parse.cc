@@ -14,10 +14,20 @@ Result<int64_t> ParseSize(std::string_view text, std::string_view flag) {
   int64_t mult = 1;
   std::string_view digits = text;
   switch (text.back()) {
-    case 'K': case 'k': mult = int64_t{1} << 10; break;
-    case 'M': case 'm': mult = int64_t{1} << 20; break;
-    case 'G': case 'g': mult = int64_t{1} << 30; break;
-    default: break;
+    case 'K':
+    case 'k':
+      mult = int64_t{1} << 10;
+      break;
+    case 'M':
+    case 'm':
+      mult = int64_t{1} << 20;
+      break;
+    case 'G':
+    case 'g':
+      mult = int64_t{1} << 30;
+      break;
+    default:
+      break;
   }
   if (mult != 1) digits.remove_suffix(1);
   if (!digits.empty() && digits.front() == '-') return bad("must be positive");

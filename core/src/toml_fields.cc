@@ -64,8 +64,8 @@ Result<int64_t> TomlFields::Integer(const char* key, int64_t lo, int64_t hi) con
   if (!v.ok()) return v.status();
   const TomlValue& x = **v;
   if (x.kind != TomlValue::Kind::kInteger || x.integer < lo || x.integer > hi) {
-    return Status::Invalid(Where(x) + ": " + Name(key) + " must be an integer between " + std::to_string(lo) +
-                           " and " + std::to_string(hi));
+    return Status::Invalid(Where(x) + ": " + Name(key) + " must be an integer between " + std::to_string(lo) + " and " +
+                           std::to_string(hi));
   }
   return x.integer;
 }

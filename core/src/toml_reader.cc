@@ -15,12 +15,18 @@ const TomlValue* TomlValue::Find(std::string_view key) const {
 
 std::string_view TomlValue::KindName() const {
   switch (kind) {
-    case Kind::kString: return "a string";
-    case Kind::kInteger: return "an integer";
-    case Kind::kFloat: return "a number";
-    case Kind::kBool: return "a boolean";
-    case Kind::kArray: return "an array";
-    case Kind::kTable: return "a table";
+    case Kind::kString:
+      return "a string";
+    case Kind::kInteger:
+      return "an integer";
+    case Kind::kFloat:
+      return "a number";
+    case Kind::kBool:
+      return "a boolean";
+    case Kind::kArray:
+      return "an array";
+    case Kind::kTable:
+      return "a table";
   }
   return "?";
 }
@@ -159,8 +165,8 @@ class Parser {
                  next->items.back().kind == TomlValue::Kind::kTable && next->header_defined) {
         next = &next->items.back();
       } else if (next->kind != TomlValue::Kind::kTable) {
-        ErrorAt(where[k].first, where[k].second, "key '" + OneLine(path[k]) + "' is already " +
-                                                     std::string(next->KindName()) + ", not a table");
+        ErrorAt(where[k].first, where[k].second,
+                "key '" + OneLine(path[k]) + "' is already " + std::string(next->KindName()) + ", not a table");
         return nullptr;
       }
       t = next;
@@ -379,16 +385,33 @@ class Parser {
     const char c = Peek();
     Next();
     switch (c) {
-      case 'b': out += '\b'; return true;
-      case 't': out += '\t'; return true;
-      case 'n': out += '\n'; return true;
-      case 'f': out += '\f'; return true;
-      case 'r': out += '\r'; return true;
-      case '"': out += '"'; return true;
-      case '\\': out += '\\'; return true;
-      case 'u': return Unicode(out, 4);
-      case 'U': return Unicode(out, 8);
-      default: return Error("unknown escape '\\" + OneLine(std::string(1, c)) + "' in a string");
+      case 'b':
+        out += '\b';
+        return true;
+      case 't':
+        out += '\t';
+        return true;
+      case 'n':
+        out += '\n';
+        return true;
+      case 'f':
+        out += '\f';
+        return true;
+      case 'r':
+        out += '\r';
+        return true;
+      case '"':
+        out += '"';
+        return true;
+      case '\\':
+        out += '\\';
+        return true;
+      case 'u':
+        return Unicode(out, 4);
+      case 'U':
+        return Unicode(out, 8);
+      default:
+        return Error("unknown escape '\\" + OneLine(std::string(1, c)) + "' in a string");
     }
   }
 

@@ -4,12 +4,18 @@ namespace braid {
 
 std::string_view LinkKindName(LinkKind k) {
   switch (k) {
-    case LinkKind::kNvSwitch: return "nvswitch";
-    case LinkKind::kNvLink: return "nvlink";
-    case LinkKind::kPcie: return "pcie";
-    case LinkKind::kInfiniBand: return "infiniband";
-    case LinkKind::kRoce: return "roce";
-    case LinkKind::kEthernet: return "ethernet";
+    case LinkKind::kNvSwitch:
+      return "nvswitch";
+    case LinkKind::kNvLink:
+      return "nvlink";
+    case LinkKind::kPcie:
+      return "pcie";
+    case LinkKind::kInfiniBand:
+      return "infiniband";
+    case LinkKind::kRoce:
+      return "roce";
+    case LinkKind::kEthernet:
+      return "ethernet";
   }
   return "?";
 }
@@ -27,8 +33,8 @@ Result<LinkKind> ParseLinkKind(std::string_view name) {
 
 Status Topology::CheckFits(int tp) const {
   if (tp > total_gpus()) {
-    return Status::Invalid("--tp " + std::to_string(tp) + " needs more GPUs than topology '" + name +
-                           "' has (" + std::to_string(total_gpus()) + ")");
+    return Status::Invalid("--tp " + std::to_string(tp) + " needs more GPUs than topology '" + name + "' has (" +
+                           std::to_string(total_gpus()) + ")");
   }
   return Status::Ok();
 }

@@ -8,9 +8,12 @@ namespace braid {
 
 std::string_view OpName(Op op) {
   switch (op) {
-    case Op::kAgGemm: return "ag_gemm";
-    case Op::kGemmRs: return "gemm_rs";
-    case Op::kGemmAr: return "gemm_ar";
+    case Op::kAgGemm:
+      return "ag_gemm";
+    case Op::kGemmRs:
+      return "gemm_rs";
+    case Op::kGemmAr:
+      return "gemm_ar";
   }
   return "?";
 }
@@ -24,9 +27,12 @@ Result<Op> ParseOp(std::string_view name) {
 
 std::string_view DTypeName(DType d) {
   switch (d) {
-    case DType::kBf16: return "bf16";
-    case DType::kFp16: return "fp16";
-    case DType::kFp32: return "fp32";
+    case DType::kBf16:
+      return "bf16";
+    case DType::kFp16:
+      return "fp16";
+    case DType::kFp32:
+      return "fp32";
   }
   return "?";
 }
@@ -42,8 +48,8 @@ int DTypeBytes(DType d) { return d == DType::kFp32 ? 4 : 2; }
 
 Status Workload::Validate() const {
   if (m <= 0 || n <= 0 || k <= 0) {
-    return Status::Invalid("sizes must be positive (got M=" + std::to_string(m) + " N=" +
-                           std::to_string(n) + " K=" + std::to_string(k) + ")");
+    return Status::Invalid("sizes must be positive (got M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                           " K=" + std::to_string(k) + ")");
   }
   if (tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(tp) + ")");
   auto must_divide = [&](const char* what, int64_t size) -> Status {
@@ -80,7 +86,8 @@ Status Workload::CheckFitsEventTimes() const {
                            sci(kMaxWorkloadFlops) + " (2^62), beyond which 64-bit nanosecond event times overflow");
   }
   const double b = double(DTypeBytes(dtype));
-  for (auto [name, bytes] : {std::pair{"A (M*K)", double(m) * double(k) * b}, {"B (K*N)", double(k) * double(n) * b},
+  for (auto [name, bytes] : {std::pair{"A (M*K)", double(m) * double(k) * b},
+                             {"B (K*N)", double(k) * double(n) * b},
                              {"C (M*N)", double(m) * double(n) * b}}) {
     if (bytes > kMaxWorkloadBytes) {
       return Status::Invalid(sizes + " is too large: matrix " + name + " holds " + sci(bytes) +
@@ -93,8 +100,7 @@ Status Workload::CheckFitsEventTimes() const {
 
 std::string Workload::Describe() const {
   std::ostringstream os;
-  os << OpName(op) << " M=" << m << " N=" << n << " K=" << k << ' ' << DTypeName(dtype)
-     << " P=" << tp;
+  os << OpName(op) << " M=" << m << " N=" << n << " K=" << k << ' ' << DTypeName(dtype) << " P=" << tp;
   return os.str();
 }
 

@@ -28,8 +28,8 @@ Result<StoredRun> ReadRun(const db::Statement& st, const std::string& path) {
   Result<Op> parsed_op = m.has_workload ? ParseOp(op) : Result<Op>(Op::kGemmRs);
   Result<DType> parsed_dtype = m.has_workload ? ParseDType(dtype) : Result<DType>(DType::kFp32);
   if (!parsed_op.ok() || !parsed_dtype.ok()) {
-    return Status::Internal("run " + std::to_string(r.id) + " in " + path + " has an unknown op or dtype ('" +
-                            op + "', '" + dtype + "')");
+    return Status::Internal("run " + std::to_string(r.id) + " in " + path + " has an unknown op or dtype ('" + op +
+                            "', '" + dtype + "')");
   }
   m.workload.op = *parsed_op;
   m.workload.m = st.Int(8);
@@ -99,8 +99,7 @@ Result<StoredRun> Store::GetRun(int64_t id) const {
 }
 
 Status Store::CheckRunExists(int64_t run) const {
-  Result<db::Statement> st =
-      db::Statement::Prepare(db_, "SELECT 1 FROM runs WHERE id = ?1 AND status = 'complete'");
+  Result<db::Statement> st = db::Statement::Prepare(db_, "SELECT 1 FROM runs WHERE id = ?1 AND status = 'complete'");
   if (!st.ok()) return st.status();
   Result<bool> row = st->BindInt(1, run).Step();
   if (!row.ok()) return row.status();
@@ -124,12 +123,10 @@ Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
   events.reserve(size_t(meta->event_count));
   for (;;) {
     Result<bool> row = st->Step();
-    if (!row.ok())
-      return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
+    if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
     if (!*row) break;
     Result<const std::string*> name = names->Get(st->Int(6));
-    if (!name.ok())
-      return db::WithContext(name.status(), "loading run " + std::to_string(run) + " of " + path_);
+    if (!name.ok()) return db::WithContext(name.status(), "loading run " + std::to_string(run) + " of " + path_);
     Event& e = events.emplace_back();
     e.rank = int(st->Int(0));
     e.lane = int(st->Int(1));
@@ -150,8 +147,8 @@ Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
 
 Result<std::vector<LaneInfo>> Store::LoadLanes(int64_t run) const {
   BRAID_RETURN_IF_ERROR(CheckRunExists(run));
-  Result<db::Statement> st = db::Statement::Prepare(
-      db_, "SELECT rank, lane, name, kind FROM lanes WHERE run = ?1 ORDER BY rank, lane");
+  Result<db::Statement> st =
+      db::Statement::Prepare(db_, "SELECT rank, lane, name, kind FROM lanes WHERE run = ?1 ORDER BY rank, lane");
   if (!st.ok()) return st.status();
   st->BindInt(1, run);
   std::vector<LaneInfo> lanes;

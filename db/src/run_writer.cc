@@ -126,16 +126,12 @@ Result<int64_t> InsertRun(sqlite3* db, const RunMeta& meta, size_t event_count) 
 }
 
 Status InsertLanes(sqlite3* db, int64_t run, const std::vector<LaneInfo>& lanes) {
-  Result<db::Statement> st = db::Statement::Prepare(
-      db, "INSERT INTO lanes (run, rank, lane, name, kind) VALUES (?1, ?2, ?3, ?4, ?5)");
+  Result<db::Statement> st =
+      db::Statement::Prepare(db, "INSERT INTO lanes (run, rank, lane, name, kind) VALUES (?1, ?2, ?3, ?4, ?5)");
   if (!st.ok()) return st.status();
   for (const LaneInfo& l : lanes) {
-    BRAID_RETURN_IF_ERROR(st->BindInt(1, run)
-                              .BindInt(2, l.rank)
-                              .BindInt(3, l.lane)
-                              .BindText(4, l.name)
-                              .BindText(5, l.kind)
-                              .Run());
+    BRAID_RETURN_IF_ERROR(
+        st->BindInt(1, run).BindInt(2, l.rank).BindInt(3, l.lane).BindText(4, l.name).BindText(5, l.kind).Run());
   }
   return Status::Ok();
 }
@@ -204,12 +200,8 @@ Status InsertMetrics(sqlite3* db, int64_t run, const std::vector<MetricRow>& met
   for (const MetricRow& m : metrics) {
     Result<int64_t> name = names.Id(m.name);
     if (!name.ok()) return name.status();
-    BRAID_RETURN_IF_ERROR(st->BindInt(1, run)
-                              .BindInt(2, m.iteration)
-                              .BindInt(3, m.rank)
-                              .BindInt(4, *name)
-                              .BindDouble(5, m.value)
-                              .Run());
+    BRAID_RETURN_IF_ERROR(
+        st->BindInt(1, run).BindInt(2, m.iteration).BindInt(3, m.rank).BindInt(4, *name).BindDouble(5, m.value).Run());
   }
   return Status::Ok();
 }
@@ -243,8 +235,8 @@ Result<int64_t> Store::WriteRun(const RunMeta& meta, const std::vector<LaneInfo>
 }
 
 Result<Store::TrialIds> Store::AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
-                                       const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
-                                       const std::vector<MetricRow>& metrics) {
+                                               const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
+                                               const std::vector<MetricRow>& metrics) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
   BRAID_RETURN_IF_ERROR(ValidateRun(meta, events));
   Result<StoredSession> parent = GetSession(session);

@@ -170,8 +170,8 @@ Status Migrate(sqlite3* db, const std::string& path, const std::vector<Migration
       return WithContext(s, "upgrading " + path + " to schema " + std::to_string(step.version));
     }
   }
-  const std::string set_header = "PRAGMA application_id = " + std::to_string(kApplicationId) +
-                                 "; PRAGMA user_version = " + std::to_string(latest);
+  const std::string set_header =
+      "PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " + std::to_string(latest);
   BRAID_RETURN_IF_ERROR(Exec(db, set_header.c_str()));
   return tx.Commit();
 }

@@ -53,8 +53,7 @@ Result<int64_t> Store::CreateSession(const SessionInfo& info) {
 Status Store::SetSessionStatus(int64_t session, const std::string& status) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
   BRAID_RETURN_IF_ERROR(CheckStatusText(status));
-  Result<db::Statement> st =
-      db::Statement::Prepare(db_, "UPDATE tuning_sessions SET status = ?1 WHERE id = ?2");
+  Result<db::Statement> st = db::Statement::Prepare(db_, "UPDATE tuning_sessions SET status = ?1 WHERE id = ?2");
   if (!st.ok()) return st.status();
   BRAID_RETURN_IF_ERROR(st->BindText(1, status).BindInt(2, session).Run());
   if (sqlite3_changes(db_) == 0) {
@@ -98,11 +97,11 @@ Result<int64_t> Store::AddTrial(int64_t session, const TrialInfo& trial) {
 Result<std::vector<StoredTrial>> Store::ListTrials(int64_t session) const {
   Result<StoredSession> parent = GetSession(session);
   if (!parent.ok()) return parent.status();
-  Result<db::Statement> st =
-      db::Statement::Prepare(db_,
-                             "SELECT id, session, created_at, run, config_json, status, time_ns, trial_key, samples_json"
-                             " FROM trials"
-                             " WHERE session = ?1 ORDER BY id");
+  Result<db::Statement> st = db::Statement::Prepare(
+      db_,
+      "SELECT id, session, created_at, run, config_json, status, time_ns, trial_key, samples_json"
+      " FROM trials"
+      " WHERE session = ?1 ORDER BY id");
   if (!st.ok()) return st.status();
   st->BindInt(1, session);
   std::vector<StoredTrial> trials;
@@ -141,10 +140,10 @@ Result<int64_t> InsertTrialRow(sqlite3* db, int64_t session, const TrialInfo& tr
                              std::to_string(session) + " of " + path);
     }
   }
-  Result<Statement> st = Statement::Prepare(
-      db,
-      "INSERT INTO trials (session, run, config_json, status, time_ns, trial_key, samples_json)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  Result<Statement> st =
+      Statement::Prepare(db,
+                         "INSERT INTO trials (session, run, config_json, status, time_ns, trial_key, samples_json)"
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if (!st.ok()) return st.status();
   if (trial.key.empty()) {
     st->BindNull(6);

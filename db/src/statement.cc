@@ -22,8 +22,7 @@ Result<Statement> Statement::Prepare(sqlite3* db, std::string_view sql) {
   return Statement(db, stmt);
 }
 
-Statement::Statement(Statement&& o) noexcept
-    : db_(o.db_), stmt_(o.stmt_), bind_error_(std::move(o.bind_error_)) {
+Statement::Statement(Statement&& o) noexcept : db_(o.db_), stmt_(o.stmt_), bind_error_(std::move(o.bind_error_)) {
   o.stmt_ = nullptr;
 }
 

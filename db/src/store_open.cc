@@ -27,7 +27,8 @@ Status CheckPath(const std::string& path, bool read_only, bool* exists) {
   if (fs::is_directory(st)) return Status::Invalid(path + " is a directory, not a store file");
   *exists = fs::exists(st);
   // SQLite would write its pages (and -wal, -shm beside) into a device or FIFO.
-  if (*exists && !fs::is_regular_file(st)) return Status::Invalid(path + " is a device, FIFO or socket, not a store file");
+  if (*exists && !fs::is_regular_file(st))
+    return Status::Invalid(path + " is a device, FIFO or socket, not a store file");
   if (*exists) {
     if (access(path.c_str(), read_only ? R_OK : R_OK | W_OK) != 0) {
       return Status::Invalid("cannot open store " + path + ": permission denied");
@@ -41,8 +42,7 @@ Status CheckPath(const std::string& path, bool read_only, bool* exists) {
     return Status::Invalid("cannot create store " + path + ": directory " + dir.string() + " does not exist");
   }
   if (access(dir.c_str(), W_OK) != 0) {
-    return Status::Invalid("cannot create store " + path + ": directory " + dir.string() +
-                           " is not writable");
+    return Status::Invalid("cannot create store " + path + ": directory " + dir.string() + " is not writable");
   }
   return Status::Ok();
 }
@@ -60,8 +60,7 @@ Status CheckIdentity(const db::FileIdentity& id, const std::string& path, bool r
       }
       if (read_only && id.version < kStoreSchemaVersion) {
         return Status::Invalid(path + " has schema " + std::to_string(id.version) + " (this build uses " +
-                               std::to_string(kStoreSchemaVersion) +
-                               "); open it read-write once to upgrade it");
+                               std::to_string(kStoreSchemaVersion) + "); open it read-write once to upgrade it");
       }
       return Status::Ok();
   }
@@ -130,15 +129,14 @@ Result<db::FileIdentity> IdentifyConsistently(sqlite3* db, int* failed_rc) {
 
 }  // namespace
 
-Store::Store(sqlite3* db, std::string path, bool read_only)
-    : db_(db), path_(std::move(path)), read_only_(read_only) {}
+Store::Store(sqlite3* db, std::string path, bool read_only) : db_(db), path_(std::move(path)), read_only_(read_only) {}
 
 Store::~Store() { sqlite3_close_v2(db_); }
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_only) {
   if (sqlite3_libversion_number() < 3037000) {  // STRICT tables
-    return Status::Unavailable(std::string("the store needs SQLite 3.37 or newer (found ") +
-                               sqlite3_libversion() + ")");
+    return Status::Unavailable(std::string("the store needs SQLite 3.37 or newer (found ") + sqlite3_libversion() +
+                               ")");
   }
   bool exists = false;
   BRAID_RETURN_IF_ERROR(CheckPath(path, read_only, &exists));
@@ -151,8 +149,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
   const std::string context = "cannot open store " + path;
   BRAID_RETURN_IF_ERROR(db::WithContext(BRAID_SQLITE(raw, rc), context));
   BRAID_RETURN_IF_ERROR(db::WithContext(BRAID_SQLITE(raw, sqlite3_extended_result_codes(raw, 1)), context));
-  BRAID_RETURN_IF_ERROR(
-      db::WithContext(BRAID_SQLITE(raw, sqlite3_busy_timeout(raw, kBusyTimeoutMs)), context));
+  BRAID_RETURN_IF_ERROR(db::WithContext(BRAID_SQLITE(raw, sqlite3_busy_timeout(raw, kBusyTimeoutMs)), context));
 
   int identify_rc = SQLITE_OK;
   Result<db::FileIdentity> id = IdentifyConsistently(raw, &identify_rc);
@@ -162,8 +159,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
     return db::WithContext(id.status(), context);
   }
   BRAID_RETURN_IF_ERROR(CheckIdentity(*id, path, read_only));
-  BRAID_RETURN_IF_ERROR(
-      db::WithContext(Configure(raw, read_only, id->kind == db::FileKind::kEmpty), context));
+  BRAID_RETURN_IF_ERROR(db::WithContext(Configure(raw, read_only, id->kind == db::FileKind::kEmpty), context));
   if (!read_only && id->version < kStoreSchemaVersion) {
     BRAID_RETURN_IF_ERROR(db::Migrate(raw, path, db::Migrations()));
   }

@@ -8,11 +8,10 @@
 
 #include "braid/status.h"
 
-#define BRAID_CUDA_STATUS(call)                                                          \
-  ([&]() -> ::braid::Status {                                                            \
-    const cudaError_t braid_e_ = (call);                                                 \
-    if (braid_e_ == cudaSuccess) return ::braid::Status::Ok();                           \
-    return ::braid::Status::Unavailable(std::string(#call) + " failed: " +              \
-                                        cudaGetErrorString(braid_e_) + " (" __FILE__ ":" + \
-                                        std::to_string(__LINE__) + ")");                 \
+#define BRAID_CUDA_STATUS(call)                                                                           \
+  ([&]() -> ::braid::Status {                                                                             \
+    const cudaError_t braid_e_ = (call);                                                                  \
+    if (braid_e_ == cudaSuccess) return ::braid::Status::Ok();                                            \
+    return ::braid::Status::Unavailable(std::string(#call) + " failed: " + cudaGetErrorString(braid_e_) + \
+                                        " (" __FILE__ ":" + std::to_string(__LINE__) + ")");              \
   }())

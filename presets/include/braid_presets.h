@@ -20,14 +20,14 @@ typedef enum braid_preset_match {
 } braid_preset_match;
 
 typedef struct braid_preset_config {
-  char algorithm[32];  /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused" */
+  char algorithm[32]; /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused" */
   int chunks;
-  int streams;         /* comm lanes */
-  int comm_sms;        /* 0 = backend default */
-  int comm_engine;     /* 0 = SM kernels, 1 = copy engine */
+  int streams;     /* comm lanes */
+  int comm_sms;    /* 0 = backend default */
+  int comm_engine; /* 0 = SM kernels, 1 = copy engine */
   int comm_high_priority;
   double time_ns;
-  int match;           /* braid_preset_match */
+  int match; /* braid_preset_match */
 } braid_preset_config;
 
 /* 0 on success (*out owns the table; free it with braid_presets_free).
@@ -52,20 +52,20 @@ int braid_preset_lookup(const braid_presets* presets, const char* gpu, const cha
  * keeps working when fields are appended to a newer library. Never reorder
  * or remove fields; append new ones at the end. */
 typedef struct braid_preset_entry {
-  uint32_t struct_size;  /* in: sizeof(braid_preset_entry) as the caller knows it */
-  int match;             /* braid_preset_match */
-  char algorithm[32];    /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused" */
+  uint32_t struct_size; /* in: sizeof(braid_preset_entry) as the caller knows it */
+  int match;            /* braid_preset_match */
+  char algorithm[32];   /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused" */
   int chunks;
-  int num_splits;        /* 0: even chunks; else chunks weights (only the first
-                            BRAID_PRESET_MAX_SPLITS are copied into splits) */
+  int num_splits; /* 0: even chunks; else chunks weights (only the first
+                     BRAID_PRESET_MAX_SPLITS are copied into splits) */
   int splits[BRAID_PRESET_MAX_SPLITS];
-  int streams;           /* comm lanes */
-  int comm_sms;          /* 0 = backend default */
-  int comm_engine;       /* 0 = SM kernels, 1 = copy engine */
+  int streams;     /* comm lanes */
+  int comm_sms;    /* 0 = backend default */
+  int comm_engine; /* 0 = SM kernels, 1 = copy engine */
   int comm_high_priority;
   double time_ns;
-  double distance;       /* 0 for exact; log-space shape distance for nearest */
-  char backend[8];       /* "sim", "cpu", "cuda": who measured it */
+  double distance; /* 0 for exact; log-space shape distance for nearest */
+  char backend[8]; /* "sim", "cpu", "cuda": who measured it */
 } braid_preset_entry;
 
 /* As braid_preset_lookup, for one backend: "sim", "cpu", "cuda", or NULL /

@@ -72,29 +72,57 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
   auto doc = ParseToml(text, origin);
   if (!doc.ok()) return doc.status();
   const TomlFields f(*doc, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
-      {"name", "sm_count", "tflops_bf16", "tflops_fp16", "tflops_fp32", "hbm_gbs", "hbm_efficiency", "tile_m",
-       "tile_n", "efficiency_bf16", "efficiency_fp16", "efficiency_fp32", "launch_us", "event_wait_us",
-       "copy_engines", "source", "board_rate", "tile_overhead_us", "stream_k_fixup", "split_k_traffic", "sm_boost_exponent",
-       "sm_boost_cap", "sm_copy_gbs", "l2_miss", "hbm_copy_weight", "hbm_ce_weight", "kernel"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name",
+                                         "sm_count",
+                                         "tflops_bf16",
+                                         "tflops_fp16",
+                                         "tflops_fp32",
+                                         "hbm_gbs",
+                                         "hbm_efficiency",
+                                         "tile_m",
+                                         "tile_n",
+                                         "efficiency_bf16",
+                                         "efficiency_fp16",
+                                         "efficiency_fp32",
+                                         "launch_us",
+                                         "event_wait_us",
+                                         "copy_engines",
+                                         "source",
+                                         "board_rate",
+                                         "tile_overhead_us",
+                                         "stream_k_fixup",
+                                         "split_k_traffic",
+                                         "sm_boost_exponent",
+                                         "sm_boost_cap",
+                                         "sm_copy_gbs",
+                                         "l2_miss",
+                                         "hbm_copy_weight",
+                                         "hbm_ce_weight",
+                                         "kernel"}));
   GpuSpec g;
   auto name = f.String("name");
   if (!name.ok()) return name.status();
   g.name = *name;
-  for (auto [key, dst, hi] : {std::tuple{"sm_count", &g.sm_count, 1024}, {"tile_m", &g.tile_m, 1024},
-                              {"tile_n", &g.tile_n, 1024}, {"copy_engines", &g.copy_engines, 64}}) {
+  for (auto [key, dst, hi] : {std::tuple{"sm_count", &g.sm_count, 1024},
+                              {"tile_m", &g.tile_m, 1024},
+                              {"tile_n", &g.tile_n, 1024},
+                              {"copy_engines", &g.copy_engines, 64}}) {
     auto v = f.Integer(key, 1, hi);
     if (!v.ok()) return v.status();
     *dst = int(*v);
   }
-  for (auto [key, dst] : {std::pair{"tflops_bf16", &g.tflops_bf16}, {"tflops_fp16", &g.tflops_fp16},
-                          {"tflops_fp32", &g.tflops_fp32}, {"hbm_gbs", &g.hbm_gbs}}) {
+  for (auto [key, dst] : {std::pair{"tflops_bf16", &g.tflops_bf16},
+                          {"tflops_fp16", &g.tflops_fp16},
+                          {"tflops_fp32", &g.tflops_fp32},
+                          {"hbm_gbs", &g.hbm_gbs}}) {
     auto v = f.Positive(key);
     if (!v.ok()) return v.status();
     *dst = *v;
   }
-  for (auto [key, dst] : {std::pair{"hbm_efficiency", &g.hbm_efficiency}, {"efficiency_bf16", &g.efficiency_bf16},
-                          {"efficiency_fp16", &g.efficiency_fp16}, {"efficiency_fp32", &g.efficiency_fp32}}) {
+  for (auto [key, dst] : {std::pair{"hbm_efficiency", &g.hbm_efficiency},
+                          {"efficiency_bf16", &g.efficiency_bf16},
+                          {"efficiency_fp16", &g.efficiency_fp16},
+                          {"efficiency_fp32", &g.efficiency_fp32}}) {
     auto v = f.Number(key, 0.01, 1.0);
     if (!v.ok()) return v.status();
     *dst = *v;
@@ -107,7 +135,8 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
   BRAID_RETURN_IF_ERROR(ReadKernelModel(*doc, f, origin, &g));
   auto src = f.String("source");
   if (!src.ok()) return src.status();
-  if (src->empty()) return Status::Invalid(f.Where(*doc->Find("source")) + ": source must name where the numbers come from");
+  if (src->empty())
+    return Status::Invalid(f.Where(*doc->Find("source")) + ": source must name where the numbers come from");
   g.source = *src;
   return g;
 }

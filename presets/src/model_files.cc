@@ -14,8 +14,8 @@ Result<ModelSpec> ParseModelToml(std::string_view text, std::string_view origin)
   auto doc = ParseToml(text, origin);
   if (!doc.ok()) return doc.status();
   const TomlFields f(*doc, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
-      {"name", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_mlp", "layers", "source"}));
+  BRAID_RETURN_IF_ERROR(
+      f.OnlyKnownKeys({"name", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_mlp", "layers", "source"}));
   ModelSpec m;
   auto name = f.String("name");
   if (!name.ok()) return name.status();

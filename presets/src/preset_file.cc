@@ -13,8 +13,8 @@ namespace braid {
 bool PresetKey::operator==(const PresetKey& o) const {
   const Workload& a = workload;
   const Workload& b = o.workload;
-  return gpu == o.gpu && topology == o.topology && layer == o.layer && a.op == b.op && a.m == b.m &&
-         a.n == b.n && a.k == b.k && a.dtype == b.dtype && a.tp == b.tp;
+  return gpu == o.gpu && topology == o.topology && layer == o.layer && a.op == b.op && a.m == b.m && a.n == b.n &&
+         a.k == b.k && a.dtype == b.dtype && a.tp == b.tp;
 }
 
 bool SameSlot(const Preset& a, const Preset& b) { return a.key == b.key && a.backend == b.backend; }
@@ -107,14 +107,35 @@ Status ParseKey(const TomlFields& f, const TomlValue& t, PresetKey& key) {
 
 Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Preset& p) {
   TomlFields f(t, origin, "preset[" + std::to_string(index) + "].");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
-      {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "layer", "algorithm", "chunks", "splits", "streams",
-       "comm_sms", "comm_engine", "comm_priority", "time_ns", "speedup_vs_serial", "speedup_vs_te_default",
-       "overlap_ratio", "tail_ns", "backend", "simulated", "braid_version", "date"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"gpu",
+                                         "topology",
+                                         "tp",
+                                         "op",
+                                         "dtype",
+                                         "m",
+                                         "n",
+                                         "k",
+                                         "layer",
+                                         "algorithm",
+                                         "chunks",
+                                         "splits",
+                                         "streams",
+                                         "comm_sms",
+                                         "comm_engine",
+                                         "comm_priority",
+                                         "time_ns",
+                                         "speedup_vs_serial",
+                                         "speedup_vs_te_default",
+                                         "overlap_ratio",
+                                         "tail_ns",
+                                         "backend",
+                                         "simulated",
+                                         "braid_version",
+                                         "date"}));
   // Required fields, checked up front so that the message names the entry's line.
-  for (const char* key : {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "algorithm", "chunks", "streams",
-                          "comm_sms", "time_ns", "speedup_vs_serial", "speedup_vs_te_default", "overlap_ratio",
-                          "tail_ns", "braid_version", "date"}) {
+  for (const char* key :
+       {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "algorithm", "chunks", "streams", "comm_sms", "time_ns",
+        "speedup_vs_serial", "speedup_vs_te_default", "overlap_ratio", "tail_ns", "braid_version", "date"}) {
     if (t.Find(key) == nullptr) return Status::Invalid(f.Where(t) + ": missing field '" + f.Name(key) + "'");
   }
   BRAID_RETURN_IF_ERROR(ParseKey(f, t, p.key));
@@ -201,8 +222,9 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
   int64_t version = 0;
   BRAID_ASSIGN(version, f.Integer("version", 1, 1 << 30));
   if (version != kPresetFormatVersion) {
-    return BadValue(f, *root, "version", std::to_string(version) + " is not supported (this reader knows " +
-                                             std::to_string(kPresetFormatVersion) + ")");
+    return BadValue(
+        f, *root, "version",
+        std::to_string(version) + " is not supported (this reader knows " + std::to_string(kPresetFormatVersion) + ")");
   }
   out.version = int(version);
   const TomlValue* list = root->Find("preset");

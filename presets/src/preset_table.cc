@@ -15,9 +15,12 @@ namespace braid {
 
 std::string_view PresetMatchName(PresetMatch m) {
   switch (m) {
-    case PresetMatch::kExact: return "exact";
-    case PresetMatch::kNearest: return "nearest";
-    case PresetMatch::kNone: return "none";
+    case PresetMatch::kExact:
+      return "exact";
+    case PresetMatch::kNearest:
+      return "nearest";
+    case PresetMatch::kNone:
+      return "none";
   }
   return "none";
 }
@@ -42,8 +45,8 @@ struct ShapeHash {
 // order) so that the nearest-shape search can start at the query's ln M and
 // stop once ln M alone is farther than the best distance found.
 struct Entries {
-  std::vector<double> lm, ln, lk;  // natural logs of M, N, K
-  std::vector<uint32_t> index;     // into presets
+  std::vector<double> lm, ln, lk;                        // natural logs of M, N, K
+  std::vector<uint32_t> index;                           // into presets
   std::unordered_map<Shape, uint32_t, ShapeHash> exact;  // shape -> first index
 };
 
@@ -70,9 +73,8 @@ int BackendSlot(std::string_view backend) {
 void SortByLogM(Entries& e, const std::vector<Preset>& presets) {
   std::vector<size_t> order(e.index.size());
   std::iota(order.begin(), order.end(), size_t(0));
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return e.lm[a] != e.lm[b] ? e.lm[a] < e.lm[b] : e.index[a] < e.index[b];
-  });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return e.lm[a] != e.lm[b] ? e.lm[a] < e.lm[b] : e.index[a] < e.index[b]; });
   std::vector<double> lm;
   std::vector<uint32_t> index;
   for (size_t o : order) {

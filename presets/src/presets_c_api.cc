@@ -107,8 +107,8 @@ extern "C" int braid_preset_find(const braid_presets* presets, const char* gpu, 
   return finish(0);
 }
 
-extern "C" int braid_preset_lookup(const braid_presets* presets, const char* gpu, const char* topology,
-                                   const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
+extern "C" int braid_preset_lookup(const braid_presets* presets, const char* gpu, const char* topology, const char* op,
+                                   const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
                                    braid_preset_config* out) {
   if (out == nullptr) return -1;
   *out = braid_preset_config{};

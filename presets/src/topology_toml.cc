@@ -14,14 +14,15 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   auto t = root.Table(table);
   if (!t.ok()) return t.status();
   const TomlFields f(**t, origin, std::string(table) + ".");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source",
-                                         "ll_efficiency", "simple_efficiency", "simple_latency_us",
-                                         "nvls_efficiency", "nvls_latency_us"}));
+  BRAID_RETURN_IF_ERROR(
+      f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source", "ll_efficiency",
+                       "simple_efficiency", "simple_latency_us", "nvls_efficiency", "nvls_latency_us"}));
   Link link;
   auto kind = f.String("kind");
   if (!kind.ok()) return kind.status();
   auto lk = ParseLinkKind(*kind);
-  if (!lk.ok()) return Status::Invalid(f.Where(*(*t)->Find("kind")) + ": " + f.Name("kind") + ": " + lk.status().message());
+  if (!lk.ok())
+    return Status::Invalid(f.Where(*(*t)->Find("kind")) + ": " + f.Name("kind") + ": " + lk.status().message());
   link.kind = *lk;
   auto bw = f.Positive("bandwidth_gbs");
   if (!bw.ok()) return bw.status();
@@ -55,7 +56,8 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
   auto doc = ParseToml(text, origin);
   if (!doc.ok()) return doc.status();
   const TomlFields f(*doc, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "pair", "nccl_channels"}));
+  BRAID_RETURN_IF_ERROR(
+      f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "pair", "nccl_channels"}));
   Topology t;
   auto name = f.String("name");
   if (!name.ok()) return name.status();
@@ -86,7 +88,8 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
     auto pair = ReadLink(f, "pair", origin);
     if (!pair.ok()) return pair.status();
     if (t.gpus_per_node % 2 != 0) {
-      return Status::Invalid(f.Where(*doc->Find("pair")) + ": [pair] joins GPUs 2k and 2k+1: gpus_per_node must be even");
+      return Status::Invalid(f.Where(*doc->Find("pair")) +
+                             ": [pair] joins GPUs 2k and 2k+1: gpus_per_node must be even");
     }
     t.has_pair = true;
     t.pair = *pair;

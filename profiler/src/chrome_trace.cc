@@ -108,10 +108,21 @@ void AddFlows(const ChromeTraceInput& in, const Tracks& tracks, int64_t origin, 
     if (it == sends.end()) continue;
     const Event& s = *it->second;
     ++id;
-    out.push_back({{"ph", "s"}, {"id", id}, {"name", "transfer"}, {"cat", "p2p"}, {"pid", s.rank},
-                   {"tid", tracks.tid.at(&s)}, {"ts", double(s.start_ns - origin) / 1e3}});
-    out.push_back({{"ph", "f"}, {"bp", "e"}, {"id", id}, {"name", "transfer"}, {"cat", "p2p"},
-                   {"pid", r.rank}, {"tid", tracks.tid.at(&r)}, {"ts", double(r.start_ns - origin) / 1e3}});
+    out.push_back({{"ph", "s"},
+                   {"id", id},
+                   {"name", "transfer"},
+                   {"cat", "p2p"},
+                   {"pid", s.rank},
+                   {"tid", tracks.tid.at(&s)},
+                   {"ts", double(s.start_ns - origin) / 1e3}});
+    out.push_back({{"ph", "f"},
+                   {"bp", "e"},
+                   {"id", id},
+                   {"name", "transfer"},
+                   {"cat", "p2p"},
+                   {"pid", r.rank},
+                   {"tid", tracks.tid.at(&r)},
+                   {"ts", double(r.start_ns - origin) / 1e3}});
   }
 }
 
@@ -134,7 +145,8 @@ nlohmann::json ChromeTrace(const ChromeTraceInput& in) {
   AddMetadata(in, tracks, events);
   for (const Event* e : order) events.push_back(Slice(*e, tracks.tid.at(e), origin));
   AddFlows(in, tracks, origin, events);
-  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"},
+  return {{"traceEvents", std::move(events)},
+          {"displayTimeUnit", "ns"},
           {"otherData", {{"title", in.title}, {"generator", "braid"}}}};
 }
 

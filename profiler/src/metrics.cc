@@ -9,13 +9,20 @@ namespace braid {
 
 std::string_view MetricName(Metric m) {
   switch (m) {
-    case Metric::kMakespan: return "makespan_ns";
-    case Metric::kCompute: return "compute_ns";
-    case Metric::kComm: return "comm_ns";
-    case Metric::kOverlap: return "overlap_ns";
-    case Metric::kExposedComm: return "exposed_comm_ns";
-    case Metric::kTail: return "tail_ns";
-    case Metric::kOverlapRatio: return "overlap_ratio";
+    case Metric::kMakespan:
+      return "makespan_ns";
+    case Metric::kCompute:
+      return "compute_ns";
+    case Metric::kComm:
+      return "comm_ns";
+    case Metric::kOverlap:
+      return "overlap_ns";
+    case Metric::kExposedComm:
+      return "exposed_comm_ns";
+    case Metric::kTail:
+      return "tail_ns";
+    case Metric::kOverlapRatio:
+      return "overlap_ratio";
   }
   return "?";
 }

@@ -23,8 +23,8 @@ struct Outcome {
 inline Outcome RunCaptured(const std::string& command) {
   // ctest runs tests in parallel processes: each call gets its own file.
   static int calls = 0;
-  const std::string err_file = testing::TempDir() + "braid_cli_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(++calls) + ".txt";
+  const std::string err_file =
+      testing::TempDir() + "braid_cli_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt";
   const std::string cmd = command + " 2>" + err_file;
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");

@@ -10,10 +10,10 @@
 
 namespace {
 
-using ::testing::HasSubstr;
 using braid::testing_cli::Braid;
 using braid::testing_cli::Outcome;
 using braid::testing_cli::TempPath;
+using ::testing::HasSubstr;
 
 const std::string kExample = std::string(BRAID_SOURCE_DIR) + "/presets/examples/example.toml";
 const std::string kFc2 = " --op gemm_rs --n 8192 --k 28672 --tp 8 --gpu h100-sxm --topology h100-sxm --json";

@@ -16,13 +16,13 @@
 
 namespace {
 
+using braid::testing_cli::Braid;
+using braid::testing_cli::Outcome;
+using braid::testing_cli::TempPath;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using braid::testing_cli::Braid;
-using braid::testing_cli::Outcome;
-using braid::testing_cli::TempPath;
 
 const std::string kExample = std::string(BRAID_SOURCE_DIR) + "/presets/examples/example.toml";
 const std::string kLlama = " --model llama3-70b --seq 4096 --batch 1 --topology h100-sxm";
@@ -71,9 +71,8 @@ Yaml Parse(const std::string& text) {
       y.keys.push_back(key);
       y.comments[key] = pending;
       pending.clear();
-    } else if (const size_t c = line.find(": "); line.rfind("  ", 0) == 0 && line[2] != ' ' &&
-                                                 c != std::string::npos && !key.empty() &&
-                                                 line.find(' ', c + 2) == std::string::npos) {
+    } else if (const size_t c = line.find(": "); line.rfind("  ", 0) == 0 && line[2] != ' ' && c != std::string::npos &&
+                                                 !key.empty() && line.find(' ', c + 2) == std::string::npos) {
       y.fields[key][line.substr(2, c - 2)] = line.substr(c + 2);
     } else {
       ++y.bad_lines;
@@ -100,7 +99,7 @@ TEST(CliPresetsExportTe, WritesFourLayersAsTeYaml) {
   EXPECT_EQ(y.fields.at("qkv_fprop").at("method"), "ring_exchange");
   EXPECT_EQ(y.fields.at("proj_fprop").at("method"), "pipeline");
   EXPECT_EQ(y.fields.at("proj_fprop").at("num_splits"), "4");
-  EXPECT_EQ(y.fields.at("proj_fprop").at("num_sm"), "24");  // h100-sxm's nccl_channels
+  EXPECT_EQ(y.fields.at("proj_fprop").at("num_sm"), "24");     // h100-sxm's nccl_channels
   EXPECT_EQ(y.fields.at("fc1_fprop").at("atomic_gemm"), "0");  // fused, but bf16: TE refuses atomic GEMM
   EXPECT_EQ(y.fields.at("fc1_fprop").at("method"), "ring_exchange");
   EXPECT_EQ(y.fields.at("fc2_fprop").at("num_splits"), "1");
@@ -175,8 +174,8 @@ TEST(CliPresetsExportTe, OutputFileIsWrittenWhole) {
   }
 
   // A failing export leaves the existing file alone.
-  const Outcome bad = Braid("presets export-te " + file + " --model nope --seq 4096 --batch 1 --topology h100-sxm -o " +
-                            out);
+  const Outcome bad =
+      Braid("presets export-te " + file + " --model nope --seq 4096 --batch 1 --topology h100-sxm -o " + out);
   EXPECT_EQ(bad.code, 2);
   std::ifstream again(out);
   std::stringstream after;

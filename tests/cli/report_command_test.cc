@@ -16,11 +16,11 @@
 
 namespace {
 
-using ::testing::HasSubstr;
 using braid::testing_cli::Braid;
 using braid::testing_cli::Outcome;
 using braid::testing_cli::TempPath;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 const std::string kSim = "run --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 4 --iters 3 --warmup 0 ";
 
@@ -104,7 +104,8 @@ TEST(CliReport, ListShowsEachRunsKeyFigures) {
 
 TEST(CliReport, FiltersSortAndLimit) {
   const std::string db = ThreeRuns("report_filter.db");
-  ASSERT_EQ(Braid("run --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 2 --warmup 0 --db " + db).code, 0);
+  ASSERT_EQ(
+      Braid("run --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 2 --warmup 0 --db " + db).code, 0);
   auto ids = [&](const std::string& args) {
     const Outcome o = Braid("report --json --db " + db + " " + args);
     EXPECT_EQ(o.code, 0) << o.err;
@@ -139,8 +140,8 @@ TEST(CliReport, SessionFilterListsThatTuningSessionsTrials) {
   const std::string out = TempPath("report_session.toml");
   std::filesystem::remove(db);
   std::filesystem::remove(out);
-  const Outcome tune = Braid("tune --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --json --no-progress --db " + db +
-                             " --out " + out);
+  const Outcome tune =
+      Braid("tune --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --json --no-progress --db " + db + " --out " + out);
   ASSERT_EQ(tune.code, 0) << tune.err;
   ASSERT_EQ(Braid(kSim + "--algo serial --db " + db).code, 0);  // not a trial
   const Outcome o = Braid("report --json --session 1 --db " + db);
@@ -224,11 +225,16 @@ TEST(CliDamagedStore, EveryReaderRefusesDamagedRunJsonWithOneLineAndTouchesNothi
       R"(not json)",
   };
   const std::vector<std::string> notes = {
-      R"({"compute_dtype":5})",        R"({"notes":"one"})",
-      R"({"notes":[1]})",              R"({"verify":{"ok":"yes"}})",
-      R"({"link_emulation":3})",       R"({"lower_bound":{"compute_alone_ns":"x"}})",
-      R"({"layer":{"describe":1}})",   R"({"hta":[{"rank":"0"}]})",
-      R"([1,2])",                      R"(garbage)",
+      R"({"compute_dtype":5})",
+      R"({"notes":"one"})",
+      R"({"notes":[1]})",
+      R"({"verify":{"ok":"yes"}})",
+      R"({"link_emulation":3})",
+      R"({"lower_bound":{"compute_alone_ns":"x"}})",
+      R"({"layer":{"describe":1}})",
+      R"({"hta":[{"rank":"0"}]})",
+      R"([1,2])",
+      R"(garbage)",
   };
   const std::string pristine = ThreeRuns("damaged_src.db");
   int cases = 0;
@@ -262,14 +268,17 @@ TEST(CliDamagedStore, TuneResumeRefusesADamagedTrialConfigAndLeavesTheSession) {
   const std::string out = TempPath("damaged_tune.toml");
   std::filesystem::remove(db);
   std::filesystem::remove(out);
-  const std::string op = "tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2 --no-progress --db " + db + " --out " + out;
+  const std::string op =
+      "tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2 --no-progress --db " + db + " --out " + out;
   ASSERT_EQ(Braid(op).code, 0);
   for (const char* bad : {R"({"algorithm":5})", R"({"algorithm":"ring","chunks":"x","warmup":0})",
-                                 R"({"algorithm":"ring","warmup":null})", R"(null)"}) {
+                          R"({"algorithm":"ring","warmup":null})", R"(null)"}) {
     std::string quoted;
     for (char c : std::string(bad)) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    Exec(db, "UPDATE tuning_sessions SET status = 'interrupted';"
-             "UPDATE trials SET config_json = '" + quoted + "' WHERE id = 2;");
+    Exec(db,
+         "UPDATE tuning_sessions SET status = 'interrupted';"
+         "UPDATE trials SET config_json = '" +
+             quoted + "' WHERE id = 2;");
     const std::string before = Rows(db);
     const Outcome o = Braid(op + " --resume");
     SCOPED_TRACE(bad);

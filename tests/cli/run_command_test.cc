@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -45,8 +45,8 @@ TEST(CliRun, JsonFollowsTheContractAndVerifies) {
   EXPECT_EQ(j["config"]["comm_priority"], "high");
   EXPECT_EQ(j["backend"], "cpu");
   EXPECT_EQ(j["topology"], "h100-sxm");
-  for (const char* m : {"makespan_ns", "compute_ns", "comm_ns", "overlap_ns", "exposed_comm_ns", "tail_ns",
-                        "overlap_ratio"}) {
+  for (const char* m :
+       {"makespan_ns", "compute_ns", "comm_ns", "overlap_ns", "exposed_comm_ns", "tail_ns", "overlap_ratio"}) {
     ASSERT_TRUE(j["metrics"].contains(m)) << m;
     EXPECT_GE(j["metrics"][m]["p99"].get<double>(), j["metrics"][m]["p50"].get<double>()) << m;
   }
@@ -60,7 +60,8 @@ TEST(CliRun, JsonFollowsTheContractAndVerifies) {
 
 TEST(CliRun, CommPriorityReachesThePlan) {
   // A tuned preset may say comm_priority = "normal": run must reproduce it.
-  const std::string sim = "run --no-db --json --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 8 --algo chunked --chunks 4 ";
+  const std::string sim =
+      "run --no-db --json --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 8 --algo chunked --chunks 4 ";
   const Outcome high = Braid(sim);
   const Outcome normal = Braid(sim + "--comm-priority normal");
   ASSERT_EQ(high.code, 0) << high.err;
@@ -123,7 +124,8 @@ TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
 }
 
 TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {
-  const std::string args = "run --no-db --json --op gemm_rs --m 8K --n 8K --k 8K --tp 8 --algo ring --chunks 4 --streams 2 ";
+  const std::string args =
+      "run --no-db --json --op gemm_rs --m 8K --n 8K --k 8K --tp 8 --algo ring --chunks 4 --streams 2 ";
   const Outcome h100 = Braid(args + "--topology h100-sxm");
   ASSERT_EQ(h100.code, 0) << h100.err;
   const auto j = nlohmann::json::parse(h100.out);
@@ -184,8 +186,9 @@ std::string TinyModelFile() {
 }
 
 TEST(CliRun, LayerWorkloadOnSimReportsTheModel) {
-  const Outcome o = Braid("run --no-db --json --model llama3-70b --seq 4K --batch 1 --tp 8 --algo ring --chunks 2 "
-                          "--streams 2 --iters 1 --warmup 0");
+  const Outcome o = Braid(
+      "run --no-db --json --model llama3-70b --seq 4K --batch 1 --tp 8 --algo ring --chunks 2 "
+      "--streams 2 --iters 1 --warmup 0");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["workload"]["model"], "llama3-70b");
@@ -228,8 +231,9 @@ TEST(CliRun, LayerWorkloadOnCpuVerifiesEveryOpAndIsStored) {
 }
 
 TEST(CliRun, IsoOnSimOverlapsTheAllReduces) {
-  const std::string base = "run --no-db --json --model llama3-70b --seq 4K --tp 8 --iters 1 --warmup 0 "
-                           "--sequence-parallel off ";
+  const std::string base =
+      "run --no-db --json --model llama3-70b --seq 4K --tp 8 --iters 1 --warmup 0 "
+      "--sequence-parallel off ";
   const Outcome serial = Braid(base + "--algo serial");
   const Outcome iso = Braid(base + "--algo iso --chunks 2");
   ASSERT_EQ(serial.code, 0) << serial.err;
@@ -241,26 +245,28 @@ TEST(CliRun, IsoOnSimOverlapsTheAllReduces) {
 }
 
 TEST(CliRun, FusedRunsOnSimForOpsAndModels) {
-  const Outcome op = Braid("run --no-db --json --op ag_gemm --m 4096 --n 8192 --k 8192 --tp 8 --algo fused "
-                           "--comm-sms 16 --iters 1 --warmup 0");
+  const Outcome op = Braid(
+      "run --no-db --json --op ag_gemm --m 4096 --n 8192 --k 8192 --tp 8 --algo fused "
+      "--comm-sms 16 --iters 1 --warmup 0");
   ASSERT_EQ(op.code, 0) << op.err;
   const auto jo = nlohmann::json::parse(op.out);
   EXPECT_EQ(jo["config"]["algorithm"], "fused");
   EXPECT_EQ(jo["config"]["comm_sms"], 16);
   EXPECT_GT(jo["metrics"]["overlap_ratio"]["p50"].get<double>(), 0);
-  const Outcome layer = Braid("run --no-db --json --model llama3-70b --seq 4K --tp 8 --algo fused --comm-sms 8 "
-                              "--iters 1 --warmup 0");
+  const Outcome layer = Braid(
+      "run --no-db --json --model llama3-70b --seq 4K --tp 8 --algo fused --comm-sms 8 "
+      "--iters 1 --warmup 0");
   ASSERT_EQ(layer.code, 0) << layer.err;
   EXPECT_GT(nlohmann::json::parse(layer.out)["metrics"]["overlap_ns"]["p50"].get<double>(), 0);
   ExpectUsageError("run --no-db --op gemm_ar --m 64 --n 64 --k 64 --tp 2 --algo fused",
                    "fused does not apply to gemm_ar");
-  ExpectUsageError("run --no-db --op ag_gemm --m 64 --n 64 --k 64 --tp 2 --algo fused --chunks 2",
-                   "takes no --chunks");
+  ExpectUsageError("run --no-db --op ag_gemm --m 64 --n 64 --k 64 --tp 2 --algo fused --chunks 2", "takes no --chunks");
 }
 
 TEST(CliRun, FusedOnCpuIsRefusedWithExitTwo) {
-  const Outcome o = Braid("run --backend cpu --no-db --op ag_gemm --m 16 --n 8 --k 8 --tp 2 --algo fused "
-                          "--iters 1 --warmup 0");
+  const Outcome o = Braid(
+      "run --backend cpu --no-db --op ag_gemm --m 16 --n 8 --k 8 --tp 2 --algo fused "
+      "--iters 1 --warmup 0");
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("fused runs on the sim backend; the cpu backend has no fused kernel"), std::string::npos)
       << o.err;

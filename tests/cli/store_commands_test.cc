@@ -16,13 +16,14 @@
 
 namespace {
 
-using ::testing::HasSubstr;
 using braid::testing_cli::Braid;
 using braid::testing_cli::Outcome;
 using braid::testing_cli::TempPath;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
-const std::string kRun = "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --algo ring --chunks 2 --iters 3 --warmup 1 ";
+const std::string kRun =
+    "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --algo ring --chunks 2 --iters 3 --warmup 1 ";
 
 std::string SharedTraces() {
   const char* env = std::getenv("BRAID_SHARED_DIR");
@@ -112,7 +113,8 @@ TEST(CliStore, BadStoreInputIsOneLineExitTwoAndChangesNothing) {
   ExpectUsageError(Braid("report --db " + TempPath("missing.db")), "no store at");
   ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
   ExpectUsageError(Braid("report --db " + db + " --run 999"), "999");
-  ExpectUsageError(Braid("export --db " + db + " --run 1 -o /nonexistent/dir/t.json"), "cannot write '/nonexistent/dir/t.json'");
+  ExpectUsageError(Braid("export --db " + db + " --run 1 -o /nonexistent/dir/t.json"),
+                   "cannot write '/nonexistent/dir/t.json'");
   ExpectUsageError(Braid("export --db " + db + " --run 1 --format pprof -o x.json"), "unknown --format 'pprof'");
   ExpectUsageError(Braid(kRun + "--db /nonexistent/dir/x.db"), "directory '/nonexistent/dir' does not exist");
   EXPECT_FALSE(std::filesystem::exists("/nonexistent/dir"));

@@ -191,7 +191,7 @@ struct Yaml {
   std::vector<std::string> keys;
   std::map<std::string, std::map<std::string, std::string>> fields;
   std::map<std::string, std::string> comments;  // key -> its comment lines, joined
-  std::string header;                            // comments before the first blank line
+  std::string header;                           // comments before the first blank line
   std::vector<std::string> errors;
 };
 
@@ -291,8 +291,8 @@ TEST(TeExportYaml, FourKeysWithSevenFieldsEach) {
   for (const std::string& key : y.keys) {
     std::vector<std::string> names;
     for (const auto& [name, value] : y.fields.at(key)) names.push_back(name);
-    EXPECT_THAT(names, ElementsAre("atomic_gemm", "cga_size", "method", "num_sm", "num_splits", "set_sm_margin",
-                                   "use_ce"))
+    EXPECT_THAT(names,
+                ElementsAre("atomic_gemm", "cga_size", "method", "num_sm", "num_splits", "set_sm_margin", "use_ce"))
         << key;
     for (const char* flag : {"atomic_gemm", "set_sm_margin", "use_ce"}) {
       const std::string v = y.fields.at(key).at(flag);
@@ -333,7 +333,7 @@ TEST(TeExportYaml, HeaderNamesVersionWorkloadSourceAndBackend) {
 TEST(TeExportYaml, UnexpressibleKnobsAreListedAboveTheirKey) {
   const LayerWorkload lw = Llama70b();
   PresetFile f = FullFile(lw);
-  f.presets[1].config.splits = {2, 1, 1, 1};          // out_proj: uneven chunked
+  f.presets[1].config.splits = {2, 1, 1, 1};  // out_proj: uneven chunked
   f.presets[1].config.comm_high_priority = false;
   f.presets[0].config.algorithm = Algorithm::kBidirRing;  // qkv
   f.presets[0].config.chunks = 2;
@@ -356,9 +356,8 @@ TEST(TeExportYaml, NearestMatchIsMarkedWithItsShape) {
   ASSERT_TRUE(text.ok()) << text.status().message();
   const Yaml y = ParseYaml(*text);
   EXPECT_THAT(y.errors, IsEmpty());
-  EXPECT_THAT(y.comments.at("proj_fprop"),
-              AllOf(HasSubstr("nearest match"), HasSubstr("gemm_rs M=4096 N=8192 K=28672"),
-                    HasSubstr("llama3-70b/fc2")));
+  EXPECT_THAT(y.comments.at("proj_fprop"), AllOf(HasSubstr("nearest match"), HasSubstr("gemm_rs M=4096 N=8192 K=28672"),
+                                                 HasSubstr("llama3-70b/fc2")));
   EXPECT_EQ(y.fields.at("proj_fprop").at("num_splits"), "1");  // fc2's serial config
   EXPECT_THAT(y.comments.at("fc2_fprop"), Not(HasSubstr("nearest match")));
 }

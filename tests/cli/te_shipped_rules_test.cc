@@ -41,9 +41,19 @@ std::map<std::string, Fields> ParseUbCfgs(const std::string& yaml) {
 // TE's rules for one GEMM's ub_cfgs entry of a non-FP8 (bf16/fp16) model.
 // Returns the broken rules, empty when TE accepts it.
 std::vector<std::string> TeRuleViolations(const std::string& key, const Fields& f) {
-  static const std::set<std::string> kKeys = {"method", "is_reduce_scatter", "num_sm", "cga_size", "set_sm_margin",
-                                              "num_splits", "aggregate", "atomic_gemm", "use_ce", "fp8_buf",
-                                              "comm_priority", "gemm_priority", "pipeline_rs_overlap_first_gemm"};
+  static const std::set<std::string> kKeys = {"method",
+                                              "is_reduce_scatter",
+                                              "num_sm",
+                                              "cga_size",
+                                              "set_sm_margin",
+                                              "num_splits",
+                                              "aggregate",
+                                              "atomic_gemm",
+                                              "use_ce",
+                                              "fp8_buf",
+                                              "comm_priority",
+                                              "gemm_priority",
+                                              "pipeline_rs_overlap_first_gemm"};
   static const std::set<std::string> kMethods = {"ring_exchange", "pipeline", "bulk", "external"};
   std::vector<std::string> bad;
   auto num = [&](const char* name) { return f.count(name) ? std::stoi(f.at(name)) : -1; };
@@ -115,7 +125,7 @@ TEST(TeShippedPresets, EveryExportIsAcceptedByTe) {
 }
 
 TEST(TeShippedPresets, TheRuleCheckerCatchesWhatTeRefuses) {
-  const Fields good = {{"method", "pipeline"}, {"num_splits", "4"}, {"num_sm", "16"},   {"cga_size", "2"},
+  const Fields good = {{"method", "pipeline"}, {"num_splits", "4"},  {"num_sm", "16"}, {"cga_size", "2"},
                        {"set_sm_margin", "1"}, {"atomic_gemm", "0"}, {"use_ce", "0"}};
   EXPECT_TRUE(TeRuleViolations("proj_fprop", good).empty());
   Fields atomic = good;

@@ -53,8 +53,8 @@ struct Scratch {
 
 // One stored sim run (3 timed iterations) in `db`.
 void StoreOneRun(const std::string& db) {
-  const Outcome o = Braid("run --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 3 --warmup 1 --db " +
-                          db);
+  const Outcome o =
+      Braid("run --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 3 --warmup 1 --db " + db);
   ASSERT_EQ(o.code, 0) << o.err;
 }
 
@@ -136,7 +136,8 @@ TEST(CliTrust, ExportOneIterationAndGzip) {
 
 TEST(CliTrust, ExportTeWritesOnlyRegularFilesOrStdout) {
   const std::string example = std::string(BRAID_SOURCE_DIR) + "/presets/tuned/h100-sxm.toml";
-  const std::string args = "presets export-te " + example + " --model llama3-70b --seq 4096 --batch 1 --topology "
+  const std::string args = "presets export-te " + example +
+                           " --model llama3-70b --seq 4096 --batch 1 --topology "
                            "h100-sxm --tp 8";
   const Outcome dev = Braid(args + " -o /dev/null");
   EXPECT_EQ(dev.code, 2);
@@ -251,18 +252,18 @@ TEST(CliTrust, ConcurrentTunesOnOneStoreAndPresetFileKeepEveryEntry) {
 TEST(CliTrust, ListNamesEveryBuiltIn) {
   const Outcome gpus = Braid("list gpus");
   ASSERT_EQ(gpus.code, 0) << gpus.err;
-  EXPECT_THAT(gpus.out, AllOf(HasSubstr("h100-sxm  "), HasSubstr("132 SMs, 989.4 TFLOPS bf16"), HasSubstr("a100-sxm"), HasSubstr("rtx4090"),
-                              HasSubstr("l40s")));
+  EXPECT_THAT(gpus.out, AllOf(HasSubstr("h100-sxm  "), HasSubstr("132 SMs, 989.4 TFLOPS bf16"), HasSubstr("a100-sxm"),
+                              HasSubstr("rtx4090"), HasSubstr("l40s")));
   const Outcome topos = Braid("list topologies");
   ASSERT_EQ(topos.code, 0) << topos.err;
-  EXPECT_THAT(topos.out, AllOf(HasSubstr("8 x h100-sxm (132 SMs), 1 node; intra-node nvswitch 450 GB/s"),
-                               HasSubstr("h100-sxm-2node-ib"), HasSubstr("inter-node infiniband"),
-                               HasSubstr("rtx4090-pcie")));
+  EXPECT_THAT(topos.out,
+              AllOf(HasSubstr("8 x h100-sxm (132 SMs), 1 node; intra-node nvswitch 450 GB/s"),
+                    HasSubstr("h100-sxm-2node-ib"), HasSubstr("inter-node infiniband"), HasSubstr("rtx4090-pcie")));
   const Outcome models = Braid("list models");
   ASSERT_EQ(models.code, 0) << models.err;
-  EXPECT_THAT(models.out, AllOf(HasSubstr("hidden 8192, heads 64 (kv 8) x 128, ffn 28672 (gated), 80 layers"),
-                                HasSubstr("llama3-8b"), HasSubstr("llama3-405b"), HasSubstr("gpt3-175b"),
-                                HasSubstr("qwen2-72b")));
+  EXPECT_THAT(models.out,
+              AllOf(HasSubstr("hidden 8192, heads 64 (kv 8) x 128, ffn 28672 (gated), 80 layers"),
+                    HasSubstr("llama3-8b"), HasSubstr("llama3-405b"), HasSubstr("gpt3-175b"), HasSubstr("qwen2-72b")));
   for (const Outcome* o : {&gpus, &topos, &models}) {
     EXPECT_EQ(o->err, "");
   }

@@ -121,8 +121,10 @@ TEST(CliTune, ModelTunesEveryTpGemmOfTheBlockAndPrintsATable) {
 
 TEST(CliTune, CpuBackendMeasuresForRealWithLinkPacing) {
   Files f("tune_cpu");
-  Outcome o = Braid("tune --backend cpu --op ag_gemm --m 256 --n 256 --k 256 --tp 2 --strategy halving "
-                    "--iters 3 --warmup 1 --link-gbps 50 --json" + f.Args());
+  Outcome o = Braid(
+      "tune --backend cpu --op ag_gemm --m 256 --n 256 --k 256 --tp 2 --strategy halving "
+      "--iters 3 --warmup 1 --link-gbps 50 --json" +
+      f.Args());
   ASSERT_EQ(o.code, 0) << o.err;
   const nlohmann::json j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["backend"], "cpu");
@@ -177,9 +179,8 @@ TEST(CliTune, TerminalsGetAProgressBarRedrawnInPlace) {
   if (pid == 0) {
     close(master);
     dup2(slave, STDERR_FILENO);
-    const std::string cmd = std::string(BRAID_EXE) +
-                            " tune --op ag_gemm --m 4096 --n 4096 --k 4096 --tp 4 --db " + f.db + " --out " + f.out +
-                            " >/dev/null";
+    const std::string cmd = std::string(BRAID_EXE) + " tune --op ag_gemm --m 4096 --n 4096 --k 4096 --tp 4 --db " +
+                            f.db + " --out " + f.out + " >/dev/null";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -13,8 +13,7 @@
 namespace braid {
 namespace {
 
-#define EXPECT_HAS(status, text) \
-  EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
+#define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
 
 OverlapConfig Fused(int comm_sms = 0) {
   OverlapConfig c;

@@ -17,8 +17,7 @@
 namespace braid {
 namespace {
 
-#define EXPECT_HAS(status, text) \
-  EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
+#define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
 
 ModelSpec Tiny() { return testing_core::TinyModel(); }
 
@@ -31,8 +30,8 @@ OverlapConfig Config(Algorithm a, int chunks, int lanes = 1, std::vector<int> sp
   return c;
 }
 
-LayerWorkload MustLayer(int tp, Phase phase = Phase::kPrefill, std::optional<bool> sp = std::nullopt,
-                        int64_t seq = 16, int64_t batch = 2) {
+LayerWorkload MustLayer(int tp, Phase phase = Phase::kPrefill, std::optional<bool> sp = std::nullopt, int64_t seq = 16,
+                        int64_t batch = 2) {
   auto lw = MakeLayerWorkload(Tiny(), seq, batch, phase, tp, DType::kBf16, sp);
   EXPECT_TRUE(lw.ok()) << lw.status().message();
   return lw.ok() ? *lw : LayerWorkload{};

@@ -15,11 +15,9 @@
 namespace braid {
 namespace {
 
-#define EXPECT_HAS(status, text) \
-  EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
+#define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
 
-Plan MustBuild(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1,
-               int lanes = 1) {
+Plan MustBuild(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1, int lanes = 1) {
   Workload w{op, m, n, k, DType::kBf16, p};
   OverlapConfig cfg;
   cfg.algorithm = algo;
@@ -41,9 +39,7 @@ int Find(const RankPlan& rp, const std::function<bool(const Step&)>& pred) {
 }
 
 int FindKind(const RankPlan& rp, StepKind kind, int ring_step = -2) {
-  return Find(rp, [&](const Step& s) {
-    return s.kind == kind && (ring_step == -2 || s.ring_step == ring_step);
-  });
+  return Find(rp, [&](const Step& s) { return s.kind == kind && (ring_step == -2 || s.ring_step == ring_step); });
 }
 
 // Removes a step; steps that depended on it inherit its dependencies.
@@ -136,8 +132,7 @@ TEST(PlanCheck, DetectsMissingOutput) {
   plan.ranks[0].steps[0].a = Region::Rows(0, 0, 3);
   const Status st = CheckPlanSemantics(plan);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(
-      st, "rank 0 output 'C' row 3: expected the partial for row 3 over ranks {0}, found nothing");
+  EXPECT_HAS(st, "rank 0 output 'C' row 3: expected the partial for row 3 over ranks {0}, found nothing");
 }
 
 TEST(PlanCheck, DetectsWriteWriteRaceAcrossLanes) {
@@ -178,8 +173,7 @@ TEST(PlanCheck, DetectsReadWriteRaceOnPartlyOverlappingRows) {
   rp.steps.push_back(late);
   const Status st = CheckPlanSemantics(plan);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(
-      st, "data race on rank 0 buffer 'W' rows 2..3: step 1 (copy) reads and step 2 (gemm) writes");
+  EXPECT_HAS(st, "data race on rank 0 buffer 'W' rows 2..3: step 1 (copy) reads and step 2 (gemm) writes");
   rp.steps[2].deps = {1};
   EXPECT_TRUE(CheckPlanSemantics(plan).ok()) << CheckPlanSemantics(plan).message();
 }
@@ -246,16 +240,14 @@ TEST(PlanCheck, DetectsRecvSizeMismatch) {
   plan.ranks[0].steps[size_t(rv)].c.rows -= 1;
   const Status st = CheckPlanStructure(plan);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(st, "sends 64 elements but its recv rank 0 step " + std::to_string(rv) +
-                     " (recv) takes 56 elements");
+  EXPECT_HAS(st, "sends 64 elements but its recv rank 0 step " + std::to_string(rv) + " (recv) takes 56 elements");
 }
 
 TEST(PlanCheck, DetectsDuplicateMatch) {
   Plan plan = MustBuild(Op::kAgGemm, 16, 8, 8, 2, Algorithm::kRing, 2);
   RankPlan& rp = plan.ranks[0];
   const int first = FindKind(rp, StepKind::kSend);
-  const int second =
-      Find(rp, [&](const Step& s) { return s.kind == StepKind::kSend && s.id > first; });
+  const int second = Find(rp, [&](const Step& s) { return s.kind == StepKind::kSend && s.id > first; });
   ASSERT_GE(second, 0);
   rp.steps[size_t(second)].match = rp.steps[size_t(first)].match;
   const Status st = CheckPlanStructure(plan);
@@ -394,8 +386,7 @@ TEST(PlanCheck, DetectsCollectivesIssuedInDifferentOrders) {
   Plan plan = MustBuild(Op::kAgGemm, 16, 8, 8, 2, Algorithm::kChunked, 2, 1);
   RankPlan& rp = plan.ranks[1];
   const int c0 = FindKind(rp, StepKind::kCollective);
-  const int c1 =
-      Find(rp, [&](const Step& s) { return s.kind == StepKind::kCollective && s.id > c0; });
+  const int c1 = Find(rp, [&](const Step& s) { return s.kind == StepKind::kCollective && s.id > c0; });
   ASSERT_GE(c1, 0);
   ASSERT_EQ(rp.steps[size_t(c0)].lane, rp.steps[size_t(c1)].lane);
   std::swap(rp.steps[size_t(c0)].match, rp.steps[size_t(c1)].match);
@@ -424,9 +415,7 @@ TEST(PlanCheck, DetectsMissingOrMismatchedCollective) {
   bad.ranks[2].steps[size_t(c)].match = 7;  // match 0 now lacks rank 2, match 7 has only rank 2
   st = CheckPlanStructure(bad);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(
-      st,
-      "collective reduce_scatter match 0 (rank 0 step 1 (reduce_scatter)) is missing on rank 2");
+  EXPECT_HAS(st, "collective reduce_scatter match 0 (rank 0 step 1 (reduce_scatter)) is missing on rank 2");
 
   bad = plan;
   bad.ranks[1].steps[size_t(c)].a.pieces = 2;  // reduce_scatter needs P pieces
@@ -512,11 +501,9 @@ TEST(PlanCheck, DetectsGemmReadingRowsBeforeTheirRecv) {
   const Status st = CheckPlanSemantics(plan);
   ASSERT_FALSE(st.ok());
   const std::string& msg = st.message();
-  const bool race = msg.find("data race on rank 1 buffer 'A_full' rows 0..3: step " +
-                             std::to_string(rv) + " (recv) writes and step " + std::to_string(g) +
-                             " (gemm) reads") != std::string::npos;
-  const bool empty = msg.find("rank 1 step " + std::to_string(g) + " (gemm): reads empty row 0") !=
-                     std::string::npos;
+  const bool race = msg.find("data race on rank 1 buffer 'A_full' rows 0..3: step " + std::to_string(rv) +
+                             " (recv) writes and step " + std::to_string(g) + " (gemm) reads") != std::string::npos;
+  const bool empty = msg.find("rank 1 step " + std::to_string(g) + " (gemm): reads empty row 0") != std::string::npos;
   EXPECT_TRUE(race || empty) << msg;
 }
 
@@ -541,8 +528,7 @@ TEST(PlanCheck, DetectsAgPlanComputingTheWrongBlock) {
   EXPECT_TRUE(CheckPlanStructure(plan).ok());
   const Status st = CheckPlanSemantics(plan);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(
-      st, "rank 2 output 'C' row 4: expected the product for row 4, found the product for row 8");
+  EXPECT_HAS(st, "rank 2 output 'C' row 4: expected the product for row 4, found the product for row 8");
 }
 
 TEST(PlanCheck, DetectsGemmOnNonInputRows) {
@@ -558,10 +544,9 @@ TEST(PlanCheck, DetectsGemmOnNonInputRows) {
   EXPECT_TRUE(CheckPlanStructure(plan).ok()) << CheckPlanStructure(plan).message();
   const Status st = CheckPlanSemantics(plan);
   ASSERT_FALSE(st.ok());
-  EXPECT_HAS(st,
-             "rank 0 step " + std::to_string(g1) +
-                 " (gemm): multiplies the partial for row 8 over ranks {0}, expected a row of A "
-                 "(row 8 of buffer 'partial')");
+  EXPECT_HAS(st, "rank 0 step " + std::to_string(g1) +
+                     " (gemm): multiplies the partial for row 8 over ranks {0}, expected a row of A "
+                     "(row 8 of buffer 'partial')");
 }
 
 }  // namespace

@@ -14,11 +14,9 @@
 namespace braid {
 namespace {
 
-#define EXPECT_HAS(status, text) \
-  EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
+#define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
 
-constexpr Algorithm kAlgorithms[] = {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing,
-                                     Algorithm::kBidirRing};
+constexpr Algorithm kAlgorithms[] = {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing};
 constexpr Op kOps[] = {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr};
 
 OverlapConfig Config(Algorithm a, int chunks, int lanes, std::vector<int> splits = {}) {
@@ -30,9 +28,7 @@ OverlapConfig Config(Algorithm a, int chunks, int lanes, std::vector<int> splits
   return cfg;
 }
 
-std::string Describe(const Workload& w, const OverlapConfig& cfg) {
-  return w.Describe() + " / " + cfg.Describe();
-}
+std::string Describe(const Workload& w, const OverlapConfig& cfg) { return w.Describe() + " / " + cfg.Describe(); }
 
 // Builds and checks one plan; returns false (with a test failure) if anything fails.
 bool BuildsAndChecks(const Workload& w, const OverlapConfig& cfg) {
@@ -180,11 +176,19 @@ TEST(Planner, RingCommFuseLeavesOnlyOneAddAfterTheLastGemm) {
               for (const Step& s : rp.steps) {
                 if (!after[size_t(s.id)] || s.id == last) continue;
                 switch (s.kind) {
-                  case StepKind::kReduce: ++reduces; break;
-                  case StepKind::kGemm: ++gemms; break;
+                  case StepKind::kReduce:
+                    ++reduces;
+                    break;
+                  case StepKind::kGemm:
+                    ++gemms;
+                    break;
                   case StepKind::kSend:
-                  case StepKind::kRecv: ++transfers; break;
-                  default: ++others; break;
+                  case StepKind::kRecv:
+                    ++transfers;
+                    break;
+                  default:
+                    ++others;
+                    break;
                 }
               }
               SCOPED_TRACE(Describe(w, plan.config) + " rank " + std::to_string(r));
@@ -284,9 +288,8 @@ TEST(Planner, BidirRingAgGemmSendsTheHalvesBothWays) {
   const Plan plan = MustBuild(w, Config(Algorithm::kBidirRing, 2, 2));
   for (int r = 0; r < p; ++r) {
     for (const Step& s : plan.ranks[size_t(r)].steps) {
-      const bool upper = s.kind == StepKind::kGemm || s.kind == StepKind::kSend
-                             ? (s.a.row % mb) < mb / 2
-                             : (s.c.row % mb) < mb / 2;
+      const bool upper =
+          s.kind == StepKind::kGemm || s.kind == StepKind::kSend ? (s.a.row % mb) < mb / 2 : (s.c.row % mb) < mb / 2;
       const int sign = upper ? +1 : -1;  // first half travels r→r+1, second half r→r−1
       if (s.kind == StepKind::kGemm) {
         EXPECT_EQ(s.a.row / mb, ((r - sign * s.ring_step) % p + p) % p);
@@ -320,8 +323,7 @@ TEST(Planner, RingMovesPMinusOneBlocksPerRank) {
           // gemm_ar is a reduce-scatter and an all-gather: twice the volume.
           const int64_t want = (op == Op::kGemmAr ? 2 : 1) * int64_t(p - 1) * block;
           for (int r = 0; r < p; ++r) {
-            EXPECT_EQ(SendBytes(plan.ranks[size_t(r)]), want)
-                << Describe(w, plan.config) << " rank " << r;
+            EXPECT_EQ(SendBytes(plan.ranks[size_t(r)]), want) << Describe(w, plan.config) << " rank " << r;
           }
         }
       }
@@ -329,8 +331,7 @@ TEST(Planner, RingMovesPMinusOneBlocksPerRank) {
   }
 }
 
-Status Validation(Op op, int64_t m, int p, Algorithm algo, int chunks,
-                  std::vector<int> splits = {}) {
+Status Validation(Op op, int64_t m, int p, Algorithm algo, int chunks, std::vector<int> splits = {}) {
   const Workload w{op, m, 8 * int64_t(p), 8 * int64_t(p), DType::kBf16, p};
   Result<Plan> plan = BuildPlan(w, Config(algo, chunks, 1, std::move(splits)));
   EXPECT_FALSE(plan.ok()) << Describe(w, Config(algo, chunks, 1));
@@ -341,12 +342,10 @@ Status Validation(Op op, int64_t m, int p, Algorithm algo, int chunks,
 }
 
 TEST(Planner, RejectsChunksThatExceedTheRows) {
-  EXPECT_HAS(Validation(Op::kAgGemm, 8, 4, Algorithm::kRing, 3),
-             "chunks=3 exceeds the rows per rank block (M/P) (2)");
+  EXPECT_HAS(Validation(Op::kAgGemm, 8, 4, Algorithm::kRing, 3), "chunks=3 exceeds the rows per rank block (M/P) (2)");
   EXPECT_HAS(Validation(Op::kGemmRs, 8, 2, Algorithm::kChunked, 5),
              "chunks=5 exceeds the rows per rank block (M/P) (4)");
-  EXPECT_HAS(Validation(Op::kGemmAr, 4, 2, Algorithm::kChunked, 5),
-             "chunks=5 exceeds the rows of M (4)");
+  EXPECT_HAS(Validation(Op::kGemmAr, 4, 2, Algorithm::kChunked, 5), "chunks=5 exceeds the rows of M (4)");
   EXPECT_HAS(Validation(Op::kGemmRs, 16, 2, Algorithm::kBidirRing, 5),
              "chunks=5 exceeds the rows per half block (M/P/2) (4)");
 }
@@ -358,8 +357,7 @@ TEST(Planner, RejectsUnevenChunksWithoutSplits) {
   // With splits the same cut is fine.
   const Workload w{Op::kAgGemm, 40, 32, 32, DType::kBf16, 4};
   EXPECT_TRUE(BuildPlan(w, Config(Algorithm::kChunked, 3, 1, {1, 1, 1})).ok());
-  EXPECT_HAS(Validation(Op::kAgGemm, 40, 4, Algorithm::kChunked, 3, {1, 1}),
-             "--splits has 2 weights but chunks=3");
+  EXPECT_HAS(Validation(Op::kAgGemm, 40, 4, Algorithm::kChunked, 3, {1, 1}), "--splits has 2 weights but chunks=3");
 }
 
 TEST(Planner, RingUnevenSubChunksDoNotSuggestSplits) {

@@ -125,18 +125,16 @@ TEST_F(SafeWrite, DashIsStandardOutputWhenAllowed) {
 TEST_F(SafeWrite, UpdateSeesTheCurrentBytesAndRemovesItsLock) {
   const std::string p = Path("list.txt");
   auto append = [](const std::string& line) {
-    return [line](const std::optional<std::string>& cur) -> Result<std::string> {
-      return cur.value_or("") + line + "\n";
-    };
+    return
+        [line](const std::optional<std::string>& cur) -> Result<std::string> { return cur.value_or("") + line + "\n"; };
   };
   ASSERT_TRUE(UpdateFileAtomically(p, append("a")).ok());
   ASSERT_TRUE(UpdateFileAtomically(p, append("b")).ok());
   EXPECT_EQ(Read(p), "a\nb\n");
   EXPECT_FALSE(fs::exists(p + ".lock"));
   // A failing merge leaves the file as it was.
-  Status s = UpdateFileAtomically(p, [](const std::optional<std::string>&) -> Result<std::string> {
-    return Status::Invalid("refused");
-  });
+  Status s = UpdateFileAtomically(
+      p, [](const std::optional<std::string>&) -> Result<std::string> { return Status::Invalid("refused"); });
   EXPECT_EQ(s.message(), "refused");
   EXPECT_EQ(Read(p), "a\nb\n");
   EXPECT_EQ(Entries(), 1u);

@@ -23,8 +23,7 @@ TEST(Workload, RejectsNonPositiveSizesAndTp) {
 
 TEST(Workload, ShardedDimensionsMustDivideByP) {
   Workload ag{Op::kAgGemm, 64, 30, 64, DType::kBf16, 4};
-  EXPECT_NE(ag.Validate().message().find("N=30 is not divisible by the TP degree P=4"),
-            std::string::npos);
+  EXPECT_NE(ag.Validate().message().find("N=30 is not divisible by the TP degree P=4"), std::string::npos);
   Workload rs{Op::kGemmRs, 66, 64, 64, DType::kBf16, 4};
   EXPECT_NE(rs.Validate().message().find("M=66"), std::string::npos);
   Workload ar{Op::kGemmAr, 66, 64, 64, DType::kBf16, 4};  // all-reduce does not scatter M

@@ -14,9 +14,9 @@
 namespace braid {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CudaPlan;
 using testing::CudaVerifyOnce;
+using ::testing::HasSubstr;
 using testing::RunOnFake;
 
 TEST(CudaBackend, NoDeviceIsUnavailable) {
@@ -166,7 +166,8 @@ TEST(CudaBackend, RingCommunicationOverlapsItsGemms) {
   for (const Event& c : out->events) {
     if (c.kind != EventKind::kComm || c.rank != 0) continue;
     for (const Event& g : out->events) {
-      if (g.kind == EventKind::kCompute && g.rank == 0 && g.start_ns < c.end_ns && c.start_ns < g.end_ns) overlap = true;
+      if (g.kind == EventKind::kCompute && g.rank == 0 && g.start_ns < c.end_ns && c.start_ns < g.end_ns)
+        overlap = true;
     }
   }
   EXPECT_TRUE(overlap);

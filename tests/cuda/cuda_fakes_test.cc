@@ -120,10 +120,12 @@ TEST(CudaFakesGroup, GroupedExchangeCompletesAndSwapsTheData) {
 }
 
 TEST_F(CudaFakesTwoRanks, CollectiveOrderMismatchIsReported) {
-  ASSERT_TRUE(nccl_->Collective(CollectiveKind::kAllReduce, ranks_[0].buf, ranks_[0].buf, 4, DType::kFp32,
-                                ranks_[0].comm, ranks_[0].stream).ok());
-  const Status s = nccl_->Collective(CollectiveKind::kReduceScatter, ranks_[1].buf, ranks_[1].buf, 2,
-                                     DType::kFp32, ranks_[1].comm, ranks_[1].stream);
+  ASSERT_TRUE(nccl_
+                  ->Collective(CollectiveKind::kAllReduce, ranks_[0].buf, ranks_[0].buf, 4, DType::kFp32,
+                               ranks_[0].comm, ranks_[0].stream)
+                  .ok());
+  const Status s = nccl_->Collective(CollectiveKind::kReduceScatter, ranks_[1].buf, ranks_[1].buf, 2, DType::kFp32,
+                                     ranks_[1].comm, ranks_[1].stream);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("collective order mismatch"));
   EXPECT_THAT(s.message(), HasSubstr("reduce_scatter"));
@@ -131,8 +133,10 @@ TEST_F(CudaFakesTwoRanks, CollectiveOrderMismatchIsReported) {
 
 TEST_F(CudaFakesTwoRanks, AllReduceSumsEveryRank) {
   for (int r = 0; r < 2; ++r) {
-    ASSERT_TRUE(nccl_->Collective(CollectiveKind::kAllReduce, ranks_[r].buf, ranks_[r].buf, 4, DType::kFp32,
-                                  ranks_[r].comm, ranks_[r].stream).ok());
+    ASSERT_TRUE(nccl_
+                    ->Collective(CollectiveKind::kAllReduce, ranks_[r].buf, ranks_[r].buf, 4, DType::kFp32,
+                                 ranks_[r].comm, ranks_[r].stream)
+                    .ok());
   }
   ASSERT_TRUE(cuda_->Query(ranks_[0].stream).ok());
   EXPECT_THAT(Read(0), ::testing::ElementsAre(3, 3, 3, 3));

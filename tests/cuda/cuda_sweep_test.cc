@@ -14,9 +14,7 @@ using testing::RunOnFake;
 
 enum class Mode { kNccl, kCopyEngine, kLoopback };
 
-const char* ModeName(Mode m) {
-  return m == Mode::kNccl ? "nccl" : m == Mode::kCopyEngine ? "ce" : "loopback";
-}
+const char* ModeName(Mode m) { return m == Mode::kNccl ? "nccl" : m == Mode::kCopyEngine ? "ce" : "loopback"; }
 
 TEST(CudaSweep, EveryAlgorithmOpTpAndTransportVerifiesThroughTheFakes) {
   int verified = 0;

@@ -12,9 +12,8 @@
 
 namespace braid::testing {
 
-inline Plan CudaPlan(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1,
-                     int comm_lanes = 1, DType dtype = DType::kBf16,
-                     CommEngine engine = CommEngine::kSm, int comm_sms = 0) {
+inline Plan CudaPlan(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1, int comm_lanes = 1,
+                     DType dtype = DType::kBf16, CommEngine engine = CommEngine::kSm, int comm_sms = 0) {
   const Workload w{op, m, n, k, dtype, p};
   OverlapConfig cfg;
   cfg.algorithm = algo;

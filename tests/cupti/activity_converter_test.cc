@@ -106,8 +106,7 @@ TEST(CuptiConverter, SyncWaitsForItsContextDevice) {
 
 TEST(CuptiConverter, SyncOfUnknownContextGetsAContextLane) {
   ActivityConverter conv;
-  conv.AddSync(
-      Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 8, kNoStream, 20, 30, 2));
+  conv.AddSync(Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 8, kNoStream, 20, 30, 2));
   const std::vector<Event> events = conv.TakeEvents();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(conv.lane_names()[events[0].lane], "ctx 8 no stream");
@@ -125,9 +124,8 @@ TEST(CuptiConverter, LanesFollowFirstSeenOrderAcrossKinds) {
   conv.AddMarker(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 50, nullptr, 77));
   const std::vector<Event> events = conv.TakeEvents();
   ASSERT_EQ(events.size(), 7u);
-  EXPECT_EQ(conv.lane_names(),
-            (std::vector<std::string>{"dev 1 stream 13", "dev 0 stream 7", "dev 0 stream 9",
-                                      "host thread 77", "dev 1 stream 2"}));
+  EXPECT_EQ(conv.lane_names(), (std::vector<std::string>{"dev 1 stream 13", "dev 0 stream 7", "dev 0 stream 9",
+                                                         "host thread 77", "dev 1 stream 2"}));
   const std::vector<int> lanes = {0, 1, 2, 0, 1, 4, 3};
   for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].lane, lanes[i]) << i;
 }

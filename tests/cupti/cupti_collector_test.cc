@@ -34,11 +34,8 @@ TEST(CuptiCheck, FailureNamesCallErrorAndLocation) {
   const Status s = BRAID_CUPTI_STATUS(cuptiActivityGetNextRecord(nullptr, 0, &rec));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kInternal);
-  EXPECT_NE(s.message().find("cuptiActivityGetNextRecord(nullptr, 0, &rec) failed"),
-            std::string::npos)
-      << s.message();
-  EXPECT_NE(s.message().find("CUPTI_ERROR_INVALID_PARAMETER (1)"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("cuptiActivityGetNextRecord(nullptr, 0, &rec) failed"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("CUPTI_ERROR_INVALID_PARAMETER (1)"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("cupti_collector_test.cc:"), std::string::npos) << s.message();
 }
 
@@ -50,12 +47,9 @@ TEST(CuptiCheck, SuccessIsOk) {
 
 TEST(CuptiCheck, MissingDriverIsUnavailable) {
   EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_UNKNOWN, "f.cc", 1).code(), StatusCode::kUnavailable);
-  EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_NOT_INITIALIZED, "f.cc", 1).code(),
-            StatusCode::kUnavailable);
-  EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "f.cc", 1).code(),
-            StatusCode::kUnavailable);
-  EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_INVALID_KIND, "f.cc", 1).code(),
-            StatusCode::kInternal);
+  EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_NOT_INITIALIZED, "f.cc", 1).code(), StatusCode::kUnavailable);
+  EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "f.cc", 1).code(), StatusCode::kUnavailable);
+  EXPECT_EQ(CuptiError("call()", CUPTI_ERROR_INVALID_KIND, "f.cc", 1).code(), StatusCode::kInternal);
 }
 
 // Without a GPU Start fails with a Status; with one it succeeds and a Stop
@@ -69,8 +63,7 @@ TEST(CuptiCollector, StartReturnsAStatusWithoutCrashingOrHanging) {
     EXPECT_TRUE(stop.ok()) << stop.message();
   } else {
     EXPECT_FALSE(c.running());
-    EXPECT_NE(start.message().find("cannot start CUPTI activity tracing"), std::string::npos)
-        << start.message();
+    EXPECT_NE(start.message().find("cannot start CUPTI activity tracing"), std::string::npos) << start.message();
     EXPECT_NE(start.message().find("cuptiActivity"), std::string::npos) << start.message();
     EXPECT_TRUE(c.Stop().ok());  // nothing to stop
   }

@@ -41,10 +41,9 @@ TEST(CuptiRecords, KernelBecomesComputeEventWithEveryField) {
 }
 
 TEST(CuptiRecords, NcclKernelNamesAreComm) {
-  for (const char* name :
-       {"ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_AllGather_RING_LL",
-        "_Z29ncclDevKernel_AllReduce_Sum_f32_RING_LLP24ncclDevKernelArgsStorageILm4096EE",
-        "_Z24ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevComm", "ncclSendRecvKernel"}) {
+  for (const char* name : {"ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_AllGather_RING_LL",
+                           "_Z29ncclDevKernel_AllReduce_Sum_f32_RING_LLP24ncclDevKernelArgsStorageILm4096EE",
+                           "_Z24ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevComm", "ncclSendRecvKernel"}) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(IsNcclKernelName(name));
     LaneTable lanes;
@@ -53,9 +52,9 @@ TEST(CuptiRecords, NcclKernelNamesAreComm) {
 }
 
 TEST(CuptiRecords, OtherKernelNamesAreCompute) {
-  for (const char* name : {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
-                           "void cutlass::Kernel2<cutlass_80_tensorop_gemm>(Params)",
-                           "my_nccl_helper", "NcclKernel", "vectorAdd", ""}) {
+  for (const char* name :
+       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
+        "void cutlass::Kernel2<cutlass_80_tensorop_gemm>(Params)", "my_nccl_helper", "NcclKernel", "vectorAdd", ""}) {
     SCOPED_TRACE(name);
     EXPECT_FALSE(IsNcclKernelName(name));
     LaneTable lanes;
@@ -67,8 +66,7 @@ TEST(CuptiRecords, ContextPatternsMakeOwnCopyKernelsComm) {
   ConversionContext ctx = Ctx();
   ctx.comm_kernel_patterns = {"", "braid_tile_push"};
   LaneTable lanes;
-  EXPECT_EQ(FromKernel(Kernel("void braid_tile_push<bf16>(...)", 0, 1, 10, 20, 1), ctx, lanes).kind,
-            EventKind::kComm);
+  EXPECT_EQ(FromKernel(Kernel("void braid_tile_push<bf16>(...)", 0, 1, 10, 20, 1), ctx, lanes).kind, EventKind::kComm);
   // An empty pattern matches nothing.
   EXPECT_EQ(FromKernel(Kernel("gemm", 0, 1, 10, 20, 1), ctx, lanes).kind, EventKind::kCompute);
 }
@@ -90,25 +88,21 @@ TEST(CuptiRecords, TimestampsAreRelativeToOrigin) {
   ConversionContext ctx = Ctx();
   ctx.origin_ns = 0;
   LaneTable lanes;
-  Event e = FromKernel(Kernel("k", 0, 1, 1'700'000'000'000'000'123, 1'700'000'000'000'000'456, 1),
-                       ctx, lanes);
+  Event e = FromKernel(Kernel("k", 0, 1, 1'700'000'000'000'000'123, 1'700'000'000'000'000'456, 1), ctx, lanes);
   EXPECT_EQ(e.start_ns, 1'700'000'000'000'000'123);
   ctx.origin_ns = 1'700'000'000'000'000'000;
-  e = FromKernel(Kernel("k", 0, 1, 1'700'000'000'000'000'123, 1'700'000'000'000'000'456, 1), ctx,
-                 lanes);
+  e = FromKernel(Kernel("k", 0, 1, 1'700'000'000'000'000'123, 1'700'000'000'000'000'456, 1), ctx, lanes);
   EXPECT_EQ(e.start_ns, 123);
   EXPECT_EQ(e.end_ns, 456);
   // A record older than the origin comes out negative, not wrapped.
-  e = FromKernel(Kernel("k", 0, 1, 1'699'999'999'999'999'900, 1'700'000'000'000'000'010, 1), ctx,
-                 lanes);
+  e = FromKernel(Kernel("k", 0, 1, 1'699'999'999'999'999'900, 1'700'000'000'000'000'010, 1), ctx, lanes);
   EXPECT_EQ(e.start_ns, -100);
 }
 
 TEST(CuptiRecords, MemcpyBecomesCopyWithBytes) {
   LaneTable lanes;
   const Event e =
-      FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 1 << 20, 1, 13, 1'003'000, 1'004'000, 77),
-                 Ctx(), lanes);
+      FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 1 << 20, 1, 13, 1'003'000, 1'004'000, 77), Ctx(), lanes);
   EXPECT_EQ(e.iteration, 5);
   EXPECT_EQ(e.rank, 3);
   EXPECT_EQ(e.lane, 0);
@@ -127,19 +121,14 @@ TEST(CuptiRecords, MemcpyBecomesCopyWithBytes) {
 
 TEST(CuptiRecords, MemcpyKindsAreNamed) {
   LaneTable lanes;
-  EXPECT_EQ(
-      FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 8, 0, 1, 10, 20, 1), Ctx(), lanes).name,
-      "memcpy DtoH");
-  EXPECT_EQ(
-      FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 8, 0, 1, 10, 20, 1), Ctx(), lanes).name,
-      "memcpy DtoD");
+  EXPECT_EQ(FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 8, 0, 1, 10, 20, 1), Ctx(), lanes).name, "memcpy DtoH");
+  EXPECT_EQ(FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 8, 0, 1, 10, 20, 1), Ctx(), lanes).name, "memcpy DtoD");
   EXPECT_EQ(MemcpyKindName(200), "memcpy");
 }
 
 TEST(CuptiRecords, MemcpyOfPeerKindIsCommWithUnknownPeer) {
   LaneTable lanes;
-  const Event e =
-      FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, 4096, 0, 1, 10, 20, 1), Ctx(), lanes);
+  const Event e = FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, 4096, 0, 1, 10, 20, 1), Ctx(), lanes);
   EXPECT_EQ(e.kind, EventKind::kComm);
   EXPECT_EQ(e.name, "memcpy PtoP");
   EXPECT_EQ(e.peer, -1);
@@ -147,8 +136,8 @@ TEST(CuptiRecords, MemcpyOfPeerKindIsCommWithUnknownPeer) {
 
 TEST(CuptiRecords, PeerCopyIsCommWithDestinationPeer) {
   LaneTable lanes;
-  const Event e = FromMemcpyPtoP(
-      PeerCopy(64 << 20, 2, 21, /*src=*/2, /*dst=*/5, 1'010'000, 1'020'000, 9), Ctx(), lanes);
+  const Event e =
+      FromMemcpyPtoP(PeerCopy(64 << 20, 2, 21, /*src=*/2, /*dst=*/5, 1'010'000, 1'020'000, 9), Ctx(), lanes);
   EXPECT_EQ(e.iteration, 5);
   EXPECT_EQ(e.rank, 3);
   EXPECT_EQ(e.lane, 0);
@@ -167,8 +156,7 @@ TEST(CuptiRecords, PeerCopyIsCommWithDestinationPeer) {
 
 TEST(CuptiRecords, PeerCopyPulledToRunningDeviceHasSourcePeer) {
   LaneTable lanes;
-  const Event e =
-      FromMemcpyPtoP(PeerCopy(1024, 4, 1, /*src=*/6, /*dst=*/4, 10, 20, 1), Ctx(), lanes);
+  const Event e = FromMemcpyPtoP(PeerCopy(1024, 4, 1, /*src=*/6, /*dst=*/4, 10, 20, 1), Ctx(), lanes);
   EXPECT_EQ(e.kind, EventKind::kComm);
   EXPECT_EQ(e.peer, 6);
 }
@@ -216,9 +204,8 @@ TEST(CuptiRecords, MemsetBecomesCopyWithBytes) {
 
 TEST(CuptiRecords, SyncBecomesSyncEventOnItsStreamLane) {
   LaneTable lanes;
-  const Event e = FromSync(
-      Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 7, 1'000'010, 1'000'090, 55),
-      /*device=*/0, Ctx(), lanes);
+  const Event e = FromSync(Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1, 7, 1'000'010, 1'000'090, 55),
+                           /*device=*/0, Ctx(), lanes);
   EXPECT_EQ(e.iteration, 5);
   EXPECT_EQ(e.rank, 3);
   EXPECT_EQ(e.lane, 0);
@@ -237,18 +224,15 @@ TEST(CuptiRecords, SyncBecomesSyncEventOnItsStreamLane) {
 
 TEST(CuptiRecords, SyncWithoutStreamOrDeviceGetsItsOwnLane) {
   LaneTable lanes;
-  Event e = FromSync(
-      Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 1, kNoStream, 10, 20, 1), 2,
-      Ctx(), lanes);
+  Event e =
+      FromSync(Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 1, kNoStream, 10, 20, 1), 2, Ctx(), lanes);
   EXPECT_EQ(e.name, "context synchronize");
   EXPECT_EQ(lanes.names()[e.lane], "dev 2 no stream");
-  e = FromSync(Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 4, 3, 10, 20, 1),
-               kNoDevice, Ctx(), lanes);
+  e = FromSync(Sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 4, 3, 10, 20, 1), kNoDevice, Ctx(), lanes);
   EXPECT_EQ(e.name, "event synchronize");
   EXPECT_EQ(e.rank, 3);
   EXPECT_EQ(lanes.names()[e.lane], "ctx 4 stream 3");
-  EXPECT_EQ(SyncTypeName(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT),
-            "stream wait event");
+  EXPECT_EQ(SyncTypeName(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT), "stream wait event");
   EXPECT_EQ(SyncTypeName(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN), "synchronize");
 }
 
@@ -262,9 +246,8 @@ TEST(CuptiLanes, OnePerDeviceStreamInFirstSeenOrder) {
   EXPECT_EQ(lanes.LaneFor({LaneKey::Where::kHostThread, 7, 0}), 4);
   EXPECT_EQ(lanes.LaneFor({LaneKey::Where::kContextStream, 1, 20}), 5);
   EXPECT_EQ(lanes.size(), 6u);
-  EXPECT_EQ(lanes.names(),
-            (std::vector<std::string>{"dev 1 stream 20", "dev 0 stream 7", "dev 0 stream 13",
-                                      "dev 1 stream 7", "host thread 7", "ctx 1 stream 20"}));
+  EXPECT_EQ(lanes.names(), (std::vector<std::string>{"dev 1 stream 20", "dev 0 stream 7", "dev 0 stream 13",
+                                                     "dev 1 stream 7", "host thread 7", "ctx 1 stream 20"}));
 }
 
 TEST(CuptiLanes, EventsShareTheLaneOfTheirStream) {
@@ -272,8 +255,7 @@ TEST(CuptiLanes, EventsShareTheLaneOfTheirStream) {
   const ConversionContext ctx = Ctx();
   const Event a = FromKernel(Kernel("gemm", 0, 7, 10, 20, 1), ctx, lanes);
   const Event b = FromKernel(Kernel("ncclDevKernel_AllGather", 0, 9, 10, 20, 2), ctx, lanes);
-  const Event c =
-      FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 1, 0, 7, 10, 20, 3), ctx, lanes);
+  const Event c = FromMemcpy(Memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 1, 0, 7, 10, 20, 3), ctx, lanes);
   const Event d = FromMemset(Memset(1, 0, 9, 10, 20, 4), ctx, lanes);
   EXPECT_EQ(a.lane, 0);
   EXPECT_EQ(b.lane, 1);

@@ -50,8 +50,7 @@ TEST(CuptiDrain, WalksEveryRecordKindBackToBack) {
   EXPECT_EQ(events[6].name, "step 0");
   EXPECT_EQ(events[6].start_ns, 90);
   EXPECT_EQ(events[6].end_ns, 320);
-  EXPECT_EQ(conv.lane_names(),
-            (std::vector<std::string>{"host thread 7", "dev 0 stream 7", "dev 0 stream 9"}));
+  EXPECT_EQ(conv.lane_names(), (std::vector<std::string>{"host thread 7", "dev 0 stream 7", "dev 0 stream 9"}));
   const ActivityStats s = conv.stats();
   EXPECT_EQ(s.records, 11u);
   EXPECT_EQ(s.events, 7u);

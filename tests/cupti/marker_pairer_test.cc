@@ -25,12 +25,10 @@ TEST(CuptiMarkers, StartAndEndPairByIdIntoOneEvent) {
   const ConversionContext ctx = Ctx();
   // Two nested ranges on one thread: outer (id 1) around inner (id 2).
   EXPECT_FALSE(pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 1100, "step 3"), ctx, lanes));
-  EXPECT_FALSE(
-      pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 1200, "gemm 3.0"), ctx, lanes));
+  EXPECT_FALSE(pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 1200, "gemm 3.0"), ctx, lanes));
   EXPECT_EQ(pairer.open(), 2u);
 
-  std::optional<Event> inner =
-      pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 1500, nullptr), ctx, lanes);
+  std::optional<Event> inner = pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 1500, nullptr), ctx, lanes);
   ASSERT_TRUE(inner);
   EXPECT_EQ(inner->iteration, 4);
   EXPECT_EQ(inner->rank, 2);
@@ -46,8 +44,7 @@ TEST(CuptiMarkers, StartAndEndPairByIdIntoOneEvent) {
   EXPECT_EQ(inner->peer, -1);
   EXPECT_EQ(inner->correlation, -1);
 
-  std::optional<Event> outer =
-      pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 1900, nullptr), ctx, lanes);
+  std::optional<Event> outer = pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 1900, nullptr), ctx, lanes);
   ASSERT_TRUE(outer);
   EXPECT_EQ(outer->name, "step 3");
   EXPECT_EQ(outer->start_ns, 100);
@@ -64,8 +61,7 @@ TEST(CuptiMarkers, RangesOnTwoThreadsGetTwoLanes) {
   pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 1100, "a", /*thread=*/7), ctx, lanes);
   pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 1100, "b", /*thread=*/8), ctx, lanes);
   // The end record's own object is not consulted: the start's lane is kept.
-  auto b = pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 1300, nullptr, /*thread=*/7), ctx,
-                      lanes);
+  auto b = pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 1300, nullptr, /*thread=*/7), ctx, lanes);
   ASSERT_TRUE(b);
   EXPECT_EQ(b->lane, 1);
   EXPECT_EQ(lanes.names(), (std::vector<std::string>{"host thread 7", "host thread 8"}));
@@ -85,9 +81,8 @@ TEST(CuptiMarkers, NameCopiedAtStart) {
 TEST(CuptiMarkers, DomainPrefixesTheName) {
   MarkerPairer pairer;
   LaneTable lanes;
-  auto e = pairer.Add(
-      Marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 9, 1300, "ncclAllReduce", 7, "NCCL"), Ctx(),
-      lanes);
+  auto e =
+      pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 9, 1300, "ncclAllReduce", 7, "NCCL"), Ctx(), lanes);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->name, "NCCL:ncclAllReduce");
 }
@@ -95,8 +90,7 @@ TEST(CuptiMarkers, DomainPrefixesTheName) {
 TEST(CuptiMarkers, InstantaneousMarkerIsZeroLength) {
   MarkerPairer pairer;
   LaneTable lanes;
-  auto e = pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 3, 1300, "checkpoint"),
-                      Ctx(), lanes);
+  auto e = pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 3, 1300, "checkpoint"), Ctx(), lanes);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, EventKind::kMarker);
   EXPECT_EQ(e->name, "checkpoint");
@@ -130,8 +124,7 @@ TEST(CuptiMarkers, ReusedStartIdSupersedesTheOldStart) {
 TEST(CuptiMarkers, SyncObjectAndUntimedMarkersAreIgnored) {
   MarkerPairer pairer;
   LaneTable lanes;
-  EXPECT_FALSE(
-      pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_SYNC_ACQUIRE, 5, 1300, "lock"), Ctx(), lanes));
+  EXPECT_FALSE(pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_SYNC_ACQUIRE, 5, 1300, "lock"), Ctx(), lanes));
   EXPECT_FALSE(pairer.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 6, 0, "untimed"), Ctx(), lanes));
   EXPECT_EQ(pairer.ignored(), 2u);
   EXPECT_EQ(pairer.open(), 0u);

@@ -17,9 +17,8 @@ Record Zeroed() {
   return r;
 }
 
-inline CUpti_ActivityKernel10 Kernel(const char* name, uint32_t device, uint32_t stream,
-                                     uint64_t start, uint64_t end, uint32_t correlation,
-                                     uint32_t context = 1) {
+inline CUpti_ActivityKernel10 Kernel(const char* name, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                                     uint32_t correlation, uint32_t context = 1) {
   auto r = Zeroed<CUpti_ActivityKernel10>();
   r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
   r.name = name;
@@ -35,9 +34,9 @@ inline CUpti_ActivityKernel10 Kernel(const char* name, uint32_t device, uint32_t
   return r;
 }
 
-inline CUpti_ActivityMemcpy6 Memcpy(CUpti_ActivityMemcpyKind copy_kind, uint64_t bytes,
-                                    uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
-                                    uint32_t correlation, uint32_t context = 1) {
+inline CUpti_ActivityMemcpy6 Memcpy(CUpti_ActivityMemcpyKind copy_kind, uint64_t bytes, uint32_t device,
+                                    uint32_t stream, uint64_t start, uint64_t end, uint32_t correlation,
+                                    uint32_t context = 1) {
   auto r = Zeroed<CUpti_ActivityMemcpy6>();
   r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
   r.copyKind = static_cast<uint8_t>(copy_kind);
@@ -52,9 +51,8 @@ inline CUpti_ActivityMemcpy6 Memcpy(CUpti_ActivityMemcpyKind copy_kind, uint64_t
   return r;
 }
 
-inline CUpti_ActivityMemcpyPtoP4 PeerCopy(uint64_t bytes, uint32_t device, uint32_t stream,
-                                          uint32_t src, uint32_t dst, uint64_t start, uint64_t end,
-                                          uint32_t correlation, uint32_t context = 1) {
+inline CUpti_ActivityMemcpyPtoP4 PeerCopy(uint64_t bytes, uint32_t device, uint32_t stream, uint32_t src, uint32_t dst,
+                                          uint64_t start, uint64_t end, uint32_t correlation, uint32_t context = 1) {
   auto r = Zeroed<CUpti_ActivityMemcpyPtoP4>();
   r.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
   r.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
@@ -70,9 +68,8 @@ inline CUpti_ActivityMemcpyPtoP4 PeerCopy(uint64_t bytes, uint32_t device, uint3
   return r;
 }
 
-inline CUpti_ActivityMemset4 Memset(uint64_t bytes, uint32_t device, uint32_t stream,
-                                    uint64_t start, uint64_t end, uint32_t correlation,
-                                    uint32_t context = 1) {
+inline CUpti_ActivityMemset4 Memset(uint64_t bytes, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                                    uint32_t correlation, uint32_t context = 1) {
   auto r = Zeroed<CUpti_ActivityMemset4>();
   r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
   r.bytes = bytes;
@@ -85,9 +82,8 @@ inline CUpti_ActivityMemset4 Memset(uint64_t bytes, uint32_t device, uint32_t st
   return r;
 }
 
-inline CUpti_ActivitySynchronization2 Sync(CUpti_ActivitySynchronizationType type, uint32_t context,
-                                           uint32_t stream, uint64_t start, uint64_t end,
-                                           uint32_t correlation) {
+inline CUpti_ActivitySynchronization2 Sync(CUpti_ActivitySynchronizationType type, uint32_t context, uint32_t stream,
+                                           uint64_t start, uint64_t end, uint32_t correlation) {
   auto r = Zeroed<CUpti_ActivitySynchronization2>();
   r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
   r.type = type;
@@ -100,9 +96,8 @@ inline CUpti_ActivitySynchronization2 Sync(CUpti_ActivitySynchronizationType typ
   return r;
 }
 
-inline CUpti_ActivityMarker2 Marker(CUpti_ActivityFlag flags, uint32_t id, uint64_t timestamp,
-                                    const char* name, uint32_t thread = 7,
-                                    const char* domain = nullptr) {
+inline CUpti_ActivityMarker2 Marker(CUpti_ActivityFlag flags, uint32_t id, uint64_t timestamp, const char* name,
+                                    uint32_t thread = 7, const char* domain = nullptr) {
   auto r = Zeroed<CUpti_ActivityMarker2>();
   r.kind = CUPTI_ACTIVITY_KIND_MARKER;
   r.flags = flags;

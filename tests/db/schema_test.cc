@@ -100,10 +100,9 @@ TEST(Schema, MigrationStepsApplyInOrderAndAStoreTooNewIsRefused) {
   const std::string path = dir.Path("runs.db");
   const int64_t id = MakeStoreWithRun(path);
   std::vector<db::Migration> steps = db::Migrations();
-  steps.push_back(
-      {kStoreSchemaVersion + 1,
-       "CREATE TABLE run_tags (run INTEGER NOT NULL REFERENCES runs(id), tag TEXT NOT NULL) STRICT;"
-       "INSERT INTO run_tags SELECT id, 'migrated' FROM runs;"});
+  steps.push_back({kStoreSchemaVersion + 1,
+                   "CREATE TABLE run_tags (run INTEGER NOT NULL REFERENCES runs(id), tag TEXT NOT NULL) STRICT;"
+                   "INSERT INTO run_tags SELECT id, 'migrated' FROM runs;"});
   {
     RawDb raw(path);
     ASSERT_TRUE(db::Migrate(raw.get(), path, steps).ok());
@@ -133,8 +132,7 @@ TEST(Schema, FailingMigrationLeavesTheStoreAsItWas) {
   RawDb raw(path);
   Status s = db::Migrate(raw.get(), path, steps);
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(
-      Contains(s.message(), "upgrading " + path + " to schema " + std::to_string(kStoreSchemaVersion + 2)))
+  EXPECT_TRUE(Contains(s.message(), "upgrading " + path + " to schema " + std::to_string(kStoreSchemaVersion + 2)))
       << s.message();
   EXPECT_TRUE(Contains(s.message(), "table runs already exists")) << s.message();
   EXPECT_EQ(raw.Int("PRAGMA user_version"), kStoreSchemaVersion);
@@ -174,8 +172,7 @@ TEST(Schema, ForeignSqliteFileIsRefusedUntouched) {
     Result<std::unique_ptr<Store>> store = Store::Open(path, read_only);
     ASSERT_FALSE(store.ok());
     EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(store.status().message(),
-              path + " is not a Braid store (an SQLite database of another application)");
+    EXPECT_EQ(store.status().message(), path + " is not a Braid store (an SQLite database of another application)");
   }
   EXPECT_EQ(ReadBytes(path), before);
   EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
@@ -224,8 +221,7 @@ TEST(Schema, BadPathsAreInvalidAndNameThePath) {
 }
 
 TEST(Schema, UnwritableDirectoryIsInvalid) {
-  if (geteuid() == 0)
-    GTEST_SKIP() << "root writes anywhere; /proc covers this in BadPathsAreInvalidAndNameThePath";
+  if (geteuid() == 0) GTEST_SKIP() << "root writes anywhere; /proc covers this in BadPathsAreInvalidAndNameThePath";
   TempDir dir;
   const std::string locked = dir.Path("locked");
   std::filesystem::create_directory(locked);
@@ -259,8 +255,7 @@ TEST(Schema, OlderStoreOpenedReadOnlyAsksForAnUpgrade) {
   const std::string before = ReadBytes(path);
   Result<std::unique_ptr<Store>> s = Store::Open(path, /*read_only=*/true);
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(Contains(s.status().message(), "open it read-write once to upgrade it"))
-      << s.status().message();
+  EXPECT_TRUE(Contains(s.status().message(), "open it read-write once to upgrade it")) << s.status().message();
   EXPECT_EQ(ReadBytes(path), before);
 }
 

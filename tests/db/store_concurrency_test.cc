@@ -7,8 +7,8 @@
 
 #include <atomic>
 #include <string>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "braid/store.h"
 #include "store_test_util.h"
@@ -56,8 +56,8 @@ TEST(StoreConcurrency, ReaderListsWhileWriterWrites) {
           return;
         }
         if (last.event_count != int64_t(events.size()) || loaded->size() != events.size()) {
-          reader_problem = "run " + std::to_string(last.id) + " was visible with " +
-                           std::to_string(loaded->size()) + " events";
+          reader_problem =
+              "run " + std::to_string(last.id) + " was visible with " + std::to_string(loaded->size()) + " events";
         }
       }
       if (!done.load() && seen < size_t(kRuns)) ++reads_during_writes;

@@ -283,17 +283,14 @@ TEST(StoreRoundTrip, BadRunIsRejectedAndNothingWritten) {
       {"source", store->WriteRun(bad_source, {}, events, {}), "'measured' or 'imported'"},
       {"json", store->WriteRun(bad_json, {}, events, {}), "config_json is not valid JSON"},
       {"order", store->WriteRun(SampleMeta(), {}, backwards, {}), "ends before it starts"},
-      {"lanes", store->WriteRun(SampleMeta(), duplicate_lanes, events, {}),
-       "UNIQUE constraint failed: lanes"},
-      {"metrics", store->WriteRun(SampleMeta(), {}, events, duplicate_metrics),
-       "UNIQUE constraint failed: metrics"},
+      {"lanes", store->WriteRun(SampleMeta(), duplicate_lanes, events, {}), "UNIQUE constraint failed: lanes"},
+      {"metrics", store->WriteRun(SampleMeta(), {}, events, duplicate_metrics), "UNIQUE constraint failed: metrics"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     ASSERT_FALSE(c.result.ok());
     EXPECT_EQ(c.result.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(c.result.status().message().find(c.message_part), std::string::npos)
-        << c.result.status().message();
+    EXPECT_NE(c.result.status().message().find(c.message_part), std::string::npos) << c.result.status().message();
   }
   Result<std::vector<StoredRun>> runs = store->ListRuns();
   ASSERT_TRUE(runs.ok());

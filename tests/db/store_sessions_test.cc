@@ -26,10 +26,9 @@ TEST(StoreSessions, SessionsAndTrialsRoundTrip) {
   Result<int64_t> run = store.WriteRun(SampleMeta(), {}, MakeEvents(1, 1, 1, 4), {});
   ASSERT_TRUE(run.ok());
   ASSERT_TRUE(store.AddTrial(*session, {*run, R"({"algorithm":"ring"})", "ok", 123456789, "", ""}).ok());
-  ASSERT_TRUE(store
-                  .AddTrial(*session,
-                            {std::nullopt, R"({"algorithm":"chunked","chunks":3})", "invalid", std::nullopt, "", ""})
-                  .ok());
+  ASSERT_TRUE(
+      store.AddTrial(*session, {std::nullopt, R"({"algorithm":"chunked","chunks":3})", "invalid", std::nullopt, "", ""})
+          .ok());
   ASSERT_TRUE(store.AddTrial(*other, {std::nullopt, "", "failed", std::nullopt, "", ""}).ok());
   ASSERT_TRUE(store.SetSessionStatus(*session, "done").ok());
 

@@ -63,8 +63,7 @@ inline RunMeta SampleMeta() {
 
 // Events of `iterations` x `ranks` x `lanes` with `per_lane` steps each, in
 // storage order; names cycle through `distinct_names`.
-inline std::vector<Event> MakeEvents(int iterations, int ranks, int lanes, int per_lane,
-                                     int distinct_names = 16) {
+inline std::vector<Event> MakeEvents(int iterations, int ranks, int lanes, int per_lane, int distinct_names = 16) {
   std::vector<Event> events;
   events.reserve(size_t(iterations) * size_t(ranks) * size_t(lanes) * size_t(per_lane));
   for (int r = 0; r < ranks; ++r) {

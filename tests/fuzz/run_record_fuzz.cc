@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   run.meta.workload = braid::Workload{braid::Op::kGemmRs, 64, 64, 64, braid::DType::kBf16, 2};
   run.meta.config_json = std::string(bytes.substr(0, cut));
   run.meta.notes_json = cut == std::string_view::npos ? "{}" : std::string(bytes.substr(cut + 1));
-  std::vector<braid::MetricRow> rows = {{0, 0, "makespan_ns", 100}, {0, 1, "makespan_ns", 120},
+  std::vector<braid::MetricRow> rows = {{0, 0, "makespan_ns", 100},       {0, 1, "makespan_ns", 120},
                                         {-1, -1, "compute_alone_ns", 50}, {-1, -1, "comm_alone_ns", 60},
-                                        {-1, -1, "efficiency_p50", 0.5}, {-1, -1, "efficiency_p99", 0.5}};
+                                        {-1, -1, "efficiency_p50", 0.5},  {-1, -1, "efficiency_p99", 0.5}};
   braid::Result<braid::RunRecord> rec = braid::RecordOfStored(run, rows);
   if (!rec.ok()) {
     const std::string& m = rec.status().message();

@@ -25,8 +25,7 @@ class FaultyTransport : public CpuTransport {
       : CpuTransport(ranks, o.link_gbps, o.link_latency_us), nth_(nth), fault_(fault) {}
 
   Status Send(int src, int dst, uint64_t tag, const float* data, int64_t count) override {
-    if (sends_.fetch_add(1) != nth_ || count == 0)
-      return CpuTransport::Send(src, dst, tag, data, count);
+    if (sends_.fetch_add(1) != nth_ || count == 0) return CpuTransport::Send(src, dst, tag, data, count);
     if (fault_ == Fault::kThrow) throw std::runtime_error("injected transport fault");
     return CpuTransport::Send(src, dst, tag, data, count - 1);
   }

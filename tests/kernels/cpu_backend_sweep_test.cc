@@ -18,24 +18,21 @@ void ExpectVerifies(const Plan& plan, const RunOptions& options = VerifyOnce(),
   Result<RunOutput> out = cpu.Run(plan, options);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->verify.ran);
-  EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank "
-                              << out->verify.worst_rank;
+  EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank " << out->verify.worst_rank;
   EXPECT_LE(out->verify.max_rel_error, 1e-5);
   EXPECT_EQ(out->compute_dtype, "fp32");
 }
 
 TEST(CpuBackendSweep, EveryAlgorithmOpTpAndChunkCountVerifies) {
   int verified = 0;
-  for (Algorithm algo :
-       {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing}) {
+  for (Algorithm algo : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing}) {
     for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
       for (int p : {1, 2, 3, 4, 8}) {
         for (int chunks : {1, 2, 4}) {
           if (algo == Algorithm::kSerial && chunks != 1) continue;
           // M/P = 4·chunks: divisible by chunks, and by 2·chunks for bidir halves.
           const int lanes = 1 + (p + chunks) % 2;
-          const Plan plan =
-              MustBuild(op, int64_t(p) * chunks * 4, 8 * p, 8 * p, p, algo, chunks, lanes);
+          const Plan plan = MustBuild(op, int64_t(p) * chunks * 4, 8 * p, 8 * p, p, algo, chunks, lanes);
           SCOPED_TRACE(plan.workload.Describe() + " " + plan.config.Describe());
           ASSERT_EQ(plan.tp(), p);
           ExpectVerifies(plan);

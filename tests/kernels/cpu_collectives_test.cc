@@ -50,8 +50,7 @@ TEST(CpuCollectives, AllGather) {
       for (int q = 0; q < p; ++q) {
         for (int64_t i = 0; i < n; ++i) {
           for (int64_t j = 0; j < kCols; ++j) {
-            ASSERT_EQ(c[size_t(r)][size_t((q * n + i) * kCols + j)], V(q, i, j))
-                << "P=" << p << " rank " << r;
+            ASSERT_EQ(c[size_t(r)][size_t((q * n + i) * kCols + j)], V(q, i, j)) << "P=" << p << " rank " << r;
           }
         }
       }
@@ -65,8 +64,7 @@ TEST(CpuCollectives, AllGatherInPlaceIntoStridedPieces) {
   for (int p = 1; p <= 8; ++p) {
     CpuTransport t(p);
     const int64_t n = 2, stride = 5;
-    std::vector<std::vector<float>> buf(size_t(p),
-                                        std::vector<float>(size_t(p * stride * kCols), -1));
+    std::vector<std::vector<float>> buf(size_t(p), std::vector<float>(size_t(p * stride * kCols), -1));
     testing::OnRanks(p, [&](int r) {
       float* base = buf[size_t(r)].data();
       const std::vector<float> own = RankData(r, n);
@@ -83,8 +81,7 @@ TEST(CpuCollectives, AllGatherInPlaceIntoStridedPieces) {
         const int64_t i = row % stride - 1;
         for (int64_t j = 0; j < kCols; ++j) {
           const float want = (i >= 0 && i < n) ? V(q, i, j) : -1.0f;  // rows outside c untouched
-          ASSERT_EQ(buf[size_t(r)][size_t(row * kCols + j)], want)
-              << "P=" << p << " rank " << r << " row " << row;
+          ASSERT_EQ(buf[size_t(r)][size_t(row * kCols + j)], want) << "P=" << p << " rank " << r << " row " << row;
         }
       }
     }
@@ -99,9 +96,8 @@ TEST(CpuCollectives, ReduceScatter) {
     testing::OnRanks(p, [&](int r) {
       std::vector<float> a = RankData(r, p * n), scratch;
       const std::vector<float> before = a;
-      auto sent =
-          RingReduceScatter(Comm(t, r, p, 1, &scratch), RowSpan::Dense(a.data(), p * n, kCols),
-                            RowSpan::Dense(c[size_t(r)].data(), n, kCols));
+      auto sent = RingReduceScatter(Comm(t, r, p, 1, &scratch), RowSpan::Dense(a.data(), p * n, kCols),
+                                    RowSpan::Dense(c[size_t(r)].data(), n, kCols));
       ASSERT_TRUE(sent.ok()) << sent.status().message();
       EXPECT_EQ(*sent, (p - 1) * n * kCols * 4);
       EXPECT_EQ(a, before);  // the input is left alone
@@ -109,8 +105,7 @@ TEST(CpuCollectives, ReduceScatter) {
     for (int r = 0; r < p; ++r) {
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t j = 0; j < kCols; ++j) {
-          ASSERT_EQ(c[size_t(r)][size_t(i * kCols + j)], SumOver(p, r * n + i, j))
-              << "P=" << p << " rank " << r;
+          ASSERT_EQ(c[size_t(r)][size_t(i * kCols + j)], SumOver(p, r * n + i, j)) << "P=" << p << " rank " << r;
         }
       }
     }
@@ -140,8 +135,7 @@ void CheckAllReduce(int p, int64_t rows, bool in_place) {
 
 TEST(CpuCollectives, AllReduceAnyRowCount) {
   for (int p = 1; p <= 8; ++p) {
-    for (int64_t rows :
-         {int64_t(2 * p), int64_t(2 * p + 1), int64_t(3 * p - 1), int64_t(1), int64_t(p - 1)}) {
+    for (int64_t rows : {int64_t(2 * p), int64_t(2 * p + 1), int64_t(3 * p - 1), int64_t(1), int64_t(p - 1)}) {
       if (rows == 0) continue;
       CheckAllReduce(p, rows, false);  // rows < P leaves some segments empty
       CheckAllReduce(p, rows, true);
@@ -161,10 +155,9 @@ TEST(CpuCollectives, ConcurrentCollectivesStayApart) {
     const int r = id % p;
     std::vector<float> a = RankData(r, n), scratch;
     const RowSpan as = RowSpan::Dense(a.data(), n, kCols);
-    Result<int64_t> res = id < p ? RingAllGather(Comm(t, r, p, 10, &scratch), as,
-                                                 RowSpan::Dense(ag[size_t(r)].data(), p * n, kCols))
-                                 : RingAllReduce(Comm(t, r, p, 11, &scratch), as,
-                                                 RowSpan::Dense(ar[size_t(r)].data(), n, kCols));
+    Result<int64_t> res =
+        id < p ? RingAllGather(Comm(t, r, p, 10, &scratch), as, RowSpan::Dense(ag[size_t(r)].data(), p * n, kCols))
+               : RingAllReduce(Comm(t, r, p, 11, &scratch), as, RowSpan::Dense(ar[size_t(r)].data(), n, kCols));
     ASSERT_TRUE(res.ok()) << res.status().message();
   });
   for (int r = 0; r < p; ++r) {
@@ -179,12 +172,9 @@ TEST(CpuCollectives, MismatchedShapesAreAnError) {
   CpuTransport t(2);
   std::vector<float> a(6), c(6), scratch;
   const RingComm x{&t, 0, 2, 0, &scratch};
-  EXPECT_FALSE(
-      RingAllGather(x, RowSpan::Dense(a.data(), 2, 3), RowSpan::Dense(c.data(), 2, 3)).ok());
-  EXPECT_FALSE(
-      RingReduceScatter(x, RowSpan::Dense(a.data(), 2, 3), RowSpan::Dense(c.data(), 2, 3)).ok());
-  EXPECT_FALSE(
-      RingAllReduce(x, RowSpan::Dense(a.data(), 2, 3), RowSpan::Dense(c.data(), 3, 2)).ok());
+  EXPECT_FALSE(RingAllGather(x, RowSpan::Dense(a.data(), 2, 3), RowSpan::Dense(c.data(), 2, 3)).ok());
+  EXPECT_FALSE(RingReduceScatter(x, RowSpan::Dense(a.data(), 2, 3), RowSpan::Dense(c.data(), 2, 3)).ok());
+  EXPECT_FALSE(RingAllReduce(x, RowSpan::Dense(a.data(), 2, 3), RowSpan::Dense(c.data(), 3, 2)).ok());
 }
 
 TEST(CpuCollectives, TagsAreDisjointFromPlanMatches) {

@@ -17,10 +17,14 @@ using testing::MustBuild;
 EventKind KindOf(StepKind k) {
   switch (k) {
     case StepKind::kGemm:
-    case StepKind::kCompute: return EventKind::kCompute;
-    case StepKind::kReduce: return EventKind::kReduce;
-    case StepKind::kCopy: return EventKind::kCopy;
-    default: return EventKind::kComm;
+    case StepKind::kCompute:
+      return EventKind::kCompute;
+    case StepKind::kReduce:
+      return EventKind::kReduce;
+    case StepKind::kCopy:
+      return EventKind::kCopy;
+    default:
+      return EventKind::kComm;
   }
 }
 
@@ -31,8 +35,10 @@ int64_t ExpectedBytes(const Plan& plan, const Step& s) {
   const int64_t p = plan.tp();
   switch (s.collective) {
     case CollectiveKind::kAllGather:
-    case CollectiveKind::kReduceScatter: return s.bytes / p * (p - 1);
-    case CollectiveKind::kAllReduce: return 2 * s.bytes / p * (p - 1);  // rows divisible by P here
+    case CollectiveKind::kReduceScatter:
+      return s.bytes / p * (p - 1);
+    case CollectiveKind::kAllReduce:
+      return 2 * s.bytes / p * (p - 1);  // rows divisible by P here
   }
   return -1;
 }

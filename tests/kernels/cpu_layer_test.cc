@@ -55,8 +55,10 @@ void ExpectVerifies(const Plan& plan) {
 TEST(CpuLayer, EveryAlgorithmVerifiesEveryGemmOp) {
   for (int p : {1, 2, 4}) {
     for (bool sp : {true, false}) {
-      for (auto [algo, chunks] : {std::pair{Algorithm::kSerial, 1}, {Algorithm::kChunked, 2},
-                                  {Algorithm::kRing, 2}, {Algorithm::kBidirRing, 1}}) {
+      for (auto [algo, chunks] : {std::pair{Algorithm::kSerial, 1},
+                                  {Algorithm::kChunked, 2},
+                                  {Algorithm::kRing, 2},
+                                  {Algorithm::kBidirRing, 1}}) {
         const Plan plan = MustLayerPlan(p, algo, chunks, sp);
         SCOPED_TRACE(std::to_string(p) + " " + plan.config.Describe() + (sp ? " sp" : ""));
         ExpectVerifies(plan);
@@ -68,9 +70,7 @@ TEST(CpuLayer, EveryAlgorithmVerifiesEveryGemmOp) {
   }
 }
 
-TEST(CpuLayer, DecodeVerifies) {
-  ExpectVerifies(MustLayerPlan(2, Algorithm::kSerial, 1, false, {}, Phase::kDecode));
-}
+TEST(CpuLayer, DecodeVerifies) { ExpectVerifies(MustLayerPlan(2, Algorithm::kSerial, 1, false, {}, Phase::kDecode)); }
 
 TEST(CpuLayer, AttentionRunsAsComputeEventsWithItsFlops) {
   const Plan plan = MustLayerPlan(2, Algorithm::kSerial, 1, true);

@@ -16,9 +16,8 @@
 
 namespace braid::testing {
 
-inline Plan MustBuild(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1,
-                      int comm_lanes = 1, std::vector<int> splits = {},
-                      DType dtype = DType::kFp32) {
+inline Plan MustBuild(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1, int comm_lanes = 1,
+                      std::vector<int> splits = {}, DType dtype = DType::kFp32) {
   const Workload w{op, m, n, k, dtype, p};
   OverlapConfig cfg;
   cfg.algorithm = algo;
@@ -48,8 +47,7 @@ inline void WithWatchdog(std::chrono::seconds limit, const std::function<void()>
   std::future<void> done = task.get_future();
   std::thread worker(std::move(task));
   if (done.wait_for(limit) != std::future_status::ready) {
-    std::fprintf(stderr, "watchdog: the test hung for %lld s\n",
-                 static_cast<long long>(limit.count()));
+    std::fprintf(stderr, "watchdog: the test hung for %lld s\n", static_cast<long long>(limit.count()));
     std::_Exit(3);
   }
   worker.join();

@@ -63,8 +63,7 @@ TEST(CpuTransport, SizeMismatchIsAnError) {
   ASSERT_TRUE(t.Send(0, 1, 5, a, 3).ok());
   const Status s = t.Recv(1, 0, 5, got, 4);
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("expected 4 floats, the message has 3"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("expected 4 floats, the message has 3"), std::string::npos) << s.message();
 }
 
 TEST(CpuTransport, RanksOutOfRangeAreAnError) {
@@ -127,9 +126,7 @@ TEST(CpuTransport, AbortWakesABlockedPacedSender) {
 // 1 MB (10^6 bytes) at 1 Gbit/s is 8 ms on the wire.
 constexpr int64_t kMegabyteFloats = 250000;
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 TEST(CpuLinkPacer, OneMegabyteAtOneGbitHoldsTheSenderEightMs) {
   CpuTransport t(2, 1.0);
@@ -154,8 +151,7 @@ TEST(CpuLinkPacer, ConcurrentSendersOnOneLinkSerialize) {
   CpuTransport t(2, 1.0);
   std::vector<float> data(kMegabyteFloats, 1.0f);
   const auto t0 = Clock::now();
-  testing::OnRanks(
-      2, [&](int i) { EXPECT_TRUE(t.Send(0, 1, uint64_t(i), data.data(), kMegabyteFloats).ok()); });
+  testing::OnRanks(2, [&](int i) { EXPECT_TRUE(t.Send(0, 1, uint64_t(i), data.data(), kMegabyteFloats).ok()); });
   EXPECT_GE(MsSince(t0), 16.0);
 }
 

@@ -79,8 +79,7 @@ class CorruptingTransport : public CpuTransport {
 
 TEST(CpuVerify, CorruptedTransferIsCaught) {
   const Plan plan = MustBuild(Op::kAgGemm, 16, 8, 8, 2, Algorithm::kRing);  // comm_lanes 1
-  CpuBackend cpu(
-      [](int ranks, const CpuBackendOptions&) { return std::make_unique<CorruptingTransport>(ranks); });
+  CpuBackend cpu([](int ranks, const CpuBackendOptions&) { return std::make_unique<CorruptingTransport>(ranks); });
   Result<RunOutput> out = cpu.Run(plan, VerifyOnce());
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_FALSE(out->verify.ok);
@@ -104,8 +103,7 @@ TEST(CpuVerify, VerifyOutputsReportsTheWorstRank) {
   HostMatrix ref(2, 2);
   ref.data = {1, 2, 3, 4};
   std::vector<float> good = {1, 2}, bad = {3, 4.5f};
-  const VerifyResult v =
-      VerifyOutputs(ref, {{{0, 1, 0, 2}, good.data(), 2}, {{1, 1, 0, 2}, bad.data(), 2}});
+  const VerifyResult v = VerifyOutputs(ref, {{{0, 1, 0, 2}, good.data(), 2}, {{1, 1, 0, 2}, bad.data(), 2}});
   EXPECT_TRUE(v.ran);
   EXPECT_FALSE(v.ok);
   EXPECT_EQ(v.worst_rank, 1);

@@ -46,9 +46,8 @@ TEST(MpiBadInput, ArgumentsThatDifferBetweenRanks) {
   const std::string db = TempPath("differ.db");
   const std::string exe = BRAID_EXE;
   // MPMD: rank 0 and rank 1 get different --seed values.
-  const Outcome o = Shell(std::string(BRAID_MPIRUN) + " --oversubscribe --allow-run-as-root -np 1 " + exe + " " +
-                          kRun + "--tp 2 --seed 1 --db " + db + " : -np 1 " + exe + " " + kRun +
-                          "--tp 2 --seed 2 --db " + db);
+  const Outcome o = Shell(std::string(BRAID_MPIRUN) + " --oversubscribe --allow-run-as-root -np 1 " + exe + " " + kRun +
+                          "--tp 2 --seed 1 --db " + db + " : -np 1 " + exe + " " + kRun + "--tp 2 --seed 2 --db " + db);
   ExpectRefusedOnce(o, "rank 1: arguments differ from rank 0's", db);
 }
 
@@ -70,8 +69,8 @@ TEST(MpiBadInput, ParseErrorsArePrintedByRankZeroOnly) {
 TEST(MpiBadInput, CommandsOtherThanRunAreRefused) {
   BRAID_SKIP_WITHOUT_MPI();
   const std::string db = TempPath("tune.db");
-  ExpectRefusedOnce(MpiBraid(2, "tune --backend sim --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --db " + db +
-                                    " --out " + TempPath("tune.toml")),
+  ExpectRefusedOnce(MpiBraid(2, "tune --backend sim --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --db " + db + " --out " +
+                                    TempPath("tune.toml")),
                     "under mpirun only `braid run` runs", db);
 }
 

@@ -55,14 +55,12 @@ std::string VerifyName(const ::testing::TestParamInfo<MpiVerify::ParamType>& p) 
 }
 
 INSTANTIATE_TEST_SUITE_P(TwoAndFourProcesses, MpiVerify,
-                         ::testing::Combine(::testing::Values(2, 4),
-                                            ::testing::Values("ag_gemm", "gemm_rs", "gemm_ar"),
+                         ::testing::Combine(::testing::Values(2, 4), ::testing::Values("ag_gemm", "gemm_rs", "gemm_ar"),
                                             ::testing::Values("serial", "chunked", "ring", "bidir_ring")),
                          VerifyName);
 // An odd ring: the blocks a rank passes on are not its neighbour's halves.
 INSTANTIATE_TEST_SUITE_P(ThreeProcesses, MpiVerify,
-                         ::testing::Combine(::testing::Values(3),
-                                            ::testing::Values("ag_gemm", "gemm_rs", "gemm_ar"),
+                         ::testing::Combine(::testing::Values(3), ::testing::Values("ag_gemm", "gemm_rs", "gemm_ar"),
                                             ::testing::Values("ring", "bidir_ring")),
                          VerifyName);
 

@@ -26,9 +26,9 @@ inline std::string MpiMissing() {
   return "";
 }
 
-#define BRAID_SKIP_WITHOUT_MPI()                                   \
-  do {                                                             \
-    const std::string why = ::braid::testing_mpi::MpiMissing();    \
+#define BRAID_SKIP_WITHOUT_MPI()                                    \
+  do {                                                              \
+    const std::string why = ::braid::testing_mpi::MpiMissing();     \
     if (!why.empty()) GTEST_SKIP() << "MPI tests skipped: " << why; \
   } while (0)
 
@@ -52,9 +52,7 @@ inline Outcome Shell(const std::string& command) {
 }
 
 // `braid ARGS` on np processes.
-inline Outcome MpiBraid(int np, const std::string& args) {
-  return Shell(Mpirun(np) + BRAID_EXE + " " + args);
-}
+inline Outcome MpiBraid(int np, const std::string& args) { return Shell(Mpirun(np) + BRAID_EXE + " " + args); }
 
 inline Outcome Braid(const std::string& args) { return Shell(std::string(BRAID_EXE) + " " + args); }
 

@@ -59,9 +59,9 @@ TEST(PresetErrors, PresetMustBeArrayOfTables) {
 }
 
 TEST(PresetErrors, MissingFieldNamesEntryLine) {
-  for (const char* field : {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "algorithm", "chunks",
-                            "streams", "comm_sms", "time_ns", "speedup_vs_serial", "speedup_vs_te_default",
-                            "overlap_ratio", "tail_ns", "braid_version", "date"}) {
+  for (const char* field :
+       {"gpu", "topology", "tp", "op", "dtype", "m", "n", "k", "algorithm", "chunks", "streams", "comm_sms", "time_ns",
+        "speedup_vs_serial", "speedup_vs_te_default", "overlap_ratio", "tail_ns", "braid_version", "date"}) {
     SCOPED_TRACE(field);
     std::string entry = kValidEntry;
     const std::string line = std::string("\n") + field + " = ";

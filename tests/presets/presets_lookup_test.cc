@@ -107,8 +107,7 @@ class PresetCApi : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = (std::filesystem::temp_directory_path() /
-             ("braid_c_api_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-              ".toml"))
+             ("braid_c_api_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".toml"))
                 .string();
     PresetFile f;
     Preset p = MakePreset(4096, 8192, 28672);

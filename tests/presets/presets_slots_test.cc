@@ -113,9 +113,9 @@ TEST(PresetSlots, AnEntryWithoutBackendIsSimOnlyWhenMarkedSimulated) {
 class PresetSave : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("braid_preset_save_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        std::filesystem::path(::testing::TempDir()) / ("braid_preset_save_" + std::to_string(::getpid()) + "_" +
+                                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -206,8 +206,7 @@ TEST_F(PresetSave, CApiFindGivesEveryKnobAndHonoursTheBackend) {
 
   // A caller that does not set the size (or an impossible one) is refused.
   braid_preset_entry zero{};
-  EXPECT_EQ(braid_preset_find(p, "h100-sxm", "h100-sxm", nullptr, "gemm_rs", "bf16", 4096, 8192, 28672, 8, &zero),
-            -1);
+  EXPECT_EQ(braid_preset_find(p, "h100-sxm", "h100-sxm", nullptr, "gemm_rs", "bf16", 4096, 8192, 28672, 8, &zero), -1);
   // A caller compiled against a longer (newer) header gets this version's
   // fields and the rest of its struct untouched.
   struct Newer {
@@ -216,8 +215,7 @@ TEST_F(PresetSave, CApiFindGivesEveryKnobAndHonoursTheBackend) {
   } newer{};
   newer.v1.struct_size = sizeof newer;
   newer.added_later = 77;
-  ASSERT_EQ(braid_preset_find(p, "h100-sxm", "h100-sxm", nullptr, "gemm_rs", "bf16", 4096, 8192, 28672, 8,
-                              &newer.v1),
+  ASSERT_EQ(braid_preset_find(p, "h100-sxm", "h100-sxm", nullptr, "gemm_rs", "bf16", 4096, 8192, 28672, 8, &newer.v1),
             0);
   EXPECT_EQ(newer.v1.chunks, 3);
   EXPECT_EQ(newer.v1.struct_size, sizeof(braid_preset_entry));

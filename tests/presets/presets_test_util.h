@@ -59,8 +59,6 @@ inline const char* kValidEntry =
     "braid_version = \"0.1.0\"\n"
     "date = \"2026-11-21T12:00:00Z\"\n";
 
-inline std::string FileWith(const std::string& entry) {
-  return "format = \"braid-presets\"\nversion = 1\n\n" + entry;
-}
+inline std::string FileWith(const std::string& entry) { return "format = \"braid-presets\"\nversion = 1\n\n" + entry; }
 
 }  // namespace braid::testing_presets

@@ -92,8 +92,7 @@ TEST(TopologyFiles, WrongFieldTypeNamesLineAndField) {
 TEST(TopologyFiles, MissingFieldsAndTablesAreNamed) {
   std::string no_lat = kGood;
   no_lat.erase(no_lat.find("latency_us"), std::string("latency_us = 8.0\n").size());
-  EXPECT_THAT(ParseTopologyToml(no_lat, "t.toml").status().message(),
-              HasSubstr("missing field 'intra.latency_us'"));
+  EXPECT_THAT(ParseTopologyToml(no_lat, "t.toml").status().message(), HasSubstr("missing field 'intra.latency_us'"));
   EXPECT_THAT(ParseTopologyToml("name=\"x\"\ngpu=\"y\"\ngpus_per_node=2\nnodes=1\n", "t.toml").status().message(),
               HasSubstr("missing table [intra]"));
   std::string two_nodes = kGood;
@@ -125,7 +124,10 @@ namespace braid {
 namespace {
 
 TEST(TopologyFiles, NonAsciiOutsideStringsIsRejectedWithItsPosition) {
-  auto t = ParseTopologyToml("name = \"x\"\n[in \xC3\x97" "16]\n", "u.toml");
+  auto t = ParseTopologyToml(
+      "name = \"x\"\n[in \xC3\x97"
+      "16]\n",
+      "u.toml");
   ASSERT_FALSE(t.ok());
   EXPECT_THAT(t.status().message(), HasSubstr("u.toml:2:5: expected ']' to close the table header"));
 }

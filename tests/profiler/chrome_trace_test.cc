@@ -11,8 +11,7 @@
 namespace braid {
 namespace {
 
-Event Ev(int rank, int lane, EventKind kind, const char* name, int64_t s, int64_t e, int peer = -1,
-         int64_t corr = -1) {
+Event Ev(int rank, int lane, EventKind kind, const char* name, int64_t s, int64_t e, int peer = -1, int64_t corr = -1) {
   Event ev;
   ev.rank = rank;
   ev.lane = lane;
@@ -30,10 +29,8 @@ ChromeTraceInput TwoRanks() {
   ChromeTraceInput in;
   in.title = "test";
   in.lanes = {{0, 0, "compute"}, {0, 1, "comm0"}, {1, 0, "compute"}, {1, 1, "comm0"}};
-  in.events = {Ev(0, 0, EventKind::kCompute, "gemm", 1000, 2000),
-               Ev(0, 1, EventKind::kComm, "send", 2000, 3000, 1, 7),
-               Ev(1, 1, EventKind::kComm, "recv", 2100, 3100, 0, 7),
-               Ev(1, 0, EventKind::kCompute, "gemm", 1500, 2500)};
+  in.events = {Ev(0, 0, EventKind::kCompute, "gemm", 1000, 2000), Ev(0, 1, EventKind::kComm, "send", 2000, 3000, 1, 7),
+               Ev(1, 1, EventKind::kComm, "recv", 2100, 3100, 0, 7), Ev(1, 0, EventKind::kCompute, "gemm", 1500, 2500)};
   return in;
 }
 
@@ -119,11 +116,13 @@ void ExpectProperNesting(const nlohmann::json& trace) {
     slices[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back({ts, ts + dur});
   }
   for (auto& [key, v] : slices) {
-    std::sort(v.begin(), v.end(), [](auto a, auto b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
+    std::sort(v.begin(), v.end(),
+              [](auto a, auto b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
     std::vector<double> open;
     for (auto [b, e] : v) {
       while (!open.empty() && open.back() <= b) open.pop_back();
-      ASSERT_TRUE(open.empty() || e <= open.back()) << "pid " << key.first << " tid " << key.second << " slice at " << b;
+      ASSERT_TRUE(open.empty() || e <= open.back())
+          << "pid " << key.first << " tid " << key.second << " slice at " << b;
       open.push_back(e);
     }
   }
@@ -133,8 +132,9 @@ TEST(ChromeTrace, OverlappingEventsOfOneLaneGoToExtraTracks) {
   ChromeTraceInput in;
   in.lanes = {{0, 2, "cpu runtime"}};
   // Two CPU threads merged into one lane: [0,10) and [5,15) overlap without nesting; [6,8) nests in [5,15).
-  in.events = {Ev(0, 2, EventKind::kMarker, "cudaLaunchKernel", 0, 10), Ev(0, 2, EventKind::kMarker, "cudaMemcpy", 5, 15),
-               Ev(0, 2, EventKind::kMarker, "inner", 6, 8), Ev(0, 2, EventKind::kMarker, "later", 20, 30)};
+  in.events = {Ev(0, 2, EventKind::kMarker, "cudaLaunchKernel", 0, 10),
+               Ev(0, 2, EventKind::kMarker, "cudaMemcpy", 5, 15), Ev(0, 2, EventKind::kMarker, "inner", 6, 8),
+               Ev(0, 2, EventKind::kMarker, "later", 20, 30)};
   const auto j = ChromeTrace(in);
   ExpectProperNesting(j);
   std::map<std::string, int> tid_of;

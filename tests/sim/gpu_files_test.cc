@@ -88,8 +88,8 @@ TEST(GpuFiles, KernelCandidatesAndFittedFiguresParse) {
   auto no_eff = ParseGpuToml(std::string(kGood) + "[[kernel]]\ntile_m = 128\ntile_n = 256\n", "toy.toml");
   ASSERT_FALSE(no_eff.ok());
   EXPECT_THAT(no_eff.status().message(), HasSubstr("kernel.efficiency"));
-  auto too_fast = ParseGpuToml(std::string(kGood) + "[[kernel]]\ntile_m = 128\ntile_n = 256\nefficiency = 1.5\n",
-                               "toy.toml");
+  auto too_fast =
+      ParseGpuToml(std::string(kGood) + "[[kernel]]\ntile_m = 128\ntile_n = 256\nefficiency = 1.5\n", "toy.toml");
   EXPECT_FALSE(too_fast.ok());
   auto bad_rate = ParseGpuToml(std::string(kGood) + "board_rate = 0\n", "toy.toml");
   ASSERT_FALSE(bad_rate.ok());

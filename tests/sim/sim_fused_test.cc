@@ -61,7 +61,8 @@ TEST(SimFused, MoreCommSmsMakeCommFasterAndGemmSlower) {
   const int64_t bytes = int64_t(7) * 1024 * 8192 * 2;
   sim::FusedTime prev;
   for (int sms : {4, 8, 16}) {
-    const sim::FusedTime t = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, sms);
+    const sim::FusedTime t =
+        sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, sms);
     if (sms > 4) {
       EXPECT_LT(t.comm_ns, prev.comm_ns) << sms;
       EXPECT_GE(t.gemm_ns, prev.gemm_ns) << sms;  // waves: equal or slower
@@ -69,14 +70,18 @@ TEST(SimFused, MoreCommSmsMakeCommFasterAndGemmSlower) {
     EXPECT_DOUBLE_EQ(t.total_ns, std::max(t.gemm_ns, t.comm_ns + t.wave_ns));
     prev = t;
   }
-  const auto few = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, 4);
-  const auto many = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, 64);
+  const auto few =
+      sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, 4);
+  const auto many =
+      sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, 64);
   EXPECT_GT(many.gemm_ns, few.gemm_ns);
   EXPECT_LT(many.comm_ns, few.comm_ns);
   // Past the channel count that saturates the link, comm stops improving.
   const int channels = sim::CommSms(topo, 0);
-  const auto at = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, channels);
-  const auto past = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 8, channels * 2);
+  const auto at = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes,
+                                       8, channels);
+  const auto past = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kReduceScatter,
+                                         bytes, 8, channels * 2);
   EXPECT_DOUBLE_EQ(at.comm_ns, past.comm_ns);
   EXPECT_GE(past.gemm_ns, at.gemm_ns);
 

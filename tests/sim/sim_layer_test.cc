@@ -72,8 +72,10 @@ TEST(SimLayer, EveryAlgorithmRunsTheShippedModels) {
     for (bool sp : {true, false}) {
       auto lw = MakeLayerWorkload(*m, 2048, 1, Phase::kPrefill, 8, DType::kBf16, sp);
       ASSERT_TRUE(lw.ok()) << lw.status().message();
-      for (auto [algo, chunks] : {std::pair{Algorithm::kSerial, 1}, {Algorithm::kChunked, 2},
-                                  {Algorithm::kRing, 2}, {Algorithm::kBidirRing, 1}}) {
+      for (auto [algo, chunks] : {std::pair{Algorithm::kSerial, 1},
+                                  {Algorithm::kChunked, 2},
+                                  {Algorithm::kRing, 2},
+                                  {Algorithm::kBidirRing, 1}}) {
         const RunOutput out = MustRun(b, MustPlan(*lw, algo, chunks, 2));
         EXPECT_FALSE(out.iteration_ns.empty()) << name;
       }

@@ -36,7 +36,8 @@ TEST(SearchSpace, EveryCandidateIsValidAndDistinctAndSerialComesFirst) {
 }
 
 TEST(SearchSpace, CoversEveryKnobOnGpuBackends) {
-  const std::vector<OverlapConfig> ag = BuildSearchSpace(Op(Op::kAgGemm, 12288, 8192, 8192, 8), *KnobsOfBackend("sim"), 132);
+  const std::vector<OverlapConfig> ag =
+      BuildSearchSpace(Op(Op::kAgGemm, 12288, 8192, 8192, 8), *KnobsOfBackend("sim"), 132);
   std::set<int> chunks, sms, lanes;
   bool ce = false, normal_priority = false, uneven = false, fused = false;
   for (const OverlapConfig& c : ag) {
@@ -55,7 +56,8 @@ TEST(SearchSpace, CoversEveryKnobOnGpuBackends) {
 }
 
 TEST(SearchSpace, GpuOnlyKnobsAreNotVariedOnTheCpuBackend) {
-  const std::vector<OverlapConfig> space = BuildSearchSpace(Op(Op::kGemmRs, 1024, 1024, 1024, 4), *KnobsOfBackend("cpu"));
+  const std::vector<OverlapConfig> space =
+      BuildSearchSpace(Op(Op::kGemmRs, 1024, 1024, 1024, 4), *KnobsOfBackend("cpu"));
   for (const OverlapConfig& c : space) {
     EXPECT_EQ(c.comm_sms, 0) << c.Describe();
     EXPECT_EQ(c.comm_engine, CommEngine::kSm) << c.Describe();
@@ -68,13 +70,15 @@ TEST(SearchSpace, GpuOnlyKnobsAreNotVariedOnTheCpuBackend) {
 
 TEST(SearchSpace, ShapesThatDoNotDivideDropTheConfigsTheyBreak) {
   // M/P = 1000/8 = 125 is odd: bidir_ring cannot halve the blocks; the rest stays.
-  const std::vector<OverlapConfig> space = BuildSearchSpace(Op(Op::kAgGemm, 1000, 4096, 4096, 8), *KnobsOfBackend("sim"));
+  const std::vector<OverlapConfig> space =
+      BuildSearchSpace(Op(Op::kAgGemm, 1000, 4096, 4096, 8), *KnobsOfBackend("sim"));
   EXPECT_EQ(Count(space, Algorithm::kBidirRing), 0);
   EXPECT_GT(Count(space, Algorithm::kRing), 0);
   EXPECT_GT(Count(space, Algorithm::kFused), 0);
   for (const OverlapConfig& c : space) EXPECT_NE(c.chunks, 3) << "125 rows do not split in 3 evenly: " << c.Describe();
   // gemm_ar has no fused kernel; comm SMs stay below the GPU's SM count.
-  const std::vector<OverlapConfig> ar = BuildSearchSpace(Op(Op::kGemmAr, 4096, 4096, 4096, 4), *KnobsOfBackend("sim"), 24);
+  const std::vector<OverlapConfig> ar =
+      BuildSearchSpace(Op(Op::kGemmAr, 4096, 4096, 4096, 4), *KnobsOfBackend("sim"), 24);
   EXPECT_EQ(Count(ar, Algorithm::kFused), 0);
   for (const OverlapConfig& c : ar) EXPECT_LT(c.comm_sms, 24) << c.Describe();
 }

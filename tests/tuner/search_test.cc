@@ -23,7 +23,8 @@ std::vector<OverlapConfig> Space(int n) {
 // A target whose true times are `truth`, measured with relative noise.
 class FakeTarget : public TrialRunner {
  public:
-  FakeTarget(std::vector<double> truth, double noise, uint64_t seed = 7) : truth_(std::move(truth)), noise_(noise), rng_(seed) {}
+  FakeTarget(std::vector<double> truth, double noise, uint64_t seed = 7)
+      : truth_(std::move(truth)), noise_(noise), rng_(seed) {}
 
   Result<Measurement> Measure(size_t c, const OverlapConfig&, int warmup, int iters, std::string_view stage) override {
     if (fail_at_ >= 0 && int(calls_.size()) == fail_at_) return Status::Internal("the target fell over");
@@ -31,7 +32,8 @@ class FakeTarget : public TrialRunner {
     std::vector<double> samples;
     for (int i = 0; i < iters; ++i) {
       // Box–Muller: portable across standard libraries.
-      const double u1 = (double(rng_() >> 11) + 0.5) / 9007199254740992.0, u2 = double(rng_() >> 11) / 9007199254740992.0;
+      const double u1 = (double(rng_() >> 11) + 0.5) / 9007199254740992.0,
+                   u2 = double(rng_() >> 11) / 9007199254740992.0;
       const double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
       samples.push_back(truth_[c] * (1 + noise_ * z));
     }

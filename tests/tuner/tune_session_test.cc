@@ -67,7 +67,9 @@ struct Session {
   }
 };
 
-TuneTarget Op(Op op, int64_t m, int tp) { return {std::string(OpName(op)), Workload{op, m, 8192, 8192, DType::kBf16, tp}, ""}; }
+TuneTarget Op(Op op, int64_t m, int tp) {
+  return {std::string(OpName(op)), Workload{op, m, 8192, 8192, DType::kBf16, tp}, ""};
+}
 
 TEST(TuneSession, TimeBudgetEndsEachSearchOnTheDrivenClock) {
   Session s;

@@ -53,8 +53,8 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::s
   return MakeOtherBackend(name, cpu, cuda, gpu);
 }
 
-Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
-                                             const CpuBackendOptions& cpu, const CudaBackendOptions& cuda) {
+Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw, const CpuBackendOptions& cpu,
+                                             const CudaBackendOptions& cuda) {
   if (name != "cuda" && !IsDefault(cuda)) {
     return Status::Invalid("--loopback, --timeout and --tf32 apply to the cuda backend only");
   }

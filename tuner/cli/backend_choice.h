@@ -23,11 +23,9 @@ void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o);
 // on this machine's GPUs (Unavailable, exit 1, without one). cuda options
 // given to another backend are refused.
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
-                                             const CpuBackendOptions& cpu = {},
-                                             const CudaBackendOptions& cuda = {});
+                                             const CpuBackendOptions& cpu = {}, const CudaBackendOptions& cuda = {});
 // The same with the sim's hardware already loaded (LoadSimHardware).
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
-                                             const CpuBackendOptions& cpu = {},
-                                             const CudaBackendOptions& cuda = {});
+                                             const CpuBackendOptions& cpu = {}, const CudaBackendOptions& cuda = {});
 
 }  // namespace braid::cli

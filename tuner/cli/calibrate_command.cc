@@ -29,10 +29,10 @@ int CalibrateGemm(const CalibrateArgs& a) {
   auto gpu = LoadGpu(a.gpu);
   if (!gpu.ok()) return ReportError("calibrate", gpu.status());
   if (a.held_sms < 0 || a.held_sms >= gpu->sm_count) {
-    return ReportError("calibrate", Status::Invalid("--held-sms must be between 0 and " +
-                                                    std::to_string(gpu->sm_count - 1) + " (" + gpu->name + " has " +
-                                                    std::to_string(gpu->sm_count) + " SMs), got " +
-                                                    std::to_string(a.held_sms)));
+    return ReportError(
+        "calibrate",
+        Status::Invalid("--held-sms must be between 0 and " + std::to_string(gpu->sm_count - 1) + " (" + gpu->name +
+                        " has " + std::to_string(gpu->sm_count) + " SMs), got " + std::to_string(a.held_sms)));
   }
   if (a.holder != "spin" && a.holder != "copy") {
     return ReportError("calibrate", Status::Invalid("--holder must be spin or copy, got '" + a.holder + "'"));
@@ -66,7 +66,10 @@ void PrintCollectiveSweep(const Topology& topo, CollectiveKind kind, const Calib
   for (int64_t bytes = lo; bytes <= hi; bytes *= a.step_factor) {
     const sim::CollectivePrediction p = sim::PredictCollective(topo, kind, bytes, tp);
     if (a.json) {
-      rows.push_back({{"bytes", bytes}, {"count", bytes / 2}, {"time_ns", p.time_ns}, {"algbw_gbps", p.algbw_gbps},
+      rows.push_back({{"bytes", bytes},
+                      {"count", bytes / 2},
+                      {"time_ns", p.time_ns},
+                      {"algbw_gbps", p.algbw_gbps},
                       {"busbw_gbps", p.busbw_gbps}});
     } else {
       std::printf("%14lld %14lld %12.2f %10.2f %10.2f\n", static_cast<long long>(bytes),
@@ -117,9 +120,9 @@ int CalibrateCollective(const CalibrateArgs& a) {
   }
   const sim::CollectivePrediction p = sim::PredictCollective(*topo, *kind, lo, tp);
   if (a.json) {
-    std::cout << nlohmann::json{{"time_ns", p.time_ns}, {"algbw_gbps", p.algbw_gbps}, {"busbw_gbps", p.busbw_gbps}}
-                     .dump()
-              << "\n";
+    std::cout
+        << nlohmann::json{{"time_ns", p.time_ns}, {"algbw_gbps", p.algbw_gbps}, {"busbw_gbps", p.busbw_gbps}}.dump()
+        << "\n";
   } else {
     std::printf("%s %lld bytes on %s (P=%d): %.1f us, algbw %.2f GB/s, busbw %.2f GB/s\n", a.collective.c_str(),
                 static_cast<long long>(lo), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps);
@@ -130,8 +133,12 @@ int CalibrateCollective(const CalibrateArgs& a) {
 nlohmann::json RowsJson(const std::vector<sim::CheckRow>& rows) {
   nlohmann::json list = nlohmann::json::array();
   for (const sim::CheckRow& r : rows) {
-    list.push_back({{"what", r.what}, {"measured", r.measured}, {"predicted", r.predicted},
-                    {"error_pct", r.error_pct}, {"tolerance_pct", r.tolerance_pct}, {"source", r.source}});
+    list.push_back({{"what", r.what},
+                    {"measured", r.measured},
+                    {"predicted", r.predicted},
+                    {"error_pct", r.error_pct},
+                    {"tolerance_pct", r.tolerance_pct},
+                    {"source", r.source}});
   }
   return list;
 }
@@ -167,8 +174,8 @@ int CalibrateCheck(const CalibrateArgs& a) {
   } else {
     std::cout << "published figures (presets/hardware/calibration_points.toml)\n" << sim::FormatCheckTable(*rows);
     if (measured) {
-      std::printf("\nmeasured board (%s) on %s at this board's board_rate %.3f\n", a.measured.c_str(),
-                  a.gpu.c_str(), measured->board_rate);
+      std::printf("\nmeasured board (%s) on %s at this board's board_rate %.3f\n", a.measured.c_str(), a.gpu.c_str(),
+                  measured->board_rate);
       std::cout << sim::FormatCheckTable(measured->rows);
       std::printf("gemm_bf16 mean |error| %.1f %% (tolerance %.0f %%)\n", measured->gemm_mean_abs_pct,
                   sim::kGemmMeanTolerancePct);
@@ -244,7 +251,8 @@ void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* a) {
       ->capture_default_str();
   sub->add_option("--fit", a->fit, "fit --gpu's file to the measurements in this folder (CSV layout of h100-measured)");
   sub->add_option("-o,--out", a->out, "--fit: the GPU file to write");
-  sub->add_flag("--keep-board-rate", a->keep_board_rate, "--fit: keep --gpu's 8192^3 GEMM rate (its published boards), fit only the trends");
+  sub->add_flag("--keep-board-rate", a->keep_board_rate,
+                "--fit: keep --gpu's 8192^3 GEMM rate (its published boards), fit only the trends");
   sub->add_flag("--json", a->json, "print one JSON object");
 }
 

@@ -26,8 +26,8 @@ struct CalibrateArgs {
   std::string holder = "spin";  // spin | copy
   bool check = false;
   std::string measured = "../shared/calibration/h100-measured";  // --check's measured rows
-  std::string fit;  // folder of measurements
-  std::string out;  // -o for --fit
+  std::string fit;                                               // folder of measurements
+  std::string out;                                               // -o for --fit
   bool keep_board_rate = false;
   bool json = false;
 };

@@ -88,8 +88,8 @@ int ExecuteExport(const ExportArgs& a) {
   if (Status s = WriteFileAtomically(a.out, bytes, /*allow_stdout=*/true); !s.ok()) return ReportError("export", s);
   // With -o - the trace is standard output: the note goes to stderr.
   (a.out == "-" ? std::cerr : std::cout) << "wrote " << count << " events of run " << a.run
-                                         << (a.iteration ? " iteration " + std::to_string(*a.iteration) : "")
-                                         << " to " << (a.out == "-" ? "standard output" : a.out) << "\n";
+                                         << (a.iteration ? " iteration " + std::to_string(*a.iteration) : "") << " to "
+                                         << (a.out == "-" ? "standard output" : a.out) << "\n";
   return kExitOk;
 }
 

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "braid/metric_rows.h"
+#include "braid/run_record.h"
 #include "braid/trace_import.h"
 #include "cli_exit.h"
-#include "braid/run_record.h"
 #include "run_report.h"
 #include "store_access.h"
 
@@ -62,9 +62,14 @@ Result<ImportedRun> ToRun(const ImportArgs& a, ImportedTrace trace) {
     }
     world = std::max(world, rank.world);
     const char* unit = trace.format == "kineto" ? "us" : "ns";
-    r.notes["hta"].push_back({{"rank", rank.rank}, {"device", rank.device}, {"unit", unit},
-                              {"comm", rank.hta.comm}, {"compute", rank.hta.compute}, {"overlap", rank.hta.overlap},
-                              {"overlap_pct", rank.hta.overlap_pct}, {"idle_pct", rank.hta.idle_pct},
+    r.notes["hta"].push_back({{"rank", rank.rank},
+                              {"device", rank.device},
+                              {"unit", unit},
+                              {"comm", rank.hta.comm},
+                              {"compute", rank.hta.compute},
+                              {"overlap", rank.hta.overlap},
+                              {"overlap_pct", rank.hta.overlap_pct},
+                              {"idle_pct", rank.hta.idle_pct},
                               {"compute_pct", rank.hta.compute_pct}});
     for (const ImportedLane& l : rank.lanes) out.lanes.push_back({rank.rank, l.lane, l.name, LaneKind(l.name)});
     for (Event& e : rank.events) {
@@ -82,7 +87,8 @@ Result<ImportedRun> ToRun(const ImportArgs& a, ImportedTrace trace) {
 
 int ExecuteImport(const ImportArgs& a) {
   if (a.format != "kineto" && a.format != "nsys") {
-    return ReportError("import", Status::Invalid("unknown trace format '" + OneLine(a.format) + "' (known: kineto, nsys)"));
+    return ReportError("import",
+                       Status::Invalid("unknown trace format '" + OneLine(a.format) + "' (known: kineto, nsys)"));
   }
   for (const std::string& f : a.files) {
     std::error_code ec;

@@ -32,9 +32,8 @@ std::string LinkText(const Link& l) {
 Result<std::string> GpuLine(const std::string& name) {
   auto g = LoadGpu(name);
   if (!g.ok()) return g.status();
-  return std::to_string(g->sm_count) + " SMs, " + Format("%g", g->tflops_bf16) +
-         " TFLOPS bf16, HBM " + Format("%g", g->hbm_gbs) + " GB/s, " + std::to_string(g->copy_engines) +
-         " copy engines";
+  return std::to_string(g->sm_count) + " SMs, " + Format("%g", g->tflops_bf16) + " TFLOPS bf16, HBM " +
+         Format("%g", g->hbm_gbs) + " GB/s, " + std::to_string(g->copy_engines) + " copy engines";
 }
 
 Result<std::string> TopologyLine(const std::string& name) {
@@ -42,9 +41,9 @@ Result<std::string> TopologyLine(const std::string& name) {
   if (!t.ok()) return t.status();
   auto g = LoadGpu(t->gpu);
   if (!g.ok()) return g.status();
-  std::string line = std::to_string(t->total_gpus()) + " x " + t->gpu + " (" +
-                     std::to_string(g->sm_count) + " SMs), " + std::to_string(t->nodes) +
-                     (t->nodes == 1 ? " node" : " nodes") + "; intra-node " + LinkText(t->intra);
+  std::string line = std::to_string(t->total_gpus()) + " x " + t->gpu + " (" + std::to_string(g->sm_count) + " SMs), " +
+                     std::to_string(t->nodes) + (t->nodes == 1 ? " node" : " nodes") + "; intra-node " +
+                     LinkText(t->intra);
   if (t->has_pair) line += "; NVLink pairs " + LinkText(t->pair);
   if (t->nodes > 1) line += "; inter-node " + LinkText(t->inter);
   return line;
@@ -73,8 +72,8 @@ int ExecuteList(const ListArgs& a) {
     names = BuiltinGpuNames();
     line = GpuLine;
   } else {
-    return ReportError("list", Status::Invalid("unknown list '" + OneLine(a.what) +
-                                               "' (known: models, topologies, gpus)"));
+    return ReportError("list",
+                       Status::Invalid("unknown list '" + OneLine(a.what) + "' (known: models, topologies, gpus)"));
   }
   size_t width = 0;
   for (const std::string& n : names) width = std::max(width, n.size() + 2);

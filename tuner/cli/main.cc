@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "braid/launcher.h"
+#include "braid/version.h"
 #include "calibrate_command.h"
 #include "cli_exit.h"
 #include "export_command.h"
@@ -16,7 +17,6 @@
 #include "presets_command.h"
 #include "report_command.h"
 #include "run_command.h"
-#include "braid/version.h"
 #include "tune_command.h"
 
 namespace {
@@ -54,14 +54,14 @@ int Main(int argc, char** argv) {
     cmds.push_back({sub, [args, execute] { return execute(*args); }});
   };
   add("run", "run one overlap config, report and store its metrics", AddRunOptions, &run_args, ExecuteRun);
-  add("tune", "search overlap configs for an op or a model's TP GEMMs and write the winners as presets",
-      AddTuneOptions, &tune_args, ExecuteTune);
+  add("tune", "search overlap configs for an op or a model's TP GEMMs and write the winners as presets", AddTuneOptions,
+      &tune_args, ExecuteTune);
   add("report", "list stored runs, or show one run's metrics", AddReportOptions, &report_args, ExecuteReport);
   add("export", "write a stored run as a Chrome / Perfetto trace", AddExportOptions, &export_args, ExecuteExport);
   add("import", "store a Kineto or Nsight Systems trace with its overlap metrics", AddImportOptions, &import_args,
       ExecuteImport);
-  add("presets", "show a preset file, look up the preset a runtime would pick, or export TransformerEngine ub_cfgs", AddPresetsOptions, &presets_args,
-      ExecutePresets);
+  add("presets", "show a preset file, look up the preset a runtime would pick, or export TransformerEngine ub_cfgs",
+      AddPresetsOptions, &presets_args, ExecutePresets);
   ListArgs list_args;
   add("list", "list the built-in models, topologies or GPUs", AddListOptions, &list_args, ExecuteList);
   add("calibrate", "the sim backend's GEMM and collective models, and their check against public figures",

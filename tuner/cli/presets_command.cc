@@ -8,13 +8,13 @@
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/presets.h"
+#include "braid/run_record.h"
 #include "braid/safe_write.h"
 #include "braid/size_parse.h"
+#include "braid/te_export.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
-#include "braid/run_record.h"
 #include "run_report.h"
-#include "braid/te_export.h"
 #include "workload_flags.h"
 
 #ifndef BRAID_VERSION
@@ -60,7 +60,7 @@ namespace {
 
 nlohmann::json KeyJson(const PresetKey& k) {
   const Workload& w = k.workload;
-  nlohmann::json j = {{"gpu", k.gpu}, {"topology", k.topology}, {"op", OpName(w.op)}, {"m", w.m}, {"n", w.n},
+  nlohmann::json j = {{"gpu", k.gpu}, {"topology", k.topology},      {"op", OpName(w.op)}, {"m", w.m}, {"n", w.n},
                       {"k", w.k},     {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
   if (!k.layer.empty()) j["layer"] = k.layer;
   return j;
@@ -86,7 +86,8 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
     std::cout << nlohmann::json{{"version", kPresetFormatVersion}, {"presets", list}}.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << "gpu        topology        workload                                  config                                        time        vs serial  backend\n";
+  std::cout << "gpu        topology        workload                                  config                            "
+               "            time        vs serial  backend\n";
   for (const Preset& p : table.presets()) {
     char speed[32];
     std::snprintf(speed, sizeof speed, "%.2fx", p.speedup_vs_serial);
@@ -125,8 +126,7 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
   if (r.preset == nullptr) {
     const std::string backends = a.backend.empty() ? "the GPU backends (cuda, sim)" : "backend " + a.backend;
     return ReportError("presets lookup", Status::Internal("no preset for " + w.Describe() + " on " + a.gpu + " / " +
-                                                          a.topology + " measured by " + backends + " in " +
-                                                          a.file));
+                                                          a.topology + " measured by " + backends + " in " + a.file));
   }
   return kExitOk;
 }

@@ -22,7 +22,7 @@ struct PresetsArgs {
   bool json = false;
   // export-te
   std::string model, seq, batch, te_topology, te_gpu, output;  // te_gpu empty: the topology's GPU
-  int te_tp = 0;                                                // 0: the single TP in the file
+  int te_tp = 0;                                               // 0: the single TP in the file
 };
 
 void AddPresetsOptions(CLI::App* sub, PresetsArgs* args);

@@ -8,8 +8,8 @@
 #include "braid/run_record.h"
 #include "braid/store.h"
 #include "cli_exit.h"
-#include "run_report.h"
 #include "run_compare.h"
+#include "run_report.h"
 #include "store_access.h"
 
 namespace braid::cli {
@@ -42,12 +42,18 @@ Status SortRuns(std::vector<Listed>* runs, const std::string& key) {
   };
   auto overall = [](Metric m) { return [m](const Listed& l) { return l.figures.metrics.overall[m].p50; }; };
   if (key == "id") return Status::Ok();
-  if (key == "makespan") by(overall(Metric::kMakespan), false);
-  else if (key == "exposed") by(overall(Metric::kExposedComm), false);
-  else if (key == "tail") by(overall(Metric::kTail), false);
-  else if (key == "overlap") by(overall(Metric::kOverlapRatio), true);
-  else if (key == "efficiency") by([](const Listed& l) { return l.figures.lower_bound ? l.figures.efficiency.p50 : -1.0; }, true);
-  else return Status::Invalid("--sort " + OneLine(key) + ": not one of id, makespan, overlap, exposed, tail, efficiency");
+  if (key == "makespan")
+    by(overall(Metric::kMakespan), false);
+  else if (key == "exposed")
+    by(overall(Metric::kExposedComm), false);
+  else if (key == "tail")
+    by(overall(Metric::kTail), false);
+  else if (key == "overlap")
+    by(overall(Metric::kOverlapRatio), true);
+  else if (key == "efficiency")
+    by([](const Listed& l) { return l.figures.lower_bound ? l.figures.efficiency.p50 : -1.0; }, true);
+  else
+    return Status::Invalid("--sort " + OneLine(key) + ": not one of id, makespan, overlap, exposed, tail, efficiency");
   return Status::Ok();
 }
 
@@ -113,21 +119,26 @@ nlohmann::json ListJson(const std::vector<Listed>& runs) {
   nlohmann::json list = nlohmann::json::array();
   for (const Listed& l : runs) {
     const StoredRun& r = l.run;
-    nlohmann::json j = {{"run", r.id},           {"backend", r.meta.backend}, {"status", r.status},
-                        {"source", r.meta.source}, {"created_at", r.created_at}, {"topology", r.meta.topology},
+    nlohmann::json j = {{"run", r.id},
+                        {"backend", r.meta.backend},
+                        {"status", r.status},
+                        {"source", r.meta.source},
+                        {"created_at", r.created_at},
+                        {"topology", r.meta.topology},
                         {"events", r.event_count}};
     const Workload& w = r.meta.workload;
     j["workload"] = r.meta.has_workload
-                        ? nlohmann::json{{"op", OpName(w.op)}, {"m", w.m}, {"n", w.n}, {"k", w.k},
+                        ? nlohmann::json{{"op", OpName(w.op)},          {"m", w.m},  {"n", w.n}, {"k", w.k},
                                          {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}}
                         : nlohmann::json(nullptr);
     j["config"] = nlohmann::json::parse(r.meta.config_json, nullptr, false);
     const MetricSummary& s = l.figures.metrics.overall;
-    j["figures"] = {{"makespan_ns", s[Metric::kMakespan].p50},
-                    {"overlap_ratio", s[Metric::kOverlapRatio].p50},
-                    {"exposed_comm_ns", s[Metric::kExposedComm].p50},
-                    {"tail_ns", s[Metric::kTail].p50},
-                    {"efficiency", l.figures.lower_bound ? nlohmann::json(l.figures.efficiency.p50) : nlohmann::json(nullptr)}};
+    j["figures"] = {
+        {"makespan_ns", s[Metric::kMakespan].p50},
+        {"overlap_ratio", s[Metric::kOverlapRatio].p50},
+        {"exposed_comm_ns", s[Metric::kExposedComm].p50},
+        {"tail_ns", s[Metric::kTail].p50},
+        {"efficiency", l.figures.lower_bound ? nlohmann::json(l.figures.efficiency.p50) : nlohmann::json(nullptr)}};
     list.push_back(std::move(j));
   }
   return {{"runs", list}};
@@ -148,9 +159,9 @@ std::string ListTable(const std::vector<Listed>& runs) {
       efficiency = buf;
     }
     out += Pad(std::to_string(r.id), 6) + Pad(r.meta.backend, 9) + Pad(WorkloadText(r), 42) +
-           Pad(ConfigText(r.meta.config_json), 34) + Pad(FormatDuration(s[Metric::kMakespan].p50), 11) + Pad(overlap, 9) +
-           Pad(FormatDuration(s[Metric::kExposedComm].p50), 11) + Pad(FormatDuration(s[Metric::kTail].p50), 11) +
-           efficiency + "\n";
+           Pad(ConfigText(r.meta.config_json), 34) + Pad(FormatDuration(s[Metric::kMakespan].p50), 11) +
+           Pad(overlap, 9) + Pad(FormatDuration(s[Metric::kExposedComm].p50), 11) +
+           Pad(FormatDuration(s[Metric::kTail].p50), 11) + efficiency + "\n";
   }
   if (runs.empty()) out += "(no runs)\n";
   return out;

@@ -7,33 +7,37 @@
 #include <optional>
 
 #include "backend_choice.h"
+#include "braid/cpu_process_backend.h"
+#include "braid/gpu_files.h"
+#include "braid/launcher.h"
 #include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
 #include "braid/planner.h"
-#include "braid/gpu_files.h"
 #include "braid/topology_files.h"
-#include "braid/cpu_process_backend.h"
-#include "braid/launcher.h"
 #if defined(BRAID_HAVE_MPI)
 #include "braid/mpi_transport.h"
 #endif
-#include "cli_exit.h"
 #include "braid/lower_bound.h"
+#include "cli_exit.h"
 #include "run_report.h"
-#include "workload_flags.h"
 #include "store_access.h"
+#include "workload_flags.h"
 
 namespace braid::cli {
 
 void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--backend", a->backend, "sim | cpu | cuda")->capture_default_str();
-  AddWorkloadOptions(sub, &a->workload, "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
-  sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring | iso (layer workloads) | fused")->required();
+  AddWorkloadOptions(sub, &a->workload,
+                     "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
+  sub->add_option("--algo", a->algo, "serial | chunked | ring | bidir_ring | iso (layer workloads) | fused")
+      ->required();
   sub->add_option("--chunks", a->chunks, "chunks (chunked) or sub-chunks per ring step")->capture_default_str();
   sub->add_option("--splits", a->splits, "uneven chunk weights for chunked, e.g. 1,2,1");
   sub->add_option("--streams", a->streams, "comm lanes (streams)")->capture_default_str();
-  sub->add_option("--comm-sms", a->comm_sms, "SMs / channels for comm; fused: SMs that move tiles (0 = backend default: the topology's NCCL channels)");
+  sub->add_option(
+      "--comm-sms", a->comm_sms,
+      "SMs / channels for comm; fused: SMs that move tiles (0 = backend default: the topology's NCCL channels)");
   sub->add_option("--comm-engine", a->comm_engine, "sm | ce (copy engine)")->capture_default_str();
   sub->add_option("--comm-priority", a->comm_priority, "high | normal: comm streams above the GEMM's, or equal")
       ->capture_default_str();
@@ -127,7 +131,8 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
   if (a.iters < 1) return Status::Invalid("--iters must be at least 1");
   if (a.warmup < 0) return Status::Invalid("--warmup must not be negative");
   if (a.chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(a.chunks) + ")");
-  if (a.comm_sms < 0) return Status::Invalid("--comm-sms must not be negative (got " + std::to_string(a.comm_sms) + ")");
+  if (a.comm_sms < 0)
+    return Status::Invalid("--comm-sms must not be negative (got " + std::to_string(a.comm_sms) + ")");
   for (auto [v, flag] : {std::pair{a.link_gbps, "--link-gbps"}, {a.link_latency_us, "--link-latency-us"}}) {
     if (!std::isfinite(v) || v < 0) return Status::Invalid(std::string(flag) + " must be a finite number, 0 or more");
   }
@@ -257,16 +262,14 @@ int ExecuteRunInProcess(const RunArgs& a) {
 // different arguments are told apart by a hash instead of hanging.
 uint64_t ArgumentsHash(const RunArgs& a) {
   const WorkloadArgs& w = a.workload;
-  const std::string key = a.backend + '\x1f' + w.op + '\x1f' + w.m + '\x1f' + w.n + '\x1f' + w.k + '\x1f' +
-                          w.model + '\x1f' + w.seq + '\x1f' + w.batch + '\x1f' + w.phase + '\x1f' +
-                          w.sequence_parallel + '\x1f' + std::to_string(w.tp) + '\x1f' + w.dtype + '\x1f' +
-                          a.algo + '\x1f' + std::to_string(a.chunks) + '\x1f' + a.splits + '\x1f' +
-                          std::to_string(a.streams) + '\x1f' + std::to_string(a.comm_sms) + '\x1f' +
-                          a.comm_engine + '\x1f' + a.comm_priority + '\x1f' + a.topology + '\x1f' +
-                          std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) + '\x1f' +
-                          std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
-                          std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' +
-                          std::to_string(a.cuda.timeout_s);
+  const std::string key =
+      a.backend + '\x1f' + w.op + '\x1f' + w.m + '\x1f' + w.n + '\x1f' + w.k + '\x1f' + w.model + '\x1f' + w.seq +
+      '\x1f' + w.batch + '\x1f' + w.phase + '\x1f' + w.sequence_parallel + '\x1f' + std::to_string(w.tp) + '\x1f' +
+      w.dtype + '\x1f' + a.algo + '\x1f' + std::to_string(a.chunks) + '\x1f' + a.splits + '\x1f' +
+      std::to_string(a.streams) + '\x1f' + std::to_string(a.comm_sms) + '\x1f' + a.comm_engine + '\x1f' +
+      a.comm_priority + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) +
+      '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
+      std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s);
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
   return h;

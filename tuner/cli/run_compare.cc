@@ -24,7 +24,8 @@ std::vector<Row> RowsOf(const RunRecord& a, const RunRecord& b) {
                     m != Metric::kOverlapRatio});
   }
   if (a.figures.lower_bound && b.figures.lower_bound) {
-    rows.push_back({"lower_bound_ns", a.figures.lower_bound->lower_bound_ns(), b.figures.lower_bound->lower_bound_ns(), true});
+    rows.push_back(
+        {"lower_bound_ns", a.figures.lower_bound->lower_bound_ns(), b.figures.lower_bound->lower_bound_ns(), true});
     rows.push_back({"efficiency", a.figures.efficiency.p50, b.figures.efficiency.p50, false});
   }
   return rows;
@@ -47,11 +48,14 @@ std::string Fixed(double v) {
 nlohmann::json CompareJson(const RunRecord& a, const RunRecord& b) {
   nlohmann::json metrics = nlohmann::json::object();
   for (const Row& r : RowsOf(a, b)) {
-    metrics[r.name] = {{"a", r.a}, {"b", r.b}, {"diff", r.b - r.a},
+    metrics[r.name] = {{"a", r.a},
+                       {"b", r.b},
+                       {"diff", r.b - r.a},
                        {"ratio", r.a != 0 ? nlohmann::json(r.b / r.a) : nlohmann::json(nullptr)}};
   }
   return {{"runs", {a.run_id, b.run_id}},
-          {"workloads", {a.has_workload ? a.workload.Describe() : "trace", b.has_workload ? b.workload.Describe() : "trace"}},
+          {"workloads",
+           {a.has_workload ? a.workload.Describe() : "trace", b.has_workload ? b.workload.Describe() : "trace"}},
           {"configs", {a.config, b.config}},
           {"metrics", metrics}};
 }

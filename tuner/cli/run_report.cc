@@ -63,7 +63,8 @@ nlohmann::json RunJson(const RunRecord& r) {
   j["source"] = r.source;
   if (r.has_workload) {
     const Workload& w = r.workload;
-    j["workload"] = {{"op", OpName(w.op)}, {"m", w.m}, {"n", w.n}, {"k", w.k}, {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
+    j["workload"] = {{"op", OpName(w.op)},          {"m", w.m},  {"n", w.n}, {"k", w.k},
+                     {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
     // Layer runs: op/m/n/k are the first GEMM op's; the layer's keys join them.
     if (auto it = r.notes.find("layer"); it != r.notes.end() && it->is_object()) {
       for (const char* key : {"model", "seq", "batch", "phase", "sequence_parallel", "ops"}) {
@@ -86,9 +87,8 @@ nlohmann::json RunJson(const RunRecord& r) {
     const double bound = lb->lower_bound_ns();
     j["metrics"]["lower_bound_ns"] = {{"p50", bound}, {"p99", bound}};
     j["metrics"]["efficiency"] = {{"p50", r.figures.efficiency.p50}, {"p99", r.figures.efficiency.p99}};
-    j["lower_bound"] = {{"compute_alone_ns", lb->compute_alone_ns},
-                        {"comm_alone_ns", lb->comm_alone_ns},
-                        {"lower_bound_ns", bound}};
+    j["lower_bound"] = {
+        {"compute_alone_ns", lb->compute_alone_ns}, {"comm_alone_ns", lb->comm_alone_ns}, {"lower_bound_ns", bound}};
   }
   j["ranks"] = nlohmann::json::array();
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
@@ -163,7 +163,8 @@ std::string RunTable(const RunRecord& r) {
   const nlohmann::json v = r.notes.value("verify", nlohmann::json(nullptr));
   if (v.is_object()) {
     const bool ok = v.value("ok", false);
-    os << "\nverify    " << (ok ? "ok" : "FAILED") << " (max relative error " << Fmt("%.3g", v.value("max_rel_error", 0.0))
+    os << "\nverify    " << (ok ? "ok" : "FAILED") << " (max relative error "
+       << Fmt("%.3g", v.value("max_rel_error", 0.0))
        << (ok ? "" : ", rank " + std::to_string(v.value("worst_rank", -1))) << ")\n";
   }
   return os.str();

@@ -13,8 +13,8 @@
 #include "braid/metric_rows.h"
 #include "braid/presets.h"
 #include "braid/search_space.h"
-#include "braid/sim_guide.h"
 #include "braid/sim_backend.h"
+#include "braid/sim_guide.h"
 #include "braid/tune.h"
 #include "braid/version.h"
 #include "cli_exit.h"
@@ -35,8 +35,10 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
                   "exhaustive | random | halving | guided (default: exhaustive on sim, guided elsewhere)");
   a->budget_option = sub->add_option("--budget", a->budget, "most trials per op (default: the strategy's plan)");
   sub->add_option("--time-budget", a->time_budget_s, "seconds for the whole command, shared among the ops");
-  a->iters_option = sub->add_option("--iters", a->iters, "timed iterations of a full measurement (default: sim 1, else 20)");
-  a->warmup_option = sub->add_option("--warmup", a->warmup, "warm-up iterations of a full measurement (default: sim 0, else 2)");
+  a->iters_option =
+      sub->add_option("--iters", a->iters, "timed iterations of a full measurement (default: sim 1, else 20)");
+  a->warmup_option =
+      sub->add_option("--warmup", a->warmup, "warm-up iterations of a full measurement (default: sim 0, else 2)");
   sub->add_option("--db", a->db, "SQLite store that records every trial")->capture_default_str();
   sub->add_flag("--resume", a->resume, "continue the latest unfinished session of the same tuning request");
   sub->add_option("--session", a->session, "with --resume: the session to continue");
@@ -48,7 +50,9 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")
       ->check(CLI::Validator(
-          [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : "must not be negative"; },
+          [](const std::string& v) {
+            return v.find('-') == std::string::npos ? std::string() : "must not be negative";
+          },
           "", "not negative"))
       ->capture_default_str();
 }
@@ -89,7 +93,8 @@ Status CheckOptions(const TuneArgs& a) {
   const bool warmup_given = a.warmup_option && a.warmup_option->count() > 0;
   if (iters_given && a.iters < 1) return Status::Invalid("--iters must be at least 1");
   if (warmup_given && a.warmup < 0) return Status::Invalid("--warmup must not be negative");
-  if (!std::isfinite(a.link_gbps) || a.link_gbps < 0) return Status::Invalid("--link-gbps must be finite and not negative");
+  if (!std::isfinite(a.link_gbps) || a.link_gbps < 0)
+    return Status::Invalid("--link-gbps must be finite and not negative");
   if (!std::isfinite(a.link_latency_us) || a.link_latency_us < 0) {
     return Status::Invalid("--link-latency-us must be finite and not negative");
   }
@@ -168,9 +173,12 @@ int ExecuteTune(const TuneArgs& a) {
   q.time_budget_s = a.time_budget_s;
   q.make_guide = [&](const Workload& w) -> Result<Guide> { return MakeSimGuide(w, *hw); };
   q.base.seed = a.seed;
-  q.options_json = nlohmann::json{{"iters", q.search.iters},     {"warmup", q.search.warmup},
-                                  {"budget", q.search.budget},   {"time_budget_s", a.time_budget_s},
-                                  {"seed", a.seed},              {"link_gbps", a.link_gbps},
+  q.options_json = nlohmann::json{{"iters", q.search.iters},
+                                  {"warmup", q.search.warmup},
+                                  {"budget", q.search.budget},
+                                  {"time_budget_s", a.time_budget_s},
+                                  {"seed", a.seed},
+                                  {"link_gbps", a.link_gbps},
                                   {"link_latency_us", a.link_latency_us}}
                        .dump();
   q.resume = a.resume;

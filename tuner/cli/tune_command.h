@@ -21,8 +21,8 @@ struct TuneArgs {
   int budget = 0;
   CLI::Option* budget_option = nullptr;
   double time_budget_s = 0;
-  int iters = 0;    // unset: backend default (sim 1, else 20)
-  int warmup = 0;   // unset: backend default (sim 0, else 2)
+  int iters = 0;   // unset: backend default (sim 1, else 20)
+  int warmup = 0;  // unset: backend default (sim 0, else 2)
   CLI::Option* iters_option = nullptr;
   CLI::Option* warmup_option = nullptr;
   std::string db = "braid.db";

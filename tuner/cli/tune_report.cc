@@ -51,17 +51,25 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
     if (!r.note.empty()) j["note"] = r.note;
     results.push_back(std::move(j));
   }
-  return {{"session", s.session},     {"trials", s.trials},     {"measured", s.measured},
-          {"replayed", s.replayed},   {"workload", s.workload}, {"topology", s.topology},
-          {"gpu", s.gpu},             {"backend", s.backend},   {"strategy", s.strategy},
-          {"out", written.out},       {"presets_written", written.count}, {"results", results}};
+  return {{"session", s.session},
+          {"trials", s.trials},
+          {"measured", s.measured},
+          {"replayed", s.replayed},
+          {"workload", s.workload},
+          {"topology", s.topology},
+          {"gpu", s.gpu},
+          {"backend", s.backend},
+          {"strategy", s.strategy},
+          {"out", written.out},
+          {"presets_written", written.count},
+          {"results", results}};
 }
 
 std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
   std::ostringstream os;
   os << "tuning session " << s.session << ": " << s.workload << " on " << s.topology << ", " << s.backend
-     << " backend, " << s.strategy << " — " << s.trials << " trials (" << s.measured << " measured now, "
-     << s.replayed << " replayed from the store)\n\n";
+     << " backend, " << s.strategy << " — " << s.trials << " trials (" << s.measured << " measured now, " << s.replayed
+     << " replayed from the store)\n\n";
   os << Pad("op", 10) << Pad("best config", 44) << Pad("time", 11) << Pad("vs serial", 11) << Pad("vs TE default", 15)
      << Pad("overlap", 9) << "tail\n";
   for (const TuneResult& r : s.results) {

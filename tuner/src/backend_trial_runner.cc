@@ -28,8 +28,6 @@ Result<Measurement> BackendTrialRunner::Measure(size_t, const OverlapConfig& con
   return MeasurementOfRun(*out, warmup, iters);
 }
 
-bool BackendTrialRunner::OutOfTime() const {
-  return deadline_ && std::chrono::steady_clock::now() >= *deadline_;
-}
+bool BackendTrialRunner::OutOfTime() const { return deadline_ && std::chrono::steady_clock::now() >= *deadline_; }
 
 }  // namespace braid

@@ -22,7 +22,9 @@ Status Damaged(long long run, const std::string& what) {
 // Checks the notes fields the reports read, so printing cannot meet a type
 // it does not expect. Unknown keys are left alone.
 Status CheckNotes(long long run, const Json& n) {
-  auto bad = [&](const char* key, const char* want) { return Damaged(run, std::string("notes field '") + key + "' that is not " + want); };
+  auto bad = [&](const char* key, const char* want) {
+    return Damaged(run, std::string("notes field '") + key + "' that is not " + want);
+  };
   if (!n.is_object()) return Damaged(run, "notes JSON that is not an object");
   if (n.contains("compute_dtype") && !n["compute_dtype"].is_string()) return bad("compute_dtype", "a string");
   if (n.contains("notes")) {
@@ -156,8 +158,8 @@ RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string
   r.notes["compute_dtype"] = output.compute_dtype;
   r.notes["notes"] = output.notes;
   const VerifyResult& v = output.verify;
-  r.notes["verify"] = v.ran ? Json{{"ok", v.ok}, {"max_rel_error", v.max_rel_error}, {"worst_rank", v.worst_rank}}
-                            : Json(nullptr);
+  r.notes["verify"] =
+      v.ran ? Json{{"ok", v.ok}, {"max_rel_error", v.max_rel_error}, {"worst_rank", v.worst_rank}} : Json(nullptr);
   double link_gbps = 0, link_latency_us = 0;
   for (const auto& [name, value] : output.settings) {
     if (name == "link_gbps") link_gbps = value;

@@ -9,10 +9,14 @@ namespace braid {
 
 std::string_view StrategyName(Strategy s) {
   switch (s) {
-    case Strategy::kExhaustive: return "exhaustive";
-    case Strategy::kRandom: return "random";
-    case Strategy::kHalving: return "halving";
-    case Strategy::kGuided: return "guided";
+    case Strategy::kExhaustive:
+      return "exhaustive";
+    case Strategy::kRandom:
+      return "random";
+    case Strategy::kHalving:
+      return "halving";
+    case Strategy::kGuided:
+      return "guided";
   }
   return "?";
 }
@@ -27,9 +31,15 @@ Result<Strategy> ParseStrategy(std::string_view name) {
 int PlannedTrials(const SearchOptions& o, size_t n) {
   int planned = 0;
   switch (o.strategy) {
-    case Strategy::kExhaustive: planned = int(n); break;
-    case Strategy::kRandom: planned = search::RandomCount(o, n); break;
-    case Strategy::kGuided: planned = search::GuidedCount(o, n); break;
+    case Strategy::kExhaustive:
+      planned = int(n);
+      break;
+    case Strategy::kRandom:
+      planned = search::RandomCount(o, n);
+      break;
+    case Strategy::kGuided:
+      planned = search::GuidedCount(o, n);
+      break;
     case Strategy::kHalving: {
       int alive = int(n);
       for (int rung = 0; rung < 2 && alive > 3; ++rung) {
@@ -56,10 +66,18 @@ Result<SearchOutcome> Search(const std::vector<OverlapConfig>& space, TrialRunne
   search::Ledger ledger(space, runner, options, PlannedTrials(options, space.size()));
   Status s;
   switch (options.strategy) {
-    case Strategy::kExhaustive: s = search::Exhaustive(ledger); break;
-    case Strategy::kRandom: s = search::RandomSample(ledger); break;
-    case Strategy::kHalving: s = search::Halving(ledger); break;
-    case Strategy::kGuided: s = search::Guided(ledger, space); break;
+    case Strategy::kExhaustive:
+      s = search::Exhaustive(ledger);
+      break;
+    case Strategy::kRandom:
+      s = search::RandomSample(ledger);
+      break;
+    case Strategy::kHalving:
+      s = search::Halving(ledger);
+      break;
+    case Strategy::kGuided:
+      s = search::Guided(ledger, space);
+      break;
   }
   if (!s.ok()) return s;
   return ledger.Conclude();

@@ -9,8 +9,7 @@ Ledger::Ledger(const std::vector<OverlapConfig>& space, TrialRunner& runner, con
                int planned_trials)
     : space_(space), runner_(runner), options_(options), planned_(planned_trials) {}
 
-Result<std::optional<Measurement>> Ledger::Measure(size_t c, int warmup, int iters, std::string_view stage,
-                                                   bool full) {
+Result<std::optional<Measurement>> Ledger::Measure(size_t c, int warmup, int iters, std::string_view stage, bool full) {
   if (options_.budget > 0 && int(outcome_.trials.size()) >= options_.budget) {
     outcome_.stopped_by_budget = true;
     return std::optional<Measurement>();
@@ -69,9 +68,8 @@ Result<SearchOutcome> Ledger::Conclude() {
     return Status::Invalid(std::string(outcome_.stopped_by_time ? "the time budget" : "the trial budget") +
                            " ended the search before any candidate was fully measured");
   }
-  auto best = std::min_element(full_.begin(), full_.end(), [](const auto& a, const auto& b) {
-    return a.second.median_ns < b.second.median_ns;
-  });
+  auto best = std::min_element(full_.begin(), full_.end(),
+                               [](const auto& a, const auto& b) { return a.second.median_ns < b.second.median_ns; });
   const Measurement& lead = best->second;
   // Contenders: close in median, or not clearly slower.
   std::vector<std::pair<double, size_t>> close;
@@ -95,9 +93,8 @@ Result<SearchOutcome> Ledger::Conclude() {
       outcome_.rechecked.push_back(c);
     }
   }
-  auto win = std::min_element(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) {
-    return a.second.median_ns < b.second.median_ns;
-  });
+  auto win = std::min_element(pooled.begin(), pooled.end(),
+                              [](const auto& a, const auto& b) { return a.second.median_ns < b.second.median_ns; });
   outcome_.best = win->first;
   outcome_.best_measurement = win->second;
   return outcome_;

@@ -43,8 +43,8 @@ void AddSmVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapCo
 // Engines for a config: SMs always; the copy engine where the comm only
 // moves data (sends of a ring, all-gather collectives). Reduces of a ring
 // gemm_rs / gemm_ar still run on SMs.
-void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c,
-                       const BackendKnobs& knobs, int gpu_sms) {
+void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c, const BackendKnobs& knobs,
+                       int gpu_sms) {
   const bool ring = c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kBidirRing;
   c.comm_engine = CommEngine::kSm;
   AddSmVariants(out, w, c, true, knobs, gpu_sms);

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "braid/metric_rows.h"
 #include "braid/lower_bound.h"
+#include "braid/metric_rows.h"
 #include "braid/planner.h"
 #include "braid/run_record.h"
 

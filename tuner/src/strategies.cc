@@ -12,9 +12,9 @@ namespace braid::search {
 namespace {
 
 // Ends the loop of a strategy when the ledger stopped; passes errors on.
-#define BRAID_MEASURE_OR_STOP(var, expr)        \
-  auto var = (expr);                            \
-  if (!var.ok()) return var.status();           \
+#define BRAID_MEASURE_OR_STOP(var, expr) \
+  auto var = (expr);                     \
+  if (!var.ok()) return var.status();    \
   if (!var->has_value()) return Status::Ok()
 
 // Candidates ordered by a rung's medians, fastest first; ties by index.
@@ -104,12 +104,18 @@ std::vector<size_t> Neighbours(const std::vector<OverlapConfig>& space, size_t c
   enum Knob { kChunks, kSplits, kLanes, kSms, kEngine, kPriority, kKnobs };
   auto differs = [](const OverlapConfig& x, const OverlapConfig& y, int knob) {
     switch (knob) {
-      case kChunks: return x.chunks != y.chunks;
-      case kSplits: return x.splits != y.splits;
-      case kLanes: return x.comm_lanes != y.comm_lanes;
-      case kSms: return x.comm_sms != y.comm_sms;
-      case kEngine: return x.comm_engine != y.comm_engine;
-      case kPriority: return x.comm_high_priority != y.comm_high_priority;
+      case kChunks:
+        return x.chunks != y.chunks;
+      case kSplits:
+        return x.splits != y.splits;
+      case kLanes:
+        return x.comm_lanes != y.comm_lanes;
+      case kSms:
+        return x.comm_sms != y.comm_sms;
+      case kEngine:
+        return x.comm_engine != y.comm_engine;
+      case kPriority:
+        return x.comm_high_priority != y.comm_high_priority;
     }
     return false;
   };
@@ -158,9 +164,8 @@ Status Guided(Ledger& ledger, const std::vector<OverlapConfig>& space) {
   auto picked = [&](size_t c) { return std::find(picks.begin(), picks.end(), c) != picks.end(); };
   for (size_t c : ranked) {
     if (picks.size() >= want) break;
-    const bool family_seen = std::any_of(picks.begin(), picks.end(), [&](size_t p) {
-      return space[p].algorithm == space[c].algorithm;
-    });
+    const bool family_seen =
+        std::any_of(picks.begin(), picks.end(), [&](size_t p) { return space[p].algorithm == space[c].algorithm; });
     if (!family_seen) picks.push_back(c);
   }
   std::map<size_t, double> measured;  // candidate -> median

@@ -68,7 +68,6 @@ void FiguresOfRun(const Store& store, TuneResult* r) {
   r->tail_ns = m.overall[Metric::kTail].p50;
 }
 
-
 // The guides and search spaces of a request, or why it cannot run.
 struct Prepared {
   std::vector<Guide> guides;
@@ -105,7 +104,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
   const std::vector<std::vector<OverlapConfig>>& spaces = prepared->spaces;
   const TuneClock clock = q.clock ? q.clock : TuneClock([] { return std::chrono::steady_clock::now(); });
 
-  const SessionInfo info{q.workload_key, q.topology, q.backend, std::string(StrategyName(q.search.strategy)),
+  const SessionInfo info{q.workload_key,  q.topology,    q.backend, std::string(StrategyName(q.search.strategy)),
                          q.search.budget, q.options_json};
   bool resumed = false;
   Result<int64_t> session = FindOrCreateSession(store, q, info, &resumed);

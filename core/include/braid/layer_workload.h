@@ -61,9 +61,8 @@ struct LayerWorkload {
 // Checks sizes and divisibility by P (heads, kv_heads, ffn, and tokens when
 // sequence parallel), each with a message naming the rule. sequence_parallel
 // defaults to on for prefill and off for decode.
-Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase,
-                                        int tp, DType dtype,
-                                        std::optional<bool> sequence_parallel = std::nullopt);
+Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int tp,
+                                        DType dtype, std::optional<bool> sequence_parallel = std::nullopt);
 
 // Causal attention FLOPs per rank for the queries at positions [q_begin, q_end)
 // of every sequence: heads/P · 4·batch·head_dim · (q_end² − q_begin²)/2 in

@@ -9,9 +9,9 @@ namespace braid {
 
 struct ModelSpec {
   std::string name;
-  int64_t hidden = 0;      // model dimension
-  int64_t heads = 0;       // query heads
-  int64_t kv_heads = 0;    // key/value heads (== heads without grouped-query attention)
+  int64_t hidden = 0;    // model dimension
+  int64_t heads = 0;     // query heads
+  int64_t kv_heads = 0;  // key/value heads (== heads without grouped-query attention)
   int64_t head_dim = 0;
   int64_t ffn = 0;         // MLP inner size (per projection when gated)
   bool gated_mlp = false;  // SwiGLU: fc1 computes gate and up, 2·ffn columns

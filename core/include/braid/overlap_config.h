@@ -37,8 +37,8 @@ struct OverlapConfig {
   // Optional uneven split weights for `chunked` and `iso` (one per chunk, > 0). Empty
   // means even slices, which then must divide the rows exactly.
   std::vector<int> splits;
-  int comm_lanes = 1;       // comm streams (lanes besides the compute lane)
-  int comm_sms = 0;         // SMs / NCCL channels for comm; 0 = backend default
+  int comm_lanes = 1;  // comm streams (lanes besides the compute lane)
+  int comm_sms = 0;    // SMs / NCCL channels for comm; 0 = backend default
   CommEngine comm_engine = CommEngine::kSm;
   bool comm_high_priority = true;  // comm lanes get the higher stream priority
 

@@ -138,11 +138,11 @@ struct RankPlan {
 // (every rank holds all of A; ag_gemm's semantics without the gather).
 // Attention is a compute op: its steps are kCompute and it has no buffers.
 struct PlanOp {
-  std::string name;   // "qkv", "attention", "out_proj", "fc1", "fc2" (+ ".partN" for iso)
-  Workload workload;  // GEMM ops: the full GEMM of this op (and part)
-  bool gemm = true;   // false: a compute op (attention)
-  bool local = false; // GEMM without communication
-  int part = 0;       // iso: the sequence part
+  std::string name;    // "qkv", "attention", "out_proj", "fc1", "fc2" (+ ".partN" for iso)
+  Workload workload;   // GEMM ops: the full GEMM of this op (and part)
+  bool gemm = true;    // false: a compute op (attention)
+  bool local = false;  // GEMM without communication
+  int part = 0;        // iso: the sequence part
 };
 
 struct Plan {

@@ -19,7 +19,7 @@ struct RowRange {
 // apportioned by largest remainder; every chunk must get at least one row.
 // `what` names the rows in error messages ("rows per rank block");
 // `weights_allowed` says whether to suggest --splits when an even cut fails.
-Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::vector<int>& weights,
-                                        const char* what, bool weights_allowed = true);
+Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::vector<int>& weights, const char* what,
+                                        bool weights_allowed = true);
 
 }  // namespace braid

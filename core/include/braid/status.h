@@ -32,9 +32,7 @@ class [[nodiscard]] Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
   // True for errors caused by what the user gave us (CLI exit code 2).
-  bool is_user_error() const {
-    return code_ == StatusCode::kInvalidArgument || code_ == StatusCode::kNotFound;
-  }
+  bool is_user_error() const { return code_ == StatusCode::kInvalidArgument || code_ == StatusCode::kNotFound; }
 
  private:
   Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
@@ -49,8 +47,8 @@ std::string OneLine(std::string_view text);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
-  Result(Status status) : v_(std::move(status)) {}    // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {

@@ -19,7 +19,7 @@ class TomlFields {
 
   Result<std::string> String(const char* key) const;
   Result<std::string> OptionalString(const char* key, std::string fallback) const;
-  Result<double> Positive(const char* key) const;                     // > 0
+  Result<double> Positive(const char* key) const;                      // > 0
   Result<double> Number(const char* key, double lo, double hi) const;  // lo <= x <= hi
   Result<int64_t> Integer(const char* key, int64_t lo, int64_t hi) const;
   Result<bool> OptionalBool(const char* key, bool fallback) const;

@@ -29,7 +29,7 @@ struct TomlValue {
   std::vector<std::string> keys;  // tables: keys[i] names items[i]
   std::vector<TomlValue> items;   // tables and arrays
   int line = 0, column = 0;
-  bool header_defined = false;    // a [table] header named this table
+  bool header_defined = false;  // a [table] header named this table
 
   // Tables: the value under `key`, or nullptr.
   const TomlValue* Find(std::string_view key) const;

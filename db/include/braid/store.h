@@ -97,7 +97,7 @@ struct TrialInfo {
   // What was measured (e.g. "fc2|chunked chunks=4|r0"). When set, it is
   // unique within the session: a second trial with the same key is refused.
   std::string key;
-  std::string samples_json;        // per-iteration times, "[…]"; empty means "[]"
+  std::string samples_json;  // per-iteration times, "[…]"; empty means "[]"
 };
 
 struct StoredTrial {
@@ -127,8 +127,8 @@ class Store {
   // order. Rejects (Invalid, nothing written) a bad source, JSON that does
   // not parse, an event that ends before it starts, duplicate lanes or
   // duplicate metric rows.
-  Result<int64_t> WriteRun(const RunMeta& meta, const std::vector<LaneInfo>& lanes,
-                           const std::vector<Event>& events, const std::vector<MetricRow>& metrics);
+  Result<int64_t> WriteRun(const RunMeta& meta, const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
+                           const std::vector<MetricRow>& metrics);
 
   Result<std::vector<StoredRun>> ListRuns() const;                // complete runs, id order
   Result<StoredRun> GetRun(int64_t id) const;                     // NotFound: "no run 42 in FILE"
@@ -151,8 +151,8 @@ class Store {
     int64_t trial = 0, run = 0;
   };
   Result<TrialIds> AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,
-                                  const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
-                                  const std::vector<MetricRow>& metrics);
+                                   const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
+                                   const std::vector<MetricRow>& metrics);
 
  private:
   Store(sqlite3* db, std::string path, bool read_only);

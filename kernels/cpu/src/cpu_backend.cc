@@ -32,8 +32,7 @@ Status CheckOptions(const RunOptions& o) {
 }  // namespace
 
 Status CheckCpuBackendOptions(const CpuBackendOptions& o) {
-  if (!std::isfinite(o.link_gbps) || o.link_gbps < 0 || !std::isfinite(o.link_latency_us) ||
-      o.link_latency_us < 0) {
+  if (!std::isfinite(o.link_gbps) || o.link_gbps < 0 || !std::isfinite(o.link_latency_us) || o.link_latency_us < 0) {
     return Status::Invalid("link bandwidth and latency must be finite and not negative");
   }
   if (o.link_latency_us > 0 && o.link_gbps == 0) return Status::Invalid("a link latency needs a link bandwidth");
@@ -101,13 +100,13 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     out.settings.emplace_back("link_latency_us", cpu_options.link_latency_us);
   }
   if (w.dtype != DType::kFp32) {
-    out.notes.push_back(std::string(DTypeName(w.dtype)) +
-                        " requested: the cpu backend computes and moves fp32");
+    out.notes.push_back(std::string(DTypeName(w.dtype)) + " requested: the cpu backend computes and moves fp32");
   }
   for (const Step& s : plan.ranks[0].steps) {
     if (s.kind != StepKind::kCompute) continue;
-    out.notes.push_back("compute steps (attention) run as real sgemm work of the same FLOPs on "
-                        "scratch data, not as attention itself");
+    out.notes.push_back(
+        "compute steps (attention) run as real sgemm work of the same FLOPs on "
+        "scratch data, not as attention itself");
     break;
   }
   if (options.verify) out.verify = Verify(plan, a, b, memory);

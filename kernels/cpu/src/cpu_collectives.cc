@@ -55,14 +55,13 @@ void CopySpanRows(const RowSpan& src, int64_t si, const RowSpan& dst, int64_t di
   }
 }
 
-Status CheckShapes(const char* what, const RingComm& x, const RowSpan& a, const RowSpan& c,
-                   int64_t a_rows, int64_t c_rows) {
-  if (x.transport == nullptr && x.ranks > 1)
-    return Status::Internal(std::string(what) + ": no transport");
+Status CheckShapes(const char* what, const RingComm& x, const RowSpan& a, const RowSpan& c, int64_t a_rows,
+                   int64_t c_rows) {
+  if (x.transport == nullptr && x.ranks > 1) return Status::Internal(std::string(what) + ": no transport");
   if (a.cols != c.cols || a.total_rows() != a_rows || c.total_rows() != c_rows) {
-    return Status::Internal(std::string(what) + ": shapes do not match (" +
-                            std::to_string(a.total_rows()) + "x" + std::to_string(a.cols) + " -> " +
-                            std::to_string(c.total_rows()) + "x" + std::to_string(c.cols) + ")");
+    return Status::Internal(std::string(what) + ": shapes do not match (" + std::to_string(a.total_rows()) + "x" +
+                            std::to_string(a.cols) + " -> " + std::to_string(c.total_rows()) + "x" +
+                            std::to_string(c.cols) + ")");
   }
   return Status::Ok();
 }
@@ -106,12 +105,10 @@ Result<int64_t> RingReduceScatter(const RingComm& x, const RowSpan& a, const Row
   BRAID_RETURN_IF_ERROR(SendRows(x, a, Mod(x.rank - 1, x.ranks) * n, n, 0, sc.pack));
   for (int s = 0; s + 1 < x.ranks; ++s) {
     const int64_t blk = Mod(x.rank - s - 2, x.ranks);
-    BRAID_RETURN_IF_ERROR(
-        x.transport->Recv(x.rank, Prev(x), CollectiveTag(x.match, s), sc.tmp, n * c.cols));
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), CollectiveTag(x.match, s), sc.tmp, n * c.cols));
     AddRowsTo(a, blk * n, n, sc.tmp);
     if (s + 2 < x.ranks) {
-      BRAID_RETURN_IF_ERROR(
-          x.transport->Send(x.rank, Next(x), CollectiveTag(x.match, s + 1), sc.tmp, n * c.cols));
+      BRAID_RETURN_IF_ERROR(x.transport->Send(x.rank, Next(x), CollectiveTag(x.match, s + 1), sc.tmp, n * c.cols));
     } else {
       CopyRowsIn(sc.tmp, c, 0, n);
     }
@@ -129,19 +126,16 @@ Result<int64_t> RingAllReduce(const RingComm& x, const RowSpan& a, const RowSpan
   int64_t sent = 0;
   // Reduce-scatter in place: after P−1 steps rank r holds the sum of segment r+1.
   for (int s = 0; s + 1 < p; ++s) {
-    const Segment out = SegmentOf(total, p, Mod(r - s, p)),
-                  in = SegmentOf(total, p, Mod(r - s - 1, p));
+    const Segment out = SegmentOf(total, p, Mod(r - s, p)), in = SegmentOf(total, p, Mod(r - s - 1, p));
     BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, s, sc.pack));
-    BRAID_RETURN_IF_ERROR(
-        x.transport->Recv(r, Prev(x), CollectiveTag(x.match, s), sc.tmp, in.rows * c.cols));
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(r, Prev(x), CollectiveTag(x.match, s), sc.tmp, in.rows * c.cols));
     AddRowsTo(c, in.begin, in.rows, sc.tmp);
     CopyRowsIn(sc.tmp, c, in.begin, in.rows);
     sent += out.rows;
   }
   // All-gather the finished segments around the same ring.
   for (int s = 0; s + 1 < p; ++s) {
-    const Segment out = SegmentOf(total, p, Mod(r + 1 - s, p)),
-                  in = SegmentOf(total, p, Mod(r - s, p));
+    const Segment out = SegmentOf(total, p, Mod(r + 1 - s, p)), in = SegmentOf(total, p, Mod(r - s, p));
     BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, p - 1 + s, sc.pack));
     BRAID_RETURN_IF_ERROR(RecvRows(x, c, in.begin, in.rows, p - 1 + s, sc.pack));
     sent += out.rows;
@@ -149,12 +143,14 @@ Result<int64_t> RingAllReduce(const RingComm& x, const RowSpan& a, const RowSpan
   return sent * c.cols * int64_t(sizeof(float));
 }
 
-Result<int64_t> RunRingCollective(CollectiveKind kind, const RingComm& x, const RowSpan& a,
-                                  const RowSpan& c) {
+Result<int64_t> RunRingCollective(CollectiveKind kind, const RingComm& x, const RowSpan& a, const RowSpan& c) {
   switch (kind) {
-    case CollectiveKind::kAllGather: return RingAllGather(x, a, c);
-    case CollectiveKind::kReduceScatter: return RingReduceScatter(x, a, c);
-    case CollectiveKind::kAllReduce: return RingAllReduce(x, a, c);
+    case CollectiveKind::kAllGather:
+      return RingAllGather(x, a, c);
+    case CollectiveKind::kReduceScatter:
+      return RingReduceScatter(x, a, c);
+    case CollectiveKind::kAllReduce:
+      return RingAllReduce(x, a, c);
   }
   return Status::Internal("unknown collective kind");
 }

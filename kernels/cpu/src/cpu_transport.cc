@@ -22,8 +22,8 @@ CpuTransport::~CpuTransport() = default;
 
 Status CpuTransport::CheckRanks(int a, int b) const {
   if (a < 0 || a >= ranks_ || b < 0 || b >= ranks_) {
-    return Status::Internal("transport: rank out of range (" + std::to_string(a) + ", " +
-                            std::to_string(b) + " of " + std::to_string(ranks_) + ")");
+    return Status::Internal("transport: rank out of range (" + std::to_string(a) + ", " + std::to_string(b) + " of " +
+                            std::to_string(ranks_) + ")");
   }
   if (aborted_.load()) return Status::Internal("transport aborted");
   return Status::Ok();
@@ -64,9 +64,8 @@ Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t c
       continue;
     }
     if (it->second.front().data.size() != size_t(count)) {
-      return Status::Internal("recv " + Route(src, dst, tag) + ": expected " +
-                              std::to_string(count) + " floats, the message has " +
-                              std::to_string(it->second.front().data.size()));
+      return Status::Internal("recv " + Route(src, dst, tag) + ": expected " + std::to_string(count) +
+                              " floats, the message has " + std::to_string(it->second.front().data.size()));
     }
     const auto visible = it->second.front().visible;
     if (LinkPacer::Clock::now() < visible) {

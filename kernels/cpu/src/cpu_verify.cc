@@ -10,9 +10,8 @@ namespace braid {
 HostMatrix ReferenceGemm(const HostMatrix& a, const HostMatrix& b) {
   HostMatrix c(a.rows, b.cols);
   if (a.rows == 0 || b.cols == 0) return c;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(a.rows), blasint(b.cols),
-              blasint(a.cols), 1.0f, a.data.data(), blasint(a.cols), b.data.data(), blasint(b.cols),
-              0.0f, c.data.data(), blasint(c.cols));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(a.rows), blasint(b.cols), blasint(a.cols), 1.0f,
+              a.data.data(), blasint(a.cols), b.data.data(), blasint(b.cols), 0.0f, c.data.data(), blasint(c.cols));
   return c;
 }
 
@@ -24,8 +23,7 @@ double WindowRelError(const HostMatrix& ref, const RankOutput& out) {
     const float* o = out.data + i * out.ld;
     for (int64_t j = 0; j < w.cols; ++j) {
       const double err = std::fabs(double(o[j]) - double(r[j]));
-      if (!(err <= max_err))
-        max_err = std::isnan(err) ? std::numeric_limits<double>::infinity() : err;
+      if (!(err <= max_err)) max_err = std::isnan(err) ? std::numeric_limits<double>::infinity() : err;
       max_ref = std::fmax(max_ref, std::fabs(double(r[j])));
     }
   }
@@ -36,9 +34,9 @@ double WindowRelErrorFromInputs(const HostMatrix& a, const HostMatrix& b, const 
   const OutputWindow& w = out.window;
   HostMatrix ref(w.rows, w.cols);
   if (w.rows > 0 && w.cols > 0 && a.cols > 0) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(w.rows), blasint(w.cols), blasint(a.cols),
-                1.0f, a.row(w.row0), blasint(a.cols), b.data.data() + w.col0, blasint(b.cols), 0.0f,
-                ref.data.data(), blasint(w.cols));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(w.rows), blasint(w.cols), blasint(a.cols), 1.0f,
+                a.row(w.row0), blasint(a.cols), b.data.data() + w.col0, blasint(b.cols), 0.0f, ref.data.data(),
+                blasint(w.cols));
   }
   RankOutput local = out;
   local.window.row0 = 0;
@@ -46,8 +44,7 @@ double WindowRelErrorFromInputs(const HostMatrix& a, const HostMatrix& b, const 
   return WindowRelError(ref, local);
 }
 
-VerifyResult VerifyOutputs(const HostMatrix& ref, const std::vector<RankOutput>& outputs,
-                           double tolerance) {
+VerifyResult VerifyOutputs(const HostMatrix& ref, const std::vector<RankOutput>& outputs, double tolerance) {
   VerifyResult v;
   v.ran = true;
   for (size_t r = 0; r < outputs.size(); ++r) {

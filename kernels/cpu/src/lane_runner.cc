@@ -10,8 +10,7 @@
 namespace braid::cpu {
 
 int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -37,8 +36,7 @@ void LaneRunner::Main() {
   try {
     finished = Loop();
   } catch (const std::exception& e) {
-    shared_.control->Fail("rank " + std::to_string(job_.rank) + " lane " +
-                          std::to_string(job_.lane) + ": " + e.what());
+    shared_.control->Fail("rank " + std::to_string(job_.rank) + " lane " + std::to_string(job_.lane) + ": " + e.what());
   } catch (...) {
     shared_.control->Fail("rank " + std::to_string(job_.rank) + ": unknown exception");
   }
@@ -78,15 +76,15 @@ bool LaneRunner::RunStep(const Step& s, int it) {
     return false;
   }
   if (shared_.trace && it >= shared_.warmup) {
-    events_.push_back({it - shared_.warmup, job_.rank, job_.lane, EventKindOf(s.kind), s.name,
-                       start, end, *bytes, s.flops, s.chunk, s.ring_step, s.peer, s.match});
+    events_.push_back({it - shared_.warmup, job_.rank, job_.lane, EventKindOf(s.kind), s.name, start, end, *bytes,
+                       s.flops, s.chunk, s.ring_step, s.peer, s.match});
   }
   return true;
 }
 
 std::string LaneRunner::Where(const Step& s) const {
-  return "rank " + std::to_string(job_.rank) + " lane " + std::to_string(job_.lane) + " step " +
-         std::to_string(s.id) + " (" + s.name + ")";
+  return "rank " + std::to_string(job_.rank) + " lane " + std::to_string(job_.lane) + " step " + std::to_string(s.id) +
+         " (" + s.name + ")";
 }
 
 }  // namespace braid::cpu

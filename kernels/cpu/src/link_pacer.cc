@@ -8,17 +8,12 @@ namespace braid {
 namespace {
 
 // Nanoseconds, capped at ~30 years so absurd inputs cannot overflow.
-std::chrono::nanoseconds Ns(double ns) {
-  return std::chrono::nanoseconds(std::llround(std::clamp(ns, 0.0, 1e18)));
-}
+std::chrono::nanoseconds Ns(double ns) { return std::chrono::nanoseconds(std::llround(std::clamp(ns, 0.0, 1e18))); }
 
 }  // namespace
 
 LinkPacer::LinkPacer(int ranks, double gbps, double latency_us)
-    : ranks_(ranks),
-      gbps_(gbps),
-      latency_(Ns(latency_us * 1e3)),
-      busy_until_(size_t(ranks) * size_t(ranks)) {}
+    : ranks_(ranks), gbps_(gbps), latency_(Ns(latency_us * 1e3)), busy_until_(size_t(ranks) * size_t(ranks)) {}
 
 LinkPacer::Slot LinkPacer::Reserve(int src, int dst, int64_t bytes, Clock::time_point now) {
   if (!enabled()) return {now, now, now};

@@ -31,7 +31,10 @@ std::string Seconds(double s) {
 class MpiTransport : public Transport {
  public:
   MpiTransport(int rank, int ranks, std::vector<uint64_t> tags, const MpiTransportOptions& o)
-      : rank_(rank), ranks_(ranks), tags_(std::move(tags)), options_(o),
+      : rank_(rank),
+        ranks_(ranks),
+        tags_(std::move(tags)),
+        options_(o),
         pacer_(ranks, o.link_gbps, o.link_latency_us),
         inter_pacer_(ranks, o.link_gbps > 0 ? o.inter_gbps : 0, o.inter_latency_us) {}
 
@@ -63,7 +66,8 @@ class MpiTransport : public Transport {
     BRAID_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &comm_, &req));
     const WaitOutcome w = WaitBounded(req, options_.timeout_s, nullptr);
     if (w.end == WaitEnd::kFailed) return w.status;
-    if (w.end != WaitEnd::kDone) return Status::Internal("transport setup: the other ranks did not join within " + Seconds(options_.timeout_s));
+    if (w.end != WaitEnd::kDone)
+      return Status::Internal("transport setup: the other ranks did not join within " + Seconds(options_.timeout_s));
     BRAID_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     return Status::Ok();
   }
@@ -110,12 +114,11 @@ class MpiTransport : public Transport {
       sizes.push_back(n);
       if (count == 0) break;
     }
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(options_.timeout_s));
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(options_.timeout_s));
     for (size_t i = 0; i < reqs.size(); ++i) {
-      const double left =
-          std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
       const WaitOutcome w = WaitBounded(reqs[i], std::max(left, 0.0), &aborted_);
       if (w.end != WaitEnd::kDone) {
         for (size_t j = i; j < reqs.size(); ++j) {
@@ -124,8 +127,8 @@ class MpiTransport : public Transport {
         if (w.end == WaitEnd::kFailed) return w.status;
         if (w.end == WaitEnd::kAborted) return Status::Internal("transport aborted");
         return Status::Internal("timed out after " + Seconds(options_.timeout_s) + " waiting for " +
-                                std::to_string(count * kFloat) + " bytes from rank " + std::to_string(src) +
-                                " (tag " + std::to_string(tag) + ")");
+                                std::to_string(count * kFloat) + " bytes from rank " + std::to_string(src) + " (tag " +
+                                std::to_string(tag) + ")");
       }
       int got = 0;
       BRAID_MPI(MPI_Get_count(&w.mpi_status, MPI_FLOAT, &got));
@@ -137,9 +140,9 @@ class MpiTransport : public Transport {
     }
     const double latency_us = OnOneNode(src, dst) ? options_.link_latency_us : options_.inter_latency_us;
     if (Pacer(src, dst).enabled() && latency_us > 0) {
-      BRAID_RETURN_IF_ERROR(SleepUntil(std::chrono::steady_clock::now() +
-                                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                           std::chrono::duration<double, std::micro>(latency_us))));
+      BRAID_RETURN_IF_ERROR(
+          SleepUntil(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double, std::micro>(latency_us))));
     }
     return Status::Ok();
   }
@@ -192,8 +195,8 @@ class MpiTransport : public Transport {
   Status SleepUntil(std::chrono::steady_clock::time_point t) {
     while (std::chrono::steady_clock::now() < t) {
       if (aborted_.load(std::memory_order_acquire)) return Status::Internal("transport aborted");
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          t - std::chrono::steady_clock::now(), std::chrono::milliseconds(10)));
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(t - std::chrono::steady_clock::now(),
+                                                                                std::chrono::milliseconds(10)));
     }
     return Status::Ok();
   }

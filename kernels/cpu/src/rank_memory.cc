@@ -8,8 +8,7 @@
 
 namespace braid::cpu {
 
-RankMemory::RankMemory(const RankPlan& plan, const std::vector<HostMatrix>& a,
-                       const std::vector<HostMatrix>& b)
+RankMemory::RankMemory(const RankPlan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b)
     : plan_(&plan) {
   for (const BufferDecl& d : plan.buffers) {
     buffers_.emplace_back(size_t(d.rows * d.cols), 0.0f);
@@ -25,12 +24,7 @@ RankMemory::RankMemory(const RankPlan& plan, const std::vector<HostMatrix>& a,
 }
 
 RowSpan RankMemory::Span(const Region& r) {
-  return {buffers_[size_t(r.buffer)].data(),
-          plan_->buffers[size_t(r.buffer)].cols,
-          r.row,
-          r.rows,
-          r.pieces,
-          r.stride};
+  return {buffers_[size_t(r.buffer)].data(), plan_->buffers[size_t(r.buffer)].cols, r.row, r.rows, r.pieces, r.stride};
 }
 
 RowSpan RankMemory::Whole(BufferId b) {
@@ -45,8 +39,7 @@ double RunBytes(const Plan& plan, bool verify) {
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) continue;
     const Workload& w = plan.op_workload(i);
-    elems += double(w.m) * double(w.k) + double(w.k) * double(w.n) +
-             (verify ? double(w.m) * double(w.n) : 0.0);
+    elems += double(w.m) * double(w.k) + double(w.k) * double(w.n) + (verify ? double(w.m) * double(w.n) : 0.0);
   }
   for (const RankPlan& rp : plan.ranks) {
     for (const BufferDecl& d : rp.buffers) elems += double(d.rows) * double(d.cols);

@@ -16,8 +16,7 @@ namespace braid::cpu {
 namespace {
 
 std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan, int first, int count,
-                                                     std::vector<RankMemory>& memory,
-                                                     Transport& transport,
+                                                     std::vector<RankMemory>& memory, Transport& transport,
                                                      const RunShared& shared) {
   std::vector<std::unique_ptr<LaneRunner>> runners;
   size_t base = 0;
@@ -42,15 +41,14 @@ void CollectEvents(std::vector<std::unique_ptr<LaneRunner>>& runners, std::vecto
     out.insert(out.end(), std::make_move_iterator(ev.begin()), std::make_move_iterator(ev.end()));
   }
   std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) {
-    return std::tie(a.iteration, a.rank, a.start_ns, a.lane) <
-           std::tie(b.iteration, b.rank, b.start_ns, b.lane);
+    return std::tie(a.iteration, a.rank, a.start_ns, a.lane) < std::tie(b.iteration, b.rank, b.start_ns, b.lane);
   });
 }
 
 }  // namespace
 
-Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory,
-                   Transport& transport, RunOutput& out, const RankRange& range) {
+Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory, Transport& transport,
+                   RunOutput& out, const RankRange& range) {
   const int first = range.first;
   const int count = range.count < 0 ? plan.tp() : range.count;
   if (first < 0 || count < 1 || first + count > plan.tp() || size_t(count) != memory.size()) {

@@ -24,7 +24,7 @@ struct RankRange {
 // Fills out.events (when tracing) and out.iteration_ns. A failing thread
 // aborts the run: the result is Internal with the first failure's message.
 // memory[i] is rank (range.first + i)'s.
-Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory,
-                   Transport& transport, RunOutput& out, const RankRange& range = {});
+Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory, Transport& transport,
+                   RunOutput& out, const RankRange& range = {});
 
 }  // namespace braid::cpu

@@ -105,8 +105,8 @@ Result<RankReport> DecodeRankReport(const Blob& blob) {
   for (Event& e : r.events) {
     int32_t it = 0, rank = 0, lane = 0, kind = 0, chunk = 0, step = 0, peer = 0;
     const bool ok = rd.Get(it) && rd.Get(rank) && rd.Get(lane) && rd.Get(kind) && rd.Str(e.name) &&
-                    rd.Get(e.start_ns) && rd.Get(e.end_ns) && rd.Get(e.bytes) && rd.Get(e.flops) &&
-                    rd.Get(chunk) && rd.Get(step) && rd.Get(peer) && rd.Get(e.correlation);
+                    rd.Get(e.start_ns) && rd.Get(e.end_ns) && rd.Get(e.bytes) && rd.Get(e.flops) && rd.Get(chunk) &&
+                    rd.Get(step) && rd.Get(peer) && rd.Get(e.correlation);
     if (!ok || kind < 0 || kind > int32_t(EventKind::kMarker)) {
       return Status::Internal("a rank's report is damaged (events)");
     }

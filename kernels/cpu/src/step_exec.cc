@@ -18,10 +18,9 @@ int64_t Gemm(const Step& s, const StepContext& x) {
   const RowSpan b = x.memory->Whole(s.b.buffer);
   if (s.a.rows > 0 && b.cols > 0) {
     for (int p = 0; p < s.a.pieces; ++p) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(s.a.rows), blasint(b.cols),
-                  blasint(b.rows), 1.0f, a.base + s.a.piece_row(p) * a.cols, blasint(a.cols),
-                  b.base, blasint(b.cols), 0.0f, c.base + s.c.piece_row(p) * c.cols,
-                  blasint(c.cols));
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(s.a.rows), blasint(b.cols), blasint(b.rows), 1.0f,
+                  a.base + s.a.piece_row(p) * a.cols, blasint(a.cols), b.base, blasint(b.cols), 0.0f,
+                  c.base + s.c.piece_row(p) * c.cols, blasint(c.cols));
     }
   }
   return c.elements() * kFloat;
@@ -88,9 +87,8 @@ int64_t Compute(const Step& s, const StepContext& x) {
   float* c = b + kTileK * kTileN;
   const int64_t tiles = int64_t(s.flops / kTileFlops + 0.999999);
   for (int64_t t = 0; t < tiles; ++t) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(kTileM), blasint(kTileN),
-                blasint(kTileK), 1.0f, a, blasint(kTileK), b, blasint(kTileN), t > 0 ? 1.0f : 0.0f,
-                c, blasint(kTileN));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(kTileM), blasint(kTileN), blasint(kTileK), 1.0f, a,
+                blasint(kTileK), b, blasint(kTileN), t > 0 ? 1.0f : 0.0f, c, blasint(kTileN));
   }
   return s.bytes;
 }
@@ -104,14 +102,22 @@ Result<int64_t> Collective(const Step& s, const StepContext& x) {
 
 Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx) {
   switch (step.kind) {
-    case StepKind::kGemm: return Gemm(step, ctx);
-    case StepKind::kReduce: return Reduce(step, ctx);
-    case StepKind::kCopy: return Copy(step, ctx);
-    case StepKind::kSend: return Send(step, ctx);
-    case StepKind::kRecv: return Recv(step, ctx);
-    case StepKind::kCollective: return Collective(step, ctx);
-    case StepKind::kCompute: return Compute(step, ctx);
-    case StepKind::kFused: break;  // refused before running (CpuBackend::Run)
+    case StepKind::kGemm:
+      return Gemm(step, ctx);
+    case StepKind::kReduce:
+      return Reduce(step, ctx);
+    case StepKind::kCopy:
+      return Copy(step, ctx);
+    case StepKind::kSend:
+      return Send(step, ctx);
+    case StepKind::kRecv:
+      return Recv(step, ctx);
+    case StepKind::kCollective:
+      return Collective(step, ctx);
+    case StepKind::kCompute:
+      return Compute(step, ctx);
+    case StepKind::kFused:
+      break;  // refused before running (CpuBackend::Run)
   }
   return Status::Internal("unknown step kind");
 }

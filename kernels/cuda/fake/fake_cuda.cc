@@ -24,14 +24,16 @@ class FakeCuda : public CudaApi {
   Result<bool> CanAccessPeer(int device, int peer) override { return device != peer && w_->config.peer_access; }
 
   Status SetDevice(int device) override {
-    if (device < 0 || device >= w_->config.devices) return Status::Invalid("cudaSetDevice(" + std::to_string(device) + "): invalid device ordinal");
+    if (device < 0 || device >= w_->config.devices)
+      return Status::Invalid("cudaSetDevice(" + std::to_string(device) + "): invalid device ordinal");
     ThisThread().device = device;
     return Status::Ok();
   }
 
   Status EnablePeerAccess(int peer) override {
     std::lock_guard<std::mutex> lock(w_->mu);
-    if (!w_->config.peer_access) return Status::Internal("cudaDeviceEnablePeerAccess: peer access is not supported between these devices");
+    if (!w_->config.peer_access)
+      return Status::Internal("cudaDeviceEnablePeerAccess: peer access is not supported between these devices");
     w_->peer_enabled[{ThisThread().device, peer}] = true;
     return Status::Ok();
   }
@@ -83,8 +85,9 @@ class FakeCuda : public CudaApi {
     if (i < 0 || ev == 0) return Error("cudaStreamWaitEvent on an unknown event");
     if (w_->events[ev - 1] == 0) {
       // CUDA would return success and wait for nothing: a lost dependency.
-      return Status::Internal("stream waits on an event that was never recorded (on a GPU the wait is "
-                              "skipped and the dependency lost)");
+      return Status::Internal(
+          "stream waits on an event that was never recorded (on a GPU the wait is "
+          "skipped and the dependency lost)");
     }
     FakeOp op;
     op.kind = OpKind::kWaitEvent;

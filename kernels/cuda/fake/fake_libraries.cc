@@ -35,8 +35,10 @@ class FakeNccl : public NcclApi {
     auto [it, fresh] = w_->cliques.try_emplace(key, int(w_->clique_collectives.size()));
     if (fresh) w_->clique_collectives.emplace_back();
     for (const FakeComm& c : w_->comms) {
-      if (c.clique == it->second && c.rank == rank) return Status::Internal("ncclCommInitRank: rank " + std::to_string(rank) + " joined twice");
-      if (c.clique == it->second && c.nranks != nranks) return Status::Internal("ncclCommInitRank: ranks disagree on the size");
+      if (c.clique == it->second && c.rank == rank)
+        return Status::Internal("ncclCommInitRank: rank " + std::to_string(rank) + " joined twice");
+      if (c.clique == it->second && c.nranks != nranks)
+        return Status::Internal("ncclCommInitRank: ranks disagree on the size");
     }
     FakeComm c;
     c.clique = it->second;
@@ -159,7 +161,8 @@ class FakeNccl : public NcclApi {
       return Status::Internal(std::string(send ? "ncclSend" : "ncclRecv") + ": invalid peer " + std::to_string(peer));
     }
     const size_t bytes = count * size_t(DTypeBytes(dtype));
-    if (!w_->CheckAccess(i, buf, bytes, std::string(send ? "ncclSend" : "ncclRecv") + " (" + ThisThread().label + ")")) {
+    if (!w_->CheckAccess(i, buf, bytes,
+                         std::string(send ? "ncclSend" : "ncclRecv") + " (" + ThisThread().label + ")")) {
       return Status::Internal(w_->error);
     }
     P2pPart part;
@@ -169,8 +172,10 @@ class FakeNccl : public NcclApi {
     part.seq = send ? fc.sends[peer]++ : fc.recvs[peer]++;
     part.buf = static_cast<char*>(buf);
     part.bytes = bytes;
-    if (send) ++w_->stats.nccl_sends;
-    else ++w_->stats.nccl_recvs;
+    if (send)
+      ++w_->stats.nccl_sends;
+    else
+      ++w_->stats.nccl_recvs;
     FakeThread& t = ThisThread();
     if (t.grouping) {
       if (t.group_stream < 0) t.group_stream = i;
@@ -206,8 +211,11 @@ class FakeBlasLt : public BlasLtApi {
     }
     const size_t e = size_t(DTypeBytes(m.dtype));
     const std::string what = "matmul (" + ThisThread().label + ")";
-    auto span = [e](int64_t rows, int64_t cols, int64_t ld) { return rows == 0 ? 0 : size_t((rows - 1) * ld + cols) * e; };
-    if (!w_->CheckAccess(i, m.a, span(m.m, m.k, m.lda), what) || !w_->CheckAccess(i, m.b, span(m.k, m.n, m.ldb), what) ||
+    auto span = [e](int64_t rows, int64_t cols, int64_t ld) {
+      return rows == 0 ? 0 : size_t((rows - 1) * ld + cols) * e;
+    };
+    if (!w_->CheckAccess(i, m.a, span(m.m, m.k, m.lda), what) ||
+        !w_->CheckAccess(i, m.b, span(m.k, m.n, m.ldb), what) ||
         !w_->CheckAccess(i, m.c, span(m.m, m.n, m.ldc), what)) {
       return Status::Internal(w_->error);
     }
@@ -292,7 +300,9 @@ CudaSeams FakeGpu::Seams() {
   s.nccl = nccl();
   s.tracer = tracer();
   auto w = world_;
-  s.make_blas = [w]() -> Result<std::unique_ptr<BlasLtApi>> { return std::unique_ptr<BlasLtApi>(std::make_unique<FakeBlasLt>(w)); };
+  s.make_blas = [w]() -> Result<std::unique_ptr<BlasLtApi>> {
+    return std::unique_ptr<BlasLtApi>(std::make_unique<FakeBlasLt>(w));
+  };
   return s;
 }
 

@@ -100,7 +100,9 @@ bool FakeGpu::World::RunHead(int s) {
       Emit(s, op, start, st.clock);
       break;
     }
-    case OpKind::kRecord: done_records[op.id] = st.clock; break;
+    case OpKind::kRecord:
+      done_records[op.id] = st.clock;
+      break;
     case OpKind::kWaitEvent: {
       auto it = done_records.find(op.record);
       if (it == done_records.end()) return false;
@@ -117,7 +119,8 @@ bool FakeGpu::World::RunHead(int s) {
         flag_time[op.flag] = st.clock;
       }
       break;
-    case OpKind::kNccl: return RunNccl(s);
+    case OpKind::kNccl:
+      return RunNccl(s);
   }
   st.ops.pop_front();
   return true;
@@ -166,7 +169,8 @@ void RunCollective(std::vector<const CollPart*>& parts) {
   for (size_t r = 0; r < n; ++r) {
     const CollPart& p = *parts[r];
     if (p.kind == CollectiveKind::kAllGather) {
-      for (size_t q = 0; q < n; ++q) StoreAs(p.dtype, in[q].data(), count, p.recv + q * count * size_t(DTypeBytes(p.dtype)));
+      for (size_t q = 0; q < n; ++q)
+        StoreAs(p.dtype, in[q].data(), count, p.recv + q * count * size_t(DTypeBytes(p.dtype)));
       continue;
     }
     const size_t off = p.kind == CollectiveKind::kReduceScatter ? r * count : 0;
@@ -248,11 +252,15 @@ std::string DescribeHead(const FakeGpu::World& w, int stream) {
   std::string line = "device " + std::to_string(st.device) + " stream " + std::to_string(stream) + " at " +
                      (op.label.empty() ? std::string("(no step)") : op.label) + ": ";
   switch (op.kind) {
-    case OpKind::kWaitEvent: return line + "waits for an event that never fires";
+    case OpKind::kWaitEvent:
+      return line + "waits for an event that never fires";
     case OpKind::kWaitFlag:
-      return line + "waits for a flag to reach " + std::to_string(op.value) + " (it is " + std::to_string(*op.flag) + ")";
-    case OpKind::kNccl: return line + op.what + " never met its peers' matching calls";
-    default: return line + op.what;
+      return line + "waits for a flag to reach " + std::to_string(op.value) + " (it is " + std::to_string(*op.flag) +
+             ")";
+    case OpKind::kNccl:
+      return line + op.what + " never met its peers' matching calls";
+    default:
+      return line + op.what;
   }
 }
 

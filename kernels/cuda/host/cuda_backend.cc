@@ -27,7 +27,7 @@ Status CheckCudaBackendOptions(const CudaBackendOptions& o) {
 
 double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32) {
   const double u_acc = tf32 && dtype == DType::kFp32 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
-  const double u_out = dtype == DType::kBf16 ? std::ldexp(1.0, -8)
+  const double u_out = dtype == DType::kBf16   ? std::ldexp(1.0, -8)
                        : dtype == DType::kFp16 ? std::ldexp(1.0, -11)
                                                : std::ldexp(1.0, -24);
   return 4 * u_acc * std::sqrt(double(std::max<int64_t>(k, 1))) + 2 * (p + 1) * u_out;
@@ -162,7 +162,8 @@ VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const st
       const std::vector<OpOutput> outs = rp.Outputs();
       for (size_t i = 0; i < outs.size(); ++i) {
         if (outs[i].op != int(op)) continue;
-        outputs.push_back({outs[i].window, ranks[size_t(r)].outputs[i].data(), rp.buffers[size_t(outs[i].buffer)].cols});
+        outputs.push_back(
+            {outs[i].window, ranks[size_t(r)].outputs[i].data(), rp.buffers[size_t(outs[i].buffer)].cols});
       }
     }
     const Workload& w = plan.op_workload(int(op));
@@ -182,8 +183,8 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   const int p = plan.tp();
   Transport transport = Transport::kNone;
   if (p > 1 && Moves(plan)) {
-    transport = (o.loopback || plan.config.comm_engine == CommEngine::kCopyEngine) ? Transport::kFlags
-                                                                                   : Transport::kNccl;
+    transport =
+        (o.loopback || plan.config.comm_engine == CommEngine::kCopyEngine) ? Transport::kFlags : Transport::kNccl;
   }
   std::vector<HostMatrix> a, b;
   MakeInputs(plan, options.seed, a, b);
@@ -197,8 +198,9 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   std::vector<cuda::RankJob> jobs(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
     cuda::RankJob& j = jobs[size_t(r)];
-    j = {&plan, r, o.loopback ? 0 : r, transport, &layouts, &a, &b, &seams, &group.Member(r), &options, &o,
-         comm_sms > 0 ? props.sm_count - comm_sms : 0, comm_sms, &failed};
+    j = {&plan,    r,      o.loopback ? 0 : r, transport, &layouts, &a,
+         &b,       &seams, &group.Member(r),   &options,  &o,       comm_sms > 0 ? props.sm_count - comm_sms : 0,
+         comm_sms, &failed};
   }
   std::vector<cuda::RankResult> results(static_cast<size_t>(p));
   std::vector<std::thread> threads;
@@ -228,8 +230,8 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     out.events = cuda::StepEvents(plan, seams.tracer->TakeEvents());
     const size_t expected = plan.total_steps() * size_t(options.iters);
     if (out.events.size() < expected) {
-      out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " + std::to_string(expected) +
-                          " step executions have no GPU activity record");
+      out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " +
+                          std::to_string(expected) + " step executions have no GPU activity record");
     }
   }
   out.compute_dtype = std::string(DTypeName(plan.workload.dtype));

@@ -9,7 +9,7 @@ uint16_t FloatToBf16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   if (std::isnan(f)) return uint16_t((u >> 16) | 0x40);  // stay a (quiet) NaN
-  u += 0x7fff + ((u >> 16) & 1);                        // round to nearest even
+  u += 0x7fff + ((u >> 16) & 1);                         // round to nearest even
   return uint16_t(u >> 16);
 }
 
@@ -25,7 +25,7 @@ uint16_t FloatToHalf(float f) {
   std::memcpy(&u, &f, 4);
   const uint32_t sign = (u >> 16) & 0x8000;
   const uint32_t abs = u & 0x7fffffff;
-  if (abs > 0x7f800000) return uint16_t(sign | 0x7e00);  // NaN
+  if (abs > 0x7f800000) return uint16_t(sign | 0x7e00);   // NaN
   if (abs >= 0x477ff000) return uint16_t(sign | 0x7c00);  // rounds past 65504: inf
   if (abs < 0x38800000) {                                 // below 2^-14: subnormal or zero
     // Scale so the value's integer part is the subnormal mantissa; the FPU rounds to even.
@@ -49,26 +49,34 @@ float HalfToFloat(uint16_t h) {
     std::memcpy(&f, &u, 4);
     return f;
   }
-  const uint32_t u = exp == 31 ? (sign | 0x7f800000 | (mant << 13))
-                               : (sign | ((exp + 112) << 23) | (mant << 13));
+  const uint32_t u = exp == 31 ? (sign | 0x7f800000 | (mant << 13)) : (sign | ((exp + 112) << 23) | (mant << 13));
   std::memcpy(&f, &u, 4);
   return f;
 }
 
 float LoadOne(DType dtype, const void* p, size_t i) {
   switch (dtype) {
-    case DType::kFp32: return static_cast<const float*>(p)[i];
-    case DType::kBf16: return Bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DType::kFp16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DType::kFp32:
+      return static_cast<const float*>(p)[i];
+    case DType::kBf16:
+      return Bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DType::kFp16:
+      return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
   }
   return 0;
 }
 
 void StoreOne(DType dtype, float v, void* p, size_t i) {
   switch (dtype) {
-    case DType::kFp32: static_cast<float*>(p)[i] = v; return;
-    case DType::kBf16: static_cast<uint16_t*>(p)[i] = FloatToBf16(v); return;
-    case DType::kFp16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); return;
+    case DType::kFp32:
+      static_cast<float*>(p)[i] = v;
+      return;
+    case DType::kBf16:
+      static_cast<uint16_t*>(p)[i] = FloatToBf16(v);
+      return;
+    case DType::kFp16:
+      static_cast<uint16_t*>(p)[i] = FloatToHalf(v);
+      return;
   }
 }
 

@@ -91,8 +91,7 @@ class GroupMember : public Bootstrap {
 
 }  // namespace
 
-InProcessGroup::InProcessGroup(int ranks, std::chrono::milliseconds timeout)
-    : shared_(std::make_shared<Shared>()) {
+InProcessGroup::InProcessGroup(int ranks, std::chrono::milliseconds timeout) : shared_(std::make_shared<Shared>()) {
   shared_->ranks = std::max(1, ranks);
   shared_->timeout = timeout;
   shared_->slots.resize(size_t(shared_->ranks));

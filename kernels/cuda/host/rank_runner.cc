@@ -36,10 +36,14 @@ DevPtr PointerAt(const Bytes& b, size_t i) {
 // The same kind of status with `prefix` before its message.
 Status Prefixed(const Status& s, const std::string& prefix) {
   switch (s.code()) {
-    case StatusCode::kInvalidArgument: return Status::Invalid(prefix + s.message());
-    case StatusCode::kNotFound: return Status::NotFound(prefix + s.message());
-    case StatusCode::kUnavailable: return Status::Unavailable(prefix + s.message());
-    default: return Status::Internal(prefix + s.message());
+    case StatusCode::kInvalidArgument:
+      return Status::Invalid(prefix + s.message());
+    case StatusCode::kNotFound:
+      return Status::NotFound(prefix + s.message());
+    case StatusCode::kUnavailable:
+      return Status::Unavailable(prefix + s.message());
+    default:
+      return Status::Internal(prefix + s.message());
   }
 }
 
@@ -241,11 +245,14 @@ class Runner {
       bool idle = true;
       for (GpuStream s : streams) {
         auto done = cuda.Query(s);
-        if (!done.ok()) return Status::Internal("rank " + std::to_string(st_.rank) + ", iteration " + std::to_string(it) + ": " + done.status().message());
+        if (!done.ok())
+          return Status::Internal("rank " + std::to_string(st_.rank) + ", iteration " + std::to_string(it) + ": " +
+                                  done.status().message());
         idle = idle && *done;
       }
       if (idle) return Status::Ok();
-      if (job_.failed->load()) return Status::Internal("rank " + std::to_string(st_.rank) + ": stopped, another rank failed");
+      if (job_.failed->load())
+        return Status::Internal("rank " + std::to_string(st_.rank) + ": stopped, another rank failed");
       if (Clock::now() > deadline) return Stuck(it);
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }

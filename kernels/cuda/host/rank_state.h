@@ -46,9 +46,9 @@ struct RankState {
   std::vector<DevPtr> buffers;          // this rank's plan buffers
   DevPtr inbox = nullptr, flags = nullptr, stage = nullptr;
   std::vector<DevPtr> peer_inbox, peer_flags;  // flags transport, index = rank
-  std::vector<GpuStream> lanes;       // one per plan lane
-  std::vector<GpuStream> send_queue;  // NCCL: per lane with sends, else null
-  std::vector<GpuEvent> done;         // per step, recorded when the step's work ends
+  std::vector<GpuStream> lanes;                // one per plan lane
+  std::vector<GpuStream> send_queue;           // NCCL: per lane with sends, else null
+  std::vector<GpuEvent> done;                  // per step, recorded when the step's work ends
   NcclComm comm = nullptr;
   std::vector<DevPtr> scratch;  // compute steps' operands
 

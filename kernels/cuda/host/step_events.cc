@@ -11,9 +11,7 @@ uint64_t StepCorrelation(int iteration, int rank, int step) {
   return (uint64_t(iteration + 1) << 40) | (uint64_t(rank) << 24) | uint64_t(step);
 }
 
-StepKey DecodeCorrelation(uint64_t id) {
-  return {int(id >> 40) - 1, int((id >> 24) & 0xffff), int(id & 0xffffff)};
-}
+StepKey DecodeCorrelation(uint64_t id) { return {int(id >> 40) - 1, int((id >> 24) & 0xffff), int(id & 0xffffff)}; }
 
 // One event per (iteration, rank, step): the span of the GPU work tagged with it.
 std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& records) {

@@ -12,9 +12,7 @@ DevPtr RankState::Row(BufferId b, int64_t row) const {
   return static_cast<char*>(buffers[size_t(b)]) + size_t(row) * RowBytes(b);
 }
 
-size_t RankState::RowBytes(BufferId b) const {
-  return size_t(rank_plan().buffers[size_t(b)].cols) * esize;
-}
+size_t RankState::RowBytes(BufferId b) const { return size_t(rank_plan().buffers[size_t(b)].cols) * esize; }
 
 std::string RankState::StepName(const Step& s) const {
   return "rank " + std::to_string(rank) + " step " + std::to_string(s.id) + " '" + s.name + "'";
@@ -22,9 +20,7 @@ std::string RankState::StepName(const Step& s) const {
 
 namespace {
 
-DevPtr Offset(DevPtr p, int64_t elems, size_t esize) {
-  return static_cast<char*>(p) + size_t(elems) * esize;
-}
+DevPtr Offset(DevPtr p, int64_t elems, size_t esize) { return static_cast<char*>(p) + size_t(elems) * esize; }
 DevPtr FlagAt(DevPtr flags, int index) { return static_cast<char*>(flags) + size_t(index) * sizeof(uint32_t); }
 
 // Piece q of a region holding P equal pieces (P pieces, or one contiguous run).
@@ -34,20 +30,20 @@ Result<Region> PieceOf(const Region& r, int q, int ranks) {
     const int64_t n = r.rows / ranks;
     return Region::Rows(r.buffer, r.row + q * n, n);
   }
-  return Status::Internal("a collective region of " + std::to_string(r.pieces) +
-                          " pieces cannot be cut into " + std::to_string(ranks));
+  return Status::Internal("a collective region of " + std::to_string(r.pieces) + " pieces cannot be cut into " +
+                          std::to_string(ranks));
 }
 
 Status CopyRegion(RankState& st, const Region& dst, const Region& src, GpuStream s) {
-  if (dst.buffer == src.buffer && dst.row == src.row && dst.rows == src.rows &&
-      dst.pieces == src.pieces && dst.stride == src.stride) {
+  if (dst.buffer == src.buffer && dst.row == src.row && dst.rows == src.rows && dst.pieces == src.pieces &&
+      dst.stride == src.stride) {
     return Status::Ok();  // in place
   }
   const size_t row_bytes = st.RowBytes(dst.buffer);
   for (const RowRun& run : RowRuns({dst, src})) {
     const size_t bytes = size_t(run.rows) * row_bytes;
-    BRAID_RETURN_IF_ERROR(st.api.cuda->Copy2D(st.Row(dst.buffer, run.row[0]), bytes,
-                                              st.Row(src.buffer, run.row[1]), bytes, bytes, 1, s));
+    BRAID_RETURN_IF_ERROR(
+        st.api.cuda->Copy2D(st.Row(dst.buffer, run.row[0]), bytes, st.Row(src.buffer, run.row[1]), bytes, bytes, 1, s));
   }
   return Status::Ok();
 }
@@ -135,8 +131,8 @@ Status Reduce(RankState& st, const Step& s, GpuStream stream) {
   const size_t row_elems = st.RowBytes(s.c.buffer) / st.esize;
   for (const RowRun& run : RowRuns({s.c, s.a, s.b})) {
     BRAID_RETURN_IF_ERROR(st.api.cuda->Add(st.Row(s.c.buffer, run.row[0]), st.Row(s.a.buffer, run.row[1]),
-                                           st.Row(s.b.buffer, run.row[2]), size_t(run.rows) * row_elems,
-                                           st.dtype, stream));
+                                           st.Row(s.b.buffer, run.row[2]), size_t(run.rows) * row_elems, st.dtype,
+                                           stream));
   }
   return Status::Ok();
 }
@@ -173,8 +169,8 @@ Status NcclCollective(RankState& st, const Step& s, GpuStream lane) {
   }
   DevPtr recv = st.Row(s.c.buffer, s.c.row);
   if (!Contiguous(s.c)) recv = Offset(stage, RegionElems(rp, s.a), st.esize);
-  BRAID_RETURN_IF_ERROR(st.api.nccl->Collective(s.collective, send, recv,
-                                                size_t(CollectivePieceElems(rp, s)), st.dtype, st.comm, lane));
+  BRAID_RETURN_IF_ERROR(
+      st.api.nccl->Collective(s.collective, send, recv, size_t(CollectivePieceElems(rp, s)), st.dtype, st.comm, lane));
   if (!Contiguous(s.c)) return CopyFlatToRegion(st, s.c, recv, lane);
   return Status::Ok();
 }
@@ -186,7 +182,8 @@ Status FlagsSend(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
   const auto it = peer.recv_of.find({st.rank, s.match});
   if (it == peer.recv_of.end()) return Status::Internal("no matching recv on rank " + std::to_string(s.peer));
   const size_t id = size_t(it->second);
-  BRAID_RETURN_IF_ERROR(CopyRegionToFlat(st, Offset(st.peer_inbox[size_t(s.peer)], peer.inbox_off[id], st.esize), s.a, lane));
+  BRAID_RETURN_IF_ERROR(
+      CopyRegionToFlat(st, Offset(st.peer_inbox[size_t(s.peer)], peer.inbox_off[id], st.esize), s.a, lane));
   return st.api.cuda->WriteFlag(FlagAt(st.peer_flags[size_t(s.peer)], peer.flag[id]), epoch, lane);
 }
 
@@ -247,17 +244,22 @@ Status FlagsCollective(RankState& st, const Step& s, GpuStream lane, uint32_t ep
 
 Status IssueWork(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
   switch (s.kind) {
-    case StepKind::kGemm: return Gemm(st, s, lane);
-    case StepKind::kReduce: return Reduce(st, s, lane);
-    case StepKind::kCopy: return CopyRegion(st, s.c, s.a, lane);
-    case StepKind::kCompute: return Compute(st, s, lane);
+    case StepKind::kGemm:
+      return Gemm(st, s, lane);
+    case StepKind::kReduce:
+      return Reduce(st, s, lane);
+    case StepKind::kCopy:
+      return CopyRegion(st, s.c, s.a, lane);
+    case StepKind::kCompute:
+      return Compute(st, s, lane);
     case StepKind::kSend:
       return st.transport == Transport::kNccl ? NcclSend(st, s, lane) : FlagsSend(st, s, lane, epoch);
     case StepKind::kRecv:
       return st.transport == Transport::kNccl ? NcclRecv(st, s, lane) : FlagsRecv(st, s, lane, epoch);
     case StepKind::kCollective:
       return st.transport == Transport::kNccl ? NcclCollective(st, s, lane) : FlagsCollective(st, s, lane, epoch);
-    case StepKind::kFused: break;
+    case StepKind::kFused:
+      break;
   }
   return Status::Invalid("the fused kernel is not built yet on the cuda backend");
 }

@@ -2,9 +2,7 @@
 
 namespace braid::cuda {
 
-int64_t RegionElems(const RankPlan& rp, const Region& r) {
-  return r.total_rows() * rp.buffers[size_t(r.buffer)].cols;
-}
+int64_t RegionElems(const RankPlan& rp, const Region& r) { return r.total_rows() * rp.buffers[size_t(r.buffer)].cols; }
 
 int64_t CollectivePieceElems(const RankPlan& rp, const Step& s) {
   return s.collective == CollectiveKind::kReduceScatter ? RegionElems(rp, s.c) : RegionElems(rp, s.a);
@@ -43,7 +41,8 @@ TransferLayout LayoutTransfers(const RankPlan& rp, int ranks) {
         t.stage_off[i] = t.stage_elems;
         t.stage_elems += RegionElems(rp, s.a) + RegionElems(rp, s.c);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return t;

@@ -38,9 +38,12 @@ cudaError_t Launch(void* c, const void* a, const void* b, size_t n, cudaStream_t
 cudaError_t LaunchAdd(void* c, const void* a, const void* b, size_t n, int dtype, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   switch (dtype) {
-    case kAddFp32: return Launch<float>(c, a, b, n, s);
-    case kAddFp16: return Launch<__half>(c, a, b, n, s);
-    default: return Launch<__nv_bfloat16>(c, a, b, n, s);
+    case kAddFp32:
+      return Launch<float>(c, a, b, n, s);
+    case kAddFp16:
+      return Launch<__half>(c, a, b, n, s);
+    default:
+      return Launch<__nv_bfloat16>(c, a, b, n, s);
   }
 }
 

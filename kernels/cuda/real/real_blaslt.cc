@@ -9,13 +9,12 @@
 #include "cuda_check.h"
 #include "real/real_seams.h"
 
-#define BRAID_CUBLAS_STATUS(call)                                                         \
-  ([&]() -> ::braid::Status {                                                             \
-    const cublasStatus_t braid_s_ = (call);                                               \
-    if (braid_s_ == CUBLAS_STATUS_SUCCESS) return ::braid::Status::Ok();                  \
-    return ::braid::Status::Internal(std::string(#call) + " failed: " +                  \
-                                     cublasLtGetStatusString(braid_s_) + " (" __FILE__ ":" + \
-                                     std::to_string(__LINE__) + ")");                     \
+#define BRAID_CUBLAS_STATUS(call)                                                                           \
+  ([&]() -> ::braid::Status {                                                                               \
+    const cublasStatus_t braid_s_ = (call);                                                                 \
+    if (braid_s_ == CUBLAS_STATUS_SUCCESS) return ::braid::Status::Ok();                                    \
+    return ::braid::Status::Internal(std::string(#call) + " failed: " + cublasLtGetStatusString(braid_s_) + \
+                                     " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                   \
   }())
 
 namespace braid::cuda {
@@ -49,7 +48,8 @@ class RealBlasLt : public BlasLtApi {
     Status st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F));
     const int32_t sms = m.sm_count_target;
     if (st.ok() && sms > 0) {
-      st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms));
+      st = BRAID_CUBLAS_STATUS(
+          cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms));
     }
     // Column-major view: "A" = B (n×k, ld ldb), "B" = A (k×m, ld lda), D = Cᵀ (n×m, ld ldc).
     if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&la, type, uint64_t(m.n), uint64_t(m.k), m.ldb));

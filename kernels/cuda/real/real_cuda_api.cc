@@ -36,7 +36,8 @@ const DriverCalls& Driver() {
       cudaDriverEntryPointQueryResult found{};
       Status s = BRAID_CUDA_STATUS(cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found));
       if (!s.ok()) return s;
-      if (found != cudaDriverEntryPointSuccess) return Status::Unavailable(std::string("the CUDA driver has no ") + name);
+      if (found != cudaDriverEntryPointSuccess)
+        return Status::Unavailable(std::string("the CUDA driver has no ") + name);
       return Status::Ok();
     };
     calls.status = get("cuStreamWriteValue32", reinterpret_cast<void**>(&calls.write));
@@ -50,7 +51,8 @@ Status DriverStatus(const char* call, CUresult r) {
   if (r == CUDA_SUCCESS) return Status::Ok();
   const char* text = nullptr;
   if (Driver().error_string != nullptr) Driver().error_string(r, &text);
-  return Status::Internal(std::string(call) + " failed: " + (text != nullptr ? text : "CUDA driver error " + std::to_string(int(r))));
+  return Status::Internal(std::string(call) +
+                          " failed: " + (text != nullptr ? text : "CUDA driver error " + std::to_string(int(r))));
 }
 cudaEvent_t E(GpuEvent e) { return reinterpret_cast<cudaEvent_t>(e); }
 
@@ -85,8 +87,8 @@ class RealCuda : public CudaApi {
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaDeviceGetStreamPriorityRange(&least, &greatest)));
     cudaStream_t s = nullptr;
     // CUDA: lower numbers are more urgent.
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(
-        cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority > 0 ? greatest : least)));
+    BRAID_RETURN_IF_ERROR(
+        BRAID_CUDA_STATUS(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority > 0 ? greatest : least)));
     return reinterpret_cast<GpuStream>(s);
   }
   Status DestroyStream(GpuStream s) override { return BRAID_CUDA_STATUS(cudaStreamDestroy(S(s))); }

@@ -6,13 +6,12 @@
 
 #include "real/real_seams.h"
 
-#define BRAID_NCCL_STATUS(call)                                                          \
-  ([&]() -> ::braid::Status {                                                            \
-    const ncclResult_t braid_r_ = (call);                                                \
-    if (braid_r_ == ncclSuccess || braid_r_ == ncclInProgress) return ::braid::Status::Ok(); \
-    return ::braid::Status::Internal(std::string(#call) + " failed: " +                 \
-                                     ncclGetErrorString(braid_r_) + " (" __FILE__ ":" +  \
-                                     std::to_string(__LINE__) + ")");                    \
+#define BRAID_NCCL_STATUS(call)                                                                        \
+  ([&]() -> ::braid::Status {                                                                          \
+    const ncclResult_t braid_r_ = (call);                                                              \
+    if (braid_r_ == ncclSuccess || braid_r_ == ncclInProgress) return ::braid::Status::Ok();           \
+    return ::braid::Status::Internal(std::string(#call) + " failed: " + ncclGetErrorString(braid_r_) + \
+                                     " (" __FILE__ ":" + std::to_string(__LINE__) + ")");              \
   }())
 
 namespace braid::cuda {

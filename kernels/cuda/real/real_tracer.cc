@@ -35,9 +35,7 @@ class RealTracer : public GpuTracer {
     return Status::Ok();
   }
   Status Stop() override { return collector_ ? collector_->Stop() : Status::Ok(); }
-  std::vector<Event> TakeEvents() override {
-    return collector_ ? collector_->TakeEvents() : std::vector<Event>{};
-  }
+  std::vector<Event> TakeEvents() override { return collector_ ? collector_->TakeEvents() : std::vector<Event>{}; }
 
  private:
   std::unique_ptr<CuptiCollector> collector_;

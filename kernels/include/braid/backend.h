@@ -59,8 +59,8 @@ struct RunOutput {
   std::vector<Event> events;          // timed iterations only, iteration 0..iters−1
   std::vector<int64_t> iteration_ns;  // wall time of each timed iteration
   VerifyResult verify;
-  std::string compute_dtype;          // what the arithmetic really used ("fp32")
-  std::vector<std::string> notes;     // e.g. "bf16 requested, computed in fp32"
+  std::string compute_dtype;             // what the arithmetic really used ("fp32")
+  std::vector<std::string> notes;        // e.g. "bf16 requested, computed in fp32"
   std::vector<BackendSetting> settings;  // backend-specific settings in force
 };
 

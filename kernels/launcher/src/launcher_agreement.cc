@@ -26,11 +26,16 @@ Status DecodeStatus(const Blob& b) {
   if (b.empty() || b[0] > uint8_t(StatusCode::kInternal)) return Status::Internal("damaged status from a rank");
   std::string msg(b.begin() + 1, b.end());
   switch (StatusCode(b[0])) {
-    case StatusCode::kOk: return Status::Ok();
-    case StatusCode::kInvalidArgument: return Status::Invalid(std::move(msg));
-    case StatusCode::kNotFound: return Status::NotFound(std::move(msg));
-    case StatusCode::kUnavailable: return Status::Unavailable(std::move(msg));
-    case StatusCode::kInternal: break;
+    case StatusCode::kOk:
+      return Status::Ok();
+    case StatusCode::kInvalidArgument:
+      return Status::Invalid(std::move(msg));
+    case StatusCode::kNotFound:
+      return Status::NotFound(std::move(msg));
+    case StatusCode::kUnavailable:
+      return Status::Unavailable(std::move(msg));
+    case StatusCode::kInternal:
+      break;
   }
   return Status::Internal(std::move(msg));
 }

@@ -17,8 +17,7 @@ constexpr int kClockTag = 1;
 constexpr uint64_t kMaxBlob = uint64_t{64} << 20;
 
 int64_t SteadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -66,7 +65,8 @@ class MpiLauncher : public Launcher {
     MPI_Request req;
     BRAID_MPI(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm_, &req));
     BRAID_RETURN_IF_ERROR(Wait(req, "broadcast (size)"));
-    if (size > kMaxBlob) return Status::Internal("broadcast: blob of " + std::to_string(size) + " bytes is over 64 MiB");
+    if (size > kMaxBlob)
+      return Status::Internal("broadcast: blob of " + std::to_string(size) + " bytes is over 64 MiB");
     blob.resize(size_t(size));
     if (size == 0) return Status::Ok();
     BRAID_MPI(MPI_Ibcast(blob.data(), int(size), MPI_BYTE, 0, comm_, &req));
@@ -88,8 +88,8 @@ class MpiLauncher : public Launcher {
     }
     if (total > std::numeric_limits<int>::max()) return Status::Internal("gather: over 2 GiB in all");
     Blob all(static_cast<size_t>(total));
-    BRAID_MPI(MPI_Igatherv(blob.data(), mine, MPI_BYTE, all.data(), sizes.data(), displs.data(), MPI_BYTE, 0,
-                           comm_, &req));
+    BRAID_MPI(
+        MPI_Igatherv(blob.data(), mine, MPI_BYTE, all.data(), sizes.data(), displs.data(), MPI_BYTE, 0, comm_, &req));
     BRAID_RETURN_IF_ERROR(Wait(req, "gather"));
     std::vector<Blob> out;
     for (size_t i = 0; i < sizes.size(); ++i) {
@@ -144,8 +144,8 @@ class MpiLauncher : public Launcher {
     const WaitOutcome w = WaitBounded(req, timeout_s_, nullptr, spin);
     if (w.end == WaitEnd::kFailed) return w.status;
     if (w.end == WaitEnd::kTimedOut) {
-      return Status::Internal(std::string(what) + ": rank " + std::to_string(rank_) + " waited " +
-                              TimeoutText() + " for the other ranks");
+      return Status::Internal(std::string(what) + ": rank " + std::to_string(rank_) + " waited " + TimeoutText() +
+                              " for the other ranks");
     }
     return Status::Ok();
   }

@@ -15,8 +15,8 @@ Status MpiError(int code, const char* call, const char* file, int line) {
 
 WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort, bool spin) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   WaitOutcome w;
   std::chrono::microseconds nap{1};
   for (int polls = 0;; ++polls) {

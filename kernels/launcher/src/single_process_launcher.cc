@@ -23,9 +23,7 @@ class SingleProcessLauncher : public Launcher {
   Status Broadcast(Blob&) override { return Status::Ok(); }
   Result<std::vector<Blob>> Gather(const Blob& blob) override { return std::vector<Blob>{blob}; }
   Status Barrier() override { return Status::Ok(); }
-  Result<std::vector<ClockOffset>> MeasureClockOffsets(int) override {
-    return std::vector<ClockOffset>{ClockOffset{}};
-  }
+  Result<std::vector<ClockOffset>> MeasureClockOffsets(int) override { return std::vector<ClockOffset>{ClockOffset{}}; }
   [[noreturn]] void Abort(const std::string& message, int exit_code) override {
     if (!message.empty()) std::fprintf(stderr, "%s\n", message.c_str());
     std::fflush(stderr);

@@ -99,9 +99,9 @@ Result<std::vector<CheckRow>> CheckCalibration() {
     auto kind = ParseCollectiveKind(p.kind);
     if (!kind.ok()) return kind.status();
     const CollectivePrediction c = PredictCollective(*topo, *kind, p.bytes, p.ranks);
-    rows.push_back(Row(p.topology + " x" + std::to_string(p.ranks) + " " + p.kind + " " + SizeText(p.bytes) +
-                           " busbw GB/s",
-                       p.busbw_gbs, c.busbw_gbps, p.source));
+    rows.push_back(
+        Row(p.topology + " x" + std::to_string(p.ranks) + " " + p.kind + " " + SizeText(p.bytes) + " busbw GB/s",
+            p.busbw_gbs, c.busbw_gbps, p.source));
   }
   return rows;
 }

@@ -108,9 +108,9 @@ void Engine::Load(const Plan& plan) {
           st.act = Act::kTransfer;
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
-          st.hbm_demand = ct.transfer_ns > 0 ? double(s.bytes) / ct.transfer_ns *
-                                                   (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
-                                             : 0;
+          st.hbm_demand = ct.transfer_ns > 0
+                              ? double(s.bytes) / ct.transfer_ns * (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
+                              : 0;
           st.sm_hold = ce ? 0 : comm_lost;
           st.dst_rank = s.peer;
           break;
@@ -153,8 +153,8 @@ void Engine::Load(const Plan& plan) {
     coll_time_.push_back(ct);
     coll_fused_.push_back({});
     // Each rank reads and writes its share of the ring traffic.
-    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) /
-                                                 ct.transfer_ns * gpu_.hbm_copy_weight
+    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns *
+                                                 gpu_.hbm_copy_weight
                                            : 0);
     coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
@@ -206,7 +206,8 @@ void Engine::FinSiftDown(int pos) {
   for (;;) {
     int child = 2 * pos + 1;
     if (child >= n) break;
-    if (child + 1 < n && acts_[size_t(fin_heap_[size_t(child) + 1])].finish < acts_[size_t(fin_heap_[size_t(child)])].finish) {
+    if (child + 1 < n &&
+        acts_[size_t(fin_heap_[size_t(child) + 1])].finish < acts_[size_t(fin_heap_[size_t(child)])].finish) {
       ++child;
     }
     const int b = fin_heap_[size_t(child)];
@@ -331,7 +332,9 @@ void Engine::Ready(int g, double now) {
       }
       break;
     }
-    default: Push(now + st.fixed_ns, kWorkStart, g); break;
+    default:
+      Push(now + st.fixed_ns, kWorkStart, g);
+      break;
   }
 }
 
@@ -419,7 +422,8 @@ double Engine::RateOf(int a) {
       const int users = std::max(port_out_[size_t(st.src_port)], port_in_[size_t(st.dst_port)]);
       return std::min(HbmFactor(r), HbmFactor(st.dst_rank)) / std::max(users, 1);
     }
-    default: return HbmFactor(r);
+    default:
+      return HbmFactor(r);
   }
 }
 

@@ -54,16 +54,16 @@ class Engine {
     StepKind kind;
     Act act;
     int rank, lane, priority;
-    double fixed_ns;    // launch + event waits (+ latency for transfers)
-    double work_ns;     // uncontended duration of the contended part
-    double hbm_demand;  // bytes per ns at rate 1
-    int sm_hold;        // SMs a concurrent GEMM loses while it runs (CommSmsLost)
-    int partner;        // send ↔ recv global index (PlanGraph::partner)
-    int coll;           // collective group (PlanGraph::group_of), or -1
-    int dst_rank;       // transfers: the receiver
-    int pending0;       // deps + lane predecessor
+    double fixed_ns;         // launch + event waits (+ latency for transfers)
+    double work_ns;          // uncontended duration of the contended part
+    double hbm_demand;       // bytes per ns at rate 1
+    int sm_hold;             // SMs a concurrent GEMM loses while it runs (CommSmsLost)
+    int partner;             // send ↔ recv global index (PlanGraph::partner)
+    int coll;                // collective group (PlanGraph::group_of), or -1
+    int dst_rank;            // transfers: the receiver
+    int pending0;            // deps + lane predecessor
     int src_port, dst_port;  // transfers: link ports (PortOf)
-    int gemm;           // index into gemms_costs_, or -1
+    int gemm;                // index into gemms_costs_, or -1
   };
 
   // One distinct GEMM shape, with a memo of BodyNs for the full SM count
@@ -125,14 +125,14 @@ class Engine {
   std::vector<CommTime> coll_time_;
   std::vector<double> coll_hbm_;
   std::vector<int> coll_sm_hold_;
-  std::vector<int> coll_port_;  // port class of each collective
+  std::vector<int> coll_port_;         // port class of each collective
   std::vector<FusedTime> coll_fused_;  // fused groups: the kernel's parts (total_ns = 0 otherwise)
   std::vector<double> coll_start_;     // when each group's work started
 
   // Dynamic state.
   std::vector<int> pending_;
   std::vector<double> start_, end_, ready_at_;
-  std::vector<uint8_t> arrived_;    // sends: data landed; recvs: waiting
+  std::vector<uint8_t> arrived_;  // sends: data landed; recvs: waiting
   std::vector<int> coll_arrivals_;
   std::vector<double> coll_ready_;
   std::vector<Activity> acts_;

@@ -25,7 +25,8 @@ double GemmCost::BodyNs(int sms) const {
   } else {
     units = double(CeilDiv(tiles, sms));
   }
-  const double boost = std::min(boost_cap, std::pow(double(grid_sms) / double(std::min(sms, grid_sms)), boost_exponent));
+  const double boost =
+      std::min(boost_cap, std::pow(double(grid_sms) / double(std::min(sms, grid_sms)), boost_exponent));
   const double compute = units * tile_ns / boost;
   const int busy = int(std::min<int64_t>(tiles, sms));
   double bw = hbm_gbs;
@@ -85,8 +86,8 @@ GemmCost ChosenKernelCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, D
         c.tile_n = kern.tile_n;
         c.split_k = split;
         c.tiles = tiles * split;
-        c.tile_ns = 2.0 * kern.tile_m * kern.tile_n * double(CeilDiv(k, split)) / sm_flops_per_ns +
-                    gpu.tile_overhead_us * 1e3;
+        c.tile_ns =
+            2.0 * kern.tile_m * kern.tile_n * double(CeilDiv(k, split)) / sm_flops_per_ns + gpu.tile_overhead_us * 1e3;
         c.fixup = gpu.stream_k_fixup;
         c.boost_exponent = gpu.sm_boost_exponent;
         c.boost_cap = gpu.sm_boost_cap;
@@ -96,8 +97,8 @@ GemmCost ChosenKernelCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, D
         // the share of the tiles' panel re-reads the L2 misses (fitted: it
         // follows the FLOP rate, not the A, B, C bytes).
         c.hbm_bytes = double(m * k + k * n + m * n) * elem;
-        c.hbm_traffic = gpu.l2_miss * double(m) * double(n) * double(k) * elem *
-                        (1.0 / kern.tile_n + 1.0 / kern.tile_m);
+        c.hbm_traffic =
+            gpu.l2_miss * double(m) * double(n) * double(k) * elem * (1.0 / kern.tile_n + 1.0 / kern.tile_m);
         c.memory_ns = c.hbm_bytes / c.hbm_gbs;
         c.reduce_ns = gpu.split_k_traffic * double(split - 1) * double(m) * double(n) * 8.0 / c.hbm_gbs;
         c.launch_ns = gpu.launch_us * 1e3;
@@ -186,8 +187,7 @@ double SimpleLatencyUs(const Link& l) { return l.simple_latency_us > 0 ? l.simpl
 // `steps` dependent steps each moving `step_bytes`: the faster protocol.
 CommTime RingTime(const Link& l, int steps, double step_bytes) {
   const CommTime ll{steps * l.latency_us * 1e3, steps * step_bytes / (l.bandwidth_gbs * l.ll_efficiency)};
-  const CommTime simple{steps * SimpleLatencyUs(l) * 1e3,
-                        steps * step_bytes / (l.bandwidth_gbs * l.simple_efficiency)};
+  const CommTime simple{steps * SimpleLatencyUs(l) * 1e3, steps * step_bytes / (l.bandwidth_gbs * l.simple_efficiency)};
   return ll.total_ns() <= simple.total_ns() ? ll : simple;
 }
 
@@ -225,9 +225,8 @@ double BusBwFactor(CollectiveKind kind, int ranks) {
   return kind == CollectiveKind::kAllReduce ? 2.0 * (n - 1) / n : (n - 1) / n;
 }
 
-FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
-                          DType dtype, CollectiveKind kind, int64_t send_bytes, int ranks, int comm_sms,
-                          int gemm_lost_sms) {
+FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k, DType dtype,
+                          CollectiveKind kind, int64_t send_bytes, int ranks, int comm_sms, int gemm_lost_sms) {
   FusedTime t;
   const int lost = gemm_lost_sms < 0 ? std::max(comm_sms, 1) : gemm_lost_sms;
   const int compute_sms = std::max(1, gpu.sm_count - lost);

@@ -81,9 +81,12 @@ void ApplyPerturbation(const SimPerturbation& p, GpuSpec* gpu, Topology* topo) {
 
 Status CheckPerturbation(const SimPerturbation& p) {
   const std::pair<const char*, double> factors[] = {
-      {"intra_bandwidth", p.intra_bandwidth}, {"inter_bandwidth", p.inter_bandwidth},
-      {"pair_bandwidth", p.pair_bandwidth},   {"comm_sm_contention", p.comm_sm_contention},
-      {"launch", p.launch},                   {"event_wait", p.event_wait},
+      {"intra_bandwidth", p.intra_bandwidth},
+      {"inter_bandwidth", p.inter_bandwidth},
+      {"pair_bandwidth", p.pair_bandwidth},
+      {"comm_sm_contention", p.comm_sm_contention},
+      {"launch", p.launch},
+      {"event_wait", p.event_wait},
   };
   for (const auto& [name, v] : factors) {
     if (!std::isfinite(v) || v <= 0) {

@@ -26,27 +26,27 @@ struct GemmKernel {
 struct GpuSpec {
   std::string name;
   int sm_count = 0;
-  double tflops_bf16 = 0, tflops_fp16 = 0, tflops_fp32 = 0;  // dense peak; fp32 runs as TF32
-  double hbm_gbs = 0;         // memory bandwidth, GB/s
-  double hbm_efficiency = 0;  // achievable fraction of hbm_gbs
-  int tile_m = 0, tile_n = 0; // GEMM output tile
+  double tflops_bf16 = 0, tflops_fp16 = 0, tflops_fp32 = 0;              // dense peak; fp32 runs as TF32
+  double hbm_gbs = 0;                                                    // memory bandwidth, GB/s
+  double hbm_efficiency = 0;                                             // achievable fraction of hbm_gbs
+  int tile_m = 0, tile_n = 0;                                            // GEMM output tile
   double efficiency_bf16 = 0, efficiency_fp16 = 0, efficiency_fp32 = 0;  // per-tile, of peak
-  double launch_us = 0;       // gap per kernel launch on a stream
-  double event_wait_us = 0;   // gap per cross-stream dependency
+  double launch_us = 0;                                                  // gap per kernel launch on a stream
+  double event_wait_us = 0;                                              // gap per cross-stream dependency
   int copy_engines = 0;
   // Kernel-choice model (optional; without [[kernel]] entries the GEMM is
   // one tile_m × tile_n kernel). See braid/sim_models.h GemmCostOf.
   std::vector<GemmKernel> kernels;
-  double board_rate = 1.0;          // this board's compute rate relative to the kernel efficiencies
-  double tile_overhead_us = 0;      // fixed cost per output tile (prologue, epilogue)
-  double stream_k_fixup = 0;        // extra fraction of a tile a stream-K remainder costs
-  double split_k_traffic = 0;       // share of split-K's fp32 partials that go through HBM
-  double sm_boost_exponent = 0;     // power-limited clocks: rate per SM × (sm_count / busy)^x
-  double sm_boost_cap = 1.0;        // ... at most this factor
-  double sm_copy_gbs = 0;           // one SM's copy bandwidth (read + write); 0 = unlimited
-  double l2_miss = 0;               // share of a GEMM's tile re-reads that reach HBM
-  double hbm_copy_weight = 1.0;     // an SM copy's weight against a GEMM when HBM is oversubscribed
-  double hbm_ce_weight = 1.0;       // a copy-engine copy's weight, likewise
+  double board_rate = 1.0;       // this board's compute rate relative to the kernel efficiencies
+  double tile_overhead_us = 0;   // fixed cost per output tile (prologue, epilogue)
+  double stream_k_fixup = 0;     // extra fraction of a tile a stream-K remainder costs
+  double split_k_traffic = 0;    // share of split-K's fp32 partials that go through HBM
+  double sm_boost_exponent = 0;  // power-limited clocks: rate per SM × (sm_count / busy)^x
+  double sm_boost_cap = 1.0;     // ... at most this factor
+  double sm_copy_gbs = 0;        // one SM's copy bandwidth (read + write); 0 = unlimited
+  double l2_miss = 0;            // share of a GEMM's tile re-reads that reach HBM
+  double hbm_copy_weight = 1.0;  // an SM copy's weight against a GEMM when HBM is oversubscribed
+  double hbm_ce_weight = 1.0;    // a copy-engine copy's weight, likewise
   std::string source;
 
   double PeakTflops(DType d) const;

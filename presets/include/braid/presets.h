@@ -40,9 +40,9 @@ struct Preset {
   double speedup_vs_te_default = 0;
   double overlap_ratio = 0;  // 0..1
   double tail_ns = 0;
-  std::string backend = "sim";   // "sim" | "cpu" | "cuda"
-  std::string braid_version;     // "0.1.0"
-  std::string date;              // ISO 8601, "2026-11-21T22:00:00Z"
+  std::string backend = "sim";  // "sim" | "cpu" | "cuda"
+  std::string braid_version;    // "0.1.0"
+  std::string date;             // ISO 8601, "2026-11-21T22:00:00Z"
 };
 
 // Equal keys and the same backend: a cpu measurement never replaces (or

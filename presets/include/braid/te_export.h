@@ -46,8 +46,8 @@ std::string_view TeLayerKey(std::string_view layer_op_name);
 
 struct TeExportInfo {
   std::string braid_version = "unknown";
-  std::string source;                      // the preset file, as named on the command line
-  int default_comm_sms = 16;               // comm_sms = 0 resolves to this
+  std::string source;                                       // the preset file, as named on the command line
+  int default_comm_sms = 16;                                // comm_sms = 0 resolves to this
   std::string default_comm_sms_origin = "Braid's default";  // "topology h100-sxm nccl_channels"
 };
 
@@ -56,10 +56,10 @@ std::vector<int> PresetTps(const PresetTable& table, std::string_view gpu, std::
 
 // One ub_cfgs entry: TE's key, where its config came from, and TE's options.
 struct TeUbCfg {
-  std::string key;                        // "qkv_fprop"
+  std::string key;  // "qkv_fprop"
   PresetMatch match = PresetMatch::kExact;
-  std::vector<std::string> comments;      // [0] op and shape, [1] the match, [2] the Braid config
-  TeSettings te;                          // te.comments: what TE cannot express
+  std::vector<std::string> comments;  // [0] op and shape, [1] the match, [2] the Braid config
+  TeSettings te;                      // te.comments: what TE cannot express
 };
 
 // A whole export as values: what ExportTeYaml writes, for callers that want

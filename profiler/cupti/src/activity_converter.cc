@@ -195,8 +195,7 @@ Status DrainBuffer(const uint8_t* buf, size_t valid_size, ActivityConverter& out
   if (valid_size == 0) return Status::Ok();
   if (buf == nullptr) {
     out.NoteBadBuffer();
-    return Status::Internal("activity buffer is null but has " + std::to_string(valid_size) +
-                            " valid bytes");
+    return Status::Internal("activity buffer is null but has " + std::to_string(valid_size) + " valid bytes");
   }
   // cuptiActivityGetNextRecord takes a non-const buffer but only reads it.
   uint8_t* base = const_cast<uint8_t*>(buf);
@@ -216,15 +215,13 @@ Status DrainBuffer(const uint8_t* buf, size_t valid_size, ActivityConverter& out
     out.Add(*rec);
     ++count;
     const size_t size = ActivityRecordSize(rec->kind);
-    next =
-        size == 0 ? valid_size : static_cast<size_t>(reinterpret_cast<uint8_t*>(rec) - base) + size;
+    next = size == 0 ? valid_size : static_cast<size_t>(reinterpret_cast<uint8_t*>(rec) - base) + size;
   }
   // CUPTI stops quietly when the valid bytes end inside a record.
   if (next < valid_size) {
     out.NoteBadBuffer();
-    return Status::Internal("activity buffer: " + std::to_string(valid_size - next) +
-                            " bytes after record " + std::to_string(count) + " at offset " +
-                            std::to_string(next) + " hold no whole record");
+    return Status::Internal("activity buffer: " + std::to_string(valid_size - next) + " bytes after record " +
+                            std::to_string(count) + " at offset " + std::to_string(next) + " hold no whole record");
   }
   return Status::Ok();
 }

@@ -34,11 +34,9 @@ Status CuptiError(const char* call, CUptiResult result, const char* file, int li
   if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) {
     text = "unknown CUPTI error";
   }
-  std::string msg = std::string(call) + " failed: " + text + " (" +
-                    std::to_string(static_cast<int>(result)) + ") (" + file + ":" +
-                    std::to_string(line) + ")";
-  return MeansUnavailable(result) ? Status::Unavailable(std::move(msg))
-                                  : Status::Internal(std::move(msg));
+  std::string msg = std::string(call) + " failed: " + text + " (" + std::to_string(static_cast<int>(result)) + ") (" +
+                    file + ":" + std::to_string(line) + ")";
+  return MeansUnavailable(result) ? Status::Unavailable(std::move(msg)) : Status::Internal(std::move(msg));
 }
 
 }  // namespace braid

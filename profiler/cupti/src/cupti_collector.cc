@@ -57,11 +57,9 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   *max_records = 0;  // as many as fit
 }
 
-void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t /*size*/,
-                              size_t valid_size) {
+void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t /*size*/, size_t valid_size) {
   size_t dropped = 0;
-  const bool have_dropped =
-      cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS;
+  const bool have_dropped = cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     if (g_active != nullptr) {
@@ -81,9 +79,8 @@ struct KindName {
 
 std::vector<KindName> KindsFor(const CuptiCollectorOptions& o) {
   std::vector<KindName> kinds = {
-      o.concurrent_kernels
-          ? KindName{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"}
-          : KindName{CUPTI_ACTIVITY_KIND_KERNEL, "CUPTI_ACTIVITY_KIND_KERNEL"},
+      o.concurrent_kernels ? KindName{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"}
+                           : KindName{CUPTI_ACTIVITY_KIND_KERNEL, "CUPTI_ACTIVITY_KIND_KERNEL"},
       {CUPTI_ACTIVITY_KIND_MEMCPY, "CUPTI_ACTIVITY_KIND_MEMCPY"},
       {CUPTI_ACTIVITY_KIND_MEMCPY2, "CUPTI_ACTIVITY_KIND_MEMCPY2"},
       {CUPTI_ACTIVITY_KIND_MEMSET, "CUPTI_ACTIVITY_KIND_MEMSET"},
@@ -94,8 +91,7 @@ std::vector<KindName> KindsFor(const CuptiCollectorOptions& o) {
   };
   if (o.external_correlation) {
     // CUPTI emits external correlation records only alongside API records.
-    kinds.push_back(
-        {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION"});
+    kinds.push_back({CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION"});
     kinds.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, "CUPTI_ACTIVITY_KIND_RUNTIME"});
     kinds.push_back({CUPTI_ACTIVITY_KIND_DRIVER, "CUPTI_ACTIVITY_KIND_DRIVER"});
   }
@@ -105,8 +101,7 @@ std::vector<KindName> KindsFor(const CuptiCollectorOptions& o) {
 // Keeps the code (kUnavailable: no driver / GPU / permission) and adds context.
 Status Prefixed(const Status& s, const std::string& prefix) {
   std::string msg = prefix + s.message();
-  return s.code() == StatusCode::kUnavailable ? Status::Unavailable(std::move(msg))
-                                              : Status::Internal(std::move(msg));
+  return s.code() == StatusCode::kUnavailable ? Status::Unavailable(std::move(msg)) : Status::Internal(std::move(msg));
 }
 
 // Disables what Start enabled; the first failure is returned, the rest are
@@ -134,18 +129,16 @@ Status LossStatus(CuptiCollector::Impl& impl) {
   std::lock_guard<std::mutex> lock(g_mu);
   const ActivityStats s = impl.converter.stats();
   if (impl.dropped == 0 && impl.alloc_failures == 0 && s.bad_buffers == 0) return Status::Ok();
-  std::string msg = "CUPTI activity records were lost, the events are incomplete: " +
-                    std::to_string(impl.dropped) + " dropped for lack of buffer space, " +
-                    std::to_string(impl.alloc_failures) + " buffer allocations failed, " +
-                    std::to_string(s.bad_buffers) + " buffers unreadable";
+  std::string msg = "CUPTI activity records were lost, the events are incomplete: " + std::to_string(impl.dropped) +
+                    " dropped for lack of buffer space, " + std::to_string(impl.alloc_failures) +
+                    " buffer allocations failed, " + std::to_string(s.bad_buffers) + " buffers unreadable";
   if (!impl.first_buffer_error.ok()) msg += " (" + impl.first_buffer_error.message() + ")";
   return Status::Internal(std::move(msg));
 }
 
 }  // namespace
 
-CuptiCollector::CuptiCollector(CuptiCollectorOptions options)
-    : impl_(std::make_unique<Impl>(std::move(options))) {}
+CuptiCollector::CuptiCollector(CuptiCollectorOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 CuptiCollector::~CuptiCollector() {
   if (impl_->running) (void)Stop();
@@ -156,8 +149,7 @@ Status CuptiCollector::Start() {
   {
     std::lock_guard<std::mutex> lock(g_mu);
     if (g_active != nullptr) {
-      return Status::Unavailable(
-          "CuptiCollector::Start: another collector is running (CUPTI tracing is process-wide)");
+      return Status::Unavailable("CuptiCollector::Start: another collector is running (CUPTI tracing is process-wide)");
     }
     g_active = impl_.get();
   }
@@ -166,8 +158,7 @@ Status CuptiCollector::Start() {
     for (const KindName& k : KindsFor(impl_->options)) {
       const CUptiResult r = cuptiActivityEnable(k.kind);
       if (r != CUPTI_SUCCESS) {
-        s = CuptiError((std::string("cuptiActivityEnable(") + k.name + ")").c_str(), r, __FILE__,
-                       __LINE__);
+        s = CuptiError((std::string("cuptiActivityEnable(") + k.name + ")").c_str(), r, __FILE__, __LINE__);
         break;
       }
       impl_->enabled.push_back(k.kind);

@@ -76,9 +76,8 @@ std::string_view SyncTypeName(CUpti_ActivitySynchronizationType type) {
 namespace {
 
 // The fields every GPU activity shares.
-Event DeviceEvent(EventKind kind, std::string name, uint32_t device, uint32_t stream,
-                  uint64_t start, uint64_t end, uint32_t correlation, const ConversionContext& ctx,
-                  LaneTable& lanes) {
+Event DeviceEvent(EventKind kind, std::string name, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                  uint32_t correlation, const ConversionContext& ctx, LaneTable& lanes) {
   Event e;
   e.iteration = ctx.iteration;
   e.rank = RankOfDevice(device, ctx);
@@ -96,26 +95,23 @@ Event DeviceEvent(EventKind kind, std::string name, uint32_t device, uint32_t st
 Event FromKernel(const CUpti_ActivityKernel10& r, const ConversionContext& ctx, LaneTable& lanes) {
   std::string name = r.name != nullptr ? std::string(r.name) : std::string("kernel");
   const EventKind kind = IsCommKernelName(name, ctx) ? EventKind::kComm : EventKind::kCompute;
-  return DeviceEvent(kind, std::move(name), r.deviceId, r.streamId, r.start, r.end, r.correlationId,
-                     ctx, lanes);
+  return DeviceEvent(kind, std::move(name), r.deviceId, r.streamId, r.start, r.end, r.correlationId, ctx, lanes);
 }
 
 Event FromMemcpy(const CUpti_ActivityMemcpy6& r, const ConversionContext& ctx, LaneTable& lanes) {
   const bool peer = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
-  Event e = DeviceEvent(peer ? EventKind::kComm : EventKind::kCopy,
-                        std::string(MemcpyKindName(r.copyKind)), r.deviceId, r.streamId, r.start,
-                        r.end, r.correlationId, ctx, lanes);
+  Event e = DeviceEvent(peer ? EventKind::kComm : EventKind::kCopy, std::string(MemcpyKindName(r.copyKind)), r.deviceId,
+                        r.streamId, r.start, r.end, r.correlationId, ctx, lanes);
   e.bytes = static_cast<int64_t>(r.bytes);
   return e;
 }
 
-Event FromMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& r, const ConversionContext& ctx,
-                     LaneTable& lanes) {
+Event FromMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& r, const ConversionContext& ctx, LaneTable& lanes) {
   const bool same_device = r.srcDeviceId == r.dstDeviceId;
-  Event e = DeviceEvent(same_device ? EventKind::kCopy : EventKind::kComm,
-                        std::string(MemcpyKindName(
-                            same_device ? r.copyKind : uint8_t{CUPTI_ACTIVITY_MEMCPY_KIND_PTOP})),
-                        r.deviceId, r.streamId, r.start, r.end, r.correlationId, ctx, lanes);
+  Event e =
+      DeviceEvent(same_device ? EventKind::kCopy : EventKind::kComm,
+                  std::string(MemcpyKindName(same_device ? r.copyKind : uint8_t{CUPTI_ACTIVITY_MEMCPY_KIND_PTOP})),
+                  r.deviceId, r.streamId, r.start, r.end, r.correlationId, ctx, lanes);
   e.bytes = static_cast<int64_t>(r.bytes);
   if (!same_device) {
     const uint32_t other = r.dstDeviceId == r.deviceId ? r.srcDeviceId : r.dstDeviceId;
@@ -125,14 +121,14 @@ Event FromMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& r, const ConversionContext
 }
 
 Event FromMemset(const CUpti_ActivityMemset4& r, const ConversionContext& ctx, LaneTable& lanes) {
-  Event e = DeviceEvent(EventKind::kCopy, "memset", r.deviceId, r.streamId, r.start, r.end,
-                        r.correlationId, ctx, lanes);
+  Event e =
+      DeviceEvent(EventKind::kCopy, "memset", r.deviceId, r.streamId, r.start, r.end, r.correlationId, ctx, lanes);
   e.bytes = static_cast<int64_t>(r.bytes);
   return e;
 }
 
-Event FromSync(const CUpti_ActivitySynchronization2& r, uint32_t device,
-               const ConversionContext& ctx, LaneTable& lanes) {
+Event FromSync(const CUpti_ActivitySynchronization2& r, uint32_t device, const ConversionContext& ctx,
+               LaneTable& lanes) {
   Event e;
   e.iteration = ctx.iteration;
   e.kind = EventKind::kSync;

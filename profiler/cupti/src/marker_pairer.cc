@@ -20,8 +20,7 @@ LaneKey MarkerLane(const CUpti_ActivityMarker2& r) {
   }
 }
 
-std::optional<Event> MarkerPairer::Add(const CUpti_ActivityMarker2& r, const ConversionContext& ctx,
-                                       LaneTable& lanes) {
+std::optional<Event> MarkerPairer::Add(const CUpti_ActivityMarker2& r, const ConversionContext& ctx, LaneTable& lanes) {
   const uint32_t flags = static_cast<uint32_t>(r.flags);
   const bool start = (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
   const bool end = (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0;

@@ -22,8 +22,8 @@ struct TraceLane {
 };
 
 struct ChromeTraceInput {
-  std::string title;               // shown as trace metadata
-  std::vector<TraceLane> lanes;    // names; lanes absent here are named "lane N"
+  std::string title;             // shown as trace metadata
+  std::vector<TraceLane> lanes;  // names; lanes absent here are named "lane N"
   std::vector<Event> events;
 };
 

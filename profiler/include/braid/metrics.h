@@ -23,8 +23,8 @@ enum class Metric {
 };
 inline constexpr int kMetricCount = 7;
 inline constexpr std::array<Metric, kMetricCount> kAllMetrics = {
-    Metric::kMakespan, Metric::kCompute,     Metric::kComm,        Metric::kOverlap,
-    Metric::kExposedComm, Metric::kTail, Metric::kOverlapRatio};
+    Metric::kMakespan,    Metric::kCompute, Metric::kComm,        Metric::kOverlap,
+    Metric::kExposedComm, Metric::kTail,    Metric::kOverlapRatio};
 
 // JSON / table name: "makespan_ns", ..., "overlap_ratio".
 std::string_view MetricName(Metric m);

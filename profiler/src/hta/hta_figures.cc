@@ -41,10 +41,14 @@ bool IsExcludedFromCompute(std::string_view n) {
 EventKind ImportedGpuKind(bool is_kernel, std::string_view name) {
   if (!is_kernel) return EventKind::kCopy;
   switch (ClassifyHtaKernel(name)) {
-    case HtaKernelType::kComm: return EventKind::kComm;
-    case HtaKernelType::kCompute: return EventKind::kCompute;
-    case HtaKernelType::kMemory: return EventKind::kCopy;
-    case HtaKernelType::kOther: return EventKind::kSync;
+    case HtaKernelType::kComm:
+      return EventKind::kComm;
+    case HtaKernelType::kCompute:
+      return EventKind::kCompute;
+    case HtaKernelType::kMemory:
+      return EventKind::kCopy;
+    case HtaKernelType::kOther:
+      return EventKind::kSync;
   }
   return EventKind::kSync;
 }

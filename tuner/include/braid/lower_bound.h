@@ -10,7 +10,6 @@
 
 namespace braid {
 
-
 // `serial` is the serial plan of the run's workload. Uses at most 3 timed
 // iterations after one warm-up; medians of the per-iteration times.
 Result<LowerBound> MeasureLowerBound(Backend& backend, const Plan& serial, const RunOptions& options);

@@ -66,15 +66,15 @@ struct SearchProgress {
 
 struct SearchOptions {
   Strategy strategy = Strategy::kExhaustive;
-  int warmup = 2, iters = 20;   // one full measurement
-  int budget = 0;               // most trials; 0: the strategy's own plan
-  uint64_t seed = 1;            // random's sample
+  int warmup = 2, iters = 20;  // one full measurement
+  int budget = 0;              // most trials; 0: the strategy's own plan
+  uint64_t seed = 1;           // random's sample
   double recheck_within = 0.02;
-  int recheck_max = 3;          // contenders measured again, the best included
+  int recheck_max = 3;  // contenders measured again, the best included
   double random_fraction = 0.2;
-  double guided_fraction = 0.12;  // share of the space guided measures (at least 3)
+  double guided_fraction = 0.12;       // share of the space guided measures (at least 3)
   double guided_refine_within = 0.05;  // guided refines the algorithms this close to the best
-  Guide guide;                    // guided only
+  Guide guide;                         // guided only
   std::function<void(const SearchProgress&)> on_trial;
 };
 
@@ -88,7 +88,7 @@ struct SearchOutcome {
   size_t best = 0;               // index into the space
   Measurement best_measurement;  // its full and recheck samples pooled
   std::vector<TrialRecord> trials;
-  int64_t iterations = 0;        // warm-up + timed, over all trials
+  int64_t iterations = 0;  // warm-up + timed, over all trials
   std::vector<size_t> rechecked;
   bool stopped_by_budget = false;
   bool stopped_by_time = false;

@@ -104,7 +104,7 @@ struct TuneRequest {
   RunOptions base;           // seed (warmup / iters come from `search`)
   std::string options_json;  // the request's other options; a resumed session must match them
   bool resume = false;
-  long long session = 0;     // with resume: this session (0: the latest unfinished one of the request)
+  long long session = 0;  // with resume: this session (0: the latest unfinished one of the request)
 };
 
 // Runs the session in `store`. Statuses: Invalid for a request that cannot

@@ -29,8 +29,7 @@ Status CheckCpuBackendOptions(const CpuBackendOptions& o);
 class CpuBackend : public Backend {
  public:
   // Makes the transport of one run (tests inject faults through it).
-  using TransportFactory =
-      std::function<std::unique_ptr<Transport>(int ranks, const CpuBackendOptions& options)>;
+  using TransportFactory = std::function<std::unique_ptr<Transport>(int ranks, const CpuBackendOptions& options)>;
 
   CpuBackend() = default;
   explicit CpuBackend(CpuBackendOptions options, TransportFactory factory = nullptr)

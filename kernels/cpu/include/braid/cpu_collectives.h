@@ -33,7 +33,6 @@ Result<int64_t> RingReduceScatter(const RingComm& x, const RowSpan& a, const Row
 // c = Σ_q rank q's a, any row count (segments may be uneven or empty). c may be a.
 Result<int64_t> RingAllReduce(const RingComm& x, const RowSpan& a, const RowSpan& c);
 
-Result<int64_t> RunRingCollective(CollectiveKind kind, const RingComm& x, const RowSpan& a,
-                                  const RowSpan& c);
+Result<int64_t> RunRingCollective(CollectiveKind kind, const RingComm& x, const RowSpan& a, const RowSpan& c);
 
 }  // namespace braid

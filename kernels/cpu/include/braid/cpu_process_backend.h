@@ -26,9 +26,9 @@ namespace braid {
 // and the inter-node link keeps the topology's ratio to the intra-node one
 // (bandwidth and latency), scaled to the emulated intra-node link.
 struct NodeLinks {
-  int ranks_per_node = 0;          // 0: every rank on one node
-  double bandwidth_ratio = 1;      // inter / intra bandwidth
-  double latency_ratio = 1;        // inter / intra latency
+  int ranks_per_node = 0;      // 0: every rank on one node
+  double bandwidth_ratio = 1;  // inter / intra bandwidth
+  double latency_ratio = 1;    // inter / intra latency
 };
 
 class CpuProcessBackend : public Backend {

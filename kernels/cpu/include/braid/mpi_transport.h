@@ -23,7 +23,7 @@ namespace braid {
 
 struct MpiTransportOptions {
   double timeout_s = 300;
-  double link_gbps = 0;        // emulation as CpuBackendOptions; 0 = none
+  double link_gbps = 0;  // emulation as CpuBackendOptions; 0 = none
   double link_latency_us = 0;
   int64_t piece_bytes = int64_t{1} << 20;
   // Multi-node emulation: rank r sits on node r / ranks_per_node (0 = one
@@ -32,7 +32,6 @@ struct MpiTransportOptions {
   double inter_gbps = 0;
   double inter_latency_us = 0;
 };
-
 
 // Every tag the plan's transfers use: send/recv matches and the ring steps
 // of its collectives (CollectiveTag), sorted and unique.

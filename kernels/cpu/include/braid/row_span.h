@@ -15,9 +15,7 @@ struct RowSpan {
   int pieces = 1;
   int64_t stride = 0;
 
-  static RowSpan Dense(float* data, int64_t rows, int64_t cols) {
-    return {data, cols, 0, rows, 1, 0};
-  }
+  static RowSpan Dense(float* data, int64_t rows, int64_t cols) { return {data, cols, 0, rows, 1, 0}; }
 
   int64_t total_rows() const { return rows * pieces; }
   int64_t elements() const { return total_rows() * cols; }

@@ -61,8 +61,8 @@ class CudaApi {
   virtual Status Download(void* dst, DevPtr src, size_t bytes) = 0;
   // Stream-ordered device copy (any device, peers included): `height` rows of
   // `width` bytes, row i at dst + i·dpitch and src + i·spitch.
-  virtual Status Copy2D(DevPtr dst, size_t dpitch, DevPtr src, size_t spitch, size_t width,
-                        size_t height, GpuStream s) = 0;
+  virtual Status Copy2D(DevPtr dst, size_t dpitch, DevPtr src, size_t spitch, size_t width, size_t height,
+                        GpuStream s) = 0;
   virtual Status Memset(DevPtr p, int value, size_t bytes, GpuStream s) = 0;
   // c[i] = a[i] + b[i] for n elements of `dtype` (the small add kernel); c may be a or b.
   virtual Status Add(DevPtr c, DevPtr a, DevPtr b, size_t n, DType dtype, GpuStream s) = 0;

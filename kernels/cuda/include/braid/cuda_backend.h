@@ -60,8 +60,7 @@ double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32);
 
 class CudaBackend : public Backend {
  public:
-  CudaBackend(CudaSeams seams, CudaBackendOptions options)
-      : seams_(std::move(seams)), options_(std::move(options)) {}
+  CudaBackend(CudaSeams seams, CudaBackendOptions options) : seams_(std::move(seams)), options_(std::move(options)) {}
   std::string_view name() const override { return "cuda"; }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
   const CudaBackendOptions& options() const { return options_; }

@@ -28,8 +28,7 @@ class NcclApi {
   virtual ~NcclApi() = default;
   virtual Result<NcclUniqueId> GetUniqueId() = 0;
   // Collective over `nranks` callers sharing `id` (on the current device).
-  virtual Result<NcclComm> CommInitRank(int nranks, const NcclUniqueId& id, int rank,
-                                        const NcclCommConfig& config) = 0;
+  virtual Result<NcclComm> CommInitRank(int nranks, const NcclUniqueId& id, int rank, const NcclCommConfig& config) = 0;
   virtual Status CommDestroy(NcclComm comm) = 0;
   // Stops every operation in flight on `comm` (the watchdog's way out of a hang).
   virtual Status CommAbort(NcclComm comm) = 0;
@@ -37,14 +36,12 @@ class NcclApi {
   // Sends and receives between GroupStart and GroupEnd progress together.
   virtual Status GroupStart() = 0;
   virtual Status GroupEnd() = 0;
-  virtual Status Send(DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm,
-                      GpuStream s) = 0;
-  virtual Status Recv(DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm,
-                      GpuStream s) = 0;
+  virtual Status Send(DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm, GpuStream s) = 0;
+  virtual Status Recv(DevPtr buf, size_t count, DType dtype, int peer, NcclComm comm, GpuStream s) = 0;
   // `count` per rank: all_gather recv = nranks·count; reduce_scatter send =
   // nranks·count; all_reduce send = recv = count (sum).
-  virtual Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count,
-                            DType dtype, NcclComm comm, GpuStream s) = 0;
+  virtual Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count, DType dtype, NcclComm comm,
+                            GpuStream s) = 0;
 };
 
 }  // namespace braid::cuda

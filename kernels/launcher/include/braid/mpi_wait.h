@@ -15,26 +15,24 @@ namespace braid {
 Status MpiError(int code, const char* call, const char* file, int line);
 
 // Evaluates an MPI call; returns its failure as an Internal Status.
-#define BRAID_MPI(call)                                                         \
-  do {                                                                          \
-    const int braid_mpi_rc_ = (call);                                           \
-    if (braid_mpi_rc_ != MPI_SUCCESS)                                           \
-      return ::braid::MpiError(braid_mpi_rc_, #call, __FILE__, __LINE__);       \
+#define BRAID_MPI(call)                                                                                   \
+  do {                                                                                                    \
+    const int braid_mpi_rc_ = (call);                                                                     \
+    if (braid_mpi_rc_ != MPI_SUCCESS) return ::braid::MpiError(braid_mpi_rc_, #call, __FILE__, __LINE__); \
   } while (0)
 
 enum class WaitEnd { kDone, kTimedOut, kAborted, kFailed };
 
 struct WaitOutcome {
   WaitEnd end = WaitEnd::kDone;
-  Status status;             // kFailed: MPI's error
-  MPI_Status mpi_status{};   // kDone: the completed request's status
+  Status status;            // kFailed: MPI's error
+  MPI_Status mpi_status{};  // kDone: the completed request's status
 };
 
 // Polls `request` (MPI_Test; spins briefly, then sleeps with backoff up to
 // 100 µs so that waiting ranks leave the cores to working ones) until it
 // completes, `timeout_s` passes, or `*abort` turns true (may be null).
 // `spin`: never sleep, only yield (for timing round trips).
-WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort,
-                        bool spin = false);
+WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort, bool spin = false);
 
 }  // namespace braid

@@ -141,9 +141,8 @@ struct FusedTime {
 // see CommSmsLost for the contention model), so gemm runs on
 // sm_count − gemm_lost_sms SMs (at least 1).
 // @pre 1 <= comm_sms < gpu.sm_count
-FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k,
-                          DType dtype, CollectiveKind kind, int64_t send_bytes, int ranks, int comm_sms,
-                          int gemm_lost_sms = -1);
+FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, int64_t n, int64_t k, DType dtype,
+                          CollectiveKind kind, int64_t send_bytes, int ranks, int comm_sms, int gemm_lost_sms = -1);
 
 // SM contention: the SMs a GEMM loses to a concurrent comm kernel holding
 // `comm_sms` SMs (or, in the fused kernel, to its comm part):

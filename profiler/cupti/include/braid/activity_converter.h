@@ -84,8 +84,7 @@ class ActivityConverter {
   std::vector<CUpti_ActivitySynchronization2> unresolved_syncs_;  // context's device unknown yet
   std::unordered_map<uint32_t, uint32_t> context_device_;
   std::unordered_map<uint32_t, uint64_t> external_;  // CUPTI correlation id -> Braid id
-  uint64_t records_ = 0, events_ = 0, ignored_ = 0, untimed_ = 0, uncorrelated_ = 0,
-           bad_buffers_ = 0;
+  uint64_t records_ = 0, events_ = 0, ignored_ = 0, untimed_ = 0, uncorrelated_ = 0, bad_buffers_ = 0;
 };
 
 // Size of the record CUPTI lays out for `kind`, for the kinds we convert;

@@ -23,8 +23,7 @@ namespace braid {
 // Braid tags its GPU work with cuptiActivityPushExternalCorrelationId of
 // this kind. CUSTOM0/CUSTOM1 are left to others (Kineto uses them), so a
 // Braid run inside a PyTorch-profiled process does not mix ids.
-inline constexpr CUpti_ExternalCorrelationKind kBraidCorrelationKind =
-    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+inline constexpr CUpti_ExternalCorrelationKind kBraidCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
 
 // CUPTI's "not applicable" stream/event id (cuCtxSynchronize has no stream).
 inline constexpr uint32_t kNoStream = 0xFFFFFFFFu;
@@ -62,9 +61,7 @@ class LaneTable {
  public:
   // @post 0 <= result < size(); the same key always gets the same lane.
   int LaneFor(const LaneKey& key);
-  int StreamLane(uint32_t device, uint32_t stream) {
-    return LaneFor({LaneKey::Where::kStream, device, stream});
-  }
+  int StreamLane(uint32_t device, uint32_t stream) { return LaneFor({LaneKey::Where::kStream, device, stream}); }
   size_t size() const { return names_.size(); }
   const std::vector<std::string>& names() const { return names_; }
 
@@ -102,16 +99,15 @@ Event FromMemcpy(const CUpti_ActivityMemcpy6& r, const ConversionContext& ctx, L
 // Peer-to-peer copy (MEMCPY2): kComm "memcpy PtoP", bytes, peer = the device on the other
 // end: the destination, or the source when the destination is the device
 // that ran the copy. A copy within one device is kCopy with no peer.
-Event FromMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& r, const ConversionContext& ctx,
-                     LaneTable& lanes);
+Event FromMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& r, const ConversionContext& ctx, LaneTable& lanes);
 // kCopy, "memset", bytes set.
 Event FromMemset(const CUpti_ActivityMemset4& r, const ConversionContext& ctx, LaneTable& lanes);
 // kSync, host-side duration of the synchronization call. Sync records carry
 // a context but no device: `device` is that context's device, or kNoDevice
 // when unknown (the lane is then "ctx C stream S").
 inline constexpr uint32_t kNoDevice = 0xFFFFFFFFu;
-Event FromSync(const CUpti_ActivitySynchronization2& r, uint32_t device,
-               const ConversionContext& ctx, LaneTable& lanes);
+Event FromSync(const CUpti_ActivitySynchronization2& r, uint32_t device, const ConversionContext& ctx,
+               LaneTable& lanes);
 
 std::string_view MemcpyKindName(uint8_t copy_kind);  // "memcpy HtoD", ...
 std::string_view SyncTypeName(CUpti_ActivitySynchronizationType type);

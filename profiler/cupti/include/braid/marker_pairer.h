@@ -21,8 +21,7 @@ class MarkerPairer {
   // for a start (kept until its end) or a record it cannot use (counted).
   // The lane (from the marker's object: a host thread, or a device stream)
   // is assigned when the start is seen.
-  std::optional<Event> Add(const CUpti_ActivityMarker2& r, const ConversionContext& ctx,
-                           LaneTable& lanes);
+  std::optional<Event> Add(const CUpti_ActivityMarker2& r, const ConversionContext& ctx, LaneTable& lanes);
 
   size_t open() const { return open_.size(); }  // starts still waiting for their end
   // Ends without a start, and starts superseded by a new start with their id.

@@ -39,7 +39,7 @@ struct FakeGpuConfig {
   std::string name = "NVIDIA H100 80GB HBM3";
   int sm_count = 132;
   int cc_major = 9, cc_minor = 0;
-  bool peer_access = true;    // CanAccessPeer between distinct devices
+  bool peer_access = true;     // CanAccessPeer between distinct devices
   uint64_t schedule_seed = 1;  // order among ready ops
   // Fault injection: flag writes issued under a step label containing this
   // text are dropped (the receiver then waits forever).
