@@ -47,18 +47,6 @@ TEST(CudaBackend, LoopbackRunsEveryRankOnOneGpu) {
   EXPECT_TRUE(out->verify.ok);
 }
 
-TEST(CudaBackend, FusedIsRefusedUntilTheKernelExists) {
-  const Workload w{Op::kAgGemm, 64, 64, 64, DType::kBf16, 2};
-  OverlapConfig cfg;
-  cfg.algorithm = Algorithm::kFused;
-  auto plan = BuildPlan(w, cfg);
-  ASSERT_TRUE(plan.ok()) << plan.status().message();
-  auto out = RunOnFake(*plan, CudaVerifyOnce());
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(out.status().message(), HasSubstr("fused kernel is not built yet"));
-}
-
 TEST(CudaBackend, Bf16OnAPreAmpereDeviceIsInvalid) {
   cuda::FakeGpuConfig turing;
   turing.name = "Tesla T4";

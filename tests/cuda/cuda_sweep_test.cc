@@ -1,6 +1,7 @@
 // Every algorithm × op × P ∈ {2, 4, 8} × transport (NCCL, copy engine across
 // GPUs, loopback on one GPU) runs through the orchestration on the fakes and
-// reproduces the reference A·B within the dtype's tolerance.
+// reproduces the reference A·B within the dtype's tolerance; so does the
+// fused kernel for ag_gemm and gemm_rs.
 #include <gtest/gtest.h>
 
 #include "cuda_test_util.h"
@@ -53,6 +54,38 @@ TEST(CudaSweep, EveryAlgorithmOpTpAndTransportVerifiesThroughTheFakes) {
     }
   }
   EXPECT_EQ(verified, 108);
+}
+
+// The fused kernel: its tables executed by the fake (FakeGpu's fused kernel)
+// under the orchestration, one GPU per rank and loopback on one GPU.
+TEST(CudaSweep, FusedVerifiesForEveryOpAndTpOnGpusAndInLoopback) {
+  int verified = 0;
+  for (bool loopback : {false, true}) {
+    for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+      for (int p : {2, 4, 8}) {
+        // Ragged tiles: M/P = 24 rows and 70 columns are not multiples of the 64x64 tile.
+        const DType dtype = p == 4 ? DType::kFp16 : DType::kBf16;
+        const Plan plan =
+            CudaPlan(op, 24 * p, op == Op::kAgGemm ? 70 * p : 70, 40 * p, p, Algorithm::kFused, 1, 1, dtype);
+        SCOPED_TRACE(plan.workload.Describe() + (loopback ? " loopback" : " gpus"));
+        CudaBackendOptions options;
+        options.loopback = loopback;
+        cuda::FakeGpuStats stats;
+        Result<RunOutput> out = RunOnFake(plan, CudaVerifyOnce(), options, {}, &stats);
+        ASSERT_TRUE(out.ok()) << out.status().message();
+        EXPECT_TRUE(out->verify.ran);
+        EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank "
+                                    << out->verify.worst_rank;
+        // Everything moved inside the kernels: no NCCL call, no stream flag, no matmul.
+        EXPECT_EQ(stats.fused_launches, p);
+        EXPECT_GT(stats.fused_tasks, 0);
+        EXPECT_EQ(stats.nccl_sends + stats.nccl_collectives + stats.flag_waits + stats.matmuls, 0);
+        EXPECT_EQ(stats.live_allocations, 0) << "device memory leaked";
+        if (!::testing::Test::HasFailure()) ++verified;
+      }
+    }
+  }
+  EXPECT_EQ(verified, 12);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 namespace braid::cuda {
 
 std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w);
+std::shared_ptr<FusedKernelApi> MakeFakeFused(std::shared_ptr<FakeGpu::World> w);
 
 namespace {
 
@@ -293,12 +294,14 @@ FakeGpu::~FakeGpu() = default;
 std::shared_ptr<CudaApi> FakeGpu::cuda() { return MakeFakeCuda(world_); }
 std::shared_ptr<NcclApi> FakeGpu::nccl() { return std::make_shared<FakeNccl>(world_); }
 std::shared_ptr<GpuTracer> FakeGpu::tracer() { return std::make_shared<FakeTracer>(world_); }
+std::shared_ptr<FusedKernelApi> FakeGpu::fused() { return MakeFakeFused(world_); }
 
 CudaSeams FakeGpu::Seams() {
   CudaSeams s;
   s.cuda = cuda();
   s.nccl = nccl();
   s.tracer = tracer();
+  s.fused = fused();
   auto w = world_;
   s.make_blas = [w]() -> Result<std::unique_ptr<BlasLtApi>> {
     return std::unique_ptr<BlasLtApi>(std::make_unique<FakeBlasLt>(w));

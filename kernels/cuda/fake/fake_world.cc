@@ -121,6 +121,8 @@ bool FakeGpu::World::RunHead(int s) {
       break;
     case OpKind::kNccl:
       return RunNccl(s);
+    case OpKind::kFused:
+      return RunFused(s);
   }
   st.ops.pop_front();
   return true;
@@ -259,6 +261,8 @@ std::string DescribeHead(const FakeGpu::World& w, int stream) {
              ")";
     case OpKind::kNccl:
       return line + op.what + " never met its peers' matching calls";
+    case OpKind::kFused:
+      return line + "a fused kernel whose peers' kernels were never launched";
     default:
       return line + op.what;
   }

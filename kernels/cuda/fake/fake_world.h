@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "braid/cuda_fakes.h"
+#include "braid/fused_kernel_api.h"
 
 namespace braid::cuda {
 
-enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl };
+enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl, kFused };
 
 struct P2pPart {
   bool send = true;
@@ -52,6 +53,7 @@ struct FakeOp {
   bool dropped = false;  // kWriteFlag: fault injection
   std::vector<P2pPart> p2p;
   std::optional<CollPart> coll;
+  std::optional<FusedLaunch> fused;  // kFused: one rank's kernel
 };
 
 struct FakeStream {
@@ -131,6 +133,8 @@ struct FakeGpu::World {
   void Progress();
   bool RunHead(int stream);
   bool RunNccl(int stream);
+  // Runs every rank's fused kernel of one launch together (fake_fused.cc).
+  bool RunFused(int stream);
   std::string Blocked() const;  // one line per stuck stream
   void Emit(int stream, const FakeOp& op, int64_t start, int64_t end);
 };

@@ -14,6 +14,7 @@
 #include "braid/cuda_step_events.h"
 #include "braid/plan_check.h"
 #include "dtype_convert.h"
+#include "fused_step.h"
 #include "rank_runner.h"
 
 namespace braid {
@@ -112,17 +113,11 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi
   return Status::Ok();
 }
 
-Status CheckPlan(const Plan& plan) {
-  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
-  if (plan.config.algorithm == Algorithm::kFused) {
-    return Status::Invalid("--algo fused: the fused kernel is not built yet on the cuda backend");
-  }
-  for (const RankPlan& rp : plan.ranks) {
-    for (const Step& s : rp.steps) {
-      if (s.kind == StepKind::kFused) return Status::Invalid("the fused kernel is not built yet on the cuda backend");
-    }
-  }
-  return Status::Ok();
+Status CheckPlan(const Plan& plan) { return CheckPlanStructure(plan); }
+
+// One rank's kernel holds every SM of its GPU, or its share of the one GPU in loopback.
+int FusedSmsPerRank(const Plan& plan, const CudaBackendOptions& o, const cuda::DeviceProps& props) {
+  return o.loopback ? props.sm_count / plan.tp() : props.sm_count;
 }
 
 // One A and B per GEMM op, rounded to the dtype: the device and the reference see the same inputs.
@@ -181,6 +176,15 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   cuda::DeviceProps props;
   BRAID_RETURN_IF_ERROR(CheckDevices(plan, o, *seams.cuda, out, props));
   const int p = plan.tp();
+  const bool fused = cuda::HasFusedSteps(plan);
+  if (fused) {
+    if (!seams.fused) return Status::Internal("cuda backend: the fused kernel seam is missing");
+    cuda::FusedSettings f;
+    f.sms_per_rank = FusedSmsPerRank(plan, o, props);
+    f.comm_sms = plan.config.comm_sms;
+    f.never_set_rank = o.fused_never_set_rank;
+    BRAID_RETURN_IF_ERROR(cuda::CheckFusedPlan(plan, f));
+  }
   Transport transport = Transport::kNone;
   if (p > 1 && Moves(plan)) {
     transport =
@@ -198,9 +202,11 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   std::vector<cuda::RankJob> jobs(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
     cuda::RankJob& j = jobs[size_t(r)];
-    j = {&plan,    r,      o.loopback ? 0 : r, transport, &layouts, &a,
-         &b,       &seams, &group.Member(r),   &options,  &o,       comm_sms > 0 ? props.sm_count - comm_sms : 0,
-         comm_sms, &failed};
+    j = {&plan,     r,        o.loopback ? 0 : r,
+         transport, &layouts, &a,
+         &b,        &seams,   &group.Member(r),
+         &options,  &o,       comm_sms > 0 ? props.sm_count - comm_sms : 0,
+         comm_sms,  &failed,  FusedSmsPerRank(plan, o, props)};
   }
   std::vector<cuda::RankResult> results(static_cast<size_t>(p));
   std::vector<std::thread> threads;
@@ -239,6 +245,10 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   out.settings.emplace_back("loopback", o.loopback ? 1 : 0);
   out.settings.emplace_back("timeout_s", o.timeout_s);
   if (comm_sms > 0) out.settings.emplace_back("gemm_sm_count_target", props.sm_count - comm_sms);
+  if (fused) {
+    out.notes.push_back("fused kernel: " + std::to_string(FusedSmsPerRank(plan, o, props)) +
+                        " CTAs per rank, the schedule's tables as proved by tests/cuda/cuda_fused_schedule_test.cc");
+  }
   if (transport == Transport::kFlags) {
     out.notes.push_back("transfers ran as copy-engine copies into peer inboxes with stream-ordered flags");
   }

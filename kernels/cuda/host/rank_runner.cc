@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "dtype_convert.h"
+#include "fused_step.h"
 
 namespace braid::cuda {
 
@@ -59,7 +60,8 @@ class Runner {
     st_.sm_count_target = job.sm_count_target;
     st_.tf32 = job.options->tf32;
     st_.layouts = *job.layouts;
-    st_.api = {job.seams->cuda.get(), job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot};
+    st_.api = {job.seams->cuda.get(), job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot,
+               job.seams->fused.get()};
   }
   ~Runner() { TearDown(); }
 
@@ -85,6 +87,7 @@ class Runner {
     st_.api.blas = blas_.get();
     BRAID_RETURN_IF_ERROR(AllocateBuffers());
     BRAID_RETURN_IF_ERROR(SetUpTransport());
+    BRAID_RETURN_IF_ERROR(SetUpFused());
     BRAID_RETURN_IF_ERROR(CreateStreams());
     const int total = job_.run->warmup + job_.run->iters;
     for (int it = 0; it < total; ++it) BRAID_RETURN_IF_ERROR(Iteration(it, out));
@@ -178,6 +181,19 @@ class Runner {
     return Status::Ok();
   }
 
+  Status SetUpFused() {
+    if (!HasFusedSteps(*st_.plan)) return Status::Ok();
+    FusedSettings f;
+    f.sms_per_rank = job_.fused_sms_per_rank;
+    f.comm_sms = job_.comm_sms;
+    f.timeout_s = job_.options->timeout_s;
+    f.never_set_rank = job_.options->fused_never_set_rank;
+    f.never_set_flag = job_.options->fused_never_set_flag;
+    auto peers = MakeInProcessPeerMemory(*st_.api.cuda, *st_.api.boot, job_.options->loopback);
+    return SetUpFusedSteps(
+        st_, f, [this](size_t bytes) { return Alloc(bytes); }, *peers, st_.fused);
+  }
+
   Status CreateStreams() {
     const Plan& plan = *st_.plan;
     CudaApi& cuda = *st_.api.cuda;
@@ -224,6 +240,7 @@ class Runner {
     // Every rank issued its work: what cannot finish now never will.
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     BRAID_RETURN_IF_ERROR(WaitIdle(it));
+    BRAID_RETURN_IF_ERROR(CheckFusedErrors(st_, it));
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     if (timed && st_.rank == 0) out.iteration_ns.push_back(NowNs() - t0);
     if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && st_.rank == 0) {

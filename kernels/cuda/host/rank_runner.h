@@ -30,6 +30,7 @@ struct RankJob {
   int sm_count_target = 0;
   int comm_sms = 0;
   std::atomic<bool>* failed = nullptr;  // set by the first rank that fails
+  int fused_sms_per_rank = 0;           // fused steps: SMs one rank's kernel may hold
 };
 
 struct RankResult {

@@ -10,6 +10,7 @@
 #include "braid/blaslt_api.h"
 #include "braid/bootstrap.h"
 #include "braid/cuda_api.h"
+#include "braid/fused_kernel_api.h"
 #include "braid/gpu_tracer.h"
 #include "braid/nccl_api.h"
 #include "braid/plan.h"
@@ -29,6 +30,14 @@ struct RankSeams {
   BlasLtApi* blas = nullptr;
   GpuTracer* tracer = nullptr;
   Bootstrap* boot = nullptr;
+  FusedKernelApi* fused = nullptr;
+};
+
+// One fused step's kernel on this rank (fused_step.h).
+struct FusedStepState {
+  int step = -1;
+  FusedLaunch launch;  // all but the epoch
+  DevPtr error = nullptr;
 };
 
 struct RankState {
@@ -51,6 +60,7 @@ struct RankState {
   std::vector<GpuEvent> done;                  // per step, recorded when the step's work ends
   NcclComm comm = nullptr;
   std::vector<DevPtr> scratch;  // compute steps' operands
+  std::vector<FusedStepState> fused;
 
   const RankPlan& rank_plan() const { return plan->ranks[size_t(rank)]; }
   const TransferLayout& layout() const { return layouts[size_t(rank)]; }

@@ -3,6 +3,7 @@
 // ends by recording its `done` event on its lane.
 #include <string>
 
+#include "fused_step.h"
 #include "rank_state.h"
 #include "region_runs.h"
 
@@ -259,9 +260,9 @@ Status IssueWork(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
     case StepKind::kCollective:
       return st.transport == Transport::kNccl ? NcclCollective(st, s, lane) : FlagsCollective(st, s, lane, epoch);
     case StepKind::kFused:
-      break;
+      return IssueFused(st, s, lane, epoch);
   }
-  return Status::Invalid("the fused kernel is not built yet on the cuda backend");
+  return Status::Internal("unknown step kind");
 }
 
 }  // namespace

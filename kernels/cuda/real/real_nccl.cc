@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "cuda_check.h"
+#include "real/nccl_window_kernel.h"
 #include "real/real_seams.h"
 
 #define BRAID_NCCL_STATUS(call)                                                                        \
@@ -65,6 +67,25 @@ class RealNccl : public NcclApi {
         return BRAID_NCCL_STATUS(ncclAllReduce(send, recv, count, T(d), ncclSum, C(c), S(s)));
     }
     return Status::Internal("unknown collective");
+  }
+  Result<DevPtr> MemAlloc(size_t bytes) override {
+    void* p = nullptr;
+    BRAID_RETURN_IF_ERROR(BRAID_NCCL_STATUS(ncclMemAlloc(&p, bytes)));
+    return p;
+  }
+  Status MemFree(DevPtr p) override { return BRAID_NCCL_STATUS(ncclMemFree(p)); }
+  Result<NcclWindow> WindowRegister(NcclComm c, DevPtr buf, size_t bytes) override {
+    ncclWindow_t w = nullptr;
+    BRAID_RETURN_IF_ERROR(BRAID_NCCL_STATUS(ncclCommWindowRegister(C(c), buf, bytes, &w, NCCL_WIN_COLL_SYMMETRIC)));
+    return reinterpret_cast<NcclWindow>(w);
+  }
+  Status WindowDeregister(NcclComm c, NcclWindow w) override {
+    return BRAID_NCCL_STATUS(ncclCommWindowDeregister(C(c), reinterpret_cast<ncclWindow_t>(w)));
+  }
+  Result<std::vector<DevPtr>> WindowPeerPointers(NcclWindow w, int nranks) override {
+    std::vector<DevPtr> out(size_t(nranks), nullptr);
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(FetchWindowPeerPointers(w, nranks, out.data())));
+    return out;
   }
 };
 

@@ -13,12 +13,15 @@ Result<CudaSeams> MakeRealCudaSeams() {
   s.cuda = cuda::MakeRealCuda();
   s.nccl = cuda::MakeRealNccl();
   s.tracer = cuda::MakeRealTracer();
+  s.fused = cuda::MakeRealFused();
   s.make_blas = [] { return cuda::MakeRealBlasLt(); };
   return s;
 }
 
-Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options) {
-  BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(options));
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& given) {
+  BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(given));
+  CudaBackendOptions options = given;
+  BRAID_RETURN_IF_ERROR(ReadFusedTestHook(std::getenv("BRAID_FUSED_NEVER_SET"), options));
   // Loopback puts every rank's streams on one GPU; with fewer hardware queues
   // than streams, a stream waiting on a flag could block the queue of the
   // stream that would write it. Ask for the most queues unless the user chose

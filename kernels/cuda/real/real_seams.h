@@ -5,6 +5,7 @@
 
 #include "braid/blaslt_api.h"
 #include "braid/cuda_api.h"
+#include "braid/fused_kernel_api.h"
 #include "braid/gpu_tracer.h"
 #include "braid/nccl_api.h"
 
@@ -13,6 +14,7 @@ namespace braid::cuda {
 std::shared_ptr<CudaApi> MakeRealCuda();
 std::shared_ptr<NcclApi> MakeRealNccl();
 std::shared_ptr<GpuTracer> MakeRealTracer();
+std::shared_ptr<FusedKernelApi> MakeRealFused();
 // On the calling thread's current device.
 Result<std::unique_ptr<BlasLtApi>> MakeRealBlasLt();
 

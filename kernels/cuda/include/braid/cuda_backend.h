@@ -21,6 +21,7 @@
 #include "braid/backend.h"
 #include "braid/blaslt_api.h"
 #include "braid/cuda_api.h"
+#include "braid/fused_kernel_api.h"
 #include "braid/gpu_tracer.h"
 #include "braid/nccl_api.h"
 
@@ -37,15 +38,24 @@ struct CudaBackendOptions {
   // The topology's GPU name; a different device gets a note, the run goes on.
   std::string expected_gpu;
   bool tf32 = false;  // fp32 GEMMs may use TF32 tensor cores
+  // Test hook of the fused kernel's timeout path (env BRAID_FUSED_NEVER_SET=
+  // "RANK:FLAG"): that rank's kernel never raises that flag, so its waiters
+  // must end in the kernel's timeout error, not a hang. -1: off.
+  int fused_never_set_rank = -1;
+  int fused_never_set_flag = -1;
 };
 
 // Finite, positive timeout of at most a day.
 Status CheckCudaBackendOptions(const CudaBackendOptions& o);
+// Reads the fused kernel's test hook from env BRAID_FUSED_NEVER_SET
+// ("RANK:FLAG"; unset: off). Invalid when it is not two numbers.
+Status ReadFusedTestHook(const char* env_value, CudaBackendOptions& o);
 
 struct CudaSeams {
   std::shared_ptr<cuda::CudaApi> cuda;
   std::shared_ptr<cuda::NcclApi> nccl;
   std::shared_ptr<cuda::GpuTracer> tracer;
+  std::shared_ptr<cuda::FusedKernelApi> fused;  // the fused kernel (--algo fused)
   // Called on a rank's thread once its device is current.
   std::function<Result<std::unique_ptr<cuda::BlasLtApi>>()> make_blas;
 };

@@ -60,4 +60,31 @@ struct FusedError {
 };
 static_assert(sizeof(FusedError) == 32, "the host reads FusedError as 32 bytes");
 
+// The kernel's parameter block (passed by value); the host fills it per rank.
+struct FusedLaunch {
+  int32_t op = 0;  // 0 ag_gemm, 1 gemm_rs (FusedOp)
+  int32_t rank = 0, ranks = 2;
+  int32_t m = 0, n = 0, k = 0;  // the rank's GEMM (FusedShape)
+  int32_t dtype = 0;            // 0 bf16, 1 fp16
+  int32_t ctas = 0;             // grid: comm + compute CTAs
+  uint32_t epoch = 1;           // the value flags are raised to this iteration
+  uint64_t timeout_ns = 0;      // a flag wait longer than this fails the kernel
+  // The rank's tables (device copies of RankTables).
+  const FusedTask* tasks = nullptr;
+  const FlagRef* waits = nullptr;
+  const int32_t* cta_begin = nullptr;
+  // Every rank's buffers as this rank addresses them (peer pointers; index = rank).
+  // a: ag_gemm, the gathered A (m × k), own block filled; gemm_rs, A's shard (m × k).
+  void* a[kMaxRanks] = {};
+  // gemm_rs: every rank's partial product (m × n).
+  void* partial[kMaxRanks] = {};
+  uint32_t* flags[kMaxRanks] = {};
+  void* b = nullptr;    // k × n
+  void* out = nullptr;  // ag_gemm: m × n; gemm_rs: the reduced block (m/P × n)
+  FusedError* error = nullptr;
+  // Test hook (--fused-never-set / the fake): this flag of this rank is never
+  // raised, so its waiters must time out. -1: none.
+  int32_t never_set_flag = -1;
+};
+
 }  // namespace braid::cuda::fused

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "braid/cuda_api.h"
 #include "braid/plan.h"
@@ -16,6 +17,8 @@ namespace braid::cuda {
 struct CommTag;
 using NcclComm = CommTag*;
 using NcclUniqueId = std::array<uint8_t, 128>;  // ncclUniqueId's bytes
+struct WindowTag;
+using NcclWindow = WindowTag*;  // ncclWindow_t
 
 // ncclConfig_t's CTA limits: the comm SM budget (0 = NCCL's default).
 struct NcclCommConfig {
@@ -42,6 +45,19 @@ class NcclApi {
   // nranks·count; all_reduce send = recv = count (sum).
   virtual Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count, DType dtype, NcclComm comm,
                             GpuStream s) = 0;
+
+  // NCCL 2.28 symmetric memory (braid/peer_memory.h). Implementations that
+  // lack it keep these defaults, which say so.
+  // ncclMemAlloc / ncclMemFree on the current device.
+  virtual Result<DevPtr> MemAlloc(size_t bytes);
+  virtual Status MemFree(DevPtr p);
+  // ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC): collective over
+  // `comm`, every rank the same size; `buf` from MemAlloc.
+  virtual Result<NcclWindow> WindowRegister(NcclComm comm, DevPtr buf, size_t bytes);
+  virtual Status WindowDeregister(NcclComm comm, NcclWindow w);
+  // Every rank's base address of `w` as this rank's device addresses it
+  // (ncclGetLsaPointer, from a one-thread kernel); index = rank.
+  virtual Result<std::vector<DevPtr>> WindowPeerPointers(NcclWindow w, int nranks);
 };
 
 }  // namespace braid::cuda

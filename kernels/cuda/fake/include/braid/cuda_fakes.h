@@ -15,7 +15,13 @@
 //  - memory: every copy, kernel and NCCL buffer lies inside a live allocation,
 //    and cross-device access needs peer access enabled first;
 //  - ready ops run in a seeded random order, so a missing dependency shows up
-//    as wrong numbers under some seed.
+//    as wrong numbers under some seed;
+//  - fused kernels (FusedKernelApi) run when every rank's kernel of the launch
+//    is at its stream's head (co-resident, as on a GPU), executing the same
+//    tables as the CUDA kernel: CTAs of all ranks interleave in seeded random
+//    order, a task runs only once its flags hold the epoch, and when no CTA
+//    can move the stuck ranks write the kernel's timeout record, as the
+//    kernel's bounded spin would.
 // Query assumes every op that could unblock the stream was already issued
 // (the backend queries only after all ranks issued the iteration); with
 // report_hangs off it answers "not finished" forever instead, like a GPU.
@@ -58,6 +64,8 @@ struct FakeGpuStats {
   int64_t ops = 0, matmuls = 0, copies = 0, adds = 0, flag_writes = 0, flag_waits = 0;
   int64_t nccl_sends = 0, nccl_recvs = 0, nccl_collectives = 0, nccl_groups = 0;
   int64_t event_waits = 0, streams_created = 0, comms = 0, comm_aborts = 0;
+  // Fused kernels: launches, tasks run, launches that ended in a flag timeout.
+  int64_t fused_launches = 0, fused_tasks = 0, fused_timeouts = 0;
   std::vector<int> stream_priorities;  // as requested, in creation order
   std::vector<int> sm_count_targets;   // of every matmul
   std::vector<int> comm_max_ctas;      // of every communicator
@@ -75,6 +83,7 @@ class FakeGpu {
   std::shared_ptr<CudaApi> cuda();
   std::shared_ptr<NcclApi> nccl();
   std::shared_ptr<GpuTracer> tracer();
+  std::shared_ptr<FusedKernelApi> fused();
   FakeGpuStats stats() const;
 
   struct World;
