@@ -30,5 +30,29 @@ TEST(CudaReal, LoopbackRingVerifiesOnTheGpu) {
   EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
 }
 
+// The fused kernel on one GPU: both ops verify, and a flag never raised ends
+// in the kernel's timeout record instead of a hang. Never run here (no GPU).
+TEST(CudaReal, LoopbackFusedKernelVerifiesAndTimesOutOnAMissingFlag) {
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  loop.timeout_s = 4;
+  auto backend = MakeCudaBackend(loop);
+  if (!backend.ok()) GTEST_SKIP() << "no GPU: " << backend.status().message();
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    const Plan plan = testing::CudaPlan(op, 1000, 520, 264, 4, Algorithm::kFused);
+    auto out = (*backend)->Run(plan, testing::CudaVerifyOnce());
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
+  }
+  loop.fused_never_set_rank = 1;
+  loop.fused_never_set_flag = 0;
+  auto stuck = MakeCudaBackend(loop);
+  ASSERT_TRUE(stuck.ok());
+  auto out =
+      (*stuck)->Run(testing::CudaPlan(Op::kAgGemm, 512, 256, 256, 2, Algorithm::kFused), testing::CudaVerifyOnce());
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("kernel timed out on rank 1"));
+}
+
 }  // namespace
 }  // namespace braid

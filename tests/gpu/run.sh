@@ -8,7 +8,11 @@
 # GPUs, across devices; checks that every step has CUPTI events and that a
 # ring's communication overlaps its GEMMs across devices; prints one summary
 # table. Exit 0 all passed, 1 something failed, 77 no GPU (skipped).
-# Later GPU work (the fused kernel, on-GPU calibration) adds its checks here.
+# The fused kernel (--algo fused): --verify of ag_gemm and gemm_rs x P in
+# {2,4,8} in loopback and across GPUs, and its timeout path: with
+# BRAID_FUSED_NEVER_SET=1:0 rank 1 never raises flag 0, and the run must end
+# in the kernel's "timed out on rank" line (within --timeout), not hang.
+# Later GPU work (on-GPU calibration) adds its checks here.
 set -u
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -87,6 +91,40 @@ for mode in loopback devices; do
       for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
     done
   done
+done
+
+# The fused kernel: ragged shapes on purpose (M/P and N/P not multiples of 64).
+for mode in loopback devices; do
+  for p in 2 4 8; do
+    [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
+    for op in ag_gemm gemm_rs; do
+      extra=()
+      [[ "$mode" == loopback ]] && extra+=(--loopback)
+      out="$("$braid" run --backend cuda "${extra[@]}" --op "$op" --m $((1000 * p / 2)) --n $((520 * p / 2)) \
+              --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
+      rc=$?
+      row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused "$op" "$p")"
+      rows+=("$row")
+      [[ "$row" == *" FAIL "* ]] && failed=1
+      echo "$row"
+    done
+  done
+done
+
+# The fused kernel's timeout path: a flag never raised must end in the error.
+for op in ag_gemm gemm_rs; do
+  start=$(date +%s)
+  out="$(BRAID_FUSED_NEVER_SET=1:0 timeout 120 "$braid" run --backend cuda --loopback --op "$op" --m 512 --n 256 \
+          --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db 2>&1)"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  status=FAIL
+  [[ $rc -eq 1 ]] && grep -q "kernel timed out on rank" <<<"$out" && status=ok
+  row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback fused-hang "$op" 2 - - "$status" \
+         "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
+  rows+=("$row")
+  [[ "$status" == FAIL ]] && failed=1
+  echo "$row"
 done
 
 echo

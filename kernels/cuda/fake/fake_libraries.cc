@@ -138,6 +138,89 @@ class FakeNccl : public NcclApi {
     return Status::Ok();
   }
 
+  // Symmetric memory: windows are matched across ranks by registration order.
+  Result<DevPtr> MemAlloc(size_t bytes) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    FakeAlloc a;
+    a.size = bytes;
+    a.device = ThisThread().device;
+    a.data.reset(new char[bytes + 4096]());
+    // NCCL_WIN_REQUIRED_ALIGNMENT: 4096 bytes.
+    char* p = a.data.get() + (4096 - reinterpret_cast<uintptr_t>(a.data.get()) % 4096) % 4096;
+    w_->allocs.emplace(reinterpret_cast<uintptr_t>(p), std::move(a));
+    w_->nccl_memory.insert(reinterpret_cast<uintptr_t>(p));
+    ++w_->stats.live_allocations;
+    return static_cast<DevPtr>(p);
+  }
+
+  Status MemFree(DevPtr p) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    auto it = w_->allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == w_->allocs.end() || it->second.freed || w_->nccl_memory.count(it->first) == 0) {
+      return Status::Internal("ncclMemFree of a pointer not from ncclMemAlloc");
+    }
+    it->second.freed = true;
+    --w_->stats.live_allocations;
+    return Status::Ok();
+  }
+
+  Result<NcclWindow> WindowRegister(NcclComm comm, DevPtr buf, size_t bytes) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int c = CommIndex(comm);
+    if (c < 0) return Status::Internal("ncclCommWindowRegister: unknown communicator");
+    if (w_->nccl_memory.count(reinterpret_cast<uintptr_t>(buf)) == 0) {
+      return Status::Internal(
+          "ncclCommWindowRegister: the buffer is not from ncclMemAlloc (symmetric windows need cuMem memory)");
+    }
+    const FakeAlloc* a = w_->Check(buf, bytes, "ncclCommWindowRegister");
+    if (a == nullptr) return Status::Internal(w_->error);
+    FakeComm& fc = w_->comms[size_t(c)];
+    FakeWindow win;
+    win.clique = fc.clique;
+    win.rank = fc.rank;
+    win.seq = fc.windows++;
+    win.buf = static_cast<char*>(buf);
+    win.bytes = bytes;
+    win.device = a->device;
+    w_->windows.push_back(win);
+    return reinterpret_cast<NcclWindow>(uintptr_t(w_->windows.size()));  // NOLINT(performance-no-int-to-ptr): an id
+  }
+
+  Status WindowDeregister(NcclComm, NcclWindow w) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const size_t i = size_t(reinterpret_cast<uintptr_t>(w));
+    if (i == 0 || i > w_->windows.size()) return Status::Internal("ncclCommWindowDeregister: unknown window");
+    w_->windows[i - 1].deregistered = true;
+    return Status::Ok();
+  }
+
+  Result<std::vector<DevPtr>> WindowPeerPointers(NcclWindow w, int nranks) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const size_t i = size_t(reinterpret_cast<uintptr_t>(w));
+    if (i == 0 || i > w_->windows.size() || w_->windows[i - 1].deregistered) {
+      return Status::Internal("ncclGetPeerPointer on a window that is not registered");
+    }
+    const FakeWindow mine = w_->windows[i - 1];
+    std::vector<DevPtr> out;
+    for (int q = 0; q < nranks; ++q) {
+      const FakeWindow* found = nullptr;
+      for (const FakeWindow& x : w_->windows) {
+        if (x.clique == mine.clique && x.seq == mine.seq && x.rank == q && !x.deregistered) found = &x;
+      }
+      if (found == nullptr) {
+        return Status::Internal("ncclCommWindowRegister is collective: rank " + std::to_string(q) +
+                                " has not registered window #" + std::to_string(mine.seq));
+      }
+      if (found->bytes != mine.bytes) {
+        return Status::Internal("ranks registered window #" + std::to_string(mine.seq) + " with different sizes (" +
+                                std::to_string(mine.bytes) + " and " + std::to_string(found->bytes) + " bytes)");
+      }
+      w_->peer_enabled[{mine.device, found->device}] = true;  // NCCL maps the peers' memory
+      out.push_back(found->buf);
+    }
+    return out;
+  }
+
  private:
   int CommIndex(NcclComm comm) const {
     const size_t i = size_t(reinterpret_cast<uintptr_t>(comm));

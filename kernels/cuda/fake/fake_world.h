@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -77,6 +78,18 @@ struct FakeComm {
   bool aborted = false;
   std::map<int, uint64_t> sends, recvs;  // per peer
   uint64_t collectives = 0;
+  uint64_t windows = 0;
+};
+
+// An NCCL symmetric window: the k-th registered on a communicator is matched
+// across ranks by (clique, k), as NCCL's collective registration does.
+struct FakeWindow {
+  int clique = 0, rank = 0;
+  uint64_t seq = 0;
+  char* buf = nullptr;
+  size_t bytes = 0;
+  int device = 0;
+  bool deregistered = false;
 };
 
 struct CollSignature {
@@ -112,6 +125,8 @@ struct FakeGpu::World {
   uint64_t next_op = 1;
   std::string error;  // sticky: the first check that failed
   std::vector<FakeComm> comms;
+  std::vector<FakeWindow> windows;
+  std::set<uintptr_t> nccl_memory;     // allocations from ncclMemAlloc
   std::map<std::string, int> cliques;  // unique id bytes -> clique
   std::vector<std::vector<CollSignature>> clique_collectives;
   uint64_t next_unique_id = 1;
