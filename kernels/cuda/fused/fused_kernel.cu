@@ -229,6 +229,18 @@ __global__ void __launch_bounds__(kThreads) FusedKernel(const FusedLaunch p) {
 
 }  // namespace
 
+cudaError_t FusedKernelCapacity(int dtype, int* ctas) {
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) {
+    e = dtype == 1 ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, FusedKernel<1>, kThreads, 0)
+                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, FusedKernel<0>, kThreads, 0);
+  }
+  *ctas = sms * per_sm;
+  return e;
+}
+
 cudaError_t LaunchFusedKernel(const FusedLaunch& launch, cudaStream_t s) {
   if (launch.ctas <= 0 || launch.tasks == nullptr || launch.error == nullptr) return cudaErrorInvalidValue;
   if (launch.dtype == 1) {

@@ -86,5 +86,6 @@ struct FusedLaunch {
   // raised, so its waiters must time out. -1: none.
   int32_t never_set_flag = -1;
 };
+static_assert(sizeof(FusedLaunch) <= 4096, "kernel parameters are limited to 4 KiB");
 
 }  // namespace braid::cuda::fused
