@@ -83,11 +83,20 @@ TEST(SearchSpace, ShapesThatDoNotDivideDropTheConfigsTheyBreak) {
   for (const OverlapConfig& c : ar) EXPECT_LT(c.comm_sms, 24) << c.Describe();
 }
 
-TEST(SearchSpace, CudaTriesNoFusedUntilItsKernelExists) {
+TEST(SearchSpace, CudaTriesFusedWithinItsKernelsLimits) {
   auto cuda = KnobsOfBackend("cuda");
   ASSERT_TRUE(cuda.ok());
-  EXPECT_FALSE(cuda->fused);
-  EXPECT_TRUE(cuda->copy_engine && cuda->comm_sms && cuda->priorities);
+  EXPECT_TRUE(cuda->fused && cuda->copy_engine && cuda->comm_sms && cuda->priorities);
+  // The kernel moves tiles with at most 32 comm CTAs and computes bf16/fp16 only.
+  const std::vector<OverlapConfig> bf16 = BuildSearchSpace(Op(Op::kAgGemm, 8192, 8192, 8192, 8), *cuda, 132);
+  EXPECT_GT(Count(bf16, Algorithm::kFused), 0);
+  for (const OverlapConfig& c : bf16) {
+    if (c.algorithm != Algorithm::kFused) continue;
+    EXPECT_LE(c.comm_sms, 32) << c.Describe();
+  }
+  Workload fp32 = Op(Op::kGemmRs, 8192, 8192, 8192, 8);
+  fp32.dtype = DType::kFp32;
+  EXPECT_EQ(Count(BuildSearchSpace(fp32, *cuda, 132), Algorithm::kFused), 0);
 }
 
 TEST(SearchSpace, UnknownBackendIsInvalid) {

@@ -61,8 +61,7 @@ void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, Overl
 
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend) {
   if (backend == "sim") return BackendKnobs{};
-  // The cuda backend refuses --algo fused until its kernel exists.
-  if (backend == "cuda") return BackendKnobs{false, true, true, true};
+  if (backend == "cuda") return BackendKnobs{true, true, true, true, /*fused_max_comm_sms=*/32, /*fused_fp32=*/false};
   if (backend == "cpu") return BackendKnobs{false, false, false, false};
   return Status::Invalid("unknown backend '" + std::string(backend) + "' (known: sim, cpu, cuda)");
 }
@@ -104,9 +103,11 @@ std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnob
     c.comm_lanes = 2;  // one lane per direction
     AddEngineVariants(out, w, c, knobs, gpu_sms);
   }
-  if (knobs.fused && w.op != Op::kGemmAr) {
+  const bool fused_dtype_ok = knobs.fused_fp32 || w.dtype != DType::kFp32;
+  if (knobs.fused && fused_dtype_ok && w.op != Op::kGemmAr) {
     for (int sms : kFusedSms) {
       if (gpu_sms > 0 && sms >= gpu_sms) continue;
+      if (knobs.fused_max_comm_sms > 0 && sms > knobs.fused_max_comm_sms) continue;
       OverlapConfig c;
       c.algorithm = Algorithm::kFused;
       c.comm_sms = sms;

@@ -34,9 +34,13 @@ struct BackendKnobs {
   bool comm_sms = true;     // comm kernels hold SMs
   bool priorities = true;   // stream priorities
   bool copy_engine = true;  // copy-engine transfers
+  // The cuda fused kernel's limits (braid/fused_tables.h: kMaxCommCtas, its
+  // tile loop is bf16/fp16 only); 0 / true where the backend has none.
+  int fused_max_comm_sms = 0;
+  bool fused_fp32 = true;
 };
 
-// sim honours everything; cuda everything but fused (no kernel yet); cpu
+// sim honours everything; cuda everything, fused within its kernel's limits; cpu
 // none of the GPU-only knobs.
 // Unknown names are Invalid.
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend);
