@@ -184,7 +184,8 @@ Result<GemmPoint> ReadGemmPoint(const TomlValue& t, std::string_view origin) {
 
 Result<CollectivePoint> ReadCollectivePoint(const TomlValue& t, std::string_view origin) {
   const TomlFields f(t, origin, "collective.");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"topology", "kind", "ranks", "bytes", "busbw_gbs", "source"}));
+  BRAID_RETURN_IF_ERROR(
+      f.OnlyKnownKeys({"topology", "kind", "ranks", "bytes", "busbw_gbs", "source", "tolerance_pct"}));
   CollectivePoint p;
   for (auto [key, dst] : {std::pair{"topology", &p.topology}, {"kind", &p.kind}, {"source", &p.source}}) {
     auto v = f.String(key);
@@ -204,6 +205,11 @@ Result<CollectivePoint> ReadCollectivePoint(const TomlValue& t, std::string_view
   auto bw = f.Positive("busbw_gbs");
   if (!bw.ok()) return bw.status();
   p.busbw_gbs = *bw;
+  if (t.Find("tolerance_pct") != nullptr) {
+    auto tol = f.Number("tolerance_pct", 0.1, 100);
+    if (!tol.ok()) return tol.status();
+    p.tolerance_pct = *tol;
+  }
   return p;
 }
 

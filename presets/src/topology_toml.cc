@@ -10,13 +10,21 @@ namespace braid {
 
 namespace {
 
-Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_view origin) {
+// `max_nics`: the [inter] link may say how many NICs a node has (up to one
+// per GPU); 0 for the links inside a node, where the key is refused.
+Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_view origin, int max_nics = 0) {
   auto t = root.Table(table);
   if (!t.ok()) return t.status();
   const TomlFields f(**t, origin, std::string(table) + ".");
-  BRAID_RETURN_IF_ERROR(
-      f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source", "ll_efficiency",
-                       "simple_efficiency", "simple_latency_us", "nvls_efficiency", "nvls_latency_us"}));
+  if (max_nics > 0) {
+    BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source",
+                                           "ll_efficiency", "simple_efficiency", "simple_latency_us", "nvls_efficiency",
+                                           "nvls_latency_us", "nics_per_node"}));
+  } else {
+    BRAID_RETURN_IF_ERROR(
+        f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source", "ll_efficiency",
+                         "simple_efficiency", "simple_latency_us", "nvls_efficiency", "nvls_latency_us"}));
+  }
   Link link;
   auto kind = f.String("kind");
   if (!kind.ok()) return kind.status();
@@ -46,6 +54,11 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
     auto v = f.Number(key, lo, hi);
     if (!v.ok()) return v.status();
     *dst = *v;
+  }
+  if (max_nics > 0 && (*t)->Find("nics_per_node") != nullptr) {
+    auto nics = f.Integer("nics_per_node", 1, max_nics);
+    if (!nics.ok()) return nics.status();
+    link.nics_per_node = int(*nics);
   }
   return link;
 }
@@ -80,7 +93,7 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
   if (!intra.ok()) return intra.status();
   t.intra = *intra;
   if (t.nodes > 1) {
-    auto inter = ReadLink(f, "inter", origin);
+    auto inter = ReadLink(f, "inter", origin, t.gpus_per_node);
     if (!inter.ok()) return inter.status();
     t.inter = *inter;
   }

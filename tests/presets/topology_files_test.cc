@@ -172,3 +172,39 @@ TEST(TopologyFiles, PairsNeedAnEvenGpuCount) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+TEST(TopologyFiles, NicsPerNodeIsReadOnTheInterNodeLink) {
+  auto h = LoadTopology("h100-sxm-2node-ib");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->inter.nics_per_node, 8);
+  EXPECT_EQ(h->intra.nics_per_node, 1);
+  std::string text = kGood;
+  text.replace(text.find("nodes = 1"), 9, "nodes = 2");
+  const std::string inter = "[inter]\nkind = \"infiniband\"\nbandwidth_gbs = 50.0\nlatency_us = 6.0\nsource = \"x\"\n";
+  auto one = ParseTopologyToml(text + inter, "n.toml");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->inter.nics_per_node, 1);  // absent: one NIC per node
+  auto two = ParseTopologyToml(text + inter + "nics_per_node = 2\n", "n.toml");
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  EXPECT_EQ(two->inter.nics_per_node, 2);
+}
+
+// More NICs than GPUs, or NICs on a link inside a node: one clear line.
+TEST(TopologyFiles, NicsPerNodeOutsideItsRangeOrTableIsRefused) {
+  std::string text = kGood;
+  text.replace(text.find("nodes = 1"), 9, "nodes = 2");
+  const std::string inter = "[inter]\nkind = \"infiniband\"\nbandwidth_gbs = 50.0\nlatency_us = 6.0\nsource = \"x\"\n";
+  EXPECT_THAT(ParseTopologyToml(text + inter + "nics_per_node = 3\n", "n.toml").status().message(),
+              HasSubstr("inter.nics_per_node"));
+  EXPECT_THAT(ParseTopologyToml(text + inter + "nics_per_node = 0\n", "n.toml").status().message(),
+              HasSubstr("inter.nics_per_node"));
+  std::string intra = kGood;
+  intra.replace(intra.find("source = \"a test\""), 17, "source = \"a test\"\nnics_per_node = 1");
+  EXPECT_THAT(ParseTopologyToml(intra, "n.toml").status().message(), HasSubstr("unknown field 'intra.nics_per_node'"));
+}
+
+}  // namespace
+}  // namespace braid

@@ -43,9 +43,10 @@ TEST(CalibrateLibrary, CollectiveFiguresFollowTheBusBwRule) {
 TEST(CalibrateLibrary, CheckCoversEveryPublicFigureWithinTenPercent) {
   auto rows = sim::CheckCalibration();
   ASSERT_TRUE(rows.ok()) << rows.status().message();
-  EXPECT_EQ(rows->size(), 20u);
+  EXPECT_EQ(rows->size(), 22u);
   const std::string table = sim::FormatCheckTable(*rows);
   EXPECT_THAT(table, HasSubstr("measured"));
+  EXPECT_THAT(table, HasSubstr("h100-sxm-2node-ib x16 all_reduce 1 GB busbw GB/s"));
   EXPECT_THAT(table, HasSubstr("a100-sxm fp16 gemm 802816x192x768"));
   for (const auto& r : *rows) EXPECT_LE(std::abs(r.error_pct), 10.0) << r.what;
 }

@@ -137,7 +137,7 @@ TEST(GpuFiles, CalibrationPointsParseWithSources) {
   auto p = BuiltinCalibrationPoints();
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->gemm.size(), 7u);
-  EXPECT_EQ(p->collective.size(), 13u);
+  EXPECT_EQ(p->collective.size(), 15u);
   for (const auto& g : p->gemm) EXPECT_FALSE(g.source.empty());
   for (const auto& c : p->collective) EXPECT_FALSE(c.source.empty());
 }

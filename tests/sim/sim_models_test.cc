@@ -127,7 +127,7 @@ TEST(SimGemmModel, MatchesTheMeasuredH100Figures) {
 TEST(SimCommModel, CollectiveBusBwWithinTenPercentOfEveryCalibrationPoint) {
   auto rows = CheckCalibration();
   ASSERT_TRUE(rows.ok()) << rows.status().message();
-  ASSERT_EQ(rows->size(), 20u);
+  ASSERT_EQ(rows->size(), 22u);
   for (const CheckRow& r : *rows) EXPECT_LT(std::abs(r.error_pct), 10.0) << r.what << "\n" << FormatCheckTable(*rows);
 }
 
@@ -160,10 +160,36 @@ TEST(SimCommModel, NvlsBeatsTheRingForLargeAllReduceOnH100Only) {
 TEST(SimCommModel, CrossNodeCollectivesUseTheNetwork) {
   const Topology t = Topo("h100-sxm-2node-ib");
   const int64_t bytes = int64_t(256) << 20;
+  // Eight rails nearly match NVLink's Simple rate, but the network's latency
+  // still makes 16 ranks slower than 8.
   EXPECT_GT(CollectiveTimeNs(t, CollectiveKind::kAllGather, bytes, 16),
-            4 * CollectiveTimeNs(t, CollectiveKind::kAllGather, bytes, 8));
+            CollectiveTimeNs(t, CollectiveKind::kAllGather, bytes, 8));
   EXPECT_EQ(&LinkBetween(t, 0, 9), &t.inter);
   EXPECT_EQ(&LinkBetween(t, 1, 7), &t.intra);
+}
+
+// HGX H100: one 400 Gb/s NIC per GPU, a ring per rail. The 1 GB all_reduce
+// over two nodes lands near NVIDIA's 8 × 46-48 GB/s (nccl-tests #290).
+TEST(SimCommModel, CrossNodeRingsUseEveryRail) {
+  const Topology t = Topo("h100-sxm-2node-ib");
+  const CollectivePrediction p = PredictCollective(t, CollectiveKind::kAllReduce, int64_t(1) << 30, 16);
+  EXPECT_NEAR(p.busbw_gbps, 8 * 47.0, 0.1 * 8 * 47.0);
+  // Rails never beat the NVLink hops inside the node (Simple: 450 × 0.822).
+  EXPECT_LT(p.busbw_gbps, 450 * 0.822);
+}
+
+// The same nodes with a single NIC each: the ring runs at about one NIC's rate.
+TEST(SimCommModel, OneNicPerNodeStaysNearOneNicRate) {
+  Topology t = Topo("h100-sxm-2node-ib");
+  t.inter.nics_per_node = 1;
+  const double nic = t.inter.bandwidth_gbs * t.inter.simple_efficiency;
+  const CollectivePrediction p = PredictCollective(t, CollectiveKind::kAllReduce, int64_t(1) << 30, 16);
+  EXPECT_LE(p.busbw_gbps, nic);
+  EXPECT_GT(p.busbw_gbps, 0.9 * nic);
+  // Four rails are four times one (bandwidth-bound at 1 GB, within latency).
+  t.inter.nics_per_node = 4;
+  const double four = PredictCollective(t, CollectiveKind::kAllReduce, int64_t(1) << 30, 16).busbw_gbps;
+  EXPECT_NEAR(four / p.busbw_gbps, 4.0, 0.4);
 }
 
 TEST(SimCommModel, CommSmsComeFromConfigThenTopology) {

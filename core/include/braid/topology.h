@@ -31,6 +31,10 @@ struct Link {
   // nvls_efficiency × bandwidth after nvls_latency_us.
   double nvls_efficiency = 0;
   double nvls_latency_us = 0;
+  // [inter] only: NICs (rails) per node, each `bandwidth_gbs` per direction;
+  // HGX/DGX nodes have one per GPU. NCCL runs a ring per rail, so a ring
+  // across nodes moves up to nics_per_node × one NIC's rate (sim_models.cc).
+  int nics_per_node = 1;
 };
 
 struct Topology {

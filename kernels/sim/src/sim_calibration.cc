@@ -102,6 +102,7 @@ Result<std::vector<CheckRow>> CheckCalibration() {
     rows.push_back(
         Row(p.topology + " x" + std::to_string(p.ranks) + " " + p.kind + " " + SizeText(p.bytes) + " busbw GB/s",
             p.busbw_gbs, c.busbw_gbps, p.source));
+    rows.back().tolerance_pct = p.tolerance_pct;
   }
   return rows;
 }

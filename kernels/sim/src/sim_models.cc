@@ -184,16 +184,41 @@ namespace {
 
 double SimpleLatencyUs(const Link& l) { return l.simple_latency_us > 0 ? l.simple_latency_us : l.latency_us; }
 
+// A ring's per-step latencies (µs) and rates (GB/s) under the two protocols.
+struct RingRates {
+  double ll_latency_us, simple_latency_us, ll_gbs, simple_gbs;
+};
+
+RingRates RatesOf(const Link& l) {
+  return {l.latency_us, SimpleLatencyUs(l), l.bandwidth_gbs * l.ll_efficiency, l.bandwidth_gbs * l.simple_efficiency};
+}
+
 // `steps` dependent steps each moving `step_bytes`: the faster protocol.
-CommTime RingTime(const Link& l, int steps, double step_bytes) {
-  const CommTime ll{steps * l.latency_us * 1e3, steps * step_bytes / (l.bandwidth_gbs * l.ll_efficiency)};
-  const CommTime simple{steps * SimpleLatencyUs(l) * 1e3, steps * step_bytes / (l.bandwidth_gbs * l.simple_efficiency)};
+CommTime RingTime(const RingRates& r, int steps, double step_bytes) {
+  const CommTime ll{steps * r.ll_latency_us * 1e3, steps * step_bytes / r.ll_gbs};
+  const CommTime simple{steps * r.simple_latency_us * 1e3, steps * step_bytes / r.simple_gbs};
   return ll.total_ns() <= simple.total_ns() ? ll : simple;
+}
+
+// A ring over `ranks` GPUs of `nodes` nodes. NCCL builds one ring per rail,
+// each leaving a node through its own NIC, so the network carries
+// nics_per_node × one NIC's rate; the NVLink hops inside the nodes carry
+// the same bytes and cap it. A chunk crosses the network on nodes / ranks of
+// its hops and NVLink on the others: the step latency is that mix.
+RingRates CrossNodeRates(const Topology& topo, int ranks) {
+  const Link &net = topo.inter, &in = topo.intra;
+  const double rails = std::clamp(net.nics_per_node, 1, std::max(topo.gpus_per_node, 1));
+  const double nodes = std::ceil(double(ranks) / double(std::max(topo.gpus_per_node, 1)));
+  const double cross = nodes / double(ranks);
+  return {cross * net.latency_us + (1 - cross) * in.latency_us,
+          cross * SimpleLatencyUs(net) + (1 - cross) * SimpleLatencyUs(in),
+          std::min(rails * net.bandwidth_gbs * net.ll_efficiency, in.bandwidth_gbs * in.ll_efficiency),
+          std::min(rails * net.bandwidth_gbs * net.simple_efficiency, in.bandwidth_gbs * in.simple_efficiency)};
 }
 
 }  // namespace
 
-CommTime P2pTime(const Link& link, int64_t bytes) { return RingTime(link, 1, double(bytes)); }
+CommTime P2pTime(const Link& link, int64_t bytes) { return RingTime(RatesOf(link), 1, double(bytes)); }
 
 CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms) {
   CommTime t = P2pTime(link, bytes);
@@ -206,7 +231,8 @@ CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes
   const Link& l = CollectiveLink(topo, ranks);
   const double step_bytes = double(bytes) / ranks;
   const int steps = kind == CollectiveKind::kAllReduce ? 2 * (ranks - 1) : ranks - 1;
-  CommTime best = RingTime(l, steps, step_bytes);
+  const bool cross_node = &l == &topo.inter;
+  CommTime best = RingTime(cross_node ? CrossNodeRates(topo, ranks) : RatesOf(l), steps, step_bytes);
   if (kind == CollectiveKind::kAllReduce && l.kind == LinkKind::kNvSwitch && l.nvls_efficiency > 0) {
     // NVLS: each GPU sends its buffer into the switch once and reads the
     // reduced result once; algbw is a fitted fraction of the link.

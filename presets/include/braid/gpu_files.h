@@ -79,6 +79,7 @@ struct CollectivePoint {
   int64_t bytes = 0;
   double busbw_gbs = 0;
   std::string source;
+  double tolerance_pct = 10;  // optional in the file: |error| above it fails --check
 };
 
 struct CalibrationPoints {
