@@ -40,7 +40,11 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
                                   {"sm_copy_gbs", 0.0, 1e5, &g->sm_copy_gbs},
                                   {"l2_miss", 0.0, 1.0, &g->l2_miss},
                                   {"hbm_copy_weight", 0.1, 10.0, &g->hbm_copy_weight},
-                                  {"hbm_ce_weight", 0.1, 10.0, &g->hbm_ce_weight}}) {
+                                  {"hbm_ce_weight", 0.1, 10.0, &g->hbm_ce_weight},
+                                  // <= 1: the fused kernel never computes faster than
+                                  // the GEMM outside it (the lower bound stays a bound).
+                                  {"fused_gemm_efficiency", 0.01, 1.0, &g->fused_gemm_efficiency},
+                                  {"fused_sm_transfer_gbs", 0.0, 1e5, &g->fused_sm_transfer_gbs}}) {
     BRAID_RETURN_IF_ERROR(OptionalNumber(doc, f, key, lo, hi, dst));
   }
   const TomlValue* arr = doc.Find("kernel");
@@ -98,6 +102,8 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "l2_miss",
                                          "hbm_copy_weight",
                                          "hbm_ce_weight",
+                                         "fused_gemm_efficiency",
+                                         "fused_sm_transfer_gbs",
                                          "kernel"}));
   GpuSpec g;
   auto name = f.String("name");

@@ -6,10 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 #include <nlohmann/json.hpp>
@@ -165,6 +167,60 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
   EXPECT_EQ(back->kernels.size(), fit.gpu.kernels.size());
   EXPECT_NEAR(sim::GemmTimeNs(*back, 4096, 1280, 8192, DType::kBf16),
               sim::GemmTimeNs(fit.gpu, 4096, 1280, 8192, DType::kBf16), 1.0);
+}
+
+// fused_kernel.csv (what `calibrate --measure` will write): the fit reads
+// the fused kernel's GEMM efficiency and per-CTA transfer rate from it, and
+// what it writes reads back.
+TEST(SimFit, SetsTheFusedKernelFiguresFromItsCsv) {
+  const GpuSpec g = H100();
+  std::string csv = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n";
+  for (auto [m, sms] : {std::pair{8192, 8}, {4096, 16}, {2048, 4}}) {
+    const int left = g.sm_count - sms;
+    const double gemm_ns = sim::GemmCostOf(g, m, 8192, 8192, DType::kBf16, left).BodyNs(left) / 0.8;
+    const int64_t bytes = int64_t(64) << 20;
+    const double transfer_ns = double(bytes) / (9.5 * sms);  // 9.5 GB/s per CTA
+    char row[160];
+    std::snprintf(row, sizeof row, "%d,8192,8192,%d,%.9g,%lld,%.9g\n", m, sms, gemm_ns / 1e6,
+                  static_cast<long long>(bytes), transfer_ns / 1e6);
+    csv += row;
+  }
+  TempDir d("fused");
+  d.Write("fused_kernel.csv", csv);
+  auto board = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_TRUE(board.ok()) << board.status().message();
+  ASSERT_EQ(board->fused.size(), 3u);
+  sim::FitOptions o;
+  o.chains = 1;
+  o.iterations = 50;
+  const sim::GpuFit fit = sim::FitGpuToMeasurements(g, *board, o);
+  EXPECT_NEAR(fit.gpu.fused_gemm_efficiency, 0.8, 1e-6);
+  EXPECT_NEAR(fit.gpu.fused_sm_transfer_gbs, 9.5, 1e-6);
+  int named = 0;
+  for (const sim::FittedParameter& p : fit.parameters) {
+    if (p.name == "fused_gemm_efficiency") named += p.before == 1.0 && std::abs(p.after - 0.8) < 1e-6;
+    if (p.name == "fused_sm_transfer_gbs") named += p.before == g.fused_sm_transfer_gbs;
+  }
+  EXPECT_EQ(named, 2);
+  auto back = ParseGpuToml(sim::GpuToml(fit.gpu), "fit.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_NEAR(back->fused_gemm_efficiency, 0.8, 1e-5);
+  EXPECT_NEAR(back->fused_sm_transfer_gbs, 9.5, 1e-4);
+}
+
+TEST(SimMeasured, BadFusedKernelRowsAreRefused) {
+  const GpuSpec g = H100();
+  TempDir d("fusedbad");
+  d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes\n8192,8192,8192,8,1.0,1024\n");
+  auto missing = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("fused_kernel.csv: missing column 'transfer_ms'"));
+  d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n8192,8192,8192,132,1.0,1024,0.1\n");
+  auto all = sim::ReadMeasuredBoard(d.path(), g);
+  ASSERT_FALSE(all.ok());
+  EXPECT_THAT(all.status().message(), HasSubstr("fused_kernel.csv:2: comm_sms: 132 leaves no SMs"));
+  d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n8192,8192,8192,8,1.0,1024,0\n");
+  EXPECT_FALSE(sim::ReadMeasuredBoard(d.path(), g).ok());
 }
 
 int Calibrate(const cli::CalibrateArgs& a, std::string* out, std::string* err) {

@@ -2,10 +2,12 @@
 // move tiles while the rest compute, so it beats serial when the two are
 // comparable; more comm SMs speed the transfers and slow the GEMM; each fused
 // step yields a GEMM event and a comm event that overlap; deterministic.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "braid/gpu_files.h"
 #include "braid/layer_workload.h"
 #include "braid/metrics.h"
 #include "braid/model_files.h"
@@ -162,6 +164,71 @@ TEST(SimFused, Llama70bPrefillLayerRuns) {
   const RunOutput out = MustRun(b, *pf);
   EXPECT_GT(ComputeRunMetrics(out.events).overall[Metric::kOverlapRatio].p50, 0.0);
   EXPECT_LT(Makespan(b, *pf), Makespan(b, *ps));
+}
+
+}  // namespace
+}  // namespace braid
+
+namespace braid {
+namespace {
+
+// Its two figures come from the GPU file: the shipped ones say what they are,
+// a slower GEMM loop stretches the GEMM part exactly, and a slower comm CTA
+// stretches the transfers.
+TEST(SimFusedParameters, ComeFromTheGpuFile) {
+  GpuSpec g = *LoadGpu("h100-sxm");
+  const Topology t = *LoadTopology("h100-sxm");
+  EXPECT_DOUBLE_EQ(g.fused_gemm_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(g.fused_sm_transfer_gbs, 15.4125);
+  const int64_t send = int64_t(1024) * 8192 * 2 * 7;  // 7 peers' blocks of a 8192-row gemm_rs
+  const sim::FusedTime base =
+      sim::FusedKernelTime(g, t, 8192, 8192, 8192, DType::kBf16, CollectiveKind::kReduceScatter, send, 8, 8);
+  g.fused_gemm_efficiency = 0.5;
+  const sim::FusedTime slow_gemm =
+      sim::FusedKernelTime(g, t, 8192, 8192, 8192, DType::kBf16, CollectiveKind::kReduceScatter, send, 8, 8);
+  EXPECT_DOUBLE_EQ(slow_gemm.gemm_ns, 2 * base.gemm_ns);
+  EXPECT_DOUBLE_EQ(slow_gemm.comm_ns, base.comm_ns);
+  g.fused_gemm_efficiency = 1.0;
+  g.fused_sm_transfer_gbs = 2.0;
+  const sim::FusedTime slow_comm =
+      sim::FusedKernelTime(g, t, 8192, 8192, 8192, DType::kBf16, CollectiveKind::kReduceScatter, send, 8, 8);
+  EXPECT_GT(slow_comm.comm_ns, 2 * base.comm_ns);
+  EXPECT_DOUBLE_EQ(slow_comm.gemm_ns, base.gemm_ns);
+  // Every shipped GPU names both.
+  for (const std::string& name : BuiltinGpuNames()) {
+    auto gpu = LoadGpu(name);
+    ASSERT_TRUE(gpu.ok()) << name;
+    EXPECT_GT(gpu->fused_sm_transfer_gbs, 0) << name;
+    EXPECT_LE(gpu->fused_gemm_efficiency, 1.0) << name;
+  }
+}
+
+TEST(SimFusedParameters, AnEfficiencyAboveOneIsRefused) {
+  const std::string text = R"(name = "toy"
+sm_count = 4
+tflops_bf16 = 10.0
+tflops_fp16 = 10.0
+tflops_fp32 = 5.0
+hbm_gbs = 100.0
+hbm_efficiency = 0.8
+tile_m = 128
+tile_n = 128
+efficiency_bf16 = 0.7
+efficiency_fp16 = 0.7
+efficiency_fp32 = 0.7
+launch_us = 3.0
+event_wait_us = 1.0
+copy_engines = 2
+source = "a test"
+)";
+  ASSERT_TRUE(ParseGpuToml(text, "toy.toml").ok());
+  auto fast = ParseGpuToml(text + "fused_gemm_efficiency = 1.2\n", "toy.toml");
+  ASSERT_FALSE(fast.ok());
+  EXPECT_THAT(fast.status().message(), ::testing::HasSubstr("toy.toml:17:"));
+  EXPECT_THAT(fast.status().message(), ::testing::HasSubstr("fused_gemm_efficiency"));
+  auto negative = ParseGpuToml(text + "fused_sm_transfer_gbs = -1\n", "toy.toml");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(), ::testing::HasSubstr("fused_sm_transfer_gbs"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "braid/gpu_files.h"
 #include "braid/lower_bound.h"
@@ -66,6 +68,52 @@ TEST(SimLowerBound, NoPlanBeatsTheLowerBound) {
   }
   EXPECT_GT(checked, 500);
   EXPECT_GT(fused, 50);
+}
+
+// The fused model at its most optimistic GPU-file figures (a GEMM loop as
+// fast as the chosen kernel, comm CTAs with no rate limit of their own) and
+// with a slower loop, over comm-SM budgets from 1 SM to all but one: the
+// link, the collective and the GEMM on the SMs left still bound it.
+TEST(SimLowerBound, FusedParametersNeverBeatTheLowerBound) {
+  int checked = 0;
+  for (const char* topo : {"h100-sxm", "a100-sxm"}) {
+    const Topology t = *LoadTopology(topo);
+    for (auto [efficiency, transfer] : {std::pair{1.0, 1e5}, {1.0, 0.0}, {0.7, 15.0}}) {
+      GpuSpec g = *LoadGpu(t.gpu);
+      g.fused_gemm_efficiency = efficiency;
+      g.fused_sm_transfer_gbs = transfer;
+      SimBackend b(g, t);
+      RunOptions o;
+      o.warmup = 0;
+      o.iters = 1;
+      for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+        for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{2048, 8192, 8192},
+                               {4096, 1280, 8192},
+                               {16384, 8192, 28672},
+                               {512, 4096, 4096}}) {
+          for (int tp : {2, 8}) {
+            const Workload w{op, m, n, k, DType::kBf16, tp};
+            auto lb = MeasureLowerBound(b, *BuildPlan(w, OverlapConfig{}), o);
+            ASSERT_TRUE(lb.ok()) << lb.status().message();
+            for (int sms : {1, 2, 8, 24, 32, 64, 100, g.sm_count - 1}) {
+              OverlapConfig c;
+              c.algorithm = Algorithm::kFused;
+              c.comm_sms = sms;
+              auto plan = BuildPlan(w, c);
+              ASSERT_TRUE(plan.ok()) << plan.status().message();
+              const double ns = Makespan(b, *plan);
+              EXPECT_LE(lb->lower_bound_ns(), ns * (1 + 1e-9))
+                  << topo << " " << OpName(op) << " " << m << "x" << n << "x" << k << " tp" << tp << " " << c.Describe()
+                  << " fused_gemm_efficiency " << efficiency << " fused_sm_transfer_gbs " << transfer << ": efficiency "
+                  << lb->lower_bound_ns() / ns;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * 3 * 2 * 4 * 2 * 8);
 }
 
 }  // namespace

@@ -221,6 +221,31 @@ GpuSpec Polish(GpuSpec best, const MeasuredBoard& board, double* loss) {
   return best;
 }
 
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// The fused kernel's two figures, read straight from fused_kernel.csv:
+// fused_gemm_efficiency = the chosen kernel's time on the SMs the fused
+// kernel leaves its GEMM (at this board's own rate) over the measured one,
+// at most 1; fused_sm_transfer_gbs = bytes / time / comm CTAs. Medians.
+void FitFusedKernel(const MeasuredBoard& board, GpuSpec* g, std::vector<FittedParameter>* params) {
+  GpuSpec own = *g;
+  own.board_rate = CheckMeasuredBoard(*g, board).board_rate;
+  std::vector<double> eff, gbs;
+  for (const MeasuredFused& f : board.fused) {
+    const int sms = own.sm_count - f.comm_sms;
+    eff.push_back(GemmCostOf(own, f.m, f.n, f.k, DType::kBf16, sms).BodyNs(sms) / f.gemm_ns);
+    gbs.push_back(double(f.bytes) / f.transfer_ns / double(f.comm_sms));
+  }
+  params->push_back({"fused_gemm_efficiency", g->fused_gemm_efficiency, std::clamp(Median(eff), 0.01, 1.0)});
+  params->push_back({"fused_sm_transfer_gbs", g->fused_sm_transfer_gbs, std::min(Median(gbs), 1e5)});
+  g->fused_gemm_efficiency = params->end()[-2].after;
+  g->fused_sm_transfer_gbs = params->back().after;
+}
+
 }  // namespace
 
 GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, const FitOptions& options) {
@@ -280,6 +305,7 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
     }
   }
   fit.parameters.insert(fit.parameters.begin(), {"board_rate", base.board_rate, best.board_rate});
+  if (!board.fused.empty()) FitFusedKernel(board, &best, &fit.parameters);
   const std::string note = "; kernel model fitted to " + board.dir + " by braid calibrate --fit";
   if (base.source.find(note) == std::string::npos) best.source = base.source + note;
   fit.gpu = best;
@@ -331,6 +357,8 @@ std::string GpuToml(const GpuSpec& g) {
   num("l2_miss", g.l2_miss);
   num("hbm_copy_weight", g.hbm_copy_weight);
   num("hbm_ce_weight", g.hbm_ce_weight);
+  num("fused_gemm_efficiency", g.fused_gemm_efficiency);
+  num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
   out += "source = " + quoted(g.source) + "\n";
   for (const GemmKernel& k : g.kernels) {
     out += "\n[[kernel]]\n";

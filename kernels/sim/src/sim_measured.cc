@@ -134,6 +134,33 @@ Status ReadHeld(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   return Status::Ok();
 }
 
+Status ReadFused(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
+  BRAID_RETURN_IF_ERROR(c.Require({"m", "n", "k", "comm_sms", "gemm_ms", "bytes", "transfer_ms"}));
+  for (size_t r = 0; r < c.rows(); ++r) {
+    MeasuredFused f;
+    for (auto [col, dst] : {std::pair{"m", &f.m}, {"n", &f.n}, {"k", &f.k}, {"bytes", &f.bytes}}) {
+      auto v = c.Integer(r, col);
+      if (!v.ok()) return v.status();
+      *dst = *v;
+    }
+    auto s = c.Integer(r, "comm_sms");
+    if (!s.ok()) return s.status();
+    if (*s >= gpu.sm_count) {
+      return Status::Invalid(c.Where(r, "comm_sms") + ": " + std::to_string(*s) + " leaves no SMs of " + gpu.name +
+                             "'s " + std::to_string(gpu.sm_count) + " for the GEMM");
+    }
+    f.comm_sms = int(*s);
+    auto g = c.Number(r, "gemm_ms");
+    if (!g.ok()) return g.status();
+    auto t = c.Number(r, "transfer_ms");
+    if (!t.ok()) return t.status();
+    f.gemm_ns = *g * 1e6;
+    f.transfer_ns = *t * 1e6;
+    b->fused.push_back(f);
+  }
+  return Status::Ok();
+}
+
 Status ReadCopyBw(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   BRAID_RETURN_IF_ERROR(c.Require({"sms", "gbs_read_plus_write"}));
   for (size_t r = 0; r < c.rows(); ++r) {
@@ -227,10 +254,15 @@ Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& g
   } else if (c.status().code() != StatusCode::kNotFound) {
     return c.status();
   }
+  if (auto c = open("fused_kernel.csv"); c.ok()) {
+    BRAID_RETURN_IF_ERROR(ReadFused(*c, gpu, &b));
+  } else if (c.status().code() != StatusCode::kNotFound) {
+    return c.status();
+  }
   if (found == 0) {
     return Status::Invalid("measurements folder '" + dir +
                            "' has none of gemm_bf16.csv, gemm_beside_held_sms.csv, copy_kernel_bw.csv, "
-                           "copy_engine.csv, launch_gaps.csv");
+                           "copy_engine.csv, launch_gaps.csv, fused_kernel.csv");
   }
   return b;
 }

@@ -258,12 +258,14 @@ FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, i
   const int compute_sms = std::max(1, gpu.sm_count - lost);
   // Its GEMM part is sized for the SMs the kernel leaves it.
   const GemmCost c = GemmCostOf(gpu, m, n, k, dtype, std::max(1, gpu.sm_count - std::max(comm_sms, 1)));
-  t.gemm_ns = c.BodyNs(compute_sms);
+  // Its own tile loop: at most the chosen kernel's rate (fused_gemm_efficiency <= 1).
+  t.gemm_ns = c.BodyNs(compute_sms) / gpu.fused_gemm_efficiency;
   t.wave_ns = t.gemm_ns / double(std::max<int64_t>(c.Waves(compute_sms), 1));
   if (ranks > 1 && send_bytes > 0) {
     const Link& l = CollectiveLink(topo, ranks);
     const double link_gbs = l.bandwidth_gbs * l.simple_efficiency;
-    const double per_sm_gbs = link_gbs / double(CommSms(topo, 0));
+    const double per_sm_gbs =
+        gpu.fused_sm_transfer_gbs > 0 ? gpu.fused_sm_transfer_gbs : link_gbs / double(CommSms(topo, 0));
     double gbs = std::min(link_gbs, double(std::max(comm_sms, 1)) * per_sm_gbs);
     if (gpu.sm_copy_gbs > 0) gbs = std::min(gbs, CopyBandwidthGbs(gpu, comm_sms) / 2.0);
     t.comm_ns = SimpleLatencyUs(l) * 1e3 + double(send_bytes) / gbs;

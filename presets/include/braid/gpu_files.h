@@ -47,6 +47,10 @@ struct GpuSpec {
   double l2_miss = 0;            // share of a GEMM's tile re-reads that reach HBM
   double hbm_copy_weight = 1.0;  // an SM copy's weight against a GEMM when HBM is oversubscribed
   double hbm_ce_weight = 1.0;    // a copy-engine copy's weight, likewise
+  // The fused P2P+GEMM kernel (sim_models.h FusedKernelTime), until measured
+  // by `calibrate --measure` (fused_kernel.csv, sim_measured.h):
+  double fused_gemm_efficiency = 1.0;  // its GEMM tiles' rate over the chosen cuBLAS-like kernel's, <= 1
+  double fused_sm_transfer_gbs = 0;    // GB/s one comm CTA moves to peers; 0 = link Simple rate / NCCL channels
   std::string source;
 
   double PeakTflops(DType d) const;

@@ -53,7 +53,9 @@ struct GpuFit {
 // the 128×256, 128×128, 64×256 and 64×128 tiles at its bf16 efficiency).
 // keep_board_rate: scale board_rate so the 8192³ bf16 GEMM keeps base's
 // rate (a file for the boards base was calibrated to, with this board's
-// shape trends). The result's source says it was fitted.
+// shape trends). The result's source says it was fitted. With
+// fused_kernel.csv it also sets fused_gemm_efficiency and
+// fused_sm_transfer_gbs from those rows (see MeasuredFused).
 struct FitOptions {
   bool keep_board_rate = false;
   int chains = 4;          // independent searches from base; the best wins

@@ -1,7 +1,8 @@
 // Measurements of one board in the CSV layout of
 // shared/calibration/h100-measured (see its README): what `braid calibrate
 // --check` compares the models with and `--fit` fits a GPU file to. Any
-// subset of the five files may be present; none at all is an error.
+// subset of the five files (and fused_kernel.csv) may be present; none at all
+// is an error.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,20 @@ struct MeasuredLaunch {  // launch_gaps.csv
   double same_stream_ns = 0, cross_stream_ns = 0;
 };
 
+// fused_kernel.csv (written by `calibrate --measure` on the cuda backend):
+//   m,n,k,comm_sms,gemm_ms,bytes,transfer_ms
+// gemm_ms: the fused kernel's GEMM tiles alone (its comm CTAs idle) on the
+// sm_count − comm_sms SMs they get; transfer_ms: its comm_sms CTAs moving
+// `bytes` to the peers with no GEMM tiles running. Use comm-SM counts below
+// the link's saturation: the fit reads the per-CTA rate from them.
+struct MeasuredFused {
+  int64_t m = 0, n = 0, k = 0;
+  int comm_sms = 0;
+  double gemm_ns = 0;
+  int64_t bytes = 0;
+  double transfer_ns = 0;
+};
+
 struct MeasuredBoard {
   std::string dir;
   std::vector<MeasuredGemm> gemm;
@@ -47,11 +62,13 @@ struct MeasuredBoard {
   std::vector<MeasuredCopyBw> copy_bw;
   MeasuredCopyEngine copy_engine;
   MeasuredLaunch launch;
+  std::vector<MeasuredFused> fused;
 };
 
 // Reads the CSV files found in `dir`. Invalid (one line naming file, row and
 // column) for a folder with none of them, a missing column, a time or size
-// that is not positive, or a held-SM count outside [0, gpu.sm_count).
+// that is not positive, or a held-SM or comm-SM count outside [0, gpu.sm_count)
+// (comm_sms: [1, gpu.sm_count)).
 Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& gpu);
 
 }  // namespace braid::sim

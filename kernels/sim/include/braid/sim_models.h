@@ -123,13 +123,13 @@ int CommSms(const Topology& topo, int config_comm_sms);
 // to the peers while the other SMs compute the rank's GEMM (m×n×k), and a
 // tile waits on its ready flag until its data has landed.
 //   comm: link latency + send_bytes / min(link bandwidth, comm_sms × per-SM
-//     copy bandwidth), where the per-SM copy bandwidth is the link's Simple
-//     bandwidth over the NCCL channel count that saturates it (the
-//     topology's nccl_channels, else 16): as many copy SMs as NCCL uses
-//     channels reach the link's rate, fewer reach that share of it, and
-//     never more than those SMs copy (CopyBandwidthGbs / 2); never faster
-//     than the collective `kind` moving the same bytes (CollectiveTime).
-//   gemm: GemmCost::BodyNs on sm_count − comm_sms SMs; wave: one wave of it.
+//     transfer rate), where the per-SM rate is the GPU file's
+//     fused_sm_transfer_gbs (else the link's Simple bandwidth over the NCCL
+//     channel count that saturates it: the topology's nccl_channels, else
+//     16), and never more than those SMs copy (CopyBandwidthGbs / 2); never
+//     faster than the collective `kind` moving the same bytes (CollectiveTime).
+//   gemm: GemmCost::BodyNs on sm_count − comm_sms SMs over the GPU file's
+//     fused_gemm_efficiency (<= 1); wave: one wave of it.
 //   total = max(gemm, comm + wave): the last tile's data lands after comm
 //     and still needs one wave (launch not included).
 // hbm_bytes: the GEMM's own traffic plus the tiles read out and written in.
