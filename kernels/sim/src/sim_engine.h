@@ -107,7 +107,8 @@ class Engine {
   void Reevaluate(int a, double now);
   void ReevaluateRanks(int a, double now);
   double RateOf(int a);  // updates the GEMM body memo
-  double HbmFactor(int rank) const;
+  void UpdateHbmFactor(int rank);
+  bool RunsOn(int a, int rank) const;  // activity a involves `rank`
   void Touch(int a, int sign);
   int ActivityRanks(int a, int* out) const;
   // Each GPU has an intra-node, an inter-node and an NVLink-pair port.
@@ -140,6 +141,8 @@ class Engine {
   std::vector<int> fin_heap_;  // activity ids, min-heap on Activity::finish
   std::vector<int> held_sms_, gemms_, port_out_, port_in_;
   std::vector<double> hbm_sum_;
+  std::vector<double> hbm_factor_;  // per rank: min(1, hbm_cap_ / hbm_sum_)
+  double hbm_cap_ = 0;
   std::vector<std::vector<int>> running_;  // per rank: running activities
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;

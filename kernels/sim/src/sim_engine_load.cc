@@ -1,0 +1,177 @@
+// The sim engine's Load: a plan's static costs (per step, per collective
+// group) beside its PlanGraph, computed once per plan so that RunOnce only
+// runs events.
+#include <algorithm>
+
+#include "sim_engine.h"
+
+namespace braid::sim {
+
+void Engine::Load(const Plan& plan) {
+  // Partners, groups and dependents come from the plan graph; a plan it
+  // refuses leaves RunOnce that error to return.
+  load_status_ = graph_.Rebuild(plan, PlanGraphOptions{.order = false});
+  if (!load_status_.ok()) return;
+  tp_ = plan.tp();
+  const int comm_sms = CommSms(topo_, plan.config.comm_sms);
+  // What a running comm kernel takes from a concurrent GEMM.
+  const int comm_lost = CommSmsLost(comm_sms, contention_, gpu_.sm_count);
+  const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
+  const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
+
+  steps_.resize(size_t(graph_.steps()));
+  gemm_costs_.clear();
+  // Consecutive steps mostly share a shape: memoize the last cost.
+  int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
+  const Link* last_link = nullptr;
+  CommTime last_ct;
+
+  for (int r = 0; r < tp_; ++r) {
+    const RankPlan& rp = plan.ranks[size_t(r)];
+    for (const Step& s : rp.steps) {
+      const int g = graph_.global(r, s.id);
+      StepStatic& st = steps_[size_t(g)];
+      st = StepStatic{};
+      st.kind = s.kind;
+      st.act = Act::kNone;
+      st.rank = r;
+      st.lane = s.lane;
+      st.priority = plan.lanes[size_t(s.lane)].priority;
+      st.partner = graph_.partner(g);
+      st.coll = graph_.group_of(g);
+      st.dst_rank = st.src_port = st.dst_port = -1;
+      st.fixed_ns = launch + graph_.cross_lane_deps(g) * wait;
+      st.pending0 = graph_.in_degree(g);
+      st.gemm = -1;
+      const bool comm_lane = plan.lanes[size_t(s.lane)].kind == LaneKind::kComm;
+      switch (s.kind) {
+        case StepKind::kGemm: {
+          const int64_t m = s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
+          const int64_t nn = rp.buffers[size_t(s.b.buffer)].cols;
+          st.act = Act::kGemm;
+          if (m != last_m || nn != last_n || k != last_k) {
+            const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype);
+            gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
+            last_m = m, last_n = nn, last_k = k;
+          }
+          st.gemm = int(gemm_costs_.size()) - 1;
+          const GemmEntry& ge = gemm_costs_.back();
+          st.work_ns = ge.full_ns;
+          st.hbm_demand = st.work_ns > 0 ? ge.cost.hbm_traffic / st.work_ns : 0;
+          break;
+        }
+        case StepKind::kCompute: {
+          // A compute kernel (attention): flops / (peak · efficiency) spread
+          // evenly over the SMs it gets, so it slows in proportion when comm
+          // holds SMs (kComputeTilesPerSm tiles per SM keep wave quantization
+          // small), with its bytes as the memory floor, plus launch.
+          constexpr int kComputeTilesPerSm = 16;
+          GemmCost c;
+          c.tiles = int64_t(gpu_.sm_count) * kComputeTilesPerSm;
+          c.tile_ns = s.flops / (gpu_.PeakTflops(plan.workload.dtype) * 1e3 * gpu_.Efficiency(plan.workload.dtype)) /
+                      double(kComputeTilesPerSm);
+          c.memory_ns = double(s.bytes) / (gpu_.hbm_gbs * gpu_.hbm_efficiency);
+          c.launch_ns = launch;
+          c.hbm_bytes = c.hbm_traffic = double(s.bytes);
+          gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
+          last_m = -1;  // the next GEMM gets its own entry
+          st.act = Act::kGemm;
+          st.gemm = int(gemm_costs_.size()) - 1;
+          st.work_ns = gemm_costs_.back().full_ns;
+          st.hbm_demand = st.work_ns > 0 ? c.hbm_bytes / st.work_ns : 0;
+          break;
+        }
+        case StepKind::kReduce:
+        case StepKind::kCopy:
+          st.act = Act::kMemory;
+          st.work_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
+          st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
+          st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
+          break;
+        case StepKind::kSend: {
+          const Link& link = LinkBetween(topo_, r, s.peer);
+          if (&link != last_link || s.bytes != last_bytes) {
+            last_ct = ce ? P2pTime(link, s.bytes) : SmDrivenP2pTime(gpu_, link, s.bytes, comm_sms);
+            last_link = &link;
+            last_bytes = s.bytes;
+          }
+          const CommTime ct = last_ct;
+          const int port = PortClass(topo_, link);
+          st.src_port = PortOf(r, port);
+          st.dst_port = PortOf(s.peer, port);
+          st.act = Act::kTransfer;
+          st.fixed_ns += ct.latency_ns;
+          st.work_ns = ct.transfer_ns;
+          st.hbm_demand = ct.transfer_ns > 0
+                              ? double(s.bytes) / ct.transfer_ns * (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
+                              : 0;
+          st.sm_hold = ce ? 0 : comm_lost;
+          st.dst_rank = s.peer;
+          break;
+        }
+        case StepKind::kRecv:
+          break;
+        case StepKind::kCollective:
+        case StepKind::kFused:
+          st.act = Act::kCollective;
+          break;
+      }
+    }
+  }
+
+  // Collective groups (by match): costs from rank 0's member.
+  coll_time_.clear();
+  coll_hbm_.clear();
+  coll_sm_hold_.clear();
+  coll_port_.clear();
+  coll_fused_.clear();
+  for (int c = 0; c < graph_.groups(); ++c) {
+    const Step& s = plan.ranks[0].steps[size_t(graph_.id_of(graph_.group_members(c)[0]))];
+    if (s.kind == StepKind::kFused) {
+      // The whole persistent kernel is one activity of all ranks; it holds
+      // no SMs from other kernels' view (it owns its own split).
+      const RankPlan& rp = plan.ranks[0];
+      const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
+      const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
+      const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
+      const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.collective, s.bytes, tp_,
+                                           fused_sms, CommSmsLost(fused_sms, contention_, gpu_.sm_count));
+      coll_time_.push_back({0, ft.total_ns});
+      coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
+      coll_sm_hold_.push_back(0);
+      coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
+      coll_fused_.push_back(ft);
+      continue;
+    }
+    const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
+    coll_time_.push_back(ct);
+    coll_fused_.push_back({});
+    // Each rank reads and writes its share of the ring traffic.
+    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns *
+                                                 gpu_.hbm_copy_weight
+                                           : 0);
+    coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
+    coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
+  }
+}
+
+// The kernel choice tries every candidate: keep the costs of the shapes seen
+// (a tuner evaluates many plans of the same few shapes).
+GemmCost Engine::CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype) {
+  for (const CostMemo& e : cost_memo_) {
+    if (e.m == m && e.n == n && e.k == k && e.dtype == dtype) return e.cost;
+  }
+  if (cost_memo_.size() >= kCostMemoSize) cost_memo_.clear();
+  cost_memo_.push_back({m, n, k, dtype, GemmCostOf(gpu_, m, n, k, dtype)});
+  return cost_memo_.back().cost;
+}
+
+Engine::FusedSpan Engine::fused_span(int g) const {
+  const int c = steps_[size_t(g)].coll;
+  const FusedTime& ft = coll_fused_[size_t(c)];
+  const double start = coll_start_[size_t(c)], end = end_[size_t(g)];
+  const double stretch = ft.total_ns > 0 ? (end - start) / ft.total_ns : 1.0;
+  return {end - ft.gemm_ns * stretch, end, start, start + ft.comm_ns * stretch};
+}
+
+}  // namespace braid::sim
