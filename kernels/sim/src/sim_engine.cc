@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim_engine_queues.h"
+
 namespace braid::sim {
 
 namespace {
@@ -28,42 +30,6 @@ Engine::HeapItem Engine::Pop() {
   return top;
 }
 
-void Engine::FinSiftUp(int pos) {
-  const int a = fin_heap_[size_t(pos)];
-  const double key = acts_[size_t(a)].finish;
-  while (pos > 0) {
-    const int parent = (pos - 1) / 2;
-    const int b = fin_heap_[size_t(parent)];
-    if (!(key < acts_[size_t(b)].finish)) break;
-    fin_heap_[size_t(pos)] = b;
-    acts_[size_t(b)].heap_pos = pos;
-    pos = parent;
-  }
-  fin_heap_[size_t(pos)] = a;
-  acts_[size_t(a)].heap_pos = pos;
-}
-
-void Engine::FinSiftDown(int pos) {
-  const int n = int(fin_heap_.size());
-  const int a = fin_heap_[size_t(pos)];
-  const double key = acts_[size_t(a)].finish;
-  for (;;) {
-    int child = 2 * pos + 1;
-    if (child >= n) break;
-    if (child + 1 < n &&
-        acts_[size_t(fin_heap_[size_t(child) + 1])].finish < acts_[size_t(fin_heap_[size_t(child)])].finish) {
-      ++child;
-    }
-    const int b = fin_heap_[size_t(child)];
-    if (!(acts_[size_t(b)].finish < key)) break;
-    fin_heap_[size_t(pos)] = b;
-    acts_[size_t(b)].heap_pos = pos;
-    pos = child;
-  }
-  fin_heap_[size_t(pos)] = a;
-  acts_[size_t(a)].heap_pos = pos;
-}
-
 // inline: GCC then keeps it inlined in Reevaluate, the event loop's hottest
 // path (measured with callgrind on braid_sim_bench).
 inline void Engine::FinSet(int a, double t) {
@@ -81,19 +47,6 @@ inline void Engine::FinSet(int a, double t) {
   } else {
     FinSiftDown(x.heap_pos);
   }
-}
-
-void Engine::FinRemove(int a) {
-  const int pos = acts_[size_t(a)].heap_pos;
-  if (pos < 0) return;
-  acts_[size_t(a)].heap_pos = -1;
-  const int last = fin_heap_.back();
-  fin_heap_.pop_back();
-  if (last == a) return;
-  fin_heap_[size_t(pos)] = last;
-  acts_[size_t(last)].heap_pos = pos;
-  FinSiftUp(pos);
-  FinSiftDown(acts_[size_t(last)].heap_pos);
 }
 
 Status Engine::RunOnce() {
@@ -115,6 +68,7 @@ Status Engine::RunOnce() {
   heap_.clear();
   fin_heap_.clear();
   held_sms_.assign(size_t(tp_), 0);
+  gemm_sms_.assign(size_t(tp_), std::max(1, gpu_.sm_count));
   gemms_.assign(size_t(tp_), 0);
   hbm_sum_.assign(size_t(tp_), 0);
   hbm_factor_.assign(size_t(tp_), 1.0);
@@ -218,6 +172,7 @@ void Engine::Touch(int a, int sign) {
     for (int r = 0; r < tp_; ++r) {
       Track(running_[size_t(r)], a, sign);
       held_sms_[size_t(r)] += sign * coll_sm_hold_[size_t(c)];
+      UpdateGemmSms(r);
       hbm_sum_[size_t(r)] += sign * coll_hbm_[size_t(c)];
       UpdateHbmFactor(r);
       port_out_[size_t(PortOf(r, port))] += sign;
@@ -232,6 +187,7 @@ void Engine::Touch(int a, int sign) {
   hbm_sum_[size_t(r)] += sign * st.hbm_demand;
   UpdateHbmFactor(r);
   if (st.act == Act::kGemm) gemms_[size_t(r)] += sign;
+  UpdateGemmSms(r);
   if (st.act == Act::kTransfer) {
     port_out_[size_t(st.src_port)] += sign;
     port_in_[size_t(st.dst_port)] += sign;
@@ -246,6 +202,11 @@ void Engine::Touch(int a, int sign) {
 // Demands share the achievable HBM rate in proportion; copies count
 // hbm_copy_weight times their own rate (see GemmBesideHeldSmsNs). Kept per
 // rank as the demands change: RateOf reads it far more often.
+// SMs each GEMM on `rank` gets: what the comm kernels leave, shared evenly.
+void Engine::UpdateGemmSms(int rank) {
+  gemm_sms_[size_t(rank)] = std::max(1, (gpu_.sm_count - held_sms_[size_t(rank)]) / std::max(gemms_[size_t(rank)], 1));
+}
+
 void Engine::UpdateHbmFactor(int rank) {
   const double sum = hbm_sum_[size_t(rank)];
   hbm_factor_[size_t(rank)] = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
@@ -266,14 +227,15 @@ double Engine::RateOf(int a) {
   const int r = st.rank;
   switch (st.act) {
     case Act::kGemm: {
-      const int sms = std::max(1, (gpu_.sm_count - held_sms_[size_t(r)]) / std::max(gemms_[size_t(r)], 1));
+      const int sms = gemm_sms_[size_t(r)];
       GemmEntry& ge = gemm_costs_[size_t(st.gemm)];
       if (sms == gpu_.sm_count) return hbm_factor_[size_t(r)];  // work_ns is the full-SM body
       if (sms != ge.other_sms) {
         ge.other_sms = sms;
         ge.other_ns = ge.cost.BodyNs(sms);
+        ge.other_ratio = ge.full_ns / ge.other_ns;  // work_ns / other_ns: work_ns is full_ns
       }
-      return st.work_ns / ge.other_ns * hbm_factor_[size_t(r)];
+      return ge.other_ratio * hbm_factor_[size_t(r)];
     }
     case Act::kTransfer: {
       const int users = std::max(port_out_[size_t(st.src_port)], port_in_[size_t(st.dst_port)]);
@@ -342,7 +304,7 @@ void Engine::WorkStart(int a, double now) {
         const StepStatic& gs = steps_[size_t(b)];
         const GemmCost& cost = gemm_costs_[size_t(gs.gemm)].cost;
         const int r = gs.rank;
-        const int sms = std::max(1, (gpu_.sm_count - held_sms_[size_t(r)]) / std::max(gemms_[size_t(r)], 1));
+        const int sms = gemm_sms_[size_t(r)];
         if (cost.tiles < sms) continue;
         Activity& y = acts_[size_t(b)];
         y.remaining = std::max(0.0, y.remaining - (now - y.last) * y.rate);

@@ -73,6 +73,7 @@ class Engine {
     double full_ns;
     int other_sms;
     double other_ns;
+    double other_ratio;  // full_ns / other_ns
   };
 
   // A running contended part: a step (id < steps) or a collective group.
@@ -108,6 +109,7 @@ class Engine {
   void ReevaluateRanks(int a, double now);
   double RateOf(int a);  // updates the GEMM body memo
   void UpdateHbmFactor(int rank);
+  void UpdateGemmSms(int rank);
   bool RunsOn(int a, int rank) const;  // activity a involves `rank`
   void Touch(int a, int sign);
   int ActivityRanks(int a, int* out) const;
@@ -140,6 +142,7 @@ class Engine {
   std::vector<HeapItem> heap_;
   std::vector<int> fin_heap_;  // activity ids, min-heap on Activity::finish
   std::vector<int> held_sms_, gemms_, port_out_, port_in_;
+  std::vector<int> gemm_sms_;  // per rank: SMs each running GEMM gets (UpdateGemmSms)
   std::vector<double> hbm_sum_;
   std::vector<double> hbm_factor_;  // per rank: min(1, hbm_cap_ / hbm_sum_)
   double hbm_cap_ = 0;

@@ -51,7 +51,7 @@ void Engine::Load(const Plan& plan) {
           st.act = Act::kGemm;
           if (m != last_m || nn != last_n || k != last_k) {
             const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype);
-            gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
+            gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0, 0});
             last_m = m, last_n = nn, last_k = k;
           }
           st.gemm = int(gemm_costs_.size()) - 1;
@@ -73,7 +73,7 @@ void Engine::Load(const Plan& plan) {
           c.memory_ns = double(s.bytes) / (gpu_.hbm_gbs * gpu_.hbm_efficiency);
           c.launch_ns = launch;
           c.hbm_bytes = c.hbm_traffic = double(s.bytes);
-          gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0});
+          gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0, 0});
           last_m = -1;  // the next GEMM gets its own entry
           st.act = Act::kGemm;
           st.gemm = int(gemm_costs_.size()) - 1;
