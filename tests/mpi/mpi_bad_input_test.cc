@@ -66,12 +66,77 @@ TEST(MpiBadInput, ParseErrorsArePrintedByRankZeroOnly) {
   ExpectRefusedOnce(MpiBraid(2, kRun + "--tp 2 --no-such-flag --db " + db), "no-such-flag", db);
 }
 
-TEST(MpiBadInput, CommandsOtherThanRunAreRefused) {
+TEST(MpiBadInput, CommandsOtherThanRunAndTuneAreRefused) {
   BRAID_SKIP_WITHOUT_MPI();
-  const std::string db = TempPath("tune.db");
-  ExpectRefusedOnce(MpiBraid(2, "tune --backend sim --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --db " + db + " --out " +
-                                    TempPath("tune.toml")),
-                    "under mpirun only `braid run` runs", db);
+  const std::string db = TempPath("report.db");
+  ExpectRefusedOnce(MpiBraid(2, "report --db " + db), "under mpirun only `braid run` and `braid tune` run", db);
+}
+
+// tune: the same rules as run, checked before rank 0 creates the store or
+// the preset file.
+const std::string kTune = "tune --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --strategy exhaustive --no-progress ";
+
+void ExpectTuneRefusedOnce(const Outcome& o, const std::string& message, const std::string& db,
+                           const std::string& out) {
+  ExpectRefusedOnce(o, message, db);
+  EXPECT_NE(access(out.c_str(), F_OK), 0) << "no preset file";
+}
+
+TEST(MpiBadInput, TuneTpOtherThanTheWorldSize) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_tp.db"), out = TempPath("tune_tp.toml");
+  ExpectTuneRefusedOnce(MpiBraid(3, kTune + "--tp 2 --db " + db + " --out " + out),
+                        "--tp 2 must equal the number of MPI processes (3)", db, out);
+}
+
+TEST(MpiBadInput, TuneTpAboveOneWithOneProcess) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_one.db"), out = TempPath("tune_one.toml");
+  ExpectTuneRefusedOnce(MpiBraid(1, kTune + "--tp 2 --db " + db + " --out " + out), "mpirun started 1", db, out);
+}
+
+TEST(MpiBadInput, TuneArgumentsThatDifferBetweenRanks) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_differ.db"), out = TempPath("tune_differ.toml");
+  const std::string exe = BRAID_EXE, files = " --db " + db + " --out " + out;
+  const Outcome o =
+      Shell(std::string(BRAID_MPIRUN) + " --oversubscribe --allow-run-as-root -np 1 " + exe + " " + kTune +
+            "--tp 2 --budget 3" + files + " : -np 1 " + exe + " " + kTune + "--tp 2 --budget 4" + files);
+  ExpectTuneRefusedOnce(o, "rank 1: arguments differ from rank 0's", db, out);
+}
+
+TEST(MpiBadInput, TuneTimeoutZeroOrNegative) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_timeout.db"), out = TempPath("tune_timeout.toml");
+  for (const char* t : {"0", "-1"}) {
+    ExpectTuneRefusedOnce(MpiBraid(2, kTune + "--tp 2 --timeout " + t + " --db " + db + " --out " + out),
+                          "--timeout must be a positive number of seconds", db, out);
+  }
+}
+
+TEST(MpiBadInput, TuneBackendOtherThanCpu) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_sim.db"), out = TempPath("tune_sim.toml");
+  ExpectTuneRefusedOnce(
+      MpiBraid(2, "tune --backend sim --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --db " + db + " --out " + out),
+      "on --backend cpu only", db, out);
+}
+
+// Found by rank 0 alone (the store is its file): still one line, exit 2 on every rank.
+TEST(MpiBadInput, TuneResumeWithoutAStore) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_resume.db"), out = TempPath("tune_resume.toml");
+  ExpectTuneRefusedOnce(MpiBraid(2, kTune + "--tp 2 --resume --db " + db + " --out " + out),
+                        "--resume: there is no store", db, out);
+}
+
+TEST(MpiBadInput, HelpGivesTheTimeoutDefaultUnderMpirun) {
+  BRAID_SKIP_WITHOUT_MPI();
+  for (const char* cmd : {"run", "tune"}) {
+    const Outcome o = braid::testing_mpi::Braid(std::string(cmd) + " --help");
+    EXPECT_EQ(o.code, 0);
+    EXPECT_THAT(o.out, HasSubstr("under mpirun: seconds a rank waits for a peer (default 300)")) << cmd;
+  }
 }
 
 }  // namespace

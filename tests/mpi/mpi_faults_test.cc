@@ -1,7 +1,6 @@
 // Faults under mpirun: a killed rank and a transfer that never arrives stop
 // the whole job in bounded time with one message, and runs stored before
 // the fault stay intact.
-#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 
 namespace {
 
+using braid::testing_mpi::FindRank;
 using braid::testing_mpi::LinesWith;
 using braid::testing_mpi::MpiBraid;
 using braid::testing_mpi::Mpirun;
@@ -28,34 +28,6 @@ using braid::testing_mpi::TempPath;
 using ::testing::HasSubstr;
 
 const std::string kSmall = "run --backend cpu --op gemm_rs --m 96 --n 32 --k 96 --tp 3 --algo ring ";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The pid of the braid process whose command line contains `marker` and
-// whose MPI rank is `rank`, or 0.
-pid_t FindRank(const std::string& marker, int rank) {
-  DIR* d = opendir("/proc");
-  if (d == nullptr) return 0;
-  pid_t found = 0;
-  while (dirent* e = readdir(d)) {
-    const pid_t pid = pid_t(std::atoi(e->d_name));
-    if (pid <= 0) continue;
-    const std::string cmdline = ReadAll("/proc/" + std::string(e->d_name) + "/cmdline");
-    if (cmdline.find(marker) == std::string::npos || cmdline.find("mpirun") != std::string::npos) continue;
-    const std::string environ = ReadAll("/proc/" + std::string(e->d_name) + "/environ");
-    if (environ.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos) {
-      found = pid;
-      break;
-    }
-  }
-  closedir(d);
-  return found;
-}
 
 // Sends `sig` to rank `rank` of the braid job whose command line holds
 // `marker`, `delay_ms` after it appears (60 s at most to appear).

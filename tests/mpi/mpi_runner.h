@@ -1,6 +1,7 @@
 // Runs the real braid binary under mpirun and captures what it prints.
 #pragma once
 
+#include <dirent.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,6 +79,34 @@ inline std::string QueryOne(const std::string& db, const std::string& sql) {
   }
   sqlite3_close(h);
   return out;
+}
+
+inline std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The pid of the braid process whose command line contains `marker` and
+// whose MPI rank is `rank`, or 0.
+inline pid_t FindRank(const std::string& marker, int rank) {
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return 0;
+  pid_t found = 0;
+  while (dirent* e = readdir(d)) {
+    const pid_t pid = pid_t(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    const std::string cmdline = ReadAll("/proc/" + std::string(e->d_name) + "/cmdline");
+    if (cmdline.find(marker) == std::string::npos || cmdline.find("mpirun") != std::string::npos) continue;
+    const std::string environ = ReadAll("/proc/" + std::string(e->d_name) + "/environ");
+    if (environ.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos) {
+      found = pid;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
 }
 
 }  // namespace braid::testing_mpi

@@ -1,5 +1,6 @@
 #include "backend_choice.h"
 
+#include <cstdio>
 #include <string>
 
 #include "braid/cpu_backend.h"
@@ -10,8 +11,13 @@ namespace braid::cli {
 
 void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
   sub->add_flag("--loopback", o->loopback, "cuda: run every rank on GPU 0 (transfers become device copies)");
-  sub->add_option("--timeout", o->timeout_s, "cuda: seconds an iteration may take before the watchdog aborts it")
-      ->capture_default_str();
+  // Two defaults: the cuda watchdog's (CudaBackendOptions), and 300 s under mpirun (cli/mpi_job.h).
+  char help[200];
+  std::snprintf(help, sizeof help,
+                "cuda: seconds an iteration may take before the watchdog aborts it (default %g); under mpirun: "
+                "seconds a rank waits for a peer (default 300)",
+                CudaBackendOptions{}.timeout_s);
+  sub->add_option("--timeout", o->timeout_s, help);
   sub->add_flag("--tf32", o->tf32, "cuda: fp32 GEMMs may use TF32 tensor cores");
 }
 

@@ -101,9 +101,9 @@ int Main(int argc, char** argv) {
   for (const Command& c : cmds) {
     if (!c.app->parsed()) continue;
     // Every process would run the whole command (and write the same store).
-    if (braid::StartedByMpiLauncher() && c.app->get_name() != "run") {
+    if (braid::StartedByMpiLauncher() && c.app->get_name() != "run" && c.app->get_name() != "tune") {
       if (braid::RankFromEnvironment() == 0) {
-        std::fprintf(stderr, "braid %s: under mpirun only `braid run` runs (ranks as processes)\n",
+        std::fprintf(stderr, "braid %s: under mpirun only `braid run` and `braid tune` run (ranks as processes)\n",
                      c.app->get_name().c_str());
       }
       return kExitUsage;

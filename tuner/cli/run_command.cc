@@ -20,6 +20,7 @@
 #endif
 #include "braid/lower_bound.h"
 #include "cli_exit.h"
+#include "mpi_job.h"
 #include "run_report.h"
 #include "store_access.h"
 #include "workload_flags.h"
@@ -57,6 +58,7 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
           [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : "must be 0 or more"; },
           "UINT", "non-negative"));
   AddCudaOptions(sub, &a->cuda);
+  a->timeout_option = sub->get_option("--timeout");
 }
 
 namespace {
@@ -189,11 +191,7 @@ Result<PreparedRun> PrepareRun(const RunArgs& a, bool writes_store) {
   BRAID_RETURN_IF_ERROR(topo->CheckFits(a.workload.tp));
   BRAID_RETURN_IF_ERROR(CheckCommSmsFit(a.comm_sms, *topo));
   p.topology = topo->name;
-  if (topo->nodes > 1 && topo->intra.bandwidth_gbs > 0 && topo->inter.bandwidth_gbs > 0) {
-    p.nodes.ranks_per_node = topo->gpus_per_node;
-    p.nodes.bandwidth_ratio = topo->inter.bandwidth_gbs / topo->intra.bandwidth_gbs;
-    p.nodes.latency_ratio = topo->intra.latency_us > 0 ? topo->inter.latency_us / topo->intra.latency_us : 1;
-  }
+  p.nodes = NodeLinksOf(*topo);
   if (a.verify && a.backend == "sim") {
     return Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)");
   }
@@ -276,39 +274,11 @@ uint64_t ArgumentsHash(const RunArgs& a) {
 }
 
 Status SameArgumentsEverywhere(Launcher& world, const RunArgs& a) {
-  const uint64_t mine = ArgumentsHash(a);
-  Blob root(sizeof mine);
-  std::memcpy(root.data(), &mine, sizeof mine);
-  BRAID_RETURN_IF_ERROR(world.Broadcast(root));
-  uint64_t theirs = 0;
-  if (root.size() == sizeof theirs) std::memcpy(&theirs, root.data(), sizeof theirs);
-  if (theirs == mine) return Status::Ok();
-  return Status::Invalid("arguments differ from rank 0's; mpirun must start every rank with the same braid arguments");
-}
-
-// Checks that depend on the job: the ranks' processes against --tp.
-Status CheckJob(const Launcher& world, const RunArgs& a) {
-  if (world.world_size() == 1) {
-    if (a.workload.tp > 1) {
-      return Status::Invalid("--tp " + std::to_string(a.workload.tp) +
-                             " needs as many MPI processes; mpirun started 1 (use mpirun -np " +
-                             std::to_string(a.workload.tp) + ", or run without mpirun for ranks as threads)");
-    }
-    return Status::Ok();
-  }
-  if (a.backend != "cpu") {
-    return Status::Invalid("under mpirun, ranks run as processes on --backend cpu only (got '" + OneLine(a.backend) +
-                           "')");
-  }
-  if (a.workload.tp != world.world_size()) {
-    return Status::Invalid("--tp " + std::to_string(a.workload.tp) + " must equal the number of MPI processes (" +
-                           std::to_string(world.world_size()) + ")");
-  }
-  return Status::Ok();
+  return SameAsRank0(world, ArgumentsHash(a), kArgumentsDiffer);
 }
 
 int ExecuteRunUnderMpi(const RunArgs& a) {
-  const double timeout = a.cuda.timeout_s > 0 && std::isfinite(a.cuda.timeout_s) ? a.cuda.timeout_s : 300;
+  const double timeout = MpiTimeout(a.cuda, a.timeout_option);
   auto launcher = MakeLauncher(timeout);
   if (!launcher.ok()) return ReportError("run", launcher.status());
   Launcher& world = **launcher;
@@ -319,7 +289,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     return s.is_user_error() ? kExitUsage : kExitFailure;
   };
   Status checked = SameArgumentsEverywhere(world, a);
-  if (checked.ok()) checked = CheckJob(world, a);
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp);
   Result<PreparedRun> prepared = Status::Internal("not prepared");
   if (checked.ok()) {
     prepared = PrepareRun(a, root);

@@ -6,24 +6,33 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "backend_choice.h"
+#include "braid/cpu_process_backend.h"
+#include "braid/launcher.h"
 #include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/presets.h"
 #include "braid/search_space.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_guide.h"
+#include "braid/topology_files.h"
 #include "braid/tune.h"
+#include "braid/tune_over_processes.h"
 #include "braid/version.h"
 #include "cli_exit.h"
+#include "mpi_job.h"
 #include "run_command.h"
 #include "run_report.h"
 #include "store_access.h"
 #include "tune_progress.h"
 #include "tune_report.h"
 #include "workload_flags.h"
+#if defined(BRAID_HAVE_MPI)
+#include "braid/mpi_transport.h"
+#endif
 
 namespace braid::cli {
 
@@ -47,6 +56,7 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_flag("--no-progress", a->no_progress, "no progress on stderr");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   AddCudaOptions(sub, &a->cuda);
+  a->timeout_option = sub->get_option("--timeout");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")
       ->check(CLI::Validator(
@@ -128,40 +138,46 @@ Result<PresetFile> ExistingPresets(const std::string& path) {
   return PresetFile{};
 }
 
-}  // namespace
+// Everything tune checks and builds before it measures. Only the process
+// that writes (rank 0 under mpirun) prepares.
+struct PreparedTune {
+  std::shared_ptr<SimHardware> hw;  // the guide reads it
+  TuneRequest request;
+  PresetFile existing;
+};
 
-int ExecuteTune(const TuneArgs& a) {
-  if (Status s = CheckOptions(a); !s.ok()) return ReportError("tune", s);
+Result<PreparedTune> PrepareTune(const TuneArgs& a) {
+  BRAID_RETURN_IF_ERROR(CheckOptions(a));
   const std::string strategy_name = a.strategy.empty() ? (a.backend == "sim" ? "exhaustive" : "guided") : a.strategy;
   auto strategy = ParseStrategy(strategy_name);
-  if (!strategy.ok()) return ReportError("tune", strategy.status());
+  if (!strategy.ok()) return strategy.status();
   std::string workload_key;
   auto targets = TargetsOf(a, &workload_key);
-  if (!targets.ok()) return ReportError("tune", targets.status());
+  if (!targets.ok()) return targets.status();
   auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
-  if (!hw.ok()) return ReportError("tune", hw.status());
-  const Topology* topo = &hw->topo;
-  const GpuSpec* gpu = &hw->gpu;
-  if (Status s = topo->CheckFits(a.workload.tp); !s.ok()) return ReportError("tune", s);
+  if (!hw.ok()) return hw.status();
+  PreparedTune p;
+  p.hw = std::make_shared<SimHardware>(std::move(*hw));
+  const Topology& topo = p.hw->topo;
+  BRAID_RETURN_IF_ERROR(topo.CheckFits(a.workload.tp));
   auto knobs = KnobsOfBackend(a.backend);
-  if (!knobs.ok()) return ReportError("tune", knobs.status());
+  if (!knobs.ok()) return knobs.status();
   auto existing = ExistingPresets(a.out);
-  if (!existing.ok()) return ReportError("tune", existing.status());
+  if (!existing.ok()) return existing.status();
+  p.existing = std::move(*existing);
   std::error_code ec;
   if (a.resume && !std::filesystem::exists(a.db, ec)) {
-    return ReportError("tune", Status::Invalid("--resume: there is no store " + a.db + " to resume from"));
+    return Status::Invalid("--resume: there is no store " + a.db + " to resume from");
   }
-  if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("tune", s);
-  auto backend = MakeBackend(a.backend, *hw, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
-  if (!backend.ok()) return ReportError("tune", backend.status());
+  BRAID_RETURN_IF_ERROR(CheckStoreWritable(a.db));
 
   const bool deterministic = a.backend == "sim";
-  TuneRequest q;
+  TuneRequest& q = p.request;
   q.targets = std::move(*targets);
   q.workload_key = workload_key;
-  q.topology = topo->name;
-  q.gpu = topo->gpu;
-  q.gpu_sms = gpu->sm_count;
+  q.topology = topo.name;
+  q.gpu = topo.gpu;
+  q.gpu_sms = p.hw->gpu.sm_count;
   q.backend = a.backend;
   q.knobs = *knobs;
   q.search.strategy = *strategy;
@@ -171,7 +187,7 @@ int ExecuteTune(const TuneArgs& a) {
   q.search.seed = a.seed;
   if (deterministic) q.search.recheck_max = 1;  // a deterministic backend repeats itself: nothing to recheck
   q.time_budget_s = a.time_budget_s;
-  q.make_guide = [&](const Workload& w) -> Result<Guide> { return MakeSimGuide(w, *hw); };
+  q.make_guide = [hw = p.hw](const Workload& w) -> Result<Guide> { return MakeSimGuide(w, *hw); };
   q.base.seed = a.seed;
   q.options_json = nlohmann::json{{"iters", q.search.iters},
                                   {"warmup", q.search.warmup},
@@ -183,10 +199,15 @@ int ExecuteTune(const TuneArgs& a) {
                        .dump();
   q.resume = a.resume;
   q.session = a.session;
+  BRAID_RETURN_IF_ERROR(CheckTuneRequest(q));
+  return p;
+}
 
-  if (Status s = CheckTuneRequest(q); !s.ok()) return ReportError("tune", s);
+// The session on `backend`, the presets merged into --out, and the report
+// printed. A failure is returned for the caller to print.
+Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend) {
   auto store = OpenStoreForWrite(a.db);
-  if (!store.ok()) return ReportError("tune", store.status());
+  if (!store.ok()) return store.status();
   TuneProgress progress(stderr, isatty(STDERR_FILENO) == 1, !a.no_progress);
   TuneObserver observer;
   observer.on_resume = [&](long long session, size_t recorded) {
@@ -195,17 +216,19 @@ int ExecuteTune(const TuneArgs& a) {
   observer.on_target = [&](const TuneTarget& t, size_t i, size_t n) {
     progress.StartTarget(t.name + " (" + std::to_string(i + 1) + "/" + std::to_string(n) + ")");
   };
-  observer.on_trial = [&](const SearchProgress& p, const OverlapConfig& best) { progress.Update(p, best.Describe()); };
+  observer.on_trial = [&](const SearchProgress& sp, const OverlapConfig& best) {
+    progress.Update(sp, best.Describe());
+  };
   observer.on_result = [&](const TuneResult& r) {
     progress.FinishTarget(r.config.Describe() + " " + FormatDuration(r.time_ns));
   };
-  auto summary = RunTuning(q, **backend, **store, observer);
-  if (!summary.ok()) return ReportError("tune", summary.status());
+  auto summary = RunTuning(p.request, backend, **store, observer);
+  if (!summary.ok()) return summary.status();
 
-  PresetFile merged = *existing;
+  PresetFile merged = p.existing;
   const PresetFile update = PresetsOf(*summary, std::string(BraidVersion()), NowIso8601());
-  if (Status s = MergeInto(merged, update); !s.ok()) return ReportError("tune", s);
-  if (Status s = SavePresetsAtomically(a.out, merged); !s.ok()) return ReportError("tune", s);
+  BRAID_RETURN_IF_ERROR(MergeInto(merged, update));
+  BRAID_RETURN_IF_ERROR(SavePresetsAtomically(a.out, merged));
   const PresetsWritten written{a.out, int(update.presets.size())};
 
   if (a.json) {
@@ -214,7 +237,112 @@ int ExecuteTune(const TuneArgs& a) {
     std::cout << TuneTable(*summary, written);
   }
   std::cout.flush();
+  return Status::Ok();
+}
+
+int ExecuteTuneInProcess(const TuneArgs& a) {
+  auto prepared = PrepareTune(a);
+  if (!prepared.ok()) return ReportError("tune", prepared.status());
+  auto backend = MakeBackend(a.backend, *prepared->hw, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
+  if (!backend.ok()) return ReportError("tune", backend.status());
+  if (Status s = TuneAndReport(a, *prepared, **backend); !s.ok()) return ReportError("tune", s);
   return kExitOk;
+}
+
+// Every flag that changes what a tune does, so that ranks started with
+// different arguments are told apart by a hash instead of hanging.
+uint64_t ArgumentsHash(const TuneArgs& a) {
+  const WorkloadArgs& w = a.workload;
+  std::string key;
+  for (const std::string& field : {a.backend,
+                                   w.op,
+                                   w.m,
+                                   w.n,
+                                   w.k,
+                                   w.model,
+                                   w.seq,
+                                   w.batch,
+                                   w.phase,
+                                   w.sequence_parallel,
+                                   std::to_string(w.tp),
+                                   w.dtype,
+                                   a.topology,
+                                   a.strategy,
+                                   std::to_string(a.budget),
+                                   std::to_string(a.time_budget_s),
+                                   std::to_string(a.iters_option->count() > 0 ? a.iters : -1),
+                                   std::to_string(a.warmup_option->count() > 0 ? a.warmup : -1),
+                                   a.db,
+                                   std::to_string(a.resume),
+                                   std::to_string(a.session),
+                                   a.out,
+                                   std::to_string(a.link_gbps),
+                                   std::to_string(a.link_latency_us),
+                                   std::to_string(a.cuda.timeout_s),
+                                   std::to_string(a.seed)}) {
+    key += field + '\x1f';
+  }
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// mpirun -np P braid tune: rank 0 prepares, runs the session on a
+// LeaderBackend and writes; the others follow its runs (tune_over_processes.h).
+int ExecuteTuneUnderMpi(const TuneArgs& a) {
+  const double timeout = MpiTimeout(a.cuda, a.timeout_option);
+  auto launcher = MakeLauncher(timeout);
+  if (!launcher.ok()) return ReportError("tune", launcher.status());
+  Launcher& world = **launcher;
+  const bool root = world.is_root();
+  // Bad input: found by rank 0 (or on every rank alike), printed once, exit 2 everywhere.
+  auto fail = [root](const Status& s) {
+    if (root) return ReportError("tune", s);
+    return s.is_user_error() ? kExitUsage : kExitFailure;
+  };
+  Status checked = SameAsRank0(world, ArgumentsHash(a), kArgumentsDiffer);
+  if (checked.ok()) checked = CheckMpiTimeout(a.cuda);
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp);
+  Result<Topology> topo = Status::Internal("not loaded");
+  if (checked.ok()) {
+    topo = LoadTopology(a.topology);  // every rank: its node links pace the transfers
+    checked = topo.status();
+  }
+  Result<PreparedTune> prepared = Status::Internal("not prepared");
+  if (checked.ok() && root) {
+    prepared = PrepareTune(a);
+    checked = prepared.status();
+  }
+  checked = AgreeOnStatus(world, checked);
+  if (!checked.ok()) return fail(checked);
+
+#if defined(BRAID_HAVE_MPI)
+  CpuProcessBackend backend(&world, CpuBackendOptions{a.link_gbps, a.link_latency_us},
+                            MpiTransportFactory(timeout, NodeLinksOf(*topo)));
+  if (!root) {
+    Result<int> code = FollowRuns(world, backend);
+    if (code.ok()) return *code;
+    if (code.status().is_user_error()) return kExitUsage;
+    AbortJob(world, "braid tune: " + RankPrefixed(world, code.status()), kExitFailure);
+  }
+  LeaderBackend leader(world, backend);
+  const Status tuned = TuneAndReport(a, *prepared, leader);
+  if (!leader.broken().ok()) AbortJob(world, "braid tune: " + RankPrefixed(world, leader.broken()), kExitFailure);
+  const int code = tuned.ok() ? kExitOk : ReportError("tune", tuned);
+  if (Status s = leader.Finish(code); !s.ok()) {
+    AbortJob(world, "braid tune: " + RankPrefixed(world, s), kExitFailure);
+  }
+  return code;
+#else
+  return fail(Status::Unavailable("this braid was built without MPI"));
+#endif
+}
+
+}  // namespace
+
+int ExecuteTune(const TuneArgs& a) {
+  if (!StartedByMpiLauncher()) return ExecuteTuneInProcess(a);
+  return ExecuteTuneUnderMpi(a);
 }
 
 }  // namespace braid::cli

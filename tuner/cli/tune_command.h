@@ -33,7 +33,8 @@ struct TuneArgs {
   bool no_progress = false;
   double link_gbps = 0;
   double link_latency_us = 0;
-  CudaBackendOptions cuda;  // --loopback, --timeout, --tf32
+  CudaBackendOptions cuda;                // --loopback, --timeout, --tf32
+  CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
   unsigned long long seed = 42;
 };
 

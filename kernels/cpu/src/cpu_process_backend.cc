@@ -61,6 +61,16 @@ std::string HostsNote(const std::vector<std::string>& hosts) {
 
 }  // namespace
 
+NodeLinks NodeLinksOf(const Topology& topo) {
+  NodeLinks n;
+  if (topo.nodes > 1 && topo.intra.bandwidth_gbs > 0 && topo.inter.bandwidth_gbs > 0) {
+    n.ranks_per_node = topo.gpus_per_node;
+    n.bandwidth_ratio = topo.inter.bandwidth_gbs / topo.intra.bandwidth_gbs;
+    n.latency_ratio = topo.intra.latency_us > 0 ? topo.inter.latency_us / topo.intra.latency_us : 1;
+  }
+  return n;
+}
+
 Status CpuProcessBackend::CheckLocally(const Plan& plan, const RunOptions& options) const {
   if (options.warmup < 0 || options.iters < 0 || options.warmup > 1000000 || options.iters > 1000000) {
     return Status::Invalid("--warmup and --iters must be between 0 and 1000000");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -65,6 +66,15 @@ Status AgreeOnStatus(Launcher& launcher, const Status& mine) {
   }
   BRAID_RETURN_IF_ERROR(launcher.Broadcast(verdict));
   return DecodeStatus(verdict);
+}
+
+Status SameAsRank0(Launcher& launcher, uint64_t value, const std::string& differs) {
+  Blob root(sizeof value);
+  std::memcpy(root.data(), &value, sizeof value);
+  BRAID_RETURN_IF_ERROR(launcher.Broadcast(root));
+  uint64_t theirs = 0;
+  if (root.size() == sizeof theirs) std::memcpy(&theirs, root.data(), sizeof theirs);
+  return theirs == value ? Status::Ok() : Status::Invalid(differs);
 }
 
 void AbortJob(Launcher& launcher, const std::string& message, int exit_code) {

@@ -64,13 +64,15 @@ class MpiLauncher : public Launcher {
     uint64_t size = blob.size();
     MPI_Request req;
     BRAID_MPI(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm_, &req));
-    BRAID_RETURN_IF_ERROR(Wait(req, "broadcast (size)"));
+    // Only rank 0 sends: a wait on this side is a wait for rank 0.
+    const char* from = is_root() ? nullptr : "rank 0";
+    BRAID_RETURN_IF_ERROR(Wait(req, "broadcast (size)", from));
     if (size > kMaxBlob)
       return Status::Internal("broadcast: blob of " + std::to_string(size) + " bytes is over 64 MiB");
     blob.resize(size_t(size));
     if (size == 0) return Status::Ok();
     BRAID_MPI(MPI_Ibcast(blob.data(), int(size), MPI_BYTE, 0, comm_, &req));
-    return Wait(req, "broadcast");
+    return Wait(req, "broadcast", from);
   }
 
   Result<std::vector<Blob>> Gather(const Blob& blob) override {
@@ -140,12 +142,14 @@ class MpiLauncher : public Launcher {
   }
 
  private:
-  Status Wait(MPI_Request& req, const char* what, bool spin = false) {
+  // `waited_for`: whom the call waits on (null: every other rank).
+  Status Wait(MPI_Request& req, const char* what, const char* waited_for = nullptr, bool spin = false) {
     const WaitOutcome w = WaitBounded(req, timeout_s_, nullptr, spin);
     if (w.end == WaitEnd::kFailed) return w.status;
     if (w.end == WaitEnd::kTimedOut) {
+      const std::string others = size_ == 2 ? "rank " + std::to_string(1 - rank_) : "the other ranks";
       return Status::Internal(std::string(what) + ": rank " + std::to_string(rank_) + " waited " + TimeoutText() +
-                              " for the other ranks");
+                              " for " + (waited_for != nullptr ? waited_for : others));
     }
     return Status::Ok();
   }
@@ -158,7 +162,8 @@ class MpiLauncher : public Launcher {
     } else {
       BRAID_MPI(MPI_Irecv(in, 1, MPI_INT64_T, peer, kClockTag, comm_, &req));
     }
-    return Wait(req, what, /*spin=*/true);
+    const std::string peer_text = "rank " + std::to_string(peer);
+    return Wait(req, what, peer_text.c_str(), /*spin=*/true);
   }
 
   std::string TimeoutText() const {

@@ -18,6 +18,7 @@
 #include "braid/backend.h"
 #include "braid/cpu_backend.h"
 #include "braid/launcher.h"
+#include "braid/topology.h"
 #include "braid/transport.h"
 
 namespace braid {
@@ -30,6 +31,9 @@ struct NodeLinks {
   double bandwidth_ratio = 1;  // inter / intra bandwidth
   double latency_ratio = 1;    // inter / intra latency
 };
+
+// The node links of `topo`: none for one node (or links without bandwidth).
+NodeLinks NodeLinksOf(const Topology& topo);
 
 class CpuProcessBackend : public Backend {
  public:

@@ -55,6 +55,11 @@ class Launcher {
 // (prefixed with "rank R: " when only some ranks failed), or Ok. Collective.
 Status AgreeOnStatus(Launcher& launcher, const Status& mine);
 
+// Ok when `value` (a hash of the command line, say) equals rank 0's; else
+// Invalid(`differs`) on this rank. Collective; follow with AgreeOnStatus so
+// that every rank learns which rank differs.
+Status SameAsRank0(Launcher& launcher, uint64_t value, const std::string& differs);
+
 // Ends the job after a failure seen by this rank, so that one message
 // reaches the user: rank 0 aborts at once; rank r waits r × 0.5 s (at most
 // 5 s) first, so that when rank 0 failed too, its message is the one printed.

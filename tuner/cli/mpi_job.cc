@@ -1,0 +1,45 @@
+#include "mpi_job.h"
+
+#include <cmath>
+
+namespace braid::cli {
+
+double MpiTimeout(const CudaBackendOptions& cuda, const CLI::Option* timeout_option) {
+  const bool given = timeout_option != nullptr && timeout_option->count() > 0;
+  return given && CheckMpiTimeout(cuda).ok() ? cuda.timeout_s : kMpiDefaultTimeoutS;
+}
+
+Status CheckMpiTimeout(const CudaBackendOptions& cuda) {
+  if (!(cuda.timeout_s > 0) || !std::isfinite(cuda.timeout_s)) {
+    return Status::Invalid("--timeout must be a positive number of seconds");
+  }
+  return Status::Ok();
+}
+
+Status CheckJobShape(const Launcher& world, const std::string& backend, int tp) {
+  if (world.world_size() == 1) {
+    if (tp > 1) {
+      return Status::Invalid("--tp " + std::to_string(tp) +
+                             " needs as many MPI processes; mpirun started 1 (use mpirun -np " + std::to_string(tp) +
+                             ", or run without mpirun for ranks as threads)");
+    }
+    return Status::Ok();
+  }
+  if (backend != "cpu") {
+    return Status::Invalid("under mpirun, ranks run as processes on --backend cpu only (got '" + OneLine(backend) +
+                           "')");
+  }
+  if (tp != world.world_size()) {
+    return Status::Invalid("--tp " + std::to_string(tp) + " must equal the number of MPI processes (" +
+                           std::to_string(world.world_size()) + ")");
+  }
+  return Status::Ok();
+}
+
+std::string RankPrefixed(const Launcher& world, const Status& s) {
+  const std::string who = "rank " + std::to_string(world.rank());
+  const bool named = s.message().rfind(who + " ", 0) == 0 || s.message().rfind(who + ":", 0) == 0;
+  return named ? s.message() : who + ": " + s.message();
+}
+
+}  // namespace braid::cli
