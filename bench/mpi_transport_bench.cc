@@ -2,7 +2,8 @@
 // the same run:
 //   1. bandwidth of large point-to-point steps (rank 0 → rank 1) as a ratio
 //      to an MPI_Send / MPI_Recv loop (goal >= 0.9),
-//   2. per-step overhead: half the extra round trip of an 8-byte ping-pong,
+//   2. per-step overhead: half the extra round trip of an 8-byte ping-pong
+//      (medians),
 //   3. the clock-offset uncertainty of the launcher's ping-pong alignment.
 // Run: mpirun -np 2 build/release/bench/braid_mpi_transport_bench [MiB] [reps]
 #include <mpi.h>
@@ -56,12 +57,16 @@ double TransportStream(int rank, braid::Transport& t, std::vector<float>& buf, i
   return s;
 }
 
-// Mean round trip of an 8-byte ping-pong, plain MPI or the transport.
-double PingPong(int rank, braid::Transport* t, int reps) {
+// Round trips of an 8-byte ping-pong, plain MPI or the transport, one
+// sample each (on a shared host a few are slowed by the scheduler: the
+// median is the figure).
+std::vector<double> PingPong(int rank, braid::Transport* t, int reps) {
   float v[2] = {1, 2};
+  std::vector<double> rtt;
+  rtt.reserve(size_t(reps));
   MPI_Barrier(MPI_COMM_WORLD);
-  const auto t0 = Clock::now();
   for (int i = 0; i < reps; ++i) {
+    const auto t0 = Clock::now();
     if (t == nullptr) {
       if (rank == 0) {
         MPI_Send(v, 2, MPI_FLOAT, 1, 9, MPI_COMM_WORLD);
@@ -77,10 +82,15 @@ double PingPong(int rank, braid::Transport* t, int reps) {
       Check(t->Recv(1, 0, 9, v, 2), "ping");
       Check(t->Send(1, 0, 9, v, 2), "pong");
     }
+    rtt.push_back(Seconds(t0, Clock::now()));
   }
-  const double s = Seconds(t0, Clock::now()) / reps;
   MPI_Barrier(MPI_COMM_WORLD);
-  return s;
+  return rtt;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 }  // namespace
@@ -114,11 +124,12 @@ int main(int argc, char** argv) {
     ours = std::min(ours, TransportStream(rank, **transport, buf, reps));
   }
   const double bytes = double(buf.size() * sizeof(float)) * reps;
-  double rtt_plain = 1e30, rtt_ours = 1e30;
+  std::vector<double> all_plain, all_ours;
   for (int round = 0; round < 3; ++round) {
-    rtt_plain = std::min(rtt_plain, PingPong(rank, nullptr, 2000));
-    rtt_ours = std::min(rtt_ours, PingPong(rank, transport->get(), 2000));
+    for (double x : PingPong(rank, nullptr, 2000)) all_plain.push_back(x);
+    for (double x : PingPong(rank, transport->get(), 2000)) all_ours.push_back(x);
   }
+  const double rtt_plain = Median(all_plain), rtt_ours = Median(all_ours);
   auto offsets = world.MeasureClockOffsets(16);
   Check(offsets.status(), "clock offsets");
   transport->reset();
@@ -133,8 +144,8 @@ int main(int argc, char** argv) {
     std::printf("plain MPI_Send/MPI_Recv   %8.2f GB/s\n", bw_plain);
     std::printf("braid MPI transport       %8.2f GB/s\n", bw_ours);
     std::printf("bandwidth ratio           %8.3f   (goal >= 0.9)\n", bw_ours / bw_plain);
-    std::printf("8-byte round trip: plain %.2f us, transport %.2f us; per-step overhead %.2f us\n", mine[2] * 1e6,
-                mine[3] * 1e6, (mine[3] - mine[2]) / 2 * 1e6);
+    std::printf("8-byte round trip (median of 6000): plain %.2f us, transport %.2f us; per-step overhead %.2f us\n",
+                mine[2] * 1e6, mine[3] * 1e6, (mine[3] - mine[2]) / 2 * 1e6);
     const braid::ClockOffset& c = (*offsets)[1];
     std::printf("clock offset rank 1 vs rank 0: %lld ns +- %lld ns (shortest of 16 ping-pongs)\n",
                 static_cast<long long>(c.offset_ns), static_cast<long long>(c.uncertainty_ns));

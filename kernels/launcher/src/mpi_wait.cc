@@ -17,6 +17,12 @@ WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomi
   using Clock = std::chrono::steady_clock;
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  // Busy polling first: a reply that comes within microseconds is seen at
+  // once. A yield or a sleep on a loaded host gives the core away for a
+  // scheduler slice (milliseconds), which would become every short step's cost.
+  const auto busy_until = Clock::now() + std::chrono::microseconds(50);
+  bool busy = true;
+  int yields = 0;
   WaitOutcome w;
   std::chrono::microseconds nap{1};
   for (int polls = 0;; ++polls) {
@@ -36,8 +42,12 @@ WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomi
       w.end = WaitEnd::kTimedOut;
       return w;
     }
-    // Spin a little (short messages complete within microseconds), then back off.
-    if (spin || polls < 256) {
+    if (busy) {
+      busy = Clock::now() < busy_until;
+      continue;
+    }
+    // Then yield a little, then back off.
+    if (spin || yields++ < 256) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(nap);

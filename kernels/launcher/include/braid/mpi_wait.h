@@ -29,8 +29,9 @@ struct WaitOutcome {
   MPI_Status mpi_status{};  // kDone: the completed request's status
 };
 
-// Polls `request` (MPI_Test; spins briefly, then sleeps with backoff up to
-// 100 µs so that waiting ranks leave the cores to working ones) until it
+// Polls `request` (MPI_Test; busy for 50 µs, then yields a while, then
+// sleeps with backoff up to 100 µs so that waiting ranks leave the cores to
+// working ones) until it
 // completes, `timeout_s` passes, or `*abort` turns true (may be null).
 // `spin`: never sleep, only yield (for timing round trips).
 WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort, bool spin = false);
