@@ -11,7 +11,7 @@ using tuning::RunAnnouncement;
 Result<RunOutput> LeaderBackend::Run(const Plan& plan, const RunOptions& options) {
   if (!broken_.ok()) return broken_;
   Result<tuning::PlanPart> part = tuning::PartOf(plan);
-  if (!part.ok()) return part.status();  // nothing announced: the ranks stay in step
+  if (!part.ok()) return Status::Internal(part.status().message());  // nothing announced: the ranks stay in step
   RunAnnouncement a;
   a.workload = plan.workload;
   a.config = plan.config;
