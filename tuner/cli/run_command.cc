@@ -296,9 +296,9 @@ Status CheckJob(const Launcher& world, const RunArgs& a) {
     }
     return Status::Ok();
   }
-  if (a.backend != "cpu") {
-    return Status::Invalid("under mpirun, ranks run as processes on --backend cpu only (got '" + OneLine(a.backend) +
-                           "')");
+  if (a.backend != "cpu" && a.backend != "cuda") {
+    return Status::Invalid("under mpirun, ranks run as processes on --backend cpu or cuda only (got '" +
+                           OneLine(a.backend) + "')");
   }
   if (a.workload.tp != world.world_size()) {
     return Status::Invalid("--tp " + std::to_string(a.workload.tp) + " must equal the number of MPI processes (" +
@@ -331,7 +331,16 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
 
 #if defined(BRAID_HAVE_MPI)
   const CpuBackendOptions cpu{a.link_gbps, a.link_latency_us};
-  CpuProcessBackend backend(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
+  std::unique_ptr<Backend> made;
+  if (a.backend == "cuda") {
+    // One process per GPU: every rank gets the same verdict (no GPU: exit 1).
+    auto cuda = MakeCudaProcessBackend(a.topology, a.cuda, &world);
+    if (!cuda.ok()) return fail(cuda.status());
+    made = std::move(*cuda);
+  } else {
+    made = std::make_unique<CpuProcessBackend>(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
+  }
+  Backend& backend = *made;
   // A failure while running leaves the peers waiting: end the job.
   auto abort_job = [&world](const Status& s) {
     if (s.is_user_error()) return ReportError("run", s);  // agreed on every rank
