@@ -188,7 +188,7 @@ TEST(CudaProcess, NoDeviceIsUnavailableOnEveryRank) {
   }
 }
 
-TEST(CudaProcess, LoopbackAndCopyEngineAreRefusedAcrossProcesses) {
+TEST(CudaProcess, LoopbackCopyEngineAndFusedAreRefusedAcrossProcesses) {
   CudaBackendOptions loop;
   loop.loopback = true;
   ProcessRun pr = RunAsProcesses(CudaPlan(Op::kAgGemm, 64, 32, 64, 2, Algorithm::kRing), CudaVerifyOnce(), 2, loop);
@@ -203,6 +203,17 @@ TEST(CudaProcess, LoopbackAndCopyEngineAreRefusedAcrossProcesses) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
     EXPECT_THAT(out.status().message(), HasSubstr("--comm-engine ce between MPI processes"));
+  }
+  const Workload w{Op::kAgGemm, 64, 64, 64, DType::kBf16, 2};
+  OverlapConfig fused;
+  fused.algorithm = Algorithm::kFused;
+  auto plan = BuildPlan(w, fused);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  pr = RunAsProcesses(*plan, CudaVerifyOnce(), 2);
+  for (const auto& out : pr.outs) {
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(out.status().message(), HasSubstr("--algo fused between MPI processes"));
   }
 }
 
