@@ -5,9 +5,14 @@
 #
 # On every GPU it finds (one is enough, through --loopback) it runs --verify
 # of every algorithm x op x P in {2,4,8} in loopback and, with at least P
-# GPUs, across devices; checks that every step has CUPTI events and that a
-# ring's communication overlaps its GEMMs across devices; prints one summary
-# table. Exit 0 all passed, 1 something failed, 77 no GPU (skipped).
+# GPUs, across devices (one process, a thread per GPU) and across processes
+# (mpirun -np P, one process per GPU, NCCL bootstrapped through MPI; only
+# when mpirun is on PATH and braid was built with MPI); checks that every
+# step has CUPTI events and that a ring's communication overlaps its GEMMs
+# across devices and processes; prints one summary table. Exit 0 all
+# passed, 1 something failed, 77 no GPU (skipped).
+# BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
+# --allow-run-as-root) shape the mpirun command line.
 # The fused kernel (--algo fused): --verify of ag_gemm and gemm_rs x P in
 # {2,4,8} in loopback and across GPUs, and its timeout path: with
 # BRAID_FUSED_NEVER_SET=1:0 rank 1 never raises flag 0, and the run must end
@@ -57,7 +62,7 @@ if j:
     missing = [n for n in j.get("notes", []) if "no GPU activity record" in n]
     events = "MISSING" if missing else "all"
     ok = v.get("ok") and not missing
-    if algo in ("ring", "bidir_ring") and mode == "devices" and ov <= 0:
+    if algo in ("ring", "bidir_ring") and mode in ("devices", "processes") and ov <= 0:
         ok = False
     status = "ok" if ok else "FAIL"
 else:
@@ -70,11 +75,14 @@ failed=0
 rows=()
 # One run; prints a table row and sets failed on a wrong result or missing events.
 check() {  # mode algo op p
-  local mode="$1" algo="$2" op="$3" p="$4" extra=()
+  local mode="$1" algo="$2" op="$3" p="$4" extra=() launch=()
   [[ "$mode" == loopback ]] && extra+=(--loopback)
+  [[ "$algo" != serial ]] && extra+=(--chunks 2)  # serial runs the collective whole
+  # shellcheck disable=SC2206
+  [[ "$mode" == processes ]] && launch=($mpirun ${BRAID_MPIRUN_FLAGS:-} -np "$p")
   local out rc
-  out="$("$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
-          --algo "$algo" --chunks 2 --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
+  out="$("${launch[@]}" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
+          --algo "$algo" --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
   rc=$?
   local row
   row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" "$op" "$p")"
@@ -83,10 +91,25 @@ check() {  # mode algo op p
   echo "$row"
 }
 
+# Across processes: mpirun on PATH, and a braid built with MPI (the bundle's is not).
+mpirun="${BRAID_MPIRUN:-mpirun}"
+modes=(loopback devices)
+# shellcheck disable=SC2086  # BRAID_MPIRUN_FLAGS are words
+if [[ "$gpus" -lt 2 ]]; then
+  echo "gpu/run.sh: processes: skipped (one GPU)"
+elif ! command -v "$mpirun" >/dev/null; then
+  echo "gpu/run.sh: processes: skipped ($mpirun not found)"
+elif ! mpi_probe="$($mpirun ${BRAID_MPIRUN_FLAGS:-} -np 1 "$braid" run --backend sim --op gemm_rs --m 64 --n 64 \
+                   --k 64 --tp 1 --algo serial --iters 1 --warmup 0 --no-db 2>&1)"; then
+  echo "gpu/run.sh: processes: skipped (braid under $mpirun: $(tail -n 1 <<<"$mpi_probe"))"
+else
+  modes+=(processes)
+fi
+
 echo "mode     algo       op       P   events overlap    result   max_rel_error"
-for mode in loopback devices; do
+for mode in "${modes[@]}"; do
   for p in 2 4 8; do
-    [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
+    [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
     for algo in serial chunked ring bidir_ring; do
       for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
     done

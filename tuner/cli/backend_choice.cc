@@ -68,4 +68,11 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHar
   return MakeOtherBackend(name, cpu, cuda, hw.topo.gpu);
 }
 
+Result<std::unique_ptr<Backend>> MakeCudaProcessBackend(const std::string& topology, const CudaBackendOptions& cuda,
+                                                        Launcher* world) {
+  CudaBackendOptions o = cuda;
+  if (auto topo = LoadTopology(topology); topo.ok()) o.expected_gpu = topo->gpu;
+  return MakeCudaBackend(o, world);
+}
+
 }  // namespace braid::cli

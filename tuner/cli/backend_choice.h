@@ -10,6 +10,7 @@
 #include "braid/backend.h"
 #include "braid/cpu_backend.h"
 #include "braid/cuda_backend.h"
+#include "braid/launcher.h"
 #include "braid/sim_backend.h"
 #include "braid/status.h"
 
@@ -27,5 +28,10 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::s
 // The same with the sim's hardware already loaded (LoadSimHardware).
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw,
                                              const CpuBackendOptions& cpu = {}, const CudaBackendOptions& cuda = {});
+
+// --backend cuda as one process of an mpirun job (`world`, world size > 1):
+// rank world->rank() on its local GPU. Collective.
+Result<std::unique_ptr<Backend>> MakeCudaProcessBackend(const std::string& topology, const CudaBackendOptions& cuda,
+                                                        Launcher* world);
 
 }  // namespace braid::cli

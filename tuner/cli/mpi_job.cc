@@ -16,7 +16,7 @@ Status CheckMpiTimeout(const CudaBackendOptions& cuda) {
   return Status::Ok();
 }
 
-Status CheckJobShape(const Launcher& world, const std::string& backend, int tp) {
+Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed) {
   if (world.world_size() == 1) {
     if (tp > 1) {
       return Status::Invalid("--tp " + std::to_string(tp) +
@@ -25,9 +25,9 @@ Status CheckJobShape(const Launcher& world, const std::string& backend, int tp) 
     }
     return Status::Ok();
   }
-  if (backend != "cpu") {
-    return Status::Invalid("under mpirun, ranks run as processes on --backend cpu only (got '" + OneLine(backend) +
-                           "')");
+  if (backend != "cpu" && !(cuda_allowed && backend == "cuda")) {
+    return Status::Invalid(std::string("under mpirun, ranks run as processes on --backend ") +
+                           (cuda_allowed ? "cpu or cuda" : "cpu") + " only (got '" + OneLine(backend) + "')");
   }
   if (tp != world.world_size()) {
     return Status::Invalid("--tp " + std::to_string(tp) + " must equal the number of MPI processes (" +

@@ -22,8 +22,9 @@ inline constexpr double kMpiDefaultTimeoutS = 300;
 double MpiTimeout(const CudaBackendOptions& cuda, const CLI::Option* timeout_option);
 Status CheckMpiTimeout(const CudaBackendOptions& cuda);
 
-// `tp` against the job's processes: as many as --tp, on --backend cpu.
-Status CheckJobShape(const Launcher& world, const std::string& backend, int tp);
+// `tp` against the job's processes: as many as --tp, on --backend cpu (or
+// cuda, one process per GPU, where the command runs it: `run`, not `tune`).
+Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed);
 
 // "rank R: message", unless the message names its rank already.
 std::string RankPrefixed(const Launcher& world, const Status& s);

@@ -289,7 +289,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     return s.is_user_error() ? kExitUsage : kExitFailure;
   };
   Status checked = SameArgumentsEverywhere(world, a);
-  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp);
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp, /*cuda_allowed=*/true);
   Result<PreparedRun> prepared = Status::Internal("not prepared");
   if (checked.ok()) {
     prepared = PrepareRun(a, root);
@@ -301,7 +301,16 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
 
 #if defined(BRAID_HAVE_MPI)
   const CpuBackendOptions cpu{a.link_gbps, a.link_latency_us};
-  CpuProcessBackend backend(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
+  std::unique_ptr<Backend> made;
+  if (a.backend == "cuda") {
+    // One process per GPU: every rank gets the same verdict (no GPU: exit 1).
+    auto cuda = MakeCudaProcessBackend(a.topology, a.cuda, &world);
+    if (!cuda.ok()) return fail(cuda.status());
+    made = std::move(*cuda);
+  } else {
+    made = std::make_unique<CpuProcessBackend>(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
+  }
+  Backend& backend = *made;
   // A failure while running leaves the peers waiting: end the job.
   auto abort_job = [&world](const Status& s) {
     if (s.is_user_error()) return ReportError("run", s);  // agreed on every rank

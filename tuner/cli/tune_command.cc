@@ -302,7 +302,7 @@ int ExecuteTuneUnderMpi(const TuneArgs& a) {
   };
   Status checked = SameAsRank0(world, ArgumentsHash(a), kArgumentsDiffer);
   if (checked.ok()) checked = CheckMpiTimeout(a.cuda);
-  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp);
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp, /*cuda_allowed=*/false);
   Result<Topology> topo = Status::Internal("not loaded");
   if (checked.ok()) {
     topo = LoadTopology(a.topology);  // every rank: its node links pace the transfers

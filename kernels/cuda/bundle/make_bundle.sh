@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# Builds the GPU bundle: braid, the Debian libraries it needs (shared, beside
-# it), a launcher that finds the CUDA libraries on the target, and the GPU
-# validation script. Usage: make_bundle.sh BRAID_BINARY RUN_SH OUT_DIR
+# Builds the GPU bundle: braid (built with BRAID_STATIC_DEPS: libstdc++,
+# libgcc, SQLite, OpenBLAS and zlib inside it), a launcher that finds the
+# CUDA libraries on the target, and the GPU validation script.
+# Usage: make_bundle.sh BRAID_BINARY RUN_SH OUT_DIR
 #
-# CUDA libraries (cudart, cuBLASLt, NCCL, CUPTI) are NOT shipped: the launcher
-# looks for them in $BRAID_CUDA_LIBS, $CUDA_HOME/lib64, /usr/local/cuda/lib64
-# and the nvidia-* Python wheels PyTorch installs. glibc is not shipped either.
+# Dynamic and NOT shipped: glibc, and the CUDA libraries (cudart, cuBLASLt,
+# NCCL, CUPTI), which the launcher looks for in $BRAID_CUDA_LIBS,
+# $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the nvidia-* Python wheels
+# PyTorch installs. Dynamic and shipped in lib/: simdjson only (Debian has no
+# static libsimdjson). braid needing any other shared library is an error:
+# it was not built with BRAID_STATIC_DEPS.
 set -euo pipefail
 braid="$1" run_sh="$2" out="$3"
-name=braid-gpu-bundle
+name="braid-gpu-bundle"
 dir="$out/$name"
 rm -rf "$dir" "$out/$name.tar.gz"
 mkdir -p "$dir/bin" "$dir/lib"
 cp "$braid" "$dir/bin/braid.bin"
 strip --strip-unneeded "$dir/bin/braid.bin"
 
-# Every shared library braid loads except glibc's and CUDA's.
-ldd "$braid" | awk '/=> \// { print $1, $3 }' | while read -r soname path; do
+# braid's own dynamic dependencies (ELF NEEDED; ldd would add theirs: NCCL
+# and simdjson need libstdc++.so.6 and libgcc_s, which every machine with
+# NCCL has).
+bad=""
+for soname in $(readelf -d "$braid" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
   case "$soname" in
-    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libresolv.so*) continue ;;
-    libcudart*|libcublas*|libnccl*|libcupti*|libcuda.so*|libnvrtc*) continue ;;
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*) ;;
+    libcudart.so*|libcublasLt.so*|libnccl.so*|libcupti.so*) ;;
+    libsimdjson.so*)
+      path="$(ldd "$braid" | awk -v s="$soname" '$1 == s { print $3 }')"
+      cp -L "$path" "$dir/lib/$soname"
+      strip --strip-unneeded "$dir/lib/$soname" ;;
+    *) bad="$bad $soname" ;;
   esac
-  cp -L "$path" "$dir/lib/$soname"
-  strip --strip-unneeded "$dir/lib/$soname" 2>/dev/null || true
 done
+if [[ -n "$bad" ]]; then
+  echo "gpu-bundle: $braid needs$bad dynamically; build it with -DBRAID_STATIC_DEPS=ON" >&2
+  exit 1
+fi
 
 cat > "$dir/braid" <<'LAUNCH'
 #!/usr/bin/env bash
@@ -50,6 +64,10 @@ Braid GPU bundle (x86-64 Linux, glibc 2.36 or newer; built on Debian 12).
 Needs on the target: an NVIDIA driver and the CUDA 13 libraries cudart,
 cuBLASLt, NCCL 2.28+ and CUPTI (a CUDA toolkit, or PyTorch's nvidia-* wheels);
 point BRAID_CUDA_LIBS at their folders if they are elsewhere.
+Everything else braid needs is inside it (libsimdjson beside it in lib/).
+This braid is built without MPI: one process drives every local GPU (or all
+ranks on one GPU with --loopback). One process per GPU under mpirun needs a
+braid built from source where MPI is installed.
 
   ./run-gpu-tests.sh            validate this build on every GPU found
   ./braid run --backend cuda --loopback --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 4 --algo ring --verify

@@ -331,13 +331,15 @@ class FakeBlasLt : public BlasLtApi {
   std::shared_ptr<FakeGpu::World> w_;
 };
 
+// device < 0: every device's work; else that device's only.
 class FakeTracer : public GpuTracer {
  public:
-  explicit FakeTracer(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
+  FakeTracer(std::shared_ptr<FakeGpu::World> w, int device) : w_(std::move(w)), device_(device) {}
   Status Start() override {
     std::lock_guard<std::mutex> lock(w_->mu);
-    if (w_->tracing) return Status::Internal("tracer already started");
-    w_->tracing = true;
+    bool& on = device_ < 0 ? w_->tracing : w_->device_tracing[device_];
+    if (on) return Status::Internal("tracer already started");
+    on = true;
     return Status::Ok();
   }
   Status PushStep(uint64_t correlation, std::string_view name) override {
@@ -357,16 +359,17 @@ class FakeTracer : public GpuTracer {
   Status Stop() override {
     std::lock_guard<std::mutex> lock(w_->mu);
     w_->Progress();
-    w_->tracing = false;
+    (device_ < 0 ? w_->tracing : w_->device_tracing[device_]) = false;
     return Status::Ok();
   }
   std::vector<Event> TakeEvents() override {
     std::lock_guard<std::mutex> lock(w_->mu);
-    return std::move(w_->trace);
+    return std::move(device_ < 0 ? w_->trace : w_->device_trace[device_]);
   }
 
  private:
   std::shared_ptr<FakeGpu::World> w_;
+  int device_;
 };
 
 }  // namespace
@@ -376,14 +379,17 @@ FakeGpu::~FakeGpu() = default;
 
 std::shared_ptr<CudaApi> FakeGpu::cuda() { return MakeFakeCuda(world_); }
 std::shared_ptr<NcclApi> FakeGpu::nccl() { return std::make_shared<FakeNccl>(world_); }
-std::shared_ptr<GpuTracer> FakeGpu::tracer() { return std::make_shared<FakeTracer>(world_); }
+std::shared_ptr<GpuTracer> FakeGpu::tracer() { return std::make_shared<FakeTracer>(world_, -1); }
+std::shared_ptr<GpuTracer> FakeGpu::tracer(int device) { return std::make_shared<FakeTracer>(world_, device); }
 std::shared_ptr<FusedKernelApi> FakeGpu::fused() { return MakeFakeFused(world_); }
 
-CudaSeams FakeGpu::Seams() {
+CudaSeams FakeGpu::Seams() { return SeamsForDevice(-1); }
+
+CudaSeams FakeGpu::SeamsForDevice(int device) {
   CudaSeams s;
   s.cuda = cuda();
   s.nccl = nccl();
-  s.tracer = tracer();
+  s.tracer = device < 0 ? tracer() : tracer(device);
   s.fused = fused();
   auto w = world_;
   s.make_blas = [w]() -> Result<std::unique_ptr<BlasLtApi>> {

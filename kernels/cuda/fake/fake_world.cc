@@ -64,14 +64,17 @@ void FakeGpu::World::Enqueue(int stream, FakeOp op) {
 }
 
 void FakeGpu::World::Emit(int stream, const FakeOp& op, int64_t start, int64_t end) {
-  if (!tracing || op.correlation < 0) return;
+  const int device = streams[size_t(stream)].device;
+  const bool device_traced = device_tracing.count(device) > 0 && device_tracing[device];
+  if ((!tracing && !device_traced) || op.correlation < 0) return;
   Event e;
   e.name = op.what;
   e.lane = stream;
   e.start_ns = start;
   e.end_ns = end;
   e.correlation = op.correlation;
-  trace.push_back(std::move(e));
+  if (device_traced) device_trace[device].push_back(e);
+  if (tracing) trace.push_back(std::move(e));
 }
 
 void FakeGpu::World::Progress() {

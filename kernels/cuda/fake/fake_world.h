@@ -132,6 +132,9 @@ struct FakeGpu::World {
   uint64_t next_unique_id = 1;
   bool tracing = false;
   std::vector<Event> trace;
+  // Per-device tracers (one process of an mpirun job sees its own GPU only).
+  std::map<int, bool> device_tracing;
+  std::map<int, std::vector<Event>> device_trace;
   FakeGpuStats stats;
 
   // All need `mu` held.

@@ -15,6 +15,7 @@
 #include "braid/plan_check.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
+#include "process_run.h"
 #include "rank_runner.h"
 
 namespace braid {
@@ -68,18 +69,26 @@ bool GpuNamesMatch(const std::string& topology_gpu, const std::string& device) {
   return Upper(device).find(model) != std::string::npos;
 }
 
-// Devices, dtype, peer access: the checks that need the hardware, before anything is allocated.
-Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi& api, RunOutput& out,
-                    cuda::DeviceProps& props) {
+}  // namespace
+
+namespace cuda {
+
+Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, CudaApi& api, RunOutput& out, DeviceProps& props,
+                    int device) {
   auto count = api.DeviceCount();
   if (!count.ok()) return Status::Unavailable("cuda backend: " + count.status().message());
   if (*count < 1) return Status::Unavailable("cuda backend: no CUDA device found");
   const int p = plan.tp();
-  if (!o.loopback && *count < p) {
+  const bool all_here = device < 0;  // every rank in this process
+  if (all_here && !o.loopback && *count < p) {
     return Status::Invalid("--tp " + std::to_string(p) + " needs " + std::to_string(p) + " GPUs but " +
                            std::to_string(*count) + " found (--loopback runs every rank on one GPU)");
   }
-  auto first = api.Props(0);
+  if (!all_here && device >= *count) {
+    return Status::Invalid("this host has " + std::to_string(*count) + " GPUs but at least " +
+                           std::to_string(device + 1) + " MPI processes of the job (one GPU each)");
+  }
+  auto first = api.Props(std::max(device, 0));
   if (!first.ok()) return Status::Unavailable("cuda backend: " + first.status().message());
   props = *first;
   if (plan.workload.dtype == DType::kBf16 && props.cc_major < 8) {
@@ -97,7 +106,7 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi
   out.notes.push_back("device: " + props.name + " (" + std::to_string(props.sm_count) + " SMs, compute " +
                       std::to_string(props.cc_major) + "." + std::to_string(props.cc_minor) + ")");
   const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
-  if (ce && !o.loopback) {
+  if (ce && !o.loopback && all_here) {
     for (int a = 0; a < p; ++a) {
       for (int b = 0; b < p; ++b) {
         if (a == b) continue;
@@ -113,6 +122,10 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, cuda::CudaApi
   return Status::Ok();
 }
 
+}  // namespace cuda
+
+namespace {
+
 Status CheckPlan(const Plan& plan) { return CheckPlanStructure(plan); }
 
 // One rank's kernel holds every SM of its GPU, or its share of the one GPU in loopback.
@@ -120,7 +133,10 @@ int FusedSmsPerRank(const Plan& plan, const CudaBackendOptions& o, const cuda::D
   return o.loopback ? props.sm_count / plan.tp() : props.sm_count;
 }
 
-// One A and B per GEMM op, rounded to the dtype: the device and the reference see the same inputs.
+}  // namespace
+
+namespace cuda {
+
 void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b) {
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
   const DType dtype = plan.workload.dtype;
@@ -144,6 +160,10 @@ void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std
     round(b.back());
   }
 }
+
+}  // namespace cuda
+
+namespace {
 
 VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b,
                     const std::vector<cuda::RankResult>& ranks, bool tf32) {
@@ -174,7 +194,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
                              const CudaSeams& seams) {
   RunOutput out;
   cuda::DeviceProps props;
-  BRAID_RETURN_IF_ERROR(CheckDevices(plan, o, *seams.cuda, out, props));
+  BRAID_RETURN_IF_ERROR(cuda::CheckDevices(plan, o, *seams.cuda, out, props, -1));
   const int p = plan.tp();
   const bool fused = cuda::HasFusedSteps(plan);
   if (fused) {
@@ -191,7 +211,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
         (o.loopback || plan.config.comm_engine == CommEngine::kCopyEngine) ? Transport::kFlags : Transport::kNccl;
   }
   std::vector<HostMatrix> a, b;
-  MakeInputs(plan, options.seed, a, b);
+  cuda::MakeInputs(plan, options.seed, a, b);
   std::vector<cuda::TransferLayout> layouts;
   for (const RankPlan& rp : plan.ranks) layouts.push_back(cuda::LayoutTransfers(rp, p));
 
@@ -206,7 +226,8 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
          transport, &layouts, &a,
          &b,        &seams,   &group.Member(r),
          &options,  &o,       comm_sms > 0 ? props.sm_count - comm_sms : 0,
-         comm_sms,  &failed,  FusedSmsPerRank(plan, o, props)};
+         comm_sms,  &failed,  FusedSmsPerRank(plan, o, props),
+         r == 0};
   }
   std::vector<cuda::RankResult> results(static_cast<size_t>(p));
   std::vector<std::thread> threads;
@@ -266,6 +287,9 @@ Result<RunOutput> CudaBackend::Run(const Plan& plan, const RunOptions& options) 
     return Status::Internal("cuda backend: a seam is missing");
   }
   try {
+    if (world_ != nullptr && world_->world_size() > 1) {
+      return cuda::RunAsProcess(plan, options, options_, seams_, *world_);
+    }
     return RunChecked(plan, options, options_, seams_);
   } catch (const std::bad_alloc&) {
     return Status::Internal("cuda backend: out of host memory for " + plan.workload.Describe());

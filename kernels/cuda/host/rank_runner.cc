@@ -225,7 +225,7 @@ class Runner {
     const bool timed = it >= job_.run->warmup;
     if (it == job_.run->warmup && job_.run->trace) {
       BRAID_RETURN_IF_ERROR(boot.Barrier());
-      if (st_.rank == 0) BRAID_RETURN_IF_ERROR(tracer.Start());
+      if (job_.owns_tracer) BRAID_RETURN_IF_ERROR(tracer.Start());
     }
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     const int64_t t0 = NowNs();
@@ -243,7 +243,7 @@ class Runner {
     BRAID_RETURN_IF_ERROR(CheckFusedErrors(st_, it));
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     if (timed && st_.rank == 0) out.iteration_ns.push_back(NowNs() - t0);
-    if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && st_.rank == 0) {
+    if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && job_.owns_tracer) {
       BRAID_RETURN_IF_ERROR(tracer.Stop());
     }
     return Status::Ok();

@@ -31,6 +31,9 @@ struct RankJob {
   int comm_sms = 0;
   std::atomic<bool>* failed = nullptr;  // set by the first rank that fails
   int fused_sms_per_rank = 0;           // fused steps: SMs one rank's kernel may hold
+  // Starts and stops the tracer (one per process: rank 0's thread, or the
+  // process's only rank under mpirun).
+  bool owns_tracer = false;
 };
 
 struct RankResult {

@@ -18,7 +18,9 @@ Result<CudaSeams> MakeRealCudaSeams() {
   return s;
 }
 
-Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& given) {
+namespace {
+
+Result<std::unique_ptr<Backend>> MakeOnThisProcess(const CudaBackendOptions& given, Launcher* world) {
   BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(given));
   CudaBackendOptions options = given;
   BRAID_RETURN_IF_ERROR(ReadFusedTestHook(std::getenv("BRAID_FUSED_NEVER_SET"), options));
@@ -32,7 +34,16 @@ Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& given
   auto count = seams->cuda->DeviceCount();
   if (!count.ok()) return Status::Unavailable("cuda backend: no usable CUDA device: " + count.status().message());
   if (*count < 1) return Status::Unavailable("cuda backend: no CUDA device found");
-  return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(std::move(seams).value(), options));
+  return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(std::move(seams).value(), options, world));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options, Launcher* world) {
+  Result<std::unique_ptr<Backend>> made = MakeOnThisProcess(options, world);
+  // Under mpirun every process gets the same verdict (exit 1 everywhere when one has no GPU).
+  if (world != nullptr && world->world_size() > 1) BRAID_RETURN_IF_ERROR(AgreeOnStatus(*world, made.status()));
+  return made;
 }
 
 }  // namespace braid

@@ -36,6 +36,7 @@ class RealTracer : public GpuTracer {
   }
   Status Stop() override { return collector_ ? collector_->Stop() : Status::Ok(); }
   std::vector<Event> TakeEvents() override { return collector_ ? collector_->TakeEvents() : std::vector<Event>{}; }
+  Result<int64_t> NowNs() override { return CuptiCollector::Timestamp(); }
 
  private:
   std::unique_ptr<CuptiCollector> collector_;

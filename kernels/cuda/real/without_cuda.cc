@@ -9,13 +9,14 @@ Result<CudaSeams> MakeRealCudaSeams() {
   return Status::Unavailable("this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
 }
 
-Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& given) {
-  BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(given));
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& given, Launcher* world) {
+  Status s = CheckCudaBackendOptions(given);
   CudaBackendOptions options = given;
-  BRAID_RETURN_IF_ERROR(ReadFusedTestHook(std::getenv("BRAID_FUSED_NEVER_SET"), options));
-  auto seams = MakeRealCudaSeams();
-  BRAID_RETURN_IF_ERROR(seams.status());
-  return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(std::move(seams).value(), options));
+  if (s.ok()) s = ReadFusedTestHook(std::getenv("BRAID_FUSED_NEVER_SET"), options);
+  if (s.ok()) s = MakeRealCudaSeams().status();
+  // Under mpirun every process says so alike.
+  if (world != nullptr && world->world_size() > 1) s = AgreeOnStatus(*world, s);
+  return s;
 }
 
 }  // namespace braid

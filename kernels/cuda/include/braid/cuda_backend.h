@@ -10,7 +10,10 @@
 // checking fakes everywhere (braid/cuda_fakes.h).
 //
 // Ranks: one thread per rank in this process, each on its own GPU (rank r on
-// device r), or all on device 0 in loopback mode.
+// device r), or all on device 0 in loopback mode. Under mpirun (a Launcher
+// of world size > 1): this process is rank r on its local device (local
+// rank), NCCL bootstrapped through the launcher, and rank 0 gathers every
+// rank's events (aligned to its clock) and the verdict; Run is collective.
 #pragma once
 
 #include <functional>
@@ -23,6 +26,7 @@
 #include "braid/cuda_api.h"
 #include "braid/fused_kernel_api.h"
 #include "braid/gpu_tracer.h"
+#include "braid/launcher.h"
 #include "braid/nccl_api.h"
 
 namespace braid {
@@ -71,6 +75,12 @@ double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32);
 class CudaBackend : public Backend {
  public:
   CudaBackend(CudaSeams seams, CudaBackendOptions options) : seams_(std::move(seams)), options_(std::move(options)) {}
+  // One rank per process of `world` (outlives the backend) when its world
+  // size is above 1: every process constructs one and calls Run alike. A
+  // failure while running returns kInternal on the rank that saw it; the
+  // caller then ends the job (AbortJob), since its peers are left waiting.
+  CudaBackend(CudaSeams seams, CudaBackendOptions options, Launcher* world)
+      : seams_(std::move(seams)), options_(std::move(options)), world_(world) {}
   std::string_view name() const override { return "cuda"; }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
   const CudaBackendOptions& options() const { return options_; }
@@ -78,10 +88,13 @@ class CudaBackend : public Backend {
  private:
   CudaSeams seams_;
   CudaBackendOptions options_;
+  Launcher* world_ = nullptr;
 };
 
 // What --backend cuda does on this machine: the real seams, and Unavailable
-// (exit 1) when there is no usable device or no CUDA in this build.
-Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options);
+// (exit 1) when there is no usable device or no CUDA in this build. With a
+// `world` of more than one process, one rank per process (collective: every
+// process gets the same verdict).
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options, Launcher* world = nullptr);
 
 }  // namespace braid

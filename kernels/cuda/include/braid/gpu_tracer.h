@@ -27,6 +27,10 @@ class GpuTracer {
   // One event per GPU activity, Event::correlation = the pushed id (others
   // are dropped), times on one clock for the whole run.
   virtual std::vector<Event> TakeEvents() = 0;
+  // The clock of TakeEvents' times, read now (ns): a process of an mpirun job
+  // relates it to its steady clock to align its events with rank 0's.
+  // Unavailable when the times are on no clock (the fake's logical times).
+  virtual Result<int64_t> NowNs() { return Status::Unavailable("this tracer has no clock"); }
 };
 
 }  // namespace braid::cuda

@@ -80,9 +80,14 @@ class FakeGpu {
   FakeGpu& operator=(const FakeGpu&) = delete;
 
   CudaSeams Seams();
+  // The seams of one process of an mpirun job whose GPU is `device`: the
+  // same world (NCCL peers meet across these "processes"), but its tracer
+  // sees that device's work only.
+  CudaSeams SeamsForDevice(int device);
   std::shared_ptr<CudaApi> cuda();
   std::shared_ptr<NcclApi> nccl();
   std::shared_ptr<GpuTracer> tracer();
+  std::shared_ptr<GpuTracer> tracer(int device);
   std::shared_ptr<FusedKernelApi> fused();
   FakeGpuStats stats() const;
 

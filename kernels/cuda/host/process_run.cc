@@ -1,0 +1,228 @@
+// One rank per process: agree on the checks, run this rank through the same
+// RankRunner as the in-process run (its Bootstrap is the launcher), verify
+// this rank's outputs locally, then gather events and verdicts to rank 0
+// with the cpu backend's wire format (run_wire.h).
+#include "process_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+#include "braid/cpu_verify.h"
+#include "braid/cuda_step_events.h"
+#include "braid/launcher_bootstrap.h"
+#include "rank_runner.h"
+#include "run_wire.h"
+
+namespace braid::cuda {
+
+namespace {
+
+constexpr int kClockRounds = 16;
+
+int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool Moves(const Plan& plan) {
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kSend || s.kind == StepKind::kRecv || s.kind == StepKind::kCollective) return true;
+    }
+  }
+  return false;
+}
+
+// What this process alone can check; the world agrees on it before running.
+Status CheckLocally(const Plan& plan, const CudaBackendOptions& o, const CudaSeams& seams, const Launcher& world,
+                    RunOutput& out, DeviceProps& props) {
+  if (plan.tp() != world.world_size()) {
+    return Status::Invalid("--tp " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +
+                           std::to_string(world.world_size()) + ")");
+  }
+  if (o.loopback) {
+    return Status::Invalid("--loopback runs every rank on one GPU in one process; run it without mpirun");
+  }
+  if (plan.config.comm_engine == CommEngine::kCopyEngine && Moves(plan)) {
+    return Status::Invalid(
+        "--comm-engine ce between MPI processes needs peer memory shared across processes, which is not built "
+        "yet; use --comm-engine sm, or run without mpirun (one process drives every local GPU)");
+  }
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind == StepKind::kFused) {
+        return Status::Invalid(
+            "--algo fused between MPI processes needs its peer memory on NCCL windows, which the process mode "
+            "does not set up yet; run it without mpirun (one process drives every local GPU)");
+      }
+    }
+  }
+  return CheckDevices(plan, o, *seams.cuda, out, props, world.local_rank());
+}
+
+// This rank's outputs against references of their windows, each op with
+// its own dtype- and K-dependent tolerance.
+VerifyResult VerifyRank(const Plan& plan, int rank, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b,
+                        const RankResult& result, bool tf32) {
+  VerifyResult v;
+  v.ran = true;
+  v.ok = true;
+  v.worst_rank = rank;
+  const RankPlan& rp = plan.ranks[size_t(rank)];
+  const std::vector<OpOutput> outs = rp.Outputs();
+  for (size_t i = 0; i < outs.size() && i < result.outputs.size(); ++i) {
+    const OpOutput& o = outs[i];
+    if (size_t(o.op) >= a.size() || a[size_t(o.op)].rows == 0) continue;
+    const RankOutput mine{o.window, result.outputs[i].data(), rp.buffers[size_t(o.buffer)].cols};
+    double e = WindowRelErrorFromInputs(a[size_t(o.op)], b[size_t(o.op)], mine);
+    if (std::isnan(e)) e = INFINITY;
+    const Workload& w = plan.op_workload(o.op);
+    v.ok = v.ok && e <= CudaVerifyTolerance(w.dtype, w.k, plan.tp(), tf32);
+    v.max_rel_error = std::max(v.max_rel_error, e);
+  }
+  return v;
+}
+
+std::string ClockNote(const std::vector<ClockOffset>& offsets, bool tracer_clock) {
+  int64_t worst_offset = 0, worst_uncertainty = 0;
+  for (const ClockOffset& c : offsets) {
+    worst_offset = std::max(worst_offset, c.offset_ns < 0 ? -c.offset_ns : c.offset_ns);
+    worst_uncertainty = std::max(worst_uncertainty, c.uncertainty_ns);
+  }
+  char s[260];
+  std::snprintf(s, sizeof s,
+                "events aligned to rank 0's clock%s by ping-pong (shortest of %d round trips per rank): "
+                "largest offset %lld ns, uncertainty +-%lld ns",
+                tracer_clock ? " (each tracer's clock read against its host's steady clock)" : "", kClockRounds,
+                static_cast<long long>(worst_offset), static_cast<long long>(worst_uncertainty));
+  return s;
+}
+
+// Rank 0: every rank's report merged into `out` (events shifted onto its
+// tracer's clock) and the verdict over ranks.
+Status MergeReports(const std::vector<Blob>& reports, const std::vector<ClockOffset>& offsets,
+                    int64_t tracer_minus_steady, bool verify, RunOutput& out, cpu::RunSummary& summary,
+                    std::vector<std::string>& hosts) {
+  for (size_t r = 0; r < reports.size(); ++r) {
+    auto rep = cpu::DecodeRankReport(reports[r]);
+    if (!rep.ok()) return rep.status();
+    hosts.push_back(rep->host);
+    // Rank r's events arrive on its steady clock: to rank 0's steady clock, then to its tracer's.
+    const int64_t shift = (r < offsets.size() ? offsets[r].offset_ns : 0) - tracer_minus_steady;
+    for (Event& e : rep->events) {
+      e.start_ns -= shift;
+      e.end_ns -= shift;
+      out.events.push_back(std::move(e));
+    }
+    if (!verify) continue;
+    const VerifyResult& v = rep->verify;
+    const bool ok_so_far = !summary.verify.ran || summary.verify.ok;
+    if (!summary.verify.ran || !(v.max_rel_error <= summary.verify.max_rel_error)) {
+      summary.verify = v;
+      summary.verify.worst_rank = int(r);
+    }
+    summary.verify.ok = v.ok && ok_so_far;
+  }
+  std::stable_sort(out.events.begin(), out.events.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.iteration, a.rank, a.start_ns, a.lane) < std::tie(b.iteration, b.rank, b.start_ns, b.lane);
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, const CudaBackendOptions& o,
+                               const CudaSeams& seams, Launcher& world) {
+  RunOutput out;
+  DeviceProps props;
+  BRAID_RETURN_IF_ERROR(AgreeOnStatus(world, CheckLocally(plan, o, seams, world, out, props)));
+  const int p = plan.tp();
+  const int rank = world.rank();
+  std::vector<HostMatrix> a, b;
+  MakeInputs(plan, options.seed, a, b);
+  std::vector<TransferLayout> layouts;
+  for (const RankPlan& rp : plan.ranks) layouts.push_back(LayoutTransfers(rp, p));
+
+  LauncherBootstrap boot(world);
+  std::atomic<bool> failed{false};
+  const int comm_sms = plan.config.comm_sms;
+  RankJob job{&plan,
+              rank,
+              world.local_rank(),
+              p > 1 && Moves(plan) ? Transport::kNccl : Transport::kNone,
+              &layouts,
+              &a,
+              &b,
+              &seams,
+              &boot,
+              &options,
+              &o,
+              comm_sms > 0 ? props.sm_count - comm_sms : 0,
+              comm_sms,
+              &failed,
+              props.sm_count,  // fused steps are refused above
+              /*owns_tracer=*/true};
+  RankResult result = RunRank(job);
+  BRAID_RETURN_IF_ERROR(result.status);
+
+  cpu::RankReport mine;
+  mine.host = world.host_name();
+  if (options.verify) mine.verify = VerifyRank(plan, rank, a, b, result, o.tf32);
+  std::vector<ClockOffset> offsets;
+  int64_t tracer_minus_steady = 0;
+  bool tracer_clock = false;
+  if (options.trace) {
+    auto measured = world.MeasureClockOffsets(kClockRounds);
+    if (!measured.ok()) return measured.status();
+    offsets = std::move(*measured);
+    if (auto now = seams.tracer->NowNs(); now.ok()) {
+      tracer_minus_steady = *now - SteadyNs();
+      tracer_clock = true;
+    }
+    mine.events = StepEvents(plan, seams.tracer->TakeEvents());
+    for (Event& e : mine.events) {
+      e.start_ns -= tracer_minus_steady;
+      e.end_ns -= tracer_minus_steady;
+    }
+  }
+  auto reports = world.Gather(cpu::EncodeRankReport(mine));
+  if (!reports.ok()) return reports.status();
+
+  cpu::RunSummary summary{result.iteration_ns, {}};
+  std::vector<std::string> hosts;
+  if (world.is_root()) {
+    BRAID_RETURN_IF_ERROR(MergeReports(*reports, offsets, tracer_minus_steady, options.verify, out, summary, hosts));
+  }
+  Blob shared = cpu::EncodeRunSummary(summary);
+  BRAID_RETURN_IF_ERROR(world.Broadcast(shared));
+  auto agreed = cpu::DecodeRunSummary(shared);
+  if (!agreed.ok()) return agreed.status();
+  out.iteration_ns = std::move(agreed->iteration_ns);
+  out.verify = agreed->verify;
+
+  out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
+  if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";
+  out.settings.emplace_back("loopback", 0);
+  out.settings.emplace_back("timeout_s", o.timeout_s);
+  if (comm_sms > 0) out.settings.emplace_back("gemm_sm_count_target", props.sm_count - comm_sms);
+  if (world.is_root()) {
+    std::string note = std::to_string(p) + " ranks as MPI processes, each on its local GPU; hosts by rank:";
+    for (const std::string& h : hosts) note += " " + h;
+    out.notes.push_back(note);
+    if (options.trace) {
+      out.notes.push_back(ClockNote(offsets, tracer_clock));
+      const size_t expected = plan.total_steps() * size_t(options.iters);
+      if (out.events.size() < expected) {
+        out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " +
+                            std::to_string(expected) + " step executions have no GPU activity record");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace braid::cuda
