@@ -55,8 +55,12 @@ class RealMeasureDevice : public MeasureDevice {
     BRAID_RETURN_IF_ERROR(props.status());
     props_ = *props;
     if (props_.cc_major < 8) return Status::Unavailable(props_.name + ": needs compute capability 8.0 or newer");
+    int optin = 0;
     BRAID_RETURN_IF_ERROR(
-        BRAID_CUDA_STATUS(cudaDeviceGetAttribute(&smem_bytes_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)));
+        BRAID_CUDA_STATUS(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)));
+    // All a CTA may take, less room for the holder's static shared memory:
+    // more than half an SM's, so one CTA per SM and no GEMM CTA beside it.
+    smem_bytes_ = optin - 1024;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(AllowMeasureSharedMemory(smem_bytes_)));
     for (GpuStream* s : {&main_, &side_}) {
       auto st = cuda_->CreateStream(0);
@@ -131,10 +135,10 @@ class RealMeasureDevice : public MeasureDevice {
     auto* started = static_cast<unsigned*>(flags_);
     auto* release = started + 1;
     ++generation_;
-    started_total_ += unsigned(held_sms);
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchHolder(held_sms, smem_bytes_, started, release, generation_,
                                                          holder == Holder::kCopy, holder_dst_, holder_src_,
                                                          size_t(kHolderCopyBytes / 16), kHolderTimeoutNs, Raw(side_))));
+    started_total_ += unsigned(held_sms);
     // The GEMMs start once every holder CTA sits on its SM.
     BRAID_RETURN_IF_ERROR(cuda_->WaitFlag(started, started_total_, main_));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
@@ -159,7 +163,7 @@ class RealMeasureDevice : public MeasureDevice {
   Result<double> CeCopyNs(int64_t bytes) override {
     if (bytes > copy_bytes_) return Status::Internal("a copy larger than Prepare allocated");
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(cuda_->Copy2D(copy_dst_, size_t(bytes), copy_src_, size_t(bytes), size_t(bytes), 1, main_));
+    BRAID_RETURN_IF_ERROR(CeCopy(bytes, main_));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
     return Elapsed();
   }
@@ -170,8 +174,7 @@ class RealMeasureDevice : public MeasureDevice {
     BRAID_RETURN_IF_ERROR(graph.status());
     // The copy is queued first; the GEMM's stream waits until it is queued.
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, Raw(side_))));
-    BRAID_RETURN_IF_ERROR(
-        cuda_->Copy2D(copy_dst_, size_t(copy_bytes), copy_src_, size_t(copy_bytes), size_t(copy_bytes), 1, side_));
+    BRAID_RETURN_IF_ERROR(CeCopy(copy_bytes, side_));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(main_), fork_, 0)));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
@@ -200,6 +203,12 @@ class RealMeasureDevice : public MeasureDevice {
   struct InputSet {
     DevPtr a = nullptr, b = nullptr, c = nullptr;
   };
+
+  // A plain 1-D device-to-device copy: the copy engine's. (Not CudaApi's
+  // Copy2D: a 2 GiB row is past the devices' maximum pitch.)
+  Status CeCopy(int64_t bytes, GpuStream s) {
+    return BRAID_CUDA_STATUS(cudaMemcpyAsync(copy_dst_, copy_src_, size_t(bytes), cudaMemcpyDeviceToDevice, Raw(s)));
+  }
 
   Result<DevPtr> Alloc(size_t bytes) {
     auto p = cuda_->Malloc(bytes);
