@@ -98,6 +98,23 @@ TEST(GpuMeasurePlan, TheDefaultGridIsH100MeasuredsGrid) {
   }
 }
 
+// Minutes, not hours: the device time of the whole grid on the sim's H100
+// and A100 (host overheads such as graph capture come on top).
+TEST(GpuMeasurePlan, TheGridKeepsAGpuBusyForSecondsNotHours) {
+  for (const char* name : {"h100-sxm", "a100-sxm"}) {
+    const GpuSpec g = *LoadGpu(name);
+    for (bool quick : {false, true}) {
+      FakeMeasureDevice fake(g, name);
+      ASSERT_TRUE(RunMeasurements(fake, DefaultMeasurePlan(g.sm_count, quick), nullptr, nullptr).ok());
+      const double s = fake.device_ns() / 1e9;
+      std::printf("%s %s grid: %d samples, %.1f s of device time (sim model)\n", name, quick ? "quick" : "full",
+                  fake.samples(), s);
+      EXPECT_LT(s, quick ? 5.0 : 60.0) << name;
+      EXPECT_GT(s, quick ? 0.05 : 1.0) << name;  // and it does measure something
+    }
+  }
+}
+
 TEST(GpuMeasurePlan, PlansADeviceCannotRunAreRefused) {
   const MeasurePlan good = DefaultMeasurePlan(132, false);
   MeasurePlan p = good;

@@ -29,10 +29,11 @@ Status FakeMeasureDevice::Prepare(const MeasurePlan& plan) {
   return Status::Ok();
 }
 
-Result<double> FakeMeasureDevice::Sample(double ns) {
+Result<double> FakeMeasureDevice::Sample(double ns, double busy_ns) {
   const int i = samples_++;
   if (!prepared_) return Status::Internal("fake measure device: a sample before Prepare");
   if (i == fail_at_) return fail_status_;
+  device_ns_ += busy_ns < 0 ? ns : busy_ns;
   // A fixed sequence in [-1, 1]: no random engine, the same on every machine.
   const double u = double((i * 7919) % 101) / 50.0 - 1.0;
   const double outlier = i % 5 == 4 ? 3.0 : 1.0;
@@ -49,7 +50,8 @@ Status FakeMeasureDevice::CheckGemm(const GemmShape& s, int count) const {
 
 Result<double> FakeMeasureDevice::GemmNs(const GemmShape& s, int count) {
   BRAID_RETURN_IF_ERROR(CheckGemm(s, count));
-  return Sample(sim::GemmTimeNs(truth_, s.m, s.n, s.k, DType::kBf16));
+  const double ns = sim::GemmTimeNs(truth_, s.m, s.n, s.k, DType::kBf16);
+  return Sample(ns, ns * count);
 }
 
 Result<double> FakeMeasureDevice::GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) {
@@ -58,8 +60,10 @@ Result<double> FakeMeasureDevice::GemmBesideHolderNs(const GemmShape& s, int cou
     return Status::Internal("fake measure device: " + std::to_string(held_sms) + " held SMs of " +
                             std::to_string(truth_.sm_count));
   }
-  if (held_sms == 0) return Sample(sim::GemmTimeNs(truth_, s.m, s.n, s.k, DType::kBf16));
-  return Sample(sim::GemmBesideHeldSmsNs(truth_, s.m, s.n, s.k, DType::kBf16, held_sms, holder == Holder::kCopy));
+  const double ns =
+      held_sms == 0 ? sim::GemmTimeNs(truth_, s.m, s.n, s.k, DType::kBf16)
+                    : sim::GemmBesideHeldSmsNs(truth_, s.m, s.n, s.k, DType::kBf16, held_sms, holder == Holder::kCopy);
+  return Sample(ns, ns * count);
 }
 
 Result<double> FakeMeasureDevice::SmCopyNs(int sms, int64_t bytes) {
@@ -79,7 +83,8 @@ Result<double> FakeMeasureDevice::GemmBesideCeCopyNs(const GemmShape& s, int64_t
   if (copy_bytes < 1 || copy_bytes > max_ce_copy_) {
     return Status::Internal("fake measure device: a copy larger than Prepare's");
   }
-  return Sample(sim::GemmBesideCopyEngineNs(truth_, s.m, s.n, s.k, DType::kBf16));
+  const double ns = sim::GemmBesideCopyEngineNs(truth_, s.m, s.n, s.k, DType::kBf16);
+  return Sample(ns, std::max(ns, 2.0 * double(copy_bytes) / (truth_.hbm_gbs * truth_.hbm_efficiency)));
 }
 
 Result<double> FakeMeasureDevice::LaunchGapNs(Launcher launcher, Gap gap) {

@@ -90,11 +90,13 @@ class RealMeasureDevice : public MeasureDevice {
     }
     for (int i = 0; i < kInputSets; ++i) {
       auto& set = sets_[i];
-      for (auto [ptr, elems] : {std::pair{&set.a, a}, {&set.b, b}, {&set.c, c}}) {
-        auto p = Alloc(size_t(elems) * 2);
+      for (const std::pair<DevPtr*, int64_t>& buffer : {std::pair{&set.a, a}, {&set.b, b}, {&set.c, c}}) {
+        const size_t elems = size_t(buffer.second);
+        auto p = Alloc(elems * 2);
         BRAID_RETURN_IF_ERROR(p.status());
-        *ptr = *p;
-        BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchFillBf16(*ptr, size_t(elems), unsigned(i + 1), Raw(main_))));
+        DevPtr ptr = *buffer.first = *p;
+        const unsigned seed = unsigned(i + 1);
+        BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchFillBf16(ptr, elems, seed, Raw(main_))));
       }
     }
     copy_bytes_ = std::max(plan.sm_copy_bytes, plan.ce_copy_bytes);

@@ -22,6 +22,10 @@ class FakeMeasureDevice : public MeasureDevice {
   // Sample number `n` (from 0, warmup included) fails with `status`.
   void FailAtSample(int n, Status status);
   int samples() const { return samples_; }
+  // The device time the samples so far would take on `truth` (a graph of
+  // `count` GEMMs takes count times one), from the same models: how long a
+  // plan keeps a real GPU busy, host overheads aside.
+  double device_ns() const { return device_ns_; }
   // A C++ launcher's own cost per launch, on top of the GPU file's launch_us.
   static constexpr double kHostLaunchNs = 2500;
 
@@ -36,8 +40,9 @@ class FakeMeasureDevice : public MeasureDevice {
   Result<double> LaunchGapNs(Launcher launcher, Gap gap) override;
 
  private:
-  // The checks every sample passes, then `ns` with this sample's noise.
-  Result<double> Sample(double ns);
+  // The checks every sample passes, then `ns` with this sample's noise;
+  // `busy_ns` is what the sample keeps the device busy.
+  Result<double> Sample(double ns, double busy_ns = -1);
   Status CheckGemm(const GemmShape& s, int count) const;
 
   GpuSpec truth_;
@@ -46,6 +51,7 @@ class FakeMeasureDevice : public MeasureDevice {
   bool prepared_ = false;
   int64_t max_a_ = 0, max_b_ = 0, max_c_ = 0, max_sm_copy_ = 0, max_ce_copy_ = 0;
   int samples_ = 0;
+  double device_ns_ = 0;
   int fail_at_ = -1;
   Status fail_status_;
 };
