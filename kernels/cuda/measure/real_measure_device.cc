@@ -32,7 +32,9 @@ cudaStream_t Raw(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
 class RealMeasureDevice : public MeasureDevice {
  public:
   ~RealMeasureDevice() override {
-    (void)cudaDeviceSynchronize();
+    // Bounded waits: a device still busy after them keeps its memory (freeing
+    // would wait for it); the process is about to report the error anyway.
+    if (side_done_ != nullptr && (!Finish(main_).ok() || !Finish(side_).ok())) return;
     for (auto& [key, exec] : graphs_) (void)cudaGraphExecDestroy(exec);
     for (auto& [key, exec] : gap_graphs_) (void)cudaGraphExecDestroy(exec);
     for (cudaEvent_t e : {start_, stop_, fork_, side_done_}) {
