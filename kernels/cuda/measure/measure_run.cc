@@ -174,7 +174,7 @@ Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, Fus
   BRAID_RETURN_IF_ERROR(MeasureCopyEngine(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureGaps(d, p, progress, &m));
   if (fused == nullptr) {
-    m.fused_note = "not measured: no fused-kernel probe in this build (kernels/cuda/fused is not merged)";
+    m.fused_note = "not measured: no fused-kernel probe yet (FusedProbe in braid/gpu_measure.h)";
   } else {
     Stage stage("fused_kernel.csv", 1, progress);
     auto f = fused->Measure();

@@ -80,8 +80,9 @@ class MeasureDevice {
   virtual Result<double> LaunchGapNs(Launcher launcher, Gap gap) = 0;
 };
 
-// The fused kernel's own figures (kernels/cuda/fused). The kernel is not in
-// this build yet: no probe exists, and the output says the row is not measured.
+// The fused kernel's own figures (kernels/cuda/fused): measured by a probe
+// that runs that kernel. None exists yet; without one the output says the
+// row is not measured.
 struct FusedFigures {
   double gemm_efficiency = 0;      // of the GEMM part's peak on its SMs
   double transfer_gbs_per_sm = 0;  // one comm CTA's transfer rate
