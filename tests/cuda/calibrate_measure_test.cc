@@ -148,7 +148,7 @@ TEST_F(CalibrateMeasure, MeasuresWritesTheCsvsAndTheFittedFile) {
   ASSERT_EQ(Run(a, &out, &err), cli::kExitOk) << err;
   EXPECT_EQ(opened_, 1);
   for (const char* f : {"gemm_bf16.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv", "copy_engine.csv",
-                        "launch_gaps.csv", "fused_kernel.csv"}) {
+                        "launch_gaps.csv", "fused_probe.csv"}) {
     EXPECT_TRUE(fs::is_regular_file(Path("csv") / fs::path(f))) << f;
   }
   auto gpu = LoadGpu(Path("fit.toml"));

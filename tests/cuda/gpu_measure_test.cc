@@ -173,7 +173,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       {"copy_kernel_bw.csv", {"sms,gbs_read_plus_write", 10}},
       {"copy_engine.csv", {"what,value", 4}},
       {"launch_gaps.csv", {"what,ns_p50", 4}},
-      {"fused_kernel.csv", {"what,value,note", 2}},
+      {"fused_probe.csv", {"what,value,note", 2}},
   };
   const std::string shared = SharedMeasured();
   for (const auto& [file, want] : files) {
@@ -191,7 +191,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       }
     }
   }
-  EXPECT_THAT(Lines(d / "fused_kernel.csv")[1], HasSubstr("gemm_efficiency,,not measured"));
+  EXPECT_THAT(Lines(d / "fused_probe.csv")[1], HasSubstr("gemm_efficiency,,not measured"));
   auto board = sim::ReadMeasuredBoard(d.path(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   EXPECT_EQ(board->gemm.size(), 20u);
@@ -271,7 +271,7 @@ TEST(GpuMeasureRun, TheFusedRowIsMeasuredOnlyWithAProbe) {
   ASSERT_TRUE(with.ok());
   EXPECT_TRUE(with->fused_measured);
   const auto files = MeasurementCsvFiles(*with);
-  EXPECT_EQ(files.back().first, "fused_kernel.csv");
+  EXPECT_EQ(files.back().first, "fused_probe.csv");
   EXPECT_THAT(files.back().second, HasSubstr("gemm_efficiency,0.7100,measured by the fused probe"));
   EXPECT_THAT(files.back().second, HasSubstr("transfer_gbs_per_sm,23.50,"));
 }

@@ -76,7 +76,7 @@ std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measu
   } else {
     fused += "gemm_efficiency,," + m.fused_note + "\ntransfer_gbs_per_sm,," + m.fused_note + "\n";
   }
-  files.emplace_back("fused_kernel.csv", fused);
+  files.emplace_back("fused_probe.csv", fused);
   return files;
 }
 
@@ -103,7 +103,7 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base_file, const std::string& 
     out.toml += (&p == &out.fit.parameters.front() ? " " : ", ") + p.name;
   }
   out.toml += ".\n# Every other figure is " + base_file.name + "'s, with its sources.\n";
-  out.toml += m.fused_measured ? "# The fused kernel's figures were measured (fused_kernel.csv).\n"
+  out.toml += m.fused_measured ? "# The fused kernel's figures were measured (fused_probe.csv).\n"
                                : "# The fused kernel's figures: " + m.fused_note + ".\n";
   out.toml += sim::GpuToml(out.fit.gpu);
   if (auto back = ParseGpuToml(out.toml, "the fitted GPU file"); !back.ok()) {

@@ -176,7 +176,7 @@ Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, Fus
   if (fused == nullptr) {
     m.fused_note = "not measured: no fused-kernel probe yet (FusedProbe in braid/gpu_measure.h)";
   } else {
-    Stage stage("fused_kernel.csv", 1, progress);
+    Stage stage("fused_probe.csv", 1, progress);
     auto f = fused->Measure();
     if (!f.ok()) return stage.Fail("probe", f.status());
     m.fused_measured = true;

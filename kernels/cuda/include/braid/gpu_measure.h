@@ -141,7 +141,7 @@ Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, in
 
 // The CSV files' names and bytes: the five of h100-measured (same columns,
 // launch_gaps.csv with two more rows for the graph launcher) and
-// fused_kernel.csv, whose rows say "not measured" without a probe.
+// fused_probe.csv, whose rows say "not measured" without a probe.
 std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measurements& m);
 // Writes them into `dir` (an existing folder), each atomically (braid/safe_write.h).
 Status WriteMeasurementCsvs(const Measurements& m, const std::string& dir);
