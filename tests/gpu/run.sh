@@ -17,7 +17,8 @@
 # {2,4,8} in loopback and across GPUs, and its timeout path: with
 # BRAID_FUSED_NEVER_SET=1:0 rank 1 never raises flag 0, and the run must end
 # in the kernel's "timed out on rank" line (within --timeout), not hang.
-# Later GPU work (on-GPU calibration) adds its checks here.
+# Last, `braid calibrate --measure` (quick grid) fits a GPU file to this GPU
+# and prints its errors per CSV file.
 set -u
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -149,6 +150,22 @@ for op in ag_gemm gemm_rs; do
   [[ "$status" == FAIL ]] && failed=1
   echo "$row"
 done
+
+# calibrate --measure on device 0: the quick grid (BRAID_MEASURE=full for the
+# whole one, a few minutes); prints the fitted file's errors per CSV file and
+# keeps the CSVs and the file in a folder it names.
+echo
+measure_flags=(--quick)
+[[ "${BRAID_MEASURE:-quick}" == full ]] && measure_flags=()
+measure_dir="$(mktemp -d "${TMPDIR:-/tmp}/braid-gpu-measure-XXXXXX")"
+echo "calibrate --measure ${measure_flags[*]} (CSVs and GPU file in $measure_dir)"
+if "$braid" calibrate --measure "${measure_flags[@]}" --gpu-out "$measure_dir/gpu.toml" --csv-dir "$measure_dir/csv"; then
+  rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml")
+else
+  rows+=("measure  calibrate  -        -   -      -          FAIL     see above")
+  failed=1
+fi
+echo "${rows[-1]}"
 
 echo
 echo "summary: ${#rows[@]} runs, $(printf '%s\n' "${rows[@]}" | grep -c ' ok ') passed on $gpus GPU(s)"

@@ -15,6 +15,7 @@
 #include "braid/sim_models.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
+#include "calibrate_measure.h"
 #include "cli_exit.h"
 
 namespace braid::cli {
@@ -253,15 +254,25 @@ void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* a) {
   sub->add_option("-o,--out", a->out, "--fit: the GPU file to write");
   sub->add_flag("--keep-board-rate", a->keep_board_rate,
                 "--fit: keep --gpu's 8192^3 GEMM rate (its published boards), fit only the trends");
+  sub->add_flag("--measure", a->measure,
+                "measure this machine's GPU (h100-measured's CSV layout) and fit --gpu's file to it (needs --gpu-out)");
+  sub->add_option("--gpu-out", a->gpu_out, "--measure: the GPU file to write");
+  sub->add_option("--csv-dir", a->csv_dir, "--measure: where the CSVs go (default: a new folder beside --gpu-out)");
+  sub->add_flag("--quick", a->quick, "--measure: a small grid and fewer samples (seconds, for tests/gpu/run.sh)");
+  sub->add_flag("--no-progress", a->no_progress, "--measure: no progress on stderr");
   sub->add_flag("--json", a->json, "print one JSON object");
 }
 
 int ExecuteCalibrate(const CalibrateArgs& a) {
-  const int modes = int(!a.gemm.empty()) + int(!a.collective.empty()) + int(a.check) + int(!a.fit.empty());
+  const int modes =
+      int(!a.gemm.empty()) + int(!a.collective.empty()) + int(a.check) + int(!a.fit.empty()) + int(a.measure);
   if (modes != 1) {
-    return ReportError("calibrate",
-                       Status::Invalid("give exactly one of --gemm M,N,K, --collective KIND, --check or --fit DIR"));
+    return ReportError("calibrate", Status::Invalid(a.measure ? "--measure goes alone (not with --gemm, --collective, "
+                                                                "--check or --fit)"
+                                                              : "give exactly one of --gemm M,N,K, --collective KIND, "
+                                                                "--check, --fit DIR or --measure"));
   }
+  if (a.measure) return CalibrateMeasure(a, [] { return measure::OpenRealMeasureDevice(0); });
   if (!a.gemm.empty()) return CalibrateGemm(a);
   if (!a.collective.empty()) return CalibrateCollective(a);
   if (!a.fit.empty()) return CalibrateFit(a);

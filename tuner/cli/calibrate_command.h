@@ -3,7 +3,8 @@
 // topology (one size, or an nccl-tests-style sweep), the check of the models
 // against every public figure in presets/hardware/calibration_points.toml
 // and one board's measurements (../shared/calibration/h100-measured), or
-// the fit of a GPU file to such measurements.
+// the fit of a GPU file to such measurements; --measure (calibrate_measure.h)
+// measures this machine's GPU and fits a GPU file to it.
 #pragma once
 
 #include <string>
@@ -29,6 +30,11 @@ struct CalibrateArgs {
   std::string fit;                                               // folder of measurements
   std::string out;                                               // -o for --fit
   bool keep_board_rate = false;
+  bool measure = false;  // --measure: this machine's GPU
+  std::string gpu_out;   // --gpu-out for --measure
+  std::string csv_dir;   // --csv-dir (default: a new folder beside --gpu-out)
+  bool quick = false;    // --quick: the small grid
+  bool no_progress = false;
   bool json = false;
 };
 

@@ -1,0 +1,172 @@
+// `braid calibrate --measure`: measures this machine's GPU in the CSV layout
+// of shared/calibration/h100-measured (see its README) and fits a GPU file to
+// it with the simulator's fit (braid/sim_fit.h).
+//
+// The device work goes through one seam, MeasureDevice: a real one on the
+// CUDA runtime and cuBLASLt (OpenRealMeasureDevice, only in a CUDA build) and
+// a model-driven fake (braid/gpu_measure_fake.h), so the plan, the
+// warmup / median loop, the CSV files and the fit are tested on the host.
+//
+// Every measurement is a number of warmup samples (thrown away) and timed
+// samples; the median of the timed ones is kept. A sample is timed by the
+// device with CUDA events around the work (launch gaps: the GPU's global
+// timer read inside two kernels).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "braid/gpu_files.h"
+#include "braid/sim_fit.h"
+#include "braid/status.h"
+
+namespace braid::measure {
+
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+enum class Holder { kSpin, kCopy };     // a spinning SM holder, or one copying 64 MiB in a loop
+enum class Launcher { kHost, kGraph };  // kernels launched one by one from C++, or replayed from a CUDA graph
+enum class Gap { kSameStream, kCrossStreamEvent };
+
+// What to measure. DefaultMeasurePlan gives the h100-measured grid.
+struct MeasurePlan {
+  std::vector<GemmShape> gemm_shapes;  // gemm_bf16.csv
+  std::vector<GemmShape> held_shapes;  // gemm_beside_held_sms.csv: each × holder × held_sms
+  std::vector<int> held_sms;           // 0 first (the GEMM alone in the same run)
+  std::vector<int> copy_sms;           // copy_kernel_bw.csv
+  int64_t sm_copy_bytes = int64_t{1} << 30;
+  int64_t ce_copy_bytes = int64_t{2} << 30;  // copy_engine.csv names the row "2GiB": keep it
+  GemmShape ce_gemm{8192, 8192, 8192};
+  int gemms_per_sample = 20;  // GEMMs in one CUDA graph; a sample is one replay over this count
+  int warmup = 3, iterations = 15;
+  int gap_warmup = 20, gap_iterations = 180;  // launch gaps: many cheap samples
+};
+
+// The grid of h100-measured on a device of `sm_count` SMs: the 20 shapes of
+// gemm_bf16.csv; 3 shapes beside 0, 4, 8, 16, 24, 32, 48 and sm_count/2 held
+// SMs; copies on 1 … 64 and all SMs. `quick`: 6 shapes, one held shape on 4
+// counts, 4 copy counts, fewer samples (tests/gpu/run.sh).
+MeasurePlan DefaultMeasurePlan(int sm_count, bool quick);
+// Invalid when a count or size is out of range for a device of `sm_count` SMs.
+Status CheckMeasurePlan(const MeasurePlan& plan, int sm_count);
+
+// The device work of one measurement; every call returns one sample.
+// Threading contract: one thread at a time.
+class MeasureDevice {
+ public:
+  virtual ~MeasureDevice() = default;
+  virtual std::string Name() const = 0;  // "NVIDIA H100 80GB HBM3"
+  virtual int SmCount() const = 0;
+  // Allocates buffers for the plan's largest GEMM (4 input sets, rotated so
+  // the L2 does not hold them) and copies. Before any sample.
+  virtual Status Prepare(const MeasurePlan& plan) = 0;
+  // ns per GEMM of a replay of `count` GEMMs captured in one CUDA graph.
+  virtual Result<double> GemmNs(const GemmShape& s, int count) = 0;
+  // The same while `held_sms` SMs are held (one CTA each) by `holder`,
+  // started before the GEMMs and released after them.
+  virtual Result<double> GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) = 0;
+  // A copy of `bytes` by one CTA per SM on `sms` SMs, 16-byte loads/stores.
+  virtual Result<double> SmCopyNs(int sms, int64_t bytes) = 0;
+  // A copy-engine device-to-device copy of `bytes`.
+  virtual Result<double> CeCopyNs(int64_t bytes) = 0;
+  // One GEMM while a copy-engine copy of `copy_bytes` runs on another stream.
+  virtual Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) = 0;
+  // Start-to-start gap of two tiny kernels.
+  virtual Result<double> LaunchGapNs(Launcher launcher, Gap gap) = 0;
+};
+
+// The fused kernel's own figures (kernels/cuda/fused): measured by a probe
+// that runs that kernel. None exists yet; without one the output says the
+// row is not measured.
+struct FusedFigures {
+  double gemm_efficiency = 0;      // of the GEMM part's peak on its SMs
+  double transfer_gbs_per_sm = 0;  // one comm CTA's transfer rate
+};
+class FusedProbe {
+ public:
+  virtual ~FusedProbe() = default;
+  virtual Result<FusedFigures> Measure() = 0;
+};
+
+struct MeasuredGemmRow {
+  GemmShape shape;
+  double time_ns = 0;
+};
+struct MeasuredHeldRow {
+  GemmShape shape;
+  Holder holder = Holder::kSpin;
+  int held_sms = 0;
+  double time_ns = 0, alone_ns = 0;  // alone: held_sms 0 of the same holder's run
+};
+struct MeasuredCopyRow {
+  int sms = 0;
+  double gbs = 0;  // bytes read + written per ns
+};
+
+// What one run measured: the rows of the five CSV files, and the fused row.
+struct Measurements {
+  std::string device;
+  int sm_count = 0;
+  std::vector<MeasuredGemmRow> gemm;
+  std::vector<MeasuredHeldRow> held;
+  std::vector<MeasuredCopyRow> copy_bw;
+  double ce_gemm_alone_ns = 0, ce_gemm_beside_ns = 0, ce_copy_ns = 0, ce_copy_gbs = 0;
+  double host_same_stream_ns = 0, host_cross_stream_ns = 0;    // launch_gaps.csv, C++ launcher
+  double graph_same_stream_ns = 0, graph_cross_stream_ns = 0;  // ... inside a CUDA graph
+  bool fused_measured = false;
+  FusedFigures fused;
+  std::string fused_note;  // why it was not measured
+};
+
+// One stage's progress: after each measurement of it.
+struct StageProgress {
+  std::string stage;  // the CSV file it fills
+  int done = 0, total = 0;
+  double elapsed_s = 0;  // since the stage started
+};
+using ProgressFn = std::function<void(const StageProgress&)>;
+
+// The whole plan on `device` (Prepare first); `fused` may be null. Stops at
+// the first failed sample, naming the stage and the measurement.
+Result<Measurements> RunMeasurements(MeasureDevice& device, const MeasurePlan& plan, FusedProbe* fused,
+                                     const ProgressFn& progress);
+
+// The median of `iterations` samples after `warmup` discarded ones.
+Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, int warmup, int iterations);
+
+// The CSV files' names and bytes: the five of h100-measured (same columns,
+// launch_gaps.csv with two more rows for the graph launcher) and
+// fused_probe.csv, whose rows say "not measured" without a probe.
+std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measurements& m);
+// Writes them into `dir` (an existing folder), each atomically (braid/safe_write.h).
+Status WriteMeasurementCsvs(const Measurements& m, const std::string& dir);
+
+// The fit of `base` to the CSVs in `dir`, read back with ReadMeasuredBoard
+// (a GPU file for this device: its SM count and name). The GPU file's text
+// with a header naming the device is in `toml`.
+struct MeasuredFit {
+  sim::GpuFit fit;
+  std::string toml;
+};
+Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base, const std::string& dir, const Measurements& m,
+                                   const sim::FitOptions& options);
+
+// The check's errors per CSV file (CheckMeasuredBoard lists its rows file
+// by file: gemm_bf16, gemm_beside_held_sms, copy_kernel_bw, copy_engine).
+struct FileErrors {
+  std::string file;
+  int rows = 0, off = 0;  // off: rows outside their tolerance
+  double mean_abs_pct = 0, max_abs_pct = 0;
+};
+std::vector<FileErrors> ErrorsByFile(const sim::MeasuredCheck& check, const Measurements& m);
+
+// The real device (CUDA runtime + cuBLASLt, kernels/cuda/measure/*.cu);
+// Unavailable (exit 1) without a usable device or in a build without CUDA.
+Result<std::unique_ptr<MeasureDevice>> OpenRealMeasureDevice(int device);
+
+}  // namespace braid::measure

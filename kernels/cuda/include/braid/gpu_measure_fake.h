@@ -1,0 +1,59 @@
+// A MeasureDevice for host tests: its samples come from the simulator's
+// models of `truth` (the GPU file it pretends to be), so a fit of what it
+// measured can be checked against figures known in advance.
+//
+// Deterministic noise: sample i is off by up to ±noise, and every fifth is a
+// 3× outlier (a preempted replay) that the median must ignore. It checks its
+// contract like the cuda fakes: samples before Prepare, counts out of range
+// and GEMMs or copies larger than Prepare allocated are Internal errors.
+#pragma once
+
+#include <string>
+
+#include "braid/gpu_files.h"
+#include "braid/gpu_measure.h"
+
+namespace braid::measure {
+
+class FakeMeasureDevice : public MeasureDevice {
+ public:
+  FakeMeasureDevice(GpuSpec truth, std::string name, double noise = 0.02);
+
+  // Sample number `n` (from 0, warmup included) fails with `status`.
+  void FailAtSample(int n, Status status);
+  int samples() const { return samples_; }
+  // The device time the samples so far would take on `truth` (a graph of
+  // `count` GEMMs takes count times one), from the same models: how long a
+  // plan keeps a real GPU busy, host overheads aside.
+  double device_ns() const { return device_ns_; }
+  // A C++ launcher's own cost per launch, on top of the GPU file's launch_us.
+  static constexpr double kHostLaunchNs = 2500;
+
+  std::string Name() const override { return name_; }
+  int SmCount() const override { return truth_.sm_count; }
+  Status Prepare(const MeasurePlan& plan) override;
+  Result<double> GemmNs(const GemmShape& s, int count) override;
+  Result<double> GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) override;
+  Result<double> SmCopyNs(int sms, int64_t bytes) override;
+  Result<double> CeCopyNs(int64_t bytes) override;
+  Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) override;
+  Result<double> LaunchGapNs(Launcher launcher, Gap gap) override;
+
+ private:
+  // The checks every sample passes, then `ns` with this sample's noise;
+  // `busy_ns` is what the sample keeps the device busy.
+  Result<double> Sample(double ns, double busy_ns = -1);
+  Status CheckGemm(const GemmShape& s, int count) const;
+
+  GpuSpec truth_;
+  std::string name_;
+  double noise_;
+  bool prepared_ = false;
+  int64_t max_a_ = 0, max_b_ = 0, max_c_ = 0, max_sm_copy_ = 0, max_ce_copy_ = 0;
+  int samples_ = 0;
+  double device_ns_ = 0;
+  int fail_at_ = -1;
+  Status fail_status_;
+};
+
+}  // namespace braid::measure

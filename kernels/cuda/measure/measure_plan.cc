@@ -1,0 +1,93 @@
+// The measurement grid (braid/gpu_measure.h): h100-measured's shapes and
+// counts, bounded so that a run takes minutes.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "braid/gpu_measure.h"
+
+namespace braid::measure {
+
+namespace {
+
+// gemm_bf16.csv's shapes: M = 16 … 8192, N and K of llama-style TP shards.
+const std::vector<GemmShape>& GemmGrid() {
+  static const std::vector<GemmShape> grid = {
+      {16, 12288, 5376},  {64, 1280, 8192},   {64, 7168, 8192},   {64, 8192, 1024},   {64, 8192, 3584},
+      {64, 12288, 5376},  {256, 1280, 8192},  {256, 7168, 8192},  {256, 8192, 1024},  {256, 8192, 3584},
+      {1024, 1280, 8192}, {1024, 7168, 8192}, {1024, 8192, 1024}, {1024, 8192, 3584}, {4096, 1280, 8192},
+      {4096, 4096, 4096}, {4096, 7168, 8192}, {4096, 8192, 1024}, {4096, 8192, 3584}, {8192, 8192, 8192},
+  };
+  return grid;
+}
+
+// Sorted, unique, within [lo, hi].
+std::vector<int> Counts(std::vector<int> v, int lo, int hi) {
+  std::set<int> s;
+  for (int x : v) {
+    if (x >= lo && x <= hi) s.insert(x);
+  }
+  return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+MeasurePlan DefaultMeasurePlan(int sm_count, bool quick) {
+  MeasurePlan p;
+  const int half = sm_count / 2;
+  if (quick) {
+    p.gemm_shapes = {{64, 8192, 1024},   {256, 7168, 8192},  {1024, 8192, 3584},
+                     {4096, 1280, 8192}, {4096, 4096, 4096}, {8192, 8192, 8192}};
+    p.held_shapes = {{4096, 1280, 8192}};
+    p.held_sms = Counts({0, 4, 32, half}, 0, sm_count - 1);
+    p.copy_sms = Counts({1, 8, 32, sm_count}, 1, sm_count);
+    p.sm_copy_bytes = int64_t{256} << 20;
+    p.gemms_per_sample = 8;
+    p.warmup = 2;
+    p.iterations = 5;
+    p.gap_warmup = 5;
+    p.gap_iterations = 31;
+    return p;
+  }
+  p.gemm_shapes = GemmGrid();
+  p.held_shapes = {{8192, 8192, 8192}, {4096, 1280, 8192}, {4096, 8192, 1024}};
+  p.held_sms = Counts({0, 4, 8, 16, 24, 32, 48, half}, 0, sm_count - 1);
+  p.copy_sms = Counts({1, 2, 4, 8, 16, 24, 32, 48, 64, sm_count}, 1, sm_count);
+  return p;
+}
+
+Status CheckMeasurePlan(const MeasurePlan& p, int sm_count) {
+  if (sm_count < 2)
+    return Status::Invalid("a device needs at least 2 SMs to be measured, has " + std::to_string(sm_count));
+  const auto shape_ok = [](const GemmShape& s) { return s.m >= 1 && s.n >= 1 && s.k >= 1; };
+  if (!std::all_of(p.gemm_shapes.begin(), p.gemm_shapes.end(), shape_ok) ||
+      !std::all_of(p.held_shapes.begin(), p.held_shapes.end(), shape_ok) || !shape_ok(p.ce_gemm)) {
+    return Status::Invalid("measurement plan: every GEMM dimension must be at least 1");
+  }
+  if (!p.held_shapes.empty() && (p.held_sms.empty() || p.held_sms.front() != 0)) {
+    return Status::Invalid("measurement plan: held SM counts must start with 0 (the GEMM alone)");
+  }
+  for (int s : p.held_sms) {
+    if (s < 0 || s >= sm_count) {
+      return Status::Invalid("measurement plan: held SM count " + std::to_string(s) + " is not in [0, " +
+                             std::to_string(sm_count) + ")");
+    }
+  }
+  for (int s : p.copy_sms) {
+    if (s < 1 || s > sm_count) {
+      return Status::Invalid("measurement plan: copy SM count " + std::to_string(s) + " is not in [1, " +
+                             std::to_string(sm_count) + "]");
+    }
+  }
+  if (p.sm_copy_bytes < 16) return Status::Invalid("measurement plan: the SM copy needs at least 16 bytes");
+  // copy_engine.csv's row names say what was measured.
+  if (p.ce_gemm.m != 8192 || p.ce_gemm.n != 8192 || p.ce_gemm.k != 8192 || p.ce_copy_bytes != (int64_t{2} << 30)) {
+    return Status::Invalid("measurement plan: copy_engine.csv is an 8192^3 GEMM beside a 2 GiB copy");
+  }
+  if (p.gemms_per_sample < 1 || p.warmup < 0 || p.iterations < 1 || p.gap_warmup < 0 || p.gap_iterations < 1) {
+    return Status::Invalid("measurement plan: needs at least one GEMM per sample and one timed sample");
+  }
+  return Status::Ok();
+}
+
+}  // namespace braid::measure

@@ -1,0 +1,189 @@
+// The measurement loop (braid/gpu_measure.h): every point of the plan as a
+// median of timed samples, stage by stage, with progress after each point.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "braid/gpu_measure.h"
+
+namespace braid::measure {
+
+namespace {
+
+std::string ShapeText(const GemmShape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+const char* HolderText(Holder h) { return h == Holder::kCopy ? "copy" : "spin"; }
+
+// Counts one stage's points and reports each.
+class Stage {
+ public:
+  Stage(std::string name, int total, const ProgressFn& progress)
+      : name_(std::move(name)), total_(total), progress_(progress), start_(std::chrono::steady_clock::now()) {
+    Report();
+  }
+  void Done() {
+    ++done_;
+    Report();
+  }
+  // The failure of one point, naming the stage and the point.
+  Status Fail(const std::string& point, const Status& s) const {
+    const std::string text = name_ + " " + point + ": " + s.message();
+    return s.code() == StatusCode::kUnavailable ? Status::Unavailable(text) : Status::Internal(text);
+  }
+
+ private:
+  void Report() const {
+    if (!progress_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    progress_({name_, done_, total_, elapsed});
+  }
+  std::string name_;
+  int done_ = 0, total_;
+  const ProgressFn& progress_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, int warmup, int iterations) {
+  if (iterations < 1) return Status::Invalid("a median needs at least one timed sample");
+  for (int i = 0; i < warmup; ++i) {
+    auto s = sample();
+    if (!s.ok()) return s.status();
+  }
+  std::vector<double> v;
+  v.reserve(size_t(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    auto s = sample();
+    if (!s.ok()) return s.status();
+    if (!std::isfinite(*s) || *s <= 0) {
+      return Status::Internal("a sample of " + std::to_string(*s) + " ns is not a positive time");
+    }
+    v.push_back(*s);
+  }
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + long(mid), v.end());
+  if (v.size() % 2 == 1) return v[mid];
+  const double upper = v[mid];
+  return (*std::max_element(v.begin(), v.begin() + long(mid)) + upper) / 2;
+}
+
+namespace {
+
+Status MeasureGemms(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  Stage stage("gemm_bf16.csv", int(p.gemm_shapes.size()), progress);
+  for (const GemmShape& s : p.gemm_shapes) {
+    auto t = MedianOfSamples([&] { return d.GemmNs(s, p.gemms_per_sample); }, p.warmup, p.iterations);
+    if (!t.ok()) return stage.Fail(ShapeText(s), t.status());
+    m->gemm.push_back({s, *t});
+    stage.Done();
+  }
+  return Status::Ok();
+}
+
+Status MeasureHeld(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  const int per_shape = 1 + 2 * int(p.held_sms.size());
+  Stage stage("gemm_beside_held_sms.csv", int(p.held_shapes.size()) * per_shape, progress);
+  for (const GemmShape& s : p.held_shapes) {
+    auto alone = MedianOfSamples([&] { return d.GemmNs(s, p.gemms_per_sample); }, p.warmup, p.iterations);
+    if (!alone.ok()) return stage.Fail(ShapeText(s) + " alone", alone.status());
+    stage.Done();
+    for (Holder h : {Holder::kSpin, Holder::kCopy}) {
+      for (int held : p.held_sms) {
+        auto t = MedianOfSamples([&] { return d.GemmBesideHolderNs(s, p.gemms_per_sample, h, held); }, p.warmup,
+                                 p.iterations);
+        if (!t.ok()) {
+          return stage.Fail(ShapeText(s) + " beside " + std::to_string(held) + " SMs (" + HolderText(h) + ")",
+                            t.status());
+        }
+        m->held.push_back({s, h, held, *t, *alone});
+        stage.Done();
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status MeasureCopyBw(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  Stage stage("copy_kernel_bw.csv", int(p.copy_sms.size()), progress);
+  for (int sms : p.copy_sms) {
+    auto t = MedianOfSamples([&] { return d.SmCopyNs(sms, p.sm_copy_bytes); }, p.warmup, p.iterations);
+    if (!t.ok()) return stage.Fail("on " + std::to_string(sms) + " SMs", t.status());
+    m->copy_bw.push_back({sms, 2.0 * double(p.sm_copy_bytes) / *t});
+    stage.Done();
+  }
+  return Status::Ok();
+}
+
+Status MeasureCopyEngine(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  Stage stage("copy_engine.csv", 3, progress);
+  auto alone = MedianOfSamples([&] { return d.GemmNs(p.ce_gemm, 1); }, p.warmup, p.iterations);
+  if (!alone.ok()) return stage.Fail(ShapeText(p.ce_gemm) + " alone", alone.status());
+  stage.Done();
+  auto beside =
+      MedianOfSamples([&] { return d.GemmBesideCeCopyNs(p.ce_gemm, p.ce_copy_bytes); }, p.warmup, p.iterations);
+  if (!beside.ok()) return stage.Fail(ShapeText(p.ce_gemm) + " beside the copy", beside.status());
+  stage.Done();
+  auto copy = MedianOfSamples([&] { return d.CeCopyNs(p.ce_copy_bytes); }, p.warmup, p.iterations);
+  if (!copy.ok()) return stage.Fail("copy alone", copy.status());
+  stage.Done();
+  m->ce_gemm_alone_ns = *alone;
+  m->ce_gemm_beside_ns = *beside;
+  m->ce_copy_ns = *copy;
+  m->ce_copy_gbs = 2.0 * double(p.ce_copy_bytes) / *copy;
+  return Status::Ok();
+}
+
+Status MeasureGaps(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  Stage stage("launch_gaps.csv", 4, progress);
+  const struct {
+    Launcher launcher;
+    Gap gap;
+    double* out;
+    const char* what;
+  } points[] = {
+      {Launcher::kHost, Gap::kSameStream, &m->host_same_stream_ns, "same stream"},
+      {Launcher::kHost, Gap::kCrossStreamEvent, &m->host_cross_stream_ns, "across streams"},
+      {Launcher::kGraph, Gap::kSameStream, &m->graph_same_stream_ns, "same stream in a graph"},
+      {Launcher::kGraph, Gap::kCrossStreamEvent, &m->graph_cross_stream_ns, "across streams in a graph"},
+  };
+  for (const auto& pt : points) {
+    auto t = MedianOfSamples([&] { return d.LaunchGapNs(pt.launcher, pt.gap); }, p.gap_warmup, p.gap_iterations);
+    if (!t.ok()) return stage.Fail(pt.what, t.status());
+    *pt.out = *t;
+    stage.Done();
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, FusedProbe* fused,
+                                     const ProgressFn& progress) {
+  Measurements m;
+  m.device = d.Name();
+  m.sm_count = d.SmCount();
+  BRAID_RETURN_IF_ERROR(CheckMeasurePlan(p, m.sm_count));
+  BRAID_RETURN_IF_ERROR(d.Prepare(p));
+  BRAID_RETURN_IF_ERROR(MeasureGemms(d, p, progress, &m));
+  BRAID_RETURN_IF_ERROR(MeasureHeld(d, p, progress, &m));
+  BRAID_RETURN_IF_ERROR(MeasureCopyBw(d, p, progress, &m));
+  BRAID_RETURN_IF_ERROR(MeasureCopyEngine(d, p, progress, &m));
+  BRAID_RETURN_IF_ERROR(MeasureGaps(d, p, progress, &m));
+  if (fused == nullptr) {
+    m.fused_note = "not measured: no fused-kernel probe yet (FusedProbe in braid/gpu_measure.h)";
+  } else {
+    Stage stage("fused_probe.csv", 1, progress);
+    auto f = fused->Measure();
+    if (!f.ok()) return stage.Fail("probe", f.status());
+    m.fused_measured = true;
+    m.fused = *f;
+    stage.Done();
+  }
+  return m;
+}
+
+}  // namespace braid::measure

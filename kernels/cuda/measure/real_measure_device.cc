@@ -1,0 +1,332 @@
+// The real MeasureDevice (braid/gpu_measure.h): cuBLASLt GEMMs through the
+// BlasLtApi seam, buffers, streams, copies and flags through CudaApi, and
+// the CUDA runtime for what those seams do not offer (timing events, CUDA
+// graphs, the kernels of measure_kernels.cu). Never run on a GPU yet.
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <thread>
+#include <tuple>
+
+#include "braid/gpu_measure.h"
+#include "cuda_check.h"
+#include "measure/measure_kernels.h"
+#include "real/real_seams.h"
+
+namespace braid::measure {
+
+namespace {
+
+using cuda::DevPtr;
+using cuda::GpuStream;
+
+constexpr int kInputSets = 4;                          // rotated so that the L2 does not hold a GEMM's inputs
+constexpr int64_t kHolderCopyBytes = 64 << 20;         // the copying holder's buffer
+constexpr uint64_t kHolderTimeoutNs = 10'000'000'000;  // a holder never outlives this
+constexpr double kSampleTimeoutS = 60;                 // nor does the host wait longer for one sample
+
+cudaStream_t Raw(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
+
+class RealMeasureDevice : public MeasureDevice {
+ public:
+  ~RealMeasureDevice() override {
+    // Bounded waits: a device still busy after them keeps its memory (freeing
+    // would wait for it); the process is about to report the error anyway.
+    if (side_done_ != nullptr && (!Finish(main_).ok() || !Finish(side_).ok())) return;
+    for (auto& [key, exec] : graphs_) (void)cudaGraphExecDestroy(exec);
+    for (auto& [key, exec] : gap_graphs_) (void)cudaGraphExecDestroy(exec);
+    for (cudaEvent_t e : {start_, stop_, fork_, side_done_}) {
+      if (e != nullptr) (void)cudaEventDestroy(e);
+    }
+    for (DevPtr p : buffers_) (void)cuda_->Free(p);
+    blas_.reset();
+    for (GpuStream s : {main_, side_}) {
+      if (s != nullptr) (void)cuda_->DestroyStream(s);
+    }
+  }
+
+  Status Open(int device) {
+    cuda_ = cuda::MakeRealCuda();
+    auto count = cuda_->DeviceCount();
+    if (!count.ok()) return Status::Unavailable("no usable CUDA device: " + count.status().message());
+    if (*count <= device) return Status::Unavailable("no CUDA device " + std::to_string(device) + " found");
+    BRAID_RETURN_IF_ERROR(cuda_->SetDevice(device));
+    auto props = cuda_->Props(device);
+    BRAID_RETURN_IF_ERROR(props.status());
+    props_ = *props;
+    if (props_.cc_major < 8) return Status::Unavailable(props_.name + ": needs compute capability 8.0 or newer");
+    int optin = 0;
+    BRAID_RETURN_IF_ERROR(
+        BRAID_CUDA_STATUS(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)));
+    // All a CTA may take, less room for the holder's static shared memory:
+    // more than half an SM's, so one CTA per SM and no GEMM CTA beside it.
+    smem_bytes_ = optin - 1024;
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(AllowMeasureSharedMemory(smem_bytes_)));
+    for (GpuStream* s : {&main_, &side_}) {
+      auto st = cuda_->CreateStream(0);
+      BRAID_RETURN_IF_ERROR(st.status());
+      *s = *st;
+    }
+    for (cudaEvent_t* e : {&start_, &stop_}) BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventCreate(e)));
+    for (cudaEvent_t* e : {&fork_, &side_done_}) {
+      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventCreateWithFlags(e, cudaEventDisableTiming)));
+    }
+    auto blas = cuda::MakeRealBlasLt();
+    BRAID_RETURN_IF_ERROR(blas.status());
+    blas_ = std::move(blas).value();
+    return Status::Ok();
+  }
+
+  std::string Name() const override { return props_.name; }
+  int SmCount() const override { return props_.sm_count; }
+
+  Status Prepare(const MeasurePlan& plan) override {
+    int64_t a = 0, b = 0, c = 0;
+    std::vector<GemmShape> all = plan.gemm_shapes;
+    all.insert(all.end(), plan.held_shapes.begin(), plan.held_shapes.end());
+    all.push_back(plan.ce_gemm);
+    for (const GemmShape& s : all) {
+      a = std::max(a, s.m * s.k), b = std::max(b, s.k * s.n), c = std::max(c, s.m * s.n);
+    }
+    for (int i = 0; i < kInputSets; ++i) {
+      auto& set = sets_[i];
+      for (const std::pair<DevPtr*, int64_t>& buffer : {std::pair{&set.a, a}, {&set.b, b}, {&set.c, c}}) {
+        const size_t elems = size_t(buffer.second);
+        auto p = Alloc(elems * 2);
+        BRAID_RETURN_IF_ERROR(p.status());
+        DevPtr ptr = *buffer.first = *p;
+        const unsigned seed = unsigned(i + 1);
+        BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchFillBf16(ptr, elems, seed, Raw(main_))));
+      }
+    }
+    copy_bytes_ = std::max(plan.sm_copy_bytes, plan.ce_copy_bytes);
+    for (DevPtr* p : {&copy_src_, &copy_dst_}) {
+      auto m = Alloc(size_t(copy_bytes_));
+      BRAID_RETURN_IF_ERROR(m.status());
+      *p = *m;
+    }
+    for (DevPtr* p : {&holder_src_, &holder_dst_}) {
+      auto m = Alloc(size_t(kHolderCopyBytes));
+      BRAID_RETURN_IF_ERROR(m.status());
+      *p = *m;
+    }
+    auto flags = Alloc(64);
+    BRAID_RETURN_IF_ERROR(flags.status());
+    flags_ = *flags;
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemsetAsync(flags_, 0, 64, Raw(main_))));
+    return Finish(main_);
+  }
+
+  Result<double> GemmNs(const GemmShape& s, int count) override {
+    auto graph = GemmGraph(s, count);
+    BRAID_RETURN_IF_ERROR(graph.status());
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    auto ns = Elapsed();
+    BRAID_RETURN_IF_ERROR(ns.status());
+    return *ns / count;
+  }
+
+  Result<double> GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) override {
+    if (held_sms == 0) return GemmNs(s, count);
+    auto graph = GemmGraph(s, count);
+    BRAID_RETURN_IF_ERROR(graph.status());
+    // started counts every holder CTA ever launched; release carries the
+    // generation the current holders stop at.
+    auto* started = static_cast<unsigned*>(flags_);
+    auto* release = started + 1;
+    ++generation_;
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchHolder(held_sms, smem_bytes_, started, release, generation_,
+                                                         holder == Holder::kCopy, holder_dst_, holder_src_,
+                                                         size_t(kHolderCopyBytes / 16), kHolderTimeoutNs, Raw(side_))));
+    started_total_ += unsigned(held_sms);
+    // The GEMMs start once every holder CTA sits on its SM.
+    BRAID_RETURN_IF_ERROR(cuda_->WaitFlag(started, started_total_, main_));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(cuda_->WriteFlag(release, generation_, main_));
+    BRAID_RETURN_IF_ERROR(Finish(side_));
+    auto ns = Elapsed();
+    BRAID_RETURN_IF_ERROR(ns.status());
+    return *ns / count;
+  }
+
+  Result<double> SmCopyNs(int sms, int64_t bytes) override {
+    if (bytes > copy_bytes_) return Status::Internal("an SM copy larger than Prepare allocated");
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(
+        BRAID_CUDA_STATUS(LaunchSmCopy(sms, smem_bytes_, copy_dst_, copy_src_, size_t(bytes / 16), Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    return Elapsed();
+  }
+
+  Result<double> CeCopyNs(int64_t bytes) override {
+    if (bytes > copy_bytes_) return Status::Internal("a copy larger than Prepare allocated");
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(CeCopy(bytes, main_));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    return Elapsed();
+  }
+
+  Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) override {
+    if (copy_bytes > copy_bytes_) return Status::Internal("a copy larger than Prepare allocated");
+    auto graph = GemmGraph(s, 1);
+    BRAID_RETURN_IF_ERROR(graph.status());
+    // The copy is queued first; the GEMM's stream waits until it is queued.
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, Raw(side_))));
+    BRAID_RETURN_IF_ERROR(CeCopy(copy_bytes, side_));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(main_), fork_, 0)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(Finish(side_));
+    return Elapsed();
+  }
+
+  Result<double> LaunchGapNs(Launcher launcher, Gap gap) override {
+    auto* slots = reinterpret_cast<uint64_t*>(static_cast<char*>(flags_) + 16);
+    if (launcher == Launcher::kHost) {
+      BRAID_RETURN_IF_ERROR(IssueGapPair(gap, slots));
+    } else {
+      auto exec = GapGraph(gap, slots);
+      BRAID_RETURN_IF_ERROR(exec.status());
+      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*exec, Raw(main_))));
+    }
+    BRAID_RETURN_IF_ERROR(Finish(main_));
+    uint64_t t[2] = {0, 0};
+    BRAID_RETURN_IF_ERROR(cuda_->Download(t, slots, sizeof t));
+    if (t[1] <= t[0]) return Status::Internal("the second kernel's timer did not advance past the first's");
+    return double(t[1] - t[0]);
+  }
+
+ private:
+  struct InputSet {
+    DevPtr a = nullptr, b = nullptr, c = nullptr;
+  };
+
+  // A plain 1-D device-to-device copy: the copy engine's. (Not CudaApi's
+  // Copy2D: a 2 GiB row is past the devices' maximum pitch.)
+  Status CeCopy(int64_t bytes, GpuStream s) {
+    return BRAID_CUDA_STATUS(cudaMemcpyAsync(copy_dst_, copy_src_, size_t(bytes), cudaMemcpyDeviceToDevice, Raw(s)));
+  }
+
+  Result<DevPtr> Alloc(size_t bytes) {
+    auto p = cuda_->Malloc(bytes);
+    if (p.ok()) buffers_.push_back(*p);
+    return p;
+  }
+
+  // Waits for everything issued to `s`, polling so that a hung device ends
+  // in an error after kSampleTimeoutS instead of a hang.
+  Status Finish(GpuStream s) {
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(side_done_, Raw(s))));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kSampleTimeoutS);
+    for (;;) {
+      const cudaError_t e = cudaEventQuery(side_done_);
+      if (e == cudaSuccess) return Status::Ok();
+      if (e != cudaErrorNotReady) return BRAID_CUDA_STATUS(e);
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Status::Unavailable("the GPU did not finish a sample within " + std::to_string(int(kSampleTimeoutS)) +
+                                   " s");
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  // The time between start_ and stop_ (both on main_), in ns.
+  Result<double> Elapsed() {
+    BRAID_RETURN_IF_ERROR(Finish(main_));
+    float ms = 0;
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventElapsedTime(&ms, start_, stop_)));
+    return double(ms) * 1e6;
+  }
+
+  Status IssueGemms(const GemmShape& s, int count) {
+    for (int i = 0; i < count; ++i) {
+      const InputSet& set = sets_[i % kInputSets];
+      cuda::MatmulArgs m;
+      m.m = s.m, m.n = s.n, m.k = s.k;
+      m.a = set.a, m.b = set.b, m.c = set.c;
+      m.lda = s.k, m.ldb = s.n, m.ldc = s.n;
+      BRAID_RETURN_IF_ERROR(blas_->Matmul(m, main_));
+    }
+    return Status::Ok();
+  }
+
+  // `count` GEMMs of `s` over the rotated input sets, captured once.
+  Result<cudaGraphExec_t> GemmGraph(const GemmShape& s, int count) {
+    const auto key = std::tuple{s.m, s.n, s.k, count};
+    if (auto it = graphs_.find(key); it != graphs_.end()) return it->second;
+    // One GEMM outside the capture first: cuBLASLt's workspace for this
+    // stream is allocated on first use, which a capture must not see.
+    BRAID_RETURN_IF_ERROR(IssueGemms(s, 1));
+    BRAID_RETURN_IF_ERROR(Finish(main_));
+    auto exec = Capture([&] { return IssueGemms(s, count); });
+    BRAID_RETURN_IF_ERROR(exec.status());
+    graphs_[key] = *exec;
+    return *exec;
+  }
+
+  // Two stamps: on one stream, or across main_ and side_ joined by an event.
+  Status IssueGapPair(Gap gap, uint64_t* slots) {
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchStamp(slots, Raw(main_))));
+    if (gap == Gap::kSameStream) return BRAID_CUDA_STATUS(LaunchStamp(slots + 1, Raw(main_)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(side_), fork_, 0)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchStamp(slots + 1, Raw(side_))));
+    // Join back, so that main_'s end covers both (and a capture is closed).
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(side_done_, Raw(side_))));
+    return BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(main_), side_done_, 0));
+  }
+
+  Result<cudaGraphExec_t> GapGraph(Gap gap, uint64_t* slots) {
+    if (auto it = gap_graphs_.find(gap); it != gap_graphs_.end()) return it->second;
+    auto exec = Capture([&] { return IssueGapPair(gap, slots); });
+    BRAID_RETURN_IF_ERROR(exec.status());
+    gap_graphs_[gap] = *exec;
+    return *exec;
+  }
+
+  template <typename Issue>
+  Result<cudaGraphExec_t> Capture(const Issue& issue) {
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamBeginCapture(Raw(main_), cudaStreamCaptureModeThreadLocal)));
+    const Status issued = issue();
+    cudaGraph_t graph = nullptr;
+    const Status ended = BRAID_CUDA_STATUS(cudaStreamEndCapture(Raw(main_), &graph));
+    BRAID_RETURN_IF_ERROR(issued);
+    BRAID_RETURN_IF_ERROR(ended);
+    cudaGraphExec_t exec = nullptr;
+    const Status made = BRAID_CUDA_STATUS(cudaGraphInstantiate(&exec, graph, 0));
+    (void)cudaGraphDestroy(graph);
+    BRAID_RETURN_IF_ERROR(made);
+    return exec;
+  }
+
+  std::shared_ptr<cuda::CudaApi> cuda_;
+  std::unique_ptr<cuda::BlasLtApi> blas_;
+  cuda::DeviceProps props_;
+  int smem_bytes_ = 0;
+  GpuStream main_ = nullptr, side_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr, fork_ = nullptr, side_done_ = nullptr;
+  std::vector<DevPtr> buffers_;
+  InputSet sets_[kInputSets];
+  DevPtr copy_src_ = nullptr, copy_dst_ = nullptr, holder_src_ = nullptr, holder_dst_ = nullptr, flags_ = nullptr;
+  int64_t copy_bytes_ = 0;
+  unsigned generation_ = 0, started_total_ = 0;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int>, cudaGraphExec_t> graphs_;
+  std::map<Gap, cudaGraphExec_t> gap_graphs_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MeasureDevice>> OpenRealMeasureDevice(int device) {
+  auto d = std::make_unique<RealMeasureDevice>();
+  BRAID_RETURN_IF_ERROR(d->Open(device));
+  return std::unique_ptr<MeasureDevice>(std::move(d));
+}
+
+}  // namespace braid::measure

@@ -1,0 +1,318 @@
+// `braid calibrate --measure`'s library (braid/gpu_measure.h) driven through
+// the model-driven fake device: the plan, the median loop, the CSV files in
+// h100-measured's layout, progress, failures and the fit of what the fake
+// measured. The shared measurements (../shared) are only compared with when
+// present.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "braid/gpu_files.h"
+#include "braid/gpu_measure.h"
+#include "braid/gpu_measure_fake.h"
+#include "braid/sim_measured.h"
+#include "braid/sim_models.h"
+
+namespace braid::measure {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+GpuSpec H100() { return *LoadGpu("h100-sxm"); }
+
+// A board unlike the shipped file: slower, weaker SM copies, less HBM.
+GpuSpec OtherBoard() {
+  GpuSpec g = H100();
+  g.board_rate = 0.85;
+  g.sm_copy_gbs = 61.5;
+  g.hbm_efficiency = 0.8;
+  return g;
+}
+
+// $BRAID_SHARED_DIR/calibration/h100-measured, or empty when absent.
+std::string SharedMeasured() {
+  const char* shared = std::getenv("BRAID_SHARED_DIR");
+#ifdef BRAID_DEFAULT_SHARED_DIR
+  if (!shared) shared = BRAID_DEFAULT_SHARED_DIR;
+#endif
+  if (!shared) return {};
+  const fs::path dir = fs::path(shared) / "calibration" / "h100-measured";
+  return fs::exists(dir / "gemm_bf16.csv") ? dir.string() : std::string();
+}
+
+std::vector<std::string> Lines(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() / ("braid_gpu_measure_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+  fs::path operator/(const std::string& f) const { return path_ / f; }
+
+ private:
+  fs::path path_;
+};
+
+TEST(GpuMeasurePlan, TheDefaultGridIsH100MeasuredsGrid) {
+  const MeasurePlan p = DefaultMeasurePlan(132, false);
+  EXPECT_TRUE(CheckMeasurePlan(p, 132).ok());
+  EXPECT_EQ(p.gemm_shapes.size(), 20u);
+  EXPECT_EQ(p.held_shapes.size(), 3u);
+  EXPECT_THAT(p.held_sms, ElementsAre(0, 4, 8, 16, 24, 32, 48, 66));
+  EXPECT_THAT(p.copy_sms, ElementsAre(1, 2, 4, 8, 16, 24, 32, 48, 64, 132));
+  // A100: half of its SMs, and all of them.
+  const MeasurePlan a = DefaultMeasurePlan(108, false);
+  EXPECT_THAT(a.held_sms, ElementsAre(0, 4, 8, 16, 24, 32, 48, 54));
+  EXPECT_EQ(a.copy_sms.back(), 108);
+  EXPECT_TRUE(CheckMeasurePlan(a, 108).ok());
+  const MeasurePlan q = DefaultMeasurePlan(132, true);
+  EXPECT_TRUE(CheckMeasurePlan(q, 132).ok());
+  EXPECT_LT(q.gemm_shapes.size(), p.gemm_shapes.size());
+  EXPECT_LT(q.iterations, p.iterations);
+  // The shapes are the shared file's, in its order.
+  const std::string shared = SharedMeasured();
+  if (shared.empty()) GTEST_SKIP() << "../shared/calibration/h100-measured is absent: shapes not compared";
+  const auto lines = Lines(fs::path(shared) / "gemm_bf16.csv");
+  ASSERT_EQ(lines.size(), 21u);
+  for (size_t i = 0; i < 20; ++i) {
+    const GemmShape& s = p.gemm_shapes[i];
+    const std::string dims = std::to_string(s.m) + "," + std::to_string(s.n) + "," + std::to_string(s.k) + ",";
+    EXPECT_EQ(lines[i + 1].rfind(dims, 0), 0u) << lines[i + 1];
+  }
+}
+
+// Minutes, not hours: the device time of the whole grid on the sim's H100
+// and A100 (host overheads such as graph capture come on top).
+TEST(GpuMeasurePlan, TheGridKeepsAGpuBusyForSecondsNotHours) {
+  for (const char* name : {"h100-sxm", "a100-sxm"}) {
+    const GpuSpec g = *LoadGpu(name);
+    for (bool quick : {false, true}) {
+      FakeMeasureDevice fake(g, name);
+      ASSERT_TRUE(RunMeasurements(fake, DefaultMeasurePlan(g.sm_count, quick), nullptr, nullptr).ok());
+      const double s = fake.device_ns() / 1e9;
+      std::printf("%s %s grid: %d samples, %.1f s of device time (sim model)\n", name, quick ? "quick" : "full",
+                  fake.samples(), s);
+      EXPECT_LT(s, quick ? 5.0 : 60.0) << name;
+      EXPECT_GT(s, quick ? 0.05 : 1.0) << name;  // and it does measure something
+    }
+  }
+}
+
+TEST(GpuMeasurePlan, PlansADeviceCannotRunAreRefused) {
+  const MeasurePlan good = DefaultMeasurePlan(132, false);
+  MeasurePlan p = good;
+  p.held_sms.push_back(132);
+  EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("held SM count 132"));
+  p = good;
+  p.held_sms.erase(p.held_sms.begin());
+  EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("start with 0"));
+  p = good;
+  p.copy_sms = {0};
+  EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("copy SM count 0"));
+  p = good;
+  p.ce_copy_bytes = 1 << 20;
+  EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("2 GiB"));
+  p = good;
+  p.iterations = 0;
+  EXPECT_FALSE(CheckMeasurePlan(p, 132).ok());
+  p = good;
+  p.gemm_shapes.push_back({0, 8, 8});
+  EXPECT_FALSE(CheckMeasurePlan(p, 132).ok());
+  EXPECT_FALSE(CheckMeasurePlan(good, 1).ok());
+}
+
+TEST(GpuMeasureMedian, KeepsTheMedianOfTheTimedSamplesOnly) {
+  std::vector<double> seq = {1e9, 1e9, 5, 1, 100, 3, 2};  // two warmups, then five timed
+  size_t i = 0;
+  auto next = [&]() -> Result<double> { return seq[i++]; };
+  auto m = MedianOfSamples(next, 2, 5);
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(*m, 3);
+  EXPECT_EQ(i, seq.size());
+  seq = {4, 1, 100, 2};  // even count: the mean of the middle two
+  i = 0;
+  EXPECT_DOUBLE_EQ(*MedianOfSamples(next, 0, 4), 3);
+  seq = {1, 0};  // a zero time is a broken timer, not a fast kernel
+  i = 0;
+  EXPECT_FALSE(MedianOfSamples(next, 0, 2).ok());
+  auto failing = []() -> Result<double> { return Status::Unavailable("device lost"); };
+  EXPECT_EQ(MedianOfSamples(failing, 1, 3).status().message(), "device lost");
+  EXPECT_FALSE(MedianOfSamples(next, 0, 0).ok());
+}
+
+TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
+  FakeMeasureDevice fake(H100(), "Fake H100");
+  const MeasurePlan plan = DefaultMeasurePlan(132, false);
+  auto m = RunMeasurements(fake, plan, nullptr, nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const int points = 20 + 3 * (1 + 2 * 8) + 10 + 3;
+  EXPECT_EQ(fake.samples(), points * (plan.warmup + plan.iterations) + 4 * (plan.gap_warmup + plan.gap_iterations));
+  TempDir d("layout");
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
+  // Headers as in h100-measured; rows per file.
+  const std::pair<const char*, std::pair<const char*, size_t>> files[] = {
+      {"gemm_bf16.csv", {"m,n,k,time_ms,tflops", 20}},
+      {"gemm_beside_held_sms.csv", {"m,n,k,holder,held_sms,time_ms,alone_ms", 48}},
+      {"copy_kernel_bw.csv", {"sms,gbs_read_plus_write", 10}},
+      {"copy_engine.csv", {"what,value", 4}},
+      {"launch_gaps.csv", {"what,ns_p50", 4}},
+      {"fused_probe.csv", {"what,value,note", 2}},
+  };
+  const std::string shared = SharedMeasured();
+  for (const auto& [file, want] : files) {
+    const auto lines = Lines(d / file);
+    ASSERT_EQ(lines.size(), want.second + 1) << file;
+    EXPECT_EQ(lines[0], want.first) << file;
+    if (!shared.empty() && fs::exists(fs::path(shared) / file)) {
+      const auto theirs = Lines(fs::path(shared) / file);
+      EXPECT_EQ(lines[0], theirs[0]) << file;
+      // Row names of the what-columns files are theirs (launch_gaps adds the graph rows).
+      if (lines[0].rfind("what,", 0) == 0) {
+        for (size_t r = 1; r < theirs.size(); ++r) {
+          EXPECT_EQ(lines[r].substr(0, lines[r].find(',')), theirs[r].substr(0, theirs[r].find(','))) << file;
+        }
+      }
+    }
+  }
+  EXPECT_THAT(Lines(d / "fused_probe.csv")[1], HasSubstr("gemm_efficiency,,not measured"));
+  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  ASSERT_TRUE(board.ok()) << board.status().message();
+  EXPECT_EQ(board->gemm.size(), 20u);
+  EXPECT_EQ(board->held.size(), 48u);
+  EXPECT_EQ(board->copy_bw.size(), 10u);
+  EXPECT_TRUE(board->copy_engine.present);
+  EXPECT_TRUE(board->launch.present);
+  // Every fifth sample is a 3x outlier and the noise is ±2 %: the medians
+  // are the model's times within the noise (and the CSV's 6 digits).
+  for (const sim::MeasuredGemm& g : board->gemm) {
+    const double truth = sim::GemmTimeNs(H100(), g.m, g.n, g.k, DType::kBf16);
+    EXPECT_NEAR(g.time_ns / truth, 1.0, 0.021) << g.m << "x" << g.n << "x" << g.k;
+  }
+  for (const sim::MeasuredHeldGemm& h : board->held) {
+    const double truth = sim::GemmBesideHeldSmsNs(H100(), h.m, h.n, h.k, DType::kBf16, h.held_sms, h.copying);
+    EXPECT_NEAR(h.time_ns / truth, 1.0, 0.021);
+    EXPECT_NEAR(h.alone_ns / sim::GemmTimeNs(H100(), h.m, h.n, h.k, DType::kBf16), 1.0, 0.021);
+  }
+  for (const sim::MeasuredCopyBw& c : board->copy_bw) {
+    EXPECT_NEAR(c.gbs / sim::CopyBandwidthGbs(H100(), c.sms), 1.0, 0.021) << c.sms;
+  }
+  EXPECT_NEAR(board->launch.same_stream_ns, H100().launch_us * 1e3 + FakeMeasureDevice::kHostLaunchNs, 100);
+  EXPECT_GT(m->graph_cross_stream_ns, m->graph_same_stream_ns);
+  EXPECT_LT(m->graph_same_stream_ns, m->host_same_stream_ns);
+}
+
+TEST(GpuMeasureRun, ReportsEveryStageUpToItsTotalInOrder) {
+  FakeMeasureDevice fake(H100(), "Fake H100");
+  std::vector<StageProgress> seen;
+  auto m =
+      RunMeasurements(fake, DefaultMeasurePlan(132, true), nullptr, [&](const StageProgress& p) { seen.push_back(p); });
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  std::vector<std::string> finished;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_LE(seen[i].done, seen[i].total);
+    EXPECT_GE(seen[i].elapsed_s, 0);
+    if (i > 0 && seen[i].stage == seen[i - 1].stage) {
+      EXPECT_EQ(seen[i].done, seen[i - 1].done + 1);
+    }
+    if (seen[i].done == seen[i].total) finished.push_back(seen[i].stage);
+  }
+  EXPECT_THAT(finished, ElementsAre("gemm_bf16.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",
+                                    "copy_engine.csv", "launch_gaps.csv"));
+  EXPECT_EQ(seen.front().done, 0);
+}
+
+TEST(GpuMeasureRun, AFailedSampleStopsTheRunNamingStageAndPoint) {
+  FakeMeasureDevice fake(H100(), "Fake H100");
+  const MeasurePlan plan = DefaultMeasurePlan(132, false);
+  // The first sample of the held stage's first holder run (after its alone run).
+  const int per_point = plan.warmup + plan.iterations;
+  fake.FailAtSample(20 * per_point + per_point, Status::Unavailable("an illegal memory access"));
+  auto m = RunMeasurements(fake, plan, nullptr, nullptr);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(m.status().message(),
+            "gemm_beside_held_sms.csv 8192x8192x8192 beside 0 SMs (spin): an illegal memory access");
+  // Samples before Prepare are the fake's contract violations.
+  FakeMeasureDevice unprepared(H100(), "Fake H100");
+  EXPECT_FALSE(unprepared.GemmNs({64, 64, 64}, 1).ok());
+}
+
+class FixedFusedProbe : public FusedProbe {
+ public:
+  Result<FusedFigures> Measure() override { return FusedFigures{0.71, 23.5}; }
+};
+
+TEST(GpuMeasureRun, TheFusedRowIsMeasuredOnlyWithAProbe) {
+  FakeMeasureDevice fake(H100(), "Fake H100");
+  auto without = RunMeasurements(fake, DefaultMeasurePlan(132, true), nullptr, nullptr);
+  ASSERT_TRUE(without.ok());
+  EXPECT_FALSE(without->fused_measured);
+  EXPECT_THAT(without->fused_note, HasSubstr("not measured"));
+  FixedFusedProbe probe;
+  FakeMeasureDevice fake2(H100(), "Fake H100");
+  auto with = RunMeasurements(fake2, DefaultMeasurePlan(132, true), &probe, nullptr);
+  ASSERT_TRUE(with.ok());
+  EXPECT_TRUE(with->fused_measured);
+  const auto files = MeasurementCsvFiles(*with);
+  EXPECT_EQ(files.back().first, "fused_probe.csv");
+  EXPECT_THAT(files.back().second, HasSubstr("gemm_efficiency,0.7100,measured by the fused probe"));
+  EXPECT_THAT(files.back().second, HasSubstr("transfer_gbs_per_sm,23.50,"));
+}
+
+// The fit of what the fake measured finds the fake's board again. Tolerances:
+// the medians are within the fake's ±2 % noise, and the check's own
+// tolerances (12 % per GEMM, 15 % held, 10 % bandwidth) bound the rest.
+TEST(GpuMeasureFit, RecoversTheFakeBoardFromItsMeasurements) {
+  const GpuSpec truth = OtherBoard();
+  FakeMeasureDevice fake(truth, "Fake Board 9000");
+  auto m = RunMeasurements(fake, DefaultMeasurePlan(truth.sm_count, false), nullptr, nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  TempDir d("fit");
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
+  sim::FitOptions o;
+  o.chains = 2;
+  o.iterations = 3000;
+  auto fit = FitMeasuredGpu(H100(), d.path(), *m, o);
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  EXPECT_FALSE(fit->fit.before.ok());  // the shipped file is not this board
+  EXPECT_TRUE(fit->fit.after.ok());
+  for (const FileErrors& f : ErrorsByFile(fit->fit.after, *m)) {
+    EXPECT_EQ(f.off, 0) << f.file;
+    EXPECT_LT(f.mean_abs_pct, 4) << f.file;
+  }
+  const GpuSpec& g = fit->fit.gpu;
+  EXPECT_EQ(g.name, "fake-board-9000");
+  EXPECT_NEAR(g.sm_copy_gbs, truth.sm_copy_gbs, 0.05 * truth.sm_copy_gbs);
+  EXPECT_NEAR(g.hbm_efficiency, truth.hbm_efficiency, 0.05 * truth.hbm_efficiency);
+  // Times the grid never measured come out as the board's.
+  for (GemmShape s : {GemmShape{2048, 4096, 4096}, GemmShape{512, 14336, 4096}, GemmShape{8192, 2560, 8192}}) {
+    const double want = sim::GemmTimeNs(truth, s.m, s.n, s.k, DType::kBf16);
+    EXPECT_NEAR(sim::GemmTimeNs(g, s.m, s.n, s.k, DType::kBf16) / want, 1.0, 0.08) << s.m << "x" << s.n << "x" << s.k;
+  }
+  // The file written reads back as that GPU and says where it came from.
+  auto back = ParseGpuToml(fit->toml, "fit.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->sm_count, 132);
+  EXPECT_THAT(fit->toml, HasSubstr("measured on 'Fake Board 9000' (132 SMs)"));
+  EXPECT_THAT(fit->toml, HasSubstr("The fused kernel's figures: not measured"));
+}
+
+}  // namespace
+}  // namespace braid::measure
