@@ -178,7 +178,7 @@ TEST(CliRun, CudaBackendSaysWhyItCannotRun) {
 
 // A tiny model file for layer runs on the cpu backend.
 std::string TinyModelFile() {
-  const std::string path = TempPath("tiny_model.toml");
+  std::string path = TempPath("tiny_model.toml");
   std::ofstream out(path);
   out << "name = \"tiny\"\nhidden = 32\nheads = 4\nkv_heads = 2\nhead_dim = 8\nffn = 64\n"
          "gated_mlp = true\nlayers = 2\nsource = \"a test\"\n";
