@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # The whole test suite: build and test the release and asan (Address + UB
 # sanitizer) presets, the cpu backend's tests under ThreadSanitizer, and a
-# short libFuzzer run of every parser of outside files.
+# short libFuzzer run of every parser of outside files; style first
+# (clang-format) and clang-tidy on what changed (tests/clang_tidy.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 export OPENBLAS_NUM_THREADS=1
+echo "== clang-format (every tracked C, C++ and CUDA file)"
+git ls-files -z '*.c' '*.cc' '*.cpp' '*.h' '*.hpp' '*.cu' '*.cuh' | xargs -0 clang-format --dry-run -Werror
 for preset in release asan; do
   echo "== $preset"
   cmake --preset "$preset" > /dev/null
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
+  if [[ $preset == release ]]; then
+    echo "== clang-tidy (files changed in the last 10 commits, at most 16, and the core headers' files)"
+    bash tests/clang_tidy.sh build/release
+  fi
 done
 echo "== tsan (cpu backend, cuda orchestration on the fakes)"
 cmake --preset tsan > /dev/null

@@ -1,7 +1,7 @@
 // serial and chunked: whole NCCL-style collectives on comm lanes, one per
 // chunk, each ordered against its chunk's GEMM.
-#include "braid/row_split.h"
 #include "plan_builder.h"
+#include "row_split.h"
 
 namespace braid::detail {
 

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "braid/planner.h"
-#include "braid/row_split.h"
 #include "plan_builder.h"
+#include "row_split.h"
 
 namespace braid {
 

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <sstream>
 
-#include "braid/row_split.h"
+#include "row_split.h"
 
 namespace braid {
 

@@ -2,8 +2,8 @@
 // (CommFuse / ring exchange). A "direction" is one ring (+1 or −1) that
 // carries a fixed row range of every block; ring has one, bidir_ring two,
 // each carrying half of every block.
-#include "braid/row_split.h"
 #include "plan_builder.h"
+#include "row_split.h"
 
 namespace braid::detail {
 

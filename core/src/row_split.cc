@@ -1,4 +1,4 @@
-#include "braid/row_split.h"
+#include "row_split.h"
 
 #include <algorithm>
 #include <numeric>

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/comm_sms_effect.h"
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/presets.h"
@@ -135,6 +136,23 @@ TEST(TeShippedPresets, TheRuleCheckerCatchesWhatTeRefuses) {
   Fields wide = good;
   wide["num_sm"] = "48";
   EXPECT_EQ(TeRuleViolations("fc2_fprop", wide).size(), 1u);
+}
+
+// A shipped preset never carries an SM budget that changes nothing
+// (`braid run --comm-sms` refuses one; the tuner generates none).
+TEST(ShippedPresets, SetCommSmsOnlyWhereTheyTakeEffect) {
+  int with_sms = 0;
+  for (const char* file : {"tuned/h100-sxm.toml", "tuned/a100-sxm.toml", "examples/example.toml"}) {
+    auto presets = LoadPresetFile(std::string(BRAID_SOURCE_DIR) + "/presets/" + file);
+    ASSERT_TRUE(presets.ok()) << presets.status().message();
+    for (const Preset& p : presets->presets) {
+      if (p.config.comm_sms == 0) continue;
+      ++with_sms;
+      EXPECT_TRUE(CommSmsTakeEffect(p.config, p.key.workload.op))
+          << file << ": " << OpName(p.key.workload.op) << " " << p.config.Describe();
+    }
+  }
+  EXPECT_GT(with_sms, 100);  // 55 + 60 + 1 entries set one
 }
 
 }  // namespace

@@ -174,6 +174,64 @@ TEST(CliTrust, RunRefusesKnobsTheBackendWouldIgnoreAndBadNumbers) {
   EXPECT_EQ(Braid(op + " --algo fused --comm-sms 16").code, 0);
 }
 
+// A knob the sim reads nowhere is refused rather than recorded as if it
+// had shaped the run; where the sim does read it, it is taken.
+TEST(CliTrust, RunRefusesCommSmsWhereTheSimReadsNone) {
+  Scratch s("trust_comm_sms");
+  const std::string ag = "run --db " + (s / "runs.db") + " --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --iters 1 ";
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {
+           Case{ag + "--algo serial --comm-sms 16", "serial runs each collective beside no GEMM"},
+           Case{"run --db " + (s / "runs.db") + " --model llama3-8b --seq 1024 --tp 2 --algo serial --comm-sms 8",
+                "serial runs each collective beside no GEMM"},
+           Case{ag + "--algo ring --comm-engine ce --comm-sms 16", "an ag_gemm's comm only moves data"},
+           Case{ag + "--algo chunked --chunks 2 --comm-engine ce --comm-sms 8", "an ag_gemm's comm only moves data"},
+       }) {
+    const Outcome o = Braid(c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;
+    EXPECT_THAT(o.err, AllOf(HasSubstr("--comm-sms has no effect on the sim backend"), HasSubstr(c.says))) << c.args;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+    EXPECT_EQ(o.out, "") << c.args;
+  }
+  EXPECT_EQ(s.Entries(), 0u) << "no store created for a refused run";
+
+  // Taken where the sim reads it: SM-driven ring sends, and the reduces of a
+  // gemm_rs ring on the copy engine. 8 SMs drive the sends slower than the
+  // topology's 24 NCCL channels (the default).
+  const std::string ring = "run --no-db --json --op ag_gemm --m 8192 --n 8192 --k 8192 --tp 8 --algo ring ";
+  const Outcome dflt = Braid(ring);
+  const Outcome eight = Braid(ring + "--comm-sms 8");
+  ASSERT_EQ(dflt.code, 0) << dflt.err;
+  ASSERT_EQ(eight.code, 0) << eight.err;
+  EXPECT_GT(nlohmann::json::parse(eight.out)["metrics"]["makespan_ns"]["p50"].get<double>(),
+            nlohmann::json::parse(dflt.out)["metrics"]["makespan_ns"]["p50"].get<double>());
+  const Outcome rs =
+      Braid("run --no-db --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --comm-engine ce --comm-sms 16");
+  EXPECT_EQ(rs.code, 0) << rs.err;
+}
+
+// The cpu backend runs ranks as threads: a GPU topology it never read is
+// not printed, stored or put in the JSON; sim runs keep theirs.
+TEST(CliTrust, CpuRunsPrintNoTopologyTheyDoNotUse) {
+  Scratch s("trust_cpu_topology");
+  const std::string cpu = "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 2 --algo ring --iters 1 ";
+  const Outcome table = Braid(cpu + "--db " + (s / "runs.db"));
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_THAT(table.out, AllOf(HasSubstr("backend   cpu"), Not(HasSubstr("topology"))));
+  const Outcome report = Braid("report --db " + (s / "runs.db") + " --run 1");
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_THAT(report.out, AllOf(HasSubstr("backend   cpu"), Not(HasSubstr("topology"))));
+  const Outcome json = Braid(cpu + "--no-db --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_TRUE(nlohmann::json::parse(json.out)["topology"].is_null()) << json.out;
+
+  const std::string sim = "run --no-db --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 1 ";
+  EXPECT_THAT(Braid(sim).out, HasSubstr("topology  h100-sxm\n"));
+  EXPECT_EQ(nlohmann::json::parse(Braid(sim + "--json").out)["topology"], "h100-sxm");
+}
+
 TEST(CliTrust, DirectoriesGivenAsFilesAreNamedAsDirectories) {
   Scratch s("trust_dirs");
   const std::string d = s.dir.string() + "/";  // a path, not a built-in name

@@ -40,6 +40,7 @@ sources=(
   "$root/core/src/safe_write.cc"
   "$root/core/src/topology.cc"
   "$root/core/src/toml_reader.cc"
+  "$root/core/src/toml_scanner.cc"
   "$root/core/src/toml_fields.cc"
   "$root/presets/src/topology_toml.cc"
   "$root/core/src/workload.cc"

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "braid/cpu_collectives.h"
 #include "braid/cpu_transport.h"
+#include "cpu_collectives.h"
 #include "cpu_test_util.h"
 
 namespace braid {

@@ -133,6 +133,7 @@ TEST(MpiRun, PairsOnDifferentNodesArePacedAtTheInterNodeLink) {
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_GE(j["metrics"]["comm_ns"]["p50"].get<double>(), 7.3e6);
   EXPECT_THAT(j["notes"].dump(), HasSubstr("pairs on different nodes paced at 0.01 Gbit/s, 0 us"));
+  EXPECT_EQ(j["topology"], "two-nodes") << "its nodes placed the ranks";
   std::remove(topo.c_str());
 }
 

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "braid/comm_sms_effect.h"
 #include "braid/search_space.h"
 
 namespace braid {
@@ -66,6 +67,48 @@ TEST(SearchSpace, GpuOnlyKnobsAreNotVariedOnTheCpuBackend) {
   }
   EXPECT_GE(space.size(), 15u);
   EXPECT_LT(space.size(), 40u);
+}
+
+TEST(CommSmsEffect, EveryAlgorithmButSerialAndCopyEngineAllGathers) {
+  OverlapConfig c;
+  for (braid::Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
+    c.algorithm = Algorithm::kSerial;
+    EXPECT_FALSE(CommSmsTakeEffect(c, op)) << "serial overlaps nothing";
+    c.algorithm = Algorithm::kFused;
+    EXPECT_TRUE(CommSmsTakeEffect(c, op)) << "the fused kernel splits its SMs by it";
+    for (Algorithm a : {Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kIso}) {
+      c.algorithm = a;
+      c.comm_engine = CommEngine::kSm;
+      EXPECT_TRUE(CommSmsTakeEffect(c, op)) << c.Describe();
+      c.comm_engine = CommEngine::kCopyEngine;
+      // On the copy engine an all-gather only moves data; reduces still run on SMs.
+      EXPECT_EQ(CommSmsTakeEffect(c, op), op != Op::kAgGemm) << c.Describe() << " " << OpName(op);
+    }
+    c.comm_engine = CommEngine::kSm;
+  }
+}
+
+TEST(SearchSpace, SetsCommSmsOnlyWhereTheyTakeEffect) {
+  for (const char* backend : {"sim", "cuda"}) {
+    for (const Workload& w : {Op(Op::kAgGemm, 8192, 8192, 8192, 8), Op(Op::kGemmRs, 8192, 8192, 28672, 8),
+                              Op(Op::kGemmAr, 4096, 8192, 8192, 4)}) {
+      int ce_without_sms = 0, ce_with_sms = 0;
+      for (const OverlapConfig& c : BuildSearchSpace(w, *KnobsOfBackend(backend), 132)) {
+        if (c.comm_sms > 0) {
+          EXPECT_TRUE(CommSmsTakeEffect(c, w.op)) << backend << " " << c.Describe();
+        }
+        if (c.comm_engine == CommEngine::kCopyEngine) ++(c.comm_sms > 0 ? ce_with_sms : ce_without_sms);
+      }
+      // Both sides of the rule are generated: copy-engine all-gathers with the
+      // default only; copy-engine rings of reduces with SM budgets.
+      EXPECT_GT(ce_without_sms, 0) << backend << " " << OpName(w.op);
+      if (w.op == Op::kAgGemm) {
+        EXPECT_EQ(ce_with_sms, 0) << backend;
+      } else {
+        EXPECT_GT(ce_with_sms, 0) << backend << " " << OpName(w.op);
+      }
+    }
+  }
 }
 
 TEST(SearchSpace, ShapesThatDoNotDivideDropTheConfigsTheyBreak) {

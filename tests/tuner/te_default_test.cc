@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "braid/comm_sms_effect.h"
 #include "braid/te_default.h"
 
 namespace braid {
@@ -19,6 +20,20 @@ TEST(TeDefault, RingExchangeForAllGatherPipelineForReduceScatterNoneForAllReduce
 
   TeDefault ar = TeDefaultConfig({Op::kGemmAr, 8192, 8192, 8192, DType::kBf16, 8});
   EXPECT_EQ(ar.config.algorithm, Algorithm::kSerial);
+}
+
+// The baseline never records an SM budget that changes nothing (run --comm-sms refuses one).
+TEST(TeDefault, SetsCommSmsOnlyWhereTheyTakeEffect) {
+  int with_sms = 0;
+  for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
+    for (int64_t m : {8192, 1020}) {
+      const TeDefault d = TeDefaultConfig({op, m, 4096, 4096, DType::kBf16, 8});
+      if (d.config.comm_sms == 0) continue;
+      ++with_sms;
+      EXPECT_TRUE(CommSmsTakeEffect(d.config, op)) << OpName(op) << " " << d.config.Describe();
+    }
+  }
+  EXPECT_GT(with_sms, 0);
 }
 
 TEST(TeDefault, ShapesTheDefaultCannotSplitFallBackToSerialWithANote) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "backend_choice.h"
+#include "braid/comm_sms_effect.h"
 #include "braid/cpu_process_backend.h"
 #include "braid/gpu_files.h"
 #include "braid/launcher.h"
@@ -171,11 +172,36 @@ Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
   return Status::Ok();
 }
 
+// A --comm-sms that the sim reads nowhere would be recorded as a knob that
+// changed nothing. (The cuda backend reads it for every config: its GEMMs
+// leave that many SMs free.)
+Status CheckCommSmsTakeEffect(const RunArgs& a, const Plan& plan, const std::optional<LayerWorkload>& layer) {
+  if (a.comm_sms == 0 || a.backend != "sim") return Status::Ok();
+  std::vector<Op> ops;
+  if (layer) {
+    for (const LayerOp& op : layer->ops) {
+      if (op.kind == LayerOpKind::kTpGemm) ops.push_back(op.gemm.op);
+    }
+  } else {
+    ops.push_back(plan.workload.op);
+  }
+  for (Op op : ops) {
+    if (CommSmsTakeEffect(plan.config, op)) return Status::Ok();
+  }
+  const std::string why = plan.config.algorithm == Algorithm::kSerial
+                              ? "serial runs each collective beside no GEMM"
+                              : "on the copy engine an ag_gemm's comm only moves data and holds no SMs";
+  return Status::Invalid("--comm-sms has no effect on the sim backend here: " + why + " (drop --comm-sms)");
+}
+
 // Everything `run` checks before running: flags, plan, topology.
 struct PreparedRun {
   std::optional<LayerWorkload> layer;
   Plan plan;
   std::string topology;
+  // A cpu run uses the topology only to place process ranks on its nodes
+  // (link emulation under mpirun); otherwise its record names none.
+  bool topology_used = false;
   NodeLinks nodes;  // how ranks map to the topology's nodes (link emulation)
   RunOptions options;
 };
@@ -190,7 +216,9 @@ Result<PreparedRun> PrepareRun(const RunArgs& a, bool writes_store) {
   if (!topo.ok()) return topo.status();
   BRAID_RETURN_IF_ERROR(topo->CheckFits(a.workload.tp));
   BRAID_RETURN_IF_ERROR(CheckCommSmsFit(a.comm_sms, *topo));
+  BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(a, p.plan, p.layer));
   p.topology = topo->name;
+  p.topology_used = a.backend != "cpu";
   p.nodes = NodeLinksOf(*topo);
   if (a.verify && a.backend == "sim") {
     return Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)");
@@ -212,7 +240,7 @@ Result<RunRecord> RecordWithLowerBound(const PreparedRun& p, Backend& backend, c
   if (!serial.ok()) return serial.status();
   auto lb = MeasureLowerBound(backend, *serial, p.options);
   if (!lb.ok()) return lb.status();
-  RunRecord rec = RecordOfRun(p.plan, p.topology, backend.name(), p.options, out, *lb);
+  RunRecord rec = RecordOfRun(p.plan, p.topology_used ? p.topology : "", backend.name(), p.options, out, *lb);
   if (p.layer) rec.notes["layer"] = LayerJson(*p.layer);
   return rec;
 }
@@ -327,6 +355,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
                   prepared->nodes.ranks_per_node, a.link_gbps * prepared->nodes.bandwidth_ratio,
                   a.link_latency_us * prepared->nodes.latency_ratio);
     out->notes.push_back(note);
+    prepared->topology_used = true;
   }
   auto rec = RecordWithLowerBound(*prepared, backend, *out);
   if (!rec.ok()) return abort_job(rec.status());

@@ -74,7 +74,8 @@ nlohmann::json RunJson(const RunRecord& r) {
   } else {
     j["workload"] = nullptr;
   }
-  j["topology"] = r.topology;
+  // null where the backend used none (a cpu run in one process).
+  j["topology"] = r.topology.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.topology);
   j["config"] = r.config;
   j["backend"] = r.backend;
   j["iterations"] = r.iterations;

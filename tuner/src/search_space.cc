@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "braid/comm_sms_effect.h"
+
 namespace braid {
 namespace {
 
@@ -42,19 +44,17 @@ void AddSmVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapCo
 
 // Engines for a config: SMs always; the copy engine where the comm only
 // moves data (sends of a ring, all-gather collectives). Reduces of a ring
-// gemm_rs / gemm_ar still run on SMs.
+// gemm_rs / gemm_ar still run on SMs (CommSmsTakeEffect).
 void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c, const BackendKnobs& knobs,
                        int gpu_sms) {
   const bool ring = c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kBidirRing;
   c.comm_engine = CommEngine::kSm;
-  AddSmVariants(out, w, c, true, knobs, gpu_sms);
+  AddSmVariants(out, w, c, CommSmsTakeEffect(c, w.op), knobs, gpu_sms);
   if (!knobs.copy_engine) return;
   const bool moves_only = ring || w.op == Op::kAgGemm;
   if (!moves_only) return;
   c.comm_engine = CommEngine::kCopyEngine;
-  // A ring of an all-gather GEMM with CE holds no SMs at all; reduces do.
-  const bool still_holds = ring && w.op != Op::kAgGemm;
-  AddSmVariants(out, w, c, still_holds, knobs, gpu_sms);
+  AddSmVariants(out, w, c, CommSmsTakeEffect(c, w.op), knobs, gpu_sms);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Ring collectives. Rank r sends to r+1 and receives from r−1; a message
 // received at internal step s was sent with tag (match, s), so concurrent
 // collectives and steps never mix.
-#include "braid/cpu_collectives.h"
+#include "cpu_collectives.h"
 
 #include <algorithm>
 #include <cstring>

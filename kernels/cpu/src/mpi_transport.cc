@@ -12,9 +12,9 @@
 #include <string>
 #include <thread>
 
-#include "braid/cpu_collectives.h"
 #include "braid/link_pacer.h"
 #include "braid/mpi_wait.h"
+#include "cpu_collectives.h"
 
 namespace braid {
 

@@ -6,8 +6,8 @@
 
 #include "braid/host_matrix.h"
 #include "braid/plan.h"
-#include "braid/row_span.h"
 #include "braid/status.h"
+#include "row_span.h"
 
 namespace braid::cpu {
 

@@ -1,4 +1,4 @@
-#include "braid/row_span.h"
+#include "row_span.h"
 
 #include <cstring>
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "braid/cpu_collectives.h"
+#include "cpu_collectives.h"
 
 namespace braid::cpu {
 

@@ -1,7 +1,6 @@
 // Unit tests of the TransformerEngine ub_cfgs export (presets/include/braid/te_export.h):
-// the config mapping, one algorithm at a time, and the YAML text.
-#include "braid/te_export.h"
-
+// the YAML text of a whole layer — keys, fields, header and the comments that
+// say what TE cannot express. te_export_map_test.cc checks the config mapping.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +12,7 @@
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/presets.h"
+#include "braid/te_export.h"
 #include "te_test_presets.h"
 
 namespace braid {
@@ -26,162 +26,6 @@ using ::testing::Not;
 
 constexpr int kTp = 8;
 constexpr int kDefaultSms = 24;
-
-OverlapConfig Config(Algorithm a, int chunks = 1) {
-  OverlapConfig c;
-  c.algorithm = a;
-  c.chunks = chunks;
-  return c;
-}
-
-// True when some comment contains `text`.
-bool Mentions(const TeSettings& t, const std::string& text) {
-  for (const std::string& c : t.comments) {
-    if (c.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
-
-int NotExpressible(const TeSettings& t) {
-  int n = 0;
-  for (const std::string& c : t.comments) n += c.rfind("not expressible", 0) == 0;
-  return n;
-}
-
-void ExpectRingExchange(const TeSettings& t, int use_ce) {
-  EXPECT_EQ(t.method, TeMethod::kRingExchange);
-  EXPECT_EQ(t.num_splits, kTp);
-  EXPECT_EQ(t.num_sm, 1);
-  EXPECT_EQ(t.cga_size, 1);
-  EXPECT_EQ(t.set_sm_margin, 0);
-  EXPECT_EQ(t.use_ce, use_ce);
-}
-
-TEST(TeExportMap, RingIsRingExchangeWithOneStepPerRank) {
-  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
-    const TeSettings t = MapToTe(Config(Algorithm::kRing), op, kTp, kDefaultSms);
-    ExpectRingExchange(t, 0);
-    EXPECT_EQ(t.atomic_gemm, 0);
-    EXPECT_EQ(NotExpressible(t), 0) << "a plain ring loses nothing";
-  }
-  OverlapConfig ce = Config(Algorithm::kRing);
-  ce.comm_engine = CommEngine::kCopyEngine;
-  ExpectRingExchange(MapToTe(ce, Op::kGemmRs, kTp, kDefaultSms), 1);
-}
-
-TEST(TeExportMap, RingSubChunksAndSmBudgetAreListed) {
-  OverlapConfig c = Config(Algorithm::kRing, 2);
-  c.comm_sms = 16;
-  c.comm_lanes = 2;
-  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  ExpectRingExchange(t, 0);
-  EXPECT_TRUE(Mentions(t, "chunks=2")) << ::testing::PrintToString(t.comments);
-  EXPECT_TRUE(Mentions(t, "comm_sms=16"));
-  EXPECT_TRUE(Mentions(t, "streams=2"));
-  EXPECT_EQ(NotExpressible(t), 3);
-}
-
-TEST(TeExportMap, BidirRingIsTheUnidirectionalRingWithAComment) {
-  const TeSettings t = MapToTe(Config(Algorithm::kBidirRing), Op::kAgGemm, kTp, kDefaultSms);
-  ExpectRingExchange(t, 0);
-  EXPECT_TRUE(Mentions(t, "bidirectional ring not expressible in TE; nearest: unidirectional ring_exchange"));
-}
-
-TEST(TeExportMap, ChunkedReduceScatterIsPipeline) {
-  OverlapConfig c = Config(Algorithm::kChunked, 4);
-  c.comm_sms = 16;
-  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  EXPECT_EQ(t.method, TeMethod::kPipeline);
-  EXPECT_EQ(t.num_splits, 4);
-  EXPECT_EQ(t.num_sm, 16);
-  EXPECT_EQ(t.cga_size, 2);
-  EXPECT_EQ(t.set_sm_margin, 1);
-  EXPECT_EQ(t.atomic_gemm, 0);
-  EXPECT_EQ(t.use_ce, 0);
-  EXPECT_THAT(t.comments, IsEmpty());
-}
-
-TEST(TeExportMap, ChunkedDefaultSmsResolveAndLostKnobsAreListed) {
-  OverlapConfig c = Config(Algorithm::kChunked, 4);
-  c.splits = {2, 1, 1, 1};
-  c.comm_lanes = 2;
-  c.comm_engine = CommEngine::kCopyEngine;
-  c.comm_high_priority = false;
-  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  EXPECT_EQ(t.method, TeMethod::kPipeline);
-  EXPECT_EQ(t.num_sm, kDefaultSms);
-  EXPECT_EQ(t.use_ce, 0);
-  EXPECT_TRUE(Mentions(t, "comm_sms=0 (backend default) written as num_sm 24"));
-  EXPECT_TRUE(Mentions(t, "splits=[2,1,1,1]"));
-  EXPECT_TRUE(Mentions(t, "TE splits evenly"));
-  EXPECT_TRUE(Mentions(t, "streams=2"));
-  EXPECT_TRUE(Mentions(t, "comm_engine=ce"));
-  EXPECT_TRUE(Mentions(t, "comm_priority=normal"));
-  EXPECT_EQ(NotExpressible(t), 4);
-
-  OverlapConfig even = Config(Algorithm::kChunked, 2);
-  even.splits = {1, 1};
-  EXPECT_FALSE(Mentions(MapToTe(even, Op::kGemmRs, kTp, kDefaultSms), "splits"));
-}
-
-TEST(TeExportMap, ChunkedAllGatherFallsBackToRingExchange) {
-  OverlapConfig c = Config(Algorithm::kChunked, 4);
-  c.comm_engine = CommEngine::kCopyEngine;
-  const TeSettings t = MapToTe(c, Op::kAgGemm, kTp, kDefaultSms);
-  ExpectRingExchange(t, 1);
-  EXPECT_EQ(t.atomic_gemm, 0);
-  EXPECT_TRUE(Mentions(t, "pipeline method is not available for all-gather layers"));
-  EXPECT_TRUE(Mentions(t, "chunks=4"));
-}
-
-// TE refuses atomic_gemm for every non-FP8 GEMM, and Braid's dtypes are never FP8.
-TEST(TeExportMap, FusedIsTheNearestMethodTeAcceptsNeverAtomicGemm) {
-  OverlapConfig c = Config(Algorithm::kFused);
-  c.comm_sms = 8;
-  const TeSettings rs = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  EXPECT_EQ(rs.method, TeMethod::kPipeline);
-  EXPECT_EQ(rs.atomic_gemm, 0);
-  EXPECT_EQ(rs.num_splits, kTp);
-  EXPECT_EQ(rs.num_sm, 8);
-  EXPECT_TRUE(Mentions(rs, "written as TE's nearest accepted method, pipeline"));
-  EXPECT_TRUE(Mentions(rs, "atomic_gemm needs an FP8 GEMM"));
-
-  // TE's userbuffers take at most 32 comm SMs.
-  c.comm_sms = 48;
-  const TeSettings wide = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  EXPECT_EQ(wide.num_sm, 32);
-  EXPECT_TRUE(Mentions(wide, "num_sm 48 (TE userbuffers use at most 32 comm SMs; written as 32)"));
-
-  const TeSettings ag = MapToTe(Config(Algorithm::kFused), Op::kAgGemm, kTp, kDefaultSms);
-  ExpectRingExchange(ag, 0);
-  EXPECT_EQ(ag.atomic_gemm, 0);
-  EXPECT_TRUE(Mentions(ag, "nearest accepted method, ring_exchange"));
-}
-
-TEST(TeExportMap, SerialIsTheNearestNonOverlappedSetting) {
-  const TeSettings rs = MapToTe(Config(Algorithm::kSerial), Op::kGemmRs, kTp, kDefaultSms);
-  EXPECT_EQ(rs.method, TeMethod::kPipeline);
-  EXPECT_EQ(rs.num_splits, 1);
-  EXPECT_EQ(rs.atomic_gemm, 0);
-  EXPECT_TRUE(Mentions(rs, "serial: no overlap; nearest TE setting"));
-
-  const TeSettings ag = MapToTe(Config(Algorithm::kSerial), Op::kAgGemm, kTp, kDefaultSms);
-  EXPECT_EQ(ag.method, TeMethod::kRingExchange);
-  EXPECT_TRUE(Mentions(ag, "serial: no overlap"));
-}
-
-TEST(TeExportMap, LayerKeysAndMethodNames) {
-  EXPECT_EQ(TeLayerKey("qkv"), "qkv_fprop");
-  EXPECT_EQ(TeLayerKey("out_proj"), "proj_fprop");
-  EXPECT_EQ(TeLayerKey("fc1"), "fc1_fprop");
-  EXPECT_EQ(TeLayerKey("fc2"), "fc2_fprop");
-  EXPECT_EQ(TeLayerKey("attention"), "");
-  EXPECT_EQ(TeMethodName(TeMethod::kRingExchange), "ring_exchange");
-  EXPECT_EQ(TeMethodName(TeMethod::kPipeline), "pipeline");
-  EXPECT_EQ(TeMethodName(TeMethod::kBulk), "bulk");
-}
-
-// ---- The YAML text ----
 
 // The YAML as a mapping of mappings, checked line by line: comments start at
 // column 0 with '#', a key is "name:" at column 0, a field "  name: value"

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "braid/plan.h"
-#include "braid/row_span.h"
 #include "braid/status.h"
 #include "braid/transport.h"
+#include "row_span.h"
 
 namespace braid {
 

@@ -1,0 +1,20 @@
+#include "braid/comm_sms_effect.h"
+
+namespace braid {
+
+bool CommSmsTakeEffect(const OverlapConfig& c, Op op) {
+  switch (c.algorithm) {
+    case Algorithm::kFused:
+      return true;
+    case Algorithm::kSerial:
+      return false;
+    case Algorithm::kChunked:
+    case Algorithm::kRing:
+    case Algorithm::kBidirRing:
+    case Algorithm::kIso:
+      break;
+  }
+  return c.comm_engine == CommEngine::kSm || op != Op::kAgGemm;
+}
+
+}  // namespace braid
