@@ -42,6 +42,16 @@ TEST(Launcher, AgreementKeepsTheCodeAndMessage) {
   EXPECT_EQ(AgreeOnStatus(*l, Status::Internal("x")).code(), StatusCode::kInternal);
 }
 
+// The run's notes carry the worst offset (by magnitude) and uncertainty over ranks.
+TEST(Launcher, ClockNoteGivesTheWorstOffsetAndUncertainty) {
+  const std::vector<ClockOffset> offsets{{0, 0}, {-5200, 140}, {3100, 410}};
+  EXPECT_EQ(ClockAlignmentNote(offsets, 16, ""),
+            "events aligned to rank 0's clock by ping-pong (shortest of 16 round trips per rank): "
+            "largest offset 5200 ns, uncertainty +-410 ns");
+  EXPECT_NE(ClockAlignmentNote(offsets, 16, " (tracer clocks)").find("rank 0's clock (tracer clocks) by ping-pong"),
+            std::string::npos);
+}
+
 TEST(Launcher, WithoutMpiLauncherEnvironmentIsOneProcess) {
   if (StartedByMpiLauncher()) GTEST_SKIP() << "this test process was started by mpirun";
   auto l = MakeLauncher(5);

@@ -21,8 +21,6 @@ namespace braid {
 
 namespace {
 
-constexpr int kClockRounds = 16;
-
 // This rank's outputs against references of their windows; the worst op decides.
 VerifyResult VerifyRank(const RankPlan& rp, int rank, const cpu::RunInputs& in, const cpu::RankMemory& memory) {
   VerifyResult v;
@@ -37,20 +35,6 @@ VerifyResult VerifyRank(const RankPlan& rp, int rank, const cpu::RunInputs& in, 
   }
   v.ok = v.max_rel_error <= kVerifyTolerance;
   return v;
-}
-
-std::string ClockNote(const std::vector<ClockOffset>& offsets) {
-  int64_t worst_offset = 0, worst_uncertainty = 0;
-  for (const ClockOffset& c : offsets) {
-    worst_offset = std::max(worst_offset, c.offset_ns < 0 ? -c.offset_ns : c.offset_ns);
-    worst_uncertainty = std::max(worst_uncertainty, c.uncertainty_ns);
-  }
-  char s[200];
-  std::snprintf(s, sizeof s,
-                "events aligned to rank 0's clock by ping-pong (shortest of %d round trips per rank): "
-                "largest offset %lld ns, uncertainty +-%lld ns",
-                kClockRounds, static_cast<long long>(worst_offset), static_cast<long long>(worst_uncertainty));
-  return s;
 }
 
 std::string HostsNote(const std::vector<std::string>& hosts) {
@@ -189,7 +173,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   }
   if (world.is_root()) {
     out.notes.push_back(HostsNote(hosts));
-    if (options.trace) out.notes.push_back(ClockNote(offsets));
+    if (options.trace) out.notes.push_back(ClockAlignmentNote(offsets, kClockRounds, ""));
   }
   return out;
 }

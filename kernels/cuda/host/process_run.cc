@@ -21,8 +21,6 @@ namespace braid::cuda {
 
 namespace {
 
-constexpr int kClockRounds = 16;
-
 int64_t SteadyNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -85,21 +83,6 @@ VerifyResult VerifyRank(const Plan& plan, int rank, const std::vector<HostMatrix
     v.max_rel_error = std::max(v.max_rel_error, e);
   }
   return v;
-}
-
-std::string ClockNote(const std::vector<ClockOffset>& offsets, bool tracer_clock) {
-  int64_t worst_offset = 0, worst_uncertainty = 0;
-  for (const ClockOffset& c : offsets) {
-    worst_offset = std::max(worst_offset, c.offset_ns < 0 ? -c.offset_ns : c.offset_ns);
-    worst_uncertainty = std::max(worst_uncertainty, c.uncertainty_ns);
-  }
-  char s[260];
-  std::snprintf(s, sizeof s,
-                "events aligned to rank 0's clock%s by ping-pong (shortest of %d round trips per rank): "
-                "largest offset %lld ns, uncertainty +-%lld ns",
-                tracer_clock ? " (each tracer's clock read against its host's steady clock)" : "", kClockRounds,
-                static_cast<long long>(worst_offset), static_cast<long long>(worst_uncertainty));
-  return s;
 }
 
 // Rank 0: every rank's report merged into `out` (events shifted onto its
@@ -214,7 +197,8 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
     for (const std::string& h : hosts) note += " " + h;
     out.notes.push_back(note);
     if (options.trace) {
-      out.notes.push_back(ClockNote(offsets, tracer_clock));
+      out.notes.push_back(ClockAlignmentNote(
+          offsets, kClockRounds, tracer_clock ? " (each tracer's clock read against its host's steady clock)" : ""));
       const size_t expected = plan.total_steps() * size_t(options.iters);
       if (out.events.size() < expected) {
         out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " +

@@ -28,6 +28,14 @@ struct ClockOffset {
   int64_t uncertainty_ns = 0;
 };
 
+// Round trips per rank that the process backends measure clocks with.
+constexpr int kClockRounds = 16;
+
+// The run note that says how events were aligned to rank 0's clock: the
+// largest offset and uncertainty over ranks; `how` (may be empty) is inserted
+// after "rank 0's clock" to say which clocks were read.
+std::string ClockAlignmentNote(const std::vector<ClockOffset>& offsets, int rounds, const std::string& how);
+
 class Launcher {
  public:
   virtual ~Launcher() = default;
