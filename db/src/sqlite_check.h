@@ -31,4 +31,4 @@ Status WithContext(const Status& s, const std::string& context);
 
 }  // namespace braid::db
 
-#define BRAID_SQLITE(conn, call) ::braid::db::CheckSqlite((conn), (call), #call, __FILE__, __LINE__)
+#define BRAID_SQLITE(conn, call) ::braid::db::CheckSqlite((conn), (call), #call, BRAID_SOURCE_FILE, __LINE__)

@@ -13,5 +13,5 @@
     const cudaError_t braid_e_ = (call);                                                                  \
     if (braid_e_ == cudaSuccess) return ::braid::Status::Ok();                                            \
     return ::braid::Status::Unavailable(std::string(#call) + " failed: " + cudaGetErrorString(braid_e_) + \
-                                        " (" __FILE__ ":" + std::to_string(__LINE__) + ")");              \
+                                        " (" BRAID_SOURCE_FILE ":" + std::to_string(__LINE__) + ")");     \
   }())

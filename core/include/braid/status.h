@@ -7,6 +7,14 @@
 #include <utility>
 #include <variant>
 
+// The file name (no directories) that error messages cite next to a line
+// number: users see "real_nccl.cc:16", not the build tree's relative path.
+#if defined(__FILE_NAME__)
+#define BRAID_SOURCE_FILE __FILE_NAME__
+#else
+#define BRAID_SOURCE_FILE __FILE__
+#endif
+
 namespace braid {
 
 enum class StatusCode {

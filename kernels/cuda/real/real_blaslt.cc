@@ -14,7 +14,7 @@
     const cublasStatus_t braid_s_ = (call);                                                                 \
     if (braid_s_ == CUBLAS_STATUS_SUCCESS) return ::braid::Status::Ok();                                    \
     return ::braid::Status::Internal(std::string(#call) + " failed: " + cublasLtGetStatusString(braid_s_) + \
-                                     " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                   \
+                                     " (" BRAID_SOURCE_FILE ":" + std::to_string(__LINE__) + ")");          \
   }())
 
 namespace braid::cuda {

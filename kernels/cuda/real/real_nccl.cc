@@ -13,7 +13,7 @@
     const ncclResult_t braid_r_ = (call);                                                              \
     if (braid_r_ == ncclSuccess || braid_r_ == ncclInProgress) return ::braid::Status::Ok();           \
     return ::braid::Status::Internal(std::string(#call) + " failed: " + ncclGetErrorString(braid_r_) + \
-                                     " (" __FILE__ ":" + std::to_string(__LINE__) + ")");              \
+                                     " (" BRAID_SOURCE_FILE ":" + std::to_string(__LINE__) + ")");     \
   }())
 
 namespace braid::cuda {

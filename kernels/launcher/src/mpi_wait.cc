@@ -30,7 +30,7 @@ WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomi
     const int rc = MPI_Test(&request, &done, &w.mpi_status);
     if (rc != MPI_SUCCESS) {
       w.end = WaitEnd::kFailed;
-      w.status = MpiError(rc, "MPI_Test(request)", __FILE__, __LINE__);
+      w.status = MpiError(rc, "MPI_Test(request)", BRAID_SOURCE_FILE, __LINE__);
       return w;
     }
     if (done) return w;

@@ -207,7 +207,7 @@ Status DrainBuffer(const uint8_t* buf, size_t valid_size, ActivityConverter& out
     if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
     if (r != CUPTI_SUCCESS) {
       out.NoteBadBuffer();
-      const Status s = CuptiError("cuptiActivityGetNextRecord", r, __FILE__, __LINE__);
+      const Status s = CuptiError("cuptiActivityGetNextRecord", r, BRAID_SOURCE_FILE, __LINE__);
       return Status::Internal("activity buffer: record " + std::to_string(count) + " at offset " +
                               std::to_string(next) + " of " + std::to_string(valid_size) +
                               " is unreadable: " + s.message());

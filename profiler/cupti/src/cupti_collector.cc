@@ -158,7 +158,7 @@ Status CuptiCollector::Start() {
     for (const KindName& k : KindsFor(impl_->options)) {
       const CUptiResult r = cuptiActivityEnable(k.kind);
       if (r != CUPTI_SUCCESS) {
-        s = CuptiError((std::string("cuptiActivityEnable(") + k.name + ")").c_str(), r, __FILE__, __LINE__);
+        s = CuptiError((std::string("cuptiActivityEnable(") + k.name + ")").c_str(), r, BRAID_SOURCE_FILE, __LINE__);
         break;
       }
       impl_->enabled.push_back(k.kind);

@@ -15,10 +15,10 @@ namespace braid {
 Status MpiError(int code, const char* call, const char* file, int line);
 
 // Evaluates an MPI call; returns its failure as an Internal Status.
-#define BRAID_MPI(call)                                                                                   \
-  do {                                                                                                    \
-    const int braid_mpi_rc_ = (call);                                                                     \
-    if (braid_mpi_rc_ != MPI_SUCCESS) return ::braid::MpiError(braid_mpi_rc_, #call, __FILE__, __LINE__); \
+#define BRAID_MPI(call)                                                                                            \
+  do {                                                                                                             \
+    const int braid_mpi_rc_ = (call);                                                                              \
+    if (braid_mpi_rc_ != MPI_SUCCESS) return ::braid::MpiError(braid_mpi_rc_, #call, BRAID_SOURCE_FILE, __LINE__); \
   } while (0)
 
 enum class WaitEnd { kDone, kTimedOut, kAborted, kFailed };

@@ -18,9 +18,9 @@ Status CuptiError(const char* call, CUptiResult result, const char* file, int li
 
 }  // namespace braid
 
-#define BRAID_CUPTI_STATUS(call)                                     \
-  ([&]() -> ::braid::Status {                                        \
-    const CUptiResult braid_r_ = (call);                             \
-    if (braid_r_ == CUPTI_SUCCESS) return ::braid::Status::Ok();     \
-    return ::braid::CuptiError(#call, braid_r_, __FILE__, __LINE__); \
+#define BRAID_CUPTI_STATUS(call)                                              \
+  ([&]() -> ::braid::Status {                                                 \
+    const CUptiResult braid_r_ = (call);                                      \
+    if (braid_r_ == CUPTI_SUCCESS) return ::braid::Status::Ok();              \
+    return ::braid::CuptiError(#call, braid_r_, BRAID_SOURCE_FILE, __LINE__); \
   }())
