@@ -239,14 +239,7 @@ TEST(CudaBackend, AnNcclErrorNamesTheRankTheStepAndNcclsText) {
 }
 
 TEST(CudaBackend, LayerPlansRunTheirComputeStepsAndVerify) {
-  ModelSpec tiny;
-  tiny.name = "tiny";
-  tiny.hidden = 32;
-  tiny.heads = 4;
-  tiny.kv_heads = 4;
-  tiny.head_dim = 8;
-  tiny.ffn = 64;
-  tiny.gated_mlp = true;
+  const ModelSpec tiny = testing::CudaTinyModel();
   for (Algorithm algo : {Algorithm::kRing, Algorithm::kIso}) {
     const bool sp = algo != Algorithm::kIso;
     auto lw = MakeLayerWorkload(tiny, 16, 1, Phase::kPrefill, 2, DType::kBf16, sp);

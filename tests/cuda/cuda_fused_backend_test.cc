@@ -114,14 +114,7 @@ TEST(CudaFused, TheTestHookIsReadFromItsEnvironmentValue) {
 }
 
 TEST(CudaFused, LayerPlansRunOneFusedKernelPerGemmOp) {
-  ModelSpec tiny;
-  tiny.name = "tiny";
-  tiny.hidden = 32;
-  tiny.heads = 4;
-  tiny.kv_heads = 4;
-  tiny.head_dim = 8;
-  tiny.ffn = 64;
-  tiny.gated_mlp = true;
+  const ModelSpec tiny = testing::CudaTinyModel();
   auto lw = MakeLayerWorkload(tiny, 16, 1, Phase::kPrefill, 2, DType::kBf16, true);
   ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig cfg;

@@ -8,9 +8,23 @@
 
 #include "braid/cuda_backend.h"
 #include "braid/cuda_fakes.h"
+#include "braid/model_spec.h"
 #include "braid/planner.h"
 
 namespace braid::testing {
+
+// A layer small enough for the fakes' reference matmuls, divisible by P = 2.
+inline ModelSpec CudaTinyModel() {
+  ModelSpec m;
+  m.name = "tiny";
+  m.hidden = 32;
+  m.heads = 4;
+  m.kv_heads = 4;
+  m.head_dim = 8;
+  m.ffn = 64;
+  m.gated_mlp = true;
+  return m;
+}
 
 inline Plan CudaPlan(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1, int comm_lanes = 1,
                      DType dtype = DType::kBf16, CommEngine engine = CommEngine::kSm, int comm_sms = 0) {
