@@ -142,6 +142,26 @@ TEST(SearchSpace, CudaTriesFusedWithinItsKernelsLimits) {
   EXPECT_EQ(Count(BuildSearchSpace(fp32, *cuda, 132), Algorithm::kFused), 0);
 }
 
+TEST(SearchSpace, LoopbackFusedBudgetsFitOneRanksShareOfTheGpu) {
+  const BackendKnobs cuda = *KnobsOfBackend("cuda");
+  const Workload w = Op(Op::kAgGemm, 8192, 8192, 8192, 8);
+  // 132 SMs / 8 ranks = 16 per rank: at most 15 for comm, one for the GEMM
+  // (CheckFusedShape refuses more at run time, which would end the tune).
+  const std::vector<OverlapConfig> shared = BuildSearchSpace(w, KnobsOnSharedGpu(cuda, 132, 8), 132);
+  std::vector<int> budgets;
+  for (const OverlapConfig& c : shared) {
+    if (c.algorithm == Algorithm::kFused) budgets.push_back(c.comm_sms);
+  }
+  EXPECT_EQ(budgets, (std::vector<int>{4, 8, 12}));
+  // Two ranks keep the kernel's own limit of 32.
+  EXPECT_EQ(KnobsOnSharedGpu(cuda, 132, 2).fused_max_comm_sms, 32);
+  // A share of one SM leaves nothing to move tiles with: no fused at all.
+  EXPECT_FALSE(KnobsOnSharedGpu(cuda, 8, 8).fused);
+  EXPECT_EQ(Count(BuildSearchSpace(w, KnobsOnSharedGpu(cuda, 8, 8), 8), Algorithm::kFused), 0);
+  // Non-loopback knobs are untouched by one rank.
+  EXPECT_EQ(KnobsOnSharedGpu(cuda, 132, 1).fused_max_comm_sms, 32);
+}
+
 TEST(SearchSpace, UnknownBackendIsInvalid) {
   EXPECT_EQ(KnobsOfBackend("tpu").status().message(), "unknown backend 'tpu' (known: sim, cpu, cuda)");
 }

@@ -179,7 +179,8 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   q.gpu = topo.gpu;
   q.gpu_sms = p.hw->gpu.sm_count;
   q.backend = a.backend;
-  q.knobs = *knobs;
+  // In loopback every rank's fused kernel gets a P-th of the GPU.
+  q.knobs = a.cuda.loopback ? KnobsOnSharedGpu(*knobs, q.gpu_sms, a.workload.tp) : *knobs;
   q.search.strategy = *strategy;
   q.search.iters = a.iters_option->count() > 0 ? a.iters : (deterministic ? 1 : 20);
   q.search.warmup = a.warmup_option->count() > 0 ? a.warmup : (deterministic ? 0 : 2);

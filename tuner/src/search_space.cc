@@ -66,6 +66,17 @@ Result<BackendKnobs> KnobsOfBackend(std::string_view backend) {
   return Status::Invalid("unknown backend '" + std::string(backend) + "' (known: sim, cpu, cuda)");
 }
 
+BackendKnobs KnobsOnSharedGpu(BackendKnobs knobs, int gpu_sms, int ranks) {
+  if (!knobs.fused || gpu_sms <= 0 || ranks <= 1) return knobs;
+  const int spare = gpu_sms / ranks - 1;  // one SM stays with the GEMM
+  if (spare < 1) {
+    knobs.fused = false;
+    return knobs;
+  }
+  knobs.fused_max_comm_sms = knobs.fused_max_comm_sms > 0 ? std::min(knobs.fused_max_comm_sms, spare) : spare;
+  return knobs;
+}
+
 std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnobs& knobs, int gpu_sms) {
   std::vector<OverlapConfig> out;
   // Serial is the baseline, once: with one lane waiting for the other, its

@@ -45,6 +45,12 @@ struct BackendKnobs {
 // Unknown names are Invalid.
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend);
 
+// Knobs for ranks that share one GPU (cuda --loopback): each rank's fused
+// kernel may hold only gpu_sms / ranks SMs and must keep one for its GEMM,
+// so larger comm-SM budgets would only fail at trial time. Fused is dropped
+// where a rank's share has no SM to spare.
+BackendKnobs KnobsOnSharedGpu(BackendKnobs knobs, int gpu_sms, int ranks);
+
 // Every candidate, serial first, in a fixed order; each passes
 // OverlapConfig::Validate(w). `gpu_sms`, when > 0, caps the comm SMs tried.
 std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnobs& knobs, int gpu_sms = 0);
