@@ -1,18 +1,17 @@
 // The cuda backend as one process per GPU (the mpirun path), driven through
-// the fakes: P threads, each a "process" with its own Launcher (a
-// ThreadLauncher) and its own CudaBackend whose Bootstrap is the
-// LauncherBootstrap adapter, all in one fake world so that NCCL peers meet.
+// the fakes (fake_processes.h). --comm-engine ce across processes:
+// cuda_ce_process_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <optional>
 #include <set>
 #include <thread>
 
 #include "braid/launcher_bootstrap.h"
 #include "braid/layer_workload.h"
 #include "cuda_test_util.h"
+#include "fake_processes.h"
 #include "thread_launcher.h"
 
 namespace braid {
@@ -22,36 +21,13 @@ using testing::CudaPlan;
 using testing::CudaVerifyOnce;
 using ::testing::HasSubstr;
 
-struct ProcessRun {
-  std::vector<Result<RunOutput>> outs;
-  cuda::FakeGpuStats stats;
-};
+using testing::ProcessRun;
 
-// Runs `plan` as `world` processes (threads). A rank whose run fails with
-// anything but bad input ends the job as the command would (AbortJob): here
-// by aborting the group, which releases its peers' waits.
 ProcessRun RunAsProcesses(const Plan& plan, const RunOptions& run, int world, CudaBackendOptions options = {},
                           cuda::FakeGpuConfig config = {}, int ranks_per_host = 0,
                           std::vector<ClockOffset> offsets = {}) {
-  cuda::FakeGpu gpu(config);
-  cuda::InProcessGroup group(world, std::chrono::seconds(120));
-  const int per_host = ranks_per_host > 0 ? ranks_per_host : world;
-  ProcessRun result;
-  std::vector<std::optional<Result<RunOutput>>> outs(static_cast<size_t>(world));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < world; ++r) {
-    threads.emplace_back([&, r] {
-      testing::ThreadLauncher launcher(group, r, world, per_host, offsets);
-      CudaBackend backend(gpu.SeamsForDevice(launcher.local_rank()), options, &launcher);
-      outs[size_t(r)] = backend.Run(plan, run);
-      const Status& s = outs[size_t(r)]->status();
-      if (!s.ok() && !s.is_user_error()) group.Member(r).Abort(s.message());
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (auto& o : outs) result.outs.push_back(std::move(*o));
-  result.stats = gpu.stats();
-  return result;
+  return testing::RunAsFakeProcesses(plan, run, world, std::move(options), std::move(config), ranks_per_host,
+                                     std::move(offsets));
 }
 
 RunOptions Traced(int iters) {
@@ -181,7 +157,7 @@ TEST(CudaProcess, NoDeviceIsUnavailableOnEveryRank) {
   }
 }
 
-TEST(CudaProcess, LoopbackCopyEngineAndFusedAreRefusedAcrossProcesses) {
+TEST(CudaProcess, LoopbackAndFusedAreRefusedAcrossProcesses) {
   CudaBackendOptions loop;
   loop.loopback = true;
   ProcessRun pr = RunAsProcesses(CudaPlan(Op::kAgGemm, 64, 32, 64, 2, Algorithm::kRing), CudaVerifyOnce(), 2, loop);
@@ -189,13 +165,6 @@ TEST(CudaProcess, LoopbackCopyEngineAndFusedAreRefusedAcrossProcesses) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
     EXPECT_THAT(out.status().message(), HasSubstr("--loopback"));
-  }
-  const Plan ce = CudaPlan(Op::kAgGemm, 64, 32, 64, 2, Algorithm::kRing, 1, 1, DType::kBf16, CommEngine::kCopyEngine);
-  pr = RunAsProcesses(ce, CudaVerifyOnce(), 2);
-  for (const auto& out : pr.outs) {
-    ASSERT_FALSE(out.ok());
-    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(out.status().message(), HasSubstr("--comm-engine ce between MPI processes"));
   }
   const Workload w{Op::kAgGemm, 64, 64, 64, DType::kBf16, 2};
   OverlapConfig fused;

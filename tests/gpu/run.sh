@@ -9,7 +9,10 @@
 # (mpirun -np P, one process per GPU, NCCL bootstrapped through MPI; only
 # when mpirun is on PATH and braid was built with MPI); checks that every
 # step has CUPTI events and that a ring's communication overlaps its GEMMs
-# across devices and processes; prints one summary table. Exit 0 all
+# across devices and processes; prints one summary table. With at least 2
+# GPUs the same across devices and processes with --comm-engine ce (modes
+# dev-ce, proc-ce): copy-engine copies into the peers' NCCL symmetric windows
+# with stream-ordered flags, which needs the GPUs to be CUDA peers (P2P). Exit 0 all
 # passed, 1 something failed, 77 no GPU (skipped).
 # BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
 # --allow-run-as-root) shape the mpirun command line.
@@ -63,7 +66,7 @@ if j:
     missing = [n for n in j.get("notes", []) if "no GPU activity record" in n]
     events = "MISSING" if missing else "all"
     ok = v.get("ok") and not missing
-    if algo in ("ring", "bidir_ring") and mode in ("devices", "processes") and ov <= 0:
+    if algo in ("ring", "bidir_ring") and mode in ("devices", "processes", "dev-ce", "proc-ce") and ov <= 0:
         ok = False
     status = "ok" if ok else "FAIL"
 else:
@@ -78,9 +81,10 @@ rows=()
 check() {  # mode algo op p
   local mode="$1" algo="$2" op="$3" p="$4" extra=() launch=()
   [[ "$mode" == loopback ]] && extra+=(--loopback)
+  [[ "$mode" == *-ce ]] && extra+=(--comm-engine ce)
   [[ "$algo" != serial ]] && extra+=(--chunks 2)  # serial runs the collective whole
   # shellcheck disable=SC2206
-  [[ "$mode" == processes ]] && launch=($mpirun ${BRAID_MPIRUN_FLAGS:-} -np "$p")
+  [[ "$mode" == processes || "$mode" == proc-ce ]] && launch=($mpirun ${BRAID_MPIRUN_FLAGS:-} -np "$p")
   local out rc
   out="$("${launch[@]}" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
           --algo "$algo" --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
@@ -95,6 +99,7 @@ check() {  # mode algo op p
 # Across processes: mpirun on PATH, and a braid built with MPI (the bundle's is not).
 mpirun="${BRAID_MPIRUN:-mpirun}"
 modes=(loopback devices)
+[[ "$gpus" -ge 2 ]] && modes+=(dev-ce)
 # shellcheck disable=SC2086  # BRAID_MPIRUN_FLAGS are words
 if [[ "$gpus" -lt 2 ]]; then
   echo "gpu/run.sh: processes: skipped (one GPU)"
@@ -104,7 +109,7 @@ elif ! mpi_probe="$($mpirun ${BRAID_MPIRUN_FLAGS:-} -np 1 "$braid" run --backend
                    --k 64 --tp 1 --algo serial --iters 1 --warmup 0 --no-db 2>&1)"; then
   echo "gpu/run.sh: processes: skipped (braid under $mpirun: $(tail -n 1 <<<"$mpi_probe"))"
 else
-  modes+=(processes)
+  modes+=(processes proc-ce)
 fi
 
 echo "mode     algo       op       P   events overlap    result   max_rel_error"

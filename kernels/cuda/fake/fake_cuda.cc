@@ -12,7 +12,7 @@ namespace {
 
 class FakeCuda : public CudaApi {
  public:
-  explicit FakeCuda(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
+  FakeCuda(std::shared_ptr<FakeGpu::World> w, int process) : w_(std::move(w)), process_(process) {}
 
   Result<int> DeviceCount() override { return w_->config.devices; }
 
@@ -42,6 +42,7 @@ class FakeCuda : public CudaApi {
     std::lock_guard<std::mutex> lock(w_->mu);
     FakeStream s;
     s.device = ThisThread().device;
+    s.process = process_;
     w_->streams.push_back(std::move(s));
     ++w_->stats.streams_created;
     w_->stats.stream_priorities.push_back(priority);
@@ -121,6 +122,7 @@ class FakeCuda : public CudaApi {
     FakeAlloc a;
     a.size = bytes;
     a.device = ThisThread().device;
+    a.process = process_;
     // Over-allocate so the handed-out address is 256-byte aligned like cudaMalloc's.
     a.data.reset(new char[bytes + 256]());
     char* p = a.data.get() + (256 - reinterpret_cast<uintptr_t>(a.data.get()) % 256) % 256;
@@ -140,7 +142,7 @@ class FakeCuda : public CudaApi {
 
   Status Upload(DevPtr dst, const void* src, size_t bytes) override {
     std::lock_guard<std::mutex> lock(w_->mu);
-    if (w_->Check(dst, bytes, "cudaMemcpy host to device") == nullptr) return Error();
+    if (!w_->CheckReach(ThisThread().device, process_, true, dst, bytes, "cudaMemcpy host to device")) return Error();
     std::memcpy(dst, src, bytes);
     return Status::Ok();
   }
@@ -148,7 +150,7 @@ class FakeCuda : public CudaApi {
   Status Download(void* dst, DevPtr src, size_t bytes) override {
     std::lock_guard<std::mutex> lock(w_->mu);
     w_->Progress();  // cudaMemcpy waits for the device
-    if (w_->Check(src, bytes, "cudaMemcpy device to host") == nullptr) return Error();
+    if (!w_->CheckReach(ThisThread().device, process_, true, src, bytes, "cudaMemcpy device to host")) return Error();
     std::memcpy(dst, src, bytes);
     return Status::Ok();
   }
@@ -252,12 +254,13 @@ class FakeCuda : public CudaApi {
   }
 
   std::shared_ptr<FakeGpu::World> w_;
+  int process_;
 };
 
 }  // namespace
 
-std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w) {
-  return std::make_shared<FakeCuda>(std::move(w));
+std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w, int process) {
+  return std::make_shared<FakeCuda>(std::move(w), process);
 }
 
 }  // namespace braid::cuda

@@ -7,7 +7,7 @@
 
 namespace braid::cuda {
 
-std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w);
+std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w, int process);
 std::shared_ptr<FusedKernelApi> MakeFakeFused(std::shared_ptr<FakeGpu::World> w);
 std::unique_ptr<BlasLtApi> MakeFakeBlasLt(std::shared_ptr<FakeGpu::World> w);
 std::shared_ptr<GpuTracer> MakeFakeTracer(std::shared_ptr<FakeGpu::World> w, int device);
@@ -20,7 +20,7 @@ std::string Describe(CollectiveKind k, size_t count, DType d) {
 
 class FakeNccl : public NcclApi {
  public:
-  explicit FakeNccl(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
+  FakeNccl(std::shared_ptr<FakeGpu::World> w, int process) : w_(std::move(w)), process_(process) {}
 
   Result<NcclUniqueId> GetUniqueId() override {
     std::lock_guard<std::mutex> lock(w_->mu);
@@ -44,6 +44,8 @@ class FakeNccl : public NcclApi {
     }
     FakeComm c;
     c.clique = it->second;
+    c.process = process_;
+    c.device = ThisThread().device;
     c.rank = rank;
     c.nranks = nranks;
     w_->comms.push_back(c);
@@ -145,6 +147,7 @@ class FakeNccl : public NcclApi {
     FakeAlloc a;
     a.size = bytes;
     a.device = ThisThread().device;
+    a.process = process_;
     a.data.reset(new char[bytes + 4096]());
     // NCCL_WIN_REQUIRED_ALIGNMENT: 4096 bytes.
     char* p = a.data.get() + (4096 - reinterpret_cast<uintptr_t>(a.data.get()) % 4096) % 4096;
@@ -176,6 +179,9 @@ class FakeNccl : public NcclApi {
     const FakeAlloc* a = w_->Check(buf, bytes, "ncclCommWindowRegister");
     if (a == nullptr) return Status::Internal(w_->error);
     FakeComm& fc = w_->comms[size_t(c)];
+    if (a->process != fc.process || a->device != fc.device) {
+      return Status::Internal("ncclCommWindowRegister: the buffer is not on this communicator's device and process");
+    }
     FakeWindow win;
     win.clique = fc.clique;
     win.rank = fc.rank;
@@ -183,7 +189,9 @@ class FakeNccl : public NcclApi {
     win.buf = static_cast<char*>(buf);
     win.bytes = bytes;
     win.device = a->device;
+    win.process = fc.process;
     w_->windows.push_back(win);
+    ++w_->stats.windows_registered;
     return reinterpret_cast<NcclWindow>(uintptr_t(w_->windows.size()));  // NOLINT(performance-no-int-to-ptr): an id
   }
 
@@ -216,8 +224,9 @@ class FakeNccl : public NcclApi {
         return Status::Internal("ranks registered window #" + std::to_string(mine.seq) + " with different sizes (" +
                                 std::to_string(mine.bytes) + " and " + std::to_string(found->bytes) + " bytes)");
       }
-      w_->peer_enabled[{mine.device, found->device}] = true;  // NCCL maps the peers' memory
-      out.push_back(found->buf);
+      // NCCL maps only CUDA P2P peers (its LSA team); the others get no pointer.
+      const bool mapped = found->device == mine.device || w_->config.peer_access;
+      out.push_back(mapped ? found->buf : nullptr);
     }
     return out;
   }
@@ -278,6 +287,7 @@ class FakeNccl : public NcclApi {
   }
 
   std::shared_ptr<FakeGpu::World> w_;
+  int process_;
 };
 
 }  // namespace
@@ -285,8 +295,17 @@ class FakeNccl : public NcclApi {
 FakeGpu::FakeGpu(FakeGpuConfig config) : world_(std::make_shared<World>(std::move(config))) {}
 FakeGpu::~FakeGpu() = default;
 
-std::shared_ptr<CudaApi> FakeGpu::cuda() { return MakeFakeCuda(world_); }
-std::shared_ptr<NcclApi> FakeGpu::nccl() { return std::make_shared<FakeNccl>(world_); }
+std::shared_ptr<CudaApi> FakeGpu::cuda() { return MakeFakeCuda(world_, -1); }
+std::shared_ptr<NcclApi> FakeGpu::nccl() { return std::make_shared<FakeNccl>(world_, -1); }
+
+FakeProcess FakeGpu::NewProcess() {
+  int id = 0;
+  {
+    std::lock_guard<std::mutex> lock(world_->mu);
+    id = world_->next_process++;
+  }
+  return {MakeFakeCuda(world_, id), std::make_shared<FakeNccl>(world_, id)};
+}
 std::shared_ptr<GpuTracer> FakeGpu::tracer() { return MakeFakeTracer(world_, -1); }
 std::shared_ptr<GpuTracer> FakeGpu::tracer(int device) { return MakeFakeTracer(world_, device); }
 std::shared_ptr<FusedKernelApi> FakeGpu::fused() { return MakeFakeFused(world_); }
@@ -295,8 +314,14 @@ CudaSeams FakeGpu::Seams() { return SeamsForDevice(-1); }
 
 CudaSeams FakeGpu::SeamsForDevice(int device) {
   CudaSeams s;
-  s.cuda = cuda();
-  s.nccl = nccl();
+  if (device < 0) {
+    s.cuda = cuda();
+    s.nccl = nccl();
+  } else {
+    FakeProcess p = NewProcess();
+    s.cuda = std::move(p.cuda);
+    s.nccl = std::move(p.nccl);
+  }
   s.tracer = device < 0 ? tracer() : tracer(device);
   s.fused = fused();
   auto w = world_;

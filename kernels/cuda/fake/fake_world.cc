@@ -34,15 +34,52 @@ FakeAlloc* FakeGpu::World::Check(const void* p, size_t bytes, const std::string&
 }
 
 bool FakeGpu::World::CheckAccess(int stream, const void* p, size_t bytes, const std::string& what) {
+  const FakeStream& st = streams[size_t(stream)];
+  return CheckReach(st.device, st.process, false, p, bytes, what);
+}
+
+namespace {
+
+std::string Offset(const void* p, const char* base) { return std::to_string(static_cast<const char*>(p) - base); }
+
+}  // namespace
+
+bool FakeGpu::World::CheckReach(int device, int process, bool host, const void* p, size_t bytes,
+                                const std::string& what) {
   FakeAlloc* a = Check(p, bytes, what);
   if (a == nullptr) return false;
-  const int dev = streams[size_t(stream)].device;
-  if (a->device != dev && !peer_enabled[{dev, a->device}]) {
-    Fail(what + ": device " + std::to_string(dev) + " touches device " + std::to_string(a->device) +
-         "'s memory without peer access");
+  if (a->process == process && (host || a->device == device || peer_enabled[{device, a->device}])) return true;
+  // Another process's memory, or another device's without peer access: only
+  // a registered window that this rank joined maps it.
+  const char* at = static_cast<const char*>(p);
+  for (const FakeWindow& w : windows) {
+    if (w.deregistered || w.process != a->process || at < w.buf || at >= w.buf + w.bytes) continue;
+    if (at + bytes > w.buf + w.bytes) {
+      Fail(what + ": " + std::to_string(bytes) + " bytes at offset " + Offset(p, w.buf) + " run past the end of rank " +
+           std::to_string(w.rank) + "'s NCCL window #" + std::to_string(w.seq) + " (" + std::to_string(w.bytes) +
+           " bytes): the window is too small");
+      return false;
+    }
+    for (const FakeWindow& mine : windows) {
+      if (!mine.deregistered && mine.clique == w.clique && mine.seq == w.seq && mine.process == process &&
+          mine.device == device) {
+        return true;
+      }
+    }
+    Fail(what + ": rank " + std::to_string(w.rank) + "'s NCCL window #" + std::to_string(w.seq) +
+         " is not mapped on device " + std::to_string(device) + ": this rank has not registered its own window #" +
+         std::to_string(w.seq) + " (registration is collective; a peer pointer used before registration)");
     return false;
   }
-  return true;
+  if (a->process != process) {
+    Fail(what + ": device " + std::to_string(device) + " of process " + std::to_string(process) +
+         " touches memory of process " + std::to_string(a->process) + " (device " + std::to_string(a->device) +
+         ") that no registered NCCL window maps: a peer pointer used before registration or after deregistration");
+  } else {
+    Fail(what + ": device " + std::to_string(device) + " touches device " + std::to_string(a->device) +
+         "'s memory without peer access");
+  }
+  return false;
 }
 
 int FakeGpu::World::StreamIndex(GpuStream s, const char* call) {

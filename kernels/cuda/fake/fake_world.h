@@ -57,8 +57,11 @@ struct FakeOp {
   std::optional<FusedLaunch> fused;  // kFused: one rank's kernel
 };
 
+// `process`: the fake process that created a stream or an allocation; -1 for
+// FakeGpu::cuda()/nccl()/Seams(), which are all one process.
 struct FakeStream {
   int device = 0;
+  int process = -1;
   std::deque<FakeOp> ops;
   int64_t clock = 0;
   bool destroyed = false;
@@ -67,12 +70,14 @@ struct FakeStream {
 struct FakeAlloc {
   size_t size = 0;
   int device = 0;
+  int process = -1;
   bool freed = false;
   std::unique_ptr<char[]> data;
 };
 
 struct FakeComm {
   int clique = 0;
+  int process = -1, device = 0;
   int rank = 0;
   int nranks = 0;
   bool aborted = false;
@@ -82,9 +87,12 @@ struct FakeComm {
 };
 
 // An NCCL symmetric window: the k-th registered on a communicator is matched
-// across ranks by (clique, k), as NCCL's collective registration does.
+// across ranks by (clique, k), as NCCL's collective registration does. A
+// rank reaches a peer's window #k only once it registered its own #k (the
+// registration maps every member's buffer into every member's device).
 struct FakeWindow {
   int clique = 0, rank = 0;
+  int process = -1;
   uint64_t seq = 0;
   char* buf = nullptr;
   size_t bytes = 0;
@@ -130,6 +138,7 @@ struct FakeGpu::World {
   std::map<std::string, int> cliques;  // unique id bytes -> clique
   std::vector<std::vector<CollSignature>> clique_collectives;
   uint64_t next_unique_id = 1;
+  int next_process = 0;
   bool tracing = false;
   std::vector<Event> trace;
   // Per-device tracers (one process of an mpirun job sees its own GPU only).
@@ -145,6 +154,11 @@ struct FakeGpu::World {
   FakeAlloc* Check(const void* p, size_t bytes, const std::string& what);
   // Also requires the device of `stream` to reach the allocation.
   bool CheckAccess(int stream, const void* p, size_t bytes, const std::string& what);
+  // Whether `device` of `process` reaches [p, p + bytes): its own process's
+  // memory on its device or on a peer it enabled, else only through an NCCL
+  // window both sides registered (fails naming why not). `host`: a
+  // cudaMemcpy from the host, which reaches any device of its own process.
+  bool CheckReach(int device, int process, bool host, const void* p, size_t bytes, const std::string& what);
   int StreamIndex(GpuStream s, const char* call);
   void Enqueue(int stream, FakeOp op);
   // Runs every op that can run; returns after a pass that ran nothing.

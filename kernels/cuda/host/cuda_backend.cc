@@ -271,7 +271,10 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
                         " CTAs per rank, the schedule's tables as proved by tests/cuda/cuda_fused_schedule_test.cc");
   }
   if (transport == Transport::kFlags) {
-    out.notes.push_back("transfers ran as copy-engine copies into peer inboxes with stream-ordered flags");
+    out.notes.push_back(o.loopback ? "transfers ran as device copies into the other ranks' inboxes on the one GPU, "
+                                     "with stream-ordered flags"
+                                   : "transfers ran as copy-engine copies into the peers' NCCL symmetric windows "
+                                     "with stream-ordered flags");
   }
   if (options.verify) out.verify = Verify(plan, a, b, results, o.tf32);
   return out;

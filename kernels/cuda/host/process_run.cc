@@ -1,4 +1,5 @@
-// One rank per process: agree on the checks, run this rank through the same
+// One rank per process: agree on the checks (for --comm-engine ce also that
+// every GPU maps every other's memory), run this rank through the same
 // RankRunner as the in-process run (its Bootstrap is the launcher), verify
 // this rank's outputs locally, then gather events and verdicts to rank 0
 // with the cpu backend's wire format (run_wire.h).
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <tuple>
 
 #include "braid/cpu_verify.h"
@@ -45,11 +47,6 @@ Status CheckLocally(const Plan& plan, const CudaBackendOptions& o, const CudaSea
   if (o.loopback) {
     return Status::Invalid("--loopback runs every rank on one GPU in one process; run it without mpirun");
   }
-  if (plan.config.comm_engine == CommEngine::kCopyEngine && Moves(plan)) {
-    return Status::Invalid(
-        "--comm-engine ce between MPI processes needs peer memory shared across processes, which is not built "
-        "yet; use --comm-engine sm, or run without mpirun (one process drives every local GPU)");
-  }
   for (const RankPlan& rp : plan.ranks) {
     for (const Step& s : rp.steps) {
       if (s.kind == StepKind::kFused) {
@@ -60,6 +57,46 @@ Status CheckLocally(const Plan& plan, const CudaBackendOptions& o, const CudaSea
     }
   }
   return CheckDevices(plan, o, *seams.cuda, out, props, world.local_rank());
+}
+
+bool CopyEngine(const Plan& plan) { return plan.config.comm_engine == CommEngine::kCopyEngine && Moves(plan); }
+
+// --comm-engine ce: each rank copies into its peers' windows, so every GPU
+// of the job must map every other's memory: one host, and every pair of its
+// GPUs CUDA peers (NCCL's LSA team). Collective: every rank learns the first
+// pair that cannot, before anything is allocated.
+Status CheckPeersMapEachOther(CudaApi& cuda, Bootstrap& boot, const Launcher& world) {
+  const std::string host = world.host_name();
+  Bytes mine(host.begin(), host.end());
+  mine.push_back(0);
+  const int device = world.local_rank();
+  for (int i = 0; i < 4; ++i) mine.push_back(uint8_t(uint32_t(device) >> (8 * i)));
+  auto all = boot.AllGather(mine);
+  BRAID_RETURN_IF_ERROR(all.status());
+  Status verdict = Status::Ok();
+  for (size_t q = 0; q < all->size() && verdict.ok(); ++q) {
+    const Bytes& b = (*all)[q];
+    const auto nul = std::find(b.begin(), b.end(), uint8_t(0));
+    if (b.end() - nul != 5)
+      return Status::Internal("ce peer check: a damaged host record from rank " + std::to_string(q));
+    const std::string their_host(b.begin(), nul);
+    uint32_t their_device = 0;
+    for (int i = 0; i < 4; ++i) their_device |= uint32_t(nul[1 + i]) << (8 * i);
+    const std::string pair = "rank " + std::to_string(world.rank()) + " and rank " + std::to_string(q);
+    if (their_host != host) {
+      verdict = Status::Invalid("--comm-engine ce needs every GPU to map its peers' memory, but " + pair +
+                                " are on different hosts ('" + host + "', '" + their_host +
+                                "'); use --comm-engine sm across hosts");
+    } else if (int(their_device) != device) {
+      auto ok = cuda.CanAccessPeer(device, int(their_device));
+      if (!ok.ok()) return ok.status();
+      if (!*ok) {
+        verdict = Status::Invalid("--comm-engine ce needs peer access, and GPU " + std::to_string(device) + " (" +
+                                  pair + ") cannot map GPU " + std::to_string(their_device) + "'s memory");
+      }
+    }
+  }
+  return verdict;
 }
 
 // This rank's outputs against references of their windows, each op with
@@ -131,12 +168,17 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   for (const RankPlan& rp : plan.ranks) layouts.push_back(LayoutTransfers(rp, p));
 
   LauncherBootstrap boot(world);
+  if (CopyEngine(plan)) {
+    BRAID_RETURN_IF_ERROR(AgreeOnStatus(world, CheckPeersMapEachOther(*seams.cuda, boot, world)));
+  }
   std::atomic<bool> failed{false};
   const int comm_sms = plan.config.comm_sms;
   RankJob job{&plan,
               rank,
               world.local_rank(),
-              p > 1 && Moves(plan) ? Transport::kNccl : Transport::kNone,
+              p < 2 || !Moves(plan) ? Transport::kNone
+              : CopyEngine(plan)    ? Transport::kFlags
+                                    : Transport::kNccl,
               &layouts,
               &a,
               &b,
@@ -196,6 +238,10 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
     std::string note = std::to_string(p) + " ranks as MPI processes, each on its local GPU; hosts by rank:";
     for (const std::string& h : hosts) note += " " + h;
     out.notes.push_back(note);
+    if (job.transport == Transport::kFlags) {
+      out.notes.push_back(
+          "transfers ran as copy-engine copies into the peers' NCCL symmetric windows with stream-ordered flags");
+    }
     if (options.trace) {
       out.notes.push_back(ClockAlignmentNote(
           offsets, kClockRounds, tracer_clock ? " (each tracer's clock read against its host's steady clock)" : ""));

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "ce_window.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
 
@@ -16,22 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
-
-Bytes PackPointers(const std::vector<DevPtr>& ptrs) {
-  Bytes b(ptrs.size() * sizeof(uint64_t));
-  for (size_t i = 0; i < ptrs.size(); ++i) {
-    const uint64_t v = reinterpret_cast<uintptr_t>(ptrs[i]);
-    std::memcpy(b.data() + i * sizeof v, &v, sizeof v);
-  }
-  return b;
-}
-
-DevPtr PointerAt(const Bytes& b, size_t i) {
-  uint64_t v = 0;
-  if (b.size() >= (i + 1) * sizeof v) std::memcpy(&v, b.data() + i * sizeof v, sizeof v);
-  // A device address another rank published: an address, not an integer.
-  return reinterpret_cast<DevPtr>(uintptr_t(v));  // NOLINT(performance-no-int-to-ptr)
 }
 
 // The same kind of status with `prefix` before its message.
@@ -136,48 +121,44 @@ class Runner {
 
   Status SetUpTransport() {
     const TransferLayout& me = st_.layout();
-    const int ranks = st_.plan->tp();
     if (st_.transport == Transport::kFlags) {
-      auto inbox = Alloc(size_t(me.inbox_elems) * st_.esize);
-      BRAID_RETURN_IF_ERROR(inbox.status());
-      auto flags = Alloc(size_t(me.flags) * sizeof(uint32_t));
-      BRAID_RETURN_IF_ERROR(flags.status());
-      st_.inbox = *inbox;
-      st_.flags = *flags;
-      std::vector<uint32_t> zero(size_t(std::max(me.flags, 1)), 0);
-      BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(st_.flags, zero.data(), size_t(me.flags) * sizeof(uint32_t)));
-      if (!job_.options->loopback) {
-        for (int q = 0; q < ranks; ++q) {
-          if (q != st_.rank) BRAID_RETURN_IF_ERROR(st_.api.cuda->EnablePeerAccess(q));
-        }
+      // Loopback: every rank on one device, plain buffers. Separate GPUs
+      // (threads or processes): NCCL windows, which need a communicator.
+      if (job_.options->loopback) {
+        peers_ = MakeInProcessPeerMemory(*st_.api.cuda, *st_.api.boot, true);
+      } else {
+        BRAID_RETURN_IF_ERROR(JoinCommunicator());
+        peers_ = MakeNcclWindowPeerMemory(*st_.api.nccl, *st_.api.cuda, st_.comm, st_.plan->tp());
       }
-      // In-process ranks: device addresses are meaningful to every rank.
-      auto all = st_.api.boot->AllGather(PackPointers({st_.inbox, st_.flags}));
-      BRAID_RETURN_IF_ERROR(all.status());
-      for (const Bytes& b : *all) {
-        st_.peer_inbox.push_back(PointerAt(b, 0));
-        st_.peer_flags.push_back(PointerAt(b, 1));
-      }
-    } else if (st_.transport == Transport::kNccl) {
+      return SetUpPeerInboxes(st_, *peers_, CeWindowOf(st_.layouts, st_.esize), window_);
+    }
+    if (st_.transport == Transport::kNccl) {
       auto stage = Alloc(size_t(me.stage_elems) * st_.esize);
       BRAID_RETURN_IF_ERROR(stage.status());
       st_.stage = *stage;
-      Bytes id(sizeof(NcclUniqueId));
-      if (st_.rank == 0) {
-        auto uid = st_.api.nccl->GetUniqueId();
-        BRAID_RETURN_IF_ERROR(uid.status());
-        std::memcpy(id.data(), uid->data(), id.size());
-      }
-      BRAID_RETURN_IF_ERROR(st_.api.boot->Broadcast(id, 0));
-      NcclUniqueId uid{};
-      std::memcpy(uid.data(), id.data(), uid.size());
-      NcclCommConfig config;
-      config.max_ctas = job_.comm_sms;
-      config.min_ctas = std::min(job_.comm_sms, 1);
-      auto comm = st_.api.nccl->CommInitRank(ranks, uid, st_.rank, config);
-      BRAID_RETURN_IF_ERROR(comm.status());
-      st_.comm = *comm;
+      return JoinCommunicator();
     }
+    return Status::Ok();
+  }
+
+  // Rank 0's ncclUniqueId through the bootstrap, then ncclCommInitRankConfig
+  // with the comm SM budget.
+  Status JoinCommunicator() {
+    Bytes id(sizeof(NcclUniqueId));
+    if (st_.rank == 0) {
+      auto uid = st_.api.nccl->GetUniqueId();
+      BRAID_RETURN_IF_ERROR(uid.status());
+      std::memcpy(id.data(), uid->data(), id.size());
+    }
+    BRAID_RETURN_IF_ERROR(st_.api.boot->Broadcast(id, 0));
+    NcclUniqueId uid{};
+    std::memcpy(uid.data(), id.data(), uid.size());
+    NcclCommConfig config;
+    config.max_ctas = job_.comm_sms;
+    config.min_ctas = std::min(job_.comm_sms, 1);
+    auto comm = st_.api.nccl->CommInitRank(st_.plan->tp(), uid, st_.rank, config);
+    BRAID_RETURN_IF_ERROR(comm.status());
+    st_.comm = *comm;
     return Status::Ok();
   }
 
@@ -307,6 +288,9 @@ class Runner {
   // Best effort: a failed release must not hide the run's own status.
   void TearDown() {
     CudaApi& cuda = *st_.api.cuda;
+    // The window (an NCCL one is deregistered) before its communicator.
+    if (peers_ != nullptr && window_ != nullptr) (void)peers_->Free(window_);
+    peers_.reset();
     if (st_.comm != nullptr) (void)st_.api.nccl->CommDestroy(st_.comm);
     for (GpuEvent e : st_.done) (void)cuda.DestroyEvent(e);
     for (GpuStream s : st_.lanes) (void)cuda.DestroyStream(s);
@@ -320,6 +304,8 @@ class Runner {
   RankState st_;
   std::unique_ptr<BlasLtApi> blas_;
   std::vector<DevPtr> owned_;
+  std::unique_ptr<PeerMemory> peers_;  // flags transport: where the window came from
+  DevPtr window_ = nullptr;
 };
 
 }  // namespace

@@ -6,7 +6,13 @@
 // slot to the iteration's epoch; the receiver waits for the flag and copies
 // the slot into place. Sends therefore never wait (the plan checker assumes
 // eager sends), and slots are per step, so iterations (separated by a full
-// synchronisation) never overwrite a slot still being read.
+// synchronisation) never overwrite a slot still being read. Inbox and flags
+// live in one window per rank (ce_window.h). The flag is raised by
+// cuStreamWriteValue32 on the sender's stream after its copy (stream order,
+// and the write is fenced at system scope) and waited for by
+// cuStreamWaitValue32 on the receiver's own memory: no SM is taken. NCCL
+// 2.28.9 offers no host-side signal (ncclSignal arrives in 2.29) and its
+// device API's LSA primitive is a team-wide barrier inside a kernel.
 // NCCL transport: a send is staged (packed) into its own buffer on the lane,
 // then sent from a per-lane send queue stream; non-contiguous receives and
 // collectives go through staging too.

@@ -7,7 +7,8 @@
 namespace braid::cuda {
 
 // out_host[q] = rank q's base of `window` (an ncclWindow_t) as the current
-// device addresses it, q < nranks. Synchronous.
+// device addresses it, q < nranks; null for a rank this device cannot map
+// (see the .cu). Synchronous.
 cudaError_t FetchWindowPeerPointers(void* window, int nranks, void** out_host);
 
 }  // namespace braid::cuda

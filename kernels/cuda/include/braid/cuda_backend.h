@@ -2,8 +2,9 @@
 // lane's priority), cross-lane dependencies are events, GEMM steps are
 // cuBLASLt matmuls on sub-views, transfers are NCCL send/recv and
 // collectives (or, with --comm-engine ce and in loopback, copy-engine copies
-// into peer buffers with stream-ordered flags), add steps a small kernel;
-// events come from the tracer (CUPTI), tagged per step.
+// into peer buffers with stream-ordered flags: NCCL symmetric windows between
+// GPUs, in one process or across processes; plain buffers in loopback), add
+// steps a small kernel; events come from the tracer (CUPTI), tagged per step.
 //
 // The orchestration is host-only C++ over the seams in `CudaSeams`; the real
 // seams exist only where the toolkit was found (MakeRealCudaSeams), the

@@ -56,7 +56,8 @@ class NcclApi {
   virtual Result<NcclWindow> WindowRegister(NcclComm comm, DevPtr buf, size_t bytes);
   virtual Status WindowDeregister(NcclComm comm, NcclWindow w);
   // Every rank's base address of `w` as this rank's device addresses it
-  // (ncclGetLsaPointer, from a one-thread kernel); index = rank.
+  // (ncclGetPeerPointer, from a one-thread kernel); index = rank. Null for a
+  // rank NCCL cannot map here (outside this rank's NVLink/P2P "LSA" team).
   virtual Result<std::vector<DevPtr>> WindowPeerPointers(NcclWindow w, int nranks);
 };
 

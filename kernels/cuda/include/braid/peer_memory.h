@@ -5,9 +5,10 @@
 //  - in process (the cuda backend today: ranks are threads): any device
 //    allocation is shared by its address once peer access is enabled; in
 //    loopback every rank is on one device and there is nothing to enable.
-//  - NCCL windows (ranks as processes): buffers come from ncclMemAlloc, are
-//    registered as one symmetric window per buffer (collective), and every
-//    rank's address comes from ncclGetLsaPointer (NcclApi::WindowPeerPointers).
+//  - NCCL windows (ranks as processes, or GPUs with a communicator): buffers
+//    come from ncclMemAlloc, are registered as one symmetric window per
+//    buffer (collective), and every rank's address comes from
+//    ncclGetPeerPointer (NcclApi::WindowPeerPointers).
 //
 // Every call is collective: all ranks call it in the same order.
 #pragma once
@@ -29,7 +30,8 @@ class PeerMemory {
   virtual Status Free(DevPtr p) = 0;
   // For each of `mine` (this rank's buffers; in process any allocation, with
   // NCCL windows one from Allocate), every rank's address of its own
-  // counterpart: result[i][q] = rank q's buffer i, as this rank addresses it.
+  // counterpart: result[i][q] = rank q's buffer i, as this rank addresses it;
+  // null where this rank's device cannot map rank q's memory.
   virtual Result<std::vector<std::vector<DevPtr>>> PeerPointers(const std::vector<DevPtr>& mine) = 0;
 };
 

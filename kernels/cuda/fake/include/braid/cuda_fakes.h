@@ -14,6 +14,10 @@
 //    calls together;
 //  - memory: every copy, kernel and NCCL buffer lies inside a live allocation,
 //    and cross-device access needs peer access enabled first;
+//  - processes (NewProcess, SeamsForDevice): a process reaches another's
+//    memory only inside an NCCL window that the owner registered and this
+//    rank registered its counterpart of (a peer pointer used before
+//    registration is reported), and never past the window's end;
 //  - ready ops run in a seeded random order, so a missing dependency shows up
 //    as wrong numbers under some seed;
 //  - fused kernels (FusedKernelApi) run when every rank's kernel of the launch
@@ -45,7 +49,9 @@ struct FakeGpuConfig {
   std::string name = "NVIDIA H100 80GB HBM3";
   int sm_count = 132;
   int cc_major = 9, cc_minor = 0;
-  bool peer_access = true;     // CanAccessPeer between distinct devices
+  // CanAccessPeer between distinct devices; false also leaves NCCL window
+  // peer pointers between distinct devices null (no LSA team).
+  bool peer_access = true;
   uint64_t schedule_seed = 1;  // order among ready ops
   // Fault injection: flag writes issued under a step label containing this
   // text are dropped (the receiver then waits forever).
@@ -64,12 +70,20 @@ struct FakeGpuStats {
   int64_t ops = 0, matmuls = 0, copies = 0, adds = 0, flag_writes = 0, flag_waits = 0;
   int64_t nccl_sends = 0, nccl_recvs = 0, nccl_collectives = 0, nccl_groups = 0;
   int64_t event_waits = 0, streams_created = 0, comms = 0, comm_aborts = 0;
+  int64_t windows_registered = 0;  // ncclCommWindowRegister calls that succeeded
   // Fused kernels: launches, tasks run, launches that ended in a flag timeout.
   int64_t fused_launches = 0, fused_tasks = 0, fused_timeouts = 0;
   std::vector<int> stream_priorities;  // as requested, in creation order
   std::vector<int> sm_count_targets;   // of every matmul
   std::vector<int> comm_max_ctas;      // of every communicator
   int64_t live_allocations = 0;        // allocations not freed
+};
+
+// The CUDA and NCCL seams of one process of a job: its streams and
+// allocations belong to it (see "processes" above).
+struct FakeProcess {
+  std::shared_ptr<CudaApi> cuda;
+  std::shared_ptr<NcclApi> nccl;
 };
 
 class FakeGpu {
@@ -80,10 +94,12 @@ class FakeGpu {
   FakeGpu& operator=(const FakeGpu&) = delete;
 
   CudaSeams Seams();
-  // The seams of one process of an mpirun job whose GPU is `device`: the
-  // same world (NCCL peers meet across these "processes"), but its tracer
-  // sees that device's work only.
+  // The seams of one process of an mpirun job whose GPU is `device` (a new
+  // process per call): the same world (NCCL peers meet across these
+  // processes), but its memory is its own and its tracer sees that device's
+  // work only.
   CudaSeams SeamsForDevice(int device);
+  FakeProcess NewProcess();
   std::shared_ptr<CudaApi> cuda();
   std::shared_ptr<NcclApi> nccl();
   std::shared_ptr<GpuTracer> tracer();
