@@ -17,10 +17,11 @@ using braid::Status;
 
 Status Check(bool ok, const std::string& what) { return ok ? Status::Ok() : Status::Internal(what); }
 
-braid::Plan RingPlan(int p) {
+braid::Plan RingPlan(int p, braid::CommEngine engine = braid::CommEngine::kSm) {
   const braid::Workload w{braid::Op::kAgGemm, 96, 48, 96, braid::DType::kBf16, p};
   braid::OverlapConfig cfg;
   cfg.algorithm = braid::Algorithm::kRing;
+  cfg.comm_engine = engine;
   auto plan = braid::BuildPlan(w, cfg);
   if (!plan.ok()) std::printf("plan: %s\n", plan.status().message().c_str());
   return plan.ok() ? *plan : braid::Plan();
@@ -67,6 +68,19 @@ Status AgreedRefusals(braid::Launcher& world) {
                                                                                  "processes") != std::string::npos,
                               "--tp against the world: " + wrong_tp.status().message()));
   BRAID_RETURN_IF_ERROR(Check(gpu.stats().comms == 0, "a communicator was created"));
+  // --comm-engine ce between GPUs that are not CUDA peers: every rank's
+  // verdict, gathered over MPI, before any communicator or window.
+  braid::cuda::FakeGpuConfig no_p2p;
+  no_p2p.peer_access = false;
+  braid::cuda::FakeGpu gpus(no_p2p);
+  braid::CudaBackend ce_backend(gpus.SeamsForDevice(world.local_rank()), {}, &world);
+  auto ce = ce_backend.Run(RingPlan(world.world_size(), braid::CommEngine::kCopyEngine), run);
+  BRAID_RETURN_IF_ERROR(
+      Check(!ce.ok() && ce.status().code() == braid::StatusCode::kInvalidArgument &&
+                ce.status().message().find("--comm-engine ce needs peer access, and GPU 0 (rank 0 and rank 1) "
+                                           "cannot map GPU 1's memory") != std::string::npos,
+            "ce without peer access: " + ce.status().message()));
+  BRAID_RETURN_IF_ERROR(Check(gpus.stats().comms == 0, "a communicator was created for ce"));
   return Status::Ok();
 }
 
