@@ -138,6 +138,10 @@ TEST(CudaCeProcess, ALostFlagWriteBetweenProcessesIsAWouldBeHangNamingTheStep) {
   }
   EXPECT_TRUE(named) << pr.outs[0].status().message() << " | " << pr.outs[1].status().message();
   EXPECT_EQ(pr.stats.live_allocations, 0);
+  // The failed ranks aborted their communicators and freed the windows
+  // without deregistering them through the freed communicators.
+  EXPECT_GT(pr.stats.comm_aborts, 0);
+  EXPECT_EQ(pr.stats.calls_after_abort, 0);
 }
 
 TEST(CudaCeProcess, RanksThatDisagreeOnTheWindowSizeFailWithOneClearLine) {
@@ -155,6 +159,10 @@ TEST(CudaCeProcess, RanksThatDisagreeOnTheWindowSizeFailWithOneClearLine) {
   EXPECT_TRUE(named) << pr.outs[0].status().message() << " | " << pr.outs[1].status().message();
   EXPECT_EQ(pr.stats.ops, 0) << "nothing may run on windows the ranks disagree on";
   EXPECT_EQ(pr.stats.live_allocations, 0);
+  // The failed ranks aborted their communicators and freed the windows
+  // without deregistering them through the freed communicators.
+  EXPECT_GT(pr.stats.comm_aborts, 0);
+  EXPECT_EQ(pr.stats.calls_after_abort, 0);
 }
 
 TEST(CudaCeProcess, GpusOfOneProcessUseNcclWindowsAndLoopbackPlainBuffers) {

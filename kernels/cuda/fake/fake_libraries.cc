@@ -54,7 +54,16 @@ class FakeNccl : public NcclApi {
     return reinterpret_cast<NcclComm>(uintptr_t(w_->comms.size()));  // NOLINT(performance-no-int-to-ptr): an id
   }
 
-  Status CommDestroy(NcclComm) override { return Status::Ok(); }
+  Status CommDestroy(NcclComm comm) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int c = CommIndex(comm);
+    if (c < 0) return Status::Internal("ncclCommDestroy: unknown communicator");
+    if (w_->comms[size_t(c)].aborted) {
+      ++w_->stats.calls_after_abort;
+      return Status::Internal("ncclCommDestroy on a communicator that ncclCommAbort freed");
+    }
+    return Status::Ok();
+  }
 
   Status CommAbort(NcclComm comm) override {
     std::lock_guard<std::mutex> lock(w_->mu);
@@ -195,8 +204,14 @@ class FakeNccl : public NcclApi {
     return reinterpret_cast<NcclWindow>(uintptr_t(w_->windows.size()));  // NOLINT(performance-no-int-to-ptr): an id
   }
 
-  Status WindowDeregister(NcclComm, NcclWindow w) override {
+  Status WindowDeregister(NcclComm comm, NcclWindow w) override {
     std::lock_guard<std::mutex> lock(w_->mu);
+    const int c = CommIndex(comm);
+    if (c < 0) return Status::Internal("ncclCommWindowDeregister: unknown communicator");
+    if (w_->comms[size_t(c)].aborted) {
+      ++w_->stats.calls_after_abort;
+      return Status::Internal("ncclCommWindowDeregister on a communicator that ncclCommAbort freed");
+    }
     const size_t i = size_t(reinterpret_cast<uintptr_t>(w));
     if (i == 0 || i > w_->windows.size()) return Status::Internal("ncclCommWindowDeregister: unknown window");
     w_->windows[i - 1].deregistered = true;

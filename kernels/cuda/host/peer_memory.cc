@@ -86,6 +86,11 @@ class NcclWindowPeerMemory : public PeerMemory {
     return dereg.ok() ? freed : dereg;
   }
 
+  void Abandon() override {
+    for (auto& [p, w] : windows_) (void)nccl_.MemFree(p);
+    windows_.clear();
+  }
+
   Result<std::vector<std::vector<DevPtr>>> PeerPointers(const std::vector<DevPtr>& mine) override {
     (void)cuda_;
     std::vector<std::vector<DevPtr>> out;

@@ -56,7 +56,12 @@ class Runner {
     if (!out.status.ok()) {
       job_.failed->store(true);
       job_.boot->Abort(out.status.message());
-      if (st_.comm != nullptr) (void)st_.api.nccl->CommAbort(st_.comm);
+      if (st_.comm != nullptr) {
+        (void)st_.api.nccl->CommAbort(st_.comm);
+        // The abort freed the communicator and its windows: no deregistration.
+        if (peers_ != nullptr) peers_->Abandon();
+        window_ = nullptr;
+      }
       st_.comm = nullptr;
     }
     return out;

@@ -33,6 +33,10 @@ class PeerMemory {
   // counterpart: result[i][q] = rank q's buffer i, as this rank addresses it;
   // null where this rank's device cannot map rank q's memory.
   virtual Result<std::vector<std::vector<DevPtr>>> PeerPointers(const std::vector<DevPtr>& mine) = 0;
+  // After the communicator was aborted (a failed run): releases every buffer
+  // without the collective deregistration, which the abort already dropped
+  // (the communicator is gone) and the peers would never join.
+  virtual void Abandon() {}
 };
 
 std::unique_ptr<PeerMemory> MakeInProcessPeerMemory(CudaApi& cuda, Bootstrap& boot, bool loopback);

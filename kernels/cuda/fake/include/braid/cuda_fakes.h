@@ -71,6 +71,8 @@ struct FakeGpuStats {
   int64_t nccl_sends = 0, nccl_recvs = 0, nccl_collectives = 0, nccl_groups = 0;
   int64_t event_waits = 0, streams_created = 0, comms = 0, comm_aborts = 0;
   int64_t windows_registered = 0;  // ncclCommWindowRegister calls that succeeded
+  // Calls on a communicator after ncclCommAbort freed it (use after free on a GPU).
+  int64_t calls_after_abort = 0;
   // Fused kernels: launches, tasks run, launches that ended in a flag timeout.
   int64_t fused_launches = 0, fused_tasks = 0, fused_timeouts = 0;
   std::vector<int> stream_priorities;  // as requested, in creation order
