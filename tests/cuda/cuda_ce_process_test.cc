@@ -145,11 +145,12 @@ TEST(CudaCeProcess, ALostFlagWriteBetweenProcessesIsAWouldBeHangNamingTheStep) {
 }
 
 TEST(CudaCeProcess, RanksThatDisagreeOnTheWindowSizeFailWithOneClearLine) {
-  // Rank 1 was given a plan with longer rows: its window is larger than rank
-  // 0's, so rank 0's would be too small for what rank 1 sends.
+  // Rank 1 was given a plan with longer rows of A (K = 128): its window
+  // (12 KiB) is larger than rank 0's (4 KiB), which would be too small for
+  // what rank 1 sends.
   const Plan small = CePlan(Op::kAgGemm, 2, Algorithm::kRing);
   const Plan large =
-      CudaPlan(Op::kAgGemm, 64, 16, 16, 2, Algorithm::kRing, 2, 1, DType::kBf16, CommEngine::kCopyEngine);
+      CudaPlan(Op::kAgGemm, 64, 16, 128, 2, Algorithm::kRing, 2, 1, DType::kBf16, CommEngine::kCopyEngine);
   const ProcessRun pr = RunAsFakeProcesses({&small, &large}, CudaVerifyOnce(), 2);
   bool named = false;
   for (const auto& out : pr.outs) {

@@ -20,7 +20,8 @@ CeWindow CeWindowOf(const std::vector<TransferLayout>& layouts, size_t esize) {
   CeWindow w;
   w.flags_bytes = flags;
   w.inbox_offset = RoundUp(std::max<size_t>(flags, 4), 256);
-  w.bytes = w.inbox_offset + RoundUp(std::max<size_t>(inbox, 1), 256);
+  // Whole 4 KiB pages: NCCL_WIN_REQUIRED_ALIGNMENT is 4096.
+  w.bytes = RoundUp(w.inbox_offset + std::max<size_t>(inbox, 1), 4096);
   return w;
 }
 
