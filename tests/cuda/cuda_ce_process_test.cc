@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "braid/cuda_fakes.h"
+#include "braid/layer_workload.h"
 #include "braid/peer_memory.h"
 #include "cuda_test_util.h"
 #include "fake_processes.h"
@@ -75,6 +76,31 @@ TEST(CudaCeProcess, EveryAlgorithmAndOpVerifiesAsProcessesAtTp234) {
     }
   }
   EXPECT_EQ(verified, 36);
+}
+
+// A whole layer (attention-like compute steps, four GEMM ops, iso and ring)
+// as processes over windows.
+TEST(CudaCeProcess, LayerPlansVerifyAsProcesses) {
+  for (Algorithm algo : {Algorithm::kRing, Algorithm::kIso}) {
+    const bool sequence_parallel = algo != Algorithm::kIso;  // iso: TP inference without SP
+    auto lw = MakeLayerWorkload(testing::CudaTinyModel(), 16, 1, Phase::kPrefill, 2, DType::kBf16, sequence_parallel);
+    ASSERT_TRUE(lw.ok()) << lw.status().message();
+    OverlapConfig cfg;
+    cfg.algorithm = algo;
+    cfg.chunks = 2;
+    cfg.comm_engine = CommEngine::kCopyEngine;
+    auto plan = BuildLayerPlan(*lw, cfg);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    const ProcessRun pr = RunAsFakeProcesses(*plan, TracedTwice(), 2);
+    for (const auto& out : pr.outs) {
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
+    }
+    EXPECT_EQ(pr.outs[0]->events.size(), plan->total_steps() * 2);
+    EXPECT_EQ(pr.stats.windows_registered, 2);
+    EXPECT_EQ(pr.stats.nccl_sends + pr.stats.nccl_collectives, 0);
+    EXPECT_EQ(pr.stats.live_allocations, 0);
+  }
 }
 
 TEST(CudaCeProcess, EveryScheduleOrderGivesTheSameNumbers) {
