@@ -248,7 +248,7 @@ struct TwoProcesses {
   }
 };
 
-TEST(CudaFakeProcesses, AnotherProcesssDeviceAddressIsCaughtWithoutAWindow) {
+TEST(CudaFakeProcesses, AnotherProcessesDeviceAddressIsCaughtWithoutAWindow) {
   TwoProcesses t;
   ASSERT_TRUE(t.On(0).ok());
   auto theirs = t.proc[0].cuda->Malloc(256);  // process 0's plain cudaMalloc
@@ -279,8 +279,6 @@ TEST(CudaFakeProcesses, APeerPointerUsedBeforeThisRankRegisteredIsCaught) {
   DevPtr w0 = t.Window(0, 4096).buf;
   // Process 1 has not registered its window #0 yet, so NCCL has mapped nothing here.
   ASSERT_TRUE(t.On(1).ok());
-  auto src = t.proc[1].cuda->Malloc(64);
-  ASSERT_TRUE(src.ok());
   const Status early = t.proc[1].cuda->WriteFlag(w0, 1, t.stream[1]);
   ASSERT_FALSE(early.ok());
   EXPECT_THAT(early.message(), HasSubstr("rank 0's NCCL window #0 is not mapped on device 1"));
