@@ -91,12 +91,12 @@ TEST(CudaCeProcess, LayerPlansVerifyAsProcesses) {
     cfg.comm_engine = CommEngine::kCopyEngine;
     auto plan = BuildLayerPlan(*lw, cfg);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    const ProcessRun pr = RunAsFakeProcesses(*plan, TracedTwice(), 2);
+    const ProcessRun pr = RunAsFakeProcesses(*plan, CudaVerifyOnce(), 2);
     for (const auto& out : pr.outs) {
       ASSERT_TRUE(out.ok()) << out.status().message();
       EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
     }
-    EXPECT_EQ(pr.outs[0]->events.size(), plan->total_steps() * 2);
+    EXPECT_EQ(pr.outs[0]->events.size(), plan->total_steps());
     EXPECT_EQ(pr.stats.windows_registered, 2);
     EXPECT_EQ(pr.stats.nccl_sends + pr.stats.nccl_collectives, 0);
     EXPECT_EQ(pr.stats.live_allocations, 0);
