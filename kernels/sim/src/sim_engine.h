@@ -112,6 +112,11 @@ class Engine {
   void UpdateGemmSms(int rank);
   bool RunsOn(int a, int rank) const;  // activity a involves `rank`
   void Touch(int a, int sign);
+  void Track(int rank, int a, int sign);  // add a to / remove a from rank's running list
+  void SizeRunningLists();                // Load: each rank's most activities at once
+  // Rank r's running activities, in the order they started.
+  const int* RunningBegin(int r) const { return run_buf_.data() + run_off_[size_t(r)]; }
+  const int* RunningEnd(int r) const { return RunningBegin(r) + run_len_[size_t(r)]; }
   int ActivityRanks(int a, int* out) const;
   // Each GPU has an intra-node, an inter-node and an NVLink-pair port.
   static constexpr int kPortClasses = 3;
@@ -146,7 +151,10 @@ class Engine {
   std::vector<double> hbm_sum_;
   std::vector<double> hbm_factor_;  // per rank: min(1, hbm_cap_ / hbm_sum_)
   double hbm_cap_ = 0;
-  std::vector<std::vector<int>> running_;  // per rank: running activities
+  // Per rank: running activities, in start order, in one flat buffer (rank
+  // r's list starts at run_off_[r]; room for every activity that can run on
+  // it, sized by Load), so that starting or ending one allocates nothing.
+  std::vector<int> run_buf_, run_off_, run_len_;
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
   std::vector<int> scratch_ranks_;

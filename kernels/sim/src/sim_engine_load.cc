@@ -153,6 +153,19 @@ void Engine::Load(const Plan& plan) {
     coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
   }
+  SizeRunningLists();
+}
+
+// At most every step of a rank, every transfer into it and every group run
+// on it at once.
+void Engine::SizeRunningLists() {
+  run_off_.assign(size_t(tp_) + 1, 0);
+  for (const StepStatic& st : steps_) {
+    ++run_off_[size_t(st.rank) + 1];
+    if (st.act == Act::kTransfer && st.dst_rank != st.rank) ++run_off_[size_t(st.dst_rank) + 1];
+  }
+  for (int r = 0; r < tp_; ++r) run_off_[size_t(r) + 1] += run_off_[size_t(r)] + graph_.groups();
+  run_buf_.resize(size_t(run_off_.back()));
 }
 
 // The kernel choice tries every candidate: keep the costs of the shapes seen
