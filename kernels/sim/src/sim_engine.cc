@@ -79,7 +79,7 @@ Status Engine::RunOnce() {
   scratch_ranks_.resize(size_t(std::max(tp_, 2)));
   makespan_ = 0;
 
-  for (size_t g = 0; g < n; ++g) pending_[g] = steps_[g].pending0;
+  for (size_t g = 0; g < n; ++g) pending_[g] = graph_.in_degree(int(g));
   for (size_t g = 0; g < n; ++g) {
     if (pending_[g] == 0) Ready(int(g), 0);
   }
@@ -194,8 +194,8 @@ inline void Engine::Track(int rank, int a, int sign) {
     UpdateGemmSms(r);
   }
   if (st.act == Act::kTransfer) {
-    port_out_[size_t(st.src_port)] += sign;
-    port_in_[size_t(st.dst_port)] += sign;
+    port_out_[size_t(PortOf(r, st.port_class))] += sign;
+    port_in_[size_t(PortOf(st.dst_rank, st.port_class))] += sign;
     if (st.dst_rank != r) {
       Track(st.dst_rank, a, sign);
       if (st.hbm_demand != 0) {
@@ -246,7 +246,8 @@ inline void Engine::UpdateHbmFactor(int rank) {
       return ge.other_ratio * hbm_factor_[size_t(r)];
     }
     case Act::kTransfer: {
-      const int users = std::max(port_out_[size_t(st.src_port)], port_in_[size_t(st.dst_port)]);
+      const int users =
+          std::max(port_out_[size_t(PortOf(r, st.port_class))], port_in_[size_t(PortOf(st.dst_rank, st.port_class))]);
       return std::min(hbm_factor_[size_t(r)], hbm_factor_[size_t(st.dst_rank)]) / std::max(users, 1);
     }
     default:
@@ -273,16 +274,17 @@ inline void Engine::UpdateHbmFactor(int rank) {
   if (a < n) {
     const StepStatic& st = steps_[size_t(a)];
     const int r = st.rank;
-    for (const int* b = RunningBegin(r); b != RunningEnd(r); ++b) Reevaluate(*b, now);
+    // Reevaluate changes no running list: the ends stay put.
+    for (const int *b = RunningBegin(r), *end = RunningEnd(r); b != end; ++b) Reevaluate(*b, now);
     if (st.act != Act::kTransfer || st.dst_rank == r) return;
-    for (const int* b = RunningBegin(st.dst_rank); b != RunningEnd(st.dst_rank); ++b) {
+    for (const int *b = RunningBegin(st.dst_rank), *end = RunningEnd(st.dst_rank); b != end; ++b) {
       if (!RunsOn(*b, r)) Reevaluate(*b, now);  // else done from r's list
     }
     return;
   }
   ++stamp_now_;
   for (int r = 0; r < tp_; ++r) {
-    for (const int* it = RunningBegin(r); it != RunningEnd(r); ++it) {
+    for (const int *it = RunningBegin(r), *end = RunningEnd(r); it != end; ++it) {
       const int b = *it;
       if (stamp_[size_t(b)] == stamp_now_) continue;
       stamp_[size_t(b)] = stamp_now_;
@@ -335,12 +337,10 @@ void Engine::WorkStart(int a, double now) {
   }
   if (a >= n) coll_start_[size_t(a - n)] = now;
   if (work <= 0) {
-    x.running = true;
     Touch(a, +1);
     Finish(a, now);
     return;
   }
-  x.running = true;
   x.remaining = work;
   x.last = now;
   x.rate = 0;
@@ -350,7 +350,6 @@ void Engine::WorkStart(int a, double now) {
 
 void Engine::Finish(int a, double now) {
   const int n = int(steps_.size());
-  acts_[size_t(a)].running = false;
   Touch(a, -1);
   ReevaluateRanks(a, now);
   if (a >= n) {

@@ -50,20 +50,20 @@ class Engine {
  private:
   enum class Act : uint8_t { kGemm, kMemory, kTransfer, kCollective, kNone };
 
+  // 64 bytes: a cache line per step (the event loop reads them in no order).
   struct StepStatic {
+    double fixed_ns;    // launch + event waits (+ latency for transfers)
+    double work_ns;     // uncontended duration of the contended part
+    double hbm_demand;  // bytes per ns at rate 1
+    int rank, priority;
+    int sm_hold;   // SMs a concurrent GEMM loses while it runs (CommSmsLost)
+    int partner;   // send ↔ recv global index (PlanGraph::partner)
+    int coll;      // collective group (PlanGraph::group_of), or -1
+    int dst_rank;  // transfers: the receiver
+    int gemm;      // index into gemms_costs_, or -1
     StepKind kind;
     Act act;
-    int rank, lane, priority;
-    double fixed_ns;         // launch + event waits (+ latency for transfers)
-    double work_ns;          // uncontended duration of the contended part
-    double hbm_demand;       // bytes per ns at rate 1
-    int sm_hold;             // SMs a concurrent GEMM loses while it runs (CommSmsLost)
-    int partner;             // send ↔ recv global index (PlanGraph::partner)
-    int coll;                // collective group (PlanGraph::group_of), or -1
-    int dst_rank;            // transfers: the receiver
-    int pending0;            // deps + lane predecessor
-    int src_port, dst_port;  // transfers: link ports (PortOf)
-    int gemm;                // index into gemms_costs_, or -1
+    uint8_t port_class;  // transfers: the link's port on each end (PortOf)
   };
 
   // One distinct GEMM shape, with a memo of BodyNs for the full SM count
@@ -81,7 +81,7 @@ class Engine {
     double remaining = 0, rate = 0, last = 0;
     double finish = 0;  // key in the finish heap
     int heap_pos = -1;  // index in fin_heap_, or -1
-    bool running = false, delayed = false;
+    bool delayed = false;
   };
 
   // Timed step events (kWorkStart / kComplete). Equal times pop in heap
@@ -113,7 +113,6 @@ class Engine {
   bool RunsOn(int a, int rank) const;  // activity a involves `rank`
   void Touch(int a, int sign);
   void Track(int rank, int a, int sign);  // add a to / remove a from rank's running list
-  void SizeRunningLists();                // Load: each rank's most activities at once
   // Rank r's running activities, in the order they started.
   const int* RunningBegin(int r) const { return run_buf_.data() + run_off_[size_t(r)]; }
   const int* RunningEnd(int r) const { return RunningBegin(r) + run_len_[size_t(r)]; }

@@ -20,6 +20,9 @@ void Engine::Load(const Plan& plan) {
   const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
 
   steps_.resize(size_t(graph_.steps()));
+  // Running-list room per rank (see run_off_): its steps, the transfers
+  // into it, every group; counted at r + 1, then summed into offsets.
+  run_off_.assign(size_t(tp_) + 1, 0);
   gemm_costs_.clear();
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
@@ -28,6 +31,7 @@ void Engine::Load(const Plan& plan) {
 
   for (int r = 0; r < tp_; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
+    run_off_[size_t(r) + 1] += int(rp.steps.size());
     for (const Step& s : rp.steps) {
       const int g = graph_.global(r, s.id);
       StepStatic& st = steps_[size_t(g)];
@@ -35,13 +39,11 @@ void Engine::Load(const Plan& plan) {
       st.kind = s.kind;
       st.act = Act::kNone;
       st.rank = r;
-      st.lane = s.lane;
       st.priority = plan.lanes[size_t(s.lane)].priority;
       st.partner = graph_.partner(g);
       st.coll = graph_.group_of(g);
-      st.dst_rank = st.src_port = st.dst_port = -1;
+      st.dst_rank = -1;
       st.fixed_ns = launch + graph_.cross_lane_deps(g) * wait;
-      st.pending0 = graph_.in_degree(g);
       st.gemm = -1;
       const bool comm_lane = plan.lanes[size_t(s.lane)].kind == LaneKind::kComm;
       switch (s.kind) {
@@ -97,8 +99,8 @@ void Engine::Load(const Plan& plan) {
           }
           const CommTime ct = last_ct;
           const int port = PortClass(topo_, link);
-          st.src_port = PortOf(r, port);
-          st.dst_port = PortOf(s.peer, port);
+          st.port_class = uint8_t(port);
+          if (s.peer != r) ++run_off_[size_t(s.peer) + 1];
           st.act = Act::kTransfer;
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
@@ -152,17 +154,6 @@ void Engine::Load(const Plan& plan) {
                                            : 0);
     coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
-  }
-  SizeRunningLists();
-}
-
-// At most every step of a rank, every transfer into it and every group run
-// on it at once.
-void Engine::SizeRunningLists() {
-  run_off_.assign(size_t(tp_) + 1, 0);
-  for (const StepStatic& st : steps_) {
-    ++run_off_[size_t(st.rank) + 1];
-    if (st.act == Act::kTransfer && st.dst_rank != st.rank) ++run_off_[size_t(st.dst_rank) + 1];
   }
   for (int r = 0; r < tp_; ++r) run_off_[size_t(r) + 1] += run_off_[size_t(r)] + graph_.groups();
   run_buf_.resize(size_t(run_off_.back()));
