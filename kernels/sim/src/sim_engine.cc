@@ -18,12 +18,12 @@ bool Later(const auto& a, const auto& b) { return a.t > b.t; }
 
 }  // namespace
 
-void Engine::Push(double t, int type, int id) {
+[[gnu::always_inline]] inline void Engine::Push(double t, int type, int id) {
   heap_.push_back({t, id, type});
   std::push_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
 }
 
-Engine::HeapItem Engine::Pop() {
+[[gnu::always_inline]] inline Engine::HeapItem Engine::Pop() {
   std::pop_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
   const HeapItem top = heap_.back();
   heap_.pop_back();
@@ -108,7 +108,7 @@ Status Engine::RunOnce() {
   return Status::Ok();
 }
 
-void Engine::Ready(int g, double now) {
+[[gnu::always_inline]] inline void Engine::Ready(int g, double now) {
   const StepStatic& st = steps_[size_t(g)];
   start_[size_t(g)] = now;
   switch (st.kind) {
@@ -127,7 +127,7 @@ void Engine::Ready(int g, double now) {
       const int c = st.coll;
       coll_ready_[size_t(c)] = std::max(coll_ready_[size_t(c)], now + st.fixed_ns);
       if (++coll_arrivals_[size_t(c)] == tp_) {
-        Push(coll_ready_[size_t(c)] + coll_time_[size_t(c)].latency_ns, kWorkStart, int(steps_.size()) + c);
+        Push(coll_ready_[size_t(c)] + coll_time_[size_t(c)].latency_ns, kWorkStart, n_steps_ + c);
       }
       break;
     }
@@ -138,7 +138,7 @@ void Engine::Ready(int g, double now) {
 }
 
 int Engine::ActivityRanks(int a, int* out) const {
-  if (a < int(steps_.size())) {
+  if (a < n_steps_) {
     const StepStatic& st = steps_[size_t(a)];
     out[0] = st.rank;
     if (st.act == Act::kTransfer && st.dst_rank != st.rank) {
@@ -165,7 +165,7 @@ inline void Engine::Track(int rank, int a, int sign) {
 }
 
 [[gnu::always_inline]] inline void Engine::Touch(int a, int sign) {
-  const int n = int(steps_.size());
+  const int n = n_steps_;
   if (a >= n) {
     const int c = a - n;
     const int port = coll_port_[size_t(c)];
@@ -221,7 +221,7 @@ inline void Engine::UpdateHbmFactor(int rank) {
 }
 
 [[gnu::always_inline]] inline double Engine::RateOf(int a) {
-  const int n = int(steps_.size());
+  const int n = n_steps_;
   if (a >= n) {
     const int port = coll_port_[size_t(a - n)];
     double rate = 1.0;
@@ -270,7 +270,7 @@ inline void Engine::UpdateHbmFactor(int rank) {
 // Every running activity on the ranks `a` runs on, each once, in the order
 // of the ranks' running lists.
 [[gnu::always_inline]] inline void Engine::ReevaluateRanks(int a, double now) {
-  const int n = int(steps_.size());
+  const int n = n_steps_;
   if (a < n) {
     const StepStatic& st = steps_[size_t(a)];
     const int r = st.rank;
@@ -294,13 +294,13 @@ inline void Engine::UpdateHbmFactor(int rank) {
 }
 
 inline bool Engine::RunsOn(int a, int rank) const {
-  if (a >= int(steps_.size())) return true;  // a collective runs on every rank
+  if (a >= n_steps_) return true;  // a collective runs on every rank
   const StepStatic& st = steps_[size_t(a)];
   return st.rank == rank || (st.act == Act::kTransfer && st.dst_rank == rank);
 }
 
 void Engine::WorkStart(int a, double now) {
-  const int n = int(steps_.size());
+  const int n = n_steps_;
   Activity& x = acts_[size_t(a)];
   const double work = a < n ? steps_[size_t(a)].work_ns : coll_time_[size_t(a - n)].transfer_ns;
   const int hold = a < n ? steps_[size_t(a)].sm_hold : coll_sm_hold_[size_t(a - n)];
@@ -349,7 +349,7 @@ void Engine::WorkStart(int a, double now) {
 }
 
 void Engine::Finish(int a, double now) {
-  const int n = int(steps_.size());
+  const int n = n_steps_;
   Touch(a, -1);
   ReevaluateRanks(a, now);
   if (a >= n) {
@@ -367,7 +367,7 @@ void Engine::Finish(int a, double now) {
   Complete(a, now);
 }
 
-void Engine::Complete(int g, double now) {
+inline void Engine::Complete(int g, double now) {
   end_[size_t(g)] = now;
   pending_[size_t(g)] = -1;
   makespan_ = std::max(makespan_, now);

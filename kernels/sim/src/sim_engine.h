@@ -32,7 +32,7 @@ class Engine {
   // Simulates one iteration from t = 0; Internal if a step never ran.
   Status RunOnce();
 
-  int steps() const { return int(steps_.size()); }
+  int steps() const { return n_steps_; }
   int first_step(int rank) const { return graph_.first_step(rank); }  // global index of step 0
   double start_ns(int g) const { return start_[size_t(g)]; }
   double end_ns(int g) const { return end_[size_t(g)]; }
@@ -129,6 +129,7 @@ class Engine {
   PlanGraph graph_;
   Status load_status_;
   std::vector<StepStatic> steps_;
+  int n_steps_ = 0;  // steps_.size(): activities at or above it are groups
   std::vector<CommTime> coll_time_;
   std::vector<double> coll_hbm_;
   std::vector<int> coll_sm_hold_;

@@ -20,6 +20,7 @@ void Engine::Load(const Plan& plan) {
   const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
 
   steps_.resize(size_t(graph_.steps()));
+  n_steps_ = graph_.steps();
   // Running-list room per rank (see run_off_): its steps, the transfers
   // into it, every group; counted at r + 1, then summed into offsets.
   run_off_.assign(size_t(tp_) + 1, 0);
@@ -28,6 +29,9 @@ void Engine::Load(const Plan& plan) {
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
   const Link* last_link = nullptr;
   CommTime last_ct;
+  int last_from = -1, last_to = -1, last_port = 0;
+  int64_t last_mem_bytes = -1;
+  double last_mem_ns = 0;
 
   for (int r = 0; r < tp_; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
@@ -86,20 +90,28 @@ void Engine::Load(const Plan& plan) {
         case StepKind::kReduce:
         case StepKind::kCopy:
           st.act = Act::kMemory;
-          st.work_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
+          if (s.bytes != last_mem_bytes) {
+            last_mem_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
+            last_mem_bytes = s.bytes;
+          }
+          st.work_ns = last_mem_ns;
           st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
           st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
           break;
         case StepKind::kSend: {
-          const Link& link = LinkBetween(topo_, r, s.peer);
-          if (&link != last_link || s.bytes != last_bytes) {
-            last_ct = ce ? P2pTime(link, s.bytes) : SmDrivenP2pTime(gpu_, link, s.bytes, comm_sms);
+          if (r != last_from || s.peer != last_to) {
+            const Link& link = LinkBetween(topo_, r, s.peer);
+            last_port = PortClass(topo_, link);
+            if (&link != last_link) last_bytes = -1;
             last_link = &link;
+            last_from = r, last_to = s.peer;
+          }
+          if (s.bytes != last_bytes) {
+            last_ct = ce ? P2pTime(*last_link, s.bytes) : SmDrivenP2pTime(gpu_, *last_link, s.bytes, comm_sms);
             last_bytes = s.bytes;
           }
           const CommTime ct = last_ct;
-          const int port = PortClass(topo_, link);
-          st.port_class = uint8_t(port);
+          st.port_class = uint8_t(last_port);
           if (s.peer != r) ++run_off_[size_t(s.peer) + 1];
           st.act = Act::kTransfer;
           st.fixed_ns += ct.latency_ns;
