@@ -35,13 +35,13 @@ bool Later(const auto& a, const auto& b) { return a.t > b.t; }
 inline void Engine::FinSet(int a, double t) {
   Activity& x = acts_[size_t(a)];
   if (x.heap_pos < 0) {
-    x.finish = t;
-    fin_heap_.push_back(a);
+    fin_heap_.push_back({t, a});
     FinSiftUp(int(fin_heap_.size()) - 1);
     return;
   }
-  const double old = x.finish;
-  x.finish = t;
+  double& key = fin_heap_[size_t(x.heap_pos)].finish;
+  const double old = key;
+  key = t;
   if (t < old) {
     FinSiftUp(x.heap_pos);
   } else {
@@ -85,9 +85,9 @@ Status Engine::RunOnce() {
   }
   while (!heap_.empty() || !fin_heap_.empty()) {
     // Finishes first at equal times: they free resources for what starts.
-    if (!fin_heap_.empty() && (heap_.empty() || acts_[size_t(fin_heap_[0])].finish <= heap_.front().t)) {
-      const int a = fin_heap_[0];
-      const double t = acts_[size_t(a)].finish;
+    if (!fin_heap_.empty() && (heap_.empty() || fin_heap_[0].finish <= heap_.front().t)) {
+      const int a = fin_heap_[0].a;
+      const double t = fin_heap_[0].finish;
       FinRemove(a);
       Finish(a, t);
       continue;

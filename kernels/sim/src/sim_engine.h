@@ -79,7 +79,6 @@ class Engine {
   // A running contended part: a step (id < steps) or a collective group.
   struct Activity {
     double remaining = 0, rate = 0, last = 0;
-    double finish = 0;  // key in the finish heap
     int heap_pos = -1;  // index in fin_heap_, or -1
     bool delayed = false;
   };
@@ -145,7 +144,11 @@ class Engine {
   std::vector<double> coll_ready_;
   std::vector<Activity> acts_;
   std::vector<HeapItem> heap_;
-  std::vector<int> fin_heap_;  // activity ids, min-heap on Activity::finish
+  struct FinEntry {
+    double finish;
+    int a;
+  };
+  std::vector<FinEntry> fin_heap_;  // running activities' finishes, a min-heap
   std::vector<int> held_sms_, gemms_, port_out_, port_in_;
   std::vector<int> gemm_sms_;  // per rank: SMs each running GEMM gets (UpdateGemmSms)
   std::vector<double> hbm_sum_;
