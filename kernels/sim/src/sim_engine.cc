@@ -23,13 +23,6 @@ bool Later(const auto& a, const auto& b) { return a.t > b.t; }
   std::push_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
 }
 
-[[gnu::always_inline]] inline Engine::HeapItem Engine::Pop() {
-  std::pop_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
-  const HeapItem top = heap_.back();
-  heap_.pop_back();
-  return top;
-}
-
 // inline: GCC then keeps it inlined in Reevaluate, the event loop's hottest
 // path (measured with callgrind on braid_sim_bench).
 inline void Engine::FinSet(int a, double t) {
@@ -316,14 +309,18 @@ void Engine::WorkStart(int a, double now) {
         const int b = *it;
         if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
         const StepStatic& gs = steps_[size_t(b)];
-        const GemmCost& cost = gemm_costs_[size_t(gs.gemm)].cost;
+        GemmEntry& ge = gemm_costs_[size_t(gs.gemm)];
         const int r = gs.rank;
         const int sms = gemm_sms_[size_t(r)];
-        if (cost.tiles < sms) continue;
+        if (ge.cost.tiles < sms) continue;
+        if (sms != ge.waves_sms) {
+          ge.waves_sms = sms;
+          ge.waves = double(ge.cost.Waves(sms));
+        }
         Activity& y = acts_[size_t(b)];
         y.remaining = std::max(0.0, y.remaining - (now - y.last) * y.rate);
         y.last = now;
-        const double waves = double(cost.Waves(sms));
+        const double waves = ge.waves;
         const double pos = (1.0 - y.remaining / gs.work_ns) * waves;
         const double frac = std::ceil(pos) - pos;
         if (frac > 1e-9 && y.rate > 0) delay = std::max(delay, frac * gs.work_ns / (waves * y.rate));

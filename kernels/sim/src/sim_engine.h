@@ -74,6 +74,10 @@ class Engine {
     int other_sms;
     double other_ns;
     double other_ratio;  // full_ns / other_ns
+    // Waves on the last SM count a comm kernel's start asked for (an
+    // integer division per ask without it).
+    int waves_sms = -1;
+    double waves = 0;
   };
 
   // A running contended part: a step (id < steps) or a collective group.

@@ -53,4 +53,37 @@ inline void Engine::FinRemove(int a) {
   FinSiftDown(acts_[size_t(last.a)].heap_pos);
 }
 
+// std::pop_heap's moves exactly (libstdc++: the hole sinks to a leaf by the
+// earlier child, then the last item rises into it), so that equal times pop
+// in the order they always did; written out, it is inlined with a plain
+// compare (braid_sim_bench: 2 % of an evaluation). A branch-free child
+// choice measured slower.
+[[gnu::always_inline]] inline Engine::HeapItem Engine::Pop() {
+  HeapItem* h = heap_.data();
+  const HeapItem top = h[0];
+  const ptrdiff_t len = ptrdiff_t(heap_.size()) - 1;  // items left
+  if (len > 0) {
+    const HeapItem last = h[len];
+    ptrdiff_t hole = 0, child = 0;
+    while (child < (len - 1) / 2) {
+      child = 2 * (child + 1);
+      if (h[child].t > h[child - 1].t) --child;
+      h[hole] = h[child];
+      hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+      child = 2 * (child + 1);
+      h[hole] = h[child - 1];
+      hole = child - 1;
+    }
+    for (ptrdiff_t parent = (hole - 1) / 2; hole > 0 && h[parent].t > last.t; parent = (hole - 1) / 2) {
+      h[hole] = h[parent];
+      hole = parent;
+    }
+    h[hole] = last;
+  }
+  heap_.pop_back();
+  return top;
+}
+
 }  // namespace braid::sim
