@@ -60,15 +60,12 @@ Status Engine::RunOnce() {
   }
   heap_.clear();
   fin_heap_.clear();
-  held_sms_.assign(size_t(tp_), 0);
-  gemm_sms_.assign(size_t(tp_), std::max(1, gpu_.sm_count));
-  gemms_.assign(size_t(tp_), 0);
-  hbm_sum_.assign(size_t(tp_), 0);
-  hbm_factor_.assign(size_t(tp_), 1.0);
+  rank_.assign(size_t(tp_), RankState{});
+  for (int r = 0; r < tp_; ++r) {
+    rank_[size_t(r)].gemm_sms = std::max(1, gpu_.sm_count);
+    rank_[size_t(r)].run_off = run_off_[size_t(r)];
+  }
   hbm_cap_ = gpu_.hbm_gbs * gpu_.hbm_efficiency;
-  port_out_.assign(size_t(tp_) * kPortClasses, 0);
-  port_in_.assign(size_t(tp_) * kPortClasses, 0);
-  run_len_.assign(size_t(tp_), 0);
   scratch_ranks_.resize(size_t(std::max(tp_, 2)));
   makespan_ = 0;
 
@@ -146,8 +143,8 @@ int Engine::ActivityRanks(int a, int* out) const {
 
 // Removal keeps the others' order: ReevaluateRanks visits them in it.
 inline void Engine::Track(int rank, int a, int sign) {
-  int* list = run_buf_.data() + run_off_[size_t(rank)];
-  int& len = run_len_[size_t(rank)];
+  int* list = run_buf_.data() + rank_[size_t(rank)].run_off;
+  int& len = rank_[size_t(rank)].run_len;
   if (sign > 0) {
     list[len++] = a;
     return;
@@ -164,12 +161,12 @@ inline void Engine::Track(int rank, int a, int sign) {
     const int port = coll_port_[size_t(c)];
     for (int r = 0; r < tp_; ++r) {
       Track(r, a, sign);
-      held_sms_[size_t(r)] += sign * coll_sm_hold_[size_t(c)];
+      rank_[size_t(r)].held_sms += sign * coll_sm_hold_[size_t(c)];
       UpdateGemmSms(r);
-      hbm_sum_[size_t(r)] += sign * coll_hbm_[size_t(c)];
+      rank_[size_t(r)].hbm_sum += sign * coll_hbm_[size_t(c)];
       UpdateHbmFactor(r);
-      port_out_[size_t(PortOf(r, port))] += sign;
-      port_in_[size_t(PortOf(r, port))] += sign;
+      rank_[size_t(r)].port_out[port] += sign;
+      rank_[size_t(r)].port_in[port] += sign;
     }
     return;
   }
@@ -178,21 +175,21 @@ inline void Engine::Track(int rank, int a, int sign) {
   Track(r, a, sign);
   // A factor is recomputed only where its inputs moved: the same values.
   if (st.hbm_demand != 0) {
-    hbm_sum_[size_t(r)] += sign * st.hbm_demand;
+    rank_[size_t(r)].hbm_sum += sign * st.hbm_demand;
     UpdateHbmFactor(r);
   }
   if (st.sm_hold != 0 || st.act == Act::kGemm) {
-    held_sms_[size_t(r)] += sign * st.sm_hold;
-    if (st.act == Act::kGemm) gemms_[size_t(r)] += sign;
+    rank_[size_t(r)].held_sms += sign * st.sm_hold;
+    if (st.act == Act::kGemm) rank_[size_t(r)].gemms += sign;
     UpdateGemmSms(r);
   }
   if (st.act == Act::kTransfer) {
-    port_out_[size_t(PortOf(r, st.port_class))] += sign;
-    port_in_[size_t(PortOf(st.dst_rank, st.port_class))] += sign;
+    rank_[size_t(r)].port_out[st.port_class] += sign;
+    rank_[size_t(st.dst_rank)].port_in[st.port_class] += sign;
     if (st.dst_rank != r) {
       Track(st.dst_rank, a, sign);
       if (st.hbm_demand != 0) {
-        hbm_sum_[size_t(st.dst_rank)] += sign * st.hbm_demand;
+        rank_[size_t(st.dst_rank)].hbm_sum += sign * st.hbm_demand;
         UpdateHbmFactor(st.dst_rank);
       }
     }
@@ -204,13 +201,13 @@ inline void Engine::Track(int rank, int a, int sign) {
 // rank as the demands change: RateOf reads it far more often.
 // SMs each GEMM on `rank` gets: what the comm kernels leave, shared evenly.
 inline void Engine::UpdateGemmSms(int rank) {
-  const int free_sms = gpu_.sm_count - held_sms_[size_t(rank)], gemms = gemms_[size_t(rank)];
-  gemm_sms_[size_t(rank)] = std::max(1, gemms > 1 ? free_sms / gemms : free_sms);  // mostly one GEMM: no division
+  const int free_sms = gpu_.sm_count - rank_[size_t(rank)].held_sms, gemms = rank_[size_t(rank)].gemms;
+  rank_[size_t(rank)].gemm_sms = std::max(1, gemms > 1 ? free_sms / gemms : free_sms);  // mostly one GEMM: no division
 }
 
 inline void Engine::UpdateHbmFactor(int rank) {
-  const double sum = hbm_sum_[size_t(rank)];
-  hbm_factor_[size_t(rank)] = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
+  const double sum = rank_[size_t(rank)].hbm_sum;
+  rank_[size_t(rank)].hbm_factor = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
 }
 
 [[gnu::always_inline]] inline double Engine::RateOf(int a) {
@@ -219,8 +216,8 @@ inline void Engine::UpdateHbmFactor(int rank) {
     const int port = coll_port_[size_t(a - n)];
     double rate = 1.0;
     for (int r = 0; r < tp_; ++r) {
-      const int users = std::max(port_out_[size_t(PortOf(r, port))], port_in_[size_t(PortOf(r, port))]);
-      rate = std::min(rate, hbm_factor_[size_t(r)] / std::max(users, 1));
+      const int users = std::max(rank_[size_t(r)].port_out[port], rank_[size_t(r)].port_in[port]);
+      rate = std::min(rate, rank_[size_t(r)].hbm_factor / std::max(users, 1));
     }
     return rate;
   }
@@ -228,23 +225,23 @@ inline void Engine::UpdateHbmFactor(int rank) {
   const int r = st.rank;
   switch (st.act) {
     case Act::kGemm: {
-      const int sms = gemm_sms_[size_t(r)];
+      const int sms = rank_[size_t(r)].gemm_sms;
       GemmEntry& ge = gemm_costs_[size_t(st.gemm)];
-      if (sms == gpu_.sm_count) return hbm_factor_[size_t(r)];  // work_ns is the full-SM body
+      if (sms == gpu_.sm_count) return rank_[size_t(r)].hbm_factor;  // work_ns is the full-SM body
       if (sms != ge.other_sms) {
         ge.other_sms = sms;
         ge.other_ns = ge.cost.BodyNs(sms);
         ge.other_ratio = ge.full_ns / ge.other_ns;  // work_ns / other_ns: work_ns is full_ns
       }
-      return ge.other_ratio * hbm_factor_[size_t(r)];
+      return ge.other_ratio * rank_[size_t(r)].hbm_factor;
     }
     case Act::kTransfer: {
       const int users =
-          std::max(port_out_[size_t(PortOf(r, st.port_class))], port_in_[size_t(PortOf(st.dst_rank, st.port_class))]);
-      return std::min(hbm_factor_[size_t(r)], hbm_factor_[size_t(st.dst_rank)]) / std::max(users, 1);
+          std::max(rank_[size_t(r)].port_out[st.port_class], rank_[size_t(st.dst_rank)].port_in[st.port_class]);
+      return std::min(rank_[size_t(r)].hbm_factor, rank_[size_t(st.dst_rank)].hbm_factor) / std::max(users, 1);
     }
     default:
-      return hbm_factor_[size_t(r)];
+      return rank_[size_t(r)].hbm_factor;
   }
 }
 
@@ -311,7 +308,7 @@ void Engine::WorkStart(int a, double now) {
         const StepStatic& gs = steps_[size_t(b)];
         GemmEntry& ge = gemm_costs_[size_t(gs.gemm)];
         const int r = gs.rank;
-        const int sms = gemm_sms_[size_t(r)];
+        const int sms = rank_[size_t(r)].gemm_sms;
         if (ge.cost.tiles < sms) continue;
         if (sms != ge.waves_sms) {
           ge.waves_sms = sms;

@@ -63,7 +63,7 @@ class Engine {
     int gemm;      // index into gemms_costs_, or -1
     StepKind kind;
     Act act;
-    uint8_t port_class;  // transfers: the link's port on each end (PortOf)
+    uint8_t port_class;  // transfers: the link's port class on each end (PortClass)
   };
 
   // One distinct GEMM shape, with a memo of BodyNs for the full SM count
@@ -117,12 +117,11 @@ class Engine {
   void Touch(int a, int sign);
   void Track(int rank, int a, int sign);  // add a to / remove a from rank's running list
   // Rank r's running activities, in the order they started.
-  const int* RunningBegin(int r) const { return run_buf_.data() + run_off_[size_t(r)]; }
-  const int* RunningEnd(int r) const { return RunningBegin(r) + run_len_[size_t(r)]; }
+  const int* RunningBegin(int r) const { return run_buf_.data() + rank_[size_t(r)].run_off; }
+  const int* RunningEnd(int r) const { return RunningBegin(r) + rank_[size_t(r)].run_len; }
   int ActivityRanks(int a, int* out) const;
   // Each GPU has an intra-node, an inter-node and an NVLink-pair port.
   static constexpr int kPortClasses = 3;
-  int PortOf(int rank, int port_class) const { return rank * kPortClasses + port_class; }
 
   const GpuSpec& gpu_;
   const Topology& topo_;
@@ -153,15 +152,22 @@ class Engine {
     int a;
   };
   std::vector<FinEntry> fin_heap_;  // running activities' finishes, a min-heap
-  std::vector<int> held_sms_, gemms_, port_out_, port_in_;
-  std::vector<int> gemm_sms_;  // per rank: SMs each running GEMM gets (UpdateGemmSms)
-  std::vector<double> hbm_sum_;
-  std::vector<double> hbm_factor_;  // per rank: min(1, hbm_cap_ / hbm_sum_)
+  // One GPU's state, in one cache line: starting or ending an activity
+  // reads and writes several of these together.
+  struct RankState {
+    double hbm_sum = 0;
+    double hbm_factor = 1.0;  // min(1, hbm_cap_ / hbm_sum)
+    int held_sms = 0, gemms = 0;
+    int gemm_sms = 0;                                             // SMs each running GEMM gets (UpdateGemmSms)
+    int run_off = 0, run_len = 0;                                 // its running list in run_buf_
+    int port_out[kPortClasses] = {}, port_in[kPortClasses] = {};  // users of each port class
+  };
+  std::vector<RankState> rank_;
   double hbm_cap_ = 0;
   // Per rank: running activities, in start order, in one flat buffer (rank
-  // r's list starts at run_off_[r]; room for every activity that can run on
+  // r's list starts at run_off_[r] (RankState::run_off while running); room for every activity that can run on
   // it, sized by Load), so that starting or ending one allocates nothing.
-  std::vector<int> run_buf_, run_off_, run_len_;
+  std::vector<int> run_buf_, run_off_;
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
   std::vector<int> scratch_ranks_;
