@@ -165,8 +165,9 @@ class Engine {
   std::vector<RankState> rank_;
   double hbm_cap_ = 0;
   // Per rank: running activities, in start order, in one flat buffer (rank
-  // r's list starts at run_off_[r] (RankState::run_off while running); room for every activity that can run on
-  // it, sized by Load), so that starting or ending one allocates nothing.
+  // r's list starts at run_off_[r], copied to RankState::run_off by RunOnce;
+  // room for every activity that can run on it, sized by Load), so that
+  // starting or ending one allocates nothing.
   std::vector<int> run_buf_, run_off_;
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
