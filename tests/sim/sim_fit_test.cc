@@ -169,17 +169,18 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
               sim::GemmTimeNs(fit.gpu, 4096, 1280, 8192, DType::kBf16), 1.0);
 }
 
-// fused_kernel.csv (what `calibrate --measure` will write): the fit reads
-// the fused kernel's GEMM efficiency and per-CTA transfer rate from it, and
-// what it writes reads back.
+// fused_kernel.csv (what `calibrate --measure` writes): the fit reads the
+// fused kernel's GEMM efficiency and per-CTA transfer rate from it, each
+// row's launch gap taken off, and what it writes reads back.
 TEST(SimFit, SetsTheFusedKernelFiguresFromItsCsv) {
   const GpuSpec g = H100();
   std::string csv = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n";
+  const double launch_ns = g.launch_us * 1e3;
   for (auto [m, sms] : {std::pair{8192, 8}, {4096, 16}, {2048, 4}}) {
     const int left = g.sm_count - sms;
-    const double gemm_ns = sim::GemmCostOf(g, m, 8192, 8192, DType::kBf16, left).BodyNs(left) / 0.8;
+    const double gemm_ns = launch_ns + sim::GemmCostOf(g, m, 8192, 8192, DType::kBf16, left).BodyNs(left) / 0.8;
     const int64_t bytes = int64_t(64) << 20;
-    const double transfer_ns = double(bytes) / (9.5 * sms);  // 9.5 GB/s per CTA
+    const double transfer_ns = launch_ns + double(bytes) / (9.5 * sms);  // 9.5 GB/s per CTA
     char row[160];
     std::snprintf(row, sizeof row, "%d,8192,8192,%d,%.9g,%lld,%.9g\n", m, sms, gemm_ns / 1e6,
                   static_cast<long long>(bytes), transfer_ns / 1e6);
@@ -206,6 +207,88 @@ TEST(SimFit, SetsTheFusedKernelFiguresFromItsCsv) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_NEAR(back->fused_gemm_efficiency, 0.8, 1e-5);
   EXPECT_NEAR(back->fused_sm_transfer_gbs, 9.5, 1e-4);
+}
+
+// The check's fused rows: within tolerance for the fitted file, off for
+// one whose efficiency is a third lower.
+TEST(SimMeasuredCheck, FusedRowsCompareBothHalves) {
+  GpuSpec g = H100();
+  g.fused_gemm_efficiency = 0.7;
+  g.fused_sm_transfer_gbs = 12;
+  sim::MeasuredBoard b;
+  const int left = g.sm_count - 8;
+  sim::MeasuredFused row{4096, 4096, 4096, 8, 0, int64_t(32) << 20, 0};
+  row.gemm_ns = g.launch_us * 1e3 + sim::GemmCostOf(g, 4096, 4096, 4096, DType::kBf16, left).BodyNs(left) / 0.7;
+  row.transfer_ns = g.launch_us * 1e3 + double(row.bytes) / (12.0 * 8);
+  b.fused = {row};
+  const sim::MeasuredCheck ok = sim::CheckMeasuredBoard(g, b);
+  ASSERT_EQ(ok.rows.size(), 2u);
+  EXPECT_THAT(ok.rows[0].what, HasSubstr("fused GEMM half 4096x4096x4096 on 8 comm SMs"));
+  EXPECT_THAT(ok.rows[1].what, HasSubstr("fused transfer half"));
+  EXPECT_NEAR(ok.rows[0].error_pct, 0, 1e-6);
+  EXPECT_NEAR(ok.rows[1].error_pct, 0, 1e-6);
+  g.fused_gemm_efficiency = 0.7 * 1.5;
+  g.fused_sm_transfer_gbs = 6;
+  const sim::MeasuredCheck off = sim::CheckMeasuredBoard(g, b);
+  EXPECT_FALSE(off.rows[0].ok());
+  EXPECT_NEAR(off.rows[1].error_pct, 100, 1);  // half the rate: twice the time
+}
+
+// launch_gaps.csv with its graph rows (no host cost): launch_us is the
+// same-stream gap and event_wait_us the cross-stream excess, outright.
+TEST(SimFit, GraphLaunchGapsSetTheLaunchFigures) {
+  TempDir d("graphgaps");
+  d.Write("launch_gaps.csv",
+          "what,ns_p50\nsame_stream_start_to_start,4100\ncross_stream_event_wait_start_to_start,7300\n"
+          "graph_same_stream_start_to_start,2300\ngraph_cross_stream_event_wait_start_to_start,3900\n");
+  d.Write("copy_kernel_bw.csv", "sms,gbs_read_plus_write\n8,700\n132,2900\n");
+  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  ASSERT_TRUE(board.ok()) << board.status().message();
+  ASSERT_TRUE(board->launch.graph());
+  sim::FitOptions o;
+  o.chains = 1;
+  o.iterations = 200;
+  const sim::GpuFit fit = sim::FitGpuToMeasurements(H100(), *board, o);
+  EXPECT_NEAR(fit.gpu.launch_us, 2.3, 1e-9);
+  EXPECT_NEAR(fit.gpu.event_wait_us, 1.6, 1e-9);
+  ASSERT_EQ(fit.after.rows.size(), 4u);  // 2 copy rows, then the 2 launch rows
+  EXPECT_THAT(fit.after.rows[2].what, HasSubstr("launch gap, one stream, CUDA graph"));
+  EXPECT_NEAR(fit.after.rows[3].error_pct, 0, 1e-9);
+  EXPECT_GT(std::abs(fit.before.rows[3].error_pct), 20);  // the shipped 1.8 + 1.0 µs against 3.9
+  int named = 0;
+  for (const sim::FittedParameter& p : fit.parameters) {
+    named += (p.name == "launch_us" && std::abs(p.after - 2.3) < 1e-9) ||
+             (p.name == "event_wait_us" && std::abs(p.after - 1.6) < 1e-9);
+  }
+  EXPECT_EQ(named, 2);
+}
+
+// Host-launched gaps only (h100-measured's, from Python) hold the launcher's
+// own cost: they bound launch_us and event_wait_us, never raise them.
+TEST(SimFit, HostLaunchGapsOnlyBoundTheLaunchFigures) {
+  TempDir d("hostgaps");
+  d.Write("gemm_bf16.csv", "m,n,k,time_ms,tflops\n8192,8192,8192,1.56,705\n4096,1280,8192,0.118,728\n");
+  // Below the shipped 1.8 µs launch and 1 µs event wait: both come down.
+  d.Write("launch_gaps.csv",
+          "what,ns_p50\nsame_stream_start_to_start,1500\ncross_stream_event_wait_start_to_start,1900\n");
+  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  ASSERT_TRUE(board.ok()) << board.status().message();
+  EXPECT_FALSE(board->launch.graph());
+  sim::FitOptions o;
+  o.chains = 1;
+  o.iterations = 300;
+  const sim::GpuFit low = sim::FitGpuToMeasurements(H100(), *board, o);
+  EXPECT_LE(low.gpu.launch_us, 1.5);
+  EXPECT_NEAR(low.gpu.event_wait_us, 0.4, 1e-9);
+  EXPECT_EQ(low.after.rows.size(), 2u);  // no launch rows without the graph's
+  // Above them (h100-measured's 5.28 and 8.74 µs): the shipped figures stay.
+  d.Write("launch_gaps.csv",
+          "what,ns_p50\nsame_stream_start_to_start,5280\ncross_stream_event_wait_start_to_start,8736\n");
+  board = sim::ReadMeasuredBoard(d.path(), H100());
+  ASSERT_TRUE(board.ok());
+  const sim::GpuFit high = sim::FitGpuToMeasurements(H100(), *board, o);
+  EXPECT_LE(high.gpu.launch_us, 5.28);
+  EXPECT_DOUBLE_EQ(high.gpu.event_wait_us, H100().event_wait_us);
 }
 
 TEST(SimMeasured, BadFusedKernelRowsAreRefused) {

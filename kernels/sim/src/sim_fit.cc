@@ -28,6 +28,22 @@ CheckRow Row(std::string what, double measured, double predicted, double toleran
 
 double Ms(double ns) { return ns / 1e6; }
 
+// GB/s the fused kernel's comm CTAs move (bytes, not read + written): the
+// per-CTA rate (else what one SM copies), capped like the sim's fused model
+// by what those SMs copy. No link: the probe's peers are on its own GPU.
+double FusedTransferGbs(const GpuSpec& gpu, int comm_sms) {
+  const double per_cta = gpu.fused_sm_transfer_gbs > 0 ? gpu.fused_sm_transfer_gbs : CopyBandwidthGbs(gpu, 1) / 2;
+  double gbs = per_cta * double(comm_sms);
+  if (gpu.sm_copy_gbs > 0) gbs = std::min(gbs, CopyBandwidthGbs(gpu, comm_sms) / 2);
+  return gbs;
+}
+
+// The fused kernel's GEMM half on the SMs its comm CTAs leave.
+double FusedGemmBodyNs(const GpuSpec& gpu, const MeasuredFused& f) {
+  const int sms = std::max(1, gpu.sm_count - f.comm_sms);
+  return GemmCostOf(gpu, f.m, f.n, f.k, DType::kBf16, sms).BodyNs(sms) / gpu.fused_gemm_efficiency;
+}
+
 }  // namespace
 
 bool MeasuredCheck::ok() const {
@@ -88,6 +104,21 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
     out.rows.push_back(Row("copy engine GB/s (read + write)", e.copy_gbs, gpu.hbm_gbs * gpu.hbm_efficiency,
                            kBandwidthTolerancePct, src));
   }
+  if (b.launch.graph()) {
+    const MeasuredLaunch& l = b.launch;
+    out.rows.push_back(Row("launch gap, one stream, CUDA graph us", l.graph_same_stream_ns / 1e3, gpu.launch_us,
+                           kLaunchTolerancePct, src));
+    out.rows.push_back(Row("launch gap across an event, CUDA graph us", l.graph_cross_stream_ns / 1e3,
+                           gpu.launch_us + gpu.event_wait_us, kLaunchTolerancePct, src));
+  }
+  for (const MeasuredFused& f : b.fused) {
+    const std::string at = Shape(f.m, f.n, f.k) + " on " + std::to_string(f.comm_sms) + " comm SMs";
+    const double launch = gpu.launch_us * 1e3;
+    out.rows.push_back(Row("fused GEMM half " + at + " ms", Ms(f.gemm_ns), Ms(launch + FusedGemmBodyNs(gpu, f)),
+                           kFusedTolerancePct, src));
+    out.rows.push_back(Row("fused transfer half " + at + " ms", Ms(f.transfer_ns),
+                           Ms(launch + double(f.bytes) / FusedTransferGbs(gpu, f.comm_sms)), kFusedTolerancePct, src));
+  }
   return out;
 }
 
@@ -110,7 +141,11 @@ std::vector<Param> ParamsOf(GpuSpec& g, const MeasuredBoard& b) {
     p.push_back({"tile_overhead_us", &g.tile_overhead_us, 0.0, 20.0});
     p.push_back({"stream_k_fixup", &g.stream_k_fixup, 0.0, 2.0});
     p.push_back({"split_k_traffic", &g.split_k_traffic, 0.0, 1.0});
-    p.push_back({"launch_us", &g.launch_us, 0.0, 20.0});
+    // Graph-measured gaps set launch_us outright; host-measured ones bound it.
+    if (!b.launch.graph()) {
+      const double hi = b.launch.present ? std::min(20.0, b.launch.same_stream_ns / 1e3) : 20.0;
+      p.push_back({"launch_us", &g.launch_us, 0.0, hi});
+    }
   }
   if (!b.held.empty()) {
     p.push_back({"sm_boost_exponent", &g.sm_boost_exponent, 0.0, 0.9});
@@ -231,19 +266,35 @@ double Median(std::vector<double> v) {
 // fused_gemm_efficiency = the chosen kernel's time on the SMs the fused
 // kernel leaves its GEMM (at this board's own rate) over the measured one,
 // at most 1; fused_sm_transfer_gbs = bytes / time / comm CTAs. Medians.
+// (The check's transfer rows also cap the rate by what the SMs copy.)
 void FitFusedKernel(const MeasuredBoard& board, GpuSpec* g, std::vector<FittedParameter>* params) {
   GpuSpec own = *g;
   own.board_rate = CheckMeasuredBoard(*g, board).board_rate;
+  // Each row is one kernel, its launch gap included: taken off (at most
+  // half the time, so a gap larger than the kernel cannot flip the figure).
+  const double launch = own.launch_us * 1e3;
+  const auto body = [&](double ns) { return std::max(ns - launch, 0.5 * ns); };
   std::vector<double> eff, gbs;
+  own.fused_gemm_efficiency = 1;
   for (const MeasuredFused& f : board.fused) {
-    const int sms = own.sm_count - f.comm_sms;
-    eff.push_back(GemmCostOf(own, f.m, f.n, f.k, DType::kBf16, sms).BodyNs(sms) / f.gemm_ns);
-    gbs.push_back(double(f.bytes) / f.transfer_ns / double(f.comm_sms));
+    eff.push_back(FusedGemmBodyNs(own, f) / body(f.gemm_ns));
+    gbs.push_back(double(f.bytes) / body(f.transfer_ns) / double(f.comm_sms));
   }
   params->push_back({"fused_gemm_efficiency", g->fused_gemm_efficiency, std::clamp(Median(eff), 0.01, 1.0)});
   params->push_back({"fused_sm_transfer_gbs", g->fused_sm_transfer_gbs, std::min(Median(gbs), 1e5)});
   g->fused_gemm_efficiency = params->end()[-2].after;
   g->fused_sm_transfer_gbs = params->back().after;
+}
+
+// launch_gaps.csv's figures (see FitGpuToMeasurements in the header).
+void ApplyLaunchGaps(const MeasuredLaunch& l, GpuSpec* g) {
+  if (l.graph()) {
+    g->launch_us = l.graph_same_stream_ns / 1e3;
+    g->event_wait_us = std::max(0.0, l.graph_cross_stream_ns - l.graph_same_stream_ns) / 1e3;
+  } else if (l.present) {
+    g->launch_us = std::min(g->launch_us, l.same_stream_ns / 1e3);
+    g->event_wait_us = std::min(g->event_wait_us, std::max(0.0, l.cross_stream_ns - l.same_stream_ns) / 1e3);
+  }
 }
 
 }  // namespace
@@ -260,12 +311,17 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
     if (best.sm_copy_gbs <= 0 && !board.copy_bw.empty()) best.sm_copy_gbs = 50;
   }
   if (!board.copy_bw.empty() && best.sm_copy_gbs <= 0) best.sm_copy_gbs = 50;
+  ApplyLaunchGaps(board.launch, &best);
   const GpuSpec start = best;
-  double best_loss = Loss(best, board);
+  // The loss reads the first four files only: the search skips fused_kernel's
+  // rows (fitted after it, from the fitted GEMM model).
+  MeasuredBoard searched = board;
+  searched.fused.clear();
+  double best_loss = Loss(best, searched);
   for (int c = 0; c < std::max(options.chains, 1); ++c) {
     double loss = 0;
-    GpuSpec found = Search(start, board, 20261123u + uint32_t(c), options.iterations, &loss);
-    found = Polish(found, board, &loss);
+    GpuSpec found = Search(start, searched, 20261123u + uint32_t(c), options.iterations, &loss);
+    found = Polish(found, searched, &loss);
     if (loss < best_loss) {
       best = found;
       best_loss = loss;
@@ -305,6 +361,9 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
     }
   }
   fit.parameters.insert(fit.parameters.begin(), {"board_rate", base.board_rate, best.board_rate});
+  if (board.launch.graph()) fit.parameters.push_back({"launch_us", base.launch_us, best.launch_us});
+  if (board.launch.present || board.launch.graph())
+    fit.parameters.push_back({"event_wait_us", base.event_wait_us, best.event_wait_us});
   if (!board.fused.empty()) FitFusedKernel(board, &best, &fit.parameters);
   const std::string note = "; kernel model fitted to " + board.dir + " by braid calibrate --fit";
   if (base.source.find(note) == std::string::npos) best.source = base.source + note;

@@ -249,6 +249,8 @@ Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& g
       if (!v.ok()) return v.status();
       if (*w == "same_stream_start_to_start") l.same_stream_ns = *v;
       if (*w == "cross_stream_event_wait_start_to_start") l.cross_stream_ns = *v;
+      if (*w == "graph_same_stream_start_to_start") l.graph_same_stream_ns = *v;
+      if (*w == "graph_cross_stream_event_wait_start_to_start") l.graph_cross_stream_ns = *v;
     }
     l.present = l.same_stream_ns > 0 && l.cross_stream_ns > 0;
   } else if (c.status().code() != StatusCode::kNotFound) {

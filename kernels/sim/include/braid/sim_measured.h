@@ -36,16 +36,24 @@ struct MeasuredCopyEngine {  // copy_engine.csv (all four rows)
   double gemm_alone_ns = 0, gemm_beside_ns = 0, copy_ns = 0, copy_gbs = 0;
 };
 
-struct MeasuredLaunch {  // launch_gaps.csv
+// launch_gaps.csv. The first two rows come from a host launcher (Python for
+// h100-measured, C++ for `calibrate --measure`) and include its launch cost;
+// `calibrate --measure` adds the same two gaps inside a CUDA graph
+// (graph_same_stream_start_to_start, graph_cross_stream_event_wait_start_to_start),
+// which the device alone sets.
+struct MeasuredLaunch {
   bool present = false;
   double same_stream_ns = 0, cross_stream_ns = 0;
+  double graph_same_stream_ns = 0, graph_cross_stream_ns = 0;  // 0: not measured
+  bool graph() const { return graph_same_stream_ns > 0 && graph_cross_stream_ns > 0; }
 };
 
 // fused_kernel.csv (written by `calibrate --measure` on the cuda backend):
 //   m,n,k,comm_sms,gemm_ms,bytes,transfer_ms
 // gemm_ms: the fused kernel's GEMM tiles alone (its comm CTAs idle) on the
 // sm_count − comm_sms SMs they get; transfer_ms: its comm_sms CTAs moving
-// `bytes` to the peers with no GEMM tiles running. Use comm-SM counts below
+// `bytes` to the peers with no GEMM tiles running. Both per kernel, one
+// launch gap (the GPU file's launch_us) included. Use comm-SM counts below
 // the link's saturation: the fit reads the per-CTA rate from them.
 struct MeasuredFused {
   int64_t m = 0, n = 0, k = 0;
