@@ -148,7 +148,7 @@ TEST_F(CalibrateMeasure, MeasuresWritesTheCsvsAndTheFittedFile) {
   ASSERT_EQ(Run(a, &out, &err), cli::kExitOk) << err;
   EXPECT_EQ(opened_, 1);
   for (const char* f : {"gemm_bf16.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv", "copy_engine.csv",
-                        "launch_gaps.csv", "fused_probe.csv"}) {
+                        "launch_gaps.csv", "fused_kernel.csv"}) {
     EXPECT_TRUE(fs::is_regular_file(Path("csv") / fs::path(f))) << f;
   }
   auto gpu = LoadGpu(Path("fit.toml"));
@@ -157,9 +157,15 @@ TEST_F(CalibrateMeasure, MeasuresWritesTheCsvsAndTheFittedFile) {
   EXPECT_NEAR(gpu->sm_copy_gbs, 61.5, 61.5 * 0.1);
   const auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["device"], "Fake H100");
-  EXPECT_FALSE(j["fused"]["measured"].get<bool>());
-  EXPECT_THAT(j["fused"]["note"].get<std::string>(), HasSubstr("not measured"));
-  ASSERT_EQ(j["files"].size(), 4u);
+  // The quick grid's fused points (one shape, 2 budgets), fitted: the fake
+  // runs the shipped file's fused figures.
+  EXPECT_TRUE(j["fused"]["measured"].get<bool>());
+  EXPECT_EQ(j["fused"]["points"].get<int>(), 2);
+  EXPECT_NEAR(j["fused"]["gemm_efficiency"].get<double>(), 1.0, 0.08);
+  ASSERT_EQ(j["files"].size(), 6u);
+  EXPECT_EQ(j["files"][4]["file"], "launch_gaps.csv");
+  EXPECT_EQ(j["files"][5]["file"], "fused_kernel.csv");
+  EXPECT_EQ(j["files"][5]["rows"].get<int>(), 4);
   EXPECT_EQ(j["files"][2]["file"], "copy_kernel_bw.csv");
   // The shipped file's 83.8 GB/s per SM is off for this board; the fit is not.
   EXPECT_GT(j["files"][2]["before"]["max_abs_pct"].get<double>(), 10);
@@ -173,12 +179,14 @@ TEST_F(CalibrateMeasure, PrintsErrorsPerFileAndPutsTheCsvsBesideTheFileByDefault
   std::string out, err;
   ASSERT_EQ(Run(a, &out, &err), cli::kExitOk) << err;
   EXPECT_THAT(out, HasSubstr("measuring Fake H100 (132 SMs)"));
-  EXPECT_THAT(out, HasSubstr("fused kernel: not measured"));
+  EXPECT_THAT(out, HasSubstr("fused kernel (2 points): GEMM efficiency"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("fused_kernel.csv +4 "));
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16.csv +6 "));
   EXPECT_THAT(out, ::testing::ContainsRegex("copy_kernel_bw.csv +4 "));
   // A pipe gets one line per stage with its count and time.
   EXPECT_THAT(err, ::testing::ContainsRegex("gemm_bf16.csv: 6/6 measured in [0-9.]+s\n"));
   EXPECT_THAT(err, ::testing::ContainsRegex("launch_gaps.csv: 4/4 measured in"));
+  EXPECT_THAT(err, ::testing::ContainsRegex("fused_kernel.csv: 2/2 measured in"));
   std::vector<std::string> made;
   for (const auto& e : fs::directory_iterator(dir_)) made.push_back(e.path().filename().string());
   ASSERT_EQ(made.size(), 2u);

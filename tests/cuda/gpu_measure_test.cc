@@ -105,7 +105,7 @@ TEST(GpuMeasurePlan, TheGridKeepsAGpuBusyForSecondsNotHours) {
     const GpuSpec g = *LoadGpu(name);
     for (bool quick : {false, true}) {
       FakeMeasureDevice fake(g, name);
-      ASSERT_TRUE(RunMeasurements(fake, DefaultMeasurePlan(g.sm_count, quick), nullptr, nullptr).ok());
+      ASSERT_TRUE(RunMeasurements(fake, DefaultMeasurePlan(g.sm_count, quick), nullptr).ok());
       const double s = fake.device_ns() / 1e9;
       std::printf("%s %s grid: %d samples, %.1f s of device time (sim model)\n", name, quick ? "quick" : "full",
                   fake.samples(), s);
@@ -160,9 +160,9 @@ TEST(GpuMeasureMedian, KeepsTheMedianOfTheTimedSamplesOnly) {
 TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   FakeMeasureDevice fake(H100(), "Fake H100");
   const MeasurePlan plan = DefaultMeasurePlan(132, false);
-  auto m = RunMeasurements(fake, plan, nullptr, nullptr);
+  auto m = RunMeasurements(fake, plan, nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  const int points = 20 + 3 * (1 + 2 * 8) + 10 + 3;
+  const int points = 20 + 3 * (1 + 2 * 8) + 10 + 3 + 3 * 4 * 2;  // the fused points: two halves each
   EXPECT_EQ(fake.samples(), points * (plan.warmup + plan.iterations) + 4 * (plan.gap_warmup + plan.gap_iterations));
   TempDir d("layout");
   ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
@@ -173,7 +173,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       {"copy_kernel_bw.csv", {"sms,gbs_read_plus_write", 10}},
       {"copy_engine.csv", {"what,value", 4}},
       {"launch_gaps.csv", {"what,ns_p50", 4}},
-      {"fused_probe.csv", {"what,value,note", 2}},
+      {"fused_kernel.csv", {"m,n,k,comm_sms,gemm_ms,bytes,transfer_ms", 12}},
   };
   const std::string shared = SharedMeasured();
   for (const auto& [file, want] : files) {
@@ -191,7 +191,6 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       }
     }
   }
-  EXPECT_THAT(Lines(d / "fused_probe.csv")[1], HasSubstr("gemm_efficiency,,not measured"));
   auto board = sim::ReadMeasuredBoard(d.path(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   EXPECT_EQ(board->gemm.size(), 20u);
@@ -199,6 +198,8 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   EXPECT_EQ(board->copy_bw.size(), 10u);
   EXPECT_TRUE(board->copy_engine.present);
   EXPECT_TRUE(board->launch.present);
+  EXPECT_TRUE(board->launch.graph());
+  EXPECT_EQ(board->fused.size(), 12u);
   // Every fifth sample is a 3x outlier and the noise is ±2 %: the medians
   // are the model's times within the noise (and the CSV's 6 digits).
   for (const sim::MeasuredGemm& g : board->gemm) {
@@ -221,8 +222,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
 TEST(GpuMeasureRun, ReportsEveryStageUpToItsTotalInOrder) {
   FakeMeasureDevice fake(H100(), "Fake H100");
   std::vector<StageProgress> seen;
-  auto m =
-      RunMeasurements(fake, DefaultMeasurePlan(132, true), nullptr, [&](const StageProgress& p) { seen.push_back(p); });
+  auto m = RunMeasurements(fake, DefaultMeasurePlan(132, true), [&](const StageProgress& p) { seen.push_back(p); });
   ASSERT_TRUE(m.ok()) << m.status().message();
   std::vector<std::string> finished;
   for (size_t i = 0; i < seen.size(); ++i) {
@@ -234,7 +234,7 @@ TEST(GpuMeasureRun, ReportsEveryStageUpToItsTotalInOrder) {
     if (seen[i].done == seen[i].total) finished.push_back(seen[i].stage);
   }
   EXPECT_THAT(finished, ElementsAre("gemm_bf16.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",
-                                    "copy_engine.csv", "launch_gaps.csv"));
+                                    "copy_engine.csv", "launch_gaps.csv", "fused_kernel.csv"));
   EXPECT_EQ(seen.front().done, 0);
 }
 
@@ -244,7 +244,7 @@ TEST(GpuMeasureRun, AFailedSampleStopsTheRunNamingStageAndPoint) {
   // The first sample of the held stage's first holder run (after its alone run).
   const int per_point = plan.warmup + plan.iterations;
   fake.FailAtSample(20 * per_point + per_point, Status::Unavailable("an illegal memory access"));
-  auto m = RunMeasurements(fake, plan, nullptr, nullptr);
+  auto m = RunMeasurements(fake, plan, nullptr);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(m.status().message(),
@@ -254,35 +254,13 @@ TEST(GpuMeasureRun, AFailedSampleStopsTheRunNamingStageAndPoint) {
   EXPECT_FALSE(unprepared.GemmNs({64, 64, 64}, 1).ok());
 }
 
-class FixedFusedProbe : public FusedProbe {
- public:
-  Result<FusedFigures> Measure() override { return FusedFigures{0.71, 23.5}; }
-};
-
-TEST(GpuMeasureRun, TheFusedRowIsMeasuredOnlyWithAProbe) {
-  FakeMeasureDevice fake(H100(), "Fake H100");
-  auto without = RunMeasurements(fake, DefaultMeasurePlan(132, true), nullptr, nullptr);
-  ASSERT_TRUE(without.ok());
-  EXPECT_FALSE(without->fused_measured);
-  EXPECT_THAT(without->fused_note, HasSubstr("not measured"));
-  FixedFusedProbe probe;
-  FakeMeasureDevice fake2(H100(), "Fake H100");
-  auto with = RunMeasurements(fake2, DefaultMeasurePlan(132, true), &probe, nullptr);
-  ASSERT_TRUE(with.ok());
-  EXPECT_TRUE(with->fused_measured);
-  const auto files = MeasurementCsvFiles(*with);
-  EXPECT_EQ(files.back().first, "fused_probe.csv");
-  EXPECT_THAT(files.back().second, HasSubstr("gemm_efficiency,0.7100,measured by the fused probe"));
-  EXPECT_THAT(files.back().second, HasSubstr("transfer_gbs_per_sm,23.50,"));
-}
-
 // The fit of what the fake measured finds the fake's board again. Tolerances:
 // the medians are within the fake's ±2 % noise, and the check's own
 // tolerances (12 % per GEMM, 15 % held, 10 % bandwidth) bound the rest.
 TEST(GpuMeasureFit, RecoversTheFakeBoardFromItsMeasurements) {
   const GpuSpec truth = OtherBoard();
   FakeMeasureDevice fake(truth, "Fake Board 9000");
-  auto m = RunMeasurements(fake, DefaultMeasurePlan(truth.sm_count, false), nullptr, nullptr);
+  auto m = RunMeasurements(fake, DefaultMeasurePlan(truth.sm_count, false), nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
   TempDir d("fit");
   ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
@@ -311,7 +289,70 @@ TEST(GpuMeasureFit, RecoversTheFakeBoardFromItsMeasurements) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->sm_count, 132);
   EXPECT_THAT(fit->toml, HasSubstr("measured on 'Fake Board 9000' (132 SMs)"));
-  EXPECT_THAT(fit->toml, HasSubstr("The fused kernel's figures: not measured"));
+  EXPECT_THAT(fit->toml, HasSubstr("The fused kernel's figures: fitted to fused_kernel.csv (12 points"));
+}
+
+// The whole path for the fused kernel and the launch gaps: the fake runs a
+// board whose fused kernel reaches 62 % of the chosen GEMM kernel's rate and
+// moves 11 GB/s per comm CTA, with launch gaps unlike the shipped file's;
+// measure -> CSVs -> fit gives those figures back, and the check's fused
+// and launch rows go from off to within their tolerance.
+TEST(GpuMeasureFit, FitsTheFusedKernelAndTheLaunchGapsFromTheirCsvs) {
+  GpuSpec truth = OtherBoard();
+  truth.fused_gemm_efficiency = 0.62;
+  truth.fused_sm_transfer_gbs = 11;
+  truth.launch_us = 3.1;
+  truth.event_wait_us = 2.4;
+  FakeMeasureDevice fake(truth, "Fake Board 9000");
+  auto m = RunMeasurements(fake, DefaultMeasurePlan(truth.sm_count, false), nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->fused.size(), 12u);
+  // The fake's halves follow its truth: fewer SMs, slower GEMM half; more
+  // comm CTAs, faster transfer half.
+  EXPECT_GT(m->fused[3].gemm_ns, m->fused[0].gemm_ns);
+  EXPECT_LT(m->fused[3].transfer_ns, m->fused[0].transfer_ns / 8);
+  TempDir d("fitfused");
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
+  const auto csv = Lines(d / "fused_kernel.csv");
+  ASSERT_EQ(csv.size(), 13u);
+  EXPECT_EQ(csv[1].rfind("2048,4096,4096,2,", 0), 0u) << csv[1];
+  sim::FitOptions o;
+  o.chains = 2;
+  o.iterations = 3000;
+  auto fit = FitMeasuredGpu(H100(), d.path(), *m, o);
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  const GpuSpec& g = fit->fit.gpu;
+  EXPECT_NEAR(g.fused_gemm_efficiency, 0.62, 0.05 * 0.62);
+  EXPECT_NEAR(g.fused_sm_transfer_gbs, 11, 0.03 * 11);
+  // Graph-launched gaps hold no host cost: they are the figures.
+  EXPECT_NEAR(g.launch_us, 3.1, 0.03 * 3.1);
+  EXPECT_NEAR(g.event_wait_us, 2.4, 0.05 * 2.4);
+  const auto before = ErrorsByFile(fit->fit.before, *m);
+  const auto after = ErrorsByFile(fit->fit.after, *m);
+  ASSERT_EQ(after.size(), 6u);
+  std::printf(
+      "fitted from the fake's CSVs: fused_gemm_efficiency %.4f (truth 0.62), fused_sm_transfer_gbs %.3f (11), "
+      "launch_us %.3f (3.1), event_wait_us %.3f (2.4); fused_kernel.csv mean |error| %.1f %% -> %.1f %%, "
+      "launch_gaps.csv %.1f %% -> %.1f %%\n",
+      g.fused_gemm_efficiency, g.fused_sm_transfer_gbs, g.launch_us, g.event_wait_us, before[5].mean_abs_pct,
+      after[5].mean_abs_pct, before[4].mean_abs_pct, after[4].mean_abs_pct);
+  for (size_t i : {4, 5}) {
+    EXPECT_EQ(after[i].rows, i == 4 ? 2 : 24) << after[i].file;
+    EXPECT_GT(before[i].off, 0) << before[i].file;  // the shipped file's figures are not this board's
+    EXPECT_EQ(after[i].off, 0) << after[i].file;
+    EXPECT_LT(after[i].mean_abs_pct, 5) << after[i].file;
+  }
+  EXPECT_EQ(after[5].file, "fused_kernel.csv");
+  int named = 0;
+  for (const sim::FittedParameter& p : fit->fit.parameters) {
+    named += p.name == "launch_us" || p.name == "event_wait_us" || p.name == "fused_gemm_efficiency" ||
+             p.name == "fused_sm_transfer_gbs";
+  }
+  EXPECT_EQ(named, 4);
+  auto back = ParseGpuToml(fit->toml, "fit.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_NEAR(back->fused_gemm_efficiency, g.fused_gemm_efficiency, 1e-5);
+  EXPECT_NEAR(back->event_wait_us, g.event_wait_us, 1e-5);
 }
 
 }  // namespace

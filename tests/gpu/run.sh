@@ -21,8 +21,10 @@
 # {2,4,8} in loopback and across GPUs, and its timeout path: with
 # BRAID_FUSED_NEVER_SET=1:0 rank 1 never raises flag 0, and the run must end
 # in the kernel's "timed out on rank" line (within --timeout), not hang.
-# Last, `braid calibrate --measure` (quick grid) fits a GPU file to this GPU
-# and prints its errors per CSV file.
+# Last, `braid calibrate --measure` (quick grid) measures this GPU, the fused
+# kernel's GEMM and transfer halves included (fused_kernel.csv), fits a GPU
+# file to it and prints the fitted file's errors per CSV file; it fails
+# without fused_kernel.csv rows.
 set -u
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -161,15 +163,24 @@ for op in ag_gemm gemm_rs; do
 done
 
 # calibrate --measure on device 0: the quick grid (BRAID_MEASURE=full for the
-# whole one, a few minutes); prints the fitted file's errors per CSV file and
-# keeps the CSVs and the file in a folder it names.
+# whole one, a few minutes); prints the fitted file's errors per CSV file
+# (launch_gaps.csv's graph rows and fused_kernel.csv's two halves among them)
+# and keeps the CSVs and the file in a folder it names.
 echo
 measure_flags=(--quick)
 [[ "${BRAID_MEASURE:-quick}" == full ]] && measure_flags=()
 measure_dir="$(mktemp -d "${TMPDIR:-/tmp}/braid-gpu-measure-XXXXXX")"
 echo "calibrate --measure ${measure_flags[*]} (CSVs and GPU file in $measure_dir)"
 if "$braid" calibrate --measure "${measure_flags[@]}" --gpu-out "$measure_dir/gpu.toml" --csv-dir "$measure_dir/csv"; then
-  rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml")
+  fused_csv="$measure_dir/csv/fused_kernel.csv"
+  fused_points=0
+  [[ -f "$fused_csv" ]] && fused_points=$(( $(wc -l <"$fused_csv") - 1 ))
+  if [[ "$fused_points" -gt 0 ]]; then
+    rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml ($fused_points fused points)")
+  else
+    rows+=("measure  calibrate  -        -   -      -          FAIL     no fused_kernel.csv rows in $measure_dir/csv")
+    failed=1
+  fi
 else
   rows+=("measure  calibrate  -        -   -      -          FAIL     see above")
   failed=1

@@ -113,12 +113,10 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
     }
     for (const auto& p : fit.fit.parameters)
       params.push_back({{"name", p.name}, {"before", p.before}, {"after", p.after}});
-    nlohmann::json fused{{"measured", m.fused_measured}};
-    if (m.fused_measured) {
-      fused["gemm_efficiency"] = m.fused.gemm_efficiency;
-      fused["transfer_gbs_per_sm"] = m.fused.transfer_gbs_per_sm;
-    } else {
-      fused["note"] = m.fused_note;
+    nlohmann::json fused{{"measured", !m.fused.empty()}, {"points", m.fused.size()}};
+    if (!m.fused.empty()) {
+      fused["gemm_efficiency"] = fit.fit.gpu.fused_gemm_efficiency;
+      fused["transfer_gbs_per_sm"] = fit.fit.gpu.fused_sm_transfer_gbs;
     }
     std::cout << nlohmann::json{{"device", m.device},
                                 {"sm_count", m.sm_count},
@@ -138,12 +136,11 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
     return;
   }
   std::printf("wrote the measurements to %s\n", dir.c_str());
-  if (m.fused_measured) {
-    std::printf("fused kernel: GEMM efficiency %.3f, %.1f GB/s per comm SM\n", m.fused.gemm_efficiency,
-                m.fused.transfer_gbs_per_sm);
+  if (!m.fused.empty()) {
+    std::printf("fused kernel (%zu points): GEMM efficiency %.3f, %.1f GB/s per comm SM\n", m.fused.size(),
+                fit.fit.gpu.fused_gemm_efficiency, fit.fit.gpu.fused_sm_transfer_gbs);
   } else {
-    std::printf("fused kernel: %s; its figures in the GPU file stay %s's assumptions\n", m.fused_note.c_str(),
-                a.gpu.c_str());
+    std::printf("fused kernel: not measured; its figures in the GPU file stay %s's assumptions\n", a.gpu.c_str());
   }
   std::printf("launch gaps (median ns): C++ launcher %.0f on one stream, %.0f across an event; CUDA graph %.0f, %.0f\n",
               m.host_same_stream_ns, m.host_cross_stream_ns, m.graph_same_stream_ns, m.graph_cross_stream_ns);
@@ -178,15 +175,15 @@ int CalibrateMeasure(const CalibrateArgs& a, const MeasureDeviceOpener& open_dev
   if (!a.json) {
     std::printf(
         "measuring %s (%d SMs): %zu GEMM shapes; %zu shapes beside 2 holders x %zu held-SM counts; %zu copy SM "
-        "counts; a copy-engine copy; 4 launch gaps\n",
+        "counts; a copy-engine copy; 4 launch gaps; the fused kernel on %zu shapes x %zu comm-SM budgets\n",
         d.Name().c_str(), d.SmCount(), plan.gemm_shapes.size(), plan.held_shapes.size(), plan.held_sms.size(),
-        plan.copy_sms.size());
+        plan.copy_sms.size(), plan.fused_shapes.size(), plan.fused_comm_sms.size());
     std::fflush(stdout);
   }
   auto dir = MakeCsvDir(a.csv_dir, *gpu_out);
   if (!dir.ok()) return ReportError("calibrate", dir.status());
   const StageLines lines(::isatty(STDERR_FILENO) == 1, !a.no_progress);
-  auto m = measure::RunMeasurements(d, plan, /*fused=*/nullptr, std::cref(lines));
+  auto m = measure::RunMeasurements(d, plan, std::cref(lines));
   if (!m.ok()) return ReportError("calibrate", Status::Internal(m.status().message()));
   if (Status s = measure::WriteMeasurementCsvs(*m, *dir); !s.ok()) return ReportError("calibrate", s);
   if (!a.no_progress) std::fprintf(stderr, "fitting %s to the measurements\n", a.gpu.c_str());

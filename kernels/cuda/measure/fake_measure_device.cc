@@ -1,5 +1,9 @@
 // FakeMeasureDevice (braid/gpu_measure_fake.h): the sim's models as a GPU.
 #include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "braid/gpu_measure_fake.h"
 #include "braid/sim_models.h"
@@ -18,6 +22,7 @@ Status FakeMeasureDevice::Prepare(const MeasurePlan& plan) {
   std::vector<GemmShape> all = plan.gemm_shapes;
   all.insert(all.end(), plan.held_shapes.begin(), plan.held_shapes.end());
   all.push_back(plan.ce_gemm);
+  all.insert(all.end(), plan.fused_shapes.begin(), plan.fused_shapes.end());
   for (const GemmShape& s : all) {
     max_a_ = std::max(max_a_, s.m * s.k);
     max_b_ = std::max(max_b_, s.k * s.n);
@@ -91,6 +96,88 @@ Result<double> FakeMeasureDevice::LaunchGapNs(Launcher launcher, Gap gap) {
   double ns = truth_.launch_us * 1e3 + (launcher == Launcher::kHost ? kHostLaunchNs : 0);
   if (gap == Gap::kCrossStreamEvent) ns += truth_.event_wait_us * 1e3;
   return Sample(ns);
+}
+
+}  // namespace braid::measure
+
+namespace braid::measure {
+
+namespace {
+
+// Intervals [begin, begin + length) that must tile [lo, hi) exactly once.
+Status Partition(std::vector<std::pair<int64_t, int64_t>> v, int64_t lo, int64_t hi, const std::string& what) {
+  std::sort(v.begin(), v.end());
+  int64_t next = lo;
+  for (auto [begin, length] : v) {
+    if (begin != next || length < 1) {
+      return Status::Internal(what + " at " + std::to_string(begin) + " where " + std::to_string(next) +
+                              " was due (a gap or an overlap)");
+    }
+    next += length;
+  }
+  if (next != hi) return Status::Internal(what + " end at " + std::to_string(next) + ", not " + std::to_string(hi));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status FakeMeasureDevice::CheckFusedHalf(const cuda::fused::RankTables& t, const cuda::fused::FusedShape& shape,
+                                         FusedPart part) {
+  namespace fused = cuda::fused;
+  const std::string half = "fake measure device: the fused kernel's " +
+                           std::string(part == FusedPart::kGemm ? "GEMM half: " : "transfer half: ");
+  if (t.ctas() != (part == FusedPart::kGemm ? shape.comm_ctas + shape.compute_ctas : shape.comm_ctas)) {
+    return Status::Internal(half + "a grid of " + std::to_string(t.ctas()) + " CTAs");
+  }
+  // GEMM tiles by row band: the bands tile [0, m), each band's columns [0, n).
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> bands;
+  std::vector<std::pair<int64_t, int64_t>> pulls;
+  for (int c = 0; c < t.ctas(); ++c) {
+    for (int32_t i = t.cta_begin[size_t(c)]; i < t.cta_begin[size_t(c) + 1]; ++i) {
+      const fused::FusedTask& task = t.tasks[size_t(i)];
+      if (task.wait_count != 0 || task.sets >= 0) return Status::Internal(half + "a task waits or raises a flag");
+      const bool comm_cta = c < shape.comm_ctas;
+      if (task.kind == fused::kGemmTile && part == FusedPart::kGemm && !comm_cta) {
+        bands[{task.row0, task.rows}].push_back({task.col0, task.cols});
+      } else if (task.kind == fused::kPullRows && part == FusedPart::kTransfer && comm_cta) {
+        if (task.src <= 0 || task.src >= shape.ranks || task.cols != shape.k) {
+          return Status::Internal(half + "a pull of the wrong rows");
+        }
+        pulls.push_back({task.row0, task.rows});
+      } else {
+        return Status::Internal(half + "task " + std::to_string(i) + " belongs to the other half or another CTA");
+      }
+    }
+  }
+  if (part == FusedPart::kTransfer) return Partition(pulls, shape.block_rows(), shape.m, half + "pulled rows");
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  for (const auto& [band, cols] : bands) {
+    rows.push_back(band);
+    BRAID_RETURN_IF_ERROR(Partition(cols, 0, shape.n, half + "columns of rows " + std::to_string(band.first)));
+  }
+  return Partition(rows, 0, shape.m, half + "row bands");
+}
+
+Result<double> FakeMeasureDevice::FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) {
+  BRAID_RETURN_IF_ERROR(CheckGemm(s, count));
+  auto tables = FusedProbeTables(s, comm_sms, ranks, truth_.sm_count, part);
+  if (!tables.ok()) return Status::Internal("fake measure device: " + tables.status().message());
+  const cuda::fused::FusedShape shape = FusedProbeShape(s, comm_sms, ranks, truth_.sm_count);
+  // Checked once per point (the tables do not change between samples).
+  const auto key = std::tuple{s.m, s.n, s.k, comm_sms, ranks, int(part)};
+  if (checked_fused_.insert(key).second) BRAID_RETURN_IF_ERROR(CheckFusedHalf(*tables, shape, part));
+  const double launch_ns = truth_.launch_us * 1e3;
+  double ns = 0;
+  if (part == FusedPart::kGemm) {
+    const int sms = truth_.sm_count - comm_sms;
+    ns = sim::GemmCostOf(truth_, s.m, s.n, s.k, DType::kBf16, sms).BodyNs(sms) / truth_.fused_gemm_efficiency;
+  } else {
+    const double copy_gbs = sim::CopyBandwidthGbs(truth_, comm_sms) / 2;  // bytes moved, not read + written
+    const double per_cta =
+        truth_.fused_sm_transfer_gbs > 0 ? truth_.fused_sm_transfer_gbs : sim::CopyBandwidthGbs(truth_, 1) / 2;
+    ns = double(FusedPulledBytes(*tables)) / std::min(per_cta * comm_sms, copy_gbs);
+  }
+  return Sample(launch_ns + ns, (launch_ns + ns) * count);
 }
 
 }  // namespace braid::measure

@@ -69,14 +69,14 @@ std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measu
                          "\ngraph_same_stream_start_to_start," + Fmt("%.0f", m.graph_same_stream_ns) +
                          "\ngraph_cross_stream_event_wait_start_to_start," + Fmt("%.0f", m.graph_cross_stream_ns) +
                          "\n");
-  std::string fused = "what,value,note\n";
-  if (m.fused_measured) {
-    fused += "gemm_efficiency," + Fmt("%.4f", m.fused.gemm_efficiency) + ",measured by the fused probe\n";
-    fused += "transfer_gbs_per_sm," + Fmt("%.2f", m.fused.transfer_gbs_per_sm) + ",measured by the fused probe\n";
-  } else {
-    fused += "gemm_efficiency,," + m.fused_note + "\ntransfer_gbs_per_sm,," + m.fused_note + "\n";
+  if (!m.fused.empty()) {
+    std::string fused = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n";
+    for (const MeasuredFusedRow& r : m.fused) {
+      fused += Dims(r.shape) + "," + std::to_string(r.comm_sms) + "," + Ms(r.gemm_ns) + "," + std::to_string(r.bytes) +
+               "," + Ms(r.transfer_ns) + "\n";
+    }
+    files.emplace_back("fused_kernel.csv", fused);
   }
-  files.emplace_back("fused_probe.csv", fused);
   return files;
 }
 
@@ -103,8 +103,10 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base_file, const std::string& 
     out.toml += (&p == &out.fit.parameters.front() ? " " : ", ") + p.name;
   }
   out.toml += ".\n# Every other figure is " + base_file.name + "'s, with its sources.\n";
-  out.toml += m.fused_measured ? "# The fused kernel's figures were measured (fused_probe.csv).\n"
-                               : "# The fused kernel's figures: " + m.fused_note + ".\n";
+  out.toml += m.fused.empty()
+                  ? "# The fused kernel's figures: not measured (no fused points in the plan).\n"
+                  : "# The fused kernel's figures: fitted to fused_kernel.csv (" + std::to_string(m.fused.size()) +
+                        " points, the kernel's GEMM and transfer halves timed apart on one GPU).\n";
   out.toml += sim::GpuToml(out.fit.gpu);
   if (auto back = ParseGpuToml(out.toml, "the fitted GPU file"); !back.ok()) {
     return Status::Internal("the fitted GPU file does not read back: " + back.status().message());
@@ -113,10 +115,11 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base_file, const std::string& 
 }
 
 std::vector<FileErrors> ErrorsByFile(const sim::MeasuredCheck& check, const Measurements& m) {
-  const std::pair<const char*, size_t> files[] = {{"gemm_bf16.csv", m.gemm.size()},
-                                                  {"gemm_beside_held_sms.csv", m.held.size()},
-                                                  {"copy_kernel_bw.csv", m.copy_bw.size()},
-                                                  {"copy_engine.csv", m.ce_copy_ns > 0 ? 2 : 0}};
+  const bool graph_gaps = m.graph_same_stream_ns > 0 && m.graph_cross_stream_ns > 0;
+  const std::pair<const char*, size_t> files[] = {
+      {"gemm_bf16.csv", m.gemm.size()},         {"gemm_beside_held_sms.csv", m.held.size()},
+      {"copy_kernel_bw.csv", m.copy_bw.size()}, {"copy_engine.csv", m.ce_copy_ns > 0 ? 2 : 0},
+      {"launch_gaps.csv", graph_gaps ? 2 : 0},  {"fused_kernel.csv", 2 * m.fused.size()}};
   std::vector<FileErrors> out;
   size_t row = 0;
   for (auto [name, count] : files) {

@@ -30,6 +30,12 @@ std::vector<int> Counts(std::vector<int> v, int lo, int hi) {
   return {s.begin(), s.end()};
 }
 
+// Comm-SM budgets the fused kernel takes on `sm_count` SMs: at most its
+// comm-CTA limit and half the SMs.
+std::vector<int> FusedBudgets(std::vector<int> v, int sm_count) {
+  return Counts(std::move(v), 1, std::min(cuda::fused::kMaxCommCtas, sm_count / 2));
+}
+
 }  // namespace
 
 MeasurePlan DefaultMeasurePlan(int sm_count, bool quick) {
@@ -47,12 +53,18 @@ MeasurePlan DefaultMeasurePlan(int sm_count, bool quick) {
     p.iterations = 5;
     p.gap_warmup = 5;
     p.gap_iterations = 31;
+    p.fused_shapes = {{4096, 4096, 4096}};
+    p.fused_comm_sms = FusedBudgets({4, 16}, sm_count);
     return p;
   }
   p.gemm_shapes = GemmGrid();
   p.held_shapes = {{8192, 8192, 8192}, {4096, 1280, 8192}, {4096, 8192, 1024}};
   p.held_sms = Counts({0, 4, 8, 16, 24, 32, 48, half}, 0, sm_count - 1);
   p.copy_sms = Counts({1, 2, 4, 8, 16, 24, 32, 48, 64, sm_count}, 1, sm_count);
+  // Square, wide and deep GEMMs; budgets below the link's saturation (the
+  // fit reads a per-CTA rate).
+  p.fused_shapes = {{2048, 4096, 4096}, {4096, 8192, 4096}, {8192, 4096, 8192}};
+  p.fused_comm_sms = FusedBudgets({2, 8, 16, 32}, sm_count);
   return p;
 }
 
@@ -84,6 +96,17 @@ Status CheckMeasurePlan(const MeasurePlan& p, int sm_count) {
   if (p.ce_gemm.m != 8192 || p.ce_gemm.n != 8192 || p.ce_gemm.k != 8192 || p.ce_copy_bytes != (int64_t{2} << 30)) {
     return Status::Invalid("measurement plan: copy_engine.csv is an 8192^3 GEMM beside a 2 GiB copy");
   }
+  if (!p.fused_shapes.empty() && p.fused_comm_sms.empty()) {
+    return Status::Invalid("measurement plan: fused shapes need at least one comm-SM budget");
+  }
+  for (const GemmShape& s : p.fused_shapes) {
+    for (int comm : p.fused_comm_sms) {
+      // The kernel's own refusals (both halves share them), one line.
+      auto t = FusedProbeTables(s, comm, p.fused_ranks, sm_count, FusedPart::kTransfer);
+      if (!t.ok()) return Status::Invalid("measurement plan: fused probe: " + t.status().message());
+    }
+  }
+  if (p.fused_kernels_per_sample < 1) return Status::Invalid("measurement plan: needs one fused kernel per sample");
   if (p.gemms_per_sample < 1 || p.warmup < 0 || p.iterations < 1 || p.gap_warmup < 0 || p.gap_iterations < 1) {
     return Status::Invalid("measurement plan: needs at least one GEMM per sample and one timed sample");
   }

@@ -159,10 +159,38 @@ Status MeasureGaps(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& pro
   return Status::Ok();
 }
 
+// Each point's two halves; bytes from the transfer half's own tables.
+Status MeasureFused(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  Stage stage("fused_kernel.csv", int(p.fused_shapes.size() * p.fused_comm_sms.size()), progress);
+  for (const GemmShape& s : p.fused_shapes) {
+    for (int comm : p.fused_comm_sms) {
+      const std::string point = ShapeText(s) + " on " + std::to_string(comm) + " comm SMs";
+      auto tables = FusedProbeTables(s, comm, p.fused_ranks, m->sm_count, FusedPart::kTransfer);
+      if (!tables.ok()) return stage.Fail(point, tables.status());
+      MeasuredFusedRow row{s, comm, 0, FusedPulledBytes(*tables), 0};
+      const struct {
+        FusedPart part;
+        double* out;
+        const char* what;
+      } halves[] = {{FusedPart::kGemm, &row.gemm_ns, " (GEMM half)"},
+                    {FusedPart::kTransfer, &row.transfer_ns, " (transfer half)"}};
+      for (const auto& h : halves) {
+        auto t =
+            MedianOfSamples([&] { return d.FusedPartNs(s, comm, p.fused_ranks, h.part, p.fused_kernels_per_sample); },
+                            p.warmup, p.iterations);
+        if (!t.ok()) return stage.Fail(point + h.what, t.status());
+        *h.out = *t;
+      }
+      m->fused.push_back(row);
+      stage.Done();
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, FusedProbe* fused,
-                                     const ProgressFn& progress) {
+Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress) {
   Measurements m;
   m.device = d.Name();
   m.sm_count = d.SmCount();
@@ -173,16 +201,7 @@ Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, Fus
   BRAID_RETURN_IF_ERROR(MeasureCopyBw(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureCopyEngine(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureGaps(d, p, progress, &m));
-  if (fused == nullptr) {
-    m.fused_note = "not measured: no fused-kernel probe yet (FusedProbe in braid/gpu_measure.h)";
-  } else {
-    Stage stage("fused_probe.csv", 1, progress);
-    auto f = fused->Measure();
-    if (!f.ok()) return stage.Fail("probe", f.status());
-    m.fused_measured = true;
-    m.fused = *f;
-    stage.Done();
-  }
+  if (!p.fused_shapes.empty()) BRAID_RETURN_IF_ERROR(MeasureFused(d, p, progress, &m));
   return m;
 }
 

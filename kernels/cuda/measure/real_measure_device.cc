@@ -1,7 +1,8 @@
 // The real MeasureDevice (braid/gpu_measure.h): cuBLASLt GEMMs through the
 // BlasLtApi seam, buffers, streams, copies and flags through CudaApi, and
 // the CUDA runtime for what those seams do not offer (timing events, CUDA
-// graphs, the kernels of measure_kernels.cu). Never run on a GPU yet.
+// graphs, the kernels of measure_kernels.cu), and the fused kernel through
+// its own seam (FusedKernelApi) on probe tables. Never run on a GPU yet.
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -76,6 +77,7 @@ class RealMeasureDevice : public MeasureDevice {
     auto blas = cuda::MakeRealBlasLt();
     BRAID_RETURN_IF_ERROR(blas.status());
     blas_ = std::move(blas).value();
+    fused_ = cuda::MakeRealFused();
     return Status::Ok();
   }
 
@@ -87,6 +89,7 @@ class RealMeasureDevice : public MeasureDevice {
     std::vector<GemmShape> all = plan.gemm_shapes;
     all.insert(all.end(), plan.held_shapes.begin(), plan.held_shapes.end());
     all.push_back(plan.ce_gemm);
+    all.insert(all.end(), plan.fused_shapes.begin(), plan.fused_shapes.end());
     for (const GemmShape& s : all) {
       a = std::max(a, s.m * s.k), b = std::max(b, s.k * s.n), c = std::max(c, s.m * s.n);
     }
@@ -116,6 +119,12 @@ class RealMeasureDevice : public MeasureDevice {
     BRAID_RETURN_IF_ERROR(flags.status());
     flags_ = *flags;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemsetAsync(flags_, 0, 64, Raw(main_))));
+    // The fused kernel's error record and (unused: no task waits) flags.
+    auto fused_state = Alloc(sizeof(cuda::fused::FusedError) + 64);
+    BRAID_RETURN_IF_ERROR(fused_state.status());
+    fused_state_ = *fused_state;
+    BRAID_RETURN_IF_ERROR(
+        BRAID_CUDA_STATUS(cudaMemsetAsync(fused_state_, 0, sizeof(cuda::fused::FusedError) + 64, Raw(main_))));
     return Finish(main_);
   }
 
@@ -201,6 +210,22 @@ class RealMeasureDevice : public MeasureDevice {
     BRAID_RETURN_IF_ERROR(cuda_->Download(t, slots, sizeof t));
     if (t[1] <= t[0]) return Status::Internal("the second kernel's timer did not advance past the first's");
     return double(t[1] - t[0]);
+  }
+
+  // Rank 0 of a loopback ag_gemm: its gathered A is set 0's, every peer's A
+  // is set 1's (each pull reads the peer's own rows of it).
+  Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) override {
+    auto launch = FusedLaunchFor(s, comm_sms, ranks, part);
+    BRAID_RETURN_IF_ERROR(launch.status());
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    for (int i = 0; i < count; ++i) BRAID_RETURN_IF_ERROR(fused_->Launch(*launch, main_));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    auto ns = Elapsed();
+    BRAID_RETURN_IF_ERROR(ns.status());
+    cuda::fused::FusedError e;
+    BRAID_RETURN_IF_ERROR(cuda_->Download(&e, fused_state_, sizeof e));
+    if (e.code != 0) return Status::Internal("the fused kernel reported error " + std::to_string(e.code));
+    return *ns / count;
   }
 
  private:
@@ -291,6 +316,47 @@ class RealMeasureDevice : public MeasureDevice {
     return *exec;
   }
 
+  // The probe's tables for one point, uploaded once.
+  Result<cuda::fused::FusedLaunch> FusedLaunchFor(const GemmShape& s, int comm_sms, int ranks, FusedPart part) {
+    const auto key = std::tuple{s.m, s.n, s.k, comm_sms, ranks, int(part)};
+    if (auto it = fused_launches_.find(key); it != fused_launches_.end()) return it->second;
+    auto tables = FusedProbeTables(s, comm_sms, ranks, props_.sm_count, part);
+    BRAID_RETURN_IF_ERROR(tables.status());
+    cuda::fused::FusedLaunch l;
+    l.op = 0;
+    l.rank = 0;
+    l.ranks = ranks;
+    l.m = int32_t(s.m), l.n = int32_t(s.n), l.k = int32_t(s.k);
+    l.dtype = 0;
+    l.ctas = tables->ctas();
+    l.epoch = 1;
+    l.timeout_ns = kHolderTimeoutNs;
+    const auto upload = [&](const void* data, size_t bytes) -> Result<DevPtr> {
+      auto p = Alloc(std::max<size_t>(bytes, 16));
+      BRAID_RETURN_IF_ERROR(p.status());
+      if (bytes > 0) BRAID_RETURN_IF_ERROR(cuda_->Upload(*p, data, bytes));
+      return p;
+    };
+    auto tasks = upload(tables->tasks.data(), tables->tasks.size() * sizeof(cuda::fused::FusedTask));
+    BRAID_RETURN_IF_ERROR(tasks.status());
+    auto waits = upload(tables->waits.data(), tables->waits.size() * sizeof(cuda::fused::FlagRef));
+    BRAID_RETURN_IF_ERROR(waits.status());
+    auto begin = upload(tables->cta_begin.data(), tables->cta_begin.size() * sizeof(int32_t));
+    BRAID_RETURN_IF_ERROR(begin.status());
+    l.tasks = static_cast<const cuda::fused::FusedTask*>(*tasks);
+    l.waits = static_cast<const cuda::fused::FlagRef*>(*waits);
+    l.cta_begin = static_cast<const int32_t*>(*begin);
+    for (int q = 0; q < ranks; ++q) {
+      l.a[q] = q == 0 ? sets_[0].a : sets_[1].a;
+      l.flags[q] = reinterpret_cast<uint32_t*>(static_cast<char*>(fused_state_) + sizeof(cuda::fused::FusedError));
+    }
+    l.b = sets_[0].b;
+    l.out = sets_[0].c;
+    l.error = static_cast<cuda::fused::FusedError*>(fused_state_);
+    fused_launches_[key] = l;
+    return l;
+  }
+
   template <typename Issue>
   Result<cudaGraphExec_t> Capture(const Issue& issue) {
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamBeginCapture(Raw(main_), cudaStreamCaptureModeThreadLocal)));
@@ -308,6 +374,7 @@ class RealMeasureDevice : public MeasureDevice {
 
   std::shared_ptr<cuda::CudaApi> cuda_;
   std::unique_ptr<cuda::BlasLtApi> blas_;
+  std::shared_ptr<cuda::FusedKernelApi> fused_;
   cuda::DeviceProps props_;
   int smem_bytes_ = 0;
   GpuStream main_ = nullptr, side_ = nullptr;
@@ -315,10 +382,12 @@ class RealMeasureDevice : public MeasureDevice {
   std::vector<DevPtr> buffers_;
   InputSet sets_[kInputSets];
   DevPtr copy_src_ = nullptr, copy_dst_ = nullptr, holder_src_ = nullptr, holder_dst_ = nullptr, flags_ = nullptr;
+  DevPtr fused_state_ = nullptr;  // FusedError, then the flags
   int64_t copy_bytes_ = 0;
   unsigned generation_ = 0, started_total_ = 0;
   std::map<std::tuple<int64_t, int64_t, int64_t, int>, cudaGraphExec_t> graphs_;
   std::map<Gap, cudaGraphExec_t> gap_graphs_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int>, cuda::fused::FusedLaunch> fused_launches_;
 };
 
 }  // namespace

@@ -1,6 +1,10 @@
 // `braid calibrate --measure`: measures this machine's GPU in the CSV layout
 // of shared/calibration/h100-measured (see its README) and fits a GPU file to
-// it with the simulator's fit (braid/sim_fit.h).
+// it with the simulator's fit (braid/sim_fit.h). It also runs the fused
+// P2P+GEMM kernel (kernels/cuda/fused) in its two halves — its GEMM tiles
+// alone and its comm CTAs' pulls alone — and writes fused_kernel.csv, from
+// which the fit sets the GPU file's fused_gemm_efficiency and
+// fused_sm_transfer_gbs.
 //
 // The device work goes through one seam, MeasureDevice: a real one on the
 // CUDA runtime and cuBLASLt (OpenRealMeasureDevice, only in a CUDA build) and
@@ -19,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/fused_schedule.h"
 #include "braid/gpu_files.h"
 #include "braid/sim_fit.h"
 #include "braid/status.h"
@@ -32,6 +37,9 @@ struct GemmShape {
 enum class Holder { kSpin, kCopy };     // a spinning SM holder, or one copying 64 MiB in a loop
 enum class Launcher { kHost, kGraph };  // kernels launched one by one from C++, or replayed from a CUDA graph
 enum class Gap { kSameStream, kCrossStreamEvent };
+// The fused kernel's halves: its GEMM tiles with the comm CTAs idle, or its
+// comm CTAs pulling peers' rows of A with no GEMM tile running.
+enum class FusedPart { kGemm, kTransfer };
 
 // What to measure. DefaultMeasurePlan gives the h100-measured grid.
 struct MeasurePlan {
@@ -45,12 +53,19 @@ struct MeasurePlan {
   int gemms_per_sample = 20;  // GEMMs in one CUDA graph; a sample is one replay over this count
   int warmup = 3, iterations = 15;
   int gap_warmup = 20, gap_iterations = 180;  // launch gaps: many cheap samples
+  // fused_kernel.csv: each shape × comm-SM budget, as rank 0 of an ag_gemm
+  // of fused_ranks ranks whose peers are buffers on this GPU (loopback).
+  std::vector<GemmShape> fused_shapes;
+  std::vector<int> fused_comm_sms;
+  int fused_ranks = 8;
+  int fused_kernels_per_sample = 3;  // back-to-back launches per sample
 };
 
 // The grid of h100-measured on a device of `sm_count` SMs: the 20 shapes of
 // gemm_bf16.csv; 3 shapes beside 0, 4, 8, 16, 24, 32, 48 and sm_count/2 held
-// SMs; copies on 1 … 64 and all SMs. `quick`: 6 shapes, one held shape on 4
-// counts, 4 copy counts, fewer samples (tests/gpu/run.sh).
+// SMs; copies on 1 … 64 and all SMs; the fused kernel on 3 shapes × 2, 8,
+// 16, 32 comm SMs. `quick`: 6 shapes, one held shape on 4 counts, 4 copy
+// counts, one fused shape on 2 budgets, fewer samples (tests/gpu/run.sh).
 MeasurePlan DefaultMeasurePlan(int sm_count, bool quick);
 // Invalid when a count or size is out of range for a device of `sm_count` SMs.
 Status CheckMeasurePlan(const MeasurePlan& plan, int sm_count);
@@ -78,20 +93,23 @@ class MeasureDevice {
   virtual Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) = 0;
   // Start-to-start gap of two tiny kernels.
   virtual Result<double> LaunchGapNs(Launcher launcher, Gap gap) = 0;
+  // ns per kernel of `count` back-to-back launches of the fused kernel
+  // running FusedProbeTables(s, comm_sms, ranks, SmCount(), part).
+  virtual Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) = 0;
 };
 
-// The fused kernel's own figures (kernels/cuda/fused): measured by a probe
-// that runs that kernel. None exists yet; without one the output says the
-// row is not measured.
-struct FusedFigures {
-  double gemm_efficiency = 0;      // of the GEMM part's peak on its SMs
-  double transfer_gbs_per_sm = 0;  // one comm CTA's transfer rate
-};
-class FusedProbe {
- public:
-  virtual ~FusedProbe() = default;
-  virtual Result<FusedFigures> Measure() = 0;
-};
+// The fused probe's kernel shape: rank 0 of an ag_gemm of `ranks` ranks on
+// all `sm_count` SMs, `comm_sms` of them comm CTAs.
+cuda::fused::FusedShape FusedProbeShape(const GemmShape& s, int comm_sms, int ranks, int sm_count);
+// The tables of one half, cut from the schedule's own (BuildRankTables):
+// kGemm keeps every CTA, empties the comm CTAs' lists and drops the compute
+// tiles' waits and flags (their rows are taken as landed); kTransfer keeps
+// only the comm CTAs and their pulls, without flags. Invalid (one line) for
+// a shape or budget the kernel refuses (CheckFusedShape).
+Result<cuda::fused::RankTables> FusedProbeTables(const GemmShape& s, int comm_sms, int ranks, int sm_count,
+                                                 FusedPart part);
+// Bytes the tables' pulls move (rows × k × 2: bf16).
+int64_t FusedPulledBytes(const cuda::fused::RankTables& tables);
 
 struct MeasuredGemmRow {
   GemmShape shape;
@@ -107,8 +125,15 @@ struct MeasuredCopyRow {
   int sms = 0;
   double gbs = 0;  // bytes read + written per ns
 };
+struct MeasuredFusedRow {  // fused_kernel.csv (braid/sim_measured.h: MeasuredFused)
+  GemmShape shape;
+  int comm_sms = 0;
+  double gemm_ns = 0;  // per kernel, launch gap included
+  int64_t bytes = 0;
+  double transfer_ns = 0;  // per kernel, launch gap included
+};
 
-// What one run measured: the rows of the five CSV files, and the fused row.
+// What one run measured: the rows of the six CSV files.
 struct Measurements {
   std::string device;
   int sm_count = 0;
@@ -118,9 +143,7 @@ struct Measurements {
   double ce_gemm_alone_ns = 0, ce_gemm_beside_ns = 0, ce_copy_ns = 0, ce_copy_gbs = 0;
   double host_same_stream_ns = 0, host_cross_stream_ns = 0;    // launch_gaps.csv, C++ launcher
   double graph_same_stream_ns = 0, graph_cross_stream_ns = 0;  // ... inside a CUDA graph
-  bool fused_measured = false;
-  FusedFigures fused;
-  std::string fused_note;  // why it was not measured
+  std::vector<MeasuredFusedRow> fused;
 };
 
 // One stage's progress: after each measurement of it.
@@ -131,17 +154,16 @@ struct StageProgress {
 };
 using ProgressFn = std::function<void(const StageProgress&)>;
 
-// The whole plan on `device` (Prepare first); `fused` may be null. Stops at
-// the first failed sample, naming the stage and the measurement.
-Result<Measurements> RunMeasurements(MeasureDevice& device, const MeasurePlan& plan, FusedProbe* fused,
-                                     const ProgressFn& progress);
+// The whole plan on `device` (Prepare first). Stops at the first failed
+// sample, naming the stage and the measurement.
+Result<Measurements> RunMeasurements(MeasureDevice& device, const MeasurePlan& plan, const ProgressFn& progress);
 
 // The median of `iterations` samples after `warmup` discarded ones.
 Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, int warmup, int iterations);
 
 // The CSV files' names and bytes: the five of h100-measured (same columns,
-// launch_gaps.csv with two more rows for the graph launcher) and
-// fused_probe.csv, whose rows say "not measured" without a probe.
+// launch_gaps.csv with two more rows for the graph launcher) and, when the
+// plan had fused points, fused_kernel.csv (m,n,k,comm_sms,gemm_ms,bytes,transfer_ms).
 std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measurements& m);
 // Writes them into `dir` (an existing folder), each atomically (braid/safe_write.h).
 Status WriteMeasurementCsvs(const Measurements& m, const std::string& dir);
@@ -157,7 +179,8 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base, const std::string& dir, 
                                    const sim::FitOptions& options);
 
 // The check's errors per CSV file (CheckMeasuredBoard lists its rows file
-// by file: gemm_bf16, gemm_beside_held_sms, copy_kernel_bw, copy_engine).
+// by file: gemm_bf16, gemm_beside_held_sms, copy_kernel_bw, copy_engine,
+// launch_gaps (the graph rows), fused_kernel (two rows per point)).
 struct FileErrors {
   std::string file;
   int rows = 0, off = 0;  // off: rows outside their tolerance

@@ -6,9 +6,17 @@
 // 3× outlier (a preempted replay) that the median must ignore. It checks its
 // contract like the cuda fakes: samples before Prepare, counts out of range
 // and GEMMs or copies larger than Prepare allocated are Internal errors.
+// The fused kernel's halves run FusedProbeTables, checked: the GEMM half
+// computes every output element once with no wait or flag and no pull, the
+// transfer half pulls every other rank's block once and computes nothing.
+// Their times: the GEMM half at truth's fused_gemm_efficiency of the chosen
+// kernel on the SMs left, the transfer half at fused_sm_transfer_gbs per comm
+// CTA (0: what one SM copies), at most what those SMs copy.
 #pragma once
 
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "braid/gpu_files.h"
 #include "braid/gpu_measure.h"
@@ -38,6 +46,12 @@ class FakeMeasureDevice : public MeasureDevice {
   Result<double> CeCopyNs(int64_t bytes) override;
   Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) override;
   Result<double> LaunchGapNs(Launcher launcher, Gap gap) override;
+  Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) override;
+  // Internal (one line) unless `t` is the half `part` of the fused kernel of
+  // `shape`: its grid, no wait or flag, each task on a CTA of its half, and
+  // the GEMM tiles (or the pulled rows) covering the output (or the peers'
+  // rows) once, without gap or overlap.
+  static Status CheckFusedHalf(const cuda::fused::RankTables& t, const cuda::fused::FusedShape& shape, FusedPart part);
 
  private:
   // The checks every sample passes, then `ns` with this sample's noise;
@@ -54,6 +68,7 @@ class FakeMeasureDevice : public MeasureDevice {
   double device_ns_ = 0;
   int fail_at_ = -1;
   Status fail_status_;
+  std::set<std::tuple<int64_t, int64_t, int64_t, int, int, int>> checked_fused_;
 };
 
 }  // namespace braid::measure
