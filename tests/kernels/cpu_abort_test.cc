@@ -16,8 +16,8 @@ namespace {
 using testing::MustBuild;
 using testing::WithWatchdog;
 
-// Delegates to CpuTransport; the n-th send (counted over all ranks) goes
-// out one float short or throws.
+// Delegates to CpuTransport; the n-th send (counted over all ranks, in
+// place or not) goes out one float short or throws.
 class FaultyTransport : public CpuTransport {
  public:
   enum class Fault { kShortMessage, kThrow };
@@ -28,6 +28,9 @@ class FaultyTransport : public CpuTransport {
     if (sends_.fetch_add(1) != nth_ || count == 0) return CpuTransport::Send(src, dst, tag, data, count);
     if (fault_ == Fault::kThrow) throw std::runtime_error("injected transport fault");
     return CpuTransport::Send(src, dst, tag, data, count - 1);
+  }
+  Status SendInPlace(int src, int dst, uint64_t tag, const float* data, int64_t count, PendingSends&) override {
+    return Send(src, dst, tag, data, count);
   }
 
  private:

@@ -15,35 +15,47 @@ int Mod(int a, int p) { return ((a % p) + p) % p; }
 int Next(const RingComm& x) { return Mod(x.rank + 1, x.ranks); }
 int Prev(const RingComm& x) { return Mod(x.rank - 1, x.ranks); }
 
-// Two scratch areas of `elems` floats: [0] a receive / accumulate buffer,
-// [1] packing for rows that are not adjacent in memory.
+// Three scratch areas of `elems` floats: [0] and [1] receive / accumulate
+// buffers (reduce-scatter alternates them: one is received into while the
+// other is still being sent), [2] packing for rows sent that are not adjacent
+// in memory. Sends go out in place and are settled at the end of each ring
+// step (after its receive), so no area is written while a send reads it, and
+// waiting cannot deadlock: the successor posts step s's receive right after
+// its own step-s send.
 struct Scratch {
   Scratch(const RingComm& x, int64_t elems) : v(x.scratch ? x.scratch : &own) {
-    if (v->size() < size_t(2 * elems)) v->resize(size_t(2 * elems));
-    tmp = v->data();
-    pack = v->data() + elems;
+    if (v->size() < size_t(3 * elems)) v->resize(size_t(3 * elems));
+    tmp[0] = v->data();
+    tmp[1] = v->data() + elems;
+    pack = v->data() + 2 * elems;
   }
   std::vector<float> own;
   std::vector<float>* v;
-  float* tmp = nullptr;
+  float* tmp[2] = {nullptr, nullptr};
   float* pack = nullptr;
+  PendingSends sent;  // this collective's sends not yet settled
 };
 
-Status SendRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int step, float* pack) {
+Status SendRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int step, Scratch& sc) {
   const float* p = s.contiguous(i, n);
   if (p == nullptr) {
-    CopyRowsOut(s, i, n, pack);
-    p = pack;
+    CopyRowsOut(s, i, n, sc.pack);
+    p = sc.pack;
   }
-  return x.transport->Send(x.rank, Next(x), CollectiveTag(x.match, step), p, n * s.cols);
+  return x.transport->SendInPlace(x.rank, Next(x), CollectiveTag(x.match, step), p, n * s.cols, sc.sent);
 }
 
-Status RecvRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int step, float* pack) {
+// Receives into `s` (through tmp[0] when the rows are not adjacent), then
+// settles the step's send.
+Status RecvRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int step, Scratch& sc) {
   const uint64_t tag = CollectiveTag(x.match, step);
-  if (float* p = s.contiguous(i, n)) return x.transport->Recv(x.rank, Prev(x), tag, p, n * s.cols);
-  BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), tag, pack, n * s.cols));
-  CopyRowsIn(pack, s, i, n);
-  return Status::Ok();
+  if (float* p = s.contiguous(i, n)) {
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), tag, p, n * s.cols));
+  } else {
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), tag, sc.tmp[0], n * s.cols));
+    CopyRowsIn(sc.tmp[0], s, i, n);
+  }
+  return x.transport->Settle(sc.sent);
 }
 
 // Rows [di, di+n) of dst = rows [si, si+n) of src; a row onto itself is skipped.
@@ -87,8 +99,8 @@ Result<int64_t> RingAllGather(const RingComm& x, const RowSpan& a, const RowSpan
   CopySpanRows(a, 0, c, x.rank * n, n);
   Scratch sc(x, n * c.cols);
   for (int s = 0; s + 1 < x.ranks; ++s) {
-    BRAID_RETURN_IF_ERROR(SendRows(x, c, Mod(x.rank - s, x.ranks) * n, n, s, sc.pack));
-    BRAID_RETURN_IF_ERROR(RecvRows(x, c, Mod(x.rank - s - 1, x.ranks) * n, n, s, sc.pack));
+    BRAID_RETURN_IF_ERROR(SendRows(x, c, Mod(x.rank - s, x.ranks) * n, n, s, sc));
+    BRAID_RETURN_IF_ERROR(RecvRows(x, c, Mod(x.rank - s - 1, x.ranks) * n, n, s, sc));
   }
   return int64_t(x.ranks - 1) * n * c.cols * int64_t(sizeof(float));
 }
@@ -101,16 +113,21 @@ Result<int64_t> RingReduceScatter(const RingComm& x, const RowSpan& a, const Row
     return int64_t{0};
   }
   Scratch sc(x, n * c.cols);
-  // The accumulator for block (r − s − 2) arrives at step s; the last one is ours.
-  BRAID_RETURN_IF_ERROR(SendRows(x, a, Mod(x.rank - 1, x.ranks) * n, n, 0, sc.pack));
+  // The accumulator for block (r − s − 2) arrives at step s (in tmp[s % 2]);
+  // the last one is ours.
+  BRAID_RETURN_IF_ERROR(SendRows(x, a, Mod(x.rank - 1, x.ranks) * n, n, 0, sc));
   for (int s = 0; s + 1 < x.ranks; ++s) {
     const int64_t blk = Mod(x.rank - s - 2, x.ranks);
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), CollectiveTag(x.match, s), sc.tmp, n * c.cols));
-    AddRowsTo(a, blk * n, n, sc.tmp);
+    float* acc = sc.tmp[s % 2];
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), CollectiveTag(x.match, s), acc, n * c.cols));
+    // Step s's send (from the other area) is done before that area is received into again.
+    BRAID_RETURN_IF_ERROR(x.transport->Settle(sc.sent));
+    AddRowsTo(a, blk * n, n, acc);
     if (s + 2 < x.ranks) {
-      BRAID_RETURN_IF_ERROR(x.transport->Send(x.rank, Next(x), CollectiveTag(x.match, s + 1), sc.tmp, n * c.cols));
+      BRAID_RETURN_IF_ERROR(
+          x.transport->SendInPlace(x.rank, Next(x), CollectiveTag(x.match, s + 1), acc, n * c.cols, sc.sent));
     } else {
-      CopyRowsIn(sc.tmp, c, 0, n);
+      CopyRowsIn(acc, c, 0, n);
     }
   }
   return int64_t(x.ranks - 1) * n * c.cols * int64_t(sizeof(float));
@@ -127,17 +144,18 @@ Result<int64_t> RingAllReduce(const RingComm& x, const RowSpan& a, const RowSpan
   // Reduce-scatter in place: after P−1 steps rank r holds the sum of segment r+1.
   for (int s = 0; s + 1 < p; ++s) {
     const Segment out = SegmentOf(total, p, Mod(r - s, p)), in = SegmentOf(total, p, Mod(r - s - 1, p));
-    BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, s, sc.pack));
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(r, Prev(x), CollectiveTag(x.match, s), sc.tmp, in.rows * c.cols));
-    AddRowsTo(c, in.begin, in.rows, sc.tmp);
-    CopyRowsIn(sc.tmp, c, in.begin, in.rows);
+    BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, s, sc));
+    BRAID_RETURN_IF_ERROR(x.transport->Recv(r, Prev(x), CollectiveTag(x.match, s), sc.tmp[0], in.rows * c.cols));
+    BRAID_RETURN_IF_ERROR(x.transport->Settle(sc.sent));
+    AddRowsTo(c, in.begin, in.rows, sc.tmp[0]);
+    CopyRowsIn(sc.tmp[0], c, in.begin, in.rows);
     sent += out.rows;
   }
   // All-gather the finished segments around the same ring.
   for (int s = 0; s + 1 < p; ++s) {
     const Segment out = SegmentOf(total, p, Mod(r + 1 - s, p)), in = SegmentOf(total, p, Mod(r - s, p));
-    BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, p - 1 + s, sc.pack));
-    BRAID_RETURN_IF_ERROR(RecvRows(x, c, in.begin, in.rows, p - 1 + s, sc.pack));
+    BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, p - 1 + s, sc));
+    BRAID_RETURN_IF_ERROR(RecvRows(x, c, in.begin, in.rows, p - 1 + s, sc));
     sent += out.rows;
   }
   return sent * c.cols * int64_t(sizeof(float));

@@ -35,10 +35,9 @@ Status CpuTransport::HoldUntil(Mailbox& box, LinkPacer::Clock::time_point t) {
   return aborted_.load() ? Status::Internal("transport aborted") : Status::Ok();
 }
 
-Status CpuTransport::Send(int src, int dst, uint64_t tag, const float* data, int64_t count) {
-  BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
-  const LinkPacer::Slot slot = pacer_.Reserve(src, dst, count * int64_t(sizeof(float)));
-  Message msg{std::vector<float>(data, data + count), slot.visible};
+Status CpuTransport::Post(int src, int dst, uint64_t tag, Message msg) {
+  const LinkPacer::Slot slot = pacer_.Reserve(src, dst, msg.count * int64_t(sizeof(float)));
+  msg.visible = slot.visible;
   Mailbox& box = *boxes_[size_t(dst)];
   {
     std::lock_guard<std::mutex> lock(box.mu);
@@ -49,6 +48,44 @@ Status CpuTransport::Send(int src, int dst, uint64_t tag, const float* data, int
   // message has left the link.
   if (pacer_.enabled()) return HoldUntil(*boxes_[size_t(src)], slot.finish);
   return Status::Ok();
+}
+
+Status CpuTransport::Send(int src, int dst, uint64_t tag, const float* data, int64_t count) {
+  BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
+  Message msg;
+  msg.data.assign(data, data + count);
+  msg.count = count;
+  return Post(src, dst, tag, std::move(msg));
+}
+
+Status CpuTransport::SendInPlace(int src, int dst, uint64_t tag, const float* data, int64_t count,
+                                 PendingSends& pending) {
+  BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
+  Message msg;
+  msg.source = data;
+  msg.count = count;
+  {
+    std::lock_guard<std::mutex> lock(unreceived_mu_);
+    msg.ticket = next_ticket_++;
+    unreceived_.insert(msg.ticket);
+  }
+  pending.tickets.push_back(msg.ticket);
+  return Post(src, dst, tag, std::move(msg));
+}
+
+Status CpuTransport::Settle(PendingSends& pending) {
+  std::unique_lock<std::mutex> lock(unreceived_mu_);
+  received_.wait(lock, [&] {
+    if (aborted_.load()) return true;
+    for (uint64_t t : pending.tickets) {
+      if (unreceived_.count(t) != 0) return false;
+    }
+    return true;
+  });
+  // An aborted run's receivers may never come: forget its tickets.
+  for (uint64_t t : pending.tickets) unreceived_.erase(t);
+  pending.tickets.clear();
+  return aborted_.load() ? Status::Internal("transport aborted") : Status::Ok();
 }
 
 Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t count) {
@@ -63,9 +100,9 @@ Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t c
       box.cv.wait(lock);
       continue;
     }
-    if (it->second.front().data.size() != size_t(count)) {
+    if (it->second.front().count != count) {
       return Status::Internal("recv " + Route(src, dst, tag) + ": expected " + std::to_string(count) +
-                              " floats, the message has " + std::to_string(it->second.front().data.size()));
+                              " floats, the message has " + std::to_string(it->second.front().count));
     }
     const auto visible = it->second.front().visible;
     if (LinkPacer::Clock::now() < visible) {
@@ -76,7 +113,16 @@ Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t c
     it->second.pop_front();
     if (it->second.empty()) box.queues.erase(it);
     lock.unlock();
-    std::copy(msg.data.begin(), msg.data.end(), data);
+    if (msg.source == nullptr) {
+      std::copy(msg.data.begin(), msg.data.end(), data);
+      return Status::Ok();
+    }
+    std::copy(msg.source, msg.source + count, data);
+    {
+      std::lock_guard<std::mutex> done(unreceived_mu_);
+      unreceived_.erase(msg.ticket);
+    }
+    received_.notify_all();
     return Status::Ok();
   }
 }
@@ -87,6 +133,8 @@ void CpuTransport::Abort() {
     { std::lock_guard<std::mutex> lock(box->mu); }  // no waiter misses the flag
     box->cv.notify_all();
   }
+  { std::lock_guard<std::mutex> lock(unreceived_mu_); }
+  received_.notify_all();
 }
 
 }  // namespace braid

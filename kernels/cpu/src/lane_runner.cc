@@ -28,6 +28,8 @@ void PhaseClock::operator()() noexcept {
 LaneRunner::LaneRunner(LaneJob job, StepContext ctx, RunShared shared)
     : job_(std::move(job)), ctx_(ctx), shared_(shared) {
   ctx_.scratch = &scratch_;
+  ctx_.send_in_place = &job_.send_in_place;
+  ctx_.pending = &pending_;
   if (shared_.trace) events_.reserve(size_t(shared_.iters) * job_.steps.size());
 }
 
@@ -61,7 +63,24 @@ bool LaneRunner::RunIteration(int it) {
     if (!RunStep(*s, it)) return false;
     shared_.control->MarkDone(job_.step_base + size_t(s->id), it);
   }
-  return true;
+  return SettleSends();
+}
+
+// Every step of the iteration has run, so each receiver is sure to come:
+// waiting here cannot deadlock, and the next iteration's writers start only
+// after every lane passed the barrier. One send at a time, so that a receiver
+// that never comes is reported with the step that sent to it.
+bool LaneRunner::SettleSends() {
+  bool ok = true;
+  for (size_t i = 0; i < pending_.tickets.size(); ++i) {
+    PendingSends one{{pending_.tickets[i]}};
+    const Status s = ctx_.transport->Settle(one);
+    if (!s.ok() && ok) shared_.control->Fail(Where(*pending_by_[i]) + ": " + s.message());
+    ok = ok && s.ok();
+  }
+  pending_.tickets.clear();
+  pending_by_.clear();
+  return ok;
 }
 
 bool LaneRunner::RunStep(const Step& s, int it) {
@@ -71,6 +90,7 @@ bool LaneRunner::RunStep(const Step& s, int it) {
     return ExecuteStep(s, ctx_);
   }();
   const int64_t end = NowNs();
+  pending_by_.resize(pending_.tickets.size(), &s);
   if (!bytes.ok()) {
     shared_.control->Fail(Where(s) + ": " + bytes.status().message());
     return false;

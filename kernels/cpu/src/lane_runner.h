@@ -1,6 +1,6 @@
 // The body of one (rank, lane) thread: every iteration runs the lane's steps
-// in plan order, each after its deps finished this iteration, then meets the
-// other threads at the barrier.
+// in plan order, each after its deps finished this iteration, settles the
+// sends it made in place, then meets the other threads at the barrier.
 #pragma once
 
 #include <barrier>
@@ -32,8 +32,9 @@ using IterationBarrier = std::barrier<PhaseClock>;
 struct LaneJob {
   int rank = 0;
   int lane = 0;
-  std::vector<const Step*> steps;  // this lane's steps, in plan order
-  size_t step_base = 0;            // RunControl index of the rank's step 0
+  std::vector<const Step*> steps;   // this lane's steps, in plan order
+  size_t step_base = 0;             // RunControl index of the rank's step 0
+  std::vector<bool> send_in_place;  // the rank's, by step id (SendsInPlace)
 };
 
 struct RunShared {
@@ -54,12 +55,15 @@ class LaneRunner {
   bool Loop();
   bool RunIteration(int it);
   bool RunStep(const Step& s, int it);
+  bool SettleSends();
   std::string Where(const Step& s) const;
 
   LaneJob job_;
   StepContext ctx_;
   RunShared shared_;
   std::vector<float> scratch_;
+  PendingSends pending_;                 // sends made in place this iteration
+  std::vector<const Step*> pending_by_;  // the step that made each of them
   std::vector<Event> events_;
 };
 

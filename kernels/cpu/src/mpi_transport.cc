@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <list>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -51,6 +52,13 @@ class MpiTransport : public Transport {
         }
       }
     }
+    // In-place sends left unsettled belong to a run that failed; their
+    // memory is the caller's, so MPI is only told to forget the requests.
+    for (auto& [ticket, o] : in_place_) {
+      for (MPI_Request& r : o.requests) {
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      }
+    }
     if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   }
 
@@ -77,26 +85,52 @@ class MpiTransport : public Transport {
     auto mpi_tag = MpiTag(tag);
     if (!mpi_tag.ok()) return mpi_tag.status();
     Reclaim();
-    LinkPacer& pacer = Pacer(src, dst);
-    if (pacer.enabled()) {
-      // The link is busy until the bytes have left it; the receiver adds the latency.
-      const LinkPacer::Slot slot = pacer.Reserve(src, dst, count * kFloat);
-      BRAID_RETURN_IF_ERROR(SleepUntil(slot.finish));
-    }
+    BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
     Outgoing o;
     o.data = std::make_unique<float[]>(size_t(std::max<int64_t>(count, 1)));
-    const int64_t piece = PieceFloats();
-    for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
-      const int64_t n = std::min(piece, count - at);
-      if (n > 0) std::memcpy(o.data.get() + at, data + at, size_t(n) * sizeof(float));
-      MPI_Request r;
-      BRAID_MPI(MPI_Isend(o.data.get() + at, int(n), MPI_FLOAT, dst, *mpi_tag, comm_, &r));
-      o.requests.push_back(r);
-      if (count == 0) break;
-    }
+    // Copy piece i+1 while piece i travels.
+    BRAID_RETURN_IF_ERROR(PostPieces(dst, *mpi_tag, data, count, o.data.get(), o.requests));
     std::lock_guard<std::mutex> lock(mu_);
     outgoing_.push_back(std::move(o));
     return Status::Ok();
+  }
+
+  Status SendInPlace(int src, int dst, uint64_t tag, const float* data, int64_t count, PendingSends& pending) override {
+    BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
+    auto mpi_tag = MpiTag(tag);
+    if (!mpi_tag.ok()) return mpi_tag.status();
+    BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
+    InPlace o{{}, dst, tag, count};
+    const Status posted = PostPieces(dst, *mpi_tag, data, count, nullptr, o.requests);
+    // Pieces already posted stay tracked even when a later one failed.
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t ticket = next_ticket_++;
+    in_place_.emplace(ticket, std::move(o));
+    pending.tickets.push_back(ticket);
+    return posted;
+  }
+
+  Status Settle(PendingSends& pending) override {
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+    Status first;
+    for (const uint64_t ticket : pending.tickets) {
+      InPlace o;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        const auto it = in_place_.find(ticket);
+        if (it == in_place_.end()) continue;
+        o = std::move(it->second);
+        in_place_.erase(it);
+      }
+      Status s = first.ok() ? WaitSent(o, deadline) : Status::Internal("transport aborted");
+      if (!s.ok()) {
+        Forget(o);
+        if (first.ok()) first = std::move(s);
+      }
+    }
+    pending.tickets.clear();
+    return first;
   }
 
   Status Recv(int dst, int src, uint64_t tag, float* data, int64_t count) override {
@@ -150,10 +184,67 @@ class MpiTransport : public Transport {
   void Abort() override { aborted_.store(true, std::memory_order_release); }
 
  private:
-  struct Outgoing {
+  using Clock = std::chrono::steady_clock;
+
+  struct Outgoing {  // an eager send: the bytes are our copy
     std::unique_ptr<float[]> data;
     std::vector<MPI_Request> requests;
   };
+  struct InPlace {  // a send from the caller's memory, until settled
+    std::vector<MPI_Request> requests;
+    int dst = -1;
+    uint64_t tag = 0;
+    int64_t count = 0;
+  };
+
+  // Posts MPI_Isend of data[0, count) in pieces of PieceFloats(). With
+  // `staging`, each piece is first copied there and sent from the copy.
+  Status PostPieces(int dst, int mpi_tag, const float* data, int64_t count, float* staging,
+                    std::vector<MPI_Request>& requests) {
+    const int64_t piece = PieceFloats();
+    for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
+      const int64_t n = std::min(piece, count - at);
+      const float* from = data + at;
+      if (staging != nullptr) {
+        if (n > 0) std::memcpy(staging + at, from, size_t(n) * sizeof(float));
+        from = staging + at;
+      }
+      MPI_Request r;
+      BRAID_MPI(MPI_Isend(from, int(n), MPI_FLOAT, dst, mpi_tag, comm_, &r));
+      requests.push_back(r);
+      if (count == 0) break;
+    }
+    return Status::Ok();
+  }
+
+  // The link is busy until the bytes have left it; the receiver adds the latency.
+  Status Pace(int src, int dst, int64_t count) {
+    LinkPacer& pacer = Pacer(src, dst);
+    if (!pacer.enabled()) return Status::Ok();
+    return SleepUntil(pacer.Reserve(src, dst, count * kFloat).finish);
+  }
+
+  Status WaitSent(InPlace& o, Clock::time_point deadline) {
+    for (MPI_Request& r : o.requests) {
+      if (r == MPI_REQUEST_NULL) continue;
+      const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+      const WaitOutcome w = WaitBounded(r, std::max(left, 0.0), &aborted_);
+      if (w.end == WaitEnd::kDone) continue;
+      if (w.end == WaitEnd::kFailed) return w.status;
+      if (w.end == WaitEnd::kAborted) return Status::Internal("transport aborted");
+      return Status::Internal("timed out after " + Seconds(options_.timeout_s) + " waiting for rank " +
+                              std::to_string(o.dst) + " to take " + std::to_string(o.count * kFloat) + " bytes (tag " +
+                              std::to_string(o.tag) + ")");
+    }
+    return Status::Ok();
+  }
+
+  // A send that will not be waited for: MPI forgets the request (the run failed).
+  static void Forget(InPlace& o) {
+    for (MPI_Request& r : o.requests) {
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    }
+  }
 
   bool OnOneNode(int a, int b) const {
     const int per = options_.ranks_per_node;
@@ -210,6 +301,8 @@ class MpiTransport : public Transport {
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
   std::list<Outgoing> outgoing_;
+  std::map<uint64_t, InPlace> in_place_;  // by ticket
+  uint64_t next_ticket_ = 0;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "braid/nvtx_range.h"
 #include "lane_runner.h"
 #include "run_control.h"
+#include "send_in_place.h"
 
 namespace braid::cpu {
 
@@ -22,8 +23,9 @@ std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan, int first
   size_t base = 0;
   for (int r = first; r < first + count; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
+    const std::vector<bool> in_place = SendsInPlace(rp);
     for (int lane = 0; lane < int(plan.lanes.size()); ++lane) {
-      LaneJob job{r, lane, {}, base};
+      LaneJob job{r, lane, {}, base, in_place};
       for (const Step& s : rp.steps) {
         if (s.lane == lane) job.steps.push_back(&s);
       }

@@ -54,6 +54,12 @@ float* Scratch(const StepContext& x, int64_t elems) {
 Result<int64_t> Send(const Step& s, const StepContext& x) {
   const RowSpan a = x.memory->Span(s.a);
   const float* p = a.contiguous(0, a.total_rows());
+  const std::vector<bool>* in_place = x.send_in_place;
+  if (p != nullptr && x.pending != nullptr && in_place != nullptr && size_t(s.id) < in_place->size() &&
+      (*in_place)[size_t(s.id)]) {
+    BRAID_RETURN_IF_ERROR(x.transport->SendInPlace(x.rank, s.peer, uint64_t(s.match), p, a.elements(), *x.pending));
+    return a.elements() * kFloat;
+  }
   if (p == nullptr) {
     float* pack = Scratch(x, a.elements());
     CopyRowsOut(a, 0, a.total_rows(), pack);

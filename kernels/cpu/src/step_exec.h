@@ -18,6 +18,11 @@ struct StepContext {
   int rank = 0;
   int ranks = 1;
   std::vector<float>* scratch = nullptr;  // the lane's own, reused across steps
+  // Send steps marked here (by step id; SendsInPlace) go out in place from
+  // their rows into `pending`, which the lane settles at the iteration's end.
+  // Without them every send copies.
+  const std::vector<bool>* send_in_place = nullptr;
+  PendingSends* pending = nullptr;
 };
 
 // Returns the bytes the step moved or wrote (fp32): gemm the output; send /

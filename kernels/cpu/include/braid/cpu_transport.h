@@ -1,6 +1,9 @@
 // The in-process transport for ranks that are threads. Eager: Send copies the
 // data into a message and returns (after holding its link when paced), so a
 // ring never deadlocks; Recv blocks until the message is visible.
+// SendInPlace queues a message that points at the sender's memory; the
+// receiver copies straight from there (one copy instead of two), and Settle
+// waits until every such message of the caller has been received.
 #pragma once
 
 #include <atomic>
@@ -10,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -25,12 +29,18 @@ class CpuTransport : public Transport {
   ~CpuTransport() override;
 
   Status Send(int src_rank, int dst_rank, uint64_t tag, const float* data, int64_t count) override;
+  Status SendInPlace(int src_rank, int dst_rank, uint64_t tag, const float* data, int64_t count,
+                     PendingSends& pending) override;
+  Status Settle(PendingSends& pending) override;
   Status Recv(int dst_rank, int src_rank, uint64_t tag, float* data, int64_t count) override;
   void Abort() override;
 
  private:
   struct Message {
-    std::vector<float> data;
+    std::vector<float> data;        // an eager send's copy
+    const float* source = nullptr;  // an in-place send's bytes (count floats)
+    int64_t count = 0;
+    uint64_t ticket = 0;  // in place: settled once received
     LinkPacer::Clock::time_point visible;
   };
   // Messages addressed to one rank, keyed by (source, tag), oldest first.
@@ -43,11 +53,17 @@ class CpuTransport : public Transport {
   Status CheckRanks(int a, int b) const;
   // Sleeps until `t` unless the transport is aborted first.
   Status HoldUntil(Mailbox& box, LinkPacer::Clock::time_point t);
+  Status Post(int src, int dst, uint64_t tag, Message msg);
 
   int ranks_;
   LinkPacer pacer_;
   std::atomic<bool> aborted_{false};
   std::vector<std::unique_ptr<Mailbox>> boxes_;
+  // In-place sends not yet received, by ticket.
+  std::mutex unreceived_mu_;
+  std::condition_variable received_;
+  std::set<uint64_t> unreceived_;
+  uint64_t next_ticket_ = 0;
 };
 
 }  // namespace braid
