@@ -1,11 +1,20 @@
 // The MPI transport against plain MPI between the same two processes, in
 // the same run:
 //   1. bandwidth of large point-to-point steps (rank 0 → rank 1) as a ratio
-//      to an MPI_Send / MPI_Recv loop (goal >= 0.9),
+//      to plain MPI (goal >= 0.9). A stream is `reps` messages of the same
+//      size and the same number in flight: the transport's in-place sends
+//      (what a plan's send step uses when its rows stay unchanged until the
+//      iteration ends; settled at the end) against MPI_Isend × reps +
+//      MPI_Waitall, and also the transport's copying Send (a send step whose
+//      rows are rewritten later in the iteration) and a blocking MPI_Send
+//      loop. One warm-up round, then `rounds` rounds alternating the four so
+//      that drift in the machine's load hits all; each figure is the median
+//      over rounds, on the receiver's clock. The ratio divides by the better
+//      plain figure.
 //   2. per-step overhead: half the extra round trip of an 8-byte ping-pong
 //      (medians),
 //   3. the clock-offset uncertainty of the launcher's ping-pong alignment.
-// Run: mpirun -np 2 build/release/bench/braid_mpi_transport_bench [MiB] [reps]
+// Run: mpirun -np 2 build/release/bench/braid_mpi_transport_bench [MiB] [reps] [rounds] [piece KiB]
 #include <mpi.h>
 
 #include <algorithm>
@@ -31,29 +40,47 @@ void Check(const braid::Status& s, const char* what) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-// Seconds for `reps` messages of `count` floats from rank 0 to rank 1, on
-// the receiver's clock from a shared start.
-double PlainStream(int rank, std::vector<float>& buf, int reps) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const auto t0 = Clock::now();
-  for (int i = 0; i < reps; ++i) {
-    if (rank == 0) MPI_Send(buf.data(), int(buf.size()), MPI_FLOAT, 1, 7, MPI_COMM_WORLD);
-    if (rank == 1) MPI_Recv(buf.data(), int(buf.size()), MPI_FLOAT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-  const double s = Seconds(t0, Clock::now());
-  MPI_Barrier(MPI_COMM_WORLD);
-  return s;
-}
+enum class Stream { kPlainBlocking, kPlainInFlight, kInPlace, kCopying, kCount };
+constexpr const char* kStreamName[] = {"plain MPI_Send loop", "plain MPI_Isend+Waitall", "transport, in place",
+                                       "transport, copying Send"};
 
-double TransportStream(int rank, braid::Transport& t, std::vector<float>& buf, int reps) {
+// Seconds for `reps` messages of buf.size() floats from rank 0 to rank 1, on
+// the receiver's clock from a shared start (the same receive loop for all).
+double RunStream(Stream kind, int rank, braid::Transport& t, std::vector<float>& buf, int reps) {
+  const int n = int(buf.size());
   MPI_Barrier(MPI_COMM_WORLD);
   const auto t0 = Clock::now();
-  for (int i = 0; i < reps; ++i) {
-    if (rank == 0) Check(t.Send(0, 1, 7, buf.data(), int64_t(buf.size())), "send");
-    if (rank == 1) Check(t.Recv(1, 0, 7, buf.data(), int64_t(buf.size())), "recv");
+  if (rank == 0) {
+    std::vector<MPI_Request> reqs(size_t(reps), MPI_REQUEST_NULL);
+    braid::PendingSends pending;
+    for (int i = 0; i < reps; ++i) {
+      switch (kind) {
+        case Stream::kPlainBlocking:
+          MPI_Send(buf.data(), n, MPI_FLOAT, 1, 7, MPI_COMM_WORLD);
+          break;
+        case Stream::kPlainInFlight:
+          MPI_Isend(buf.data(), n, MPI_FLOAT, 1, 7, MPI_COMM_WORLD, &reqs[size_t(i)]);
+          break;
+        case Stream::kInPlace:
+          Check(t.SendInPlace(0, 1, 7, buf.data(), n, pending), "send in place");
+          break;
+        case Stream::kCopying:
+        case Stream::kCount:
+          Check(t.Send(0, 1, 7, buf.data(), n), "send");
+          break;
+      }
+    }
+    MPI_Waitall(reps, reqs.data(), MPI_STATUSES_IGNORE);
+    Check(t.Settle(pending), "settle");
+  } else {
+    const bool plain = kind == Stream::kPlainBlocking || kind == Stream::kPlainInFlight;
+    for (int i = 0; i < reps; ++i) {
+      if (plain) MPI_Recv(buf.data(), n, MPI_FLOAT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (!plain) Check(t.Recv(1, 0, 7, buf.data(), n), "recv");
+    }
   }
   const double s = Seconds(t0, Clock::now());
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);  // the copying sends' staging is reclaimed by the next stream
   return s;
 }
 
@@ -98,30 +125,36 @@ double Median(std::vector<double> v) {
 int main(int argc, char** argv) {
   const int64_t mib = argc > 1 ? std::atoll(argv[1]) : 16;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 8;
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 7;
+  braid::MpiTransportOptions options;
+  options.timeout_s = 60;
+  if (argc > 4) options.piece_bytes = std::atoll(argv[4]) << 10;  // KiB
   auto launcher = braid::MakeMpiLauncher(60);
   if (!launcher.ok()) {
     std::fprintf(stderr, "mpi_transport_bench: %s\n", launcher.status().message().c_str());
     return 1;
   }
   braid::Launcher& world = **launcher;
-  if (world.world_size() != 2 || mib < 1 || reps < 1) {
+  if (world.world_size() != 2 || mib < 1 || mib > 1024 || reps < 1 || rounds < 1 || options.piece_bytes < 4) {
     if (world.is_root())
-      std::fprintf(stderr, "mpi_transport_bench: run on 2 processes: mpirun -np 2 ... [MiB >= 1] [reps >= 1]\n");
+      std::fprintf(stderr,
+                   "mpi_transport_bench: run on 2 processes: mpirun -np 2 ... [MiB 1..1024] [reps >= 1] "
+                   "[rounds >= 1] [piece KiB]\n");
     return 2;
   }
   const int rank = world.rank();
-  braid::MpiTransportOptions options;
-  options.timeout_s = 60;
   auto transport = braid::MakeMpiTransport(rank, 2, {7, 9}, options);
   Check(transport.status(), "transport");
   std::vector<float> buf(size_t(mib) << 18, 1.0f);  // mib MiB of floats
 
-  // Alternate plain and transport rounds so that drift in the machine's load
-  // hits both; keep each one's best.
-  double plain = 1e30, ours = 1e30;
-  for (int round = 0; round < 3; ++round) {
-    plain = std::min(plain, PlainStream(rank, buf, reps));
-    ours = std::min(ours, TransportStream(rank, **transport, buf, reps));
+  constexpr int kStreams = int(Stream::kCount);
+  std::vector<double> secs[kStreams];
+  for (int round = 0; round <= rounds; ++round) {  // round 0 warms up
+    for (int j = 0; j < kStreams; ++j) {
+      const int k = (j + round) % kStreams;  // no stream always runs first
+      const double s = RunStream(Stream(k), rank, **transport, buf, reps);
+      if (round > 0) secs[k].push_back(s);
+    }
   }
   const double bytes = double(buf.size() * sizeof(float)) * reps;
   std::vector<double> all_plain, all_ours;
@@ -134,18 +167,39 @@ int main(int argc, char** argv) {
   Check(offsets.status(), "clock offsets");
   transport->reset();
   // The receiver's times are the ones that count; rank 1 sends them to rank 0.
-  double mine[4] = {plain, ours, rtt_plain, rtt_ours}, theirs[4] = {};
-  if (rank == 1) MPI_Send(mine, 4, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD);
+  std::vector<double> times(size_t(kStreams * rounds));
+  for (int k = 0; k < kStreams; ++k) std::copy(secs[k].begin(), secs[k].end(), times.begin() + k * rounds);
+  if (rank == 1) MPI_Send(times.data(), int(times.size()), MPI_DOUBLE, 0, 11, MPI_COMM_WORLD);
   if (rank == 0) {
-    MPI_Recv(theirs, 4, MPI_DOUBLE, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    const double bw_plain = bytes / theirs[0] / 1e9, bw_ours = bytes / theirs[1] / 1e9;
-    std::printf("message %lld MiB x %d, 2 processes on %s\n", static_cast<long long>(mib), reps,
-                world.host_name().c_str());
-    std::printf("plain MPI_Send/MPI_Recv   %8.2f GB/s\n", bw_plain);
-    std::printf("braid MPI transport       %8.2f GB/s\n", bw_ours);
-    std::printf("bandwidth ratio           %8.3f   (goal >= 0.9)\n", bw_ours / bw_plain);
+    MPI_Recv(times.data(), int(times.size()), MPI_DOUBLE, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    auto gbps = [&](Stream k, int round) { return bytes / times[size_t(int(k) * rounds + round)] / 1e9; };
+    std::printf(
+        "message %lld MiB x %d in flight (transport pieces of %lld KiB), %d rounds after 1 warm-up, "
+        "2 processes on %s\n",
+        static_cast<long long>(mib), reps, static_cast<long long>(options.piece_bytes >> 10), rounds,
+        world.host_name().c_str());
+    for (int k = 0; k < kStreams; ++k) {
+      std::vector<double> bw;
+      for (int i = 0; i < rounds; ++i) bw.push_back(gbps(Stream(k), i));
+      std::printf("%-26s median %6.2f GB/s  (rounds %.2f .. %.2f)\n", kStreamName[k], Median(bw),
+                  *std::min_element(bw.begin(), bw.end()), *std::max_element(bw.begin(), bw.end()));
+    }
+    // Each round's ratio compares streams run one after the other, so load
+    // that changes between rounds cancels; the median is the figure.
+    std::vector<double> in_place, copying;
+    for (int i = 0; i < rounds; ++i) {
+      const double plain = std::max(gbps(Stream::kPlainBlocking, i), gbps(Stream::kPlainInFlight, i));
+      in_place.push_back(gbps(Stream::kInPlace, i) / plain);
+      copying.push_back(gbps(Stream::kCopying, i) / plain);
+    }
+    std::printf(
+        "bandwidth ratio, in place   %6.3f  (goal >= 0.9; median over rounds of transport / better plain; "
+        "rounds %.3f .. %.3f)\n",
+        Median(in_place), *std::min_element(in_place.begin(), in_place.end()),
+        *std::max_element(in_place.begin(), in_place.end()));
+    std::printf("bandwidth ratio, copying    %6.3f\n", Median(copying));
     std::printf("8-byte round trip (median of 6000): plain %.2f us, transport %.2f us; per-step overhead %.2f us\n",
-                mine[2] * 1e6, mine[3] * 1e6, (mine[3] - mine[2]) / 2 * 1e6);
+                rtt_plain * 1e6, rtt_ours * 1e6, (rtt_ours - rtt_plain) / 2 * 1e6);
     const braid::ClockOffset& c = (*offsets)[1];
     std::printf("clock offset rank 1 vs rank 0: %lld ns +- %lld ns (shortest of 16 ping-pongs)\n",
                 static_cast<long long>(c.offset_ns), static_cast<long long>(c.uncertainty_ns));
