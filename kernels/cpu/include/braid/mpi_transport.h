@@ -1,13 +1,15 @@
 // The Transport between processes: rank r of a plan is MPI rank r. Built
 // only with MPI (BRAID_WITH_MPI).
 //
-// Sends are eager, as the in-process transport's: Send copies the bytes
-// into a staging buffer and posts MPI_Isend in pieces of `piece_bytes`
-// (copying piece i+1 while piece i travels), then returns; the staging
-// buffers are reclaimed as their sends complete. Receives land in the
-// caller's memory (MPI_Irecv, same pieces). Plan tags (64-bit) become MPI
-// tags through the plan's sorted tag list, so concurrent lanes and steps
-// never mix. Every wait is bounded: a receive that waits longer than
+// SendInPlace posts MPI_Isend straight from the caller's memory, in pieces
+// of `piece_bytes`, and returns; Settle waits (bounded) until MPI has
+// completed those sends. Send is eager, as the in-process transport's: it
+// copies the bytes into a staging buffer piece by piece (copying piece i+1
+// while piece i travels), posts them and returns; the staging buffers are
+// reclaimed as their sends complete. Receives land in the caller's memory
+// (MPI_Irecv, the same pieces). Plan tags (64-bit) become MPI tags through
+// the plan's sorted tag list, so concurrent lanes and steps never mix. Every
+// wait is bounded: a receive, or a settle, that waits longer than
 // `timeout_s` fails with a message naming the peer and the bytes.
 #pragma once
 
