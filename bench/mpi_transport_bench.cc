@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   if (rank == 1) MPI_Send(times.data(), int(times.size()), MPI_DOUBLE, 0, 11, MPI_COMM_WORLD);
   if (rank == 0) {
     MPI_Recv(times.data(), int(times.size()), MPI_DOUBLE, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    auto gbps = [&](Stream k, int round) { return bytes / times[size_t(int(k) * rounds + round)] / 1e9; };
+    auto gbps = [&](Stream k, int round) { return bytes / times[size_t(k) * size_t(rounds) + size_t(round)] / 1e9; };
     std::printf(
         "message %lld MiB x %d in flight (transport pieces of %lld KiB), %d rounds after 1 warm-up, "
         "2 processes on %s\n",

@@ -101,7 +101,7 @@ class MpiTransport : public Transport {
     if (!mpi_tag.ok()) return mpi_tag.status();
     BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
     InPlace o{{}, dst, tag, count};
-    const Status posted = PostPieces(dst, *mpi_tag, data, count, nullptr, o.requests);
+    Status posted = PostPieces(dst, *mpi_tag, data, count, nullptr, o.requests);
     // Pieces already posted stay tracked even when a later one failed.
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t ticket = next_ticket_++;
