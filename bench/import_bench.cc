@@ -16,6 +16,7 @@
 #include <string>
 
 #include "braid/trace_import.h"
+#include "shared_dir.h"
 
 namespace {
 
@@ -120,18 +121,14 @@ void BM_KinetoSynthetic(benchmark::State& state) {
 }
 BENCHMARK(BM_KinetoSynthetic)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
-fs::path SharedTraces() {
-  const char* shared = std::getenv("BRAID_SHARED_DIR");
-  const fs::path dir = fs::path(shared ? shared : "../shared") / "traces";
-  return fs::exists(dir) ? dir : fs::path();
-}
+fs::path SharedTraces() { return braid::testing_shared::SharedPath(braid::testing_shared::kSharedTraces); }
 
 // arg 0 / 1: the two shared Kineto traces; `plain`: inflated beforehand.
 void BM_KinetoShared(benchmark::State& state, bool plain) {
   static const char* kNames[] = {"a100_2rank_nccl_data.json.gz", "a100_8rank_control_rank3.json.gz"};
   const fs::path dir = SharedTraces();
   if (dir.empty()) {
-    state.SkipWithError("shared traces absent: set BRAID_SHARED_DIR");
+    state.SkipWithError(braid::testing_shared::SharedAbsent(braid::testing_shared::kSharedTraces).c_str());
     return;
   }
   const fs::path gz = dir / "kineto" / kNames[state.range(0)];
@@ -151,7 +148,7 @@ BENCHMARK_CAPTURE(BM_KinetoShared, plain, true)->Arg(0)->Arg(1)->Unit(benchmark:
 void BM_NsysH100(benchmark::State& state) {
   const fs::path dir = SharedTraces();
   if (dir.empty()) {
-    state.SkipWithError("shared traces absent: set BRAID_SHARED_DIR");
+    state.SkipWithError(braid::testing_shared::SharedAbsent(braid::testing_shared::kSharedTraces).c_str());
     return;
   }
   const std::string path = (dir / "nsys" / "h100_2gpu_mfu_before.sqlite").string();

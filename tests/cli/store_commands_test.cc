@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "shared_dir.h"
 
 namespace {
 
@@ -24,12 +24,6 @@ using ::testing::HasSubstr;
 
 const std::string kRun =
     "run --backend cpu --op gemm_rs --m 64 --n 32 --k 64 --tp 4 --algo ring --chunks 2 --iters 3 --warmup 1 ";
-
-std::string SharedTraces() {
-  const char* env = std::getenv("BRAID_SHARED_DIR");
-  const std::string dir = std::string(env ? env : BRAID_DEFAULT_SHARED_DIR) + "/traces";
-  return std::filesystem::exists(dir + "/expected.json") ? dir : "";
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -156,8 +150,8 @@ TEST(CliStore, ImportOfCorruptTracesLeavesNoRun) {
 }
 
 TEST(CliStore, ImportedTracesReportHtaFiguresThatMatchExpected) {
-  const std::string traces = SharedTraces();
-  if (traces.empty()) GTEST_SKIP() << "shared traces absent (set BRAID_SHARED_DIR to the shared folder)";
+  BRAID_SKIP_WITHOUT_SHARED(braid::testing_shared::kSharedTraces);
+  const std::string traces = braid::testing_shared::SharedPath(braid::testing_shared::kSharedTraces).string();
   const json expected = json::parse(ReadFile(traces + "/expected.json"));
   const std::string db = TempPath("import.db");
 

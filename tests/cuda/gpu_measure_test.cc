@@ -8,7 +8,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +17,7 @@
 #include "braid/gpu_measure_fake.h"
 #include "braid/sim_measured.h"
 #include "braid/sim_models.h"
+#include "shared_dir.h"
 
 namespace braid::measure {
 namespace {
@@ -35,17 +35,6 @@ GpuSpec OtherBoard() {
   g.sm_copy_gbs = 61.5;
   g.hbm_efficiency = 0.8;
   return g;
-}
-
-// $BRAID_SHARED_DIR/calibration/h100-measured, or empty when absent.
-std::string SharedMeasured() {
-  const char* shared = std::getenv("BRAID_SHARED_DIR");
-#ifdef BRAID_DEFAULT_SHARED_DIR
-  if (!shared) shared = BRAID_DEFAULT_SHARED_DIR;
-#endif
-  if (!shared) return {};
-  const fs::path dir = fs::path(shared) / "calibration" / "h100-measured";
-  return fs::exists(dir / "gemm_bf16.csv") ? dir.string() : std::string();
 }
 
 std::vector<std::string> Lines(const fs::path& file) {
@@ -87,9 +76,9 @@ TEST(GpuMeasurePlan, TheDefaultGridIsH100MeasuredsGrid) {
   EXPECT_LT(q.gemm_shapes.size(), p.gemm_shapes.size());
   EXPECT_LT(q.iterations, p.iterations);
   // The shapes are the shared file's, in its order.
-  const std::string shared = SharedMeasured();
-  if (shared.empty()) GTEST_SKIP() << "../shared/calibration/h100-measured is absent: shapes not compared";
-  const auto lines = Lines(fs::path(shared) / "gemm_bf16.csv");
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedMeasured);
+  const fs::path shared = testing_shared::SharedPath(testing_shared::kSharedMeasured);
+  const auto lines = Lines(shared / "gemm_bf16.csv");
   ASSERT_EQ(lines.size(), 21u);
   for (size_t i = 0; i < 20; ++i) {
     const GemmShape& s = p.gemm_shapes[i];
@@ -175,13 +164,14 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       {"launch_gaps.csv", {"what,ns_p50", 4}},
       {"fused_kernel.csv", {"m,n,k,comm_sms,gemm_ms,bytes,transfer_ms", 12}},
   };
-  const std::string shared = SharedMeasured();
+  // The shared files' headers are compared with where they are present.
+  const fs::path shared = testing_shared::SharedPath(testing_shared::kSharedMeasured);
   for (const auto& [file, want] : files) {
     const auto lines = Lines(d / file);
     ASSERT_EQ(lines.size(), want.second + 1) << file;
     EXPECT_EQ(lines[0], want.first) << file;
-    if (!shared.empty() && fs::exists(fs::path(shared) / file)) {
-      const auto theirs = Lines(fs::path(shared) / file);
+    if (!shared.empty() && fs::exists(shared / file)) {
+      const auto theirs = Lines(shared / file);
       EXPECT_EQ(lines[0], theirs[0]) << file;
       // Row names of the what-columns files are theirs (launch_gaps adds the graph rows).
       if (lines[0].rfind("what,", 0) == 0) {

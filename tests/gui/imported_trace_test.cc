@@ -5,27 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
 #include "braid/trace_import.h"
 #include "braid/view/main_window.h"
 #include "gui_test_util.h"
+#include "shared_dir.h"
 
 namespace braid::view {
 namespace {
 
-std::string SharedTraces() {
-  const char* env = std::getenv("BRAID_SHARED_DIR");
-  const std::filesystem::path dir = std::filesystem::path(env ? env : BRAID_DEFAULT_SHARED_DIR) / "traces";
-  return std::filesystem::exists(dir / "kineto") ? dir.string() : "";
-}
-
 TEST(ViewImportedTrace, KinetoRunIsListedDrawnAndItsBandMatchesTheMetrics) {
-  const std::string traces = SharedTraces();
-  if (traces.empty()) GTEST_SKIP() << "the shared traces are absent; set BRAID_SHARED_DIR to the shared folder";
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
+  const std::string traces = testing_shared::SharedPath(testing_shared::kSharedTraces).string();
   auto trace = ImportKineto({traces + "/kineto/a100_2rank_nccl_data.json.gz"});
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   RunMeta meta;

@@ -2,7 +2,6 @@
 // an independent implementation of HTA's definitions).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +9,7 @@
 #include <set>
 
 #include "braid/trace_import.h"
+#include "shared_dir.h"
 
 namespace braid {
 namespace {
@@ -18,24 +18,7 @@ namespace fs = std::filesystem;
 
 constexpr double kPctTolerance = 0.05;
 
-// $BRAID_SHARED_DIR/traces, or empty when the shared traces are absent.
-// Without the variable, the folder braid_test() means to pass (its
-// ENVIRONMENT list currently reaches ctest cut after the first entry).
-fs::path TracesDir() {
-  const char* shared = std::getenv("BRAID_SHARED_DIR");
-#ifdef BRAID_DEFAULT_SHARED_DIR
-  if (!shared) shared = BRAID_DEFAULT_SHARED_DIR;
-#endif
-  if (!shared) return {};
-  const fs::path dir = fs::path(shared) / "traces";
-  return fs::exists(dir / "expected.json") ? dir : fs::path();
-}
-
-#define SKIP_WITHOUT_SHARED_TRACES()                                                                 \
-  if (TracesDir().empty()) {                                                                         \
-    GTEST_SKIP() << "the shared traces are absent (no $BRAID_SHARED_DIR/traces/expected.json); set " \
-                    "BRAID_SHARED_DIR to the shared folder to run this test";                        \
-  }
+fs::path TracesDir() { return testing_shared::SharedPath(testing_shared::kSharedTraces); }
 
 nlohmann::json Expected(const std::string& trace) {
   std::ifstream in(TracesDir() / "expected.json");
@@ -78,7 +61,7 @@ void ExpectKinetoFigures(const ImportedRank& r, const nlohmann::json& want) {
 }
 
 TEST(ImportSharedTraces, KinetoA100TwoRankNccl) {
-  SKIP_WITHOUT_SHARED_TRACES();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
   const std::string name = "kineto/a100_2rank_nccl_data.json.gz";
   auto trace = ImportKineto({(TracesDir() / name).string()});
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -99,7 +82,7 @@ TEST(ImportSharedTraces, KinetoA100TwoRankNccl) {
 }
 
 TEST(ImportSharedTraces, KinetoA100EightRankControlRank3) {
-  SKIP_WITHOUT_SHARED_TRACES();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
   const std::string name = "kineto/a100_8rank_control_rank3.json.gz";
   auto trace = ImportKineto({(TracesDir() / name).string()});
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -115,7 +98,7 @@ TEST(ImportSharedTraces, KinetoA100EightRankControlRank3) {
 }
 
 TEST(ImportSharedTraces, KinetoBothFilesAsTwoRanks) {
-  SKIP_WITHOUT_SHARED_TRACES();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
   auto trace = ImportKineto({(TracesDir() / "kineto/a100_2rank_nccl_data.json.gz").string(),
                              (TracesDir() / "kineto/a100_8rank_control_rank3.json.gz").string()});
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -133,7 +116,7 @@ void ExpectNsysFigures(const ImportedRank& r, const nlohmann::json& want) {
 }
 
 TEST(ImportSharedTraces, NsysRtx3080Mock) {
-  SKIP_WITHOUT_SHARED_TRACES();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
   const std::string name = "nsys/rtx3080_mock.sqlite";
   auto trace = ImportNsys((TracesDir() / name).string());
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -152,7 +135,7 @@ TEST(ImportSharedTraces, NsysRtx3080Mock) {
 }
 
 TEST(ImportSharedTraces, NsysH100TwoGpu) {
-  SKIP_WITHOUT_SHARED_TRACES();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
   const std::string name = "nsys/h100_2gpu_mfu_before.sqlite";
   auto trace = ImportNsys((TracesDir() / name).string());
   ASSERT_TRUE(trace.ok()) << trace.status().message();

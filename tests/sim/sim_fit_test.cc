@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +21,7 @@
 #include "braid/sim_models.h"
 #include "calibrate_command.h"
 #include "cli_exit.h"
+#include "shared_dir.h"
 
 namespace braid {
 namespace {
@@ -29,23 +29,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// $BRAID_SHARED_DIR/calibration/h100-measured, or empty when absent.
-std::string MeasuredDir() {
-  const char* shared = std::getenv("BRAID_SHARED_DIR");
-#ifdef BRAID_DEFAULT_SHARED_DIR
-  if (!shared) shared = BRAID_DEFAULT_SHARED_DIR;
-#endif
-  if (!shared) return {};
-  const fs::path dir = fs::path(shared) / "calibration" / "h100-measured";
-  return fs::exists(dir / "gemm_bf16.csv") ? dir.string() : std::string();
-}
-
-#define SKIP_WITHOUT_MEASUREMENTS()                                                                     \
-  if (MeasuredDir().empty()) {                                                                          \
-    GTEST_SKIP() << "the shared H100 measurements are absent (no "                                      \
-                    "$BRAID_SHARED_DIR/calibration/h100-measured/gemm_bf16.csv); set BRAID_SHARED_DIR " \
-                    "to the shared folder to run this test";                                            \
-  }
+// The shared H100 measurements' folder, or empty when absent.
+std::string MeasuredDir() { return testing_shared::SharedPath(testing_shared::kSharedMeasured).string(); }
 
 // A fresh folder under the temp dir, removed with the object.
 class TempDir {
@@ -67,7 +52,7 @@ class TempDir {
 GpuSpec H100() { return *LoadGpu("h100-sxm"); }
 
 TEST(SimMeasured, ReadsTheSharedH100Measurements) {
-  SKIP_WITHOUT_MEASUREMENTS();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedMeasured);
   auto b = sim::ReadMeasuredBoard(MeasuredDir(), H100());
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->gemm.size(), 20u);
@@ -111,7 +96,7 @@ TEST(SimMeasured, BadFilesAreRefusedNamingFileRowAndColumn) {
 }
 
 TEST(SimMeasuredCheck, TheShippedH100FileMeetsEveryMeasuredTolerance) {
-  SKIP_WITHOUT_MEASUREMENTS();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedMeasured);
   auto b = sim::ReadMeasuredBoard(MeasuredDir(), H100());
   ASSERT_TRUE(b.ok()) << b.status().message();
   const sim::MeasuredCheck c = sim::CheckMeasuredBoard(H100(), *b);
@@ -127,7 +112,7 @@ TEST(SimMeasuredCheck, TheShippedH100FileMeetsEveryMeasuredTolerance) {
 }
 
 TEST(SimMeasuredCheck, TheSingleTileModelMissesTheMeasurements) {
-  SKIP_WITHOUT_MEASUREMENTS();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedMeasured);
   GpuSpec single = H100();
   single.kernels.clear();
   auto b = sim::ReadMeasuredBoard(MeasuredDir(), single);
@@ -388,7 +373,7 @@ TEST(CalibrateCommand, TpZeroIsRefused) {
 }
 
 TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {
-  SKIP_WITHOUT_MEASUREMENTS();
+  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedMeasured);
   cli::CalibrateArgs a;
   a.check = true;
   a.measured = MeasuredDir();
