@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "braid/nvtx_range.h"
+#include "braid/step_event.h"
 
 namespace braid::cpu {
 
@@ -96,8 +97,9 @@ bool LaneRunner::RunStep(const Step& s, int it) {
     return false;
   }
   if (shared_.trace && it >= shared_.warmup) {
-    events_.push_back({it - shared_.warmup, job_.rank, job_.lane, EventKindOf(s.kind), s.name, start, end, *bytes,
-                       s.flops, s.chunk, s.ring_step, s.peer, s.match});
+    Event e = EventOfStep(s, it - shared_.warmup, job_.rank, start, end);
+    e.bytes = *bytes;  // what the step really moved
+    events_.push_back(std::move(e));
   }
   return true;
 }

@@ -5,6 +5,8 @@
 #include <tuple>
 #include <utility>
 
+#include "braid/step_event.h"
+
 namespace braid::cuda {
 
 uint64_t StepCorrelation(int iteration, int rank, int step) {
@@ -26,19 +28,8 @@ std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& record
     Event& e = it->second;
     if (fresh) {
       const Step& s = rp.steps[size_t(key.step)];
-      e.iteration = key.iteration;
-      e.rank = key.rank;
-      e.lane = s.lane;
-      e.kind = EventKindOf(s.kind);
-      e.name = s.name;
-      e.start_ns = rec.start_ns;
-      e.end_ns = rec.end_ns;
-      e.bytes = s.bytes;
-      e.flops = s.flops;
-      e.chunk = s.chunk;
-      e.step = s.ring_step;
-      e.peer = s.peer;
-      e.correlation = s.match >= 0 ? s.match : rec.correlation;
+      e = EventOfStep(s, key.iteration, key.rank, rec.start_ns, rec.end_ns);
+      if (s.match < 0) e.correlation = rec.correlation;  // unmatched steps keep the tracer's id
     }
     e.start_ns = std::min(e.start_ns, rec.start_ns);
     e.end_ns = std::max(e.end_ns, rec.end_ns);

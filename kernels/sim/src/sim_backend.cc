@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "braid/plan_check.h"
+#include "braid/step_event.h"
 #include "braid/topology_files.h"
 #include "sim_engine.h"
 
@@ -92,21 +93,8 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
           out.events.push_back(std::move(c));
           continue;
         }
-        Event e;
-        e.iteration = it;
-        e.rank = r;
-        e.lane = s.lane;
-        e.kind = EventKindOf(s.kind);
-        e.name = s.name;
-        e.start_ns = offset + int64_t(std::llround(engine_->start_ns(g)));
-        e.end_ns = offset + int64_t(std::llround(engine_->end_ns(g)));
-        e.bytes = s.bytes;
-        e.flops = s.flops;
-        e.chunk = s.chunk;
-        e.step = s.ring_step;
-        e.peer = s.peer;
-        e.correlation = s.match;
-        out.events.push_back(std::move(e));
+        out.events.push_back(EventOfStep(s, it, r, offset + int64_t(std::llround(engine_->start_ns(g))),
+                                         offset + int64_t(std::llround(engine_->end_ns(g)))));
       }
     }
   }
