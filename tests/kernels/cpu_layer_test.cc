@@ -16,21 +16,9 @@ namespace {
 
 using testing::VerifyOnce;
 
-ModelSpec Tiny() {
-  ModelSpec m;
-  m.name = "tiny";
-  m.hidden = 32;
-  m.heads = 4;
-  m.kv_heads = 4;
-  m.head_dim = 8;
-  m.ffn = 64;
-  m.gated_mlp = true;
-  return m;
-}
-
 Plan MustLayerPlan(int p, Algorithm algo, int chunks, bool sp, std::vector<int> splits = {},
                    Phase phase = Phase::kPrefill) {
-  auto lw = MakeLayerWorkload(Tiny(), 16, 1, phase, p, DType::kFp32, sp);
+  auto lw = MakeLayerWorkload(testing::TinyLayerModel(), 16, 1, phase, p, DType::kFp32, sp);
   EXPECT_TRUE(lw.ok()) << lw.status().message();
   if (!lw.ok()) return Plan();
   OverlapConfig cfg;

@@ -11,33 +11,15 @@
 #include <thread>
 #include <vector>
 
-#include "braid/backend.h"
-#include "braid/planner.h"
+#include "backend_test_util.h"
 
 namespace braid::testing {
 
 inline Plan MustBuild(Op op, int64_t m, int64_t n, int64_t k, int p, Algorithm algo, int chunks = 1, int comm_lanes = 1,
                       std::vector<int> splits = {}, DType dtype = DType::kFp32) {
-  const Workload w{op, m, n, k, dtype, p};
-  OverlapConfig cfg;
-  cfg.algorithm = algo;
-  cfg.chunks = chunks;
-  cfg.comm_lanes = comm_lanes;
+  OverlapConfig cfg = OverlapConfigOf(algo, chunks, comm_lanes);
   cfg.splits = std::move(splits);
-  Result<Plan> plan = BuildPlan(w, cfg);
-  if (!plan.ok()) {
-    ADD_FAILURE() << w.Describe() << " " << cfg.Describe() << ": " << plan.status().message();
-    return Plan();
-  }
-  return std::move(plan).value();
-}
-
-inline RunOptions VerifyOnce() {
-  RunOptions o;
-  o.warmup = 0;
-  o.iters = 1;
-  o.verify = true;
-  return o;
+  return MustBuildPlan({op, m, n, k, dtype, p}, cfg);
 }
 
 // Runs `fn` on another thread; a hang fails the test and ends the process
