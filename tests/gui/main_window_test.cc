@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QImage>
+#include <QScrollArea>
 #include <QTest>
 #include <cstdio>
 #include <fstream>
@@ -133,6 +134,31 @@ TEST_F(MainWindowTest, CompareShowsTwoTimelinesWithOneZoomAndTheirDifferences) {
   EXPECT_EQ(m->item(0, 0)->text(), "makespan_ns");
   EXPECT_FALSE(m->item(0, 3)->text().isEmpty());
   EXPECT_NE(m->item(0, 1)->text(), m->item(0, 2)->text());  // ring and chunked differ
+}
+
+// Zoom and pan move time, not pixels: every timeline (the run's and compare's
+// two) sits in a scroll area that scrolls rows only and gives it its width.
+TEST_F(MainWindowTest, TimelinesScrollRowsOnlyAndTakeTheViewsWidth) {
+  ASSERT_TRUE(w.OpenStore(path).ok());
+  w.show();
+  emit w.browser()->runActivated(ring);
+  int found = 0;
+  for (TimelineWidget* t : {w.timeline(), w.compare()->first(), w.compare()->second()}) {
+    for (QScrollArea* area : w.findChildren<QScrollArea*>()) {
+      if (area->widget() != t) continue;
+      ++found;
+      EXPECT_TRUE(area->widgetResizable());
+      EXPECT_EQ(area->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+      EXPECT_EQ(area->verticalScrollBarPolicy(), Qt::ScrollBarAsNeeded);
+    }
+  }
+  EXPECT_EQ(found, 3);
+  QScrollArea* run_area = nullptr;
+  for (QScrollArea* area : w.findChildren<QScrollArea*>()) {
+    if (area->widget() == w.timeline()) run_area = area;
+  }
+  ASSERT_NE(run_area, nullptr);
+  EXPECT_EQ(w.timeline()->width(), run_area->viewport()->width());
 }
 
 TEST_F(MainWindowTest, SessionTrialsSortByTimeAndOpenTheirTimeline) {

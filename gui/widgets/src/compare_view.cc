@@ -1,23 +1,15 @@
 #include "braid/view/compare_view.h"
 
 #include <QHeaderView>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 
 #include "braid/view/time_axis.h"
+#include "vertical_scroll.h"
 
 namespace braid::view {
 
 namespace {
-
-QScrollArea* Scrolled(QWidget* w) {
-  auto* s = new QScrollArea;
-  s->setWidget(w);
-  s->setWidgetResizable(true);
-  s->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  return s;
-}
 
 QString Title(const RunSummary& s) {
   return QString("run %1 · %2 · %3 · %4")
@@ -49,9 +41,9 @@ CompareView::CompareView(QWidget* parent)
   auto* tl = new QVBoxLayout(top);
   tl->setContentsMargins(0, 0, 0, 0);
   tl->addWidget(label_a_);
-  tl->addWidget(Scrolled(a_), 1);
+  tl->addWidget(VerticalScroll(a_), 1);
   tl->addWidget(label_b_);
-  tl->addWidget(Scrolled(b_), 1);
+  tl->addWidget(VerticalScroll(b_), 1);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(top);
   split->addWidget(table_);

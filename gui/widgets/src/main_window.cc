@@ -2,27 +2,19 @@
 
 #include <QFileDialog>
 #include <QMenuBar>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "braid/view/time_axis.h"
+#include "vertical_scroll.h"
 
 namespace braid::view {
 
 namespace {
 
 QString Q(const std::string& s) { return QString::fromStdString(s); }
-
-QScrollArea* Scrolled(QWidget* w) {
-  auto* s = new QScrollArea;
-  s->setWidget(w);
-  s->setWidgetResizable(true);
-  s->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  return s;
-}
 
 QString RangeLine(const RangeStats& s) {
   return QString("selection %1 · compute %2 · comm %3 · overlap %4 (%5 %) per rank")
@@ -54,7 +46,7 @@ MainWindow::MainWindow(QWidget* parent)
   auto* tl = new QVBoxLayout(timeline_page_);
   tl->setContentsMargins(0, 0, 0, 0);
   tl->addWidget(run_title_);
-  tl->addWidget(Scrolled(timeline_), 1);
+  tl->addWidget(VerticalScroll(timeline_), 1);
   pages_->addWidget(message_);
   pages_->addWidget(timeline_page_);
   pages_->addWidget(compare_);
