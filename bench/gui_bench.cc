@@ -8,9 +8,10 @@
 //                   zoom Z: 0 = the whole run (25 iterations), 1 = one
 //                   iteration (50 ms), 2 = 100 µs; goal < 16 ms each
 //
-// The run is written with Store::WriteRun into a scratch directory under
-// $TMPDIR (or /tmp) first; 8 ranks x (compute, comm) lanes x 25 iterations
-// x 2500 steps, comm overlapping compute as a ring does.
+// The run (bench/ring_run.h, shared with the store benchmark: 8 ranks x
+// (compute, comm) lanes x 25 iterations x 2500 steps, comm overlapping compute
+// as a ring does) is written with Store::WriteRun into a scratch directory
+// under $TMPDIR (or /tmp) first.
 // Run: QT_QPA_PLATFORM=offscreen build/release/bench/braid_gui_bench
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -32,41 +33,13 @@
 #include "braid/view/overlap_band.h"
 #include "braid/view/timeline.h"
 #include "braid/view/timeline_widget.h"
+#include "ring_run.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRanks = 8, kLanes = 2, kIterations = 25, kPerLane = 2500;  // 1,000,000 events
-constexpr int64_t kIterationNs = 50'000'000;
-
-std::vector<braid::Event> MakeRun() {
-  std::vector<braid::Event> events;
-  events.reserve(size_t(kRanks) * kLanes * kIterations * kPerLane);
-  for (int r = 0; r < kRanks; ++r) {
-    for (int l = 0; l < kLanes; ++l) {
-      for (int it = 0; it < kIterations; ++it) {
-        for (int s = 0; s < kPerLane; ++s) {
-          braid::Event& e = events.emplace_back();
-          e.iteration = it;
-          e.rank = r;
-          e.lane = l;
-          e.kind = l == 0 ? braid::EventKind::kCompute : braid::EventKind::kComm;
-          e.name = (l == 0 ? "gemm_rs gemm step " : "gemm_rs send step ") + std::to_string(s % 50);
-          e.start_ns = int64_t(it) * kIterationNs + int64_t(s) * 18'000 + l * 3'000 + r * 100;
-          e.end_ns = e.start_ns + 15'000 + s % 7;
-          e.bytes = l == 0 ? 0 : 4 << 20;
-          e.flops = l == 0 ? 2.0 * 4096 * 1024 * 8192 : 0;
-          e.chunk = s % 4;
-          e.step = s % 7;
-          e.peer = l == 0 ? -1 : (r + 1) % kRanks;
-          e.correlation = l == 0 ? -1 : int64_t(it) * 1'000'000 + r * 10'000 + s;
-        }
-      }
-    }
-  }
-  return events;
-}
+using braid::bench::kIterationNs;
 
 struct Fixture {
   fs::path dir = fs::temp_directory_path() / ("braid_gui_bench_" + std::to_string(getpid()));
@@ -77,19 +50,9 @@ struct Fixture {
     fs::create_directories(dir);
     auto store = braid::Store::Open(path);
     if (!store.ok()) Die(store.status());
-    braid::RunMeta m;
-    m.backend = "sim";
-    m.topology = "h100-sxm";
-    m.workload = {braid::Op::kGemmRs, 4096, 8192, 28672, braid::DType::kBf16, kRanks};
-    m.config_json = R"({"algorithm":"ring","chunks":1})";
-    m.iterations = kIterations;
-    std::vector<braid::LaneInfo> lanes;
-    for (int r = 0; r < kRanks; ++r) {
-      lanes.push_back({r, 0, "compute", "compute"});
-      lanes.push_back({r, 1, "comm", "comm"});
-    }
-    const std::vector<braid::Event> events = MakeRun();
-    auto id = (*store)->WriteRun(m, lanes, events, braid::MetricRowsOf(braid::ComputeRunMetrics(events)));
+    const std::vector<braid::Event> events = braid::bench::MakeRingRun();
+    auto id = (*store)->WriteRun(braid::bench::RingRunMeta(), braid::bench::RingRunLanes(), events,
+                                 braid::MetricRowsOf(braid::ComputeRunMetrics(events)));
     if (!id.ok()) Die(id.status());
     run = *id;
   }
