@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "braid/safe_write.h"
+#include "temp_dir.h"
 
 namespace braid {
 namespace {
@@ -24,26 +25,15 @@ namespace fs = std::filesystem;
 
 class SafeWrite : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("braid_safe_write_" + std::to_string(::getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
+  std::string Path(const std::string& name) const { return tmp_.Path(name); }
+  static std::string Read(const std::string& path) { return testing_files::FileBytes(path); }
   size_t Entries() const {
     size_t n = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++n;
     return n;
   }
-  fs::path dir_;
+  testing_files::TempDir tmp_;
+  const fs::path& dir_ = tmp_.dir();
 };
 
 TEST_F(SafeWrite, CreatesAndReplacesARegularFileLeavingNoTemporary) {

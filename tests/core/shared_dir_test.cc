@@ -3,12 +3,13 @@
 #include "shared_dir.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "temp_dir.h"
 
 namespace braid::testing_shared {
 namespace {
@@ -22,9 +23,6 @@ class SharedDirTest : public ::testing::Test {
     const char* old = std::getenv("BRAID_SHARED_DIR");
     had_old_ = old != nullptr;
     if (had_old_) old_ = old;
-    dir_ = fs::temp_directory_path() / ("braid_shared_dir_test_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     ::setenv("BRAID_SHARED_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
@@ -33,11 +31,10 @@ class SharedDirTest : public ::testing::Test {
     } else {
       ::unsetenv("BRAID_SHARED_DIR");
     }
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
-  fs::path dir_;
+  testing_files::TempDir tmp_;
+  const fs::path& dir_ = tmp_.dir();
   bool had_old_ = false;
   std::string old_;
 };

@@ -6,8 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +16,7 @@
 #include "braid/sim_measured.h"
 #include "braid/sim_models.h"
 #include "shared_dir.h"
+#include "temp_dir.h"
 
 namespace braid::measure {
 namespace {
@@ -44,20 +43,7 @@ std::vector<std::string> Lines(const fs::path& file) {
   return lines;
 }
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() / ("braid_gpu_measure_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-  fs::path operator/(const std::string& f) const { return path_ / f; }
-
- private:
-  fs::path path_;
-};
+using testing_files::TempDir;
 
 TEST(GpuMeasurePlan, TheDefaultGridIsH100MeasuredsGrid) {
   const MeasurePlan p = DefaultMeasurePlan(132, false);
@@ -153,8 +139,8 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   const int points = 20 + 3 * (1 + 2 * 8) + 10 + 3 + 3 * 4 * 2;  // the fused points: two halves each
   EXPECT_EQ(fake.samples(), points * (plan.warmup + plan.iterations) + 4 * (plan.gap_warmup + plan.gap_iterations));
-  TempDir d("layout");
-  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
+  TempDir d;
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
   // Headers as in h100-measured; rows per file.
   const std::pair<const char*, std::pair<const char*, size_t>> files[] = {
       {"gemm_bf16.csv", {"m,n,k,time_ms,tflops", 20}},
@@ -167,7 +153,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   // The shared files' headers are compared with where they are present.
   const fs::path shared = testing_shared::SharedPath(testing_shared::kSharedMeasured);
   for (const auto& [file, want] : files) {
-    const auto lines = Lines(d / file);
+    const auto lines = Lines(d.dir() / file);
     ASSERT_EQ(lines.size(), want.second + 1) << file;
     EXPECT_EQ(lines[0], want.first) << file;
     if (!shared.empty() && fs::exists(shared / file)) {
@@ -181,7 +167,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       }
     }
   }
-  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   EXPECT_EQ(board->gemm.size(), 20u);
   EXPECT_EQ(board->held.size(), 48u);
@@ -252,12 +238,12 @@ TEST(GpuMeasureFit, RecoversTheFakeBoardFromItsMeasurements) {
   FakeMeasureDevice fake(truth, "Fake Board 9000");
   auto m = RunMeasurements(fake, DefaultMeasurePlan(truth.sm_count, false), nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  TempDir d("fit");
-  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
+  TempDir d;
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
   sim::FitOptions o;
   o.chains = 2;
   o.iterations = 3000;
-  auto fit = FitMeasuredGpu(H100(), d.path(), *m, o);
+  auto fit = FitMeasuredGpu(H100(), d.dir().string(), *m, o);
   ASSERT_TRUE(fit.ok()) << fit.status().message();
   EXPECT_FALSE(fit->fit.before.ok());  // the shipped file is not this board
   EXPECT_TRUE(fit->fit.after.ok());
@@ -301,15 +287,15 @@ TEST(GpuMeasureFit, FitsTheFusedKernelAndTheLaunchGapsFromTheirCsvs) {
   // comm CTAs, faster transfer half.
   EXPECT_GT(m->fused[3].gemm_ns, m->fused[0].gemm_ns);
   EXPECT_LT(m->fused[3].transfer_ns, m->fused[0].transfer_ns / 8);
-  TempDir d("fitfused");
-  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.path()).ok());
-  const auto csv = Lines(d / "fused_kernel.csv");
+  TempDir d;
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
+  const auto csv = Lines(d.dir() / "fused_kernel.csv");
   ASSERT_EQ(csv.size(), 13u);
   EXPECT_EQ(csv[1].rfind("2048,4096,4096,2,", 0), 0u) << csv[1];
   sim::FitOptions o;
   o.chains = 2;
   o.iterations = 3000;
-  auto fit = FitMeasuredGpu(H100(), d.path(), *m, o);
+  auto fit = FitMeasuredGpu(H100(), d.dir().string(), *m, o);
   ASSERT_TRUE(fit.ok()) << fit.status().message();
   const GpuSpec& g = fit->fit.gpu;
   EXPECT_NEAR(g.fused_gemm_efficiency, 0.62, 0.05 * 0.62);

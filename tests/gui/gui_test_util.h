@@ -2,51 +2,17 @@
 // whose figures are known, and real sim runs (ring, chunked) of one workload.
 #pragma once
 
-#include <unistd.h>
-
-#include <atomic>
-#include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "braid/event.h"
 #include "braid/store.h"
+#include "temp_dir.h"
 
 namespace braid::view::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    dir_ = std::filesystem::temp_directory_path() /
-           ("braid_gui_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
-
-// The file's bytes ("" when it cannot be read).
-inline std::string FileBytes(const std::string& path) {
-  std::string out;
-  if (FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buf[65536];
-    size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-    std::fclose(f);
-  }
-  return out;
-}
+using ::braid::testing_files::FileBytes;
+using ::braid::testing_files::TempDir;
 
 // Two ranks, two iterations 1000 ns apart; rank 1 is rank 0 shifted by 10 ns.
 // Per rank and iteration (offsets from the iteration's start):

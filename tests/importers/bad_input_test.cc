@@ -29,9 +29,9 @@ void ExpectInvalid(const Result<T>& r, const std::string& path, std::string_view
 
 TEST(ImportBadInput, KinetoMissingFile) {
   TempDir dir;
-  const std::string path = dir.File("missing.json");
+  const std::string path = dir.Path("missing.json");
   ExpectInvalid(ImportKineto({path}), path, "cannot open");
-  ExpectInvalid(ImportKineto({dir.File("")}), dir.File(""), "is a directory");
+  ExpectInvalid(ImportKineto({dir.Path("")}), dir.Path(""), "is a directory");
   EXPECT_FALSE(ImportKineto({}).ok());
 }
 
@@ -106,7 +106,7 @@ TEST(ImportBadInput, KinetoSecondFileNamedInTheError) {
 
 TEST(ImportBadInput, NsysMissingFile) {
   TempDir dir;
-  const std::string path = dir.File("missing.sqlite");
+  const std::string path = dir.Path("missing.sqlite");
   ExpectInvalid(ImportNsys(path), path, "cannot open");
   EXPECT_FALSE(std::filesystem::exists(path));  // read-only: nothing created
 }
@@ -123,22 +123,22 @@ TEST(ImportBadInput, NsysFileThatIsNotSqlite) {
 
 TEST(ImportBadInput, NsysSqliteThatIsNotAnExport) {
   TempDir dir;
-  const std::string other = dir.File("other.sqlite");
+  const std::string other = dir.Path("other.sqlite");
   MakeSqlite(other, "CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO runs VALUES (1, 'x');");
   ExpectInvalid(ImportNsys(other), other, "no CUPTI_ACTIVITY_KIND_KERNEL table");
-  const std::string no_strings = dir.File("nostrings.sqlite");
+  const std::string no_strings = dir.Path("nostrings.sqlite");
   MakeSqlite(no_strings,
              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
              " streamId INTEGER, demangledName INTEGER, shortName INTEGER);");
   ExpectInvalid(ImportNsys(no_strings), no_strings, "no StringIds table");
-  const std::string no_columns = dir.File("nocolumns.sqlite");
+  const std::string no_columns = dir.Path("nocolumns.sqlite");
   MakeSqlite(no_columns, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (a INTEGER); CREATE TABLE StringIds (id, value);");
   ExpectInvalid(ImportNsys(no_columns), no_columns, "has no start column");
 }
 
 TEST(ImportBadInput, NsysEmptyTrace) {
   TempDir dir;
-  const std::string empty = dir.File("empty.sqlite");
+  const std::string empty = dir.Path("empty.sqlite");
   MakeSqlite(empty,
              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
              " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
@@ -148,13 +148,13 @@ TEST(ImportBadInput, NsysEmptyTrace) {
 
 TEST(ImportBadInput, NsysCorruptDatabase) {
   TempDir dir;
-  const std::string path = dir.File("corrupt.sqlite");
+  const std::string path = dir.Path("corrupt.sqlite");
   MakeSqlite(path,
              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
              " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
              "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 7, 1, 1);");
-  std::string bytes = TempDir::Read(path);
+  std::string bytes = testing_files::FileBytes(path);
   ASSERT_GT(bytes.size(), 1024u);
   for (size_t i = 1024; i < bytes.size(); ++i) bytes[i] = static_cast<char>(0xA5);  // wipe the table pages
   const std::string corrupt = dir.Write("corrupt2.sqlite", bytes);

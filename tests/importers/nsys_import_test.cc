@@ -58,7 +58,7 @@ std::string TwoDeviceSql() {
 
 TEST(ImportNsysSmall, OneRankPerDeviceWithHtaFiguresInNs) {
   TempDir dir;
-  const std::string path = dir.File("two.sqlite");
+  const std::string path = dir.Path("two.sqlite");
   MakeSqlite(path, TwoDeviceSql());
   auto trace = ImportNsys(path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -82,7 +82,7 @@ TEST(ImportNsysSmall, OneRankPerDeviceWithHtaFiguresInNs) {
 
 TEST(ImportNsysSmall, LanesEventsAndMarkers) {
   TempDir dir;
-  const std::string path = dir.File("two.sqlite");
+  const std::string path = dir.Path("two.sqlite");
   MakeSqlite(path, TwoDeviceSql());
   auto trace = ImportNsys(path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -127,7 +127,7 @@ TEST(ImportNsysSmall, LanesEventsAndMarkers) {
 
 TEST(ImportNsysSmall, TargetInfoNamesLanes) {
   TempDir dir;
-  const std::string path = dir.File("info.sqlite");
+  const std::string path = dir.Path("info.sqlite");
   MakeSqlite(path,
              TwoDeviceSql() +
                  "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER NOT NULL, name TEXT);"

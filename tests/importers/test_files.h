@@ -1,53 +1,17 @@
-// Temporary files for the importer tests: a directory removed at the end of
-// the test, gzip of in-memory bytes, small SQLite databases.
+// Files for the importer tests: a scratch folder (temp_dir.h), gzip of
+// in-memory bytes, small SQLite databases.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <string_view>
 
+#include "temp_dir.h"
+
 namespace braid::testing_files {
-
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("braid_importers_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string File(std::string_view name) const { return (path_ / name).string(); }
-
-  static std::string Read(const std::string& path) {
-    std::string bytes(std::filesystem::file_size(path), '\0');
-    std::ifstream(path, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return bytes;
-  }
-
-  std::string Write(std::string_view name, std::string_view bytes) const {
-    const std::string p = File(name);
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return p;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline std::string Gzip(std::string_view in) {
   z_stream zs{};

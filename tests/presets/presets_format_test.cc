@@ -2,11 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "braid/presets.h"
 #include "presets_test_util.h"
+#include "temp_dir.h"
 
 namespace braid {
 namespace {
@@ -124,42 +123,27 @@ TEST(PresetFormat, MergeRefusesAnotherVersion) {
   EXPECT_NE(s.message().find("version 2"), std::string::npos);
 }
 
-std::string TempDir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("braid_presets_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(PresetFormat, SaveAtomicallyWritesAndReplaces) {
-  const std::string dir = TempDir();
+  const testing_files::TempDir tmp;
+  const std::string dir = tmp.dir().string();
   const std::string path = dir + "/p.toml";
   PresetFile f;
   f.presets.push_back(MakePreset(4096, 8192, 28672));
   ASSERT_TRUE(SavePresetsAtomically(path, f).ok());
   f.presets.push_back(MakePreset(1024, 1024, 1024));
   ASSERT_TRUE(SavePresetsAtomically(path, f).ok());
-  EXPECT_EQ(ReadAll(path), WritePresets(f));
+  EXPECT_EQ(testing_files::FileBytes(path), WritePresets(f));
   size_t files = 0;
   for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u);  // no temporary left behind
   auto t = PresetTable::Load(path);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->size(), 2u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(PresetFormat, SaveIntoMissingDirectoryFailsAndCreatesNothing) {
-  const std::string dir = TempDir();
+  const testing_files::TempDir tmp;
+  const std::string dir = tmp.dir().string();
   const std::string path = dir + "/missing/p.toml";
   PresetFile f;
   f.presets.push_back(MakePreset(4096, 8192, 28672));
@@ -168,13 +152,13 @@ TEST(PresetFormat, SaveIntoMissingDirectoryFailsAndCreatesNothing) {
   EXPECT_NE(s.message().find("missing"), std::string::npos) << s.message();
   EXPECT_FALSE(std::filesystem::exists(dir + "/missing"));
   EXPECT_TRUE(std::filesystem::is_empty(dir));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(PresetFormat, FailedRenameLeavesTheOldFileIntact) {
   // The target is a non-empty directory: the temporary is written, the
   // rename fails, and both the target and the folder are left as they were.
-  const std::string dir = TempDir();
+  const testing_files::TempDir tmp;
+  const std::string dir = tmp.dir().string();
   const std::string path = dir + "/p.toml";
   std::filesystem::create_directories(path + "/inside");
   PresetFile f;
@@ -184,7 +168,6 @@ TEST(PresetFormat, FailedRenameLeavesTheOldFileIntact) {
   size_t files = 0;
   for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

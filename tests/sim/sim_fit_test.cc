@@ -8,11 +8,9 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <utility>
 
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "braid/gpu_files.h"
@@ -22,6 +20,7 @@
 #include "calibrate_command.h"
 #include "cli_exit.h"
 #include "shared_dir.h"
+#include "temp_dir.h"
 
 namespace braid {
 namespace {
@@ -32,22 +31,7 @@ using ::testing::HasSubstr;
 // The shared H100 measurements' folder, or empty when absent.
 std::string MeasuredDir() { return testing_shared::SharedPath(testing_shared::kSharedMeasured).string(); }
 
-// A fresh folder under the temp dir, removed with the object.
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() / ("braid_sim_fit_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  void Write(const std::string& file, const std::string& text) const { std::ofstream(path_ / file) << text; }
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& f) const { return (path_ / f).string(); }
-
- private:
-  fs::path path_;
-};
+using testing_files::TempDir;
 
 GpuSpec H100() { return *LoadGpu("h100-sxm"); }
 
@@ -66,33 +50,33 @@ TEST(SimMeasured, ReadsTheSharedH100Measurements) {
 
 TEST(SimMeasured, BadFilesAreRefusedNamingFileRowAndColumn) {
   const GpuSpec g = H100();
-  TempDir d("bad");
-  auto none = sim::ReadMeasuredBoard(d.path(), g);
+  TempDir d;
+  auto none = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_FALSE(none.ok());
   EXPECT_THAT(none.status().message(), HasSubstr("has none of"));
-  EXPECT_FALSE(sim::ReadMeasuredBoard(d.file("nowhere"), g).ok());
+  EXPECT_FALSE(sim::ReadMeasuredBoard(d.Path("nowhere"), g).ok());
 
   d.Write("gemm_bf16.csv", "m,n,time_ms\n64,128,0.1\n");
-  auto missing = sim::ReadMeasuredBoard(d.path(), g);
+  auto missing = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("gemm_bf16.csv: missing column 'k'"));
 
   d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1\n64,128,256,-0.5\n");
-  auto negative = sim::ReadMeasuredBoard(d.path(), g);
+  auto negative = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_FALSE(negative.ok());
   EXPECT_THAT(negative.status().message(), HasSubstr("gemm_bf16.csv:3: time_ms: must be positive"));
 
   d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0\n");
-  EXPECT_FALSE(sim::ReadMeasuredBoard(d.path(), g).ok());
+  EXPECT_FALSE(sim::ReadMeasuredBoard(d.dir().string(), g).ok());
 
   d.Write("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1\n");
   d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,140,1.9,1.5\n");
-  auto above = sim::ReadMeasuredBoard(d.path(), g);
+  auto above = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_FALSE(above.ok());
   EXPECT_THAT(above.status().message(), HasSubstr("held_sms: 140 is not below h100-sxm's 132 SMs"));
 
   d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,nap,4,1.9,1.5\n");
-  EXPECT_THAT(sim::ReadMeasuredBoard(d.path(), g).status().message(), HasSubstr("spin or copy"));
+  EXPECT_THAT(sim::ReadMeasuredBoard(d.dir().string(), g).status().message(), HasSubstr("spin or copy"));
 }
 
 TEST(SimMeasuredCheck, TheShippedH100FileMeetsEveryMeasuredTolerance) {
@@ -130,9 +114,9 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
   std::string csv = "sms,gbs_read_plus_write\n";
   for (int s : {1, 2, 4, 8, 16, 32, 64, 132})
     csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
-  TempDir d("recover");
+  TempDir d;
   d.Write("copy_kernel_bw.csv", csv);
-  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   sim::FitOptions o;
   o.chains = 1;
@@ -171,9 +155,9 @@ TEST(SimFit, SetsTheFusedKernelFiguresFromItsCsv) {
                   static_cast<long long>(bytes), transfer_ns / 1e6);
     csv += row;
   }
-  TempDir d("fused");
+  TempDir d;
   d.Write("fused_kernel.csv", csv);
-  auto board = sim::ReadMeasuredBoard(d.path(), g);
+  auto board = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_TRUE(board.ok()) << board.status().message();
   ASSERT_EQ(board->fused.size(), 3u);
   sim::FitOptions o;
@@ -222,12 +206,12 @@ TEST(SimMeasuredCheck, FusedRowsCompareBothHalves) {
 // launch_gaps.csv with its graph rows (no host cost): launch_us is the
 // same-stream gap and event_wait_us the cross-stream excess, outright.
 TEST(SimFit, GraphLaunchGapsSetTheLaunchFigures) {
-  TempDir d("graphgaps");
+  TempDir d;
   d.Write("launch_gaps.csv",
           "what,ns_p50\nsame_stream_start_to_start,4100\ncross_stream_event_wait_start_to_start,7300\n"
           "graph_same_stream_start_to_start,2300\ngraph_cross_stream_event_wait_start_to_start,3900\n");
   d.Write("copy_kernel_bw.csv", "sms,gbs_read_plus_write\n8,700\n132,2900\n");
-  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   ASSERT_TRUE(board->launch.graph());
   sim::FitOptions o;
@@ -251,12 +235,12 @@ TEST(SimFit, GraphLaunchGapsSetTheLaunchFigures) {
 // Host-launched gaps only (h100-measured's, from Python) hold the launcher's
 // own cost: they bound launch_us and event_wait_us, never raise them.
 TEST(SimFit, HostLaunchGapsOnlyBoundTheLaunchFigures) {
-  TempDir d("hostgaps");
+  TempDir d;
   d.Write("gemm_bf16.csv", "m,n,k,time_ms,tflops\n8192,8192,8192,1.56,705\n4096,1280,8192,0.118,728\n");
   // Below the shipped 1.8 µs launch and 1 µs event wait: both come down.
   d.Write("launch_gaps.csv",
           "what,ns_p50\nsame_stream_start_to_start,1500\ncross_stream_event_wait_start_to_start,1900\n");
-  auto board = sim::ReadMeasuredBoard(d.path(), H100());
+  auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   EXPECT_FALSE(board->launch.graph());
   sim::FitOptions o;
@@ -269,7 +253,7 @@ TEST(SimFit, HostLaunchGapsOnlyBoundTheLaunchFigures) {
   // Above them (h100-measured's 5.28 and 8.74 µs): the shipped figures stay.
   d.Write("launch_gaps.csv",
           "what,ns_p50\nsame_stream_start_to_start,5280\ncross_stream_event_wait_start_to_start,8736\n");
-  board = sim::ReadMeasuredBoard(d.path(), H100());
+  board = sim::ReadMeasuredBoard(d.dir().string(), H100());
   ASSERT_TRUE(board.ok());
   const sim::GpuFit high = sim::FitGpuToMeasurements(H100(), *board, o);
   EXPECT_LE(high.gpu.launch_us, 5.28);
@@ -278,17 +262,17 @@ TEST(SimFit, HostLaunchGapsOnlyBoundTheLaunchFigures) {
 
 TEST(SimMeasured, BadFusedKernelRowsAreRefused) {
   const GpuSpec g = H100();
-  TempDir d("fusedbad");
+  TempDir d;
   d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes\n8192,8192,8192,8,1.0,1024\n");
-  auto missing = sim::ReadMeasuredBoard(d.path(), g);
+  auto missing = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("fused_kernel.csv: missing column 'transfer_ms'"));
   d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n8192,8192,8192,132,1.0,1024,0.1\n");
-  auto all = sim::ReadMeasuredBoard(d.path(), g);
+  auto all = sim::ReadMeasuredBoard(d.dir().string(), g);
   ASSERT_FALSE(all.ok());
   EXPECT_THAT(all.status().message(), HasSubstr("fused_kernel.csv:2: comm_sms: 132 leaves no SMs"));
   d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n8192,8192,8192,8,1.0,1024,0\n");
-  EXPECT_FALSE(sim::ReadMeasuredBoard(d.path(), g).ok());
+  EXPECT_FALSE(sim::ReadMeasuredBoard(d.dir().string(), g).ok());
 }
 
 int Calibrate(const cli::CalibrateArgs& a, std::string* out, std::string* err) {
@@ -384,15 +368,15 @@ TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {
   // A board the model does not fit fails the check with exit 1.
   GpuSpec single = H100();
   single.kernels.clear();
-  TempDir d("check");
+  TempDir d;
   d.Write("single.toml", sim::GpuToml(single));
-  a.gpu = d.file("single.toml");
+  a.gpu = d.Path("single.toml");
   EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitFailure);
   EXPECT_THAT(out, HasSubstr("OFF"));
 }
 
 TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
-  TempDir d("cli");
+  TempDir d;
   GpuSpec truth = H100();
   truth.sm_copy_gbs = 70;
   std::string csv = "sms,gbs_read_plus_write\n";
@@ -400,8 +384,8 @@ TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
     csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
   d.Write("copy_kernel_bw.csv", csv);
   cli::CalibrateArgs a;
-  a.fit = d.path();
-  a.out = d.file("mine.toml");
+  a.fit = d.dir().string();
+  a.out = d.Path("mine.toml");
   std::string out, err;
   ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
   EXPECT_THAT(out, HasSubstr("sm_copy_gbs"));
@@ -417,10 +401,10 @@ TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
 }
 
 TEST(CalibrateCommand, FitOnBadInputWritesNothing) {
-  TempDir d("fitbad");
+  TempDir d;
   cli::CalibrateArgs a;
-  a.fit = d.path();
-  a.out = d.file("out.toml");
+  a.fit = d.dir().string();
+  a.out = d.Path("out.toml");
   ExpectUsage(a, "has none of");
   d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,200,1.9,1.5\n");
   ExpectUsage(a, "is not below");
