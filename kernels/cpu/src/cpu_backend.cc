@@ -14,22 +14,12 @@
 #include "braid/cpu_verify.h"
 #include "braid/host_matrix.h"
 #include "braid/plan_check.h"
+#include "braid/run_options_check.h"
 #include "rank_memory.h"
 #include "run_inputs.h"
 #include "run_plan.h"
 
 namespace braid {
-
-namespace {
-
-Status CheckOptions(const RunOptions& o) {
-  if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
-    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status CheckCpuBackendOptions(const CpuBackendOptions& o) {
   if (!std::isfinite(o.link_gbps) || o.link_gbps < 0 || !std::isfinite(o.link_latency_us) || o.link_latency_us < 0) {
@@ -116,7 +106,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
 }  // namespace
 
 Result<RunOutput> CpuBackend::Run(const Plan& plan, const RunOptions& options) {
-  BRAID_RETURN_IF_ERROR(CheckOptions(options));
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(options_));
   // A hand-edited or foreign plan could corrupt memory or hang: check it first.
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));

@@ -12,6 +12,7 @@
 
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
+#include "braid/run_options_check.h"
 #include "rank_memory.h"
 #include "run_inputs.h"
 #include "run_plan.h"
@@ -56,9 +57,7 @@ NodeLinks NodeLinksOf(const Topology& topo) {
 }
 
 Status CpuProcessBackend::CheckLocally(const Plan& plan, const RunOptions& options) const {
-  if (options.warmup < 0 || options.iters < 0 || options.warmup > 1000000 || options.iters > 1000000) {
-    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
-  }
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(options_));
   if (plan.tp() != launcher_->world_size()) {
     return Status::Invalid("--tp " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +

@@ -13,6 +13,7 @@
 #include "braid/cpu_verify.h"
 #include "braid/cuda_step_events.h"
 #include "braid/plan_check.h"
+#include "braid/run_options_check.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
 #include "process_run.h"
@@ -38,13 +39,6 @@ double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32) {
 namespace {
 
 using cuda::Transport;
-
-Status CheckRunOptions(const RunOptions& o) {
-  if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
-    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
-  }
-  return Status::Ok();
-}
 
 bool Moves(const Plan& plan) {
   for (const RankPlan& rp : plan.ranks) {
