@@ -41,19 +41,4 @@ Status SqliteError(sqlite3* db, int rc, const char* call, const char* /*file*/, 
   return Status::Internal(std::string(detail) + " (" + sqlite3_errstr(rc) + " in " + name + ")");
 }
 
-Status WithContext(const Status& s, const std::string& context) {
-  if (s.ok()) return s;
-  std::string msg = context + ": " + s.message();
-  switch (s.code()) {
-    case StatusCode::kInvalidArgument:
-      return Status::Invalid(std::move(msg));
-    case StatusCode::kNotFound:
-      return Status::NotFound(std::move(msg));
-    case StatusCode::kUnavailable:
-      return Status::Unavailable(std::move(msg));
-    default:
-      return Status::Internal(std::move(msg));
-  }
-}
-
 }  // namespace braid::db

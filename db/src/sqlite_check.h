@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "braid/status.h"
+#include "braid/status_context.h"
 
 namespace braid::db {
 
@@ -27,7 +28,7 @@ inline Status CheckSqlite(sqlite3* db, int rc, const char* call, const char* fil
 
 // Prefixes an error's message with `context` (e.g. the store's path), keeping
 // its code.
-Status WithContext(const Status& s, const std::string& context);
+using ::braid::WithContext;
 
 }  // namespace braid::db
 

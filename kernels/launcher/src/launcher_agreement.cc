@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "braid/launcher.h"
+#include "braid/status_context.h"
 
 namespace braid {
 
@@ -25,23 +26,8 @@ Blob EncodeStatus(const Status& s) { return EncodeStatus(s.code(), s.message());
 
 Status DecodeStatus(const Blob& b) {
   if (b.empty() || b[0] > uint8_t(StatusCode::kInternal)) return Status::Internal("damaged status from a rank");
-  std::string msg(b.begin() + 1, b.end());
-  switch (StatusCode(b[0])) {
-    case StatusCode::kOk:
-      return Status::Ok();
-    case StatusCode::kInvalidArgument:
-      return Status::Invalid(std::move(msg));
-    case StatusCode::kNotFound:
-      return Status::NotFound(std::move(msg));
-    case StatusCode::kUnavailable:
-      return Status::Unavailable(std::move(msg));
-    case StatusCode::kInternal:
-      break;
-  }
-  return Status::Internal(std::move(msg));
+  return StatusOf(StatusCode(b[0]), std::string(b.begin() + 1, b.end()));
 }
-
-Status WithMessage(const Status& s, const std::string& msg) { return DecodeStatus(EncodeStatus(s.code(), msg)); }
 
 }  // namespace
 
@@ -60,7 +46,7 @@ Status AgreeOnStatus(Launcher& launcher, const Status& mine) {
     if (first >= 0) {
       const Status s = DecodeStatus((*all)[size_t(first)]);
       verdict = failed < launcher.world_size() && !s.ok()
-                    ? EncodeStatus(WithMessage(s, "rank " + std::to_string(first) + ": " + s.message()))
+                    ? EncodeStatus(WithContext(s, "rank " + std::to_string(first)))
                     : EncodeStatus(s);
     }
   }
