@@ -10,8 +10,6 @@
 namespace braid {
 namespace {
 
-using testing_presets::FileWith;
-using testing_presets::kValidEntry;
 using testing_presets::MakePreset;
 
 void ExpectSame(const Preset& a, const Preset& b) {
