@@ -139,7 +139,9 @@ TEST(CliStore, ImportOfCorruptTracesLeavesNoRun) {
   const std::string db = TempPath("import_bad.db");
   ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
   const std::string gz = TempPath("broken.json.gz");
-  std::ofstream(gz, std::ios::binary) << std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage", 18);
+  // A gzip header (10 bytes, NULs inside: hence the explicit length) and no deflate stream.
+  constexpr char kBrokenGzip[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage";
+  std::ofstream(gz, std::ios::binary) << std::string(kBrokenGzip, sizeof kBrokenGzip - 1);
   ExpectUsageError(Braid("import kineto " + gz + " --db " + db), gz);
   const std::string notjson = TempPath("notatrace.json");
   std::ofstream(notjson) << R"({"hello": [1, 2, 3]})";

@@ -85,7 +85,7 @@ Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<Rank
 
   if (options.trace) CollectEvents(runners, out.events);
   for (int j = 0; j < options.iters; ++j) {
-    const size_t at = size_t(options.warmup + j);
+    const size_t at = size_t(options.warmup) + size_t(j);
     out.iteration_ns.push_back(stamps[at + 1] - stamps[at]);
   }
   return Status::Ok();
