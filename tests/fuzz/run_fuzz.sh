@@ -37,6 +37,7 @@ sources=(
   "$root/profiler/src/importers/nsys_rows.cc"
   "$root/profiler/src/importers/sqlite_reader.cc"
   "$root/core/src/status.cc"
+  "$root/core/src/status_context.cc"
   "$root/core/src/safe_write.cc"
   "$root/core/src/topology.cc"
   "$root/core/src/toml_reader.cc"
