@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "braid/step_access.h"
 #include "plan_check_parts.h"
 #include "plan_text.h"
-#include "step_access.h"
 #include "symbolic_content.h"
 
 namespace braid {

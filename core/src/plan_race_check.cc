@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "braid/step_access.h"
 #include "plan_check_parts.h"
-#include "step_access.h"
 
 namespace braid {
 

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string>
 
+#include "braid/step_access.h"
 #include "plan_check_parts.h"
 #include "plan_text.h"
-#include "step_access.h"
 
 namespace braid {
 

@@ -1,5 +1,6 @@
 // Which regions a step reads and writes, and row arithmetic on regions:
-// shared by the plan checker's structure, execution and race checks.
+// shared by the plan checker's structure, execution and race checks and by
+// the cpu backend's choice of in-place sends.
 #pragma once
 
 #include <cstdint>
