@@ -91,6 +91,7 @@ class PlanGraph {
   // that many completions reached it and, for a recv, its send completed; a
   // group once every member may.
   int in_degree(int g) const { return in_degree_[size_t(g)]; }
+  std::span<const int> in_degrees() const { return in_degree_; }  // every step's, by global index
   // How many of g's deps are on another lane (repeats counted): the waits a
   // backend that runs each lane as a stream must add; lane order is free.
   int cross_lane_deps(int g) const { return cross_lane_deps_[size_t(g)]; }

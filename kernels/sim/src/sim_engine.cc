@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "sim_engine_queues.h"
 
@@ -69,7 +70,9 @@ Status Engine::RunOnce() {
   scratch_ranks_.resize(size_t(std::max(tp_, 2)));
   makespan_ = 0;
 
-  for (size_t g = 0; g < n; ++g) pending_[g] = graph_.in_degree(int(g));
+  const std::span<const int> in_degrees = graph_.in_degrees();
+  std::copy(in_degrees.begin(), in_degrees.end(), pending_.begin());
+  completed_ = 0;
   for (size_t g = 0; g < n; ++g) {
     if (pending_[g] == 0) Ready(int(g), 0);
   }
@@ -89,7 +92,7 @@ Status Engine::RunOnce() {
       Complete(e.id, e.t);
     }
   }
-  for (size_t g = 0; g < n; ++g) {
+  for (size_t g = 0; completed_ != n && g < n; ++g) {  // a step completes once: a full count is all of them
     if (pending_[g] != -1) {
       return Status::Internal("sim: step " + std::to_string(g - size_t(first_step(steps_[g].rank))) + " of rank " +
                               std::to_string(steps_[g].rank) + " never ran");
@@ -249,10 +252,12 @@ inline void Engine::UpdateHbmFactor(int rank) {
 // braid_sim_bench: the calls' register saves were a fifth of its cost).
 [[gnu::always_inline]] inline void Engine::Reevaluate(int a, double now) {
   Activity& x = acts_[size_t(a)];
-  x.remaining = std::max(0.0, x.remaining - (now - x.last) * x.rate);
-  x.last = now;
   const double rate = RateOf(a);
   if (rate == x.rate) return;
+  // Progress is booked only when the rate changes: at a constant rate the
+  // finish already queued stays right.
+  x.remaining = std::max(0.0, x.remaining - (now - x.last) * x.rate);
+  x.last = now;
   x.rate = rate;
   FinSet(a, now + x.remaining / rate);
 }
@@ -302,6 +307,8 @@ void Engine::WorkStart(int a, double now) {
     const int nr = ActivityRanks(a, ranks);
     double delay = 0;
     for (int i = 0; i < nr; ++i) {
+      // Most comm kernels outrank every GEMM of their ranks: nothing to look for.
+      if (rank_[size_t(ranks[i])].gemms == 0 || gemm_priority_[size_t(ranks[i])] < prio) continue;
       for (const int* it = RunningBegin(ranks[i]); it != RunningEnd(ranks[i]); ++it) {
         const int b = *it;
         if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
@@ -314,11 +321,10 @@ void Engine::WorkStart(int a, double now) {
           ge.waves_sms = sms;
           ge.waves = double(ge.cost.Waves(sms));
         }
-        Activity& y = acts_[size_t(b)];
-        y.remaining = std::max(0.0, y.remaining - (now - y.last) * y.rate);
-        y.last = now;
+        const Activity& y = acts_[size_t(b)];
+        const double remaining = std::max(0.0, y.remaining - (now - y.last) * y.rate);
         const double waves = ge.waves;
-        const double pos = (1.0 - y.remaining / gs.work_ns) * waves;
+        const double pos = (1.0 - remaining / gs.work_ns) * waves;
         const double frac = std::ceil(pos) - pos;
         if (frac > 1e-9 && y.rate > 0) delay = std::max(delay, frac * gs.work_ns / (waves * y.rate));
       }
@@ -364,6 +370,7 @@ void Engine::Finish(int a, double now) {
 inline void Engine::Complete(int g, double now) {
   end_[size_t(g)] = now;
   pending_[size_t(g)] = -1;
+  ++completed_;
   makespan_ = std::max(makespan_, now);
   for (int d : graph_.dependents(g)) {
     if (--pending_[size_t(d)] == 0) Ready(d, now);

@@ -82,8 +82,8 @@ class Engine {
 
   // A running contended part: a step (id < steps) or a collective group.
   struct Activity {
-    double remaining = 0, rate = 0, last = 0;
-    int heap_pos = -1;  // index in fin_heap_, or -1
+    double remaining = 0, rate = 0, last = 0;  // remaining work as of `last`, when the rate last changed
+    int heap_pos = -1;                         // index in fin_heap_, or -1
     bool delayed = false;
   };
 
@@ -141,6 +141,7 @@ class Engine {
 
   // Dynamic state.
   std::vector<int> pending_;
+  size_t completed_ = 0;  // steps completed by this RunOnce
   std::vector<double> start_, end_, ready_at_;
   std::vector<uint8_t> arrived_;  // sends: data landed; recvs: waiting
   std::vector<int> coll_arrivals_;
@@ -169,6 +170,7 @@ class Engine {
   // room for every activity that can run on it, sized by Load), so that
   // starting or ending one allocates nothing.
   std::vector<int> run_buf_, run_off_;
+  std::vector<int> gemm_priority_;  // per rank: the highest priority of its GEMM-like steps (Load)
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
   std::vector<int> scratch_ranks_;

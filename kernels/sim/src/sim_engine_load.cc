@@ -2,6 +2,7 @@
 // group) beside its PlanGraph, computed once per plan so that RunOnce only
 // runs events.
 #include <algorithm>
+#include <limits>
 
 #include "sim_engine.h"
 
@@ -24,6 +25,7 @@ void Engine::Load(const Plan& plan) {
   // Running-list room per rank (see run_off_): its steps, the transfers
   // into it, every group; counted at r + 1, then summed into offsets.
   run_off_.assign(size_t(tp_) + 1, 0);
+  gemm_priority_.assign(size_t(tp_), std::numeric_limits<int>::min());
   gemm_costs_.clear();
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
@@ -50,6 +52,9 @@ void Engine::Load(const Plan& plan) {
       st.fixed_ns = launch + graph_.cross_lane_deps(g) * wait;
       st.gemm = -1;
       const bool comm_lane = plan.lanes[size_t(s.lane)].kind == LaneKind::kComm;
+      if (s.kind == StepKind::kGemm || s.kind == StepKind::kCompute) {
+        gemm_priority_[size_t(r)] = std::max(gemm_priority_[size_t(r)], st.priority);
+      }
       switch (s.kind) {
         case StepKind::kGemm: {
           const int64_t m = s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
