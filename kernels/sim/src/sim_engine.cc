@@ -15,14 +15,7 @@ namespace {
 
 enum EventType { kWorkStart = 0, kComplete = 1 };
 
-bool Later(const auto& a, const auto& b) { return a.t > b.t; }
-
 }  // namespace
-
-[[gnu::always_inline]] inline void Engine::Push(double t, int type, int id) {
-  heap_.push_back({t, id, type});
-  std::push_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) { return Later(a, b); });
-}
 
 // inline: GCC then keeps it inlined in Reevaluate, the event loop's hottest
 // path (measured with callgrind on braid_sim_bench).
@@ -59,7 +52,8 @@ Status Engine::RunOnce() {
     stamp_.assign(n + groups, 0);
     stamp_now_ = 0;
   }
-  heap_.clear();
+  events_.clear();
+  events_head_ = 0;
   fin_heap_.clear();
   rank_.assign(size_t(tp_), RankState{});
   for (int r = 0; r < tp_; ++r) {
@@ -76,16 +70,18 @@ Status Engine::RunOnce() {
   for (size_t g = 0; g < n; ++g) {
     if (pending_[g] == 0) Ready(int(g), 0);
   }
-  while (!heap_.empty() || !fin_heap_.empty()) {
+  for (;;) {
+    const bool events = events_head_ < events_.size();
+    if (!events && fin_heap_.empty()) break;
     // Finishes first at equal times: they free resources for what starts.
-    if (!fin_heap_.empty() && (heap_.empty() || fin_heap_[0].finish <= heap_.front().t)) {
+    if (!fin_heap_.empty() && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
       const int a = fin_heap_[0].a;
       const double t = fin_heap_[0].finish;
       FinRemove(a);
       Finish(a, t);
       continue;
     }
-    const HeapItem e = Pop();
+    const TimedEvent e = Pop();
     if (e.type == kWorkStart) {
       WorkStart(e.id, e.t);
     } else {

@@ -87,11 +87,11 @@ class Engine {
     bool delayed = false;
   };
 
-  // Timed step events (kWorkStart / kComplete). Equal times pop in heap
-  // order: deterministic, though not FIFO. Finishes of running activities
-  // live in a separate indexed heap, so a rate change moves its entry
-  // instead of leaving a stale one.
-  struct HeapItem {
+  // Timed step events (kWorkStart / kComplete), popped in time order, equal
+  // times first in, first out. Finishes of running activities live in a
+  // separate indexed heap, so a rate change moves its entry instead of
+  // leaving a stale one.
+  struct TimedEvent {
     double t;
     int id;
     int type;
@@ -99,7 +99,7 @@ class Engine {
 
   GemmCost CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype);
   void Push(double t, int type, int id);
-  HeapItem Pop();
+  TimedEvent Pop();              // @pre events_head_ < events_.size()
   void FinSet(int a, double t);  // insert or move activity a's finish
   void FinRemove(int a);
   void FinSiftUp(int pos);
@@ -147,7 +147,12 @@ class Engine {
   std::vector<int> coll_arrivals_;
   std::vector<double> coll_ready_;
   std::vector<Activity> acts_;
-  std::vector<HeapItem> heap_;
+  // Pending timed events from events_head_ on, sorted by time: a new event
+  // mostly comes last (now + a launch), so Push compares a few from the back
+  // and Pop moves nothing. At most one per step and one per delayed start
+  // are pushed in a run: the vector never needs compacting.
+  std::vector<TimedEvent> events_;
+  size_t events_head_ = 0;
   struct FinEntry {
     double finish;
     int a;

@@ -1,7 +1,8 @@
-// The sim engine's finish queue: the running activities' finishes in an
-// indexed min-heap, so that a rate change moves an entry instead of leaving
-// a stale one (FinSet, inlined in the event loop, is in sim_engine.cc). Each
-// entry holds its key: comparisons read the heap alone.
+// The sim engine's queues: the running activities' finishes in an indexed
+// min-heap, so that a rate change moves an entry instead of leaving a stale
+// one (FinSet, inlined in the event loop, is in sim_engine.cc), each entry
+// holding its key so that comparisons read the heap alone; and the timed
+// step events in a sorted vector.
 // Included by sim_engine.cc only: inline there, as when they shared a file.
 #pragma once
 
@@ -53,37 +54,15 @@ inline void Engine::FinRemove(int a) {
   FinSiftDown(acts_[size_t(last.a)].heap_pos);
 }
 
-// std::pop_heap's moves exactly (libstdc++: the hole sinks to a leaf by the
-// earlier child, then the last item rises into it), so that equal times pop
-// in the order they always did; written out, it is inlined with a plain
-// compare (braid_sim_bench: 2 % of an evaluation). A branch-free child
-// choice measured slower.
-[[gnu::always_inline]] inline Engine::HeapItem Engine::Pop() {
-  HeapItem* h = heap_.data();
-  const HeapItem top = h[0];
-  const ptrdiff_t len = ptrdiff_t(heap_.size()) - 1;  // items left
-  if (len > 0) {
-    const HeapItem last = h[len];
-    ptrdiff_t hole = 0, child = 0;
-    while (child < (len - 1) / 2) {
-      child = 2 * (child + 1);
-      if (h[child].t > h[child - 1].t) --child;
-      h[hole] = h[child];
-      hole = child;
-    }
-    if ((len & 1) == 0 && child == (len - 2) / 2) {
-      child = 2 * (child + 1);
-      h[hole] = h[child - 1];
-      hole = child - 1;
-    }
-    for (ptrdiff_t parent = (hole - 1) / 2; hole > 0 && h[parent].t > last.t; parent = (hole - 1) / 2) {
-      h[hole] = h[parent];
-      hole = parent;
-    }
-    h[hole] = last;
-  }
-  heap_.pop_back();
-  return top;
+// Insertion from the back; equal times keep their push order.
+[[gnu::always_inline]] inline void Engine::Push(double t, int type, int id) {
+  events_.push_back({t, id, type});
+  TimedEvent* e = events_.data();
+  size_t i = events_.size() - 1;
+  for (; i > events_head_ && e[i - 1].t > t; --i) e[i] = e[i - 1];
+  e[i] = {t, id, type};
 }
+
+[[gnu::always_inline]] inline Engine::TimedEvent Engine::Pop() { return events_[events_head_++]; }
 
 }  // namespace braid::sim
