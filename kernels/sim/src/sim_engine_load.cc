@@ -40,18 +40,22 @@ void Engine::Load(const Plan& plan) {
     run_off_[size_t(r) + 1] += int(rp.steps.size());
     for (const Step& s : rp.steps) {
       const int g = graph_.global(r, s.id);
+      const Lane& lane = plan.lanes[size_t(s.lane)];
       StepStatic& st = steps_[size_t(g)];
-      st = StepStatic{};
-      st.kind = s.kind;
-      st.act = Act::kNone;
-      st.rank = r;
-      st.priority = plan.lanes[size_t(s.lane)].priority;
-      st.partner = graph_.partner(g);
-      st.coll = graph_.group_of(g);
-      st.dst_rank = -1;
-      st.fixed_ns = launch + graph_.cross_lane_deps(g) * wait;
-      st.gemm = -1;
-      const bool comm_lane = plan.lanes[size_t(s.lane)].kind == LaneKind::kComm;
+      st = StepStatic{.fixed_ns = launch + graph_.cross_lane_deps(g) * wait,
+                      .work_ns = 0,
+                      .hbm_demand = 0,
+                      .rank = r,
+                      .priority = lane.priority,
+                      .sm_hold = 0,
+                      .partner = graph_.partner(g),
+                      .coll = graph_.group_of(g),
+                      .dst_rank = -1,
+                      .gemm = -1,
+                      .kind = s.kind,
+                      .act = Act::kNone,
+                      .port_class = 0};
+      const bool comm_lane = lane.kind == LaneKind::kComm;
       if (s.kind == StepKind::kGemm || s.kind == StepKind::kCompute) {
         gemm_priority_[size_t(r)] = std::max(gemm_priority_[size_t(r)], st.priority);
       }
