@@ -83,21 +83,24 @@ std::string_view StepKindName(StepKind k);
 EventKind EventKindOf(StepKind kind);
 std::string_view CollectiveName(CollectiveKind k);
 
+// Fields in the order of use: the plan graph reads the first 64 bytes of
+// every step and the sim's per-evaluation load the first 160, so they come
+// before the name (braid_sim_bench: the plan's cache lines were its stalls).
 struct Step {
   int id = 0;  // index in RankPlan::steps
   StepKind kind = StepKind::kGemm;
   CollectiveKind collective = CollectiveKind::kAllGather;
   int lane = 0;
   std::vector<int> deps;  // ids of earlier steps of the same rank
-  std::string name;
+  int peer = -1;          // send / recv partner rank
+  int chunk = -1;         // chunk or sub-chunk index
+  int64_t match = -1;     // pairs a send with its recv; numbers a collective
+  int64_t bytes = 0;      // bytes moved (dtype-sized), or touched for reduce / copy
+  double flops = 0;       // GEMM FLOPs (2·m·n·k); adds for reduce; a compute step's FLOPs
+  int ring_step = -1;     // ring step s
+  int op = 0;             // layer plans: the op (Plan::ops index) the step belongs to
   Region a, b, c;
-  int peer = -1;       // send / recv partner rank
-  int64_t match = -1;  // pairs a send with its recv; numbers a collective
-  int chunk = -1;      // chunk or sub-chunk index
-  int ring_step = -1;  // ring step s
-  int64_t bytes = 0;   // bytes moved (dtype-sized), or touched for reduce / copy
-  double flops = 0;    // GEMM FLOPs (2·m·n·k); adds for reduce; a compute step's FLOPs
-  int op = 0;          // layer plans: the op (Plan::ops index) the step belongs to
+  std::string name;
 };
 
 enum class LaneKind { kCompute, kComm };
