@@ -4,22 +4,12 @@
 #include <utility>
 
 #include "braid/plan_check.h"
+#include "braid/run_options_check.h"
 #include "braid/step_event.h"
 #include "braid/topology_files.h"
 #include "sim_engine.h"
 
 namespace braid {
-
-namespace {
-
-Status CheckOptions(const RunOptions& o) {
-  if (o.warmup < 0 || o.iters < 0 || o.warmup > 1000000 || o.iters > 1000000) {
-    return Status::Invalid("--warmup and --iters must be between 0 and 1000000");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 SimBackend::SimBackend(GpuSpec gpu, Topology topo) : SimBackend(std::move(gpu), std::move(topo), SimModelOptions{}) {}
 
@@ -49,7 +39,7 @@ Result<int64_t> SimBackend::Evaluate(const Plan& plan) {
 }
 
 Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
-  BRAID_RETURN_IF_ERROR(CheckOptions(options));
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
   auto makespan = Evaluate(plan);
   if (!makespan.ok()) return makespan.status();
