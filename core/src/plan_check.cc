@@ -26,6 +26,12 @@ Status CheckPlanStructure(const Plan& plan) {
   return CheckStructure(plan, &graph);
 }
 
+Status CheckPlanStructure(const Plan& plan, PlanGraph& graph) {
+  Status st = CheckStructure(plan, &graph);
+  if (!st.ok()) graph = PlanGraph{};  // a per-rank or size error leaves no stale graph behind
+  return st;
+}
+
 Status CheckPlanSemantics(const Plan& plan) {
   PlanGraph graph;
   BRAID_RETURN_IF_ERROR(CheckStructure(plan, &graph));

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "braid/plan_graph.h"
 #include "braid/planner.h"
 #include "plan_edits.h"
 
@@ -86,6 +87,38 @@ TEST(PlanCheck, DetectsRecvSizeMismatch) {
   const Status st = CheckPlanStructure(plan);
   ASSERT_FALSE(st.ok());
   EXPECT_HAS(st, "sends 64 elements but its recv rank 0 step " + std::to_string(rv) + " (recv) takes 56 elements");
+}
+
+// The overload that hands its graph on (the sim backend's Run loads it): the
+// graph of a plan that passes, and none after any failure — a per-rank
+// error before the graph is built, a size error after it is.
+TEST(PlanCheck, HandsOnTheGraphOfAPlanThatPassesAndNoneOfOneThatFails) {
+  const Plan plan = MustBuild(Op::kAgGemm, 16, 8, 8, 2, Algorithm::kRing);
+  PlanGraph graph;
+  ASSERT_TRUE(CheckPlanStructure(plan, graph).ok());
+  const Result<PlanGraph> fresh = PlanGraph::Build(plan);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_EQ(graph.steps(), int(plan.total_steps()));
+  ASSERT_EQ(graph.order().size(), fresh->order().size());
+  for (int g = 0; g < graph.steps(); ++g) {
+    EXPECT_EQ(graph.partner(g), fresh->partner(g));
+    EXPECT_EQ(graph.in_degree(g), fresh->in_degree(g));
+    EXPECT_EQ(graph.order()[size_t(g)], fresh->order()[size_t(g)]);
+  }
+
+  Plan outside = plan;  // per-rank rule: checked before the graph
+  outside.ranks[1].steps[size_t(FindKind(outside.ranks[1], StepKind::kGemm))].c.row = 15;
+  EXPECT_FALSE(CheckPlanStructure(outside, graph).ok());
+  EXPECT_EQ(graph.steps(), 0);
+
+  ASSERT_TRUE(CheckPlanStructure(plan, graph).ok());
+  Plan sizes = plan;  // matched sizes: checked after the graph
+  sizes.ranks[0].steps[size_t(FindKind(sizes.ranks[0], StepKind::kRecv))].c.rows -= 1;
+  const Status st = CheckPlanStructure(sizes, graph);
+  ASSERT_FALSE(st.ok());
+  EXPECT_HAS(st, "takes 56 elements");
+  EXPECT_EQ(graph.steps(), 0);
+  EXPECT_EQ(graph.ranks(), 0);
 }
 
 TEST(PlanCheck, DetectsDuplicateMatch) {

@@ -125,5 +125,40 @@ TEST(SimReuse, APlanGivesTheSameTimesBetweenLargerAndSmallerPlans) {
   EXPECT_EQ(Times(b, mid), first);
 }
 
+// Run loads the graph its plan check built; Evaluate builds its own. Mixed
+// on one backend they must agree on every plan, and a plan the check refuses
+// must leave nothing of itself for the next run.
+TEST(SimReuse, RunOnTheCheckedGraphAgreesWithEvaluate) {
+  Result<SimHardware> hw = LoadSimHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok());
+  SimBackend b(hw->gpu, hw->topo);
+  RunOptions o;
+  o.warmup = 0;
+  o.iters = 1;
+  o.trace = false;
+  size_t compared = 0;
+  for (const Case& c : Grid()) {
+    if (c.topology != "h100-sxm" || c.plan.tp() > 8) continue;
+    const Result<int64_t> evaluated = b.Evaluate(c.plan);
+    const Result<RunOutput> run = b.Run(c.plan, o);
+    ASSERT_TRUE(evaluated.ok() && run.ok()) << evaluated.status().message() << run.status().message();
+    EXPECT_EQ(run->iteration_ns.at(0), *evaluated) << "case " << compared;
+    ++compared;
+  }
+  EXPECT_GT(compared, 100u);
+
+  OverlapConfig ring;
+  ring.algorithm = Algorithm::kRing;
+  const Plan good = *BuildPlan(Workload{Op::kGemmRs, 4096, 4096, 4096, DType::kBf16, 4}, ring);
+  Plan bad = good;
+  bad.ranks[2].steps[0].deps.push_back(5);  // not an earlier step
+  const Result<RunOutput> refused = b.Run(bad, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("rank 2 step 0"), std::string::npos) << refused.status().message();
+  const Result<RunOutput> again = b.Run(good, o);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->iteration_ns.at(0), *b.Evaluate(good));
+}
+
 }  // namespace
 }  // namespace braid

@@ -9,6 +9,8 @@
 
 namespace braid {
 
+class PlanGraph;
+
 // Structure. On every rank: step ids are the step indices; every dep names an
 // earlier step of the same rank; lanes exist; every region the step uses lies
 // inside its buffer (all pieces, pieces ascending and disjoint, at least one
@@ -33,6 +35,10 @@ namespace braid {
 // Layer plans: every step, buffer and output names an existing op, and every
 // output of RankPlan::outputs has a window of its buffer's rows.
 Status CheckPlanStructure(const Plan& plan);
+// The same, leaving the plan's graph (with its order) in `graph` for a caller
+// that needs it next: the sim backend's Run then skips building it again.
+// On failure `graph` is empty.
+Status CheckPlanStructure(const Plan& plan, PlanGraph& graph);
 
 // Structure first, then an abstract execution in an order the global graph
 // allows. Every buffer row holds a symbolic content: empty, row g of A, row g

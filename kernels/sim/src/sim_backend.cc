@@ -21,7 +21,9 @@ SimBackend::SimBackend(GpuSpec gpu, Topology topo, SimModelOptions options)
 
 SimBackend::~SimBackend() = default;
 
-Result<int64_t> SimBackend::Evaluate(const Plan& plan) {
+Result<int64_t> SimBackend::Evaluate(const Plan& plan) { return Simulate(plan, false); }
+
+Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
   BRAID_RETURN_IF_ERROR(topo_.CheckFits(plan.tp()));
   if (!std::isfinite(model_.comm_sm_contention) || model_.comm_sm_contention < 0) {
     return Status::Invalid("sim: comm_sm_contention must be a finite number >= 0");
@@ -33,15 +35,20 @@ Result<int64_t> SimBackend::Evaluate(const Plan& plan) {
                              gpu_.name + " (" + std::to_string(gpu_.sm_count) + " SMs); use fewer");
     }
   }
-  engine_->Load(plan);
+  if (graph_built) {
+    engine_->LoadWithBuiltGraph(plan);
+  } else {
+    engine_->Load(plan);
+  }
   BRAID_RETURN_IF_ERROR(engine_->RunOnce());
   return int64_t(std::llround(engine_->makespan_ns()));
 }
 
 Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
-  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
-  auto makespan = Evaluate(plan);
+  // The check builds the plan's graph; the engine reuses it.
+  BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan, engine_->graph()));
+  auto makespan = Simulate(plan, true);
   if (!makespan.ok()) return makespan.status();
 
   RunOutput out;

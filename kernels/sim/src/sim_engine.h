@@ -29,6 +29,10 @@ class Engine {
   // A plan whose graph does not build (PlanGraph's rules) loads nothing and
   // RunOnce returns that error.
   void Load(const Plan& plan);
+  // Load with graph() already built for `plan` (CheckPlanStructure(plan,
+  // graph()) passed): the same, without building it again.
+  void LoadWithBuiltGraph(const Plan& plan);
+  PlanGraph& graph() { return graph_; }
   // Simulates one iteration from t = 0; Internal if a step never ran.
   Status RunOnce();
 

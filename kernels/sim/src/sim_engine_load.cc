@@ -13,6 +13,11 @@ void Engine::Load(const Plan& plan) {
   // refuses leaves RunOnce that error to return.
   load_status_ = graph_.Rebuild(plan, PlanGraphOptions{.order = false});
   if (!load_status_.ok()) return;
+  LoadWithBuiltGraph(plan);
+}
+
+void Engine::LoadWithBuiltGraph(const Plan& plan) {
+  load_status_ = Status::Ok();
   tp_ = plan.tp();
   const int comm_sms = CommSms(topo_, plan.config.comm_sms);
   // What a running comm kernel takes from a concurrent GEMM.

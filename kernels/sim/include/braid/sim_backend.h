@@ -78,6 +78,9 @@ class SimBackend : public Backend {
   const SimModelOptions& model_options() const { return model_; }
 
  private:
+  // Evaluate's body; graph_built: the engine's graph already holds the plan's.
+  Result<int64_t> Simulate(const Plan& plan, bool graph_built);
+
   GpuSpec gpu_;
   Topology topo_;
   SimModelOptions model_;
