@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "braid/status_context.h"
 #include "ce_window.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
@@ -17,20 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
-
-// The same kind of status with `prefix` before its message.
-Status Prefixed(const Status& s, const std::string& prefix) {
-  switch (s.code()) {
-    case StatusCode::kInvalidArgument:
-      return Status::Invalid(prefix + s.message());
-    case StatusCode::kNotFound:
-      return Status::NotFound(prefix + s.message());
-    case StatusCode::kUnavailable:
-      return Status::Unavailable(prefix + s.message());
-    default:
-      return Status::Internal(prefix + s.message());
-  }
 }
 
 class Runner {
@@ -221,7 +208,7 @@ class Runner {
       BRAID_RETURN_IF_ERROR(tracer.PushStep(StepCorrelation(traced_it, st_.rank, s.id), st_.StepName(s)));
       const Status issued = IssueStep(st_, s, epoch);
       BRAID_RETURN_IF_ERROR(tracer.PopStep());
-      if (!issued.ok()) return Prefixed(issued, st_.StepName(s) + ": ");
+      if (!issued.ok()) return WithContext(issued, st_.StepName(s));
     }
     // Every rank issued its work: what cannot finish now never will.
     BRAID_RETURN_IF_ERROR(boot.Barrier());
