@@ -153,8 +153,8 @@ class Engine {
   std::vector<Activity> acts_;
   // Pending timed events from events_head_ on, sorted by time: a new event
   // mostly comes last (now + a launch), so Push compares a few from the back
-  // and Pop moves nothing. At most one per step and one per delayed start
-  // are pushed in a run: the vector never needs compacting.
+  // and Pop moves nothing. A run pushes at most one per step or group and
+  // one per delayed start: the vector never needs compacting.
   std::vector<TimedEvent> events_;
   size_t events_head_ = 0;
   struct FinEntry {
