@@ -3,6 +3,8 @@
 //   executor overhead = (1-rank serial plan, per iteration) / (one direct sgemm) − 1
 //   tracing overhead  = (ring plan with events) / (same plan without events) − 1,
 //                       median per-iteration times, runs alternated
+//   small-step cost   = median per-iteration time of a ring plan of tiny steps,
+//                       where synchronisation is all there is (compare builds)
 //
 // Per-iteration times come from the backend's barrier-to-barrier clock, so
 // buffer allocation and input generation (once per Run) are not counted.
@@ -107,6 +109,30 @@ void BM_TracingOverhead(benchmark::State& state) {
   state.counters["events_per_iter"] = double(events) / opt.iters;
 }
 
+// Tiny GEMMs (M=N=K=64), many steps: an iteration is mostly the executor's
+// own synchronisation (deps, transport, barrier), so a per-step cost added
+// there shows. Compare the figure across builds on an idle machine.
+void BM_SmallStepIteration(benchmark::State& state) {
+  const braid::Plan plan = MakePlan(braid::Op::kGemmRs, braid::Algorithm::kRing, 64, 2, 4);
+  braid::CpuBackend backend;
+  braid::RunOptions opt;
+  opt.warmup = 5;
+  opt.iters = 200;
+  opt.trace = false;
+  std::vector<double> times;
+  for (auto _ : state) {
+    auto out = backend.Run(plan, opt);
+    if (!out.ok()) {
+      state.SkipWithError(out.status().message().c_str());
+      return;
+    }
+    for (int64_t ns : out->iteration_ns) times.push_back(double(ns));
+  }
+  std::sort(times.begin(), times.end());
+  state.counters["median_us"] = times.empty() ? 0.0 : times[times.size() / 2] / 1e3;
+  state.counters["steps_per_iter"] = double(plan.ranks[0].steps.size() * plan.ranks.size());
+}
+
 // Keeps the median of each benchmark's repetitions, and the tracing
 // benchmark's counters, for the summary.
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -116,6 +142,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
     for (const Run& r : runs) {
       if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
         medians_[r.run_name.function_name] = r.GetAdjustedRealTime();
+      }
+      if (r.run_name.function_name == "BM_SmallStepIteration" && r.run_type == Run::RT_Iteration) {
+        small_step_us_ = r.counters.at("median_us").value;
+        small_steps_ = r.counters.at("steps_per_iter").value;
       }
       if (r.run_name.function_name == "BM_TracingOverhead" && r.run_type == Run::RT_Iteration) {
         tracing_.push_back({r.run_name.args, r.counters.at("on_us").value, r.counters.at("off_us").value,
@@ -132,10 +162,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
     double on_us, off_us, pct, events;
   };
   const std::vector<Tracing>& tracing() const { return tracing_; }
+  double small_step_us() const { return small_step_us_; }
+  double small_steps() const { return small_steps_; }
 
  private:
   std::map<std::string, double> medians_;
   std::vector<Tracing> tracing_;
+  double small_step_us_ = 0, small_steps_ = 0;
 };
 
 }  // namespace
@@ -143,6 +176,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 BENCHMARK(BM_DirectSgemm)->UseManualTime()->Unit(benchmark::kMillisecond)->Repetitions(5)->Iterations(3);
 BENCHMARK(BM_ExecutorSerialOneRank)->UseManualTime()->Unit(benchmark::kMillisecond)->Repetitions(5)->Iterations(1);
 BENCHMARK(BM_TracingOverhead)->Arg(512)->Arg(1024)->Iterations(15)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SmallStepIteration)->Iterations(10)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -161,6 +195,10 @@ int main(int argc, char** argv) {
     std::printf(
         "tracing overhead (ring gemm_rs P=2 c=4, M=N=K=%s, %.0f events/iteration): %.0f us on, %.0f us off, %+.2f%%\n",
         t.size.c_str(), t.events, t.on_us, t.off_us, t.pct);
+  }
+  if (reporter.small_step_us() > 0) {
+    std::printf("small-step iteration (ring gemm_rs P=2 c=4, M=N=K=64, %.0f steps): median %.1f us\n",
+                reporter.small_steps(), reporter.small_step_us());
   }
   benchmark::Shutdown();
   return 0;
