@@ -26,6 +26,9 @@ Status CheckCpuBackendOptions(const CpuBackendOptions& o) {
     return Status::Invalid("link bandwidth and latency must be finite and not negative");
   }
   if (o.link_latency_us > 0 && o.link_gbps == 0) return Status::Invalid("a link latency needs a link bandwidth");
+  if (!std::isfinite(o.timeout_s) || !(o.timeout_s > 0)) {
+    return Status::Invalid("the cpu backend's timeout must be a finite number of seconds above 0");
+  }
   return Status::Ok();
 }
 
@@ -83,7 +86,9 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   const std::unique_ptr<Transport> transport = MakeTransport(factory, plan.tp(), cpu_options);
   if (!transport) return Status::Internal("cpu backend: no transport");
   RunOutput out;
-  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, *transport, out));
+  cpu::RankRange every_rank;
+  every_rank.iteration_timeout_s = cpu_options.timeout_s;
+  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, *transport, out, every_rank));
   out.compute_dtype = "fp32";
   if (cpu_options.link_gbps > 0) {
     out.settings.emplace_back("link_gbps", cpu_options.link_gbps);

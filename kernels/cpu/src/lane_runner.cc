@@ -24,10 +24,11 @@ void PhaseClock::operator()() noexcept {
     }
   }
   if (next < stamps->size()) (*stamps)[next++] = NowNs();
+  if (watchdog != nullptr) watchdog->Rearm();
 }
 
 LaneRunner::LaneRunner(LaneJob job, StepContext ctx, RunShared shared)
-    : job_(std::move(job)), ctx_(ctx), shared_(shared) {
+    : job_(std::move(job)), ctx_(ctx), shared_(shared), wait_(job_.rank, job_.lane, job_.info, job_.rank_steps) {
   ctx_.scratch = &scratch_;
   ctx_.send_in_place = &job_.send_in_place;
   ctx_.pending = &pending_;
@@ -44,13 +45,16 @@ void LaneRunner::Main() {
     shared_.control->Fail("rank " + std::to_string(job_.rank) + ": unknown exception");
   }
   // Leaving for good lets the others' barrier phases complete without us.
+  wait_.Done();
   if (!finished) shared_.barrier->arrive_and_drop();
 }
 
 bool LaneRunner::Loop() {
+  wait_.AtBarrier(-1);
   shared_.barrier->arrive_and_wait();
   for (int it = 0; it < shared_.warmup + shared_.iters; ++it) {
     if (shared_.control->aborted() || !RunIteration(it)) return false;
+    wait_.AtBarrier(it);
     shared_.barrier->arrive_and_wait();
   }
   return true;
@@ -59,21 +63,24 @@ bool LaneRunner::Loop() {
 bool LaneRunner::RunIteration(int it) {
   for (const Step* s : job_.steps) {
     for (int d : s->deps) {
+      wait_.ForDep(d, it);
       if (!shared_.control->WaitDone(job_.step_base + size_t(d), it)) return false;
     }
+    wait_.InStep(*s, it);
     if (!RunStep(*s, it)) return false;
     shared_.control->MarkDone(job_.step_base + size_t(s->id), it);
   }
-  return SettleSends();
+  return SettleSends(it);
 }
 
 // Every step of the iteration has run, so each receiver is sure to come:
 // waiting here cannot deadlock, and the next iteration's writers start only
 // after every lane passed the barrier. One send at a time, so that a receiver
 // that never comes is reported with the step that sent to it.
-bool LaneRunner::SettleSends() {
+bool LaneRunner::SettleSends(int it) {
   bool ok = true;
   for (size_t i = 0; i < pending_.tickets.size(); ++i) {
+    wait_.Settling(*pending_by_[i], i, pending_.tickets.size(), it);
     PendingSends one{{pending_.tickets[i]}};
     const Status s = ctx_.transport->Settle(one);
     if (!s.ok() && ok) shared_.control->Fail(Where(*pending_by_[i]) + ": " + s.message());

@@ -11,7 +11,9 @@
 
 #include "braid/event.h"
 #include "braid/plan.h"
+#include "lane_wait.h"
 #include "run_control.h"
+#include "run_watchdog.h"
 #include "step_exec.h"
 
 namespace braid::cpu {
@@ -25,6 +27,7 @@ struct PhaseClock {
   size_t next = 0;
   const std::function<Status()>* cross_process_barrier = nullptr;  // may be null or empty
   RunControl* control = nullptr;
+  RunWatchdog* watchdog = nullptr;  // rearmed at every boundary; may be null
   void operator()() noexcept;
 };
 using IterationBarrier = std::barrier<PhaseClock>;
@@ -32,9 +35,11 @@ using IterationBarrier = std::barrier<PhaseClock>;
 struct LaneJob {
   int rank = 0;
   int lane = 0;
-  std::vector<const Step*> steps;   // this lane's steps, in plan order
-  size_t step_base = 0;             // RunControl index of the rank's step 0
-  std::vector<bool> send_in_place;  // the rank's, by step id (SendsInPlace)
+  std::vector<const Step*> steps;                 // this lane's steps, in plan order
+  size_t step_base = 0;                           // RunControl index of the rank's step 0
+  std::vector<bool> send_in_place;                // the rank's, by step id (SendsInPlace)
+  Lane info;                                      // the plan's lane
+  const std::vector<Step>* rank_steps = nullptr;  // the rank's steps, for the watchdog's message
 };
 
 struct RunShared {
@@ -50,12 +55,13 @@ class LaneRunner {
   LaneRunner(LaneJob job, StepContext ctx, RunShared shared);
   void Main();  // the thread body; never throws
   std::vector<Event>& events() { return events_; }
+  const LaneWait& wait() const { return wait_; }
 
  private:
   bool Loop();
   bool RunIteration(int it);
   bool RunStep(const Step& s, int it);
-  bool SettleSends();
+  bool SettleSends(int it);
   std::string Where(const Step& s) const;
 
   LaneJob job_;
@@ -65,6 +71,7 @@ class LaneRunner {
   PendingSends pending_;                 // sends made in place this iteration
   std::vector<const Step*> pending_by_;  // the step that made each of them
   std::vector<Event> events_;
+  LaneWait wait_;
 };
 
 }  // namespace braid::cpu

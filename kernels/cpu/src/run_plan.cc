@@ -9,7 +9,9 @@
 
 #include "braid/nvtx_range.h"
 #include "lane_runner.h"
+#include "lane_wait.h"
 #include "run_control.h"
+#include "run_watchdog.h"
 #include "send_in_place.h"
 
 namespace braid::cpu {
@@ -25,7 +27,7 @@ std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan, int first
     const RankPlan& rp = plan.ranks[size_t(r)];
     const std::vector<bool> in_place = SendsInPlace(rp);
     for (int lane = 0; lane < int(plan.lanes.size()); ++lane) {
-      LaneJob job{r, lane, {}, base, in_place};
+      LaneJob job{r, lane, {}, base, in_place, plan.lanes[size_t(lane)], &rp.steps};
       for (const Step& s : rp.steps) {
         if (s.lane == lane) job.steps.push_back(&s);
       }
@@ -63,11 +65,22 @@ Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<Rank
   size_t steps = 0;
   for (int r = first; r < first + count; ++r) steps += plan.ranks[size_t(r)].steps.size();
   RunControl control(steps, &transport);
+  std::vector<std::unique_ptr<LaneRunner>> runners;
+  // Bounds each iteration rather than the run: a long run of healthy
+  // iterations is fine, one iteration stuck for timeout_s is a hang.
+  RunWatchdog watchdog(range.iteration_timeout_s, &control, [&] {
+    std::vector<LaneWait::Snapshot> lanes;
+    for (const auto& r : runners) lanes.push_back(r->wait().Read());
+    return TimedOutMessage(lanes, range.iteration_timeout_s, options.warmup, options.iters);
+  });
+  const bool watched = range.iteration_timeout_s > 0;
   std::vector<int64_t> stamps(size_t(options.warmup + options.iters + 1), 0);
-  IterationBarrier barrier(std::ptrdiff_t(count) * std::ptrdiff_t(plan.lanes.size()),
-                           PhaseClock{&stamps, 0, &range.cross_process_barrier, &control});
+  IterationBarrier barrier(
+      std::ptrdiff_t(count) * std::ptrdiff_t(plan.lanes.size()),
+      PhaseClock{&stamps, 0, &range.cross_process_barrier, &control, watched ? &watchdog : nullptr});
   const RunShared shared{&control, &barrier, options.warmup, options.iters, options.trace};
-  auto runners = MakeRunners(plan, first, count, memory, transport, shared);
+  runners = MakeRunners(plan, first, count, memory, transport, shared);
+  if (watched) BRAID_RETURN_IF_ERROR(watchdog.Start());
 
   std::vector<std::thread> threads;
   threads.reserve(runners.size());
@@ -81,6 +94,7 @@ Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<Rank
     for (size_t i = threads.size(); i < runners.size(); ++i) barrier.arrive_and_drop();
   }
   for (std::thread& t : threads) t.join();
+  watchdog.Stop();
   if (control.aborted()) return Status::Internal(control.error());
 
   if (options.trace) CollectEvents(runners, out.events);

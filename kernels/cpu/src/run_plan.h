@@ -19,11 +19,15 @@ struct RankRange {
   // Called once per iteration boundary after this process's threads all
   // arrived, so that the processes of a job start each iteration together.
   std::function<Status()> cross_process_barrier;
+  // > 0: a watchdog fails an iteration that takes longer (ranks as threads,
+  // where nothing else bounds a wait). 0: none (ranks as processes, whose
+  // transport bounds each wait itself).
+  double iteration_timeout_s = 0;
 };
 
 // Fills out.events (when tracing) and out.iteration_ns. A failing thread
 // aborts the run: the result is Internal with the first failure's message.
-// memory[i] is rank (range.first + i)'s.
+// memory[i] is rank (range.first + i)'s. Every thread has joined when it returns.
 Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory, Transport& transport,
                    RunOutput& out, const RankRange& range = {});
 

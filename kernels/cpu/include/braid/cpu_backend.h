@@ -21,9 +21,14 @@ struct CpuBackendOptions {
   // latency + bytes / bandwidth while still moving the bytes. 0 = no pacing.
   double link_gbps = 0;        // Gbit/s per direction per rank pair
   double link_latency_us = 0;  // per message
+  // Ranks as threads: the longest an iteration may take (from one iteration
+  // barrier to the next) before a watchdog fails the run, naming what every
+  // stuck thread waits for. Bounds a hang (a bug, a faulty transport), not the
+  // run: long runs of short iterations are fine. 300 s like the MPI transport's.
+  double timeout_s = 300;
 };
 
-// Finite and not negative; a latency needs a bandwidth.
+// Finite and not negative; a latency needs a bandwidth; a finite timeout > 0.
 Status CheckCpuBackendOptions(const CpuBackendOptions& o);
 
 class CpuBackend : public Backend {
