@@ -11,21 +11,39 @@ namespace braid::cli {
 
 void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
   sub->add_flag("--loopback", o->loopback, "cuda: run every rank on GPU 0 (transfers become device copies)");
-  // Two defaults: the cuda watchdog's (CudaBackendOptions), and 300 s under mpirun (cli/mpi_job.h).
-  char help[200];
+  // Three defaults: the cuda and cpu watchdogs' (their options), and 300 s under mpirun (cli/mpi_job.h).
+  char help[240];
   std::snprintf(help, sizeof help,
-                "cuda: seconds an iteration may take before the watchdog aborts it (default %g); under mpirun: "
-                "seconds a rank waits for a peer (default 300)",
-                CudaBackendOptions{}.timeout_s);
+                "cuda, cpu: seconds an iteration may take before the watchdog aborts it (default cuda %g, cpu %g); "
+                "under mpirun: seconds a rank waits for a peer (default 300)",
+                CudaBackendOptions{}.timeout_s, CpuBackendOptions{}.timeout_s);
   sub->add_option("--timeout", o->timeout_s, help);
   sub->add_flag("--tf32", o->tf32, "cuda: fp32 GEMMs may use TF32 tensor cores");
 }
 
+CpuBackendOptions CpuOptionsOf(double link_gbps, double link_latency_us, const CudaBackendOptions& cuda,
+                               const CLI::Option* timeout_option) {
+  CpuBackendOptions o;
+  o.link_gbps = link_gbps;
+  o.link_latency_us = link_latency_us;
+  if (timeout_option != nullptr && timeout_option->count() > 0) o.timeout_s = cuda.timeout_s;
+  return o;
+}
+
 namespace {
 
-bool IsDefault(const CudaBackendOptions& o) {
+// Cuda options given to a backend that would ignore them; the cpu backend
+// reads --timeout itself (CpuOptionsOf).
+Status CheckCudaOnlyOptions(std::string_view backend, const CudaBackendOptions& o) {
   const CudaBackendOptions d;
-  return o.loopback == d.loopback && o.timeout_s == d.timeout_s && o.tf32 == d.tf32;
+  if (backend == "cuda") return Status::Ok();
+  if (o.loopback != d.loopback || o.tf32 != d.tf32) {
+    return Status::Invalid("--loopback and --tf32 apply to the cuda backend only");
+  }
+  if (backend != "cpu" && o.timeout_s != d.timeout_s) {
+    return Status::Invalid("--timeout applies to the cpu and cuda backends only");
+  }
+  return Status::Ok();
 }
 
 // Every backend but sim. `gpu`: the topology's GPU, so that a cuda run on
@@ -48,9 +66,7 @@ Result<std::unique_ptr<Backend>> MakeOtherBackend(std::string_view name, const C
 
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
                                              const CpuBackendOptions& cpu, const CudaBackendOptions& cuda) {
-  if (name != "cuda" && !IsDefault(cuda)) {
-    return Status::Invalid("--loopback, --timeout and --tf32 apply to the cuda backend only");
-  }
+  BRAID_RETURN_IF_ERROR(CheckCudaOnlyOptions(name, cuda));
   if (name == "sim") return MakeSimBackend(topology);
   std::string gpu;
   if (name == "cuda") {
@@ -61,9 +77,7 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::s
 
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw, const CpuBackendOptions& cpu,
                                              const CudaBackendOptions& cuda) {
-  if (name != "cuda" && !IsDefault(cuda)) {
-    return Status::Invalid("--loopback, --timeout and --tf32 apply to the cuda backend only");
-  }
+  BRAID_RETURN_IF_ERROR(CheckCudaOnlyOptions(name, cuda));
   if (name == "sim") return std::unique_ptr<Backend>(std::make_unique<SimBackend>(hw.gpu, hw.topo));
   return MakeOtherBackend(name, cpu, cuda, hw.topo.gpu);
 }

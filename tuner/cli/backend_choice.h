@@ -16,13 +16,21 @@
 
 namespace braid::cli {
 
-// --loopback, --timeout, --tf32: read by the cuda backend only.
+// --loopback, --tf32: read by the cuda backend only. --timeout: by the cuda
+// backend and the cpu backend's threads (CpuOptionsOf); under mpirun by both
+// backends' processes (mpi_job.h).
 void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o);
+
+// The cpu backend's options from the command's flags: the link emulation,
+// and --timeout (held in `cuda`) when `timeout_option` was given, else
+// CpuBackendOptions' own default.
+CpuBackendOptions CpuOptionsOf(double link_gbps, double link_latency_us, const CudaBackendOptions& cuda,
+                               const CLI::Option* timeout_option);
 
 // "sim" models the GPUs and links of `topology` (a built-in name or a file);
 // "cpu" runs for real on this machine with `cpu` link emulation; "cuda" runs
-// on this machine's GPUs (Unavailable, exit 1, without one). cuda options
-// given to another backend are refused.
+// on this machine's GPUs (Unavailable, exit 1, without one). --loopback and
+// --tf32 given to another backend are refused, and --timeout given to sim.
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
                                              const CpuBackendOptions& cpu = {}, const CudaBackendOptions& cuda = {});
 // The same with the sim's hardware already loaded (LoadSimHardware).

@@ -273,7 +273,8 @@ Status VerifyVerdict(const RunOutput& out) {
 int ExecuteRunInProcess(const RunArgs& a) {
   auto prepared = PrepareRun(a, true);
   if (!prepared.ok()) return ReportError("run", prepared.status());
-  auto backend = MakeBackend(a.backend, a.topology, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
+  auto backend = MakeBackend(a.backend, a.topology,
+                             CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
   if (!backend.ok()) return ReportError("run", backend.status());
   auto out = (*backend)->Run(prepared->plan, prepared->options);
   if (!out.ok()) return ReportError("run", out.status());

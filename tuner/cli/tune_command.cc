@@ -110,6 +110,7 @@ Status CheckOptions(const TuneArgs& a) {
   }
   if (a.link_latency_us > 0 && a.link_gbps == 0) return Status::Invalid("--link-latency-us needs --link-gbps");
   if ((a.link_gbps > 0) && a.backend != "cpu") return Status::Invalid("--link-gbps applies to the cpu backend only");
+  if (a.timeout_option && a.timeout_option->count() > 0) BRAID_RETURN_IF_ERROR(CheckMpiTimeout(a.cuda));
   if (a.session != 0 && !a.resume) return Status::Invalid("--session names the session --resume continues");
   if (a.out.empty()) return Status::Invalid("--out needs a file name");
   // The winners are merged into what the file holds: standard output has nothing to merge with.
@@ -244,7 +245,8 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
 int ExecuteTuneInProcess(const TuneArgs& a) {
   auto prepared = PrepareTune(a);
   if (!prepared.ok()) return ReportError("tune", prepared.status());
-  auto backend = MakeBackend(a.backend, *prepared->hw, CpuBackendOptions{a.link_gbps, a.link_latency_us}, a.cuda);
+  auto backend = MakeBackend(a.backend, *prepared->hw,
+                             CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
   if (!backend.ok()) return ReportError("tune", backend.status());
   if (Status s = TuneAndReport(a, *prepared, **backend); !s.ok()) return ReportError("tune", s);
   return kExitOk;

@@ -1,0 +1,69 @@
+// --timeout on the cpu backend with ranks as threads: checked like every
+// flag (one line, exit 2, nothing written), and it reaches the backend's
+// watchdog (a paced link slower than the bound ends the run with its message).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+using braid::testing_cli::Braid;
+using braid::testing_cli::Outcome;
+using braid::testing_cli::TempPath;
+
+const std::string kRun = "run --backend cpu --op ag_gemm --m 64 --n 32 --k 64 --tp 2 --algo ring --iters 2 --warmup 1 ";
+const std::string kTune = "tune --backend cpu --op ag_gemm --m 64 --n 32 --k 64 --tp 2 --iters 1 --warmup 0 ";
+
+void ExpectRefused(const Outcome& o, const std::string& message) {
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(message));
+  EXPECT_THAT(o.err, StartsWith("braid"));
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
+  EXPECT_EQ(o.out, "") << "nothing written on bad input";
+}
+
+TEST(CliCpuTimeout, BadValuesAreOneLineAndExitTwoBeforeAnythingIsWritten) {
+  const std::string db = TempPath("cpu_timeout_bad.db");
+  const std::string out = TempPath("cpu_timeout_bad.toml");
+  for (const std::string t : {"0", "-1", "nan", "inf", "-0.5"}) {
+    SCOPED_TRACE("--timeout " + t);
+    ExpectRefused(Braid(kRun + "--timeout " + t + " --db " + db), "--timeout must be a positive number of seconds");
+    ExpectRefused(Braid(kTune + "--timeout " + t + " --no-progress --db " + db + " --out " + out),
+                  "--timeout must be a positive number of seconds");
+    EXPECT_FALSE(std::filesystem::exists(db));
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+}
+
+TEST(CliCpuTimeout, CpuTakesTimeoutButNotTheCudaOnlyFlags) {
+  const Outcome ok = Braid(kRun + "--timeout 600 --verify --no-db --json");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  ExpectRefused(Braid(kRun + "--loopback --no-db"), "--loopback and --tf32 apply to the cuda backend only");
+  ExpectRefused(Braid(kRun + "--tf32 --no-db"), "--loopback and --tf32 apply to the cuda backend only");
+  ExpectRefused(Braid("run --backend sim --op ag_gemm --m 64 --n 32 --k 64 --tp 2 --algo ring --timeout 5 --no-db"),
+                "--timeout applies to the cpu and cuda backends only");
+}
+
+// Each iteration waits at least 0.5 s for a paced message (the link's
+// latency), ten times the bound: the watchdog must end the run.
+TEST(CliCpuTimeout, AnIterationOverTheBoundFailsTheRunNamingTheWait) {
+  const Outcome o = Braid(kRun + "--link-gbps 100 --link-latency-us 500000 --timeout 0.05 --no-db");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("cpu: timed out after 0.05 s (--timeout) in iteration 0 (warm-up 1 of 1): ")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("(recv from rank ")) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
+  // Without the bound (the default 300 s) the same slow run completes.
+  const Outcome slow = Braid(kRun + "--link-gbps 100 --link-latency-us 500000 --iters 1 --warmup 0 --no-db");
+  EXPECT_EQ(slow.code, 0) << slow.err;
+}
+
+}  // namespace
