@@ -58,45 +58,40 @@ LaneWait::LaneWait(int rank, int lane, const Lane& info, const std::vector<Step>
     : rank_(rank), lane_(lane), info_(info), rank_steps_(rank_steps) {}
 
 void LaneWait::AtBarrier(int iteration) {
-  std::lock_guard<std::mutex> lock(mu_);
-  phase_ = Phase::kBarrier;
-  iteration_ = iteration;
+  iteration_.store(iteration, std::memory_order_relaxed);
+  phase_.store(Phase::kBarrier, std::memory_order_release);
 }
 
 void LaneWait::ForDep(int dep, int iteration) {
-  std::lock_guard<std::mutex> lock(mu_);
-  phase_ = Phase::kDep;
-  dep_ = dep;
-  iteration_ = iteration;
+  dep_.store(dep, std::memory_order_relaxed);
+  iteration_.store(iteration, std::memory_order_relaxed);
+  phase_.store(Phase::kDep, std::memory_order_release);
 }
 
 void LaneWait::InStep(const Step& s, int iteration) {
-  std::lock_guard<std::mutex> lock(mu_);
-  phase_ = Phase::kStep;
-  step_ = &s;
-  iteration_ = iteration;
+  step_.store(&s, std::memory_order_relaxed);
+  iteration_.store(iteration, std::memory_order_relaxed);
+  phase_.store(Phase::kStep, std::memory_order_release);
 }
 
 void LaneWait::Settling(const Step& s, size_t i, size_t n, int iteration) {
-  std::lock_guard<std::mutex> lock(mu_);
-  phase_ = Phase::kSettle;
-  step_ = &s;
-  settle_i_ = i;
-  settle_n_ = n;
-  iteration_ = iteration;
+  step_.store(&s, std::memory_order_relaxed);
+  settle_i_.store(i, std::memory_order_relaxed);
+  settle_n_.store(n, std::memory_order_relaxed);
+  iteration_.store(iteration, std::memory_order_relaxed);
+  phase_.store(Phase::kSettle, std::memory_order_release);
 }
 
-void LaneWait::Done() {
-  std::lock_guard<std::mutex> lock(mu_);
-  phase_ = Phase::kDone;
-}
+void LaneWait::Done() { phase_.store(Phase::kDone, std::memory_order_release); }
 
 LaneWait::Snapshot LaneWait::Read() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  const Phase phase = phase_.load(std::memory_order_acquire);
+  const Step* step = step_.load(std::memory_order_relaxed);
+  const int dep = dep_.load(std::memory_order_relaxed);
   Snapshot s;
-  s.iteration = iteration_;
+  s.iteration = iteration_.load(std::memory_order_relaxed);
   s.who = "rank " + std::to_string(rank_) + " lane " + std::to_string(lane_) + " (" + info_.name + ")";
-  switch (phase_) {
+  switch (phase) {
     case Phase::kStarting:
       s.what = "has not reached the first iteration";
       break;
@@ -104,20 +99,21 @@ LaneWait::Snapshot LaneWait::Read() const {
       s.at_barrier = true;
       break;
     case Phase::kDep: {
-      const bool known = dep_ >= 0 && size_t(dep_) < rank_steps_->size();
-      s.what = "waits for " + (known ? DescribeStep((*rank_steps_)[size_t(dep_)]) : "step " + std::to_string(dep_));
-      if (known) s.what += " on lane " + std::to_string((*rank_steps_)[size_t(dep_)].lane);
+      const bool known = dep >= 0 && size_t(dep) < rank_steps_->size();
+      s.what = "waits for " + (known ? DescribeStep((*rank_steps_)[size_t(dep)]) : "step " + std::to_string(dep));
+      if (known) s.what += " on lane " + std::to_string((*rank_steps_)[size_t(dep)].lane);
       break;
     }
     case Phase::kStep: {
-      const StepKind k = step_->kind;
+      const StepKind k = step->kind;
       const bool comm = k == StepKind::kRecv || k == StepKind::kSend || k == StepKind::kCollective;
-      s.what = (comm ? "waits in " : "runs ") + DescribeStep(*step_);
+      s.what = (comm ? "waits in " : "runs ") + DescribeStep(*step);
       break;
     }
     case Phase::kSettle:
-      s.what = "settles in-place send " + std::to_string(settle_i_ + 1) + " of " + std::to_string(settle_n_) +
-               " (not yet received): " + DescribeStep(*step_);
+      s.what = "settles in-place send " + std::to_string(settle_i_.load(std::memory_order_relaxed) + 1) + " of " +
+               std::to_string(settle_n_.load(std::memory_order_relaxed)) +
+               " (not yet received): " + DescribeStep(*step);
       break;
     case Phase::kDone:
       s.done = true;

@@ -1,10 +1,14 @@
 // What one (rank, lane) thread is doing right now, published for the run's
 // watchdog: at the iteration barrier, waiting for a dep, inside a step
 // (a recv waits for its sender), or settling its in-place sends. The thread
-// writes it at every change; the watchdog reads it once the deadline passed.
+// writes it at every change; the watchdog reads it once the deadline passed,
+// when a stuck thread no longer changes it. Lock-free atomics, so that the
+// per-step cost is a few plain stores: a reader racing a moving thread may
+// mix two moments' fields, never read a torn or dangling one.
 #pragma once
 
-#include <mutex>
+#include <atomic>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -40,12 +44,12 @@ class LaneWait {
   const int lane_;
   const Lane info_;
   const std::vector<Step>* const rank_steps_;
-  mutable std::mutex mu_;
-  Phase phase_ = Phase::kStarting;  // the rest guarded by mu_ too
-  int iteration_ = -1;
-  const Step* step_ = nullptr;  // kStep, kSettle
-  int dep_ = -1;                // kDep
-  size_t settle_i_ = 0, settle_n_ = 0;
+  // Written before phase_ (release), read after it (acquire).
+  std::atomic<int> iteration_{-1};
+  std::atomic<const Step*> step_{nullptr};  // kStep, kSettle: never null there
+  std::atomic<int> dep_{-1};                // kDep
+  std::atomic<size_t> settle_i_{0}, settle_n_{0};
+  std::atomic<Phase> phase_{Phase::kStarting};
 };
 
 // The watchdog's one line: "cpu: timed out after 2 s in iteration 3 (timed
