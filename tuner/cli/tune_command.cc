@@ -110,6 +110,7 @@ Status CheckOptions(const TuneArgs& a) {
   }
   if (a.link_latency_us > 0 && a.link_gbps == 0) return Status::Invalid("--link-latency-us needs --link-gbps");
   if ((a.link_gbps > 0) && a.backend != "cpu") return Status::Invalid("--link-gbps applies to the cpu backend only");
+  // --timeout: the same check in process (cpu, cuda) as under mpirun.
   if (a.timeout_option && a.timeout_option->count() > 0) BRAID_RETURN_IF_ERROR(CheckMpiTimeout(a.cuda));
   if (a.session != 0 && !a.resume) return Status::Invalid("--session names the session --resume continues");
   if (a.out.empty()) return Status::Invalid("--out needs a file name");
