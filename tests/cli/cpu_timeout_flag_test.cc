@@ -49,8 +49,17 @@ TEST(CliCpuTimeout, CpuTakesTimeoutButNotTheCudaOnlyFlags) {
   EXPECT_EQ(ok.code, 0) << ok.err;
   ExpectRefused(Braid(kRun + "--loopback --no-db"), "--loopback and --tf32 apply to the cuda backend only");
   ExpectRefused(Braid(kRun + "--tf32 --no-db"), "--loopback and --tf32 apply to the cuda backend only");
-  ExpectRefused(Braid("run --backend sim --op ag_gemm --m 64 --n 32 --k 64 --tp 2 --algo ring --timeout 5 --no-db"),
-                "--timeout applies to the cpu and cuda backends only");
+  // Any value on sim, the cuda default (60) included; tune writes no store.
+  const std::string db = TempPath("sim_timeout.db");
+  for (const std::string t : {"5", "60"}) {
+    ExpectRefused(
+        Braid("run --backend sim --op ag_gemm --m 64 --n 32 --k 64 --tp 2 --algo ring --timeout " + t + " --no-db"),
+        "--timeout applies to the cpu and cuda backends only");
+    ExpectRefused(Braid("tune --backend sim --op ag_gemm --m 64 --n 32 --k 64 --tp 2 --no-progress --db " + db +
+                        " --timeout " + t + " --out " + TempPath("sim_timeout.toml")),
+                  "--timeout applies to the cpu and cuda backends only");
+    EXPECT_FALSE(std::filesystem::exists(db));
+  }
 }
 
 // Each iteration waits at least 0.5 s for a paced message (the link's

@@ -30,6 +30,13 @@ CpuBackendOptions CpuOptionsOf(double link_gbps, double link_latency_us, const C
   return o;
 }
 
+Status CheckTimeoutApplies(std::string_view backend, const CLI::Option* timeout_option) {
+  if (backend == "cpu" || backend == "cuda" || timeout_option == nullptr || timeout_option->count() == 0) {
+    return Status::Ok();
+  }
+  return Status::Invalid("--timeout applies to the cpu and cuda backends only");
+}
+
 namespace {
 
 // Cuda options given to a backend that would ignore them; the cpu backend

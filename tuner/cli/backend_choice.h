@@ -27,6 +27,11 @@ void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o);
 CpuBackendOptions CpuOptionsOf(double link_gbps, double link_latency_us, const CudaBackendOptions& cuda,
                                const CLI::Option* timeout_option);
 
+// --timeout given (`timeout_option` counted it) to a backend without a
+// watchdog (sim): Invalid whatever its value, even the cuda default that
+// MakeBackend's value check cannot tell from no flag.
+Status CheckTimeoutApplies(std::string_view backend, const CLI::Option* timeout_option);
+
 // "sim" models the GPUs and links of `topology` (a built-in name or a file);
 // "cpu" runs for real on this machine with `cpu` link emulation; "cuda" runs
 // on this machine's GPUs (Unavailable, exit 1, without one). --loopback and

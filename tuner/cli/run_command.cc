@@ -273,6 +273,7 @@ Status VerifyVerdict(const RunOutput& out) {
 int ExecuteRunInProcess(const RunArgs& a) {
   auto prepared = PrepareRun(a, true);
   if (!prepared.ok()) return ReportError("run", prepared.status());
+  if (Status s = CheckTimeoutApplies(a.backend, a.timeout_option); !s.ok()) return ReportError("run", s);
   auto backend = MakeBackend(a.backend, a.topology,
                              CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
   if (!backend.ok()) return ReportError("run", backend.status());

@@ -246,6 +246,7 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
 int ExecuteTuneInProcess(const TuneArgs& a) {
   auto prepared = PrepareTune(a);
   if (!prepared.ok()) return ReportError("tune", prepared.status());
+  if (Status s = CheckTimeoutApplies(a.backend, a.timeout_option); !s.ok()) return ReportError("tune", s);
   auto backend = MakeBackend(a.backend, *prepared->hw,
                              CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
   if (!backend.ok()) return ReportError("tune", backend.status());
