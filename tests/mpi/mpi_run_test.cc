@@ -105,6 +105,17 @@ TEST(MpiRun, SameReportAndStoredEventsAsRanksAsThreads) {
   std::remove(procs_db.c_str());
 }
 
+// A bound too large for the clock (1e300 s) is no bound: every wait must
+// still wait, not fail at once with a deadline the overflow put in the past.
+TEST(MpiRun, AHugeTimeoutIsNoBoundNotAnExpiredOne) {
+  BRAID_SKIP_WITHOUT_MPI();
+  for (const char* algo : {"ring", "serial"}) {
+    const Outcome o =
+        MpiBraid(2, Workload("gemm_rs", 2) + AlgoFlags(algo) + " --verify --timeout 1e300 --json --no-db");
+    EXPECT_EQ(o.code, 0) << algo << ": " << o.err;
+  }
+}
+
 TEST(MpiRun, LinkEmulationPacesTransfersBetweenProcesses) {
   BRAID_SKIP_WITHOUT_MPI();
   // 2 ranks, serial gemm_rs (M=96, N=48): each rank sends 48x48 floats =

@@ -15,6 +15,7 @@
 
 #include "braid/link_pacer.h"
 #include "braid/mpi_wait.h"
+#include "braid/wait_deadline.h"
 #include "cpu_collectives.h"
 
 namespace braid {
@@ -111,8 +112,7 @@ class MpiTransport : public Transport {
   }
 
   Status Settle(PendingSends& pending) override {
-    const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+    const auto deadline = DeadlineAfter(options_.timeout_s);
     Status first;
     for (const uint64_t ticket : pending.tickets) {
       InPlace o;
@@ -148,9 +148,7 @@ class MpiTransport : public Transport {
       sizes.push_back(n);
       if (count == 0) break;
     }
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                               std::chrono::duration<double>(options_.timeout_s));
+    const auto deadline = DeadlineAfter(options_.timeout_s);
     for (size_t i = 0; i < reqs.size(); ++i) {
       const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
       const WaitOutcome w = WaitBounded(reqs[i], std::max(left, 0.0), &aborted_);

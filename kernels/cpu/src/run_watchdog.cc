@@ -1,25 +1,14 @@
 #include "run_watchdog.h"
 
-#include <algorithm>
 #include <system_error>
 #include <utility>
 
+#include "braid/wait_deadline.h"
+
 namespace braid::cpu {
 
-namespace {
-
-// A bound past a century is no bound; clamping keeps now() + timeout inside
-// the clock's 64-bit nanoseconds (a larger double would not convert).
-RunWatchdog::Clock::duration BoundOf(double timeout_s) {
-  constexpr double kCenturyS = 100 * 365.25 * 86400;
-  return std::chrono::duration_cast<RunWatchdog::Clock::duration>(
-      std::chrono::duration<double>(std::min(timeout_s, kCenturyS)));
-}
-
-}  // namespace
-
 RunWatchdog::RunWatchdog(double timeout_s, RunControl* control, std::function<std::string()> describe)
-    : timeout_(BoundOf(timeout_s)), control_(control), describe_(std::move(describe)) {}
+    : timeout_(WaitBound(timeout_s)), control_(control), describe_(std::move(describe)) {}
 
 RunWatchdog::~RunWatchdog() { Stop(); }
 

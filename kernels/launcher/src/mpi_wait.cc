@@ -3,6 +3,8 @@
 #include <chrono>
 #include <thread>
 
+#include "braid/wait_deadline.h"
+
 namespace braid {
 
 Status MpiError(int code, const char* call, const char* file, int line) {
@@ -15,8 +17,7 @@ Status MpiError(int code, const char* call, const char* file, int line) {
 
 WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort, bool spin) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline = DeadlineAfter(timeout_s);
   // Busy polling first: a reply that comes within microseconds is seen at
   // once. A yield or a sleep on a loaded host gives the core away for a
   // scheduler slice (milliseconds), which would become every short step's cost.
