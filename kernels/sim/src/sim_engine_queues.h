@@ -49,7 +49,10 @@ inline void Engine::FinRemove(int a) {
   fin_heap_.pop_back();
   if (last.a == a) return;
   fin_heap_[size_t(pos)] = last;
-  acts_[size_t(last.a)].heap_pos = pos;
+  if (pos == 0) {  // the event loop's case: nothing above the root
+    FinSiftDown(0);
+    return;
+  }
   FinSiftUp(pos);
   FinSiftDown(acts_[size_t(last.a)].heap_pos);
 }
