@@ -6,6 +6,7 @@
 // calls: after the first run of a plan size nothing is allocated.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -89,6 +90,8 @@ class Engine {
     double remaining = 0, rate = 0, last = 0;  // remaining work as of `last`, when the rate last changed
     int heap_pos = -1;                         // index in fin_heap_, or -1
     bool delayed = false;
+    // The work left at `now` at the current rate.
+    double RemainingAt(double now) const { return std::max(0.0, remaining - (now - last) * rate); }
   };
 
   // Timed step events (kWorkStart / kComplete), popped in time order, equal

@@ -61,9 +61,6 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
                       .act = Act::kNone,
                       .port_class = 0};
       const bool comm_lane = lane.kind == LaneKind::kComm;
-      if (s.kind == StepKind::kGemm || s.kind == StepKind::kCompute) {
-        gemm_priority_[size_t(r)] = std::max(gemm_priority_[size_t(r)], st.priority);
-      }
       switch (s.kind) {
         case StepKind::kGemm: {
           const int64_t m = s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
@@ -144,6 +141,8 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           st.act = Act::kCollective;
           break;
       }
+      // What WorkStart's wave wait looks for: GEMM-like activities.
+      if (st.act == Act::kGemm) gemm_priority_[size_t(r)] = std::max(gemm_priority_[size_t(r)], st.priority);
     }
   }
 
