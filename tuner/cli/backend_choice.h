@@ -28,14 +28,15 @@ CpuBackendOptions CpuOptionsOf(double link_gbps, double link_latency_us, const C
                                const CLI::Option* timeout_option);
 
 // --timeout given (`timeout_option` counted it) to a backend without a
-// watchdog (sim): Invalid whatever its value, even the cuda default that
-// MakeBackend's value check cannot tell from no flag.
+// watchdog (sim): Invalid whatever its value, the cuda default included
+// (which a check of the value could not tell from no flag).
 Status CheckTimeoutApplies(std::string_view backend, const CLI::Option* timeout_option);
 
 // "sim" models the GPUs and links of `topology` (a built-in name or a file);
 // "cpu" runs for real on this machine with `cpu` link emulation; "cuda" runs
 // on this machine's GPUs (Unavailable, exit 1, without one). --loopback and
-// --tf32 given to another backend are refused, and --timeout given to sim.
+// --tf32 given to another backend are refused (--timeout given to sim:
+// CheckTimeoutApplies, first).
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
                                              const CpuBackendOptions& cpu = {}, const CudaBackendOptions& cuda = {});
 // The same with the sim's hardware already loaded (LoadSimHardware).
