@@ -10,7 +10,7 @@
 # loads whole. Trials go to a scratch store that is deleted afterwards.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-braid="${1:-$here/../../build/release/tuner/braid}"
+braid="${1:-$here/../../build/release/cli/braid}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 

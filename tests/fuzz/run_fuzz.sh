@@ -26,7 +26,7 @@ mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys"
 cd "$work"
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/tuner/cli"
+cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/cli"
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
@@ -43,7 +43,7 @@ sources=(
   "$root/core/src/toml_reader.cc"
   "$root/core/src/toml_scanner.cc"
   "$root/core/src/toml_fields.cc"
-  "$root/presets/src/topology_toml.cc"
+  "$root/catalog/src/topology_toml.cc"
   "$root/core/src/workload.cc"
   "$root/core/src/overlap_config.cc"
   "$root/core/src/row_split.cc"
@@ -63,7 +63,7 @@ sources=(
   "$root/db/src/sessions.cc"
   "$root/db/src/metric_rows.cc"
   "$root/tuner/src/run_record.cc"
-  "$root/tuner/cli/run_report.cc"
+  "$root/cli/run_report.cc"
 )
 targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz)
 
@@ -88,7 +88,7 @@ echo "== seeds"
 rm -rf seeds
 python3 "$root/tests/fuzz/make_seeds.py" seeds/kineto seeds/nsys "$shared/traces"
 mkdir -p seeds/topology
-cp "$root"/presets/topologies/*.toml seeds/topology/
+cp "$root"/catalog/topologies/*.toml seeds/topology/
 mkdir -p seeds/presets
 cp "$root"/presets/examples/*.toml seeds/presets/
 mkdir -p seeds/run_record

@@ -1,7 +1,7 @@
 // libFuzzer target: bytes = a stored run's config JSON, a newline, and its
 // notes JSON (what a damaged or hand-edited store holds). Reading the record
 // must never crash or throw; a record that reads must print as JSON and as
-// a table without throwing (tuner/cli/run_report.cc).
+// a table without throwing (cli/run_report.cc).
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU validation of the cuda backend, one command for whoever has a GPU:
 #
-#   tests/gpu/run.sh [path/to/braid]        (default: $BRAID, ./braid, build/release/tuner/braid)
+#   tests/gpu/run.sh [path/to/braid]        (default: $BRAID, ./braid, build/release/cli/braid)
 #
 # On every GPU it finds (one is enough, through --loopback) it runs --verify
 # of every algorithm x op x P in {2,4,8} in loopback and, with at least P
@@ -30,7 +30,7 @@ set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 braid="${1:-${BRAID:-}}"
 if [[ -z "$braid" ]]; then
-  for c in "$here/braid" "$here/../braid" "./braid" "$here/../../build/release/tuner/braid"; do
+  for c in "$here/braid" "$here/../braid" "./braid" "$here/../../build/release/cli/braid"; do
     [[ -x "$c" ]] && { braid="$c"; break; }
   done
 fi

@@ -1,5 +1,5 @@
 // A topology: which GPUs, how many per node, and the links between them.
-// Topologies are data files (presets/topologies/*.toml, read by the presets
+// Topologies are data files (catalog/topologies/*.toml, read by the catalog
 // module); this is the in-memory form every module shares.
 #pragma once
 

@@ -1,6 +1,6 @@
 // A TrialRunner that measures on a backend and keeps nothing: the tuner's
 // tests and the tuner-quality benchmark. (`braid tune` records every trial
-// in the store instead: tuner/cli/store_trial_runner.h.)
+// in the store instead: cli/store_trial_runner.h.)
 #pragma once
 
 #include <chrono>

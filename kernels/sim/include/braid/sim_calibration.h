@@ -1,6 +1,6 @@
 // What `braid calibrate` computes: the models' predictions for one GEMM or
 // one collective, and the check of the models against every public figure
-// in presets/hardware/calibration_points.toml.
+// in catalog/hardware/calibration_points.toml.
 #pragma once
 
 #include <cstdint>

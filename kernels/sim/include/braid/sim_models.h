@@ -1,6 +1,6 @@
 // The sim backend's analytical models: the time of one GEMM on a GPU and of
 // one transfer or collective on a topology's links. Pure functions of the
-// data files (presets/hardware, presets/topologies); the discrete-event
+// data files (catalog/hardware, catalog/topologies); the discrete-event
 // engine (sim_backend.h) builds on them.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Topology data files (TOML, presets/topologies/*.toml). The shipped files
+// Topology data files (TOML, catalog/topologies/*.toml). The shipped files
 // are compiled in, so `--topology h100-sxm` works from any directory; a path
 // loads a user's own file.
 #pragma once

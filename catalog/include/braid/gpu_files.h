@@ -1,4 +1,4 @@
-// GPU hardware files (TOML, presets/hardware/*.toml): the figures the sim
+// GPU hardware files (TOML, catalog/hardware/*.toml): the figures the sim
 // backend's models use, each with its public source. The shipped files are
 // compiled in, so `--gpu h100-sxm` works from any directory; a path loads a
 // user's own file. calibration_points.toml holds the public measurements the
@@ -92,7 +92,7 @@ struct CalibrationPoints {
 };
 
 Result<CalibrationPoints> ParseCalibrationToml(std::string_view text, std::string_view origin);
-// The shipped presets/hardware/calibration_points.toml.
+// The shipped catalog/hardware/calibration_points.toml.
 Result<CalibrationPoints> BuiltinCalibrationPoints();
 
 }  // namespace braid

@@ -173,7 +173,7 @@ int CalibrateCheck(const CalibrateArgs& a) {
     }
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "published figures (presets/hardware/calibration_points.toml)\n" << sim::FormatCheckTable(*rows);
+    std::cout << "published figures (catalog/hardware/calibration_points.toml)\n" << sim::FormatCheckTable(*rows);
     if (measured) {
       std::printf("\nmeasured board (%s) on %s at this board's board_rate %.3f\n", a.measured.c_str(), a.gpu.c_str(),
                   measured->board_rate);

@@ -1,4 +1,4 @@
-// Model files (TOML, presets/models/*.toml): the shapes of one transformer
+// Model files (TOML, catalog/models/*.toml): the shapes of one transformer
 // block of a model, each number with its public source. The shipped files are
 // compiled in, so `--model llama3-70b` works from any directory; a path loads
 // a user's own file.

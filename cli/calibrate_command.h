@@ -1,7 +1,7 @@
 // `braid calibrate`: the sim backend's models on their own — one GEMM on a
 // GPU (optionally beside SMs held by another kernel), one collective on a
 // topology (one size, or an nccl-tests-style sweep), the check of the models
-// against every public figure in presets/hardware/calibration_points.toml
+// against every public figure in catalog/hardware/calibration_points.toml
 // and one board's measurements (../shared/calibration/h100-measured), or
 // the fit of a GPU file to such measurements; --measure (calibrate_measure.h)
 // measures this machine's GPU and fits a GPU file to it.
