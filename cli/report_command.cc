@@ -31,6 +31,7 @@ namespace {
 struct Listed {
   StoredRun run;
   RunFigures figures;
+  nlohmann::json config;  // decoded by the store's codec ({} for imported runs)
 };
 
 // Sort keys: smaller is better for times, larger for overlap and efficiency.
@@ -99,15 +100,15 @@ Result<std::vector<Listed>> ListRuns(const Store& store, const ReportArgs& a) {
     if (!rows.ok()) return rows.status();
     auto rec = RecordOfStored(r, *rows);  // refuses damaged JSON before anything is printed
     if (!rec.ok()) return rec.status();
-    out.push_back({r, std::move(rec->figures)});
+    out.push_back({r, std::move(rec->figures), std::move(rec->config)});
   }
   BRAID_RETURN_IF_ERROR(SortRuns(&out, a.sort));
   if (a.limit > 0 && out.size() > size_t(a.limit)) out.resize(size_t(a.limit));
   return out;
 }
 
-std::string ConfigText(const std::string& config_json) {
-  Result<OverlapConfig> c = ConfigFromJson(nlohmann::json::parse(config_json, nullptr, false));
+std::string ConfigText(const nlohmann::json& config) {
+  Result<OverlapConfig> c = ConfigFromJson(config);
   return c.ok() ? c->Describe() : "-";
 }
 
@@ -131,7 +132,7 @@ nlohmann::json ListJson(const std::vector<Listed>& runs) {
                         ? nlohmann::json{{"op", OpName(w.op)},          {"m", w.m},  {"n", w.n}, {"k", w.k},
                                          {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}}
                         : nlohmann::json(nullptr);
-    j["config"] = nlohmann::json::parse(r.meta.config_json, nullptr, false);
+    j["config"] = l.config;
     const MetricSummary& s = l.figures.metrics.overall;
     j["figures"] = {
         {"makespan_ns", s[Metric::kMakespan].p50},
@@ -159,9 +160,9 @@ std::string ListTable(const std::vector<Listed>& runs) {
       efficiency = buf;
     }
     out += Pad(std::to_string(r.id), 6) + Pad(r.meta.backend, 9) + Pad(WorkloadText(r), 42) +
-           Pad(ConfigText(r.meta.config_json), 34) + Pad(FormatDuration(s[Metric::kMakespan].p50), 11) +
-           Pad(overlap, 9) + Pad(FormatDuration(s[Metric::kExposedComm].p50), 11) +
-           Pad(FormatDuration(s[Metric::kTail].p50), 11) + efficiency + "\n";
+           Pad(ConfigText(l.config), 34) + Pad(FormatDuration(s[Metric::kMakespan].p50), 11) + Pad(overlap, 9) +
+           Pad(FormatDuration(s[Metric::kExposedComm].p50), 11) + Pad(FormatDuration(s[Metric::kTail].p50), 11) +
+           efficiency + "\n";
   }
   if (runs.empty()) out += "(no runs)\n";
   return out;

@@ -7,19 +7,14 @@
 #include <optional>
 
 #include "backend_choice.h"
-#include "braid/comm_sms_effect.h"
 #include "braid/cpu_process_backend.h"
-#include "braid/gpu_files.h"
 #include "braid/launcher.h"
 #include "braid/layer_workload.h"
-#include "braid/metric_rows.h"
-#include "braid/metrics.h"
 #include "braid/planner.h"
-#include "braid/topology_files.h"
+#include "braid/run_pipeline.h"
 #if defined(BRAID_HAVE_MPI)
 #include "braid/mpi_transport.h"
 #endif
-#include "braid/lower_bound.h"
 #include "cli_exit.h"
 #include "mpi_job.h"
 #include "run_report.h"
@@ -87,47 +82,30 @@ Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
   return c;
 }
 
-Result<Plan> PlanFromArgs(const RunArgs& a, std::optional<LayerWorkload>* layer) {
+// The library's request for what the flags ask.
+Result<RunRequest> RequestFromArgs(const RunArgs& a) {
   BRAID_RETURN_IF_ERROR(CheckWorkloadForm(a.workload));
+  RunRequest r;
   if (!a.workload.model.empty()) {
     auto lw = LayerFromArgs(a.workload);
     if (!lw.ok()) return lw.status();
-    auto c = ConfigFromArgs(a);
-    if (!c.ok()) return c.status();
-    *layer = *lw;
-    return BuildLayerPlan(*lw, *c);
+    r.layer = std::move(*lw);
+  } else {
+    auto w =
+        WorkloadFromFlags(a.workload.op, a.workload.m, a.workload.n, a.workload.k, a.workload.tp, a.workload.dtype);
+    if (!w.ok()) return w.status();
+    r.op = *w;
   }
-  auto w = WorkloadFromFlags(a.workload.op, a.workload.m, a.workload.n, a.workload.k, a.workload.tp, a.workload.dtype);
-  if (!w.ok()) return w.status();
   auto c = ConfigFromArgs(a);
   if (!c.ok()) return c.status();
-  return BuildPlan(*w, *c);
-}
-
-// The layer part of a stored run's workload (run_report.cc merges it into
-// the workload JSON). The store's Workload columns hold the first GEMM op.
-nlohmann::json LayerJson(const LayerWorkload& lw) {
-  nlohmann::json ops = nlohmann::json::array();
-  for (const LayerOp& op : lw.ops) {
-    nlohmann::json o = {{"name", op.name}};
-    if (op.kind == LayerOpKind::kAttention) {
-      o["kind"] = "attention";
-      o["flops_per_rank"] = op.flops;
-    } else {
-      o["kind"] = op.kind == LayerOpKind::kLocalGemm ? "gemm" : std::string(OpName(op.gemm.op));
-      o["m"] = op.gemm.m;
-      o["n"] = op.gemm.n;
-      o["k"] = op.gemm.k;
-    }
-    ops.push_back(std::move(o));
-  }
-  return {{"model", lw.model.name},
-          {"seq", lw.seq},
-          {"batch", lw.batch},
-          {"phase", PhaseName(lw.phase)},
-          {"sequence_parallel", lw.sequence_parallel},
-          {"describe", lw.Describe()},
-          {"ops", ops}};
+  r.config = std::move(*c);
+  r.topology = a.topology;
+  r.backend = a.backend;
+  r.options.iters = a.iters;
+  r.options.warmup = a.warmup;
+  r.options.verify = a.verify;
+  r.options.seed = a.seed;
+  return r;
 }
 
 Status CheckRunOptions(const RunArgs& a, bool writes_store) {
@@ -160,129 +138,40 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
   return Status::Ok();
 }
 
-// Comm SMs are taken from the GPU's SMs; the rest compute.
-Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
-  if (comm_sms == 0) return Status::Ok();
-  auto gpu = LoadGpu(topo.gpu);
-  if (!gpu.ok()) return gpu.status();
-  if (comm_sms >= gpu->sm_count) {
-    return Status::Invalid("--comm-sms " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu->name +
-                           " has " + std::to_string(gpu->sm_count) + " SMs (topology " + topo.name + ")");
-  }
-  return Status::Ok();
-}
-
-// A --comm-sms that the sim reads nowhere would be recorded as a knob that
-// changed nothing. (The cuda backend reads it for every config: its GEMMs
-// leave that many SMs free.)
-Status CheckCommSmsTakeEffect(const RunArgs& a, const Plan& plan, const std::optional<LayerWorkload>& layer) {
-  if (a.comm_sms == 0 || a.backend != "sim") return Status::Ok();
-  std::vector<Op> ops;
-  if (layer) {
-    for (const LayerOp& op : layer->ops) {
-      if (op.kind == LayerOpKind::kTpGemm) ops.push_back(op.gemm.op);
-    }
-  } else {
-    ops.push_back(plan.workload.op);
-  }
-  for (Op op : ops) {
-    if (CommSmsTakeEffect(plan.config, op)) return Status::Ok();
-  }
-  const std::string why = plan.config.algorithm == Algorithm::kSerial
-                              ? "serial runs each collective beside no GEMM"
-                              : "on the copy engine an ag_gemm's comm only moves data and holds no SMs";
-  return Status::Invalid("--comm-sms has no effect on the sim backend here: " + why + " (drop --comm-sms)");
-}
-
-// Everything `run` checks before running: flags, plan, topology.
-struct PreparedRun {
-  std::optional<LayerWorkload> layer;
-  Plan plan;
-  std::string topology;
-  // A cpu run uses the topology only to place process ranks on its nodes
-  // (link emulation under mpirun); otherwise its record names none.
-  bool topology_used = false;
-  NodeLinks nodes;  // how ranks map to the topology's nodes (link emulation)
-  RunOptions options;
-};
-
-Result<PreparedRun> PrepareRun(const RunArgs& a, bool writes_store) {
+// Flag checks, then the library's (braid/run_pipeline.h).
+Result<PreparedRun> PrepareRunFromArgs(const RunArgs& a, bool writes_store) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(a, writes_store));
-  PreparedRun p;
-  auto plan = PlanFromArgs(a, &p.layer);
-  if (!plan.ok()) return plan.status();
-  p.plan = std::move(*plan);
-  auto topo = LoadTopology(a.topology);
-  if (!topo.ok()) return topo.status();
-  BRAID_RETURN_IF_ERROR(topo->CheckFits(a.workload.tp));
-  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(a.comm_sms, *topo));
-  BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(a, p.plan, p.layer));
-  p.topology = topo->name;
-  p.topology_used = a.backend != "cpu";
-  p.nodes = NodeLinksOf(*topo);
-  if (a.verify && a.backend == "sim") {
-    return Status::Invalid("--verify needs real data: the sim backend computes none (use --backend cpu)");
-  }
-  p.options.iters = a.iters;
-  p.options.warmup = a.warmup;
-  p.options.verify = a.verify;
-  p.options.seed = a.seed;
-  return p;
+  auto request = RequestFromArgs(a);
+  if (!request.ok()) return request.status();
+  return PrepareRun(*request);
 }
 
-// The lower bound (its own backend runs, collective under mpirun), the
-// store and the report. Only `root` writes and prints.
-Result<RunRecord> RecordWithLowerBound(const PreparedRun& p, Backend& backend, const RunOutput& out) {
-  // DESIGN.md's lower bound: the unsplit (serial) plan's compute alone and
-  // its communication alone, on the same backend.
-  const OverlapConfig serial_config;
-  auto serial = p.layer ? BuildLayerPlan(*p.layer, serial_config) : BuildPlan(p.plan.workload, serial_config);
-  if (!serial.ok()) return serial.status();
-  auto lb = MeasureLowerBound(backend, *serial, p.options);
-  if (!lb.ok()) return lb.status();
-  RunRecord rec = RecordOfRun(p.plan, p.topology_used ? p.topology : "", backend.name(), p.options, out, *lb);
-  if (p.layer) rec.notes["layer"] = LayerJson(*p.layer);
-  return rec;
-}
-
-int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RunRecord& rec, const RunOutput& out) {
+int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
   if (!a.no_db) {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("run", store.status());
-    auto id = (*store)->WriteRun(MetaOf(rec), LanesOf(p.plan), out.events, RowsOf(rec));
-    if (!id.ok()) return ReportError("run", id.status());
-    rec.run_id = *id;
+    if (auto id = StoreRun(**store, p, run); !id.ok()) return ReportError("run", id.status());
   }
   if (a.json) {
-    std::cout << RunJson(rec).dump(2) << "\n";
+    std::cout << RunJson(run.record).dump(2) << "\n";
   } else {
-    std::cout << RunTable(rec);
+    std::cout << RunTable(run.record);
   }
   std::cout.flush();
   return kExitOk;
 }
 
-Status VerifyVerdict(const RunOutput& out) {
-  if (!out.verify.ran || out.verify.ok) return Status::Ok();
-  char msg[160];
-  std::snprintf(msg, sizeof msg, "verification failed: max relative error %.3g on rank %d exceeds 1e-4",
-                out.verify.max_rel_error, out.verify.worst_rank);
-  return Status::Internal(msg);
-}
-
 int ExecuteRunInProcess(const RunArgs& a) {
-  auto prepared = PrepareRun(a, true);
+  auto prepared = PrepareRunFromArgs(a, true);
   if (!prepared.ok()) return ReportError("run", prepared.status());
   if (Status s = CheckTimeoutApplies(a.backend, a.timeout_option); !s.ok()) return ReportError("run", s);
   auto backend = MakeBackend(a.backend, a.topology,
                              CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
   if (!backend.ok()) return ReportError("run", backend.status());
-  auto out = (*backend)->Run(prepared->plan, prepared->options);
-  if (!out.ok()) return ReportError("run", out.status());
-  auto rec = RecordWithLowerBound(*prepared, **backend, *out);
-  if (!rec.ok()) return ReportError("run", rec.status());
-  if (int code = StoreAndPrint(a, *prepared, *rec, *out); code != kExitOk) return code;
-  if (Status v = VerifyVerdict(*out); !v.ok()) return ReportError("run", v);
+  auto run = ExecuteRun(*prepared, **backend);
+  if (!run.ok()) return ReportError("run", run.status());
+  if (int code = StoreAndPrint(a, *prepared, *run); code != kExitOk) return code;
+  if (Status v = VerifyVerdict(run->output); !v.ok()) return ReportError("run", v);
   return kExitOk;
 }
 
@@ -322,7 +211,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
   if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp, /*cuda_allowed=*/true);
   Result<PreparedRun> prepared = Status::Internal("not prepared");
   if (checked.ok()) {
-    prepared = PrepareRun(a, root);
+    prepared = PrepareRunFromArgs(a, root);
     checked = prepared.status();
   }
   checked = AgreeOnStatus(world, checked);
@@ -331,6 +220,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
 
 #if defined(BRAID_HAVE_MPI)
   const CpuBackendOptions cpu{a.link_gbps, a.link_latency_us};
+  const NodeLinks nodes = NodeLinksOf(prepared->topology);  // how ranks map to the topology's nodes
   std::unique_ptr<Backend> made;
   if (a.backend == "cuda") {
     // One process per GPU: every rank gets the same verdict (no GPU: exit 1).
@@ -338,7 +228,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     if (!cuda.ok()) return fail(cuda.status());
     made = std::move(*cuda);
   } else {
-    made = std::make_unique<CpuProcessBackend>(&world, cpu, MpiTransportFactory(timeout, prepared->nodes));
+    made = std::make_unique<CpuProcessBackend>(&world, cpu, MpiTransportFactory(timeout, nodes));
   }
   Backend& backend = *made;
   // A failure while running leaves the peers waiting: end the job.
@@ -348,23 +238,20 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     const bool named = s.message().rfind(who + " ", 0) == 0;  // lane failures name their rank
     AbortJob(world, "braid run: " + (named ? "" : who + ": ") + s.message(), kExitFailure);
   };
-  auto out = backend.Run(prepared->plan, prepared->options);
-  if (!out.ok()) return out.status().is_user_error() ? fail(out.status()) : abort_job(out.status());
-  if (prepared->nodes.ranks_per_node > 0 && a.link_gbps > 0) {
+  if (nodes.ranks_per_node > 0 && a.link_gbps > 0) {
     char note[200];
     std::snprintf(note, sizeof note,
                   "ranks fill the topology's nodes of %d: pairs on different nodes paced at %.4g Gbit/s, %.4g us",
-                  prepared->nodes.ranks_per_node, a.link_gbps * prepared->nodes.bandwidth_ratio,
-                  a.link_latency_us * prepared->nodes.latency_ratio);
-    out->notes.push_back(note);
-    prepared->topology_used = true;
+                  nodes.ranks_per_node, a.link_gbps * nodes.bandwidth_ratio, a.link_latency_us * nodes.latency_ratio);
+    prepared->notes.push_back(note);
+    prepared->topology_recorded = true;
   }
-  auto rec = RecordWithLowerBound(*prepared, backend, *out);
-  if (!rec.ok()) return abort_job(rec.status());
+  auto run = ExecuteRun(*prepared, backend);
+  if (!run.ok()) return run.status().is_user_error() ? fail(run.status()) : abort_job(run.status());
   if (root) {
-    if (int code = StoreAndPrint(a, *prepared, *rec, *out); code != kExitOk) return code;
+    if (int code = StoreAndPrint(a, *prepared, *run); code != kExitOk) return code;
   }
-  if (Status v = VerifyVerdict(*out); !v.ok()) return fail(v);
+  if (Status v = VerifyVerdict(run->output); !v.ok()) return fail(v);
   return kExitOk;
 #else
   return fail(Status::Unavailable("this braid was built without MPI"));

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "braid/run_json.h"  // RunJson: the --json object
 #include "braid/run_record.h"
 
 namespace braid::cli {
 
-nlohmann::json RunJson(const RunRecord& r);
 std::string RunTable(const RunRecord& r);
 
 // "12.3 µs", "4.56 ms": three significant digits in a unit that fits.

@@ -26,7 +26,7 @@ mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys"
 cd "$work"
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/cli"
+cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli"
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
@@ -45,6 +45,7 @@ sources=(
   "$root/core/src/toml_fields.cc"
   "$root/catalog/src/topology_toml.cc"
   "$root/core/src/workload.cc"
+  "$root/core/src/layer_workload.cc"
   "$root/core/src/overlap_config.cc"
   "$root/core/src/row_split.cc"
   "$root/presets/src/preset_file.cc"
@@ -62,7 +63,11 @@ sources=(
   "$root/db/src/run_reader.cc"
   "$root/db/src/sessions.cc"
   "$root/db/src/metric_rows.cc"
-  "$root/tuner/src/run_record.cc"
+  "$root/db/codec/src/stored_config.cc"
+  "$root/db/codec/src/stored_notes.cc"
+  "$root/db/codec/src/stored_trial.cc"
+  "$root/pipeline/src/run_record.cc"
+  "$root/pipeline/src/run_json.cc"
   "$root/cli/run_report.cc"
 )
 targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz)

@@ -3,6 +3,7 @@
 
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
+#include "braid/run_record.h"
 #include "braid/view/run_summary.h"
 #include "braid/view/session_trials.h"
 #include "braid/view/time_axis.h"
@@ -43,7 +44,9 @@ TEST(ViewRunSummary, LowerBoundAndEfficiencyRowsAreShownWhenStored) {
   const RunFigures f = FiguresOf(ComputeRunMetrics(HandEvents()), LowerBound{195, 120});
   StoredRun run;
   run.meta.backend = "sim";
-  const RunSummary s = SummarizeRun(run, FigureRowsOf(f));
+  run.meta.config_json = R"({"algorithm":"serial"})";
+  run.meta.notes_json = "{}";
+  const RunSummary s = *SummarizeRun(run, FigureRowsOf(f));
   ASSERT_TRUE(s.lower_bound_ns && s.efficiency);
   EXPECT_DOUBLE_EQ(*s.lower_bound_ns, 195);
   EXPECT_DOUBLE_EQ(*s.efficiency, 0.75);  // 195 / the 260 ns makespan
@@ -53,8 +56,9 @@ TEST(ViewRunSummary, LowerBoundAndEfficiencyRowsAreShownWhenStored) {
 
 TEST(ViewRunSummary, ALowerBoundRecordedInNotesGivesTheEfficiency) {
   StoredRun run;
-  run.meta.notes_json = R"({"lower_bound":{"lower_bound_ns":130}})";
-  const RunSummary s = SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));
+  run.meta.config_json = R"({"algorithm":"serial"})";
+  run.meta.notes_json = R"({"lower_bound":{"compute_alone_ns":130,"comm_alone_ns":80,"lower_bound_ns":130}})";
+  const RunSummary s = *SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));
   ASSERT_TRUE(s.efficiency);
   EXPECT_DOUBLE_EQ(*s.efficiency, 0.5);
 }
@@ -65,9 +69,30 @@ TEST(ViewRunSummary, ImportedRunsSayWhatTheyAre) {
   run.meta.has_workload = false;
   run.meta.workload.tp = 8;
   run.meta.backend = "kineto";
-  const RunSummary s = SummarizeRun(run, {});
+  run.meta.config_json = "{}";
+  run.meta.notes_json = "{}";
+  const RunSummary s = *SummarizeRun(run, {});
   EXPECT_EQ(s.workload, "imported trace, 8 rank(s)");
   EXPECT_EQ(s.config, "");
+}
+
+TEST(ViewRunSummary, DamagedStoredTextGetsTheSameAnswerAsEveryOtherReader) {
+  // The viewer used to render such a run (its config as "") while `braid
+  // report` refused it; both now decode through the store's codec.
+  for (const auto& [config, notes] : {std::pair{"{broken", "{}"},
+                                      {R"({"algorithm":"ring","chunks":"2"})", "{}"},
+                                      {R"({"algorithm":"ring"})", R"({"verify":{"ok":1}})"}}) {
+    StoredRun run;
+    run.id = 5;
+    run.meta.config_json = config;
+    run.meta.notes_json = notes;
+    const Result<RunSummary> s = SummarizeRun(run, {});
+    const Result<RunRecord> r = RecordOfStored(run, {});
+    ASSERT_FALSE(s.ok()) << config << " " << notes;
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(s.status().message(), r.status().message());
+    EXPECT_EQ(s.status().message().rfind("damaged store: run 5 has ", 0), 0u) << s.status().message();
+  }
 }
 
 TEST(ViewCompare, DifferencesAndRatiosOfTwoRuns) {
@@ -107,7 +132,7 @@ TEST(ViewSessionTrials, MedianIntervalAndSpeedupOverTheSerialTrialOfTheSameOp) {
   EXPECT_EQ(rows[1].op, "fc2");
   EXPECT_EQ(rows[1].algorithm, "ring");
   EXPECT_EQ(rows[1].chunks, 2);
-  EXPECT_EQ(rows[1].config, "ring chunks=2");
+  EXPECT_EQ(rows[1].config, "ring chunks=2 streams=1");  // the tuner's own label (OverlapConfig::Describe)
   ASSERT_TRUE(rows[1].median_ns);
   EXPECT_DOUBLE_EQ(*rows[1].median_ns, 50);
   EXPECT_DOUBLE_EQ(*rows[1].ci_low_ns, 40);  // fewer than 6 samples: [min, max]

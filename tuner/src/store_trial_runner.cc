@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "braid/lower_bound.h"
 #include "braid/metric_rows.h"
 #include "braid/planner.h"
-#include "braid/run_record.h"
+#include "braid/run_pipeline.h"
+#include "braid/stored_text.h"
 
 namespace braid::tuning {
 
@@ -57,7 +56,7 @@ std::vector<double> MakespanSamples(const RunMetrics& m) {
 }  // namespace
 
 std::string StoreTrialRunner::KeyOf(const OverlapConfig& config, std::string_view stage) const {
-  return target_.name + "|" + config.Describe() + "|" + std::string(stage);
+  return EncodeTrialKey({target_.name, config.Describe(), std::string(stage)});
 }
 
 int64_t StoreTrialRunner::RunOf(const OverlapConfig& config, std::string_view stage) const {
@@ -74,31 +73,33 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
   }
   Result<Plan> plan = BuildPlan(target_.w, config);
   if (!plan.ok()) return plan.status();
-  RunOptions opt = base_;
-  opt.warmup = warmup;
-  opt.iters = iters;
-  opt.trace = true;  // the figure is the events' makespan, as the stored run reports it
-  Result<LowerBound> lb = TargetLowerBound(opt);
+  // The run pipeline's steps from the plan on (braid/run_pipeline.h); the
+  // tuner checked the workload and topology once for the whole session.
+  PreparedRun run;
+  run.plan = std::move(*plan);
+  run.topology.name = topology_;
+  run.topology_recorded = !topology_.empty();
+  run.options = base_;
+  run.options.warmup = warmup;
+  run.options.iters = iters;
+  run.options.trace = true;  // the figure is the events' makespan, as the stored run reports it
+  Result<LowerBound> lb = TargetLowerBound(run.options);
   if (!lb.ok()) return lb.status();
-  Result<RunOutput> out = backend_.Run(*plan, opt);
-  if (!out.ok()) return out.status();
-  RunRecord rec = RecordOfRun(*plan, topology_, backend_.name(), opt, *out, *lb);
+  Result<RecordedRun> recorded = ExecuteRun(run, backend_, *lb);
+  if (!recorded.ok()) return recorded.status();
+  RunRecord& rec = recorded->record;
   std::vector<double> samples = MakespanSamples(rec.figures.metrics);
   if (samples.empty()) return Status::Internal("the backend returned no events for " + config.Describe());
   Measurement m = Summarize(std::move(samples), int64_t(warmup) + iters);
 
   rec.notes["tuner"] = {{"session", session_}, {"trial", key}, {"layer", target_.layer}};
   TrialInfo trial;
-  nlohmann::json config_json = ConfigJson(config);
-  config_json["target"] = target_.name;
-  config_json["stage"] = std::string(stage);
-  config_json["warmup"] = warmup;
-  trial.config_json = config_json.dump();
+  trial.config_json = EncodeTrialConfig({config, target_.name, std::string(stage), warmup});
   trial.time_ns = int64_t(m.median_ns + 0.5);
   trial.key = key;
-  trial.samples_json = nlohmann::json(m.samples_ns).dump();
+  trial.samples_json = EncodeSamples(m.samples_ns);
   Result<Store::TrialIds> ids =
-      store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(*plan), out->events, RowsOf(rec));
+      store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(run.plan), recorded->output.events, RowsOf(rec));
   if (!ids.ok()) return ids.status();
   (*recorded_)[key] = {m, ids->run};
   measured_keys_.insert(key);
@@ -120,27 +121,16 @@ Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, 
   std::map<std::string, RecordedTrial> out;
   for (const StoredTrial& t : *trials) {
     if (t.trial.key.empty() || t.trial.status != "ok") continue;
-    auto damaged = [&](const char* what) {
-      return Status::Invalid("damaged store: trial " + std::to_string(t.id) + " of session " + std::to_string(session) +
-                             " in " + store.path() + " has " + what);
-    };
-    nlohmann::json samples = nlohmann::json::parse(t.trial.samples_json, nullptr, false);
-    if (!samples.is_array() || samples.empty()) return damaged("no usable samples");
-    std::vector<double> ns;
-    for (const auto& v : samples) {
-      if (!v.is_number()) return damaged("a sample that is not a number");
-      ns.push_back(v.get<double>());
-    }
+    const std::string where =
+        "trial " + std::to_string(t.id) + " of session " + std::to_string(session) + " in " + store.path();
+    Result<std::vector<double>> ns = DecodeSamples(t.trial.samples_json, where);
+    if (!ns.ok()) return ns.status();
     // A trial cost its warm-up (kept with its config) and its samples.
-    const nlohmann::json config = nlohmann::json::parse(t.trial.config_json, nullptr, false);
-    if (Result<OverlapConfig> c = ConfigFromJson(config); !c.ok()) {
-      return damaged(("a config that is not Braid's: " + c.status().message()).c_str());
-    }
-    if (!config.contains("warmup") || !config["warmup"].is_number_integer() || config["warmup"].get<int64_t>() < 0) {
-      return damaged("a config without a warm-up count");
-    }
-    const int64_t warmup = config["warmup"].get<int64_t>();
-    out[t.trial.key] = {Summarize(std::move(ns), warmup + int64_t(samples.size())), t.trial.run.value_or(-1)};
+    Result<TrialConfig> config = DecodeTrialConfig(t.trial.config_json, where);
+    if (!config.ok()) return config.status();
+    if (!config->warmup) return DamagedStore(where, "a config without a warm-up count");
+    const int64_t iterations = *config->warmup + int64_t(ns->size());
+    out[t.trial.key] = {Summarize(std::move(*ns), iterations), t.trial.run.value_or(-1)};
   }
   return out;
 }

@@ -1,56 +1,30 @@
 #include "braid/view/run_summary.h"
 
-#include <nlohmann/json.hpp>
-
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
+#include "braid/run_record.h"
 
 namespace braid::view {
 
-namespace {
-
-nlohmann::json ParseOrEmpty(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text.empty() ? "{}" : text, nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();
-}
-
-std::string DescribeWorkload(const StoredRun& run, const nlohmann::json& notes) {
-  if (auto it = notes.find("layer"); it != notes.end() && it->is_object()) {
-    const auto ops = it->find("ops");
-    const size_t n = ops != it->end() && ops->is_array() ? ops->size() : 0;
-    const auto d = it->find("describe");
-    return (d != it->end() && d->is_string() ? d->get<std::string>() : std::string("layer")) + " (" +
-           std::to_string(n) + " ops)";
-  }
-  if (run.meta.has_workload) return run.meta.workload.Describe();
-  return "imported trace, " + std::to_string(run.meta.workload.tp) + " rank(s)";
-}
-
-}  // namespace
-
-RunSummary SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows) {
+Result<RunSummary> SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows) {
+  // The record every reader decodes (braid/run_record.h): damaged stored
+  // text gets the one-line answer `braid report` gives.
+  Result<RunRecord> record = RecordOfStored(run, rows);
+  if (!record.ok()) return record.status();
+  const RunRecord& r = *record;
   RunSummary s;
   s.id = run.id;
-  s.source = run.meta.source;
-  s.topology = run.meta.topology;
-  s.backend = run.meta.backend;
+  s.source = r.source;
+  s.topology = r.topology;
+  s.backend = r.backend;
   s.event_count = run.event_count;
-  s.iterations = run.meta.iterations;
-  const nlohmann::json notes = ParseOrEmpty(run.meta.notes_json);
-  const nlohmann::json config = ParseOrEmpty(run.meta.config_json);
-  s.workload = DescribeWorkload(run, notes);
-  if (auto a = config.find("algorithm"); a != config.end() && a->is_string()) {
-    s.algorithm = a->get<std::string>();
-    s.config = s.algorithm;
-    for (const char* knob : {"chunks", "streams", "comm_sms"}) {
-      if (auto k = config.find(knob); k != config.end() && k->is_number()) {
-        s.config += std::string(" ") + knob + "=" + std::to_string(k->get<int64_t>());
-      }
-    }
+  s.iterations = r.iterations;
+  s.workload = DescribeStoredWorkload(r.has_workload, r.workload, r.notes);
+  if (Result<OverlapConfig> c = ConfigFromJson(r.config); c.ok()) {  // imported runs have none
+    s.algorithm = std::string(AlgorithmName(c->algorithm));
+    s.config = c->Describe();
   }
-  // The figures as the run's maker stored them (braid/metric_rows.h).
-  const RunFigures f = RunFiguresFromRows(rows);
-  const MetricSummary& o = f.metrics.overall;
+  const MetricSummary& o = r.figures.metrics.overall;
   s.makespan_ns = o[Metric::kMakespan].p50;
   s.compute_ns = o[Metric::kCompute].p50;
   s.comm_ns = o[Metric::kComm].p50;
@@ -58,16 +32,9 @@ RunSummary SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows
   s.exposed_comm_ns = o[Metric::kExposedComm].p50;
   s.tail_ns = o[Metric::kTail].p50;
   s.overlap_ratio = o[Metric::kOverlapRatio].p50;
-  if (f.lower_bound) {
-    s.lower_bound_ns = f.lower_bound->lower_bound_ns();
-    s.efficiency = f.efficiency.p50;
-  } else if (auto lb = notes.find("lower_bound"); lb != notes.end() && lb->is_object()) {
-    // Runs stored before the bound became metric rows kept it in notes.
-    const auto v = lb->find("lower_bound_ns");
-    if (v != lb->end() && v->is_number() && s.makespan_ns > 0) {
-      s.lower_bound_ns = v->get<double>();
-      s.efficiency = *s.lower_bound_ns / s.makespan_ns;
-    }
+  if (r.figures.lower_bound) {
+    s.lower_bound_ns = r.figures.lower_bound->lower_bound_ns();
+    s.efficiency = r.figures.efficiency.p50;
   }
   return s;
 }
@@ -80,7 +47,9 @@ Result<std::vector<RunSummary>> LoadRunSummaries(const Store& store) {
   for (const StoredRun& r : *runs) {
     auto rows = store.LoadMetrics(r.id);
     if (!rows.ok()) return rows.status();
-    out.push_back(SummarizeRun(r, *rows));
+    auto summary = SummarizeRun(r, *rows);
+    if (!summary.ok()) return summary.status();
+    out.push_back(std::move(*summary));
   }
   return out;
 }

@@ -3,45 +3,37 @@
 #include <algorithm>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
 #include "braid/measurement.h"
+#include "braid/stored_text.h"
 
 namespace braid::view {
 
 namespace {
 
-void FillConfig(TrialRow& row, const std::string& config_json) {
-  const nlohmann::json c = nlohmann::json::parse(config_json.empty() ? "{}" : config_json, nullptr, false);
-  if (!c.is_object()) {
-    row.config = "(config does not parse)";
+// What the viewer shows of a trial's stored text, decoded by the store's
+// codec (braid/stored_text.h). A damaged trial is still listed, with the
+// codec's message in its config column, so that the rest of the session
+// stays readable.
+void FillConfig(TrialRow& row, const StoredTrial& t) {
+  Result<TrialConfig> c = DecodeTrialConfig(t.trial.config_json, "trial " + std::to_string(t.id));
+  if (!c.ok()) {
+    row.config = "(" + c.status().message() + ")";
     return;
   }
-  if (auto a = c.find("algorithm"); a != c.end() && a->is_string()) row.algorithm = a->get<std::string>();
-  if (auto k = c.find("chunks"); k != c.end() && k->is_number_integer()) row.chunks = k->get<int>();
-  row.config = row.algorithm;
-  for (const auto& [key, value] : c.items()) {
-    if (key == "algorithm") continue;
-    row.config +=
-        (row.config.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-  }
+  row.algorithm = std::string(AlgorithmName(c->config.algorithm));
+  row.chunks = c->config.chunks;
+  row.config = c->config.Describe();
 }
 
-void FillTime(TrialRow& row, const TrialInfo& t) {
-  const nlohmann::json s = nlohmann::json::parse(t.samples_json.empty() ? "[]" : t.samples_json, nullptr, false);
-  std::vector<double> samples;
-  if (s.is_array()) {
-    for (const auto& x : s) {
-      if (x.is_number()) samples.push_back(x.get<double>());
-    }
-  }
-  if (!samples.empty()) {
-    const Measurement m = Summarize(std::move(samples), 0);
+void FillTime(TrialRow& row, const StoredTrial& t) {
+  Result<std::vector<double>> samples = DecodeSamples(t.trial.samples_json, "trial " + std::to_string(t.id));
+  if (samples.ok()) {
+    const Measurement m = Summarize(std::move(*samples), 0);
     row.median_ns = m.median_ns;
     row.ci_low_ns = m.ci_low_ns;
     row.ci_high_ns = m.ci_high_ns;
-  } else if (t.time_ns) {
-    row.median_ns = row.ci_low_ns = row.ci_high_ns = double(*t.time_ns);
+  } else if (t.trial.time_ns) {
+    row.median_ns = row.ci_low_ns = row.ci_high_ns = double(*t.trial.time_ns);
   }
 }
 
@@ -55,10 +47,9 @@ std::vector<TrialRow> TrialRowsOf(const std::vector<StoredTrial>& trials) {
     row.id = t.id;
     row.run = t.trial.run;
     row.status = t.trial.status;
-    const size_t bar = t.trial.key.find('|');
-    row.op = bar == std::string::npos ? "" : t.trial.key.substr(0, bar);
-    FillConfig(row, t.trial.config_json);
-    FillTime(row, t.trial);
+    if (Result<TrialKey> key = DecodeTrialKey(t.trial.key); key.ok()) row.op = key->target;
+    FillConfig(row, t);
+    FillTime(row, t);
     if (row.algorithm == "serial" && row.median_ns && row.status == "ok") {
       auto [it, fresh] = serial.try_emplace(row.op, *row.median_ns);
       if (!fresh) it->second = std::min(it->second, *row.median_ns);

@@ -145,7 +145,9 @@ Result<std::shared_ptr<const Timeline>> MainWindow::Load(int64_t run, RunSummary
   auto meta = store_->GetRun(run);
   if (!rows.ok()) return rows.status();
   if (!meta.ok()) return meta.status();
-  *summary = SummarizeRun(*meta, *rows);
+  auto summarized = SummarizeRun(*meta, *rows);
+  if (!summarized.ok()) return summarized.status();
+  *summary = std::move(*summarized);
   return std::shared_ptr<const Timeline>(std::make_shared<Timeline>(std::move(*t)));
 }
 

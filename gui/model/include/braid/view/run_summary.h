@@ -31,8 +31,9 @@ struct RunSummary {
   std::optional<double> lower_bound_ns, efficiency;
 };
 
-// Summary of one stored run from its record and metric rows.
-RunSummary SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows);
+// Summary of one stored run from its record and metric rows; Invalid
+// ("damaged store: run 3 has ...") when its stored text is damaged.
+[[nodiscard]] Result<RunSummary> SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows);
 
 // Every complete run of the store, id order.
 Result<std::vector<RunSummary>> LoadRunSummaries(const Store& store);

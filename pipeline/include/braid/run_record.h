@@ -21,6 +21,7 @@
 #include "braid/run_figures.h"
 #include "braid/status.h"
 #include "braid/store.h"
+#include "braid/stored_text.h"  // ConfigJson, ConfigFromJson: the config codec
 
 namespace braid {
 
@@ -32,21 +33,12 @@ struct RunRecord {
   std::string topology;
   std::string backend;
   nlohmann::json config = nlohmann::json::object();  // ConfigJson(); {} for imported traces
-  // compute_dtype, notes[], verify{ok, max_rel_error, worst_rank} | null,
-  // link_emulation{gbps, latency_us}, lower_bound{...}, layer{...},
-  // hta[{rank, overlap_pct, ...}], files[], tuner{...}
+  // The notes object braid/stored_text.h describes (DecodeNotesText).
   nlohmann::json notes = nlohmann::json::object();
   int iterations = 0;
   int warmup = 0;
   RunFigures figures;
 };
-
-nlohmann::json ConfigJson(const OverlapConfig& c);
-
-// The inverse of ConfigJson. Invalid names the field: "'chunks' is not an
-// integer". Keys it does not know are ignored (the tuner adds "target",
-// "stage", "warmup").
-[[nodiscard]] Result<OverlapConfig> ConfigFromJson(const nlohmann::json& j);
 
 // A run the backend just made; `lower_bound` from MeasureLowerBound.
 RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,

@@ -1,0 +1,92 @@
+// The codec of every text the store keeps beside its typed columns: a run's
+// config JSON and notes JSON (with the layer note), a trial's key, config
+// JSON and samples. Writers encode here and readers decode here — `braid
+// run`, report, export, the tuner and the viewer — so a format has one owner
+// and damaged text gets the same one-line answer from every reader:
+//   "damaged store: run 7 has config JSON that does not parse".
+//
+// Stored text comes from a file a user may have edited or damaged: nothing
+// here throws; a field of the wrong type, missing or null is an Invalid
+// status naming the field. Standard library, core and nlohmann-json only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "braid/layer_workload.h"
+#include "braid/overlap_config.h"
+#include "braid/status.h"
+
+namespace braid {
+
+// "damaged store: <what stored> has <problem>", the one form every reader
+// uses; `where` names the row ("run 7", "trial 3 of session 2 in s.db").
+Status DamagedStore(std::string_view where, std::string_view problem);
+
+// ---- A run's config JSON: {"algorithm", "chunks", "splits", "streams",
+// "comm_sms", "comm_engine", "comm_priority"}. Keys it does not know are
+// ignored (a trial's config adds "target", "stage", "warmup").
+nlohmann::json ConfigJson(const OverlapConfig& c);
+// Invalid names the field: "'chunks' is not an integer".
+[[nodiscard]] Result<OverlapConfig> ConfigFromJson(const nlohmann::json& j);
+// A stored config text: parsed JSON and the config it holds. Imported runs
+// keep "{}" (no config): `allow_empty` accepts it and yields no config.
+struct StoredConfig {
+  nlohmann::json json = nlohmann::json::object();
+  std::optional<OverlapConfig> config;  // absent only for an allowed "{}"
+};
+[[nodiscard]] Result<StoredConfig> DecodeConfigText(std::string_view text, bool allow_empty, std::string_view where);
+
+// ---- A run's notes JSON: an object with, where present,
+//   compute_dtype: string            notes: [string]
+//   verify: {ok, max_rel_error, worst_rank} | null
+//   link_emulation: {gbps, latency_us}
+//   lower_bound: {compute_alone_ns, comm_alone_ns, lower_bound_ns}
+//   layer: LayerJson()               hta: [{rank, overlap_pct, idle_pct, compute_pct}]
+//   files: [string]                  tuner: {session, trial, layer}   seed: integer
+// Unknown keys are kept and left alone.
+[[nodiscard]] Result<nlohmann::json> DecodeNotesText(std::string_view text, std::string_view where);
+
+// The layer note: the layer part of a layer run's workload (the store's
+// workload columns hold its first GEMM op).
+nlohmann::json LayerJson(const LayerWorkload& lw);
+// A checked notes object's layer, or null when the run is not a layer run.
+const nlohmann::json* LayerNote(const nlohmann::json& notes);
+// What a table shows of a stored run's workload: "llama3-70b prefill ...
+// (9 ops)" for a layer run, the op's Describe() otherwise, "imported trace,
+// 8 rank(s)" for an imported one.
+std::string DescribeStoredWorkload(bool has_workload, const Workload& w, const nlohmann::json& notes);
+
+// ---- Trials. The key names a (target, config, stage) once per session:
+// "fc1|ring chunks=2 ...|search".
+struct TrialKey {
+  std::string target;  // the op being tuned: "fc1", "gemm_rs"
+  std::string config;  // OverlapConfig::Describe()
+  std::string stage;   // "baseline", "search", ...
+};
+std::string EncodeTrialKey(const TrialKey& k);
+// Invalid when the key does not have three '|'-separated parts.
+[[nodiscard]] Result<TrialKey> DecodeTrialKey(std::string_view key);
+
+// A trial's config JSON: ConfigJson() plus the target, the stage and the
+// warm-up count the trial cost (a reader that counts iterations, such as a
+// resumed session, needs it; one that only shows the config does not).
+struct TrialConfig {
+  OverlapConfig config;
+  std::string target;
+  std::string stage;
+  std::optional<int64_t> warmup;
+};
+std::string EncodeTrialConfig(const TrialConfig& t);
+[[nodiscard]] Result<TrialConfig> DecodeTrialConfig(std::string_view text, std::string_view where);
+
+// A trial's samples: a non-empty JSON array of nanosecond figures.
+std::string EncodeSamples(const std::vector<double>& samples_ns);
+[[nodiscard]] Result<std::vector<double>> DecodeSamples(std::string_view text, std::string_view where);
+
+}  // namespace braid

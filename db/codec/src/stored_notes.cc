@@ -1,0 +1,120 @@
+// A run's notes JSON and its layer note (braid/stored_text.h).
+#include <exception>
+
+#include "braid/stored_text.h"
+
+namespace braid {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Checks the notes fields the readers use, so printing cannot meet a type it
+// does not expect. Returns the problem, or "" when the notes are whole.
+std::string NotesProblem(const Json& n) {
+  auto bad = [](const char* key, const char* want) {
+    return std::string("notes field '") + key + "' that is not " + want;
+  };
+  if (!n.is_object()) return "notes JSON that is not an object";
+  if (n.contains("compute_dtype") && !n["compute_dtype"].is_string()) return bad("compute_dtype", "a string");
+  for (const char* key : {"notes", "files"}) {
+    if (!n.contains(key)) continue;
+    if (!n[key].is_array()) return bad(key, "an array of strings");
+    for (const Json& s : n[key]) {
+      if (!s.is_string()) return bad(key, "an array of strings");
+    }
+  }
+  if (n.contains("verify") && !n["verify"].is_null()) {
+    const Json& v = n["verify"];
+    if (!v.is_object() || !v.value("ok", Json()).is_boolean() || !v.value("max_rel_error", Json()).is_number() ||
+        !v.value("worst_rank", Json()).is_number_integer()) {
+      return bad("verify", "{ok, max_rel_error, worst_rank} or null");
+    }
+  }
+  if (n.contains("link_emulation")) {
+    const Json& l = n["link_emulation"];
+    if (!l.is_object() || !l.value("gbps", Json()).is_number() || !l.value("latency_us", Json()).is_number()) {
+      return bad("link_emulation", "{gbps, latency_us}");
+    }
+  }
+  if (n.contains("lower_bound")) {
+    const Json& l = n["lower_bound"];
+    if (!l.is_object() || !l.value("compute_alone_ns", Json()).is_number() ||
+        !l.value("comm_alone_ns", Json()).is_number()) {
+      return bad("lower_bound", "{compute_alone_ns, comm_alone_ns, lower_bound_ns}");
+    }
+  }
+  if (n.contains("layer")) {
+    const Json& l = n["layer"];
+    if (!l.is_object() || !l.value("describe", Json()).is_string() || !l.value("ops", Json()).is_array()) {
+      return bad("layer", "{describe, ops[], ...}");
+    }
+  }
+  if (n.contains("hta")) {
+    if (!n["hta"].is_array()) return bad("hta", "an array");
+    for (const Json& h : n["hta"]) {
+      if (!h.is_object() || !h.value("rank", Json()).is_number_integer()) return bad("hta", "an array of {rank, ...}");
+      for (const char* key : {"overlap_pct", "idle_pct", "compute_pct"}) {
+        if (h.contains(key) && !h[key].is_number()) return bad("hta", "an array of numeric figures");
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Json> DecodeNotesText(std::string_view text, std::string_view where) {
+  Json notes = Json::parse(text, nullptr, false);
+  if (notes.is_discarded()) return DamagedStore(where, "notes JSON that does not parse");
+  try {
+    if (std::string problem = NotesProblem(notes); !problem.empty()) return DamagedStore(where, problem);
+  } catch (const std::exception& e) {  // nlohmann's accessors; not expected after the type checks
+    return DamagedStore(where, std::string("notes JSON that does not parse: ") + e.what());
+  }
+  return notes;
+}
+
+Json LayerJson(const LayerWorkload& lw) {
+  Json ops = Json::array();
+  for (const LayerOp& op : lw.ops) {
+    Json o = {{"name", op.name}};
+    if (op.kind == LayerOpKind::kAttention) {
+      o["kind"] = "attention";
+      o["flops_per_rank"] = op.flops;
+    } else {
+      o["kind"] = op.kind == LayerOpKind::kLocalGemm ? "gemm" : std::string(OpName(op.gemm.op));
+      o["m"] = op.gemm.m;
+      o["n"] = op.gemm.n;
+      o["k"] = op.gemm.k;
+    }
+    ops.push_back(std::move(o));
+  }
+  return {{"model", lw.model.name},
+          {"seq", lw.seq},
+          {"batch", lw.batch},
+          {"phase", PhaseName(lw.phase)},
+          {"sequence_parallel", lw.sequence_parallel},
+          {"describe", lw.Describe()},
+          {"ops", ops}};
+}
+
+const Json* LayerNote(const Json& notes) {
+  if (!notes.is_object()) return nullptr;
+  const auto it = notes.find("layer");
+  return it != notes.end() && it->is_object() ? &*it : nullptr;
+}
+
+std::string DescribeStoredWorkload(bool has_workload, const Workload& w, const Json& notes) {
+  if (const Json* layer = LayerNote(notes)) {
+    const auto ops = layer->find("ops");
+    const size_t n = ops != layer->end() && ops->is_array() ? ops->size() : 0;
+    const auto d = layer->find("describe");
+    return (d != layer->end() && d->is_string() ? d->get<std::string>() : std::string("layer")) + " (" +
+           std::to_string(n) + " ops)";
+  }
+  if (has_workload) return w.Describe();
+  return "imported trace, " + std::to_string(w.tp) + " rank(s)";
+}
+
+}  // namespace braid

@@ -1,0 +1,122 @@
+#include "braid/run_pipeline.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "braid/comm_sms_effect.h"
+#include "braid/gpu_files.h"
+#include "braid/lower_bound.h"
+#include "braid/planner.h"
+#include "braid/run_options_check.h"
+#include "braid/topology_files.h"
+
+namespace braid {
+
+namespace {
+
+// Comm SMs are taken from the GPU's SMs; the rest compute.
+Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
+  if (comm_sms == 0) return Status::Ok();
+  auto gpu = LoadGpu(topo.gpu);
+  if (!gpu.ok()) return gpu.status();
+  if (comm_sms >= gpu->sm_count) {
+    return Status::Invalid("comm_sms " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu->name +
+                           " has " + std::to_string(gpu->sm_count) + " SMs (topology " + topo.name + ")");
+  }
+  return Status::Ok();
+}
+
+// A comm_sms that the sim reads nowhere would be recorded as a knob that
+// changed nothing. (The cuda backend reads it for every config: its GEMMs
+// leave that many SMs free.)
+Status CheckCommSmsTakeEffect(const RunRequest& r, const Plan& plan) {
+  if (r.config.comm_sms == 0 || r.backend != "sim") return Status::Ok();
+  std::vector<Op> ops;
+  if (r.layer) {
+    for (const LayerOp& op : r.layer->ops) {
+      if (op.kind == LayerOpKind::kTpGemm) ops.push_back(op.gemm.op);
+    }
+  } else {
+    ops.push_back(plan.workload.op);
+  }
+  for (Op op : ops) {
+    if (CommSmsTakeEffect(plan.config, op)) return Status::Ok();
+  }
+  const std::string why = plan.config.algorithm == Algorithm::kSerial
+                              ? "serial runs each collective beside no GEMM"
+                              : "on the copy engine an ag_gemm's comm only moves data and holds no SMs";
+  return Status::Invalid("comm_sms has no effect on the sim backend here: " + why + " (drop comm_sms)");
+}
+
+Result<Plan> SerialPlanOf(const PreparedRun& run) {
+  const OverlapConfig serial;
+  return run.layer ? BuildLayerPlan(*run.layer, serial) : BuildPlan(run.plan.workload, serial);
+}
+
+}  // namespace
+
+Result<PreparedRun> PrepareRun(const RunRequest& request) {
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(request.options));
+  if (request.config.comm_sms > 0 && request.backend == "cpu") {
+    return Status::Invalid("comm_sms applies to GPU backends only (the cpu backend has no SMs)");
+  }
+  PreparedRun p;
+  p.layer = request.layer;
+  Result<Plan> plan =
+      request.layer ? BuildLayerPlan(*request.layer, request.config) : BuildPlan(request.op, request.config);
+  if (!plan.ok()) return plan.status();
+  p.plan = std::move(*plan);
+  Result<Topology> topo = LoadTopology(request.topology);
+  if (!topo.ok()) return topo.status();
+  BRAID_RETURN_IF_ERROR(topo->CheckFits(p.plan.tp()));
+  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, *topo));
+  BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
+  if (request.options.verify && request.backend == "sim") {
+    return Status::Invalid("verify needs real data: the sim backend computes none (use the cpu backend)");
+  }
+  p.topology = std::move(*topo);
+  p.topology_recorded = request.backend != "cpu";
+  p.options = request.options;
+  return p;
+}
+
+Result<LowerBound> MeasureRunLowerBound(const PreparedRun& run, Backend& backend) {
+  Result<Plan> serial = SerialPlanOf(run);
+  if (!serial.ok()) return serial.status();
+  return MeasureLowerBound(backend, *serial, run.options);
+}
+
+Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::optional<LowerBound> known) {
+  RecordedRun out;
+  Result<RunOutput> ran = backend.Run(run.plan, run.options);
+  if (!ran.ok()) return ran.status();
+  out.output = std::move(*ran);
+  out.output.notes.insert(out.output.notes.end(), run.notes.begin(), run.notes.end());
+  if (!known) {
+    Result<LowerBound> lb = MeasureRunLowerBound(run, backend);
+    if (!lb.ok()) return lb.status();
+    known = *lb;
+  }
+  out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
+                           out.output, known);
+  if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer);
+  return out;
+}
+
+Result<int64_t> StoreRun(Store& store, const PreparedRun& prepared, RecordedRun& run) {
+  Result<int64_t> id =
+      store.WriteRun(MetaOf(run.record), LanesOf(prepared.plan), run.output.events, RowsOf(run.record));
+  if (!id.ok()) return id.status();
+  run.record.run_id = *id;
+  return *id;
+}
+
+Status VerifyVerdict(const RunOutput& out) {
+  if (!out.verify.ran || out.verify.ok) return Status::Ok();
+  char msg[160];
+  std::snprintf(msg, sizeof msg, "verification failed: max relative error %.3g on rank %d exceeds 1e-4",
+                out.verify.max_rel_error, out.verify.worst_rank);
+  return Status::Internal(msg);
+}
+
+}  // namespace braid

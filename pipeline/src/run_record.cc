@@ -1,0 +1,116 @@
+#include "braid/run_record.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "braid/metric_rows.h"
+#include "braid/version.h"
+
+namespace braid {
+
+namespace {
+
+using Json = nlohmann::json;
+
+std::string RunWhere(long long run) { return "run " + std::to_string(run); }
+
+}  // namespace
+
+RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
+                      const RunOptions& options, const RunOutput& output, std::optional<LowerBound> lower_bound) {
+  RunRecord r;
+  r.workload = plan.workload;
+  r.topology = topology;
+  r.backend = std::string(backend);
+  r.config = ConfigJson(plan.config);
+  r.iterations = options.iters;
+  r.warmup = options.warmup;
+  r.notes["compute_dtype"] = output.compute_dtype;
+  r.notes["notes"] = output.notes;
+  const VerifyResult& v = output.verify;
+  r.notes["verify"] =
+      v.ran ? Json{{"ok", v.ok}, {"max_rel_error", v.max_rel_error}, {"worst_rank", v.worst_rank}} : Json(nullptr);
+  double link_gbps = 0, link_latency_us = 0;
+  for (const auto& [name, value] : output.settings) {
+    if (name == "link_gbps") link_gbps = value;
+    if (name == "link_latency_us") link_latency_us = value;
+  }
+  if (link_gbps > 0) r.notes["link_emulation"] = {{"gbps", link_gbps}, {"latency_us", link_latency_us}};
+  r.notes["seed"] = options.seed;
+  if (lower_bound) {
+    r.notes["lower_bound"] = {{"compute_alone_ns", lower_bound->compute_alone_ns},
+                              {"comm_alone_ns", lower_bound->comm_alone_ns},
+                              {"lower_bound_ns", lower_bound->lower_bound_ns()}};
+  }
+  r.figures = FiguresOf(ComputeRunMetrics(output.events), lower_bound);
+  return r;
+}
+
+RunMeta MetaOf(const RunRecord& r) {
+  RunMeta m;
+  m.source = r.source;
+  m.backend = r.backend;
+  m.topology = r.topology;
+  m.has_workload = r.has_workload;
+  m.workload = r.workload;
+  m.config_json = r.config.dump();
+  char host[HOST_NAME_MAX + 1] = {};
+  if (gethostname(host, sizeof host - 1) == 0) m.host = host;
+  m.braid_version = std::string(BraidVersion());
+  m.git_revision = std::string(BraidGitRevision());
+  m.iterations = r.iterations;
+  m.warmup = r.warmup;
+  m.notes_json = r.notes.dump();
+  return m;
+}
+
+std::vector<LaneInfo> LanesOf(const Plan& plan) {
+  std::vector<LaneInfo> lanes;
+  for (int rank = 0; rank < plan.tp(); ++rank) {
+    for (size_t l = 0; l < plan.lanes.size(); ++l) {
+      const Lane& lane = plan.lanes[l];
+      lanes.push_back({rank, int(l), lane.name, lane.kind == LaneKind::kCompute ? "compute" : "comm"});
+    }
+  }
+  return lanes;
+}
+
+std::vector<MetricRow> RowsOf(const RunRecord& r) { return FigureRowsOf(r.figures); }
+
+Result<RunRecord> RecordOfStored(const StoredRun& run, const std::vector<MetricRow>& rows) {
+  RunRecord r;
+  r.run_id = run.id;
+  r.source = run.meta.source;
+  r.has_workload = run.meta.has_workload;
+  r.workload = run.meta.workload;
+  r.topology = run.meta.topology;
+  r.backend = run.meta.backend;
+  r.iterations = run.meta.iterations;
+  r.warmup = run.meta.warmup;
+  // Imported traces have no config ({}); every other run must have a whole one.
+  Result<StoredConfig> config = DecodeConfigText(run.meta.config_json, r.source == "imported", RunWhere(run.id));
+  if (!config.ok()) return config.status();
+  r.config = std::move(config->json);
+  Result<Json> notes = DecodeNotesText(run.meta.notes_json, RunWhere(run.id));
+  if (!notes.ok()) return notes.status();
+  r.notes = std::move(*notes);
+  r.figures = RunFiguresFromRows(rows);
+  // Runs stored before the lower bound had rows of its own keep it in notes.
+  if (!r.figures.lower_bound && r.notes.contains("lower_bound")) {
+    const Json& lb = r.notes["lower_bound"];
+    r.figures = FiguresOf(std::move(r.figures.metrics),
+                          LowerBound{lb["compute_alone_ns"].get<double>(), lb["comm_alone_ns"].get<double>()});
+  }
+  return r;
+}
+
+Result<RunRecord> LoadRunRecord(const Store& store, int64_t run) {
+  Result<StoredRun> stored = store.GetRun(run);
+  if (!stored.ok()) return stored.status();
+  Result<std::vector<MetricRow>> rows = store.LoadMetrics(run);
+  if (!rows.ok()) return rows.status();
+  return RecordOfStored(*stored, *rows);
+}
+
+}  // namespace braid
