@@ -233,7 +233,7 @@ Result<PreparedRun> PrepareRun(const RunArgs& a, bool writes_store) {
 // The lower bound (its own backend runs, collective under mpirun), the
 // store and the report. Only `root` writes and prints.
 Result<RunRecord> RecordWithLowerBound(const PreparedRun& p, Backend& backend, const RunOutput& out) {
-  // DESIGN.md's lower bound: the unsplit (serial) plan's compute alone and
+  // docs/design.md's lower bound: the unsplit (serial) plan's compute alone and
   // its communication alone, on the same backend.
   const OverlapConfig serial_config;
   auto serial = p.layer ? BuildLayerPlan(*p.layer, serial_config) : BuildPlan(p.plan.workload, serial_config);
