@@ -2,7 +2,7 @@
 // GPU (optionally beside SMs held by another kernel), one collective on a
 // topology (one size, or an nccl-tests-style sweep), the check of the models
 // against every public figure in catalog/hardware/calibration_points.toml
-// and one board's measurements (../shared/calibration/h100-measured), or
+// and one board's measurements (calibration/h100-measured in the shared data folder), or
 // the fit of a GPU file to such measurements; --measure (calibrate_measure.h)
 // measures this machine's GPU and fits a GPU file to it.
 #pragma once

@@ -1,4 +1,4 @@
-// Exit codes of the braid command (DESIGN.md): 0 success, 2 bad usage or bad
+// Exit codes of the braid command (docs/design.md): 0 success, 2 bad usage or bad
 // input, 1 a failure while running. Every error is one line on stderr.
 #pragma once
 

@@ -1,4 +1,4 @@
-// How a run is shown: the JSON object of DESIGN.md's contract and a table.
+// How a run is shown: the JSON object of docs/design.md's contract and a table.
 #pragma once
 
 #include <string>

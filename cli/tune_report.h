@@ -1,5 +1,5 @@
 // How `braid tune` shows what the session found (braid/tune.h): the table
-// and the JSON of DESIGN.md's contract.
+// and the JSON of docs/design.md's contract.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The shared folder of real traces and measurements (../shared beside the
+// The shared folder of real traces and measurements (a folder named shared beside the
 // checkout): $BRAID_SHARED_DIR when set, else the path the build compiles in
 // (braid_test() defines BRAID_DEFAULT_SHARED_DIR). It is never copied into the
 // tree: tests that need a part of it skip with a message where it is absent.

@@ -135,7 +135,7 @@ TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {
   const double t_h100 = j["metrics"]["makespan_ns"]["p50"];
   EXPECT_GT(t_h100, 100e3);  // 137 GFLOP per rank cannot beat ~170 µs at H100 speed
   EXPECT_LT(t_h100, 5e6);
-  // DESIGN.md's lower bound and efficiency are reported.
+  // docs/design.md's lower bound and efficiency are reported.
   const double lb = j["metrics"]["lower_bound_ns"]["p50"];
   EXPECT_GT(lb, 100e3);
   EXPECT_LE(lb, t_h100 * 1.1);

@@ -1,6 +1,6 @@
 // Every shipped preset file's TransformerEngine export, for every model block
 // and TP degree it holds, checked against what TE's initialize_ub accepts
-// (the ub_cfgs section of ../shared/cuda-backend-notes.md, from TE's
+// (the ub_cfgs section of docs/cuda.md, from TE's
 // transformer_engine/pytorch/module/base.py).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// tests/shared_dir.h: where the tests find ../shared, and that a missing or
+// tests/shared_dir.h: where the tests find the shared data folder, and that a missing or
 // partial copy reads as absent (so those tests skip rather than fail).
 #include "shared_dir.h"
 

@@ -1,7 +1,7 @@
 // `braid calibrate --measure`'s library (braid/gpu_measure.h) driven through
 // the model-driven fake device: the plan, the median loop, the CSV files in
 // h100-measured's layout, progress, failures and the fit of what the fake
-// measured. The shared measurements (../shared) are only compared with when
+// measured. The shared data folder's measurements are only compared with when
 // present.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // A real imported trace (a PyTorch profiler capture of NCCL on A100s, from
-// ../shared/traces) in the viewer: listed as imported, one row per stream,
+// the shared data folder's traces/) in the viewer: listed as imported, one row per stream,
 // its overlap band matching the metrics module. Skips when the shared traces
 // are absent.
 #include <gtest/gtest.h>

@@ -81,7 +81,7 @@ TEST(ViewOverlapBand, SimChunkedRunMatchesTheMetricsModuleAndHasATail) {
   const testing::SimRun chunked = testing::MakeSimRun("chunked", 4);
   ASSERT_FALSE(chunked.events.empty());
   ExpectBandsMatchMetrics(chunked.events, chunked.lanes);
-  // Chunked gemm_rs: its last collective is exposed, the tail DESIGN.md names.
+  // Chunked gemm_rs: its last collective is exposed, the tail docs/design.md names.
   for (const RankBand& b : ComputeOverlapBands(BuildTimeline(chunked.events, chunked.lanes))) {
     EXPECT_EQ(b.tails.size(), 3u);
     EXPECT_GT(Total(b.exposed_comm), 0);

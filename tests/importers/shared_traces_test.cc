@@ -1,4 +1,4 @@
-// The four real traces in shared/traces against expected.json (values from
+// The four real traces in the shared data folder's traces/ against expected.json (values from
 // an independent implementation of HTA's definitions).
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // One board's measurements (braid/sim_measured.h), the models' check against
 // them and the GPU-file fit (braid/sim_fit.h), and `braid calibrate`'s
 // --held-sms, --check, --fit, --tp and sweep paths. The real measurements
-// are read from ../shared (skipped with a message when absent); the bad-input
+// are read from the shared data folder (skipped with a message when absent); the bad-input
 // and fit-recovery cases write small CSVs of their own into a temp folder.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -66,7 +66,7 @@ Result<GpuSpec> LoadGpu(std::string_view name_or_path);
 
 std::vector<std::string> BuiltinGpuNames();
 
-// One public measurement (shared/calibration/README.md).
+// One public measurement (a row of catalog/hardware/calibration_points.toml, with its source).
 struct GemmPoint {
   std::string gpu;
   DType dtype = DType::kBf16;

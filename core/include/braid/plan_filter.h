@@ -1,5 +1,5 @@
 // A plan with some steps taken out, for single-part runs: the compute of a
-// plan alone, or its communication alone (DESIGN.md's lower bound).
+// plan alone, or its communication alone (docs/design.md's lower bound).
 #pragma once
 
 #include <functional>

@@ -1,5 +1,5 @@
 // The measurements as files (braid/gpu_measure.h): the CSV layout of
-// shared/calibration/h100-measured, and the GPU file fitted to it.
+// docs/simulator.md ("A board's measurements"), and the GPU file fitted to it.
 #include <algorithm>
 #include <cctype>
 #include <cmath>

@@ -6,7 +6,7 @@
 // tuner runs thousands of plans on one object). A backend may start threads
 // of its own inside Run and joins them all before Run returns.
 //
-// Status codes Run returns (DESIGN.md's exit codes follow from them):
+// Status codes Run returns (docs/design.md's exit codes follow from them):
 //   kInvalidArgument  the plan or options cannot run on this backend (a knob
 //                     it does not support, sizes over its limits); nothing
 //                     ran. The command line exits 2.

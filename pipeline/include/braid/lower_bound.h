@@ -1,4 +1,4 @@
-// DESIGN.md's lower bound: LB = max(C_alone, M_alone), measured by running
+// docs/design.md's lower bound: LB = max(C_alone, M_alone), measured by running
 // the compute of the unsplit (serial) plan alone and its communication alone
 // on the same backend; a run's efficiency is LB / makespan.
 #pragma once

@@ -1,6 +1,6 @@
 // HolisticTraceAnalysis (HTA) style figures of one rank's GPU timeline:
 // communication / computation time, their overlap, idle and compute shares.
-// The rules follow shared/traces/README.md (HTA's definitions):
+// The rules are HolisticTraceAnalysis's own definitions:
 //   - a name is communication if it matches (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*),
 //     memory if it matches (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma), otherwise
 //     computation unless it hits the exclusion list (then "other");

@@ -1,4 +1,4 @@
-// Overlap metrics of DESIGN.md, per rank and iteration, and their summaries:
+// Overlap metrics of docs/design.md, per rank and iteration, and their summaries:
 // p50 / p99 over iterations of the worst rank (max over ranks for times, min
 // for overlap_ratio), and per rank p50 / p99 over iterations.
 #pragma once

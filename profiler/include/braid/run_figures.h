@@ -1,5 +1,5 @@
 // The figures of one run that every reader shows the same way (braid report,
-// export, the tuner, the viewer): the overlap metrics, DESIGN.md's lower
+// export, the tuner, the viewer): the overlap metrics, docs/design.md's lower
 // bound LB = max(compute alone, comm alone) and the efficiency LB / makespan.
 // They are computed once, when the run is made, and stored with it
 // (braid/metric_rows.h), so no reader repeats the arithmetic.

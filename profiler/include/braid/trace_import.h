@@ -1,6 +1,6 @@
 // Importers of traces users already have: PyTorch profiler (Kineto) JSON and
 // Nsight Systems SQLite exports. They produce Braid events per rank plus the
-// HolisticTraceAnalysis figures of shared/traces/README.md.
+// HolisticTraceAnalysis figures of braid/hta.h.
 //
 // Events:
 //   - GPU kernels, memcpys and memsets: one lane per GPU stream ("stream 7");

@@ -1,5 +1,5 @@
 // The CUDA runtime/driver calls the cuda backend makes, behind one interface
-// (STYLE.md "Seams"). Code above this seam never includes a CUDA header: the
+// (docs/style.md "Seams"). Code above this seam never includes a CUDA header: the
 // real forwarder (kernels/cuda/real) is compiled with the toolkit, the
 // checking fake (kernels/cuda/fake) runs anywhere.
 //

@@ -1,5 +1,5 @@
 // `braid calibrate --measure`: measures this machine's GPU in the CSV layout
-// of shared/calibration/h100-measured (see its README) and fits a GPU file to
+// of docs/simulator.md ("A board's measurements") and fits a GPU file to
 // it with the simulator's fit (braid/sim_fit.h). It also runs the fused
 // P2P+GEMM kernel (kernels/cuda/fused) in its two halves — its GEMM tiles
 // alone and its comm CTAs' pulls alone — and writes fused_kernel.csv, from

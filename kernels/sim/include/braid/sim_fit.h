@@ -14,7 +14,7 @@
 
 namespace braid::sim {
 
-// Tolerances of the measured rows (shared/calibration/h100-measured/README:
+// Tolerances of the measured rows (docs/simulator.md, "A board's measurements":
 // the board itself varies ≈ 10 % between runs).
 constexpr double kGemmTolerancePct = 12;        // each gemm_bf16 shape
 constexpr double kGemmMeanTolerancePct = 6;     // their mean |error|

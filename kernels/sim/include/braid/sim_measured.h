@@ -1,5 +1,5 @@
-// Measurements of one board in the CSV layout of
-// shared/calibration/h100-measured (see its README): what `braid calibrate
+// Measurements of one board in the CSV layout of docs/simulator.md
+// ("A board's measurements"): what `braid calibrate
 // --check` compares the models with and `--fit` fits a GPU file to. Any
 // subset of the five files (and fused_kernel.csv) may be present; none at all
 // is an error.

@@ -23,7 +23,7 @@ struct RunSummary {
   std::string algorithm;  // "ring", or ""
   int64_t event_count = 0;
   int iterations = 0;
-  // p50 over iterations of the worst rank (DESIGN.md's metrics).
+  // p50 over iterations of the worst rank (docs/design.md's metrics).
   double makespan_ns = 0, compute_ns = 0, comm_ns = 0, overlap_ns = 0, exposed_comm_ns = 0, tail_ns = 0;
   double overlap_ratio = 0;
   // From the run's stored lower-bound rows (braid/metric_rows.h
