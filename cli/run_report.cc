@@ -82,7 +82,7 @@ std::string RunTable(const RunRecord& r) {
   }
   bool hta_header = false;
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
-    const nlohmann::json h = HtaOf(r, rank);
+    const nlohmann::json h = HtaNote(r.notes, rank);
     if (h.is_null()) continue;
     if (!hta_header) os << "\nHTA (whole trace)  overlap %   idle %    compute %\n";
     hta_header = true;

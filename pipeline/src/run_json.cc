@@ -12,20 +12,6 @@ nlohmann::json MetricsJson(const MetricSummary& s) {
   return j;
 }
 
-// The HTA figures an importer stored for `rank`, or null.
-nlohmann::json HtaOf(const RunRecord& r, int rank) {
-  const auto it = r.notes.find("hta");
-  if (it == r.notes.end() || !it->is_array()) return nullptr;
-  for (const auto& h : *it) {
-    if (h.value("rank", -1) == rank) {
-      nlohmann::json out = h;
-      out.erase("rank");
-      return out;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 nlohmann::json RunJson(const RunRecord& r) {
@@ -66,7 +52,7 @@ nlohmann::json RunJson(const RunRecord& r) {
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
     if (!r.figures.metrics.present[size_t(rank)]) continue;
     nlohmann::json rj = {{"rank", rank}, {"metrics", MetricsJson(r.figures.metrics.per_rank[size_t(rank)])}};
-    if (nlohmann::json h = HtaOf(r, rank); !h.is_null()) rj["hta"] = h;
+    if (nlohmann::json h = HtaNote(r.notes, rank); !h.is_null()) rj["hta"] = h;
     j["ranks"].push_back(std::move(rj));
   }
   j["verify"] = r.notes.value("verify", nlohmann::json(nullptr));

@@ -20,7 +20,7 @@ Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
   auto gpu = LoadGpu(topo.gpu);
   if (!gpu.ok()) return gpu.status();
   if (comm_sms >= gpu->sm_count) {
-    return Status::Invalid("comm_sms " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu->name +
+    return Status::Invalid("`comm_sms` " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu->name +
                            " has " + std::to_string(gpu->sm_count) + " SMs (topology " + topo.name + ")");
   }
   return Status::Ok();
@@ -45,7 +45,7 @@ Status CheckCommSmsTakeEffect(const RunRequest& r, const Plan& plan) {
   const std::string why = plan.config.algorithm == Algorithm::kSerial
                               ? "serial runs each collective beside no GEMM"
                               : "on the copy engine an ag_gemm's comm only moves data and holds no SMs";
-  return Status::Invalid("comm_sms has no effect on the sim backend here: " + why + " (drop comm_sms)");
+  return Status::Invalid("`comm_sms` has no effect on the sim backend here: " + why + " (drop `comm_sms`)");
 }
 
 Result<Plan> SerialPlanOf(const PreparedRun& run) {
@@ -58,7 +58,7 @@ Result<Plan> SerialPlanOf(const PreparedRun& run) {
 Result<PreparedRun> PrepareRun(const RunRequest& request) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(request.options));
   if (request.config.comm_sms > 0 && request.backend == "cpu") {
-    return Status::Invalid("comm_sms applies to GPU backends only (the cpu backend has no SMs)");
+    return Status::Invalid("`comm_sms` applies to GPU backends only (the cpu backend has no SMs)");
   }
   PreparedRun p;
   p.layer = request.layer;
@@ -72,7 +72,7 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, *topo));
   BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
   if (request.options.verify && request.backend == "sim") {
-    return Status::Invalid("verify needs real data: the sim backend computes none (use the cpu backend)");
+    return Status::Invalid("`verify` needs real data: the sim backend computes none (use the cpu backend)");
   }
   p.topology = std::move(*topo);
   p.topology_recorded = request.backend != "cpu";

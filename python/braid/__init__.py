@@ -15,15 +15,19 @@ dict that TransformerEngine's ``initialize_ub`` takes::
 
 Errors from the files raise :class:`PresetError`; bad argument values raise
 ``ValueError`` and wrong types ``TypeError``.
+
+Where the module was built with the whole Braid tree, :func:`run` runs one
+config on the simulator through the same run pipeline as ``braid run``.
 """
 
+import json
 import os
 from typing import Dict, List, NamedTuple, Optional, Union
 
 from ._braid import LookupResult, PresetError, PresetTable, __version__
 from ._braid import _te_ub_cfgs
 
-__all__ = ["LookupResult", "PresetError", "PresetTable", "TeUbCfgs", "te_ub_cfgs", "__version__"]
+__all__ = ["LookupResult", "PresetError", "PresetTable", "TeUbCfgs", "run", "te_ub_cfgs", "__version__"]
 
 
 class TeUbCfgs(NamedTuple):
@@ -77,3 +81,53 @@ def te_ub_cfgs(
         presets, model=model, seq=seq, batch=batch, topology=topology, tp=tp, gpu=gpu, dtype=dtype
     )
     return TeUbCfgs(ub_cfgs, notes)
+
+
+def run(
+    *,
+    op: str = "gemm_rs",
+    m: int = 0,
+    n: int = 0,
+    k: int = 0,
+    tp: int = 1,
+    dtype: str = "bf16",
+    model: Optional[str] = None,
+    seq: int = 4096,
+    batch: int = 1,
+    phase: str = "prefill",
+    algorithm: str = "serial",
+    chunks: int = 1,
+    streams: int = 1,
+    comm_sms: int = 0,
+    comm_engine: str = "sm",
+    comm_priority: str = "high",
+    topology: str = "h100-sxm",
+    iters: int = 5,
+    warmup: int = 1,
+    db: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> Dict[str, object]:
+    """Runs one overlap config on the sim backend and returns its record.
+
+    The same library call as ``braid run --backend sim`` (the run pipeline:
+    checks, plan, run, lower bound, record): the result is the dict of
+    ``braid run --json`` (``"metrics"``, ``"lower_bound"``, ``"ranks"``,
+    ...). An op workload (``op``, ``m``, ``n``, ``k``, ``tp``) or, with
+    ``model``, one transformer block (``seq``, ``batch``, ``phase``, ``tp``).
+    ``db``: a SQLite store to record the run in (its ``"run"`` id is then
+    set). Bad input raises ``ValueError`` with the library's one-line message
+    (field names, not flags); a failure while running ``RuntimeError``.
+    """
+    try:
+        from ._pipeline import _run
+    except ImportError as e:  # a `pip install .` build: the loader only
+        raise RuntimeError(
+            "braid.run needs the braid._pipeline extension, which is built with the whole Braid tree (CMake), "
+            "not by pip install"
+        ) from e
+    text = _run(
+        op=op, m=m, n=n, k=k, tp=tp, dtype=dtype, model=model, seq=seq, batch=batch, phase=phase,
+        algorithm=algorithm, chunks=chunks, streams=streams, comm_sms=comm_sms, comm_engine=comm_engine,
+        comm_priority=comm_priority, topology=topology, iters=iters, warmup=warmup,
+        db=None if db is None else os.fspath(db),
+    )
+    return json.loads(text)

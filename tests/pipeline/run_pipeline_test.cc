@@ -95,9 +95,9 @@ TEST(RunPipeline, RefusalsNameTheRequestsFieldsNotFlags) {
     const char* says;
   };
   const Case cases[] = {
-      {"comm SMs on cpu", [](RunRequest& r) { r.backend = "cpu", r.config.comm_sms = 8; }, "comm_sms applies to GPU"},
-      {"verify on sim", [](RunRequest& r) { r.options.verify = true; }, "verify needs real data"},
-      {"all SMs for comm", [](RunRequest& r) { r.config.comm_sms = 132; }, "comm_sms 132 leaves no SM"},
+      {"comm SMs on cpu", [](RunRequest& r) { r.backend = "cpu", r.config.comm_sms = 8; }, "`comm_sms` applies to GPU"},
+      {"verify on sim", [](RunRequest& r) { r.options.verify = true; }, "`verify` needs real data"},
+      {"all SMs for comm", [](RunRequest& r) { r.config.comm_sms = 132; }, "`comm_sms` 132 leaves no SM"},
       {"more ranks than GPUs", [](RunRequest& r) { r.op.tp = 16, r.op.k = 16 * 256, r.op.m = 16 * 256; }, "16"},
       {"unknown topology", [](RunRequest& r) { r.topology = "no-such-topology"; }, "no-such-topology"},
       {"iterations out of range", [](RunRequest& r) { r.options.iters = -1; }, "iters"},

@@ -105,6 +105,20 @@ const Json* LayerNote(const Json& notes) {
   return it != notes.end() && it->is_object() ? &*it : nullptr;
 }
 
+Json HtaNote(const Json& notes, int rank) {
+  if (!notes.is_object()) return nullptr;
+  const auto it = notes.find("hta");
+  if (it == notes.end() || !it->is_array()) return nullptr;
+  for (const Json& h : *it) {
+    if (h.is_object() && h.value("rank", -1) == rank) {
+      Json out = h;
+      out.erase("rank");
+      return out;
+    }
+  }
+  return nullptr;
+}
+
 std::string DescribeStoredWorkload(bool has_workload, const Workload& w, const Json& notes) {
   if (const Json* layer = LayerNote(notes)) {
     const auto ops = layer->find("ops");

@@ -57,6 +57,9 @@ struct StoredConfig {
 nlohmann::json LayerJson(const LayerWorkload& lw);
 // A checked notes object's layer, or null when the run is not a layer run.
 const nlohmann::json* LayerNote(const nlohmann::json& notes);
+// The HTA figures an importer stored for `rank` ({overlap_pct, idle_pct,
+// compute_pct}), or null.
+nlohmann::json HtaNote(const nlohmann::json& notes, int rank);
 // What a table shows of a stored run's workload: "llama3-70b prefill ...
 // (9 ops)" for a layer run, the op's Describe() otherwise, "imported trace,
 // 8 rank(s)" for an imported one.

@@ -1,0 +1,131 @@
+// The extension module braid._pipeline: one run through Braid's run
+// pipeline (braid/run_pipeline.h) on the sim backend, the same library call
+// `braid run` and the tuner make. braid.run() in __init__.py wraps it and
+// turns the returned JSON text (braid/run_json.h, the --json contract) into
+// a dict. Built only in the whole tree: it links the store and the
+// simulator, which `pip install .` leaves out.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "braid/gpu_files.h"
+#include "braid/model_files.h"
+#include "braid/run_json.h"
+#include "braid/run_pipeline.h"
+#include "braid/sim_backend.h"
+#include "braid/store.h"
+#include "braid/topology_files.h"
+
+#ifndef BRAID_VERSION
+#define BRAID_VERSION "unknown"
+#endif
+
+namespace braid::python {
+namespace {
+
+namespace py = pybind11;
+
+// Bad input is ValueError with the library's one-line message (in field
+// words: "comm_sms 200 leaves no SM ..."); a failure while running is
+// RuntimeError.
+template <typename T>
+T Take(Result<T> r) {
+  if (r.ok()) return std::move(*r);
+  if (r.status().is_user_error()) throw py::value_error(r.status().message());
+  throw std::runtime_error(r.status().message());
+}
+
+struct RunArguments {
+  std::string op, dtype, algorithm, comm_engine, comm_priority, topology, phase;
+  long long m, n, k, seq, batch;
+  int tp, chunks, streams, comm_sms, iters, warmup;
+  std::optional<std::string> model, db;
+};
+
+RunRequest RequestOf(const RunArguments& a) {
+  RunRequest r;
+  const DType dtype = Take(ParseDType(a.dtype));
+  if (a.model) {
+    const ModelSpec model = Take(LoadModel(*a.model));
+    const Phase phase = Take(ParsePhase(a.phase));
+    r.layer = Take(MakeLayerWorkload(model, a.seq, a.batch, phase, a.tp, dtype));
+  } else {
+    r.op = Workload{Take(ParseOp(a.op)), a.m, a.n, a.k, dtype, a.tp};
+  }
+  r.config.algorithm = Take(ParseAlgorithm(a.algorithm));
+  r.config.chunks = a.chunks;
+  r.config.comm_lanes = a.streams;
+  r.config.comm_sms = a.comm_sms;
+  r.config.comm_engine = Take(ParseCommEngine(a.comm_engine));
+  if (a.comm_priority != "high" && a.comm_priority != "normal") {
+    throw py::value_error("`comm_priority` '" + OneLine(a.comm_priority) + "': use high or normal");
+  }
+  r.config.comm_high_priority = a.comm_priority == "high";
+  r.topology = a.topology;
+  r.backend = "sim";
+  r.options.iters = a.iters;
+  r.options.warmup = a.warmup;
+  return r;
+}
+
+std::string Run(const RunArguments& a) {
+  const RunRequest request = RequestOf(a);
+  PreparedRun prepared = Take(PrepareRun(request));
+  const GpuSpec gpu = Take(LoadGpu(prepared.topology.gpu));
+  RecordedRun run = [&] {
+    py::gil_scoped_release unlocked;  // the simulation touches no Python object
+    SimBackend sim(gpu, prepared.topology);
+    return Take(ExecuteRun(prepared, sim));
+  }();
+  // As `braid run` does: the store is opened once there is a run to keep, so
+  // a refused or failed run leaves no file behind.
+  if (a.db) {
+    std::unique_ptr<Store> store = Take(Store::Open(*a.db));
+    Take(StoreRun(*store, prepared, run));
+  }
+  return RunJson(run.record).dump();
+}
+
+}  // namespace
+}  // namespace braid::python
+
+PYBIND11_MODULE(_pipeline, m) {
+  namespace py = pybind11;
+  using braid::python::RunArguments;
+  m.doc() = "One run through Braid's run pipeline on the sim backend (C++ extension; see braid.run).";
+  m.attr("__version__") = BRAID_VERSION;
+  m.def(
+      "_run",
+      [](std::string op, long long m_, long long n, long long k, int tp, std::string dtype,
+         std::optional<std::string> model, long long seq, long long batch, std::string phase, std::string algorithm,
+         int chunks, int streams, int comm_sms, std::string comm_engine, std::string comm_priority,
+         std::string topology, int iters, int warmup, std::optional<std::string> db) {
+        RunArguments a{std::move(op),
+                       std::move(dtype),
+                       std::move(algorithm),
+                       std::move(comm_engine),
+                       std::move(comm_priority),
+                       std::move(topology),
+                       std::move(phase),
+                       m_,
+                       n,
+                       k,
+                       seq,
+                       batch,
+                       tp,
+                       chunks,
+                       streams,
+                       comm_sms,
+                       iters,
+                       warmup,
+                       std::move(model),
+                       std::move(db)};
+        return braid::python::Run(a);
+      },
+      py::kw_only(), py::arg("op"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("tp"), py::arg("dtype"),
+      py::arg("model"), py::arg("seq"), py::arg("batch"), py::arg("phase"), py::arg("algorithm"), py::arg("chunks"),
+      py::arg("streams"), py::arg("comm_sms"), py::arg("comm_engine"), py::arg("comm_priority"), py::arg("topology"),
+      py::arg("iters"), py::arg("warmup"), py::arg("db"));
+}

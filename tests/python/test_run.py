@@ -1,0 +1,68 @@
+"""braid.run: one config through the run pipeline on the sim backend, the
+same library call as `braid run`, so both give the same record."""
+
+import json
+import os
+import sqlite3
+import tempfile
+import unittest
+
+import braid
+from braid_test_env import braid as run_braid
+
+RING = dict(op="gemm_rs", m=4096, n=4096, k=4096, tp=4, algorithm="ring", chunks=2, iters=2, warmup=0)
+
+
+class Run(unittest.TestCase):
+    def test_the_record_equals_braid_run_json(self):
+        record = braid.run(**RING)
+        _, out, _ = run_braid("run", "--backend", "sim", "--op", "gemm_rs", "--m", "4096", "--n", "4096", "--k",
+                              "4096", "--tp", "4", "--algo", "ring", "--chunks", "2", "--iters", "2", "--warmup", "0",
+                              "--no-db", "--json")
+        cli = json.loads(out)
+        self.assertIsNone(record["run"])
+        self.assertEqual(record["config"], cli["config"])
+        self.assertEqual(record["workload"], cli["workload"])
+        self.assertEqual(record["metrics"], cli["metrics"])
+        self.assertEqual(record["lower_bound"], cli["lower_bound"])
+        self.assertLessEqual(record["metrics"]["efficiency"]["p50"], 1.0)
+
+    def test_a_store_keeps_the_run_for_braid_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "runs.db")
+            record = braid.run(**RING, db=db)
+            self.assertIsInstance(record["run"], int)
+            _, out, _ = run_braid("report", "--db", db, "--run", str(record["run"]), "--json")
+            self.assertEqual(json.loads(out)["metrics"], record["metrics"])
+
+    def test_a_model_block_runs_too(self):
+        record = braid.run(model="llama3-8b", seq=1024, tp=4, algorithm="ring", iters=1, warmup=0)
+        self.assertEqual(record["workload"]["model"], "llama3-8b")
+        self.assertGreater(record["metrics"]["makespan_ns"]["p50"], 0)
+
+    def test_bad_input_is_value_error_in_field_words_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "runs.db")
+            for kwargs, says in (
+                (dict(comm_sms=132), "`comm_sms` 132 leaves no SM"),
+                (dict(algorithm="zigzag"), "zigzag"),
+                (dict(topology="no-such-topology"), "no-such-topology"),
+                (dict(comm_priority="urgent"), "comm_priority"),
+            ):
+                with self.subTest(**kwargs):
+                    with self.assertRaises(ValueError) as e:
+                        braid.run(**{**RING, **kwargs}, db=db)
+                    self.assertIn(says, str(e.exception))
+                    self.assertNotIn("--", str(e.exception))
+            self.assertFalse(os.path.exists(db), "a refused run leaves no store")
+
+    def test_the_stored_run_is_one_row(self):
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "runs.db")
+            braid.run(**RING, db=db)
+            with sqlite3.connect(db) as c:
+                self.assertEqual(c.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
