@@ -55,8 +55,12 @@ std::string OneLine(std::string_view text);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  // @pre !status.ok(). An OK status carries no value, so a Result built from
+  // one is itself an error (as abseil's StatusOr does) rather than an "ok"
+  // Result whose value() would throw.
+  Result(Status status)  // NOLINT(google-explicit-constructor)
+      : v_(status.ok() ? Status::Internal("Result built from an OK status") : std::move(status)) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {
