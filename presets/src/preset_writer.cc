@@ -98,9 +98,8 @@ Status SavePresetsAtomically(const std::string& path, const PresetFile& file) {
   return UpdateFileAtomically(path, [&](const std::optional<std::string>& current) -> Result<std::string> {
     PresetFile merged;
     if (current) {
-      auto on_disk = ParsePresetFile(*current, path);
-      if (!on_disk.ok()) return on_disk.status();
-      merged = std::move(*on_disk);
+      BRAID_ASSIGN_OR_RETURN(auto on_disk, ParsePresetFile(*current, path));
+      merged = std::move(on_disk);
     }
     BRAID_RETURN_IF_ERROR(MergeInto(merged, file));
     return WritePresets(merged);
