@@ -13,10 +13,10 @@
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
+#include "braid/run_wire.h"
 #include "rank_memory.h"
 #include "run_inputs.h"
 #include "run_plan.h"
-#include "run_wire.h"
 
 namespace braid {
 
@@ -112,7 +112,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, **transport, out, range));
   transport->reset();  // waits for this rank's last sends
 
-  cpu::RankReport mine;
+  wire::RankReport mine;
   mine.host = world.host_name();
   if (options.verify) mine.verify = VerifyRank(rp, rank, inputs, memory[0]);
   std::vector<ClockOffset> offsets;
@@ -122,13 +122,13 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
     mine.events = std::move(out.events);
   }
   out.events.clear();
-  BRAID_ASSIGN_OR_RETURN(auto reports, world.Gather(cpu::EncodeRankReport(mine)));
+  BRAID_ASSIGN_OR_RETURN(auto reports, world.Gather(wire::EncodeRankReport(mine)));
 
-  cpu::RunSummary summary{out.iteration_ns, {}};
+  wire::RunSummary summary{out.iteration_ns, {}};
   std::vector<std::string> hosts;
   if (world.is_root()) {
     for (size_t r = 0; r < reports.size(); ++r) {
-      BRAID_ASSIGN_OR_RETURN(auto rep, cpu::DecodeRankReport(reports[r]));
+      BRAID_ASSIGN_OR_RETURN(auto rep, wire::DecodeRankReport(reports[r]));
       hosts.push_back(rep.host);
       const int64_t shift = r < offsets.size() ? offsets[r].offset_ns : 0;
       for (Event& e : rep.events) {
@@ -151,9 +151,9 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
       return std::tie(a.iteration, a.rank, a.start_ns, a.lane) < std::tie(b.iteration, b.rank, b.start_ns, b.lane);
     });
   }
-  Blob shared = cpu::EncodeRunSummary(summary);
+  Blob shared = wire::EncodeRunSummary(summary);
   BRAID_RETURN_IF_ERROR(world.Broadcast(shared));
-  BRAID_ASSIGN_OR_RETURN(auto agreed, cpu::DecodeRunSummary(shared));
+  BRAID_ASSIGN_OR_RETURN(auto agreed, wire::DecodeRunSummary(shared));
   out.iteration_ns = std::move(agreed.iteration_ns);
   out.verify = agreed.verify;
 

@@ -2,7 +2,7 @@
 // every GPU maps every other's memory), run this rank through the same
 // RankRunner as the in-process run (its Bootstrap is the launcher), verify
 // this rank's outputs locally, then gather events and verdicts to rank 0
-// with the cpu backend's wire format (run_wire.h).
+// with the cpu backend's wire format (braid/run_wire.h).
 #include "process_run.h"
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include "braid/cpu_verify.h"
 #include "braid/cuda_step_events.h"
 #include "braid/launcher_bootstrap.h"
+#include "braid/run_wire.h"
 #include "rank_runner.h"
-#include "run_wire.h"
 
 namespace braid::cuda {
 
@@ -123,10 +123,10 @@ VerifyResult VerifyRank(const Plan& plan, int rank, const std::vector<HostMatrix
 // Rank 0: every rank's report merged into `out` (events shifted onto its
 // tracer's clock) and the verdict over ranks.
 Status MergeReports(const std::vector<Blob>& reports, const std::vector<ClockOffset>& offsets,
-                    int64_t tracer_minus_steady, bool verify, RunOutput& out, cpu::RunSummary& summary,
+                    int64_t tracer_minus_steady, bool verify, RunOutput& out, wire::RunSummary& summary,
                     std::vector<std::string>& hosts) {
   for (size_t r = 0; r < reports.size(); ++r) {
-    BRAID_ASSIGN_OR_RETURN(auto rep, cpu::DecodeRankReport(reports[r]));
+    BRAID_ASSIGN_OR_RETURN(auto rep, wire::DecodeRankReport(reports[r]));
     hosts.push_back(rep.host);
     // Rank r's events arrive on its steady clock: to rank 0's steady clock, then to its tracer's.
     const int64_t shift = (r < offsets.size() ? offsets[r].offset_ns : 0) - tracer_minus_steady;
@@ -191,7 +191,7 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   RankResult result = RunRank(job);
   BRAID_RETURN_IF_ERROR(result.status);
 
-  cpu::RankReport mine;
+  wire::RankReport mine;
   mine.host = world.host_name();
   if (options.verify) mine.verify = VerifyRank(plan, rank, a, b, result, o.tf32);
   std::vector<ClockOffset> offsets;
@@ -210,16 +210,16 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
       e.end_ns -= tracer_minus_steady;
     }
   }
-  BRAID_ASSIGN_OR_RETURN(auto reports, world.Gather(cpu::EncodeRankReport(mine)));
+  BRAID_ASSIGN_OR_RETURN(auto reports, world.Gather(wire::EncodeRankReport(mine)));
 
-  cpu::RunSummary summary{result.iteration_ns, {}};
+  wire::RunSummary summary{result.iteration_ns, {}};
   std::vector<std::string> hosts;
   if (world.is_root()) {
     BRAID_RETURN_IF_ERROR(MergeReports(reports, offsets, tracer_minus_steady, options.verify, out, summary, hosts));
   }
-  Blob shared = cpu::EncodeRunSummary(summary);
+  Blob shared = wire::EncodeRunSummary(summary);
   BRAID_RETURN_IF_ERROR(world.Broadcast(shared));
-  BRAID_ASSIGN_OR_RETURN(auto agreed, cpu::DecodeRunSummary(shared));
+  BRAID_ASSIGN_OR_RETURN(auto agreed, wire::DecodeRunSummary(shared));
   out.iteration_ns = std::move(agreed.iteration_ns);
   out.verify = agreed.verify;
 
