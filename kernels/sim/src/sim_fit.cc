@@ -6,6 +6,7 @@
 #include <random>
 
 #include "braid/sim_models.h"
+#include "braid/toml_quote.h"
 
 namespace braid::sim {
 
@@ -383,15 +384,7 @@ std::string GpuToml(const GpuSpec& g) {
     out += s;
   };
   const auto integer = [&](const char* key, int v) { out += std::string(key) + " = " + std::to_string(v) + "\n"; };
-  const auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') q += '\\';
-      q += c;
-    }
-    return q + "\"";
-  };
-  out += "name = " + quoted(g.name) + "\n";
+  out += "name = " + TomlQuote(g.name) + "\n";
   integer("sm_count", g.sm_count);
   num("tflops_bf16", g.tflops_bf16);
   num("tflops_fp16", g.tflops_fp16);
@@ -418,7 +411,7 @@ std::string GpuToml(const GpuSpec& g) {
   num("hbm_ce_weight", g.hbm_ce_weight);
   num("fused_gemm_efficiency", g.fused_gemm_efficiency);
   num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
-  out += "source = " + quoted(g.source) + "\n";
+  out += "source = " + TomlQuote(g.source) + "\n";
   for (const GemmKernel& k : g.kernels) {
     out += "\n[[kernel]]\n";
     integer("tile_m", k.tile_m);
