@@ -6,6 +6,7 @@
 #include <string>
 
 #include "braid/gpu_measure.h"
+#include "braid/median.h"
 
 namespace braid::measure {
 
@@ -62,11 +63,7 @@ Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, in
     }
     v.push_back(s);
   }
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + long(mid), v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double upper = v[mid];
-  return (*std::max_element(v.begin(), v.begin() + long(mid)) + upper) / 2;
+  return *Median(std::move(v));  // iterations >= 1
 }
 
 namespace {
