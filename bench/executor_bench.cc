@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "braid/cpu_backend.h"
+#include "braid/median.h"
 #include "braid/planner.h"
 
 namespace {
@@ -99,10 +100,7 @@ void BM_TracingOverhead(benchmark::State& state) {
       for (int64_t ns : out->iteration_ns) (trace ? on : off).push_back(double(ns));
     }
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-  };
+  auto median = [](const std::vector<double>& v) { return braid::Median(v).value_or(0.0); };
   state.counters["on_us"] = median(on) / 1e3;
   state.counters["off_us"] = median(off) / 1e3;
   state.counters["overhead_pct"] = (median(on) / median(off) - 1) * 100;
@@ -128,8 +126,7 @@ void BM_SmallStepIteration(benchmark::State& state) {
     }
     for (int64_t ns : out->iteration_ns) times.push_back(double(ns));
   }
-  std::sort(times.begin(), times.end());
-  state.counters["median_us"] = times.empty() ? 0.0 : times[times.size() / 2] / 1e3;
+  state.counters["median_us"] = braid::Median(times).value_or(0.0) / 1e3;
   state.counters["steps_per_iter"] = double(plan.ranks[0].steps.size() * plan.ranks.size());
 }
 

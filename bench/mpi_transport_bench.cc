@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "braid/launcher.h"
+#include "braid/median.h"
 #include "braid/mpi_transport.h"
 
 namespace {
@@ -115,10 +116,7 @@ std::vector<double> PingPong(int rank, braid::Transport* t, int reps) {
   return rtt;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+double Median(const std::vector<double>& v) { return braid::Median(v).value_or(0.0); }
 
 }  // namespace
 

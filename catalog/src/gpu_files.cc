@@ -23,9 +23,8 @@ namespace {
 // An optional number in [lo, hi]: absent keeps *dst.
 Status OptionalNumber(const TomlValue& doc, const TomlFields& f, const char* key, double lo, double hi, double* dst) {
   if (doc.Find(key) == nullptr) return Status::Ok();
-  auto v = f.Number(key, lo, hi);
-  if (!v.ok()) return v.status();
-  *dst = *v;
+  BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, lo, hi));
+  *dst = v;
   return Status::Ok();
 }
 
@@ -58,13 +57,11 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
     BRAID_RETURN_IF_ERROR(k.OnlyKnownKeys({"tile_m", "tile_n", "efficiency"}));
     GemmKernel kern;
     for (auto [key, dst] : {std::pair{"tile_m", &kern.tile_m}, {"tile_n", &kern.tile_n}}) {
-      auto v = k.Integer(key, 8, 1024);
-      if (!v.ok()) return v.status();
-      *dst = int(*v);
+      BRAID_ASSIGN_OR_RETURN(auto v, k.Integer(key, 8, 1024));
+      *dst = int(v);
     }
-    auto e = k.Number("efficiency", 0.01, 1.0);
-    if (!e.ok()) return e.status();
-    kern.efficiency = *e;
+    BRAID_ASSIGN_OR_RETURN(auto e, k.Number("efficiency", 0.01, 1.0));
+    kern.efficiency = e;
     g->kernels.push_back(kern);
   }
   return Status::Ok();
@@ -73,9 +70,8 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
 }  // namespace
 
 Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
-  auto doc = ParseToml(text, origin);
-  if (!doc.ok()) return doc.status();
-  const TomlFields f(*doc, origin, "");
+  BRAID_ASSIGN_OR_RETURN(auto doc, ParseToml(text, origin));
+  const TomlFields f(doc, origin, "");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name",
                                          "sm_count",
                                          "tflops_bf16",
@@ -106,53 +102,46 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "fused_sm_transfer_gbs",
                                          "kernel"}));
   GpuSpec g;
-  auto name = f.String("name");
-  if (!name.ok()) return name.status();
-  g.name = *name;
+  BRAID_ASSIGN_OR_RETURN(auto name, f.String("name"));
+  g.name = name;
   for (auto [key, dst, hi] : {std::tuple{"sm_count", &g.sm_count, 1024},
                               {"tile_m", &g.tile_m, 1024},
                               {"tile_n", &g.tile_n, 1024},
                               {"copy_engines", &g.copy_engines, 64}}) {
-    auto v = f.Integer(key, 1, hi);
-    if (!v.ok()) return v.status();
-    *dst = int(*v);
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Integer(key, 1, hi));
+    *dst = int(v);
   }
   for (auto [key, dst] : {std::pair{"tflops_bf16", &g.tflops_bf16},
                           {"tflops_fp16", &g.tflops_fp16},
                           {"tflops_fp32", &g.tflops_fp32},
                           {"hbm_gbs", &g.hbm_gbs}}) {
-    auto v = f.Positive(key);
-    if (!v.ok()) return v.status();
-    *dst = *v;
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Positive(key));
+    *dst = v;
   }
   for (auto [key, dst] : {std::pair{"hbm_efficiency", &g.hbm_efficiency},
                           {"efficiency_bf16", &g.efficiency_bf16},
                           {"efficiency_fp16", &g.efficiency_fp16},
                           {"efficiency_fp32", &g.efficiency_fp32}}) {
-    auto v = f.Number(key, 0.01, 1.0);
-    if (!v.ok()) return v.status();
-    *dst = *v;
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, 0.01, 1.0));
+    *dst = v;
   }
   for (auto [key, dst] : {std::pair{"launch_us", &g.launch_us}, {"event_wait_us", &g.event_wait_us}}) {
-    auto v = f.Number(key, 0.0, 1e6);
-    if (!v.ok()) return v.status();
-    *dst = *v;
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, 0.0, 1e6));
+    *dst = v;
   }
-  BRAID_RETURN_IF_ERROR(ReadKernelModel(*doc, f, origin, &g));
-  auto src = f.String("source");
-  if (!src.ok()) return src.status();
-  if (src->empty())
-    return Status::Invalid(f.Where(*doc->Find("source")) + ": source must name where the numbers come from");
-  g.source = *src;
+  BRAID_RETURN_IF_ERROR(ReadKernelModel(doc, f, origin, &g));
+  BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
+  if (src.empty())
+    return Status::Invalid(f.Where(*doc.Find("source")) + ": source must name where the numbers come from");
+  g.source = src;
   return g;
 }
 
 std::vector<std::string> BuiltinGpuNames() { return NamesOf(kBuiltinGpus); }
 
 Result<GpuSpec> LoadGpu(std::string_view name_or_path) {
-  auto file = FindDataFile(name_or_path, kBuiltinGpus, "GPU");
-  if (!file.ok()) return file.status();
-  return ParseGpuToml(file->text, file->origin);
+  BRAID_ASSIGN_OR_RETURN(auto file, FindDataFile(name_or_path, kBuiltinGpus, "GPU"));
+  return ParseGpuToml(file.text, file.origin);
 }
 
 namespace {
@@ -161,30 +150,24 @@ Result<GemmPoint> ReadGemmPoint(const TomlValue& t, std::string_view origin) {
   const TomlFields f(t, origin, "gemm.");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"gpu", "dtype", "m", "n", "k", "best", "tflops", "source"}));
   GemmPoint p;
-  auto gpu = f.String("gpu");
-  if (!gpu.ok()) return gpu.status();
-  p.gpu = *gpu;
-  auto dt = f.String("dtype");
-  if (!dt.ok()) return dt.status();
-  auto d = ParseDType(*dt);
+  BRAID_ASSIGN_OR_RETURN(auto gpu, f.String("gpu"));
+  p.gpu = gpu;
+  BRAID_ASSIGN_OR_RETURN(auto dt, f.String("dtype"));
+  auto d = ParseDType(dt);
   if (!d.ok()) return Status::Invalid(f.Where(*t.Find("dtype")) + ": gemm.dtype: " + d.status().message());
   p.dtype = *d;
-  auto best = f.OptionalBool("best", false);
-  if (!best.ok()) return best.status();
-  p.best = *best;
+  BRAID_ASSIGN_OR_RETURN(auto best, f.OptionalBool("best", false));
+  p.best = best;
   if (!p.best) {
     for (auto [key, dst] : {std::pair{"m", &p.m}, {"n", &p.n}, {"k", &p.k}}) {
-      auto v = f.Integer(key, 1, int64_t(1) << 40);
-      if (!v.ok()) return v.status();
-      *dst = *v;
+      BRAID_ASSIGN_OR_RETURN(auto v, f.Integer(key, 1, int64_t(1) << 40));
+      *dst = v;
     }
   }
-  auto tf = f.Positive("tflops");
-  if (!tf.ok()) return tf.status();
-  p.tflops = *tf;
-  auto src = f.String("source");
-  if (!src.ok()) return src.status();
-  p.source = *src;
+  BRAID_ASSIGN_OR_RETURN(auto tf, f.Positive("tflops"));
+  p.tflops = tf;
+  BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
+  p.source = src;
   return p;
 }
 
@@ -194,27 +177,22 @@ Result<CollectivePoint> ReadCollectivePoint(const TomlValue& t, std::string_view
       f.OnlyKnownKeys({"topology", "kind", "ranks", "bytes", "busbw_gbs", "source", "tolerance_pct"}));
   CollectivePoint p;
   for (auto [key, dst] : {std::pair{"topology", &p.topology}, {"kind", &p.kind}, {"source", &p.source}}) {
-    auto v = f.String(key);
-    if (!v.ok()) return v.status();
-    *dst = *v;
+    BRAID_ASSIGN_OR_RETURN(auto v, f.String(key));
+    *dst = v;
   }
   if (p.kind != "all_reduce" && p.kind != "all_gather" && p.kind != "reduce_scatter") {
     return Status::Invalid(f.Where(*t.Find("kind")) +
                            ": collective.kind must be all_reduce, all_gather or reduce_scatter");
   }
-  auto ranks = f.Integer("ranks", 2, 4096);
-  if (!ranks.ok()) return ranks.status();
-  p.ranks = int(*ranks);
-  auto bytes = f.Integer("bytes", 1, int64_t(1) << 45);
-  if (!bytes.ok()) return bytes.status();
-  p.bytes = *bytes;
-  auto bw = f.Positive("busbw_gbs");
-  if (!bw.ok()) return bw.status();
-  p.busbw_gbs = *bw;
+  BRAID_ASSIGN_OR_RETURN(auto ranks, f.Integer("ranks", 2, 4096));
+  p.ranks = int(ranks);
+  BRAID_ASSIGN_OR_RETURN(auto bytes, f.Integer("bytes", 1, int64_t(1) << 45));
+  p.bytes = bytes;
+  BRAID_ASSIGN_OR_RETURN(auto bw, f.Positive("busbw_gbs"));
+  p.busbw_gbs = bw;
   if (t.Find("tolerance_pct") != nullptr) {
-    auto tol = f.Number("tolerance_pct", 0.1, 100);
-    if (!tol.ok()) return tol.status();
-    p.tolerance_pct = *tol;
+    BRAID_ASSIGN_OR_RETURN(auto tol, f.Number("tolerance_pct", 0.1, 100));
+    p.tolerance_pct = tol;
   }
   return p;
 }
@@ -222,13 +200,12 @@ Result<CollectivePoint> ReadCollectivePoint(const TomlValue& t, std::string_view
 }  // namespace
 
 Result<CalibrationPoints> ParseCalibrationToml(std::string_view text, std::string_view origin) {
-  auto doc = ParseToml(text, origin);
-  if (!doc.ok()) return doc.status();
-  const TomlFields f(*doc, origin, "");
+  BRAID_ASSIGN_OR_RETURN(auto doc, ParseToml(text, origin));
+  const TomlFields f(doc, origin, "");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"gemm", "collective"}));
   CalibrationPoints out;
   for (const char* key : {"gemm", "collective"}) {
-    const TomlValue* arr = doc->Find(key);
+    const TomlValue* arr = doc.Find(key);
     if (arr == nullptr) continue;
     if (arr->kind != TomlValue::Kind::kArray) {
       return Status::Invalid(f.Where(*arr) + ": " + key + " must be an array of tables ([[" + key + "]])");
@@ -238,13 +215,11 @@ Result<CalibrationPoints> ParseCalibrationToml(std::string_view text, std::strin
         return Status::Invalid(f.Where(item) + ": " + key + " entries must be tables");
       }
       if (std::string_view(key) == "gemm") {
-        auto p = ReadGemmPoint(item, origin);
-        if (!p.ok()) return p.status();
-        out.gemm.push_back(*p);
+        BRAID_ASSIGN_OR_RETURN(auto p, ReadGemmPoint(item, origin));
+        out.gemm.push_back(p);
       } else {
-        auto p = ReadCollectivePoint(item, origin);
-        if (!p.ok()) return p.status();
-        out.collective.push_back(*p);
+        BRAID_ASSIGN_OR_RETURN(auto p, ReadCollectivePoint(item, origin));
+        out.collective.push_back(p);
       }
     }
   }

@@ -13,9 +13,8 @@ namespace {
 // `max_nics`: the [inter] link may say how many NICs a node has (up to one
 // per GPU); 0 for the links inside a node, where the key is refused.
 Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_view origin, int max_nics = 0) {
-  auto t = root.Table(table);
-  if (!t.ok()) return t.status();
-  const TomlFields f(**t, origin, std::string(table) + ".");
+  BRAID_ASSIGN_OR_RETURN(auto t, root.Table(table));
+  const TomlFields f(*t, origin, std::string(table) + ".");
   if (max_nics > 0) {
     BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source",
                                            "ll_efficiency", "simple_efficiency", "simple_latency_us", "nvls_efficiency",
@@ -26,39 +25,32 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
                          "simple_efficiency", "simple_latency_us", "nvls_efficiency", "nvls_latency_us"}));
   }
   Link link;
-  auto kind = f.String("kind");
-  if (!kind.ok()) return kind.status();
-  auto lk = ParseLinkKind(*kind);
+  BRAID_ASSIGN_OR_RETURN(auto kind, f.String("kind"));
+  auto lk = ParseLinkKind(kind);
   if (!lk.ok())
-    return Status::Invalid(f.Where(*(*t)->Find("kind")) + ": " + f.Name("kind") + ": " + lk.status().message());
+    return Status::Invalid(f.Where(*t->Find("kind")) + ": " + f.Name("kind") + ": " + lk.status().message());
   link.kind = *lk;
-  auto bw = f.Positive("bandwidth_gbs");
-  if (!bw.ok()) return bw.status();
-  link.bandwidth_gbs = *bw;
-  auto lat = f.Positive("latency_us");
-  if (!lat.ok()) return lat.status();
-  link.latency_us = *lat;
-  auto p2p = f.OptionalBool("peer_to_peer", true);
-  if (!p2p.ok()) return p2p.status();
-  link.peer_to_peer = *p2p;
-  auto src = f.String("source");
-  if (!src.ok()) return src.status();
-  link.source = *src;
+  BRAID_ASSIGN_OR_RETURN(auto bw, f.Positive("bandwidth_gbs"));
+  link.bandwidth_gbs = bw;
+  BRAID_ASSIGN_OR_RETURN(auto lat, f.Positive("latency_us"));
+  link.latency_us = lat;
+  BRAID_ASSIGN_OR_RETURN(auto p2p, f.OptionalBool("peer_to_peer", true));
+  link.peer_to_peer = p2p;
+  BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
+  link.source = src;
   // Optional protocol figures: absent keeps the defaults of topology.h.
   for (auto [key, dst, lo, hi] : {std::tuple{"ll_efficiency", &link.ll_efficiency, 0.01, 1.0},
                                   {"simple_efficiency", &link.simple_efficiency, 0.01, 1.0},
                                   {"simple_latency_us", &link.simple_latency_us, 0.0, 1e6},
                                   {"nvls_efficiency", &link.nvls_efficiency, 0.0, 4.0},
                                   {"nvls_latency_us", &link.nvls_latency_us, 0.0, 1e6}}) {
-    if ((*t)->Find(key) == nullptr) continue;
-    auto v = f.Number(key, lo, hi);
-    if (!v.ok()) return v.status();
-    *dst = *v;
+    if (t->Find(key) == nullptr) continue;
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, lo, hi));
+    *dst = v;
   }
-  if (max_nics > 0 && (*t)->Find("nics_per_node") != nullptr) {
-    auto nics = f.Integer("nics_per_node", 1, max_nics);
-    if (!nics.ok()) return nics.status();
-    link.nics_per_node = int(*nics);
+  if (max_nics > 0 && t->Find("nics_per_node") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(auto nics, f.Integer("nics_per_node", 1, max_nics));
+    link.nics_per_node = int(nics);
   }
   return link;
 }
@@ -66,46 +58,37 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
 }  // namespace
 
 Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origin) {
-  auto doc = ParseToml(text, origin);
-  if (!doc.ok()) return doc.status();
-  const TomlFields f(*doc, origin, "");
+  BRAID_ASSIGN_OR_RETURN(auto doc, ParseToml(text, origin));
+  const TomlFields f(doc, origin, "");
   BRAID_RETURN_IF_ERROR(
       f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "pair", "nccl_channels"}));
   Topology t;
-  auto name = f.String("name");
-  if (!name.ok()) return name.status();
-  t.name = *name;
-  auto gpu = f.String("gpu");
-  if (!gpu.ok()) return gpu.status();
-  t.gpu = *gpu;
-  auto per_node = f.Integer("gpus_per_node", 1, 4096);
-  if (!per_node.ok()) return per_node.status();
-  t.gpus_per_node = int(*per_node);
-  auto nodes = f.Integer("nodes", 1, 4096);
-  if (!nodes.ok()) return nodes.status();
-  t.nodes = int(*nodes);
-  if (doc->Find("nccl_channels") != nullptr) {
-    auto ch = f.Integer("nccl_channels", 1, 1024);
-    if (!ch.ok()) return ch.status();
-    t.nccl_channels = int(*ch);
+  BRAID_ASSIGN_OR_RETURN(auto name, f.String("name"));
+  t.name = name;
+  BRAID_ASSIGN_OR_RETURN(auto gpu, f.String("gpu"));
+  t.gpu = gpu;
+  BRAID_ASSIGN_OR_RETURN(auto per_node, f.Integer("gpus_per_node", 1, 4096));
+  t.gpus_per_node = int(per_node);
+  BRAID_ASSIGN_OR_RETURN(auto nodes, f.Integer("nodes", 1, 4096));
+  t.nodes = int(nodes);
+  if (doc.Find("nccl_channels") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(auto ch, f.Integer("nccl_channels", 1, 1024));
+    t.nccl_channels = int(ch);
   }
-  auto intra = ReadLink(f, "intra", origin);
-  if (!intra.ok()) return intra.status();
-  t.intra = *intra;
+  BRAID_ASSIGN_OR_RETURN(auto intra, ReadLink(f, "intra", origin));
+  t.intra = intra;
   if (t.nodes > 1) {
-    auto inter = ReadLink(f, "inter", origin, t.gpus_per_node);
-    if (!inter.ok()) return inter.status();
-    t.inter = *inter;
+    BRAID_ASSIGN_OR_RETURN(auto inter, ReadLink(f, "inter", origin, t.gpus_per_node));
+    t.inter = inter;
   }
-  if (doc->Find("pair") != nullptr) {
-    auto pair = ReadLink(f, "pair", origin);
-    if (!pair.ok()) return pair.status();
+  if (doc.Find("pair") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(auto pair, ReadLink(f, "pair", origin));
     if (t.gpus_per_node % 2 != 0) {
-      return Status::Invalid(f.Where(*doc->Find("pair")) +
+      return Status::Invalid(f.Where(*doc.Find("pair")) +
                              ": [pair] joins GPUs 2k and 2k+1: gpus_per_node must be even");
     }
     t.has_pair = true;
-    t.pair = *pair;
+    t.pair = pair;
   }
   return t;
 }

@@ -67,10 +67,9 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
 
 Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope) {
   const int64_t rows = w.op == Op::kGemmAr ? w.m : w.m / w.tp;
-  auto slices =
-      SplitRows(rows, cfg.chunks, cfg.splits, w.op == Op::kGemmAr ? "rows of M" : "rows per rank block (M/P)");
-  if (!slices.ok()) return slices.status();
-  for (int r = 0; r < w.tp; ++r) PlanRank(w, cfg, *slices, r, plan.ranks[size_t(r)], scope);
+  BRAID_ASSIGN_OR_RETURN(auto slices, SplitRows(rows, cfg.chunks, cfg.splits,
+                                                w.op == Op::kGemmAr ? "rows of M" : "rows per rank block (M/P)"));
+  for (int r = 0; r < w.tp; ++r) PlanRank(w, cfg, slices, r, plan.ranks[size_t(r)], scope);
   return Status::Ok();
 }
 

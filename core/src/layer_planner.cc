@@ -154,10 +154,9 @@ Result<Plan> BuildChained(const LayerWorkload& lw, const OverlapConfig& cfg) {
   Emitted prev;
   bool first = true;
   for (const LayerOp& op : lw.ops) {
-    auto e = b.Emit(op, 0, lw.tokens(), 0, lw.seq, cfg);
-    if (!e.ok()) return e.status();
-    if (!first) b.Chain(*e, {&prev});
-    prev = std::move(*e);
+    BRAID_ASSIGN_OR_RETURN(auto e, b.Emit(op, 0, lw.tokens(), 0, lw.seq, cfg));
+    if (!first) b.Chain(e, {&prev});
+    prev = std::move(e);
     first = false;
   }
   return b.Finish();
@@ -172,20 +171,19 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
   if (lw.phase != Phase::kPrefill) {
     return Status::Invalid("iso splits the sequence of a prefill: it does not apply to decode");
   }
-  auto parts = SplitRows(lw.seq, cfg.chunks, cfg.splits, "sequence positions (--seq)");
-  if (!parts.ok()) return parts.status();
+  BRAID_ASSIGN_OR_RETURN(auto parts, SplitRows(lw.seq, cfg.chunks, cfg.splits, "sequence positions (--seq)"));
   OverlapConfig part_cfg = cfg;  // each part's collectives: whole, serial
   part_cfg.algorithm = Algorithm::kSerial;
   part_cfg.chunks = 1;
   part_cfg.splits.clear();
   LayerBuilder b(lw, cfg);
-  b.set_parts(int(parts->size()));
+  b.set_parts(int(parts.size()));
   // emitted[op][part], emitted op-major (see planner.h).
   std::vector<std::vector<Emitted>> emitted(lw.ops.size());
   for (size_t i = 0; i < lw.ops.size(); ++i) {
     const LayerOp& op = lw.ops[i];
-    for (int j = 0; j < int(parts->size()); ++j) {
-      const RowRange q = (*parts)[size_t(j)];
+    for (int j = 0; j < int(parts.size()); ++j) {
+      const RowRange q = parts[size_t(j)];
       const int64_t tokens = q.rows * lw.batch;
       if (op.kind == LayerOpKind::kTpGemm) {
         Workload w = op.gemm;
@@ -194,9 +192,8 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
           return Status::Invalid(op.name + " part " + std::to_string(j) + ": " + s.message());
         }
       }
-      auto e = b.Emit(op, j, tokens, q.begin, q.begin + q.rows, part_cfg);
-      if (!e.ok()) return e.status();
-      emitted[i].push_back(std::move(*e));
+      BRAID_ASSIGN_OR_RETURN(auto e, b.Emit(op, j, tokens, q.begin, q.begin + q.rows, part_cfg));
+      emitted[i].push_back(std::move(e));
       std::vector<const Emitted*> before;
       if (i > 0) before.push_back(&emitted[i - 1][size_t(j)]);
       if (op.kind == LayerOpKind::kAttention) {

@@ -143,11 +143,11 @@ Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, co
   RingContext x{w, cfg, scope, {}, w.tp, w.m / w.tp};
   const bool bidir = cfg.algorithm == Algorithm::kBidirRing;
   const int64_t rows = bidir ? x.mb / 2 : x.mb;
-  auto subs = SplitRows(rows, cfg.chunks, {}, bidir ? "rows per half block (M/P/2)" : "rows per rank block (M/P)",
-                        /*weights_allowed=*/false);
-  if (!subs.ok()) return subs.status();
-  x.dirs.push_back({+1, 0, *subs});
-  if (bidir) x.dirs.push_back({-1, rows, *subs});
+  BRAID_ASSIGN_OR_RETURN(
+      auto subs, SplitRows(rows, cfg.chunks, {}, bidir ? "rows per half block (M/P/2)" : "rows per rank block (M/P)",
+                           /*weights_allowed=*/false));
+  x.dirs.push_back({+1, 0, subs});
+  if (bidir) x.dirs.push_back({-1, rows, subs});
   for (int r = 0; r < w.tp; ++r) {
     if (w.op == Op::kAgGemm) {
       PlanAgRank(x, r, plan.ranks[size_t(r)]);

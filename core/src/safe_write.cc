@@ -69,9 +69,8 @@ Result<std::pair<int, std::string>> CreateTemporary(const std::string& target) {
 
 // The target is a resolved regular-file path (ResolveWriteTarget).
 Status ReplaceFile(const std::string& target, std::string_view bytes) {
-  auto tmp = CreateTemporary(target);
-  if (!tmp.ok()) return tmp.status();
-  auto [fd, tmp_path] = *tmp;
+  BRAID_ASSIGN_OR_RETURN(auto tmp, CreateTemporary(target));
+  auto [fd, tmp_path] = tmp;
   // The first failing step, or empty when all succeeded.
   std::string why;
   struct stat old {};
@@ -204,24 +203,18 @@ Result<std::string> ResolveWriteTarget(const std::string& path) {
 
 Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool allow_stdout) {
   if (path == "-" && allow_stdout) return WriteStdout(bytes);
-  auto target = ResolveWriteTarget(path == "-" ? "./-" : path);
-  if (!target.ok()) return target.status();
-  return ReplaceFile(*target, bytes);
+  BRAID_ASSIGN_OR_RETURN(auto target, ResolveWriteTarget(path == "-" ? "./-" : path));
+  return ReplaceFile(target, bytes);
 }
 
 Status UpdateFileAtomically(const std::string& path, const FileMerge& merge, int lock_wait_s) {
-  auto target = ResolveWriteTarget(path == "-" ? "./-" : path);
-  if (!target.ok()) return target.status();
-  auto lock = SidecarLock::Acquire(*target, lock_wait_s);
-  if (!lock.ok()) return lock.status();
+  BRAID_ASSIGN_OR_RETURN(auto target, ResolveWriteTarget(path == "-" ? "./-" : path));
+  BRAID_ASSIGN_OR_RETURN(auto lock, SidecarLock::Acquire(target, lock_wait_s));
   // The target may have changed kind since it was resolved: check again.
-  auto again = ResolveWriteTarget(*target);
-  if (!again.ok()) return again.status();
-  auto current = ReadIfExists(*target);
-  if (!current.ok()) return current.status();
-  auto bytes = merge(*current);
-  if (!bytes.ok()) return bytes.status();
-  return ReplaceFile(*target, *bytes);
+  BRAID_RETURN_IF_ERROR(ResolveWriteTarget(target).status());
+  BRAID_ASSIGN_OR_RETURN(auto current, ReadIfExists(target));
+  BRAID_ASSIGN_OR_RETURN(auto bytes, merge(current));
+  return ReplaceFile(target, bytes);
 }
 
 }  // namespace braid

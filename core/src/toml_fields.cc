@@ -25,10 +25,9 @@ Result<const TomlValue*> TomlFields::Required(const char* key) const {
 }
 
 Result<std::string> TomlFields::String(const char* key) const {
-  auto v = Required(key);
-  if (!v.ok()) return v.status();
-  if ((*v)->kind != TomlValue::Kind::kString) return Bad(**v, key, "must be a string");
-  return (*v)->str;
+  BRAID_ASSIGN_OR_RETURN(auto v, Required(key));
+  if (v->kind != TomlValue::Kind::kString) return Bad(*v, key, "must be a string");
+  return v->str;
 }
 
 Result<std::string> TomlFields::OptionalString(const char* key, std::string fallback) const {
@@ -37,9 +36,8 @@ Result<std::string> TomlFields::OptionalString(const char* key, std::string fall
 }
 
 Result<double> TomlFields::Number(const char* key, double lo, double hi) const {
-  auto v = Required(key);
-  if (!v.ok()) return v.status();
-  const TomlValue& x = **v;
+  BRAID_ASSIGN_OR_RETURN(auto v, Required(key));
+  const TomlValue& x = *v;
   std::ostringstream rule;
   rule << "must be a number from " << lo << " to " << hi;
   if (x.kind != TomlValue::Kind::kFloat && x.kind != TomlValue::Kind::kInteger) return Bad(x, key, rule.str());
@@ -50,9 +48,8 @@ Result<double> TomlFields::Number(const char* key, double lo, double hi) const {
 }
 
 Result<double> TomlFields::Positive(const char* key) const {
-  auto v = Required(key);
-  if (!v.ok()) return v.status();
-  const TomlValue& x = **v;
+  BRAID_ASSIGN_OR_RETURN(auto v, Required(key));
+  const TomlValue& x = *v;
   if ((x.kind != TomlValue::Kind::kFloat && x.kind != TomlValue::Kind::kInteger) || !(x.number > 0)) {
     return Status::Invalid(Where(x) + ": " + Name(key) + " must be a positive number");
   }
@@ -60,9 +57,8 @@ Result<double> TomlFields::Positive(const char* key) const {
 }
 
 Result<int64_t> TomlFields::Integer(const char* key, int64_t lo, int64_t hi) const {
-  auto v = Required(key);
-  if (!v.ok()) return v.status();
-  const TomlValue& x = **v;
+  BRAID_ASSIGN_OR_RETURN(auto v, Required(key));
+  const TomlValue& x = *v;
   if (x.kind != TomlValue::Kind::kInteger || x.integer < lo || x.integer > hi) {
     return Status::Invalid(Where(x) + ": " + Name(key) + " must be an integer between " + std::to_string(lo) + " and " +
                            std::to_string(hi));

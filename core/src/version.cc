@@ -1,10 +1,10 @@
 #include "braid/version.h"
 
+// BRAID_GIT_REVISION, written when building (cmake/BraidGitRevision.cmake).
+#include "braid_git_revision.h"
+
 #ifndef BRAID_VERSION
 #define BRAID_VERSION "unknown"
-#endif
-#ifndef BRAID_GIT_REVISION
-#define BRAID_GIT_REVISION "unknown"
 #endif
 
 namespace braid {

@@ -53,9 +53,8 @@ class NameCache {
   explicit NameCache(db::Statement lookup) : lookup_(std::move(lookup)) {}
   Result<const std::string*> Get(int64_t id) {
     if (auto it = names_.find(id); it != names_.end()) return &it->second;
-    Result<bool> row = lookup_.BindInt(1, id).Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return Status::Internal("string " + std::to_string(id) + " is missing");
+    BRAID_ASSIGN_OR_RETURN(bool row, lookup_.BindInt(1, id).Step());
+    if (!row) return Status::Internal("string " + std::to_string(id) + " is missing");
     const std::string* text = &names_.emplace(id, lookup_.Text(0)).first->second;
     BRAID_RETURN_IF_ERROR(lookup_.Reset());
     return text;
@@ -67,114 +66,107 @@ class NameCache {
 };
 
 Result<NameCache> MakeNameCache(sqlite3* db) {
-  Result<db::Statement> st = db::Statement::Prepare(db, "SELECT text FROM strings WHERE id = ?1");
-  if (!st.ok()) return st.status();
-  return NameCache(std::move(*st));
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db, "SELECT text FROM strings WHERE id = ?1"));
+  return NameCache(std::move(st));
 }
 
 }  // namespace
 
 Result<std::vector<StoredRun>> Store::ListRuns() const {
-  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kRunColumns) + " ORDER BY id");
-  if (!st.ok()) return st.status();
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, std::string(kRunColumns) + " ORDER BY id"));
   std::vector<StoredRun> runs;
   for (;;) {
-    Result<bool> row = st->Step();
+    Result<bool> row = st.Step();
     if (!row.ok()) return db::WithContext(row.status(), "listing runs in " + path_);
     if (!*row) break;
-    Result<StoredRun> run = ReadRun(*st, path_);
-    if (!run.ok()) return run.status();
-    runs.push_back(std::move(*run));
+    BRAID_ASSIGN_OR_RETURN(StoredRun run, ReadRun(st, path_));
+    runs.push_back(std::move(run));
   }
   return runs;
 }
 
 Result<StoredRun> Store::GetRun(int64_t id) const {
-  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kRunColumns) + " AND id = ?1");
-  if (!st.ok()) return st.status();
-  Result<bool> row = st->BindInt(1, id).Step();
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, std::string(kRunColumns) + " AND id = ?1"));
+  Result<bool> row = st.BindInt(1, id).Step();
   if (!row.ok()) return db::WithContext(row.status(), "reading run " + std::to_string(id) + " of " + path_);
   if (!*row) return Status::NotFound("no run " + std::to_string(id) + " in " + path_);
-  return ReadRun(*st, path_);
+  return ReadRun(st, path_);
 }
 
 Status Store::CheckRunExists(int64_t run) const {
-  Result<db::Statement> st = db::Statement::Prepare(db_, "SELECT 1 FROM runs WHERE id = ?1 AND status = 'complete'");
-  if (!st.ok()) return st.status();
-  Result<bool> row = st->BindInt(1, run).Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::NotFound("no run " + std::to_string(run) + " in " + path_);
+  BRAID_ASSIGN_OR_RETURN(db::Statement st,
+                         db::Statement::Prepare(db_, "SELECT 1 FROM runs WHERE id = ?1 AND status = 'complete'"));
+  BRAID_ASSIGN_OR_RETURN(bool row, st.BindInt(1, run).Step());
+  if (!row) return Status::NotFound("no run " + std::to_string(run) + " in " + path_);
   return Status::Ok();
 }
 
 Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
-  Result<StoredRun> meta = GetRun(run);
-  if (!meta.ok()) return meta.status();
-  Result<NameCache> names = MakeNameCache(db_);
-  if (!names.ok()) return names.status();
+  BRAID_ASSIGN_OR_RETURN(StoredRun meta, GetRun(run));
+  BRAID_ASSIGN_OR_RETURN(NameCache names, MakeNameCache(db_));
   // The ORDER BY is the primary key's order: no sort step.
-  Result<db::Statement> st = db::Statement::Prepare(
-      db_,
-      "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
-      " correlation FROM events WHERE run = ?1 ORDER BY rank, lane, start_ns, seq");
-  if (!st.ok()) return st.status();
-  st->BindInt(1, run);
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(
+          db_,
+          "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
+          " correlation FROM events WHERE run = ?1 ORDER BY rank, lane, start_ns, seq"));
+  st.BindInt(1, run);
   std::vector<Event> events;
-  events.reserve(size_t(meta->event_count));
+  events.reserve(size_t(meta.event_count));
   for (;;) {
-    Result<bool> row = st->Step();
+    Result<bool> row = st.Step();
     if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
     if (!*row) break;
-    Result<const std::string*> name = names->Get(st->Int(6));
+    Result<const std::string*> name = names.Get(st.Int(6));
     if (!name.ok()) return db::WithContext(name.status(), "loading run " + std::to_string(run) + " of " + path_);
     Event& e = events.emplace_back();
-    e.rank = int(st->Int(0));
-    e.lane = int(st->Int(1));
-    e.start_ns = st->Int(2);
-    e.end_ns = st->Int(3);
-    e.iteration = int(st->Int(4));
-    e.kind = EventKind(st->Int(5));  // CHECKed 0..5 by the schema
+    e.rank = int(st.Int(0));
+    e.lane = int(st.Int(1));
+    e.start_ns = st.Int(2);
+    e.end_ns = st.Int(3);
+    e.iteration = int(st.Int(4));
+    e.kind = EventKind(st.Int(5));  // CHECKed 0..5 by the schema
     e.name = **name;
-    e.bytes = st->Int(7);
-    e.flops = st->Double(8);
-    e.chunk = int(st->Int(9));
-    e.step = int(st->Int(10));
-    e.peer = int(st->Int(11));
-    e.correlation = st->Int(12);
+    e.bytes = st.Int(7);
+    e.flops = st.Double(8);
+    e.chunk = int(st.Int(9));
+    e.step = int(st.Int(10));
+    e.peer = int(st.Int(11));
+    e.correlation = st.Int(12);
   }
   return events;
 }
 
 Result<std::vector<LaneInfo>> Store::LoadLanes(int64_t run) const {
   BRAID_RETURN_IF_ERROR(CheckRunExists(run));
-  Result<db::Statement> st =
-      db::Statement::Prepare(db_, "SELECT rank, lane, name, kind FROM lanes WHERE run = ?1 ORDER BY rank, lane");
-  if (!st.ok()) return st.status();
-  st->BindInt(1, run);
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(db_, "SELECT rank, lane, name, kind FROM lanes WHERE run = ?1 ORDER BY rank, lane"));
+  st.BindInt(1, run);
   std::vector<LaneInfo> lanes;
   for (;;) {
-    Result<bool> row = st->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    lanes.push_back({int(st->Int(0)), int(st->Int(1)), st->Text(2), st->Text(3)});
+    BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    lanes.push_back({int(st.Int(0)), int(st.Int(1)), st.Text(2), st.Text(3)});
   }
   return lanes;
 }
 
 Result<std::vector<MetricRow>> Store::LoadMetrics(int64_t run) const {
   BRAID_RETURN_IF_ERROR(CheckRunExists(run));
-  Result<db::Statement> st = db::Statement::Prepare(
-      db_,
-      "SELECT m.iteration, m.rank, s.text, m.value FROM metrics m JOIN strings s ON s.id = m.name_id"
-      " WHERE m.run = ?1 ORDER BY m.iteration, m.rank, s.text");
-  if (!st.ok()) return st.status();
-  st->BindInt(1, run);
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(
+          db_,
+          "SELECT m.iteration, m.rank, s.text, m.value FROM metrics m JOIN strings s ON s.id = m.name_id"
+          " WHERE m.run = ?1 ORDER BY m.iteration, m.rank, s.text"));
+  st.BindInt(1, run);
   std::vector<MetricRow> rows;
   for (;;) {
-    Result<bool> row = st->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    rows.push_back({int(st->Int(0)), int(st->Int(1)), st->Text(2), st->Double(3)});
+    BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    rows.push_back({int(st.Int(0)), int(st.Int(1)), st.Text(2), st.Double(3)});
   }
   return rows;
 }

@@ -61,20 +61,17 @@ std::vector<size_t> StorageOrder(const std::vector<Event>& events) {
 class Interner {
  public:
   static Result<Interner> Create(sqlite3* db) {
-    Result<db::Statement> find = db::Statement::Prepare(db, "SELECT id FROM strings WHERE text = ?1");
-    if (!find.ok()) return find.status();
-    Result<db::Statement> add = db::Statement::Prepare(db, "INSERT INTO strings (text) VALUES (?1)");
-    if (!add.ok()) return add.status();
-    return Interner(db, std::move(*find), std::move(*add));
+    BRAID_ASSIGN_OR_RETURN(db::Statement find, db::Statement::Prepare(db, "SELECT id FROM strings WHERE text = ?1"));
+    BRAID_ASSIGN_OR_RETURN(db::Statement add, db::Statement::Prepare(db, "INSERT INTO strings (text) VALUES (?1)"));
+    return Interner(db, std::move(find), std::move(add));
   }
 
   // `name` must outlive the Interner (the cache keeps a view of it).
   Result<int64_t> Id(std::string_view name) {
     if (auto it = cache_.find(name); it != cache_.end()) return it->second;
-    Result<bool> row = find_.BindText(1, name).Step();
-    if (!row.ok()) return row.status();
+    BRAID_ASSIGN_OR_RETURN(bool row, find_.BindText(1, name).Step());
     int64_t id = 0;
-    if (*row) {
+    if (row) {
       id = find_.Int(0);
     } else {
       BRAID_RETURN_IF_ERROR(add_.BindText(1, name).Run());
@@ -97,14 +94,15 @@ class Interner {
 constexpr std::string_view kNoWorkload = "-";
 
 Result<int64_t> InsertRun(sqlite3* db, const RunMeta& meta, size_t event_count) {
-  Result<db::Statement> st = db::Statement::Prepare(
-      db,
-      "INSERT INTO runs (status, source, backend, topology, op, m, n, k, dtype, tp, config_json, host,"
-      " braid_version, git_revision, iterations, warmup, notes_json, event_count)"
-      " VALUES ('complete', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
-  if (!st.ok()) return st.status();
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(
+          db,
+          "INSERT INTO runs (status, source, backend, topology, op, m, n, k, dtype, tp, config_json, host,"
+          " braid_version, git_revision, iterations, warmup, notes_json, event_count)"
+          " VALUES ('complete', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
   const Workload& w = meta.workload;
-  st->BindText(1, meta.source)
+  st.BindText(1, meta.source)
       .BindText(2, meta.backend)
       .BindText(3, meta.topology)
       .BindText(4, meta.has_workload ? OpName(w.op) : kNoWorkload)
@@ -121,17 +119,17 @@ Result<int64_t> InsertRun(sqlite3* db, const RunMeta& meta, size_t event_count) 
       .BindInt(15, meta.warmup)
       .BindText(16, meta.notes_json.empty() ? "{}" : meta.notes_json)
       .BindInt(17, int64_t(event_count));
-  BRAID_RETURN_IF_ERROR(st->Run());
+  BRAID_RETURN_IF_ERROR(st.Run());
   return sqlite3_last_insert_rowid(db);
 }
 
 Status InsertLanes(sqlite3* db, int64_t run, const std::vector<LaneInfo>& lanes) {
-  Result<db::Statement> st =
-      db::Statement::Prepare(db, "INSERT INTO lanes (run, rank, lane, name, kind) VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!st.ok()) return st.status();
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(db, "INSERT INTO lanes (run, rank, lane, name, kind) VALUES (?1, ?2, ?3, ?4, ?5)"));
   for (const LaneInfo& l : lanes) {
     BRAID_RETURN_IF_ERROR(
-        st->BindInt(1, run).BindInt(2, l.rank).BindInt(3, l.lane).BindText(4, l.name).BindText(5, l.kind).Run());
+        st.BindInt(1, run).BindInt(2, l.rank).BindInt(3, l.lane).BindText(4, l.name).BindText(5, l.kind).Run());
   }
   return Status::Ok();
 }
@@ -177,16 +175,14 @@ Status InsertEvents(sqlite3* db, int64_t run, const std::vector<Event>& events, 
     const size_t rows = first < full ? size_t(kRowsPerInsert) : order.size() - full;
     if (!batch || rows != size_t(kRowsPerInsert)) {  // the last, shorter batch gets its own
       batch.reset();
-      Result<db::Statement> st = PrepareEventInsert(db, rows);
-      if (!st.ok()) return st.status();
-      batch.emplace(std::move(*st));
+      BRAID_ASSIGN_OR_RETURN(db::Statement st, PrepareEventInsert(db, rows));
+      batch.emplace(std::move(st));
     }
     for (size_t r = 0; r < rows; ++r) {
       const size_t seq = first + r;
       const Event& e = events[order[seq]];
-      Result<int64_t> name = names.Id(e.name);
-      if (!name.ok()) return name.status();
-      BindEvent(*batch, int(r), run, int64_t(seq), e, *name);
+      BRAID_ASSIGN_OR_RETURN(int64_t name, names.Id(e.name));
+      BindEvent(*batch, int(r), run, int64_t(seq), e, name);
     }
     BRAID_RETURN_IF_ERROR(batch->Run());
   }
@@ -194,14 +190,14 @@ Status InsertEvents(sqlite3* db, int64_t run, const std::vector<Event>& events, 
 }
 
 Status InsertMetrics(sqlite3* db, int64_t run, const std::vector<MetricRow>& metrics, Interner& names) {
-  Result<db::Statement> st = db::Statement::Prepare(
-      db, "INSERT INTO metrics (run, iteration, rank, name_id, value) VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!st.ok()) return st.status();
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(db,
+                             "INSERT INTO metrics (run, iteration, rank, name_id, value) VALUES (?1, ?2, ?3, ?4, ?5)"));
   for (const MetricRow& m : metrics) {
-    Result<int64_t> name = names.Id(m.name);
-    if (!name.ok()) return name.status();
+    BRAID_ASSIGN_OR_RETURN(int64_t name, names.Id(m.name));
     BRAID_RETURN_IF_ERROR(
-        st->BindInt(1, run).BindInt(2, m.iteration).BindInt(3, m.rank).BindInt(4, *name).BindDouble(5, m.value).Run());
+        st.BindInt(1, run).BindInt(2, m.iteration).BindInt(3, m.rank).BindInt(4, name).BindDouble(5, m.value).Run());
   }
   return Status::Ok();
 }
@@ -209,13 +205,11 @@ Status InsertMetrics(sqlite3* db, int64_t run, const std::vector<MetricRow>& met
 // Every row of the run; the caller holds the transaction.
 Result<int64_t> InsertRunRows(sqlite3* db, const RunMeta& meta, const std::vector<LaneInfo>& lanes,
                               const std::vector<Event>& events, const std::vector<MetricRow>& metrics) {
-  Result<int64_t> run = InsertRun(db, meta, events.size());
-  if (!run.ok()) return run.status();
-  Result<Interner> names = Interner::Create(db);
-  if (!names.ok()) return names.status();
-  BRAID_RETURN_IF_ERROR(InsertLanes(db, *run, lanes));
-  BRAID_RETURN_IF_ERROR(InsertEvents(db, *run, events, *names));
-  BRAID_RETURN_IF_ERROR(InsertMetrics(db, *run, metrics, *names));
+  BRAID_ASSIGN_OR_RETURN(int64_t run, InsertRun(db, meta, events.size()));
+  BRAID_ASSIGN_OR_RETURN(Interner names, Interner::Create(db));
+  BRAID_RETURN_IF_ERROR(InsertLanes(db, run, lanes));
+  BRAID_RETURN_IF_ERROR(InsertEvents(db, run, events, names));
+  BRAID_RETURN_IF_ERROR(InsertMetrics(db, run, metrics, names));
   return run;
 }
 
@@ -239,18 +233,16 @@ Result<Store::TrialIds> Store::AddTrialWithRun(int64_t session, TrialInfo trial,
                                                const std::vector<MetricRow>& metrics) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
   BRAID_RETURN_IF_ERROR(ValidateRun(meta, events));
-  Result<StoredSession> parent = GetSession(session);
-  if (!parent.ok()) return parent.status();
+  BRAID_RETURN_IF_ERROR(GetSession(session).status());
   const std::string context = "writing a trial to " + path_;
   db::Transaction tx(db_);  // rolls back on every early return: neither row stays
   BRAID_RETURN_IF_ERROR(db::WithContext(tx.Begin(), context));
   Result<int64_t> run = InsertRunRows(db_, meta, lanes, events, metrics);
   if (!run.ok()) return db::WithContext(run.status(), context);
   trial.run = *run;
-  Result<int64_t> id = db::InsertTrialRow(db_, session, trial, path_);
-  if (!id.ok()) return id.status();
+  BRAID_ASSIGN_OR_RETURN(int64_t id, db::InsertTrialRow(db_, session, trial, path_));
   BRAID_RETURN_IF_ERROR(db::WithContext(tx.Commit(), context));
-  return TrialIds{*id, *run};
+  return TrialIds{id, *run};
 }
 
 }  // namespace braid

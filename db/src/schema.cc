@@ -119,11 +119,9 @@ CREATE UNIQUE INDEX trials_by_key ON trials (session, trial_key);
 #undef BRAID_NOW
 
 Result<int64_t> PragmaInt(sqlite3* db, const char* sql) {
-  Result<Statement> st = Statement::Prepare(db, sql);
-  if (!st.ok()) return st.status();
-  Result<bool> row = st->Step();
-  if (!row.ok()) return row.status();
-  return *row ? st->Int(0) : int64_t{0};
+  BRAID_ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, sql));
+  BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Int(0) : int64_t{0};
 }
 
 }  // namespace
@@ -135,16 +133,13 @@ const std::vector<Migration>& Migrations() {
 }
 
 Result<FileIdentity> Identify(sqlite3* db) {
-  Result<int64_t> app = PragmaInt(db, "PRAGMA application_id");
-  if (!app.ok()) return app.status();
-  Result<int64_t> version = PragmaInt(db, "PRAGMA user_version");
-  if (!version.ok()) return version.status();
-  Result<int64_t> objects = PragmaInt(db, "SELECT count(*) FROM sqlite_schema");
-  if (!objects.ok()) return objects.status();
+  BRAID_ASSIGN_OR_RETURN(int64_t app, PragmaInt(db, "PRAGMA application_id"));
+  BRAID_ASSIGN_OR_RETURN(int64_t version, PragmaInt(db, "PRAGMA user_version"));
+  BRAID_ASSIGN_OR_RETURN(int64_t objects, PragmaInt(db, "SELECT count(*) FROM sqlite_schema"));
 
-  if (*app == kApplicationId) return FileIdentity{FileKind::kBraid, int(*version)};
-  if (*app == 0 && *version == 0 && *objects == 0) return FileIdentity{FileKind::kEmpty, 0};
-  return FileIdentity{FileKind::kForeign, int(*version)};
+  if (app == kApplicationId) return FileIdentity{FileKind::kBraid, int(version)};
+  if (app == 0 && version == 0 && objects == 0) return FileIdentity{FileKind::kEmpty, 0};
+  return FileIdentity{FileKind::kForeign, int(version)};
 }
 
 Status NewerSchemaError(const std::string& path, int version, int known) {
@@ -158,13 +153,12 @@ Status Migrate(sqlite3* db, const std::string& path, const std::vector<Migration
   BRAID_RETURN_IF_ERROR(tx.Begin());
   // Read inside the write transaction: another process may have upgraded
   // the file since we looked.
-  Result<int64_t> current = PragmaInt(db, "PRAGMA user_version");
-  if (!current.ok()) return current.status();
-  if (*current > latest) return NewerSchemaError(path, int(*current), latest);
-  if (*current == latest) return Status::Ok();
+  BRAID_ASSIGN_OR_RETURN(int64_t current, PragmaInt(db, "PRAGMA user_version"));
+  if (current > latest) return NewerSchemaError(path, int(current), latest);
+  if (current == latest) return Status::Ok();
 
   for (const Migration& step : steps) {
-    if (step.version <= *current) continue;
+    if (step.version <= current) continue;
     Status s = Exec(db, step.sql);
     if (!s.ok()) {
       return WithContext(s, "upgrading " + path + " to schema " + std::to_string(step.version));

@@ -35,27 +35,28 @@ Status CheckStatusText(const std::string& status) {
 
 Result<int64_t> Store::CreateSession(const SessionInfo& info) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
-  Result<db::Statement> st = db::Statement::Prepare(
-      db_,
-      "INSERT INTO tuning_sessions (workload_key, topology, backend, strategy, budget, status, options_json)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)");
-  if (!st.ok()) return st.status();
-  st->BindText(1, info.workload_key)
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st,
+      db::Statement::Prepare(
+          db_,
+          "INSERT INTO tuning_sessions (workload_key, topology, backend, strategy, budget, status, options_json)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)"));
+  st.BindText(1, info.workload_key)
       .BindText(2, info.topology)
       .BindText(3, info.backend)
       .BindText(4, info.strategy)
       .BindInt(5, info.budget)
       .BindText(6, info.options_json.empty() ? "{}" : info.options_json);
-  BRAID_RETURN_IF_ERROR(db::WithContext(st->Run(), "creating a tuning session in " + path_));
+  BRAID_RETURN_IF_ERROR(db::WithContext(st.Run(), "creating a tuning session in " + path_));
   return sqlite3_last_insert_rowid(db_);
 }
 
 Status Store::SetSessionStatus(int64_t session, const std::string& status) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
   BRAID_RETURN_IF_ERROR(CheckStatusText(status));
-  Result<db::Statement> st = db::Statement::Prepare(db_, "UPDATE tuning_sessions SET status = ?1 WHERE id = ?2");
-  if (!st.ok()) return st.status();
-  BRAID_RETURN_IF_ERROR(st->BindText(1, status).BindInt(2, session).Run());
+  BRAID_ASSIGN_OR_RETURN(db::Statement st,
+                         db::Statement::Prepare(db_, "UPDATE tuning_sessions SET status = ?1 WHERE id = ?2"));
+  BRAID_RETURN_IF_ERROR(st.BindText(1, status).BindInt(2, session).Run());
   if (sqlite3_changes(db_) == 0) {
     return Status::NotFound("no tuning session " + std::to_string(session) + " in " + path_);
   }
@@ -63,23 +64,20 @@ Status Store::SetSessionStatus(int64_t session, const std::string& status) {
 }
 
 Result<StoredSession> Store::GetSession(int64_t id) const {
-  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kSessionColumns) + " WHERE id = ?1");
-  if (!st.ok()) return st.status();
-  Result<bool> row = st->BindInt(1, id).Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::NotFound("no tuning session " + std::to_string(id) + " in " + path_);
-  return ReadSession(*st);
+  BRAID_ASSIGN_OR_RETURN(db::Statement st,
+                         db::Statement::Prepare(db_, std::string(kSessionColumns) + " WHERE id = ?1"));
+  BRAID_ASSIGN_OR_RETURN(bool row, st.BindInt(1, id).Step());
+  if (!row) return Status::NotFound("no tuning session " + std::to_string(id) + " in " + path_);
+  return ReadSession(st);
 }
 
 Result<std::vector<StoredSession>> Store::ListSessions() const {
-  Result<db::Statement> st = db::Statement::Prepare(db_, std::string(kSessionColumns) + " ORDER BY id");
-  if (!st.ok()) return st.status();
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, std::string(kSessionColumns) + " ORDER BY id"));
   std::vector<StoredSession> sessions;
   for (;;) {
-    Result<bool> row = st->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    sessions.push_back(ReadSession(*st));
+    BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    sessions.push_back(ReadSession(st));
   }
   return sessions;
 }
@@ -88,37 +86,34 @@ Result<int64_t> Store::AddTrial(int64_t session, const TrialInfo& trial) {
   BRAID_RETURN_IF_ERROR(CheckWritable());
   BRAID_RETURN_IF_ERROR(CheckStatusText(trial.status));
   // Name the missing parent instead of SQLite's "FOREIGN KEY constraint failed".
-  Result<StoredSession> parent = GetSession(session);
-  if (!parent.ok()) return parent.status();
+  BRAID_RETURN_IF_ERROR(GetSession(session).status());
   if (trial.run) BRAID_RETURN_IF_ERROR(CheckRunExists(*trial.run));
   return db::InsertTrialRow(db_, session, trial, path_);
 }
 
 Result<std::vector<StoredTrial>> Store::ListTrials(int64_t session) const {
-  Result<StoredSession> parent = GetSession(session);
-  if (!parent.ok()) return parent.status();
-  Result<db::Statement> st = db::Statement::Prepare(
-      db_,
-      "SELECT id, session, created_at, run, config_json, status, time_ns, trial_key, samples_json"
-      " FROM trials"
-      " WHERE session = ?1 ORDER BY id");
-  if (!st.ok()) return st.status();
-  st->BindInt(1, session);
+  BRAID_RETURN_IF_ERROR(GetSession(session).status());
+  BRAID_ASSIGN_OR_RETURN(
+      db::Statement st, db::Statement::Prepare(
+                            db_,
+                            "SELECT id, session, created_at, run, config_json, status, time_ns, trial_key, samples_json"
+                            " FROM trials"
+                            " WHERE session = ?1 ORDER BY id"));
+  st.BindInt(1, session);
   std::vector<StoredTrial> trials;
   for (;;) {
-    Result<bool> row = st->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+    BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
     StoredTrial& t = trials.emplace_back();
-    t.id = st->Int(0);
-    t.session = st->Int(1);
-    t.created_at = st->Text(2);
-    t.trial.run = st->OptionalInt(3);
-    t.trial.config_json = st->Text(4);
-    t.trial.status = st->Text(5);
-    t.trial.time_ns = st->OptionalInt(6);
-    t.trial.key = st->IsNull(7) ? std::string() : st->Text(7);
-    t.trial.samples_json = st->Text(8);
+    t.id = st.Int(0);
+    t.session = st.Int(1);
+    t.created_at = st.Text(2);
+    t.trial.run = st.OptionalInt(3);
+    t.trial.config_json = st.Text(4);
+    t.trial.status = st.Text(5);
+    t.trial.time_ns = st.OptionalInt(6);
+    t.trial.key = st.IsNull(7) ? std::string() : st.Text(7);
+    t.trial.samples_json = st.Text(8);
   }
   return trials;
 }
@@ -131,32 +126,31 @@ Result<int64_t> InsertTrialRow(sqlite3* db, int64_t session, const TrialInfo& tr
     return Status::Invalid("TrialInfo.samples_json is not valid JSON: " + trial.samples_json.substr(0, 80));
   }
   if (!trial.key.empty()) {
-    Result<Statement> dup = Statement::Prepare(db, "SELECT 1 FROM trials WHERE session = ?1 AND trial_key = ?2");
-    if (!dup.ok()) return dup.status();
-    Result<bool> found = dup->BindInt(1, session).BindText(2, trial.key).Step();
-    if (!found.ok()) return found.status();
-    if (*found) {
+    BRAID_ASSIGN_OR_RETURN(Statement dup,
+                           Statement::Prepare(db, "SELECT 1 FROM trials WHERE session = ?1 AND trial_key = ?2"));
+    BRAID_ASSIGN_OR_RETURN(bool found, dup.BindInt(1, session).BindText(2, trial.key).Step());
+    if (found) {
       return Status::Invalid("trial '" + trial.key + "' is already recorded in tuning session " +
                              std::to_string(session) + " of " + path);
     }
   }
-  Result<Statement> st =
+  BRAID_ASSIGN_OR_RETURN(
+      Statement st,
       Statement::Prepare(db,
                          "INSERT INTO trials (session, run, config_json, status, time_ns, trial_key, samples_json)"
-                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  if (!st.ok()) return st.status();
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
   if (trial.key.empty()) {
-    st->BindNull(6);
+    st.BindNull(6);
   } else {
-    st->BindText(6, trial.key);
+    st.BindText(6, trial.key);
   }
-  st->BindInt(1, session)
+  st.BindInt(1, session)
       .BindOptional(2, trial.run)
       .BindText(3, trial.config_json.empty() ? "{}" : trial.config_json)
       .BindText(4, trial.status)
       .BindOptional(5, trial.time_ns)
       .BindText(7, trial.samples_json.empty() ? "[]" : trial.samples_json);
-  BRAID_RETURN_IF_ERROR(WithContext(st->Run(), "adding a trial to " + path));
+  BRAID_RETURN_IF_ERROR(WithContext(st.Run(), "adding a trial to " + path));
   return sqlite3_last_insert_rowid(db);
 }
 

@@ -51,8 +51,7 @@ Result<bool> Statement::Step() {
 }
 
 Status Statement::Run() {
-  Result<bool> r = Step();
-  if (!r.ok()) return r.status();
+  BRAID_RETURN_IF_ERROR(Step().status());
   return Reset();
 }
 

@@ -74,12 +74,11 @@ Status CheckIdentity(const db::FileIdentity& id, const std::string& path, bool r
 Status EnableWal(sqlite3* db) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
   for (;;) {
-    Result<db::Statement> wal = db::Statement::Prepare(db, "PRAGMA journal_mode = WAL");
-    if (!wal.ok()) return wal.status();
-    Result<bool> row = wal->Step();
+    BRAID_ASSIGN_OR_RETURN(db::Statement wal, db::Statement::Prepare(db, "PRAGMA journal_mode = WAL"));
+    Result<bool> row = wal.Step();
     const int rc = sqlite3_errcode(db) & 0xff;
     if (row.ok()) {
-      if (!*row || wal->Text(0) != "wal") {
+      if (!*row || wal.Text(0) != "wal") {
         return Status::Unavailable("the file system does not support SQLite's WAL mode");
       }
       return Status::Ok();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "braid/median.h"
 #include "braid/plan_filter.h"
 
 namespace braid {
@@ -17,10 +18,7 @@ Result<double> MedianIterationNs(Backend& backend, const Plan& plan, const RunOp
   o.trace = false;
   auto out = backend.Run(plan, o);
   if (!out.ok()) return out.status();
-  std::vector<int64_t> t = out->iteration_ns;
-  if (t.empty()) return 0.0;
-  std::sort(t.begin(), t.end());
-  return double(t[t.size() / 2]);
+  return Median(out->iteration_ns).value_or(0.0);
 }
 
 }  // namespace

@@ -38,32 +38,24 @@ Status BadValue(const TomlFields& f, const TomlValue& table, const char* key, co
   return Status::Invalid(f.Where(*table.Find(key)) + ": " + f.Name(key) + " " + rule);
 }
 
-// lhs = the value of a Result, or return its Status.
-#define BRAID_ASSIGN(lhs, expr)                   \
-  do {                                            \
-    auto braid_r_ = (expr);                       \
-    if (!braid_r_.ok()) return braid_r_.status(); \
-    (lhs) = std::move(*braid_r_);                 \
-  } while (0)
-
 Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
   std::string s;
-  BRAID_ASSIGN(s, f.String("algorithm"));
+  BRAID_ASSIGN_OR_RETURN(s, f.String("algorithm"));
   auto a = ParseAlgorithm(s);
   if (!a.ok()) return BadValue(f, t, "algorithm", a.status().message());
   c.algorithm = *a;
   int64_t v = 0;
-  BRAID_ASSIGN(v, f.Integer("chunks", 1, 1 << 20));
+  BRAID_ASSIGN_OR_RETURN(v, f.Integer("chunks", 1, 1 << 20));
   c.chunks = int(v);
-  BRAID_ASSIGN(v, f.Integer("streams", 1, 8));
+  BRAID_ASSIGN_OR_RETURN(v, f.Integer("streams", 1, 8));
   c.comm_lanes = int(v);
-  BRAID_ASSIGN(v, f.Integer("comm_sms", 0, 1 << 16));
+  BRAID_ASSIGN_OR_RETURN(v, f.Integer("comm_sms", 0, 1 << 16));
   c.comm_sms = int(v);
-  BRAID_ASSIGN(s, f.OptionalString("comm_engine", "sm"));
+  BRAID_ASSIGN_OR_RETURN(s, f.OptionalString("comm_engine", "sm"));
   auto e = ParseCommEngine(s);
   if (!e.ok()) return BadValue(f, t, "comm_engine", e.status().message());
   c.comm_engine = *e;
-  BRAID_ASSIGN(s, f.OptionalString("comm_priority", "high"));
+  BRAID_ASSIGN_OR_RETURN(s, f.OptionalString("comm_priority", "high"));
   if (s != "high" && s != "normal") return BadValue(f, t, "comm_priority", "must be \"high\" or \"normal\"");
   c.comm_high_priority = s == "high";
   c.splits.clear();
@@ -83,25 +75,25 @@ Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
 }
 
 Status ParseKey(const TomlFields& f, const TomlValue& t, PresetKey& key) {
-  BRAID_ASSIGN(key.gpu, f.String("gpu"));
-  BRAID_ASSIGN(key.topology, f.String("topology"));
-  BRAID_ASSIGN(key.layer, f.OptionalString("layer", ""));
+  BRAID_ASSIGN_OR_RETURN(key.gpu, f.String("gpu"));
+  BRAID_ASSIGN_OR_RETURN(key.topology, f.String("topology"));
+  BRAID_ASSIGN_OR_RETURN(key.layer, f.OptionalString("layer", ""));
   std::string s;
-  BRAID_ASSIGN(s, f.String("op"));
+  BRAID_ASSIGN_OR_RETURN(s, f.String("op"));
   auto op = ParseOp(s);
   if (!op.ok()) return BadValue(f, t, "op", op.status().message());
-  BRAID_ASSIGN(s, f.String("dtype"));
+  BRAID_ASSIGN_OR_RETURN(s, f.String("dtype"));
   auto dt = ParseDType(s);
   if (!dt.ok()) return BadValue(f, t, "dtype", dt.status().message());
   Workload& w = key.workload;
   w.op = *op;
   w.dtype = *dt;
   int64_t tp = 0;
-  BRAID_ASSIGN(tp, f.Integer("tp", 1, 1 << 16));
+  BRAID_ASSIGN_OR_RETURN(tp, f.Integer("tp", 1, 1 << 16));
   w.tp = int(tp);
-  BRAID_ASSIGN(w.m, f.Integer("m", 1, kMaxSize));
-  BRAID_ASSIGN(w.n, f.Integer("n", 1, kMaxSize));
-  BRAID_ASSIGN(w.k, f.Integer("k", 1, kMaxSize));
+  BRAID_ASSIGN_OR_RETURN(w.m, f.Integer("m", 1, kMaxSize));
+  BRAID_ASSIGN_OR_RETURN(w.n, f.Integer("n", 1, kMaxSize));
+  BRAID_ASSIGN_OR_RETURN(w.k, f.Integer("k", 1, kMaxSize));
   return Status::Ok();
 }
 
@@ -140,35 +132,35 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
   }
   BRAID_RETURN_IF_ERROR(ParseKey(f, t, p.key));
   BRAID_RETURN_IF_ERROR(ParseConfig(f, t, p.config));
-  BRAID_ASSIGN(p.time_ns, f.Positive("time_ns"));
-  BRAID_ASSIGN(p.speedup_vs_serial, f.Number("speedup_vs_serial", 0, 1e6));
-  BRAID_ASSIGN(p.speedup_vs_te_default, f.Number("speedup_vs_te_default", 0, 1e6));
-  BRAID_ASSIGN(p.overlap_ratio, f.Number("overlap_ratio", 0, 1));
-  BRAID_ASSIGN(p.tail_ns, f.Number("tail_ns", 0, 1e18));
+  BRAID_ASSIGN_OR_RETURN(p.time_ns, f.Positive("time_ns"));
+  BRAID_ASSIGN_OR_RETURN(p.speedup_vs_serial, f.Number("speedup_vs_serial", 0, 1e6));
+  BRAID_ASSIGN_OR_RETURN(p.speedup_vs_te_default, f.Number("speedup_vs_te_default", 0, 1e6));
+  BRAID_ASSIGN_OR_RETURN(p.overlap_ratio, f.Number("overlap_ratio", 0, 1));
+  BRAID_ASSIGN_OR_RETURN(p.tail_ns, f.Number("tail_ns", 0, 1e18));
   // An entry without `backend` says where it came from by `simulated`:
   // true is the sim backend's; otherwise no one can tell which hardware
   // measured it, so it is refused rather than guessed.
   if (t.Find("backend") == nullptr) {
     bool simulated = false;
-    BRAID_ASSIGN(simulated, f.OptionalBool("simulated", false));
+    BRAID_ASSIGN_OR_RETURN(simulated, f.OptionalBool("simulated", false));
     if (!simulated) {
       return Status::Invalid(f.Where(t) + ": missing field '" + f.Name("backend") +
                              "' (only entries marked simulated = true may leave it out)");
     }
     p.backend = "sim";
   } else {
-    BRAID_ASSIGN(p.backend, f.String("backend"));
+    BRAID_ASSIGN_OR_RETURN(p.backend, f.String("backend"));
     if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
       return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
     }
     bool simulated = false;
-    BRAID_ASSIGN(simulated, f.OptionalBool("simulated", p.backend == "sim"));
+    BRAID_ASSIGN_OR_RETURN(simulated, f.OptionalBool("simulated", p.backend == "sim"));
     if (simulated != (p.backend == "sim")) {
       return BadValue(f, t, "simulated", "must be true exactly when backend is \"sim\"");
     }
   }
-  BRAID_ASSIGN(p.braid_version, f.String("braid_version"));
-  BRAID_ASSIGN(p.date, f.String("date"));
+  BRAID_ASSIGN_OR_RETURN(p.braid_version, f.String("braid_version"));
+  BRAID_ASSIGN_OR_RETURN(p.date, f.String("date"));
   if (!IsIsoDate(p.date)) return BadValue(f, t, "date", "must be an ISO 8601 date (\"2026-11-21T22:00:00Z\")");
   Status s = p.key.workload.Validate();
   if (s.ok()) s = p.config.ValidateKnobs();
@@ -214,13 +206,13 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
   TomlFields f(*root, origin, "");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"format", "version", "preset"}));
   std::string format;
-  BRAID_ASSIGN(format, f.String("format"));
+  BRAID_ASSIGN_OR_RETURN(format, f.String("format"));
   if (format != "braid-presets") {
     return BadValue(f, *root, "format", "must be \"braid-presets\": not a Braid preset file");
   }
   PresetFile out;
   int64_t version = 0;
-  BRAID_ASSIGN(version, f.Integer("version", 1, 1 << 30));
+  BRAID_ASSIGN_OR_RETURN(version, f.Integer("version", 1, 1 << 30));
   if (version != kPresetFormatVersion) {
     return BadValue(
         f, *root, "version",

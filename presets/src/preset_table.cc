@@ -125,15 +125,13 @@ PresetTable PresetTable::FromFile(PresetFile file) {
 }
 
 Result<PresetTable> PresetTable::Parse(std::string_view text, std::string_view origin) {
-  auto f = ParsePresetFile(text, origin);
-  if (!f.ok()) return f.status();
-  return FromFile(std::move(*f));
+  BRAID_ASSIGN_OR_RETURN(auto f, ParsePresetFile(text, origin));
+  return FromFile(std::move(f));
 }
 
 Result<PresetTable> PresetTable::Load(const std::string& path) {
-  auto f = LoadPresetFile(path);
-  if (!f.ok()) return f.status();
-  return FromFile(std::move(*f));
+  BRAID_ASSIGN_OR_RETURN(auto f, LoadPresetFile(path));
+  return FromFile(std::move(f));
 }
 
 size_t PresetTable::size() const { return index_->presets.size(); }

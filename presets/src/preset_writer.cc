@@ -1,32 +1,14 @@
 // Writing, merging and atomically saving preset files.
 #include <charconv>
-#include <cstdio>
 #include <optional>
 #include <sstream>
 
 #include "braid/presets.h"
 #include "braid/safe_write.h"
+#include "braid/toml_quote.h"
 
 namespace braid {
 namespace {
-
-// A TOML basic string: quotes, backslashes and control characters escaped.
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
 
 // Shortest text that reads back to the same double, always a TOML float.
 std::string Float(double v) {
@@ -41,26 +23,27 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   const Workload& w = p.key.workload;
   const OverlapConfig& c = p.config;
   os << "\n[[preset]]\n";
-  os << "gpu = " << Quote(p.key.gpu) << "\n";
-  os << "topology = " << Quote(p.key.topology) << "\n";
-  if (!p.key.layer.empty()) os << "layer = " << Quote(p.key.layer) << "\n";
-  os << "tp = " << w.tp << "\nop = " << Quote(OpName(w.op)) << "\ndtype = " << Quote(DTypeName(w.dtype)) << "\n";
+  os << "gpu = " << TomlQuote(p.key.gpu) << "\n";
+  os << "topology = " << TomlQuote(p.key.topology) << "\n";
+  if (!p.key.layer.empty()) os << "layer = " << TomlQuote(p.key.layer) << "\n";
+  os << "tp = " << w.tp << "\nop = " << TomlQuote(OpName(w.op)) << "\ndtype = " << TomlQuote(DTypeName(w.dtype))
+     << "\n";
   os << "m = " << w.m << "\nn = " << w.n << "\nk = " << w.k << "\n";
-  os << "algorithm = " << Quote(AlgorithmName(c.algorithm)) << "\nchunks = " << c.chunks << "\n";
+  os << "algorithm = " << TomlQuote(AlgorithmName(c.algorithm)) << "\nchunks = " << c.chunks << "\n";
   if (!c.splits.empty()) {
     os << "splits = [";
     for (size_t i = 0; i < c.splits.size(); ++i) os << (i ? ", " : "") << c.splits[i];
     os << "]\n";
   }
   os << "streams = " << c.comm_lanes << "\ncomm_sms = " << c.comm_sms << "\n";
-  os << "comm_engine = " << Quote(CommEngineName(c.comm_engine)) << "\n";
-  os << "comm_priority = " << Quote(c.comm_high_priority ? "high" : "normal") << "\n";
+  os << "comm_engine = " << TomlQuote(CommEngineName(c.comm_engine)) << "\n";
+  os << "comm_priority = " << TomlQuote(c.comm_high_priority ? "high" : "normal") << "\n";
   os << "time_ns = " << Float(p.time_ns) << "\nspeedup_vs_serial = " << Float(p.speedup_vs_serial) << "\n";
   os << "speedup_vs_te_default = " << Float(p.speedup_vs_te_default) << "\n";
   os << "overlap_ratio = " << Float(p.overlap_ratio) << "\ntail_ns = " << Float(p.tail_ns) << "\n";
-  os << "backend = " << Quote(p.backend) << "\n";
+  os << "backend = " << TomlQuote(p.backend) << "\n";
   if (p.backend == "sim") os << "simulated = true\n";
-  os << "braid_version = " << Quote(p.braid_version) << "\ndate = " << Quote(p.date) << "\n";
+  os << "braid_version = " << TomlQuote(p.braid_version) << "\ndate = " << TomlQuote(p.date) << "\n";
 }
 
 }  // namespace
@@ -98,9 +81,8 @@ Status SavePresetsAtomically(const std::string& path, const PresetFile& file) {
   return UpdateFileAtomically(path, [&](const std::optional<std::string>& current) -> Result<std::string> {
     PresetFile merged;
     if (current) {
-      auto on_disk = ParsePresetFile(*current, path);
-      if (!on_disk.ok()) return on_disk.status();
-      merged = std::move(*on_disk);
+      BRAID_ASSIGN_OR_RETURN(auto on_disk, ParsePresetFile(*current, path));
+      merged = std::move(on_disk);
     }
     BRAID_RETURN_IF_ERROR(MergeInto(merged, file));
     return WritePresets(merged);

@@ -269,9 +269,8 @@ std::string TeUbCfgsYaml(const TeUbCfgs& cfgs) {
 
 Result<std::string> ExportTeYaml(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
                                  const std::string& topology, const TeExportInfo& info) {
-  auto cfgs = BuildTeUbCfgs(table, lw, gpu, topology, info);
-  if (!cfgs.ok()) return cfgs.status();
-  return TeUbCfgsYaml(*cfgs);
+  BRAID_ASSIGN_OR_RETURN(auto cfgs, BuildTeUbCfgs(table, lw, gpu, topology, info));
+  return TeUbCfgsYaml(cfgs);
 }
 
 }  // namespace braid

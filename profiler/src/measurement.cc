@@ -1,5 +1,7 @@
 #include "braid/measurement.h"
 
+#include "braid/median.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,7 +13,7 @@ Measurement Summarize(std::vector<double> samples_ns, int64_t iterations) {
   std::vector<double> sorted = samples_ns;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  m.median_ns = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  m.median_ns = Median(sorted).value_or(0.0);
   if (n < 6) {
     m.ci_low_ns = sorted.front();
     m.ci_high_ns = sorted.back();

@@ -8,7 +8,7 @@
 #include "braid/cpu_transport.h"
 #include "braid/launcher.h"
 #include "braid/planner.h"
-#include "run_wire.h"
+#include "braid/run_wire.h"
 
 namespace braid {
 namespace {
@@ -99,12 +99,12 @@ TEST(CpuProcessRun, TpOtherThanTheWorldSizeIsRefused) {
 }
 
 TEST(RunWire, ReportsRoundTripAndDamageIsAnError) {
-  cpu::RankReport r;
+  wire::RankReport r;
   r.host = "node-a";
   r.verify = {true, true, 1e-7, 2};
   r.events.push_back({1, 2, 3, EventKind::kComm, "send_b1", 10, 20, 4096, 0, 1, 2, 3, 44});
-  const Blob b = cpu::EncodeRankReport(r);
-  auto back = cpu::DecodeRankReport(b);
+  const Blob b = wire::EncodeRankReport(r);
+  auto back = wire::DecodeRankReport(b);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->host, "node-a");
   EXPECT_EQ(back->verify.worst_rank, 2);
@@ -114,13 +114,13 @@ TEST(RunWire, ReportsRoundTripAndDamageIsAnError) {
   EXPECT_EQ(back->events[0].bytes, 4096);
   EXPECT_EQ(back->events[0].correlation, 44);
   for (size_t cut : {size_t(0), size_t(5), b.size() / 2, b.size() - 1}) {
-    EXPECT_FALSE(cpu::DecodeRankReport(Blob(b.begin(), b.begin() + long(cut))).ok()) << cut;
+    EXPECT_FALSE(wire::DecodeRankReport(Blob(b.begin(), b.begin() + long(cut))).ok()) << cut;
   }
   Blob longer = b;
   longer.push_back(0);
-  EXPECT_FALSE(cpu::DecodeRankReport(longer).ok());
-  const cpu::RunSummary s{{5, 6, 7}, {true, false, 0.5, 1}};
-  auto sb = cpu::DecodeRunSummary(cpu::EncodeRunSummary(s));
+  EXPECT_FALSE(wire::DecodeRankReport(longer).ok());
+  const wire::RunSummary s{{5, 6, 7}, {true, false, 0.5, 1}};
+  auto sb = wire::DecodeRunSummary(wire::EncodeRunSummary(s));
   ASSERT_TRUE(sb.ok());
   EXPECT_EQ(sb->iteration_ns, (std::vector<int64_t>{5, 6, 7}));
   EXPECT_FALSE(sb->verify.ok);

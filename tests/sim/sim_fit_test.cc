@@ -138,6 +138,18 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
               sim::GemmTimeNs(fit.gpu, 4096, 1280, 8192, DType::kBf16), 1.0);
 }
 
+// A GPU's name and source are free text (a board's name as the driver gives
+// it): control characters in them are escaped, so the file reads back.
+TEST(SimFit, TheGpuFileQuotesNamesWithControlCharacters) {
+  GpuSpec g = H100();
+  g.name = "H100\tfitted \"lab\" board\n2";
+  g.source = "measured\\run\r\x01";
+  auto back = ParseGpuToml(sim::GpuToml(g), "fit.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->name, g.name);
+  EXPECT_EQ(back->source, g.source);
+}
+
 // fused_kernel.csv (what `calibrate --measure` writes): the fit reads the
 // fused kernel's GEMM efficiency and per-CTA transfer rate from it, each
 // row's launch gap taken off, and what it writes reads back.

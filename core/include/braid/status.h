@@ -55,8 +55,12 @@ std::string OneLine(std::string_view text);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  // @pre !status.ok(). An OK status carries no value, so a Result built from
+  // one is itself an error (as abseil's StatusOr does) rather than an "ok"
+  // Result whose value() would throw.
+  Result(Status status)  // NOLINT(google-explicit-constructor)
+      : v_(status.ok() ? Status::Internal("Result built from an OK status") : std::move(status)) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {
@@ -65,7 +69,9 @@ class [[nodiscard]] Result {
   }
   T& value() & { return std::get<T>(v_); }
   const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
+  // By value, not T&&: `for (auto& x : Load().value())` keeps the value
+  // alive, where a reference into the temporary Result would dangle.
+  T value() && { return std::get<T>(std::move(v_)); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -82,3 +88,19 @@ class [[nodiscard]] Result {
     ::braid::Status braid_s_ = (expr);   \
     if (!braid_s_.ok()) return braid_s_; \
   } while (0)
+
+// BRAID_ASSIGN_OR_RETURN(lhs, expr): evaluates expr (a Result<T>); on error
+// returns its status from the enclosing function (which returns a Status or
+// a Result), else moves the value into lhs, a declaration (`auto plan`,
+// `const Plan plan`) or an existing variable. Like abseil's ASSIGN_OR_RETURN.
+// It expands to three statements: never the unbraced body of an if or a
+// loop. lhs must have no top-level comma (say `auto m`, not
+// `std::map<K, V> m`); wrap an expr that has one in parentheses.
+#define BRAID_ASSIGN_OR_RETURN(lhs, expr) \
+  BRAID_ASSIGN_OR_RETURN_IMPL_(BRAID_STATUS_CONCAT_(braid_result_, __COUNTER__), lhs, expr)
+#define BRAID_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr) \
+  auto result = (expr);                                 \
+  if (!result.ok()) return result.status();             \
+  lhs = std::move(result).value()
+#define BRAID_STATUS_CONCAT_(a, b) BRAID_STATUS_CONCAT_INNER_(a, b)
+#define BRAID_STATUS_CONCAT_INNER_(a, b) a##b

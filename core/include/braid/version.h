@@ -7,6 +7,6 @@
 namespace braid {
 
 std::string_view BraidVersion();      // "0.1.0"
-std::string_view BraidGitRevision();  // short hash at configure time, or "unknown"
+std::string_view BraidGitRevision();  // short hash of HEAD when built, or "unknown"
 
 }  // namespace braid

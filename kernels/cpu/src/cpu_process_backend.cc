@@ -13,10 +13,10 @@
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
+#include "braid/run_wire.h"
 #include "rank_memory.h"
 #include "run_inputs.h"
 #include "run_plan.h"
-#include "run_wire.h"
 
 namespace braid {
 
@@ -112,34 +112,31 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, **transport, out, range));
   transport->reset();  // waits for this rank's last sends
 
-  cpu::RankReport mine;
+  wire::RankReport mine;
   mine.host = world.host_name();
   if (options.verify) mine.verify = VerifyRank(rp, rank, inputs, memory[0]);
   std::vector<ClockOffset> offsets;
   if (options.trace) {
-    auto measured = world.MeasureClockOffsets(kClockRounds);
-    if (!measured.ok()) return measured.status();
-    offsets = std::move(*measured);
+    BRAID_ASSIGN_OR_RETURN(auto measured, world.MeasureClockOffsets(kClockRounds));
+    offsets = std::move(measured);
     mine.events = std::move(out.events);
   }
   out.events.clear();
-  auto reports = world.Gather(cpu::EncodeRankReport(mine));
-  if (!reports.ok()) return reports.status();
+  BRAID_ASSIGN_OR_RETURN(auto reports, world.Gather(wire::EncodeRankReport(mine)));
 
-  cpu::RunSummary summary{out.iteration_ns, {}};
+  wire::RunSummary summary{out.iteration_ns, {}};
   std::vector<std::string> hosts;
   if (world.is_root()) {
-    for (size_t r = 0; r < reports->size(); ++r) {
-      auto rep = cpu::DecodeRankReport((*reports)[r]);
-      if (!rep.ok()) return rep.status();
-      hosts.push_back(rep->host);
+    for (size_t r = 0; r < reports.size(); ++r) {
+      BRAID_ASSIGN_OR_RETURN(auto rep, wire::DecodeRankReport(reports[r]));
+      hosts.push_back(rep.host);
       const int64_t shift = r < offsets.size() ? offsets[r].offset_ns : 0;
-      for (Event& e : rep->events) {
+      for (Event& e : rep.events) {
         e.start_ns -= shift;
         e.end_ns -= shift;
         out.events.push_back(std::move(e));
       }
-      const VerifyResult& v = rep->verify;
+      const VerifyResult& v = rep.verify;
       if (!options.verify) continue;
       if (!summary.verify.ran || !(v.max_rel_error <= summary.verify.max_rel_error)) {
         const bool ok_so_far = !summary.verify.ran || summary.verify.ok;
@@ -154,12 +151,11 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
       return std::tie(a.iteration, a.rank, a.start_ns, a.lane) < std::tie(b.iteration, b.rank, b.start_ns, b.lane);
     });
   }
-  Blob shared = cpu::EncodeRunSummary(summary);
+  Blob shared = wire::EncodeRunSummary(summary);
   BRAID_RETURN_IF_ERROR(world.Broadcast(shared));
-  auto agreed = cpu::DecodeRunSummary(shared);
-  if (!agreed.ok()) return agreed.status();
-  out.iteration_ns = std::move(agreed->iteration_ns);
-  out.verify = agreed->verify;
+  BRAID_ASSIGN_OR_RETURN(auto agreed, wire::DecodeRunSummary(shared));
+  out.iteration_ns = std::move(agreed.iteration_ns);
+  out.verify = agreed.verify;
 
   out.compute_dtype = "fp32";
   if (options_.link_gbps > 0) {

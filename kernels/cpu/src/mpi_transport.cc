@@ -83,14 +83,13 @@ class MpiTransport : public Transport {
 
   Status Send(int src, int dst, uint64_t tag, const float* data, int64_t count) override {
     BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
-    auto mpi_tag = MpiTag(tag);
-    if (!mpi_tag.ok()) return mpi_tag.status();
+    BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
     Reclaim();
     BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
     Outgoing o;
     o.data = std::make_unique<float[]>(size_t(std::max<int64_t>(count, 1)));
     // Copy piece i+1 while piece i travels.
-    BRAID_RETURN_IF_ERROR(PostPieces(dst, *mpi_tag, data, count, o.data.get(), o.requests));
+    BRAID_RETURN_IF_ERROR(PostPieces(dst, mpi_tag, data, count, o.data.get(), o.requests));
     std::lock_guard<std::mutex> lock(mu_);
     outgoing_.push_back(std::move(o));
     return Status::Ok();
@@ -98,11 +97,10 @@ class MpiTransport : public Transport {
 
   Status SendInPlace(int src, int dst, uint64_t tag, const float* data, int64_t count, PendingSends& pending) override {
     BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
-    auto mpi_tag = MpiTag(tag);
-    if (!mpi_tag.ok()) return mpi_tag.status();
+    BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
     BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
     InPlace o{{}, dst, tag, count};
-    Status posted = PostPieces(dst, *mpi_tag, data, count, nullptr, o.requests);
+    Status posted = PostPieces(dst, mpi_tag, data, count, nullptr, o.requests);
     // Pieces already posted stay tracked even when a later one failed.
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t ticket = next_ticket_++;
@@ -135,15 +133,14 @@ class MpiTransport : public Transport {
 
   Status Recv(int dst, int src, uint64_t tag, float* data, int64_t count) override {
     BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "recv"));
-    auto mpi_tag = MpiTag(tag);
-    if (!mpi_tag.ok()) return mpi_tag.status();
+    BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
     const int64_t piece = PieceFloats();
     std::vector<MPI_Request> reqs;
     std::vector<int64_t> sizes;
     for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
       const int64_t n = std::min(piece, count - at);
       MPI_Request r;
-      BRAID_MPI(MPI_Irecv(data + at, int(n), MPI_FLOAT, src, *mpi_tag, comm_, &r));
+      BRAID_MPI(MPI_Irecv(data + at, int(n), MPI_FLOAT, src, mpi_tag, comm_, &r));
       reqs.push_back(r);
       sizes.push_back(n);
       if (count == 0) break;

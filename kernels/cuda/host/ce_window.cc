@@ -30,9 +30,8 @@ Status AgreeAcrossRanks(Bootstrap& boot, const Status& mine) {
   const std::string text =
       mine.ok() ? std::string() : std::string(1, mine.is_user_error() ? '\1' : '\2') + mine.message();
   const Bytes b(text.begin(), text.end());
-  auto all = boot.AllGather(b);
-  BRAID_RETURN_IF_ERROR(all.status());
-  for (const Bytes& r : *all) {
+  BRAID_ASSIGN_OR_RETURN(auto all, boot.AllGather(b));
+  for (const Bytes& r : all) {
     if (r.empty()) continue;
     const std::string message(r.begin() + 1, r.end());
     return r[0] == 1 ? Status::Invalid(message) : Status::Internal(message);
@@ -41,9 +40,8 @@ Status AgreeAcrossRanks(Bootstrap& boot, const Status& mine) {
 }
 
 Status SetUpPeerInboxes(RankState& st, PeerMemory& peers, const CeWindow& win, DevPtr& window) {
-  auto w = peers.Allocate(win.bytes);
-  BRAID_RETURN_IF_ERROR(w.status());
-  window = *w;
+  BRAID_ASSIGN_OR_RETURN(auto w, peers.Allocate(win.bytes));
+  window = w;
   char* base = static_cast<char*>(window);
   st.flags = base;
   st.inbox = base + win.inbox_offset;
@@ -54,9 +52,8 @@ Status SetUpPeerInboxes(RankState& st, PeerMemory& peers, const CeWindow& win, D
   // NCCL's registration returns once every rank registered; the fake's does
   // not wait, so meet here before asking for the peers' addresses.
   BRAID_RETURN_IF_ERROR(st.api.boot->Barrier());
-  auto all = peers.PeerPointers({window});
-  BRAID_RETURN_IF_ERROR(all.status());
-  const std::vector<DevPtr>& ptrs = (*all)[0];
+  BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({window}));
+  const std::vector<DevPtr>& ptrs = all[0];
   Status mapped = Status::Ok();
   st.peer_flags.clear();
   st.peer_inbox.clear();

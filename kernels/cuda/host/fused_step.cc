@@ -87,36 +87,29 @@ Status SetUpFusedSteps(RankState& st, const FusedSettings& f, const DeviceAlloc&
     l.ctas = tables.ctas();
     l.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
     l.never_set_flag = st.rank == f.never_set_rank ? f.never_set_flag : -1;
-    auto tasks = UploadVector(alloc, cuda, tables.tasks);
-    BRAID_RETURN_IF_ERROR(tasks.status());
-    auto waits = UploadVector(alloc, cuda, tables.waits);
-    BRAID_RETURN_IF_ERROR(waits.status());
-    auto begin = UploadVector(alloc, cuda, tables.cta_begin);
-    BRAID_RETURN_IF_ERROR(begin.status());
-    auto flags = Zeroed(alloc, cuda, size_t(tables.flags) * sizeof(uint32_t));
-    BRAID_RETURN_IF_ERROR(flags.status());
-    auto error = Zeroed(alloc, cuda, sizeof(fused::FusedError));
-    BRAID_RETURN_IF_ERROR(error.status());
+    BRAID_ASSIGN_OR_RETURN(auto tasks, UploadVector(alloc, cuda, tables.tasks));
+    BRAID_ASSIGN_OR_RETURN(auto waits, UploadVector(alloc, cuda, tables.waits));
+    BRAID_ASSIGN_OR_RETURN(auto begin, UploadVector(alloc, cuda, tables.cta_begin));
+    BRAID_ASSIGN_OR_RETURN(auto flags, Zeroed(alloc, cuda, size_t(tables.flags) * sizeof(uint32_t)));
+    BRAID_ASSIGN_OR_RETURN(auto error, Zeroed(alloc, cuda, sizeof(fused::FusedError)));
     DevPtr partial = nullptr;
     if (l.op == 1) {
-      auto p = alloc(size_t(shape.m * shape.n) * st.esize);
-      BRAID_RETURN_IF_ERROR(p.status());
-      partial = *p;
+      BRAID_ASSIGN_OR_RETURN(auto p, alloc(size_t(shape.m * shape.n) * st.esize));
+      partial = p;
     }
-    l.tasks = static_cast<const fused::FusedTask*>(*tasks);
-    l.waits = static_cast<const fused::FlagRef*>(*waits);
-    l.cta_begin = static_cast<const int32_t*>(*begin);
+    l.tasks = static_cast<const fused::FusedTask*>(tasks);
+    l.waits = static_cast<const fused::FlagRef*>(waits);
+    l.cta_begin = static_cast<const int32_t*>(begin);
     l.b = st.buffers[size_t(s.b.buffer)];
     l.out = st.buffers[size_t(s.c.buffer)];
-    l.error = static_cast<fused::FusedError*>(*error);
-    fs.error = *error;
+    l.error = static_cast<fused::FusedError*>(error);
+    fs.error = error;
     // Every rank's A, partial and flags, as this rank addresses them.
-    auto all = peers.PeerPointers({st.buffers[size_t(s.a.buffer)], partial, *flags});
-    BRAID_RETURN_IF_ERROR(all.status());
+    BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({st.buffers[size_t(s.a.buffer)], partial, flags}));
     for (int q = 0; q < shape.ranks; ++q) {
-      l.a[q] = (*all)[0][size_t(q)];
-      l.partial[q] = (*all)[1][size_t(q)];
-      l.flags[q] = static_cast<uint32_t*>((*all)[2][size_t(q)]);
+      l.a[q] = all[0][size_t(q)];
+      l.partial[q] = all[1][size_t(q)];
+      l.flags[q] = static_cast<uint32_t*>(all[2][size_t(q)]);
     }
     out.push_back(fs);
   }

@@ -62,9 +62,8 @@ Status LauncherBootstrap::Broadcast(Bytes& data, int root) {
 
 Result<std::vector<Bytes>> LauncherBootstrap::AllGather(const Bytes& mine) {
   if (!abort_reason_.empty()) return Aborted();
-  auto gathered = launcher_.Gather(mine);
-  if (!gathered.ok()) return gathered.status();
-  Bytes packed = launcher_.is_root() ? PackBlobs(*gathered) : Bytes{};
+  BRAID_ASSIGN_OR_RETURN(auto gathered, launcher_.Gather(mine));
+  Bytes packed = launcher_.is_root() ? PackBlobs(gathered) : Bytes{};
   BRAID_RETURN_IF_ERROR(launcher_.Broadcast(packed));
   auto all = UnpackBlobs(packed);
   if (all.ok() && int(all->size()) != size()) {

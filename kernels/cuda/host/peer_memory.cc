@@ -31,11 +31,10 @@ class InProcessPeerMemory : public PeerMemory {
       enabled_ = true;
     }
     // Threads of one process: a device address means the same to every rank.
-    auto all = boot_.AllGather(Pack(mine));
-    BRAID_RETURN_IF_ERROR(all.status());
+    BRAID_ASSIGN_OR_RETURN(auto all, boot_.AllGather(Pack(mine)));
     std::vector<std::vector<DevPtr>> out(mine.size());
     for (size_t i = 0; i < mine.size(); ++i) {
-      for (const Bytes& b : *all) {
+      for (const Bytes& b : all) {
         if (b.size() != mine.size() * sizeof(uint64_t)) {
           return Status::Internal("peer memory: ranks exchanged different numbers of buffers");
         }
@@ -66,15 +65,14 @@ class NcclWindowPeerMemory : public PeerMemory {
   }
 
   Result<DevPtr> Allocate(size_t bytes) override {
-    auto p = nccl_.MemAlloc(bytes);
-    BRAID_RETURN_IF_ERROR(p.status());
-    auto w = nccl_.WindowRegister(comm_, *p, bytes);
+    BRAID_ASSIGN_OR_RETURN(auto p, nccl_.MemAlloc(bytes));
+    auto w = nccl_.WindowRegister(comm_, p, bytes);
     if (!w.ok()) {
-      (void)nccl_.MemFree(*p);
+      (void)nccl_.MemFree(p);
       return w.status();
     }
-    windows_[*p] = *w;
-    return *p;
+    windows_[p] = *w;
+    return p;
   }
 
   Status Free(DevPtr p) override {

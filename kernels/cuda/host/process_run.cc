@@ -2,7 +2,7 @@
 // every GPU maps every other's memory), run this rank through the same
 // RankRunner as the in-process run (its Bootstrap is the launcher), verify
 // this rank's outputs locally, then gather events and verdicts to rank 0
-// with the cpu backend's wire format (run_wire.h).
+// with the cpu backend's wire format (braid/run_wire.h).
 #include "process_run.h"
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include "braid/cpu_verify.h"
 #include "braid/cuda_step_events.h"
 #include "braid/launcher_bootstrap.h"
+#include "braid/run_wire.h"
 #include "rank_runner.h"
-#include "run_wire.h"
 
 namespace braid::cuda {
 
@@ -71,11 +71,10 @@ Status CheckPeersMapEachOther(CudaApi& cuda, Bootstrap& boot, const Launcher& wo
   mine.push_back(0);
   const int device = world.local_rank();
   for (int i = 0; i < 4; ++i) mine.push_back(uint8_t(uint32_t(device) >> (8 * i)));
-  auto all = boot.AllGather(mine);
-  BRAID_RETURN_IF_ERROR(all.status());
+  BRAID_ASSIGN_OR_RETURN(auto all, boot.AllGather(mine));
   Status verdict = Status::Ok();
-  for (size_t q = 0; q < all->size() && verdict.ok(); ++q) {
-    const Bytes& b = (*all)[q];
+  for (size_t q = 0; q < all.size() && verdict.ok(); ++q) {
+    const Bytes& b = all[q];
     const auto nul = std::find(b.begin(), b.end(), uint8_t(0));
     if (b.end() - nul != 5)
       return Status::Internal("ce peer check: a damaged host record from rank " + std::to_string(q));
@@ -88,9 +87,8 @@ Status CheckPeersMapEachOther(CudaApi& cuda, Bootstrap& boot, const Launcher& wo
                                 " are on different hosts ('" + host + "', '" + their_host +
                                 "'); use --comm-engine sm across hosts");
     } else if (int(their_device) != device) {
-      auto ok = cuda.CanAccessPeer(device, int(their_device));
-      if (!ok.ok()) return ok.status();
-      if (!*ok) {
+      BRAID_ASSIGN_OR_RETURN(auto ok, cuda.CanAccessPeer(device, int(their_device)));
+      if (!ok) {
         verdict = Status::Invalid("--comm-engine ce needs peer access, and GPU " + std::to_string(device) + " (" +
                                   pair + ") cannot map GPU " + std::to_string(their_device) + "'s memory");
       }
@@ -125,21 +123,20 @@ VerifyResult VerifyRank(const Plan& plan, int rank, const std::vector<HostMatrix
 // Rank 0: every rank's report merged into `out` (events shifted onto its
 // tracer's clock) and the verdict over ranks.
 Status MergeReports(const std::vector<Blob>& reports, const std::vector<ClockOffset>& offsets,
-                    int64_t tracer_minus_steady, bool verify, RunOutput& out, cpu::RunSummary& summary,
+                    int64_t tracer_minus_steady, bool verify, RunOutput& out, wire::RunSummary& summary,
                     std::vector<std::string>& hosts) {
   for (size_t r = 0; r < reports.size(); ++r) {
-    auto rep = cpu::DecodeRankReport(reports[r]);
-    if (!rep.ok()) return rep.status();
-    hosts.push_back(rep->host);
+    BRAID_ASSIGN_OR_RETURN(auto rep, wire::DecodeRankReport(reports[r]));
+    hosts.push_back(rep.host);
     // Rank r's events arrive on its steady clock: to rank 0's steady clock, then to its tracer's.
     const int64_t shift = (r < offsets.size() ? offsets[r].offset_ns : 0) - tracer_minus_steady;
-    for (Event& e : rep->events) {
+    for (Event& e : rep.events) {
       e.start_ns -= shift;
       e.end_ns -= shift;
       out.events.push_back(std::move(e));
     }
     if (!verify) continue;
-    const VerifyResult& v = rep->verify;
+    const VerifyResult& v = rep.verify;
     const bool ok_so_far = !summary.verify.ran || summary.verify.ok;
     if (!summary.verify.ran || !(v.max_rel_error <= summary.verify.max_rel_error)) {
       summary.verify = v;
@@ -194,16 +191,15 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   RankResult result = RunRank(job);
   BRAID_RETURN_IF_ERROR(result.status);
 
-  cpu::RankReport mine;
+  wire::RankReport mine;
   mine.host = world.host_name();
   if (options.verify) mine.verify = VerifyRank(plan, rank, a, b, result, o.tf32);
   std::vector<ClockOffset> offsets;
   int64_t tracer_minus_steady = 0;
   bool tracer_clock = false;
   if (options.trace) {
-    auto measured = world.MeasureClockOffsets(kClockRounds);
-    if (!measured.ok()) return measured.status();
-    offsets = std::move(*measured);
+    BRAID_ASSIGN_OR_RETURN(auto measured, world.MeasureClockOffsets(kClockRounds));
+    offsets = std::move(measured);
     if (auto now = seams.tracer->NowNs(); now.ok()) {
       tracer_minus_steady = *now - SteadyNs();
       tracer_clock = true;
@@ -214,20 +210,18 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
       e.end_ns -= tracer_minus_steady;
     }
   }
-  auto reports = world.Gather(cpu::EncodeRankReport(mine));
-  if (!reports.ok()) return reports.status();
+  BRAID_ASSIGN_OR_RETURN(auto reports, world.Gather(wire::EncodeRankReport(mine)));
 
-  cpu::RunSummary summary{result.iteration_ns, {}};
+  wire::RunSummary summary{result.iteration_ns, {}};
   std::vector<std::string> hosts;
   if (world.is_root()) {
-    BRAID_RETURN_IF_ERROR(MergeReports(*reports, offsets, tracer_minus_steady, options.verify, out, summary, hosts));
+    BRAID_RETURN_IF_ERROR(MergeReports(reports, offsets, tracer_minus_steady, options.verify, out, summary, hosts));
   }
-  Blob shared = cpu::EncodeRunSummary(summary);
+  Blob shared = wire::EncodeRunSummary(summary);
   BRAID_RETURN_IF_ERROR(world.Broadcast(shared));
-  auto agreed = cpu::DecodeRunSummary(shared);
-  if (!agreed.ok()) return agreed.status();
-  out.iteration_ns = std::move(agreed->iteration_ns);
-  out.verify = agreed->verify;
+  BRAID_ASSIGN_OR_RETURN(auto agreed, wire::DecodeRunSummary(shared));
+  out.iteration_ns = std::move(agreed.iteration_ns);
+  out.verify = agreed.verify;
 
   out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
   if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";

@@ -81,9 +81,8 @@ class Runner {
     const RankPlan& rp = st_.rank_plan();
     for (const BufferDecl& d : rp.buffers) {
       const size_t elems = size_t(d.rows * d.cols);
-      auto p = Alloc(elems * st_.esize);
-      BRAID_RETURN_IF_ERROR(p.status());
-      st_.buffers.push_back(*p);
+      BRAID_ASSIGN_OR_RETURN(auto p, Alloc(elems * st_.esize));
+      st_.buffers.push_back(p);
       std::vector<float> host(elems, 0.0f);
       if (d.role == BufferRole::kInput) {
         const InputWindow& w = d.input;
@@ -95,16 +94,15 @@ class Runner {
       }
       std::vector<uint8_t> bytes(elems * st_.esize);
       StoreAs(st_.dtype, host.data(), elems, bytes.data());
-      BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(*p, bytes.data(), bytes.size()));
+      BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(p, bytes.data(), bytes.size()));
     }
     for (const Step& s : rp.steps) {
       if (s.kind != StepKind::kCompute) continue;
       for (int i = 0; i < 3; ++i) {
-        auto p = Alloc(256 * 256 * st_.esize);
-        BRAID_RETURN_IF_ERROR(p.status());
+        BRAID_ASSIGN_OR_RETURN(auto p, Alloc(256 * 256 * st_.esize));
         std::vector<uint8_t> zero(256 * 256 * st_.esize, 0);
-        BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(*p, zero.data(), zero.size()));
-        st_.scratch.push_back(*p);
+        BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(p, zero.data(), zero.size()));
+        st_.scratch.push_back(p);
       }
       break;
     }
@@ -125,9 +123,8 @@ class Runner {
       return SetUpPeerInboxes(st_, *peers_, CeWindowOf(st_.layouts, st_.esize), window_);
     }
     if (st_.transport == Transport::kNccl) {
-      auto stage = Alloc(size_t(me.stage_elems) * st_.esize);
-      BRAID_RETURN_IF_ERROR(stage.status());
-      st_.stage = *stage;
+      BRAID_ASSIGN_OR_RETURN(auto stage, Alloc(size_t(me.stage_elems) * st_.esize));
+      st_.stage = stage;
       return JoinCommunicator();
     }
     return Status::Ok();
@@ -138,9 +135,8 @@ class Runner {
   Status JoinCommunicator() {
     Bytes id(sizeof(NcclUniqueId));
     if (st_.rank == 0) {
-      auto uid = st_.api.nccl->GetUniqueId();
-      BRAID_RETURN_IF_ERROR(uid.status());
-      std::memcpy(id.data(), uid->data(), id.size());
+      BRAID_ASSIGN_OR_RETURN(auto uid, st_.api.nccl->GetUniqueId());
+      std::memcpy(id.data(), uid.data(), id.size());
     }
     BRAID_RETURN_IF_ERROR(st_.api.boot->Broadcast(id, 0));
     NcclUniqueId uid{};
@@ -148,9 +144,8 @@ class Runner {
     NcclCommConfig config;
     config.max_ctas = job_.comm_sms;
     config.min_ctas = std::min(job_.comm_sms, 1);
-    auto comm = st_.api.nccl->CommInitRank(st_.plan->tp(), uid, st_.rank, config);
-    BRAID_RETURN_IF_ERROR(comm.status());
-    st_.comm = *comm;
+    BRAID_ASSIGN_OR_RETURN(auto comm, st_.api.nccl->CommInitRank(st_.plan->tp(), uid, st_.rank, config));
+    st_.comm = comm;
     return Status::Ok();
   }
 
@@ -172,22 +167,19 @@ class Runner {
     CudaApi& cuda = *st_.api.cuda;
     st_.send_queue.assign(plan.lanes.size(), nullptr);
     for (const Lane& lane : plan.lanes) {
-      auto s = cuda.CreateStream(lane.priority);
-      BRAID_RETURN_IF_ERROR(s.status());
-      st_.lanes.push_back(*s);
+      BRAID_ASSIGN_OR_RETURN(auto s, cuda.CreateStream(lane.priority));
+      st_.lanes.push_back(s);
     }
     if (st_.transport == Transport::kNccl) {
       for (const Step& s : st_.rank_plan().steps) {
         if (s.kind != StepKind::kSend || st_.send_queue[size_t(s.lane)] != nullptr) continue;
-        auto q = cuda.CreateStream(plan.lanes[size_t(s.lane)].priority);
-        BRAID_RETURN_IF_ERROR(q.status());
-        st_.send_queue[size_t(s.lane)] = *q;
+        BRAID_ASSIGN_OR_RETURN(auto q, cuda.CreateStream(plan.lanes[size_t(s.lane)].priority));
+        st_.send_queue[size_t(s.lane)] = q;
       }
     }
     for (size_t i = 0; i < st_.rank_plan().steps.size(); ++i) {
-      auto e = cuda.CreateEvent();
-      BRAID_RETURN_IF_ERROR(e.status());
-      st_.done.push_back(*e);
+      BRAID_ASSIGN_OR_RETURN(auto e, cuda.CreateEvent());
+      st_.done.push_back(e);
     }
     return Status::Ok();
   }

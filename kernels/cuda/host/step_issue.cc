@@ -208,9 +208,8 @@ Status FlagsCollective(RankState& st, const Step& s, GpuStream lane, uint32_t ep
     const size_t id = size_t(it->second);
     Region part = s.a;
     if (s.collective == CollectiveKind::kReduceScatter) {
-      auto piece = PieceOf(s.a, q, ranks);
-      BRAID_RETURN_IF_ERROR(piece.status());
-      part = *piece;
+      BRAID_ASSIGN_OR_RETURN(auto piece, PieceOf(s.a, q, ranks));
+      part = piece;
     }
     DevPtr dst = Offset(st.peer_inbox[size_t(q)], peer.inbox_off[id] + r * peer.slot_elems[id], st.esize);
     BRAID_RETURN_IF_ERROR(CopyRegionToFlat(st, dst, part, lane));
@@ -218,13 +217,11 @@ Status FlagsCollective(RankState& st, const Step& s, GpuStream lane, uint32_t ep
   }
   // Own contribution first.
   if (s.collective == CollectiveKind::kAllGather) {
-    auto own = PieceOf(s.c, r, ranks);
-    BRAID_RETURN_IF_ERROR(own.status());
-    BRAID_RETURN_IF_ERROR(CopyRegion(st, *own, s.a, lane));
+    BRAID_ASSIGN_OR_RETURN(auto own, PieceOf(s.c, r, ranks));
+    BRAID_RETURN_IF_ERROR(CopyRegion(st, own, s.a, lane));
   } else if (s.collective == CollectiveKind::kReduceScatter) {
-    auto own = PieceOf(s.a, r, ranks);
-    BRAID_RETURN_IF_ERROR(own.status());
-    BRAID_RETURN_IF_ERROR(CopyRegion(st, s.c, *own, lane));
+    BRAID_ASSIGN_OR_RETURN(auto own, PieceOf(s.a, r, ranks));
+    BRAID_RETURN_IF_ERROR(CopyRegion(st, s.c, own, lane));
   } else {
     BRAID_RETURN_IF_ERROR(CopyRegion(st, s.c, s.a, lane));
   }
@@ -233,9 +230,8 @@ Status FlagsCollective(RankState& st, const Step& s, GpuStream lane, uint32_t ep
     BRAID_RETURN_IF_ERROR(st.api.cuda->WaitFlag(FlagAt(st.flags, me.flag[size_t(s.id)] + q), epoch, lane));
     DevPtr from = Offset(st.inbox, me.inbox_off[size_t(s.id)] + q * slot, st.esize);
     if (s.collective == CollectiveKind::kAllGather) {
-      auto piece = PieceOf(s.c, q, ranks);
-      BRAID_RETURN_IF_ERROR(piece.status());
-      BRAID_RETURN_IF_ERROR(CopyFlatToRegion(st, *piece, from, lane));
+      BRAID_ASSIGN_OR_RETURN(auto piece, PieceOf(s.c, q, ranks));
+      BRAID_RETURN_IF_ERROR(CopyFlatToRegion(st, piece, from, lane));
     } else {
       BRAID_RETURN_IF_ERROR(AddFlatInto(st, s.c, from, lane));
     }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "braid/gpu_measure.h"
+#include "braid/median.h"
 
 namespace braid::measure {
 
@@ -51,24 +52,18 @@ class Stage {
 Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, int warmup, int iterations) {
   if (iterations < 1) return Status::Invalid("a median needs at least one timed sample");
   for (int i = 0; i < warmup; ++i) {
-    auto s = sample();
-    if (!s.ok()) return s.status();
+    BRAID_RETURN_IF_ERROR(sample().status());
   }
   std::vector<double> v;
   v.reserve(size_t(iterations));
   for (int i = 0; i < iterations; ++i) {
-    auto s = sample();
-    if (!s.ok()) return s.status();
-    if (!std::isfinite(*s) || *s <= 0) {
-      return Status::Internal("a sample of " + std::to_string(*s) + " ns is not a positive time");
+    BRAID_ASSIGN_OR_RETURN(auto s, sample());
+    if (!std::isfinite(s) || s <= 0) {
+      return Status::Internal("a sample of " + std::to_string(s) + " ns is not a positive time");
     }
-    v.push_back(*s);
+    v.push_back(s);
   }
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + long(mid), v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double upper = v[mid];
-  return (*std::max_element(v.begin(), v.begin() + long(mid)) + upper) / 2;
+  return *Median(std::move(v));  // iterations >= 1
 }
 
 namespace {

@@ -54,9 +54,8 @@ class RealMeasureDevice : public MeasureDevice {
     if (!count.ok()) return Status::Unavailable("no usable CUDA device: " + count.status().message());
     if (*count <= device) return Status::Unavailable("no CUDA device " + std::to_string(device) + " found");
     BRAID_RETURN_IF_ERROR(cuda_->SetDevice(device));
-    auto props = cuda_->Props(device);
-    BRAID_RETURN_IF_ERROR(props.status());
-    props_ = *props;
+    BRAID_ASSIGN_OR_RETURN(auto props, cuda_->Props(device));
+    props_ = props;
     if (props_.cc_major < 8) return Status::Unavailable(props_.name + ": needs compute capability 8.0 or newer");
     int optin = 0;
     BRAID_RETURN_IF_ERROR(
@@ -66,9 +65,8 @@ class RealMeasureDevice : public MeasureDevice {
     smem_bytes_ = optin - 1024;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(AllowMeasureSharedMemory(smem_bytes_)));
     for (GpuStream* s : {&main_, &side_}) {
-      auto st = cuda_->CreateStream(0);
-      BRAID_RETURN_IF_ERROR(st.status());
-      *s = *st;
+      BRAID_ASSIGN_OR_RETURN(auto st, cuda_->CreateStream(0));
+      *s = st;
     }
     for (cudaEvent_t* e : {&start_, &stop_}) BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventCreate(e)));
     for (cudaEvent_t* e : {&fork_, &side_done_}) {
@@ -97,52 +95,44 @@ class RealMeasureDevice : public MeasureDevice {
       auto& set = sets_[i];
       for (const std::pair<DevPtr*, int64_t>& buffer : {std::pair{&set.a, a}, {&set.b, b}, {&set.c, c}}) {
         const size_t elems = size_t(buffer.second);
-        auto p = Alloc(elems * 2);
-        BRAID_RETURN_IF_ERROR(p.status());
-        DevPtr ptr = *buffer.first = *p;
+        BRAID_ASSIGN_OR_RETURN(auto p, Alloc(elems * 2));
+        DevPtr ptr = *buffer.first = p;
         const unsigned seed = unsigned(i + 1);
         BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchFillBf16(ptr, elems, seed, Raw(main_))));
       }
     }
     copy_bytes_ = std::max(plan.sm_copy_bytes, plan.ce_copy_bytes);
     for (DevPtr* p : {&copy_src_, &copy_dst_}) {
-      auto m = Alloc(size_t(copy_bytes_));
-      BRAID_RETURN_IF_ERROR(m.status());
-      *p = *m;
+      BRAID_ASSIGN_OR_RETURN(auto m, Alloc(size_t(copy_bytes_)));
+      *p = m;
     }
     for (DevPtr* p : {&holder_src_, &holder_dst_}) {
-      auto m = Alloc(size_t(kHolderCopyBytes));
-      BRAID_RETURN_IF_ERROR(m.status());
-      *p = *m;
+      BRAID_ASSIGN_OR_RETURN(auto m, Alloc(size_t(kHolderCopyBytes)));
+      *p = m;
     }
-    auto flags = Alloc(64);
-    BRAID_RETURN_IF_ERROR(flags.status());
-    flags_ = *flags;
+    BRAID_ASSIGN_OR_RETURN(auto flags, Alloc(64));
+    flags_ = flags;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemsetAsync(flags_, 0, 64, Raw(main_))));
     // The fused kernel's error record and (unused: no task waits) flags.
-    auto fused_state = Alloc(sizeof(cuda::fused::FusedError) + 64);
-    BRAID_RETURN_IF_ERROR(fused_state.status());
-    fused_state_ = *fused_state;
+    BRAID_ASSIGN_OR_RETURN(auto fused_state, Alloc(sizeof(cuda::fused::FusedError) + 64));
+    fused_state_ = fused_state;
     BRAID_RETURN_IF_ERROR(
         BRAID_CUDA_STATUS(cudaMemsetAsync(fused_state_, 0, sizeof(cuda::fused::FusedError) + 64, Raw(main_))));
     return Finish(main_);
   }
 
   Result<double> GemmNs(const GemmShape& s, int count) override {
-    auto graph = GemmGraph(s, count);
-    BRAID_RETURN_IF_ERROR(graph.status());
+    BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, count));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
-    auto ns = Elapsed();
-    BRAID_RETURN_IF_ERROR(ns.status());
-    return *ns / count;
+    BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
+    return ns / count;
   }
 
   Result<double> GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) override {
     if (held_sms == 0) return GemmNs(s, count);
-    auto graph = GemmGraph(s, count);
-    BRAID_RETURN_IF_ERROR(graph.status());
+    BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, count));
     // started counts every holder CTA ever launched; release carries the
     // generation the current holders stop at.
     auto* started = static_cast<unsigned*>(flags_);
@@ -155,13 +145,12 @@ class RealMeasureDevice : public MeasureDevice {
     // The GEMMs start once every holder CTA sits on its SM.
     BRAID_RETURN_IF_ERROR(cuda_->WaitFlag(started, started_total_, main_));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
     BRAID_RETURN_IF_ERROR(cuda_->WriteFlag(release, generation_, main_));
     BRAID_RETURN_IF_ERROR(Finish(side_));
-    auto ns = Elapsed();
-    BRAID_RETURN_IF_ERROR(ns.status());
-    return *ns / count;
+    BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
+    return ns / count;
   }
 
   Result<double> SmCopyNs(int sms, int64_t bytes) override {
@@ -183,14 +172,13 @@ class RealMeasureDevice : public MeasureDevice {
 
   Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) override {
     if (copy_bytes > copy_bytes_) return Status::Internal("a copy larger than Prepare allocated");
-    auto graph = GemmGraph(s, 1);
-    BRAID_RETURN_IF_ERROR(graph.status());
+    BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, 1));
     // The copy is queued first; the GEMM's stream waits until it is queued.
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, Raw(side_))));
     BRAID_RETURN_IF_ERROR(CeCopy(copy_bytes, side_));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(main_), fork_, 0)));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
     BRAID_RETURN_IF_ERROR(Finish(side_));
     return Elapsed();
@@ -201,9 +189,8 @@ class RealMeasureDevice : public MeasureDevice {
     if (launcher == Launcher::kHost) {
       BRAID_RETURN_IF_ERROR(IssueGapPair(gap, slots));
     } else {
-      auto exec = GapGraph(gap, slots);
-      BRAID_RETURN_IF_ERROR(exec.status());
-      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(*exec, Raw(main_))));
+      BRAID_ASSIGN_OR_RETURN(auto exec, GapGraph(gap, slots));
+      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(exec, Raw(main_))));
     }
     BRAID_RETURN_IF_ERROR(Finish(main_));
     uint64_t t[2] = {0, 0};
@@ -215,17 +202,15 @@ class RealMeasureDevice : public MeasureDevice {
   // Rank 0 of a loopback ag_gemm: its gathered A is set 0's, every peer's A
   // is set 1's (each pull reads the peer's own rows of it).
   Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) override {
-    auto launch = FusedLaunchFor(s, comm_sms, ranks, part);
-    BRAID_RETURN_IF_ERROR(launch.status());
+    BRAID_ASSIGN_OR_RETURN(auto launch, FusedLaunchFor(s, comm_sms, ranks, part));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    for (int i = 0; i < count; ++i) BRAID_RETURN_IF_ERROR(fused_->Launch(*launch, main_));
+    for (int i = 0; i < count; ++i) BRAID_RETURN_IF_ERROR(fused_->Launch(launch, main_));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
-    auto ns = Elapsed();
-    BRAID_RETURN_IF_ERROR(ns.status());
+    BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
     cuda::fused::FusedError e;
     BRAID_RETURN_IF_ERROR(cuda_->Download(&e, fused_state_, sizeof e));
     if (e.code != 0) return Status::Internal("the fused kernel reported error " + std::to_string(e.code));
-    return *ns / count;
+    return ns / count;
   }
 
  private:
@@ -290,10 +275,9 @@ class RealMeasureDevice : public MeasureDevice {
     // stream is allocated on first use, which a capture must not see.
     BRAID_RETURN_IF_ERROR(IssueGemms(s, 1));
     BRAID_RETURN_IF_ERROR(Finish(main_));
-    auto exec = Capture([&] { return IssueGemms(s, count); });
-    BRAID_RETURN_IF_ERROR(exec.status());
-    graphs_[key] = *exec;
-    return *exec;
+    BRAID_ASSIGN_OR_RETURN(auto exec, Capture([&] { return IssueGemms(s, count); }));
+    graphs_[key] = exec;
+    return exec;
   }
 
   // Two stamps: on one stream, or across main_ and side_ joined by an event.
@@ -310,25 +294,23 @@ class RealMeasureDevice : public MeasureDevice {
 
   Result<cudaGraphExec_t> GapGraph(Gap gap, uint64_t* slots) {
     if (auto it = gap_graphs_.find(gap); it != gap_graphs_.end()) return it->second;
-    auto exec = Capture([&] { return IssueGapPair(gap, slots); });
-    BRAID_RETURN_IF_ERROR(exec.status());
-    gap_graphs_[gap] = *exec;
-    return *exec;
+    BRAID_ASSIGN_OR_RETURN(auto exec, Capture([&] { return IssueGapPair(gap, slots); }));
+    gap_graphs_[gap] = exec;
+    return exec;
   }
 
   // The probe's tables for one point, uploaded once.
   Result<cuda::fused::FusedLaunch> FusedLaunchFor(const GemmShape& s, int comm_sms, int ranks, FusedPart part) {
     const auto key = std::tuple{s.m, s.n, s.k, comm_sms, ranks, int(part)};
     if (auto it = fused_launches_.find(key); it != fused_launches_.end()) return it->second;
-    auto tables = FusedProbeTables(s, comm_sms, ranks, props_.sm_count, part);
-    BRAID_RETURN_IF_ERROR(tables.status());
+    BRAID_ASSIGN_OR_RETURN(auto tables, FusedProbeTables(s, comm_sms, ranks, props_.sm_count, part));
     cuda::fused::FusedLaunch l;
     l.op = 0;
     l.rank = 0;
     l.ranks = ranks;
     l.m = int32_t(s.m), l.n = int32_t(s.n), l.k = int32_t(s.k);
     l.dtype = 0;
-    l.ctas = tables->ctas();
+    l.ctas = tables.ctas();
     l.epoch = 1;
     l.timeout_ns = kHolderTimeoutNs;
     const auto upload = [&](const void* data, size_t bytes) -> Result<DevPtr> {
@@ -337,15 +319,13 @@ class RealMeasureDevice : public MeasureDevice {
       if (bytes > 0) BRAID_RETURN_IF_ERROR(cuda_->Upload(*p, data, bytes));
       return p;
     };
-    auto tasks = upload(tables->tasks.data(), tables->tasks.size() * sizeof(cuda::fused::FusedTask));
-    BRAID_RETURN_IF_ERROR(tasks.status());
-    auto waits = upload(tables->waits.data(), tables->waits.size() * sizeof(cuda::fused::FlagRef));
-    BRAID_RETURN_IF_ERROR(waits.status());
-    auto begin = upload(tables->cta_begin.data(), tables->cta_begin.size() * sizeof(int32_t));
-    BRAID_RETURN_IF_ERROR(begin.status());
-    l.tasks = static_cast<const cuda::fused::FusedTask*>(*tasks);
-    l.waits = static_cast<const cuda::fused::FlagRef*>(*waits);
-    l.cta_begin = static_cast<const int32_t*>(*begin);
+    BRAID_ASSIGN_OR_RETURN(auto tasks,
+                           upload(tables.tasks.data(), tables.tasks.size() * sizeof(cuda::fused::FusedTask)));
+    BRAID_ASSIGN_OR_RETURN(auto waits, upload(tables.waits.data(), tables.waits.size() * sizeof(cuda::fused::FlagRef)));
+    BRAID_ASSIGN_OR_RETURN(auto begin, upload(tables.cta_begin.data(), tables.cta_begin.size() * sizeof(int32_t)));
+    l.tasks = static_cast<const cuda::fused::FusedTask*>(tasks);
+    l.waits = static_cast<const cuda::fused::FlagRef*>(waits);
+    l.cta_begin = static_cast<const int32_t*>(begin);
     for (int q = 0; q < ranks; ++q) {
       l.a[q] = q == 0 ? sets_[0].a : sets_[1].a;
       l.flags[q] = reinterpret_cast<uint32_t*>(static_cast<char*>(fused_state_) + sizeof(cuda::fused::FusedError));

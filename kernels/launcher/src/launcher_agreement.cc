@@ -32,19 +32,18 @@ Status DecodeStatus(const Blob& b) {
 }  // namespace
 
 Status AgreeOnStatus(Launcher& launcher, const Status& mine) {
-  auto all = launcher.Gather(EncodeStatus(mine));
-  if (!all.ok()) return all.status();
+  BRAID_ASSIGN_OR_RETURN(auto all, launcher.Gather(EncodeStatus(mine)));
   Blob verdict = EncodeStatus(Status::Ok());
   if (launcher.is_root()) {
     int failed = 0, first = -1;
-    for (size_t r = 0; r < all->size(); ++r) {
-      if ((*all)[r].empty() || (*all)[r][0] != 0) {
+    for (size_t r = 0; r < all.size(); ++r) {
+      if (all[r].empty() || all[r][0] != 0) {
         ++failed;
         if (first < 0) first = int(r);
       }
     }
     if (first >= 0) {
-      const Status s = DecodeStatus((*all)[size_t(first)]);
+      const Status s = DecodeStatus(all[size_t(first)]);
       verdict = failed < launcher.world_size() && !s.ok()
                     ? EncodeStatus(WithContext(s, "rank " + std::to_string(first)))
                     : EncodeStatus(s);

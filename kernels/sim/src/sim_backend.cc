@@ -48,18 +48,17 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   // The check builds the plan's graph; the engine reuses it.
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan, engine_->graph()));
-  auto makespan = Simulate(plan, true);
-  if (!makespan.ok()) return makespan.status();
+  BRAID_ASSIGN_OR_RETURN(auto makespan, Simulate(plan, true));
 
   RunOutput out;
   out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
   out.notes.push_back("sim computes no data: timings are simulated on " + gpu_.name + " / " + topo_.name);
   if (options.verify) out.notes.push_back("verification does not apply to sim (sim computes no data)");
-  out.iteration_ns.assign(size_t(options.iters), *makespan);
+  out.iteration_ns.assign(size_t(options.iters), makespan);
   if (!options.trace) return out;
   out.events.reserve(size_t(options.iters) * plan.total_steps());
   for (int it = 0; it < options.iters; ++it) {
-    const int64_t offset = int64_t(it) * *makespan;
+    const int64_t offset = int64_t(it) * makespan;
     for (int r = 0; r < plan.tp(); ++r) {
       for (const Step& s : plan.ranks[size_t(r)].steps) {
         const int g = engine_->first_step(r) + s.id;
@@ -99,21 +98,19 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
 }
 
 Result<SimHardware> LoadSimHardware(const std::string& topology_name_or_file) {
-  auto topo = LoadTopology(topology_name_or_file);
-  if (!topo.ok()) return topo.status();
-  auto gpu = LoadGpu(topo->gpu);
+  BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(topology_name_or_file));
+  auto gpu = LoadGpu(topo.gpu);
   if (!gpu.ok()) {
     return Status(gpu.status().code() == StatusCode::kNotFound
-                      ? Status::NotFound("topology '" + topo->name + "': " + gpu.status().message())
+                      ? Status::NotFound("topology '" + topo.name + "': " + gpu.status().message())
                       : gpu.status());
   }
-  return SimHardware{std::move(*gpu), std::move(*topo)};
+  return SimHardware{std::move(*gpu), std::move(topo)};
 }
 
 Result<std::unique_ptr<Backend>> MakeSimBackend(const std::string& topology_name_or_file) {
-  auto hw = LoadSimHardware(topology_name_or_file);
-  if (!hw.ok()) return hw.status();
-  return std::unique_ptr<Backend>(std::make_unique<SimBackend>(std::move(hw->gpu), std::move(hw->topo)));
+  BRAID_ASSIGN_OR_RETURN(auto hw, LoadSimHardware(topology_name_or_file));
+  return std::unique_ptr<Backend>(std::make_unique<SimBackend>(std::move(hw.gpu), std::move(hw.topo)));
 }
 
 }  // namespace braid

@@ -18,9 +18,8 @@ Result<GemmShape> ParseGemmShape(std::string_view text, std::string_view flag) {
     if (comma == std::string_view::npos || (i == 2 && text.find(',', pos) != std::string_view::npos)) {
       return Status::Invalid(std::string(flag) + " wants M,N,K (three sizes), got '" + OneLine(text) + "'");
     }
-    auto v = ParseSize(text.substr(pos, comma - pos), flag);
-    if (!v.ok()) return v.status();
-    dims[i] = *v;
+    BRAID_ASSIGN_OR_RETURN(auto v, ParseSize(text.substr(pos, comma - pos), flag));
+    dims[i] = v;
     pos = comma + 1;
   }
   return GemmShape{dims[0], dims[1], dims[2]};
@@ -78,27 +77,23 @@ CheckRow Row(std::string what, double measured, double predicted, std::string so
 }  // namespace
 
 Result<std::vector<CheckRow>> CheckCalibration() {
-  auto points = BuiltinCalibrationPoints();
-  if (!points.ok()) return points.status();
+  BRAID_ASSIGN_OR_RETURN(auto points, BuiltinCalibrationPoints());
   std::vector<CheckRow> rows;
-  for (const GemmPoint& p : points->gemm) {
-    auto gpu = LoadGpu(p.gpu);
-    if (!gpu.ok()) return gpu.status();
+  for (const GemmPoint& p : points.gemm) {
+    BRAID_ASSIGN_OR_RETURN(auto gpu, LoadGpu(p.gpu));
     const std::string head = p.gpu + " " + std::string(DTypeName(p.dtype)) + " gemm ";
     if (p.best) {
-      rows.push_back(Row(head + "best shape TFLOP/s", p.tflops, BestGemm(*gpu, p.dtype).tflops, p.source));
+      rows.push_back(Row(head + "best shape TFLOP/s", p.tflops, BestGemm(gpu, p.dtype).tflops, p.source));
     } else {
       const std::string shape = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
       rows.push_back(
-          Row(head + shape + " TFLOP/s", p.tflops, PredictGemm(*gpu, p.m, p.n, p.k, p.dtype).tflops, p.source));
+          Row(head + shape + " TFLOP/s", p.tflops, PredictGemm(gpu, p.m, p.n, p.k, p.dtype).tflops, p.source));
     }
   }
-  for (const CollectivePoint& p : points->collective) {
-    auto topo = LoadTopology(p.topology);
-    if (!topo.ok()) return topo.status();
-    auto kind = ParseCollectiveKind(p.kind);
-    if (!kind.ok()) return kind.status();
-    const CollectivePrediction c = PredictCollective(*topo, *kind, p.bytes, p.ranks);
+  for (const CollectivePoint& p : points.collective) {
+    BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(p.topology));
+    BRAID_ASSIGN_OR_RETURN(auto kind, ParseCollectiveKind(p.kind));
+    const CollectivePrediction c = PredictCollective(topo, kind, p.bytes, p.ranks);
     rows.push_back(
         Row(p.topology + " x" + std::to_string(p.ranks) + " " + p.kind + " " + SizeText(p.bytes) + " busbw GB/s",
             p.busbw_gbs, c.busbw_gbps, p.source));

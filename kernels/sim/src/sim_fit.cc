@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <random>
 
+#include "braid/median.h"
 #include "braid/sim_models.h"
+#include "braid/toml_quote.h"
 
 namespace braid::sim {
 
@@ -256,17 +258,12 @@ GpuSpec Polish(GpuSpec best, const MeasuredBoard& board, double* loss) {
   return best;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
 // The fused kernel's two figures, read straight from fused_kernel.csv:
 // fused_gemm_efficiency = the chosen kernel's time on the SMs the fused
 // kernel leaves its GEMM (at this board's own rate) over the measured one,
 // at most 1; fused_sm_transfer_gbs = bytes / time / comm CTAs. Medians.
 // (The check's transfer rows also cap the rate by what the SMs copy.)
+// @pre board.fused is not empty.
 void FitFusedKernel(const MeasuredBoard& board, GpuSpec* g, std::vector<FittedParameter>* params) {
   GpuSpec own = *g;
   own.board_rate = CheckMeasuredBoard(*g, board).board_rate;
@@ -280,8 +277,8 @@ void FitFusedKernel(const MeasuredBoard& board, GpuSpec* g, std::vector<FittedPa
     eff.push_back(FusedGemmBodyNs(own, f) / body(f.gemm_ns));
     gbs.push_back(double(f.bytes) / body(f.transfer_ns) / double(f.comm_sms));
   }
-  params->push_back({"fused_gemm_efficiency", g->fused_gemm_efficiency, std::clamp(Median(eff), 0.01, 1.0)});
-  params->push_back({"fused_sm_transfer_gbs", g->fused_sm_transfer_gbs, std::min(Median(gbs), 1e5)});
+  params->push_back({"fused_gemm_efficiency", g->fused_gemm_efficiency, std::clamp(*Median(eff), 0.01, 1.0)});
+  params->push_back({"fused_sm_transfer_gbs", g->fused_sm_transfer_gbs, std::min(*Median(gbs), 1e5)});
   g->fused_gemm_efficiency = params->end()[-2].after;
   g->fused_sm_transfer_gbs = params->back().after;
 }
@@ -383,15 +380,7 @@ std::string GpuToml(const GpuSpec& g) {
     out += s;
   };
   const auto integer = [&](const char* key, int v) { out += std::string(key) + " = " + std::to_string(v) + "\n"; };
-  const auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') q += '\\';
-      q += c;
-    }
-    return q + "\"";
-  };
-  out += "name = " + quoted(g.name) + "\n";
+  out += "name = " + TomlQuote(g.name) + "\n";
   integer("sm_count", g.sm_count);
   num("tflops_bf16", g.tflops_bf16);
   num("tflops_fp16", g.tflops_fp16);
@@ -418,7 +407,7 @@ std::string GpuToml(const GpuSpec& g) {
   num("hbm_ce_weight", g.hbm_ce_weight);
   num("fused_gemm_efficiency", g.fused_gemm_efficiency);
   num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
-  out += "source = " + quoted(g.source) + "\n";
+  out += "source = " + TomlQuote(g.source) + "\n";
   for (const GemmKernel& k : g.kernels) {
     out += "\n[[kernel]]\n";
     integer("tile_m", k.tile_m);

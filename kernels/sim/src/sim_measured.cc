@@ -55,24 +55,22 @@ class Csv {
   }
   // A finite number > 0 (>= 0 when zero_ok).
   Result<double> Number(size_t r, const char* col, bool zero_ok = false) const {
-    auto t = Text(r, col);
-    if (!t.ok()) return t.status();
+    BRAID_ASSIGN_OR_RETURN(auto t, Text(r, col));
     double v = 0;
-    const char* end = t->data() + t->size();
-    auto [p, ec] = std::from_chars(t->data(), end, v);
+    const char* end = t.data() + t.size();
+    auto [p, ec] = std::from_chars(t.data(), end, v);
     if (ec != std::errc() || p != end || !std::isfinite(v)) {
-      return Status::Invalid(Where(r, col) + ": '" + *t + "' is not a number");
+      return Status::Invalid(Where(r, col) + ": '" + t + "' is not a number");
     }
     if (v < 0 || (v == 0 && !zero_ok)) {
-      return Status::Invalid(Where(r, col) + ": must be " + (zero_ok ? "at least 0" : "positive") + ", got " + *t);
+      return Status::Invalid(Where(r, col) + ": must be " + (zero_ok ? "at least 0" : "positive") + ", got " + t);
     }
     return v;
   }
   Result<int64_t> Integer(size_t r, const char* col, bool zero_ok = false) const {
-    auto v = Number(r, col, zero_ok);
-    if (!v.ok()) return v.status();
-    if (*v != std::floor(*v) || *v > 1e12) return Status::Invalid(Where(r, col) + ": must be a whole number");
-    return int64_t(*v);
+    BRAID_ASSIGN_OR_RETURN(auto v, Number(r, col, zero_ok));
+    if (v != std::floor(v) || v > 1e12) return Status::Invalid(Where(r, col) + ": must be a whole number");
+    return int64_t(v);
   }
   const std::string& name() const { return name_; }
   std::string Where(size_t r, const char* col) const { return name_ + ":" + std::to_string(lines_[r]) + ": " + col; }
@@ -89,13 +87,11 @@ Status ReadGemm(const Csv& c, MeasuredBoard* b) {
   for (size_t r = 0; r < c.rows(); ++r) {
     MeasuredGemm g;
     for (auto [col, dst] : {std::pair{"m", &g.m}, {"n", &g.n}, {"k", &g.k}}) {
-      auto v = c.Integer(r, col);
-      if (!v.ok()) return v.status();
-      *dst = *v;
+      BRAID_ASSIGN_OR_RETURN(auto v, c.Integer(r, col));
+      *dst = v;
     }
-    auto t = c.Number(r, "time_ms");
-    if (!t.ok()) return t.status();
-    g.time_ns = *t * 1e6;
+    BRAID_ASSIGN_OR_RETURN(auto t, c.Number(r, "time_ms"));
+    g.time_ns = t * 1e6;
     b->gemm.push_back(g);
   }
   return Status::Ok();
@@ -106,29 +102,24 @@ Status ReadHeld(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   for (size_t r = 0; r < c.rows(); ++r) {
     MeasuredHeldGemm h;
     for (auto [col, dst] : {std::pair{"m", &h.m}, {"n", &h.n}, {"k", &h.k}}) {
-      auto v = c.Integer(r, col);
-      if (!v.ok()) return v.status();
-      *dst = *v;
+      BRAID_ASSIGN_OR_RETURN(auto v, c.Integer(r, col));
+      *dst = v;
     }
-    auto holder = c.Text(r, "holder");
-    if (!holder.ok()) return holder.status();
-    if (*holder != "spin" && *holder != "copy") {
-      return Status::Invalid(c.Where(r, "holder") + ": must be spin or copy, got '" + *holder + "'");
+    BRAID_ASSIGN_OR_RETURN(auto holder, c.Text(r, "holder"));
+    if (holder != "spin" && holder != "copy") {
+      return Status::Invalid(c.Where(r, "holder") + ": must be spin or copy, got '" + holder + "'");
     }
-    h.copying = *holder == "copy";
-    auto held = c.Integer(r, "held_sms", true);
-    if (!held.ok()) return held.status();
-    if (*held >= gpu.sm_count) {
-      return Status::Invalid(c.Where(r, "held_sms") + ": " + std::to_string(*held) + " is not below " + gpu.name +
+    h.copying = holder == "copy";
+    BRAID_ASSIGN_OR_RETURN(auto held, c.Integer(r, "held_sms", true));
+    if (held >= gpu.sm_count) {
+      return Status::Invalid(c.Where(r, "held_sms") + ": " + std::to_string(held) + " is not below " + gpu.name +
                              "'s " + std::to_string(gpu.sm_count) + " SMs");
     }
-    h.held_sms = int(*held);
-    auto t = c.Number(r, "time_ms");
-    if (!t.ok()) return t.status();
-    auto a = c.Number(r, "alone_ms");
-    if (!a.ok()) return a.status();
-    h.time_ns = *t * 1e6;
-    h.alone_ns = *a * 1e6;
+    h.held_sms = int(held);
+    BRAID_ASSIGN_OR_RETURN(auto t, c.Number(r, "time_ms"));
+    BRAID_ASSIGN_OR_RETURN(auto a, c.Number(r, "alone_ms"));
+    h.time_ns = t * 1e6;
+    h.alone_ns = a * 1e6;
     b->held.push_back(h);
   }
   return Status::Ok();
@@ -139,23 +130,19 @@ Status ReadFused(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   for (size_t r = 0; r < c.rows(); ++r) {
     MeasuredFused f;
     for (auto [col, dst] : {std::pair{"m", &f.m}, {"n", &f.n}, {"k", &f.k}, {"bytes", &f.bytes}}) {
-      auto v = c.Integer(r, col);
-      if (!v.ok()) return v.status();
-      *dst = *v;
+      BRAID_ASSIGN_OR_RETURN(auto v, c.Integer(r, col));
+      *dst = v;
     }
-    auto s = c.Integer(r, "comm_sms");
-    if (!s.ok()) return s.status();
-    if (*s >= gpu.sm_count) {
-      return Status::Invalid(c.Where(r, "comm_sms") + ": " + std::to_string(*s) + " leaves no SMs of " + gpu.name +
+    BRAID_ASSIGN_OR_RETURN(auto s, c.Integer(r, "comm_sms"));
+    if (s >= gpu.sm_count) {
+      return Status::Invalid(c.Where(r, "comm_sms") + ": " + std::to_string(s) + " leaves no SMs of " + gpu.name +
                              "'s " + std::to_string(gpu.sm_count) + " for the GEMM");
     }
-    f.comm_sms = int(*s);
-    auto g = c.Number(r, "gemm_ms");
-    if (!g.ok()) return g.status();
-    auto t = c.Number(r, "transfer_ms");
-    if (!t.ok()) return t.status();
-    f.gemm_ns = *g * 1e6;
-    f.transfer_ns = *t * 1e6;
+    f.comm_sms = int(s);
+    BRAID_ASSIGN_OR_RETURN(auto g, c.Number(r, "gemm_ms"));
+    BRAID_ASSIGN_OR_RETURN(auto t, c.Number(r, "transfer_ms"));
+    f.gemm_ns = g * 1e6;
+    f.transfer_ns = t * 1e6;
     b->fused.push_back(f);
   }
   return Status::Ok();
@@ -164,15 +151,13 @@ Status ReadFused(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
 Status ReadCopyBw(const Csv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   BRAID_RETURN_IF_ERROR(c.Require({"sms", "gbs_read_plus_write"}));
   for (size_t r = 0; r < c.rows(); ++r) {
-    auto s = c.Integer(r, "sms");
-    if (!s.ok()) return s.status();
-    if (*s > gpu.sm_count) {
-      return Status::Invalid(c.Where(r, "sms") + ": " + std::to_string(*s) + " is more than " + gpu.name + "'s " +
+    BRAID_ASSIGN_OR_RETURN(auto s, c.Integer(r, "sms"));
+    if (s > gpu.sm_count) {
+      return Status::Invalid(c.Where(r, "sms") + ": " + std::to_string(s) + " is more than " + gpu.name + "'s " +
                              std::to_string(gpu.sm_count) + " SMs");
     }
-    auto g = c.Number(r, "gbs_read_plus_write");
-    if (!g.ok()) return g.status();
-    b->copy_bw.push_back({int(*s), *g});
+    BRAID_ASSIGN_OR_RETURN(auto g, c.Number(r, "gbs_read_plus_write"));
+    b->copy_bw.push_back({int(s), g});
   }
   return Status::Ok();
 }
@@ -183,12 +168,10 @@ Status ReadPairs(const Csv& c, std::initializer_list<std::pair<const char*, doub
   for (auto [name, dst] : want) {
     bool found = false;
     for (size_t r = 0; r < c.rows() && !found; ++r) {
-      auto w = c.Text(r, "what");
-      if (!w.ok()) return w.status();
-      if (*w != name) continue;
-      auto v = c.Number(r, "value");
-      if (!v.ok()) return v.status();
-      *dst = *v;
+      BRAID_ASSIGN_OR_RETURN(auto w, c.Text(r, "what"));
+      if (w != name) continue;
+      BRAID_ASSIGN_OR_RETURN(auto v, c.Number(r, "value"));
+      *dst = v;
       found = true;
     }
     if (!found) return Status::Invalid(c.name() + ": no row '" + name + "'");
@@ -243,14 +226,12 @@ Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& g
     BRAID_RETURN_IF_ERROR(c->Require({"what", "ns_p50"}));
     MeasuredLaunch& l = b.launch;
     for (size_t r = 0; r < c->rows(); ++r) {
-      auto w = c->Text(r, "what");
-      if (!w.ok()) return w.status();
-      auto v = c->Number(r, "ns_p50");
-      if (!v.ok()) return v.status();
-      if (*w == "same_stream_start_to_start") l.same_stream_ns = *v;
-      if (*w == "cross_stream_event_wait_start_to_start") l.cross_stream_ns = *v;
-      if (*w == "graph_same_stream_start_to_start") l.graph_same_stream_ns = *v;
-      if (*w == "graph_cross_stream_event_wait_start_to_start") l.graph_cross_stream_ns = *v;
+      BRAID_ASSIGN_OR_RETURN(auto w, c->Text(r, "what"));
+      BRAID_ASSIGN_OR_RETURN(auto v, c->Number(r, "ns_p50"));
+      if (w == "same_stream_start_to_start") l.same_stream_ns = v;
+      if (w == "cross_stream_event_wait_start_to_start") l.cross_stream_ns = v;
+      if (w == "graph_same_stream_start_to_start") l.graph_same_stream_ns = v;
+      if (w == "graph_cross_stream_event_wait_start_to_start") l.graph_cross_stream_ns = v;
     }
     l.present = l.same_stream_ns > 0 && l.cross_stream_ns > 0;
   } else if (c.status().code() != StatusCode::kNotFound) {

@@ -115,9 +115,7 @@ Result<int64_t> PerturbedSimBackend::TrueTimeNs(const Plan& plan) {
 }
 
 Result<RunOutput> PerturbedSimBackend::Run(const Plan& plan, const RunOptions& options) {
-  auto out = sim_.Run(plan, options);
-  if (!out.ok()) return out.status();
-  RunOutput& o = *out;
+  BRAID_ASSIGN_OR_RETURN(RunOutput o, sim_.Run(plan, options));
   const size_t iters = o.iteration_ns.size();
   // Each iteration's factor, its start in the plain sim output (the sim
   // places iteration i at i·makespan) and its start after the noise.
@@ -140,7 +138,7 @@ Result<RunOutput> PerturbedSimBackend::Run(const Plan& plan, const RunOptions& o
   }
   o.notes.push_back("perturbed sim (" + Describe(perturbation_) + "), measurement noise " +
                     std::to_string(noise_rel_ * 100.0) + " % (1 sigma)");
-  return out;
+  return o;
 }
 
 Result<std::unique_ptr<PerturbedSimBackend>> MakePerturbedSim(const std::string& topology_name_or_file,
@@ -150,18 +148,16 @@ Result<std::unique_ptr<PerturbedSimBackend>> MakePerturbedSim(const std::string&
   if (!std::isfinite(noise_rel) || noise_rel < 0 || noise_rel >= 0.25) {
     return Status::Invalid("perturbed sim: noise_rel must be in [0, 0.25) (4 sigma below 100 %)");
   }
-  auto hw = LoadSimHardware(topology_name_or_file);
-  if (!hw.ok()) return hw.status();
-  return std::make_unique<PerturbedSimBackend>(std::move(hw->gpu), std::move(hw->topo), perturbation, noise_rel,
+  BRAID_ASSIGN_OR_RETURN(auto hw, LoadSimHardware(topology_name_or_file));
+  return std::make_unique<PerturbedSimBackend>(std::move(hw.gpu), std::move(hw.topo), perturbation, noise_rel,
                                                noise_seed);
 }
 
 Result<std::unique_ptr<Backend>> MakePerturbedSimBackend(const std::string& topology_name_or_file,
                                                          const SimPerturbation& perturbation, double noise_rel,
                                                          uint64_t noise_seed) {
-  auto b = MakePerturbedSim(topology_name_or_file, perturbation, noise_rel, noise_seed);
-  if (!b.ok()) return b.status();
-  return std::unique_ptr<Backend>(std::move(*b));
+  BRAID_ASSIGN_OR_RETURN(auto b, MakePerturbedSim(topology_name_or_file, perturbation, noise_rel, noise_seed));
+  return std::unique_ptr<Backend>(std::move(b));
 }
 
 }  // namespace braid

@@ -176,9 +176,8 @@ Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths) {
   for (int i = 0; i < world; ++i) {
     importers::PaddedBytes json;
     BRAID_RETURN_IF_ERROR(importers::ReadMaybeGzip(paths[size_t(i)], &json));
-    Result<ImportedRank> rank = importers::ParseKinetoJson(json, paths[size_t(i)], i, world);
-    if (!rank.ok()) return rank.status();
-    trace.ranks.push_back(std::move(rank).value());
+    BRAID_ASSIGN_OR_RETURN(ImportedRank rank, importers::ParseKinetoJson(json, paths[size_t(i)], i, world));
+    trace.ranks.push_back(std::move(rank));
   }
   return trace;
 }

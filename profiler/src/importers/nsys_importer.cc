@@ -149,11 +149,10 @@ namespace braid {
 
 Result<ImportedTrace> ImportNsys(const std::string& sqlite_path) {
   using namespace importers;
-  Result<SqliteDb> db = SqliteDb::OpenReadOnly(sqlite_path);
-  if (!db.ok()) return db.status();
+  BRAID_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(sqlite_path));
   NsysRows rows;
-  BRAID_RETURN_IF_ERROR(ReadNsysRows(*db, &rows));
-  if (rows.gpu.empty()) return db->Fail("empty trace: no kernels, memcpys or memsets");
+  BRAID_RETURN_IF_ERROR(ReadNsysRows(db, &rows));
+  if (rows.gpu.empty()) return db.Fail("empty trace: no kernels, memcpys or memsets");
 
   std::map<int, int> rank_of_device;
   for (const NsysGpuRow& r : rows.gpu) rank_of_device.emplace(r.device, 0);

@@ -76,132 +76,121 @@ Status RowReader::ReadGpuCommon(const SqliteStmt& s, std::string_view table, Nsy
 }
 
 Status RowReader::ReadKernels() {
-  Result<std::set<std::string>> cols = db_.Columns(kKernelTable);
-  if (!cols.ok()) return cols.status();
+  BRAID_ASSIGN_OR_RETURN(std::set<std::string> cols, db_.Columns(kKernelTable));
   for (const char* need : {"start", "end", "deviceId", "streamId"}) {
-    if (!cols->contains(need)) {
+    if (!cols.contains(need)) {
       return db_.Fail("not an Nsight Systems export: CUPTI_ACTIVITY_KIND_KERNEL has no " + std::string(need) +
                       " column");
     }
   }
-  if (!cols->contains("demangledName") && !cols->contains("shortName")) {
+  if (!cols.contains("demangledName") && !cols.contains("shortName")) {
     return db_.Fail("not an Nsight Systems export: CUPTI_ACTIVITY_KIND_KERNEL has no kernel name column");
   }
-  const std::string sql = "SELECT k.start, k.end, k.deviceId, k.streamId, " + Col(*cols, "k", "correlationId") + ", " +
-                          Col(*cols, "k", "globalPid") +
+  const std::string sql = "SELECT k.start, k.end, k.deviceId, k.streamId, " + Col(cols, "k", "correlationId") + ", " +
+                          Col(cols, "k", "globalPid") +
                           ", COALESCE(d.value, s.value, '') FROM CUPTI_ACTIVITY_KIND_KERNEL k"
                           " LEFT JOIN StringIds d ON d.id = " +
-                          Col(*cols, "k", "demangledName") +
-                          " LEFT JOIN StringIds s ON s.id = " + Col(*cols, "k", "shortName");
-  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
-  if (!s.ok()) return s.status();
-  while (s->Next()) {
+                          Col(cols, "k", "demangledName") +
+                          " LEFT JOIN StringIds s ON s.id = " + Col(cols, "k", "shortName");
+  BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
+  while (s.Next()) {
     NsysGpuRow row;
-    BRAID_RETURN_IF_ERROR(ReadGpuCommon(*s, kKernelTable, &row));
-    row.name = s->Text(6);
+    BRAID_RETURN_IF_ERROR(ReadGpuCommon(s, kKernelTable, &row));
+    row.name = s.Text(6);
     out_->gpu.push_back(std::move(row));
   }
-  return s->status();
+  return s.status();
 }
 
 Status RowReader::ReadCopies(std::string_view table, NsysGpuKind kind) {
-  Result<std::set<std::string>> cols = db_.Columns(table);
-  if (!cols.ok()) return cols.status();
-  if (cols->empty()) return Status::Ok();  // optional table
+  BRAID_ASSIGN_OR_RETURN(std::set<std::string> cols, db_.Columns(table));
+  if (cols.empty()) return Status::Ok();  // optional table
   for (const char* need : {"start", "end", "deviceId", "streamId"}) {
-    if (!cols->contains(need)) return Status::Ok();  // not the table we know: skip it
+    if (!cols.contains(need)) return Status::Ok();  // not the table we know: skip it
   }
   const bool memcpy = kind == NsysGpuKind::kMemcpy;
-  const bool have_kinds = memcpy && cols->contains("srcKind") && cols->contains("dstKind");
-  const std::string sql = "SELECT t.start, t.end, t.deviceId, t.streamId, " + Col(*cols, "t", "correlationId") + ", " +
-                          Col(*cols, "t", "globalPid") + ", " + Col(*cols, "t", "bytes") + ", " +
-                          (memcpy ? Col(*cols, "t", "copyKind") : Col(*cols, "t", "memKind")) + ", " +
-                          Col(*cols, "t", "srcKind") + ", " + Col(*cols, "t", "dstKind") + " FROM \"" +
+  const bool have_kinds = memcpy && cols.contains("srcKind") && cols.contains("dstKind");
+  const std::string sql = "SELECT t.start, t.end, t.deviceId, t.streamId, " + Col(cols, "t", "correlationId") + ", " +
+                          Col(cols, "t", "globalPid") + ", " + Col(cols, "t", "bytes") + ", " +
+                          (memcpy ? Col(cols, "t", "copyKind") : Col(cols, "t", "memKind")) + ", " +
+                          Col(cols, "t", "srcKind") + ", " + Col(cols, "t", "dstKind") + " FROM \"" +
                           std::string(table) + "\" t";
-  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
-  if (!s.ok()) return s.status();
-  while (s->Next()) {
+  BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
+  while (s.Next()) {
     NsysGpuRow row;
     row.kind = kind;
-    BRAID_RETURN_IF_ERROR(ReadGpuCommon(*s, table, &row));
-    row.bytes = s->IsNull(6) ? 0 : s->Int(6);
-    const int64_t k = s->IsNull(7) ? -1 : s->Int(7);
+    BRAID_RETURN_IF_ERROR(ReadGpuCommon(s, table, &row));
+    row.bytes = s.IsNull(6) ? 0 : s.Int(6);
+    const int64_t k = s.IsNull(7) ? -1 : s.Int(7);
     if (memcpy) {
-      row.name = MemcpyName(k, s->Int(8), s->Int(9), have_kinds);
+      row.name = MemcpyName(k, s.Int(8), s.Int(9), have_kinds);
     } else {
       row.name = MemsetName(k);
     }
     out_->gpu.push_back(std::move(row));
   }
-  return s->status();
+  return s.status();
 }
 
 Status RowReader::ReadRuntime() {
-  Result<std::set<std::string>> cols = db_.Columns("CUPTI_ACTIVITY_KIND_RUNTIME");
-  if (!cols.ok()) return cols.status();
-  if (!cols->contains("start") || !cols->contains("end")) return Status::Ok();
-  const std::string sql = "SELECT r.start, r.end, " + Col(*cols, "r", "correlationId") + ", " +
-                          Col(*cols, "r", "globalTid") +
+  BRAID_ASSIGN_OR_RETURN(std::set<std::string> cols, db_.Columns("CUPTI_ACTIVITY_KIND_RUNTIME"));
+  if (!cols.contains("start") || !cols.contains("end")) return Status::Ok();
+  const std::string sql = "SELECT r.start, r.end, " + Col(cols, "r", "correlationId") + ", " +
+                          Col(cols, "r", "globalTid") +
                           ", COALESCE(n.value, '') FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
                           " LEFT JOIN StringIds n ON n.id = " +
-                          Col(*cols, "r", "nameId");
-  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
-  if (!s.ok()) return s.status();
-  while (s->Next()) {
-    NsysCpuRow row{s->Int(0), s->Int(1), s->IsNull(2) ? -1 : s->Int(2), s->IsNull(3) ? -1 : (s->Int(3) >> 24),
-                   std::string(s->Text(4))};
+                          Col(cols, "r", "nameId");
+  BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
+  while (s.Next()) {
+    NsysCpuRow row{s.Int(0), s.Int(1), s.IsNull(2) ? -1 : s.Int(2), s.IsNull(3) ? -1 : (s.Int(3) >> 24),
+                   std::string(s.Text(4))};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "CUPTI_ACTIVITY_KIND_RUNTIME"));
     out_->runtime.push_back(std::move(row));
   }
-  return s->status();
+  return s.status();
 }
 
 // Push/pop and start/end ranges (NvtxPushPopRange 59, NvtxStartEndRange 60,
 // and their NVTXT forms 70, 71); marks and registrations have no end.
 Status RowReader::ReadNvtx() {
-  Result<std::set<std::string>> cols = db_.Columns("NVTX_EVENTS");
-  if (!cols.ok()) return cols.status();
-  if (!cols->contains("start") || !cols->contains("end")) return Status::Ok();
+  BRAID_ASSIGN_OR_RETURN(std::set<std::string> cols, db_.Columns("NVTX_EVENTS"));
+  if (!cols.contains("start") || !cols.contains("end")) return Status::Ok();
   std::string sql =
-      "SELECT e.start, e.end, COALESCE(" + Col(*cols, "e", "text") + ", n.value, ''), " + Col(*cols, "e", "globalTid") +
-      " FROM NVTX_EVENTS e LEFT JOIN StringIds n ON n.id = " + Col(*cols, "e", "textId") + " WHERE e.end IS NOT NULL";
-  if (cols->contains("eventType")) sql += " AND e.eventType IN (59, 60, 70, 71)";
-  Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
-  if (!s.ok()) return s.status();
-  while (s->Next()) {
-    NsysCpuRow row{s->Int(0), s->Int(1), -1, s->IsNull(3) ? -1 : (s->Int(3) >> 24), std::string(s->Text(2))};
+      "SELECT e.start, e.end, COALESCE(" + Col(cols, "e", "text") + ", n.value, ''), " + Col(cols, "e", "globalTid") +
+      " FROM NVTX_EVENTS e LEFT JOIN StringIds n ON n.id = " + Col(cols, "e", "textId") + " WHERE e.end IS NOT NULL";
+  if (cols.contains("eventType")) sql += " AND e.eventType IN (59, 60, 70, 71)";
+  BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
+  while (s.Next()) {
+    NsysCpuRow row{s.Int(0), s.Int(1), -1, s.IsNull(3) ? -1 : (s.Int(3) >> 24), std::string(s.Text(2))};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "NVTX_EVENTS"));
     out_->nvtx.push_back(std::move(row));
   }
-  return s->status();
+  return s.status();
 }
 
 Status RowReader::ReadTargetInfo() {
-  Result<std::set<std::string>> gpu = db_.Columns("TARGET_INFO_GPU");
-  if (!gpu.ok()) return gpu.status();
-  if (gpu->contains("id") && gpu->contains("name")) {
-    Result<SqliteStmt> s = SqliteStmt::Prepare(db_, "SELECT id, name FROM TARGET_INFO_GPU WHERE name IS NOT NULL");
-    if (!s.ok()) return s.status();
-    while (s->Next()) {
-      const int64_t id = s->Int(0);
-      if (id >= 0 && id <= (1 << 24)) out_->gpu_names.emplace(static_cast<int>(id), std::string(s->Text(1)));
+  BRAID_ASSIGN_OR_RETURN(std::set<std::string> gpu, db_.Columns("TARGET_INFO_GPU"));
+  if (gpu.contains("id") && gpu.contains("name")) {
+    BRAID_ASSIGN_OR_RETURN(SqliteStmt s,
+                           SqliteStmt::Prepare(db_, "SELECT id, name FROM TARGET_INFO_GPU WHERE name IS NOT NULL"));
+    while (s.Next()) {
+      const int64_t id = s.Int(0);
+      if (id >= 0 && id <= (1 << 24)) out_->gpu_names.emplace(static_cast<int>(id), std::string(s.Text(1)));
     }
-    BRAID_RETURN_IF_ERROR(s->status());
+    BRAID_RETURN_IF_ERROR(s.status());
   }
-  Result<std::set<std::string>> streams = db_.Columns("TARGET_INFO_CUDA_STREAM");
-  if (!streams.ok()) return streams.status();
-  if (streams->contains("streamId") && streams->contains("processId")) {
-    const std::string sql = "SELECT t.streamId, t.processId, " + Col(*streams, "t", "priority") + ", " +
-                            Col(*streams, "t", "flag") + " FROM TARGET_INFO_CUDA_STREAM t";
-    Result<SqliteStmt> s = SqliteStmt::Prepare(db_, sql);
-    if (!s.ok()) return s.status();
-    while (s->Next()) {
+  BRAID_ASSIGN_OR_RETURN(std::set<std::string> streams, db_.Columns("TARGET_INFO_CUDA_STREAM"));
+  if (streams.contains("streamId") && streams.contains("processId")) {
+    const std::string sql = "SELECT t.streamId, t.processId, " + Col(streams, "t", "priority") + ", " +
+                            Col(streams, "t", "flag") + " FROM TARGET_INFO_CUDA_STREAM t";
+    BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
+    while (s.Next()) {
       // CUPTI stores the priority as an unsigned 32-bit value.
-      const auto priority = static_cast<int32_t>(static_cast<uint32_t>(s->Int(2)));
-      out_->stream_info.emplace(std::make_pair(s->Int(1), s->Int(0)),
-                                NsysStreamInfo{priority, static_cast<int>(s->Int(3) & 0xFF)});
+      const auto priority = static_cast<int32_t>(static_cast<uint32_t>(s.Int(2)));
+      out_->stream_info.emplace(std::make_pair(s.Int(1), s.Int(0)),
+                                NsysStreamInfo{priority, static_cast<int>(s.Int(3) & 0xFF)});
     }
-    BRAID_RETURN_IF_ERROR(s->status());
+    BRAID_RETURN_IF_ERROR(s.status());
   }
   return Status::Ok();
 }

@@ -40,10 +40,10 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
   db.db_.reset(raw);
   if (rc != SQLITE_OK) return db.Fail(std::string("cannot open: ") + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   // The first read tells whether this is SQLite at all.
-  Result<SqliteStmt> tables = SqliteStmt::Prepare(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
-  if (!tables.ok()) return tables.status();
-  while (tables->Next()) db.tables_.emplace(tables->Text(0));
-  if (!tables->status().ok()) return tables->status();
+  BRAID_ASSIGN_OR_RETURN(SqliteStmt tables,
+                         SqliteStmt::Prepare(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"));
+  while (tables.Next()) db.tables_.emplace(tables.Text(0));
+  if (!tables.status().ok()) return tables.status();
   return db;
 }
 
@@ -51,10 +51,10 @@ Result<std::set<std::string>> SqliteDb::Columns(std::string_view table) const {
   std::set<std::string> columns;
   if (!HasTable(table)) return columns;
   // `table` is one of our own constant names, never user input.
-  Result<SqliteStmt> info = SqliteStmt::Prepare(*this, "PRAGMA table_info(\"" + std::string(table) + "\")");
-  if (!info.ok()) return info.status();
-  while (info->Next()) columns.emplace(info->Text(1));
-  if (!info->status().ok()) return info->status();
+  BRAID_ASSIGN_OR_RETURN(SqliteStmt info,
+                         SqliteStmt::Prepare(*this, "PRAGMA table_info(\"" + std::string(table) + "\")"));
+  while (info.Next()) columns.emplace(info.Text(1));
+  if (!info.status().ok()) return info.status();
   return columns;
 }
 

@@ -44,6 +44,45 @@
 
 namespace braid::cuda {
 
+// The CUDA runtime's last error as a launch check and CudaCallStatus
+// (braid/cuda_call_status.h) see it. A failing call sets it; GetLastError
+// returns it and resets it to success, unless it is sticky (a kernel fault
+// breaks the context: no read clears it and it stays the answer). A kernel
+// launch's check reads it right after the launch (add_kernel.cu's LaunchAdd
+// returns cudaGetLastError()), so a failure left unread is blamed on the
+// launch. One per simulated host thread (the runtime's is per thread).
+class FakeCudaRuntime {
+ public:
+  static constexpr int kMemoryAllocation = 2;  // cudaErrorMemoryAllocation: not sticky
+  static constexpr int kNoDevice = 100;        // cudaErrorNoDevice
+  static constexpr int kIllegalAddress = 700;  // cudaErrorIllegalAddress: sticky
+
+  // A runtime call that fails with `error`: records it and returns it, as the call would.
+  int Fail(int error, bool sticky) {
+    if (!sticky_) last_ = error;
+    sticky_ = sticky_ || sticky;
+    return error;
+  }
+  // A kernel launch that the runtime accepts: its check answers what GetLastError does.
+  int LaunchCheck() { return GetLastError(); }
+  int GetLastError() {
+    const int e = last_;
+    if (!sticky_) last_ = 0;
+    return e;
+  }
+  const char* ErrorString(int e) const {
+    return e == kMemoryAllocation ? "out of memory"
+           : e == kNoDevice       ? "no CUDA-capable device is detected"
+           : e == kIllegalAddress ? "an illegal memory access was encountered"
+                                  : "unknown error";
+  }
+  bool MeansNoDevice(int e) const { return e == kNoDevice; }
+
+ private:
+  int last_ = 0;
+  bool sticky_ = false;
+};
+
 struct FakeGpuConfig {
   int devices = 8;
   std::string name = "NVIDIA H100 80GB HBM3";

@@ -1,10 +1,10 @@
-#include "run_wire.h"
+#include "braid/run_wire.h"
 
 #include <cstring>
 #include <string>
 #include <type_traits>
 
-namespace braid::cpu {
+namespace braid::wire {
 
 namespace {
 
@@ -143,4 +143,4 @@ Result<RunSummary> DecodeRunSummary(const Blob& blob) {
   return s;
 }
 
-}  // namespace braid::cpu
+}  // namespace braid::wire

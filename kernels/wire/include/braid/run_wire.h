@@ -10,7 +10,7 @@
 #include "braid/backend.h"
 #include "braid/launcher.h"
 
-namespace braid::cpu {
+namespace braid::wire {
 
 struct RankReport {
   std::vector<Event> events;
@@ -30,4 +30,4 @@ struct RunSummary {
 Blob EncodeRunSummary(const RunSummary& s);
 Result<RunSummary> DecodeRunSummary(const Blob& blob);
 
-}  // namespace braid::cpu
+}  // namespace braid::wire
