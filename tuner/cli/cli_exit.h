@@ -12,7 +12,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
-// Prints "braid <command>: <message>" and returns the exit code for `s`.
+// Prints "braid <command>: <message>" and returns the exit code for `s`. The
+// fields a library message names become the flags that set them
+// (field_flags.h): "`comm_lanes` must be ..." prints "--streams must be ...".
 int ReportError(std::string_view command, const Status& s);
 
 }  // namespace braid::cli

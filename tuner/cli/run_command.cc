@@ -21,6 +21,7 @@
 #endif
 #include "braid/lower_bound.h"
 #include "cli_exit.h"
+#include "field_flags.h"
 #include "mpi_job.h"
 #include "run_report.h"
 #include "store_access.h"
@@ -346,7 +347,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     if (s.is_user_error()) return ReportError("run", s);  // agreed on every rank
     const std::string who = "rank " + std::to_string(world.rank());
     const bool named = s.message().rfind(who + " ", 0) == 0;  // lane failures name their rank
-    AbortJob(world, "braid run: " + (named ? "" : who + ": ") + s.message(), kExitFailure);
+    AbortJob(world, "braid run: " + (named ? "" : who + ": ") + FlagWorded(s.message()), kExitFailure);
   };
   auto out = backend.Run(prepared->plan, prepared->options);
   if (!out.ok()) return out.status().is_user_error() ? fail(out.status()) : abort_job(out.status());
