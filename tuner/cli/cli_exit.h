@@ -1,5 +1,8 @@
 // Exit codes of the braid command (DESIGN.md): 0 success, 2 bad usage or bad
 // input, 1 a failure while running. Every error is one line on stderr.
+//
+// From a library's Status: kInvalidArgument and kNotFound (what the user gave
+// us) exit 2; kUnavailable and kInternal exit 1.
 #pragma once
 
 #include <string_view>
