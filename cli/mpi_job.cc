@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "field_flags.h"
+
 namespace braid::cli {
 
 double MpiTimeout(const CudaBackendOptions& cuda, const CLI::Option* timeout_option) {
@@ -39,7 +41,8 @@ Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, 
 std::string RankPrefixed(const Launcher& world, const Status& s) {
   const std::string who = "rank " + std::to_string(world.rank());
   const bool named = s.message().rfind(who + " ", 0) == 0 || s.message().rfind(who + ":", 0) == 0;
-  return named ? s.message() : who + ": " + s.message();
+  const std::string message = FlagWorded(s.message());
+  return named ? message : who + ": " + message;
 }
 
 }  // namespace braid::cli

@@ -26,7 +26,8 @@ Status CheckMpiTimeout(const CudaBackendOptions& cuda);
 // cuda, one process per GPU, where the command runs it: `run`, not `tune`).
 Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed);
 
-// "rank R: message", unless the message names its rank already.
+// "rank R: message", unless the message names its rank already; fields
+// worded as flags (FlagWorded).
 std::string RankPrefixed(const Launcher& world, const Status& s);
 
 inline constexpr const char* kArgumentsDiffer =

@@ -16,6 +16,7 @@
 #include "braid/mpi_transport.h"
 #endif
 #include "cli_exit.h"
+#include "field_flags.h"
 #include "mpi_job.h"
 #include "run_report.h"
 #include "store_access.h"
@@ -125,9 +126,6 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
     return Status::Invalid("--link-gbps applies to the cpu backend only (the " + a.backend +
                            " backend takes its links from --topology)");
   }
-  if (a.comm_sms > 0 && a.backend == "cpu") {
-    return Status::Invalid("--comm-sms applies to GPU backends only (the cpu backend has no SMs)");
-  }
   if (!(a.cuda.timeout_s > 0) || !std::isfinite(a.cuda.timeout_s)) {
     return Status::Invalid("--timeout must be a positive number of seconds");
   }
@@ -236,7 +234,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     if (s.is_user_error()) return ReportError("run", s);  // agreed on every rank
     const std::string who = "rank " + std::to_string(world.rank());
     const bool named = s.message().rfind(who + " ", 0) == 0;  // lane failures name their rank
-    AbortJob(world, "braid run: " + (named ? "" : who + ": ") + s.message(), kExitFailure);
+    AbortJob(world, "braid run: " + (named ? "" : who + ": ") + FlagWorded(s.message()), kExitFailure);
   };
   if (nodes.ranks_per_node > 0 && a.link_gbps > 0) {
     char note[200];

@@ -166,12 +166,12 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
   if (lw.sequence_parallel) {
     return Status::Invalid(
         "iso all-reduces each part: it needs sequence parallelism off "
-        "(--sequence-parallel off)");
+        "(`sequence_parallel` off)");
   }
   if (lw.phase != Phase::kPrefill) {
     return Status::Invalid("iso splits the sequence of a prefill: it does not apply to decode");
   }
-  BRAID_ASSIGN_OR_RETURN(auto parts, SplitRows(lw.seq, cfg.chunks, cfg.splits, "sequence positions (--seq)"));
+  BRAID_ASSIGN_OR_RETURN(auto parts, SplitRows(lw.seq, cfg.chunks, cfg.splits, "sequence positions (`seq`)"));
   OverlapConfig part_cfg = cfg;  // each part's collectives: whole, serial
   part_cfg.algorithm = Algorithm::kSerial;
   part_cfg.chunks = 1;

@@ -67,9 +67,9 @@ LayerOp Gemm(const LayerWorkload& lw, const char* name, bool column, int64_t n, 
 
 Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int tp,
                                         DType dtype, std::optional<bool> sequence_parallel) {
-  if (seq < 1) return Status::Invalid("--seq must be at least 1 (got " + std::to_string(seq) + ")");
-  if (batch < 1) return Status::Invalid("--batch must be at least 1 (got " + std::to_string(batch) + ")");
-  if (tp < 1) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(tp) + ")");
+  if (seq < 1) return Status::Invalid("`seq` must be at least 1 (got " + std::to_string(seq) + ")");
+  if (batch < 1) return Status::Invalid("`batch` must be at least 1 (got " + std::to_string(batch) + ")");
+  if (tp < 1) return Status::Invalid("`tp` must be at least 1 (got " + std::to_string(tp) + ")");
   if (model.hidden < 1 || model.heads < 1 || model.kv_heads < 1 || model.head_dim < 1 || model.ffn < 1) {
     return Status::Invalid("model '" + model.name + "' has a size below 1");
   }
@@ -88,7 +88,7 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
   if (lw.sequence_parallel) {
     if (Status s = Divides(lw.tokens(), "tokens", tp); !s.ok()) {
       return Status::Invalid("sequence parallelism scatters the tokens over the ranks: " + s.message() +
-                             " (or use --sequence-parallel off)");
+                             " (or use `sequence_parallel` off)");
     }
   }
   const int64_t hd = model.head_dim;

@@ -54,7 +54,7 @@ Result<std::vector<int>> ParseSplits(std::string_view text) {
     int v = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v <= 0) {
-      return Status::Invalid("--splits '" + OneLine(text) +
+      return Status::Invalid("`splits` '" + OneLine(text) +
                              "': each weight must be a positive integer, comma separated");
     }
     out.push_back(v);
@@ -83,11 +83,11 @@ SplitTarget TargetFor(const Workload& w, Algorithm a) {
 }  // namespace
 
 Status OverlapConfig::ValidateKnobs() const {
-  if (chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(chunks) + ")");
+  if (chunks < 1) return Status::Invalid("`chunks` must be at least 1 (got " + std::to_string(chunks) + ")");
   if (comm_lanes < 1 || comm_lanes > 8) {
-    return Status::Invalid("--streams must be between 1 and 8 (got " + std::to_string(comm_lanes) + ")");
+    return Status::Invalid("`comm_lanes` must be between 1 and 8 (got " + std::to_string(comm_lanes) + ")");
   }
-  if (comm_sms < 0) return Status::Invalid("--comm-sms must not be negative");
+  if (comm_sms < 0) return Status::Invalid("`comm_sms` must not be negative");
   return Status::Ok();
 }
 
@@ -97,7 +97,7 @@ Status OverlapConfig::Validate(const Workload& w) const {
   if (algorithm == Algorithm::kIso) {
     return Status::Invalid(
         "iso splits a layer's sequence: it applies to layer workloads only "
-        "(--model NAME --seq L --batch B), not to a single op");
+        "(`model` NAME `seq` L `batch` B), not to a single op");
   }
   if (algorithm == Algorithm::kFused) {
     if (w.op == Op::kGemmAr) {
@@ -108,8 +108,8 @@ Status OverlapConfig::Validate(const Workload& w) const {
     }
     if (chunks != 1 || !splits.empty()) {
       return Status::Invalid(
-          "fused moves and computes tile by tile: it takes no --chunks or --splits "
-          "(got --chunks " +
+          "fused moves and computes tile by tile: it takes no `chunks` or `splits` "
+          "(got `chunks` " +
           std::to_string(chunks) + ")");
     }
     if (w.m % w.tp != 0) {
@@ -119,10 +119,10 @@ Status OverlapConfig::Validate(const Workload& w) const {
     return Status::Ok();
   }
   if (algorithm == Algorithm::kSerial && (chunks != 1 || !splits.empty())) {
-    return Status::Invalid("serial runs the collective whole: it takes no --chunks or --splits");
+    return Status::Invalid("serial runs the collective whole: it takes no `chunks` or `splits`");
   }
   if (!splits.empty() && algorithm != Algorithm::kChunked) {
-    return Status::Invalid("--splits applies to the chunked algorithm only");
+    return Status::Invalid("`splits` applies to the chunked algorithm only");
   }
   if ((algorithm == Algorithm::kRing || algorithm == Algorithm::kBidirRing) && w.m % w.tp != 0) {
     return Status::Invalid(std::string(AlgorithmName(algorithm)) + " needs M=" + std::to_string(w.m) +

@@ -18,12 +18,12 @@ Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::ve
     if (total % chunks != 0) {
       return Status::Invalid("chunks=" + std::to_string(chunks) + " does not divide the " + what + " (" +
                              std::to_string(total) + ") evenly" +
-                             (weights_allowed ? "; use --splits to say how to cut them" : ""));
+                             (weights_allowed ? "; use `splits` to say how to cut them" : ""));
     }
     std::fill(sizes.begin(), sizes.end(), total / chunks);
   } else {
     if (int(weights.size()) != chunks) {
-      return Status::Invalid("--splits has " + std::to_string(weights.size()) +
+      return Status::Invalid("`splits` has " + std::to_string(weights.size()) +
                              " weights but chunks=" + std::to_string(chunks));
     }
     const int64_t wsum = std::accumulate(weights.begin(), weights.end(), int64_t{0});
@@ -41,7 +41,7 @@ Result<std::vector<RowRange>> SplitRows(int64_t total, int chunks, const std::ve
     for (int64_t j = 0; j < total - given; ++j) sizes[size_t(rem[size_t(j)].second)] += 1;
     for (int i = 0; i < chunks; ++i) {
       if (sizes[size_t(i)] == 0) {
-        return Status::Invalid("--splits gives chunk " + std::to_string(i) + " no rows of the " + what + " (" +
+        return Status::Invalid("`splits` gives chunk " + std::to_string(i) + " no rows of the " + what + " (" +
                                std::to_string(total) + ")");
       }
     }

@@ -33,7 +33,7 @@ Result<LinkKind> ParseLinkKind(std::string_view name) {
 
 Status Topology::CheckFits(int tp) const {
   if (tp > total_gpus()) {
-    return Status::Invalid("--tp " + std::to_string(tp) + " needs more GPUs than topology '" + name + "' has (" +
+    return Status::Invalid("`tp` " + std::to_string(tp) + " needs more GPUs than topology '" + name + "' has (" +
                            std::to_string(total_gpus()) + ")");
   }
   return Status::Ok();

@@ -51,7 +51,7 @@ Status Workload::Validate() const {
     return Status::Invalid("sizes must be positive (got M=" + std::to_string(m) + " N=" + std::to_string(n) +
                            " K=" + std::to_string(k) + ")");
   }
-  if (tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(tp) + ")");
+  if (tp <= 0) return Status::Invalid("`tp` must be at least 1 (got " + std::to_string(tp) + ")");
   auto must_divide = [&](const char* what, int64_t size) -> Status {
     if (size % tp != 0) {
       return Status::Invalid(std::string(what) + "=" + std::to_string(size) +

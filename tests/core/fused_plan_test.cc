@@ -79,11 +79,11 @@ TEST(FusedPlan, BadKnobsAreRefusedWithMessages) {
   const Workload ag{Op::kAgGemm, 64, 64, 64, DType::kBf16, 4};
   OverlapConfig c = Fused();
   c.chunks = 2;
-  EXPECT_HAS(BuildPlan(ag, c).status(), "takes no --chunks");
+  EXPECT_HAS(BuildPlan(ag, c).status(), "takes no `chunks`");
   c = Fused();
   c.splits = {1, 2};
   EXPECT_FALSE(BuildPlan(ag, c).ok());
-  EXPECT_HAS(BuildPlan(ag, Fused(-1)).status(), "--comm-sms must not be negative");
+  EXPECT_HAS(BuildPlan(ag, Fused(-1)).status(), "`comm_sms` must not be negative");
   const Workload ar{Op::kGemmAr, 64, 64, 64, DType::kBf16, 4};
   EXPECT_HAS(BuildPlan(ar, Fused()).status(), "fused does not apply to gemm_ar");
   const Workload odd{Op::kGemmRs, 66, 64, 64, DType::kBf16, 4};

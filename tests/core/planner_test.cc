@@ -353,18 +353,18 @@ TEST(Planner, RejectsChunksThatExceedTheRows) {
 TEST(Planner, RejectsUnevenChunksWithoutSplits) {
   const Status st = Validation(Op::kAgGemm, 40, 4, Algorithm::kChunked, 3);
   EXPECT_HAS(st, "chunks=3 does not divide the rows per rank block (M/P) (10) evenly");
-  EXPECT_HAS(st, "--splits");
+  EXPECT_HAS(st, "; use `splits` to say how to cut them");
   // With splits the same cut is fine.
   const Workload w{Op::kAgGemm, 40, 32, 32, DType::kBf16, 4};
   EXPECT_TRUE(BuildPlan(w, Config(Algorithm::kChunked, 3, 1, {1, 1, 1})).ok());
-  EXPECT_HAS(Validation(Op::kAgGemm, 40, 4, Algorithm::kChunked, 3, {1, 1}), "--splits has 2 weights but chunks=3");
+  EXPECT_HAS(Validation(Op::kAgGemm, 40, 4, Algorithm::kChunked, 3, {1, 1}), "`splits` has 2 weights but chunks=3");
 }
 
 TEST(Planner, RingUnevenSubChunksDoNotSuggestSplits) {
-  // Ring sub-chunks take no weights, so the message must not send the user to --splits.
+  // Ring sub-chunks take no weights, so the message must not send the caller to `splits`.
   const Status st = Validation(Op::kGemmRs, 40, 4, Algorithm::kRing, 3);
   EXPECT_HAS(st, "chunks=3 does not divide the rows per rank block (M/P) (10) evenly");
-  EXPECT_EQ(st.message().find("--splits"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message().find("splits"), std::string::npos) << st.message();
 }
 
 TEST(Planner, RejectsBidirRingWithOddBlocks) {
@@ -375,13 +375,13 @@ TEST(Planner, RejectsBidirRingWithOddBlocks) {
 
 TEST(Planner, RejectsSerialWithChunksRingWithSplitsAndZeroChunks) {
   EXPECT_HAS(Validation(Op::kGemmRs, 16, 2, Algorithm::kSerial, 2),
-             "serial runs the collective whole: it takes no --chunks or --splits");
+             "serial runs the collective whole: it takes no `chunks` or `splits`");
   EXPECT_HAS(Validation(Op::kGemmRs, 16, 2, Algorithm::kRing, 2, {1, 1}),
-             "--splits applies to the chunked algorithm only");
+             "`splits` applies to the chunked algorithm only");
   EXPECT_HAS(Validation(Op::kGemmRs, 16, 2, Algorithm::kBidirRing, 2, {1, 1}),
-             "--splits applies to the chunked algorithm only");
+             "`splits` applies to the chunked algorithm only");
   for (Algorithm algo : kAlgorithms) {
-    EXPECT_HAS(Validation(Op::kAgGemm, 16, 2, algo, 0), "--chunks must be at least 1 (got 0)");
+    EXPECT_HAS(Validation(Op::kAgGemm, 16, 2, algo, 0), "`chunks` must be at least 1 (got 0)");
   }
   EXPECT_HAS(Validation(Op::kGemmAr, 15, 2, Algorithm::kRing, 1),
              "ring needs M=15 divisible by P=2 (one block per rank)");

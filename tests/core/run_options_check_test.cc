@@ -1,4 +1,4 @@
-// CheckRunOptions: the one bound on --warmup and --iters that the cpu, cpu
+// CheckRunOptions: the one bound on `warmup` and `iters` that the cpu, cpu
 // process and cuda backends check before running.
 #include "braid/run_options_check.h"
 
@@ -20,13 +20,13 @@ TEST(RunOptionsCheck, AcceptsZeroToTheMaximumInclusive) {
   EXPECT_TRUE(CheckRunOptions(RunOptions()).ok());  // the defaults
 }
 
-TEST(RunOptionsCheck, RefusesNegativeOrTooManyAsAUserErrorNamingBothFlags) {
+TEST(RunOptionsCheck, RefusesNegativeOrTooManyAsAUserErrorNamingBothFields) {
   for (const RunOptions& o :
        {Options(-1, 5), Options(1, -1), Options(kMaxRunIterations + 1, 5), Options(1, kMaxRunIterations + 1)}) {
     const Status s = CheckRunOptions(o);
     ASSERT_FALSE(s.ok()) << o.warmup << " " << o.iters;
     EXPECT_TRUE(s.is_user_error());
-    EXPECT_EQ(s.message(), "--warmup and --iters must be between 0 and 1000000");
+    EXPECT_EQ(s.message(), "`warmup` and `iters` must be between 0 and 1000000");
   }
 }
 

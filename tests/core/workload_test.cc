@@ -18,7 +18,7 @@ TEST(Workload, RejectsNonPositiveSizesAndTp) {
   Workload w{Op::kGemmRs, 0, 64, 64, DType::kFp32, 2};
   EXPECT_NE(w.Validate().message().find("sizes must be positive"), std::string::npos);
   w = {Op::kGemmRs, 64, 64, 64, DType::kFp32, 0};
-  EXPECT_NE(w.Validate().message().find("--tp must be at least 1"), std::string::npos);
+  EXPECT_NE(w.Validate().message().find("`tp` must be at least 1"), std::string::npos);
 }
 
 TEST(Workload, ShardedDimensionsMustDivideByP) {

@@ -34,7 +34,7 @@ TEST(CudaBackend, FewerGpusThanTpIsInvalidNamingBothNumbers) {
   auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 8, 32, 4, Algorithm::kRing), CudaVerifyOnce(), {}, two);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(out.status().message(), HasSubstr("--tp 4 needs 4 GPUs but 2 found"));
+  EXPECT_THAT(out.status().message(), HasSubstr("`tp` 4 needs 4 GPUs but 2 found"));
 }
 
 TEST(CudaBackend, LoopbackRunsEveryRankOnOneGpu) {
@@ -89,7 +89,7 @@ TEST(CudaBackend, BadTimeoutIsInvalid) {
   auto out = RunOnFake(CudaPlan(Op::kGemmAr, 16, 8, 16, 2, Algorithm::kSerial), CudaVerifyOnce(), o);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(out.status().message(), HasSubstr("--timeout"));
+  EXPECT_THAT(out.status().message(), HasSubstr("`timeout_s`"));
 }
 
 TEST(CudaBackend, CommSmBudgetReachesCublasLtAndNccl) {
@@ -221,7 +221,7 @@ TEST(CudaBackend, TheWatchdogCutsAHangAndNamesTheStep) {
   auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInternal);
-  EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (--timeout)"));
+  EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (`timeout_s`)"));
   EXPECT_THAT(out.status().message(), ::testing::MatchesRegex(".*rank [01] step [0-9]+ '.*"));
 }
 

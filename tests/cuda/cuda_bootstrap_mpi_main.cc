@@ -77,7 +77,7 @@ Status AgreedRefusals(braid::Launcher& world) {
   auto ce = ce_backend.Run(RingPlan(world.world_size(), braid::CommEngine::kCopyEngine), run);
   BRAID_RETURN_IF_ERROR(
       Check(!ce.ok() && ce.status().code() == braid::StatusCode::kInvalidArgument &&
-                ce.status().message().find("--comm-engine ce needs peer access, and GPU 0 (rank 0 and rank 1) "
+                ce.status().message().find("`comm_engine` ce needs peer access, and GPU 0 (rank 0 and rank 1) "
                                            "cannot map GPU 1's memory") != std::string::npos,
             "ce without peer access: " + ce.status().message()));
   BRAID_RETURN_IF_ERROR(Check(gpus.stats().comms == 0, "a communicator was created for ce"));

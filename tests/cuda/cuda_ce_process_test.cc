@@ -124,7 +124,7 @@ TEST(CudaCeProcess, PeersOnDifferentHostsAreBadInputOnEveryRankBeforeAnyAllocati
   for (const auto& out : pr.outs) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(out.status().message(), HasSubstr("--comm-engine ce needs every GPU to map its peers' memory"));
+    EXPECT_THAT(out.status().message(), HasSubstr("`comm_engine` ce needs every GPU to map its peers' memory"));
     EXPECT_THAT(out.status().message(), HasSubstr("different hosts ('host0', 'host1')"));
     EXPECT_EQ(out.status().message().find('\n'), std::string::npos) << "one line";
   }
@@ -142,7 +142,7 @@ TEST(CudaCeProcess, GpusThatAreNotPeersAreBadInputOnEveryRank) {
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
     EXPECT_THAT(
         out.status().message(),
-        HasSubstr("--comm-engine ce needs peer access, and GPU 0 (rank 0 and rank 1) cannot map GPU 1's memory"));
+        HasSubstr("`comm_engine` ce needs peer access, and GPU 0 (rank 0 and rank 1) cannot map GPU 1's memory"));
   }
   EXPECT_EQ(pr.stats.comms, 0);
   // The same plan over NCCL (--comm-engine sm) needs no peer mapping.

@@ -87,7 +87,7 @@ TEST(CudaFused, BudgetsAndDtypesTheKernelCannotRunAreInvalid) {
       CudaPlan(Op::kAgGemm, 64, 64, 64, 8, Algorithm::kFused, 1, 1, DType::kBf16, CommEngine::kSm, 16);
   Status st = status(leaves_none, true, 132);  // loopback: 132 / 8 = 16 SMs per rank
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(st.message(), HasSubstr("--comm-sms 16 leaves no SM for the fused GEMM (16 SMs per rank)"));
+  EXPECT_THAT(st.message(), HasSubstr("`comm_sms` 16 leaves no SM for the fused GEMM (16 SMs per rank)"));
   EXPECT_TRUE(status(leaves_none, false, 132).ok());  // a GPU per rank: 116 compute CTAs
 
   const Plan too_many =

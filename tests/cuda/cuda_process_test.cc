@@ -121,7 +121,7 @@ TEST(CudaProcess, TpOtherThanTheWorldIsBadInputOnEveryRank) {
   for (const auto& out : pr.outs) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(out.status().message(), HasSubstr("--tp 4 must equal the number of MPI processes (2)"));
+    EXPECT_THAT(out.status().message(), HasSubstr("`tp` 4 must equal the number of MPI processes (2)"));
   }
   EXPECT_EQ(pr.stats.comms, 0);
 }
@@ -164,7 +164,7 @@ TEST(CudaProcess, LoopbackAndFusedAreRefusedAcrossProcesses) {
   for (const auto& out : pr.outs) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(out.status().message(), HasSubstr("--loopback"));
+    EXPECT_THAT(out.status().message(), HasSubstr("`loopback`"));
   }
   const Workload w{Op::kAgGemm, 64, 64, 64, DType::kBf16, 2};
   OverlapConfig fused;
@@ -175,7 +175,7 @@ TEST(CudaProcess, LoopbackAndFusedAreRefusedAcrossProcesses) {
   for (const auto& out : pr.outs) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(out.status().message(), HasSubstr("--algo fused between MPI processes"));
+    EXPECT_THAT(out.status().message(), HasSubstr("`algorithm` fused between MPI processes"));
   }
 }
 

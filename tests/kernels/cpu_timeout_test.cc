@@ -123,7 +123,7 @@ std::string Quoted(const Step& s) { return "step " + std::to_string(s.id) + " '"
 
 void ExpectTimedOut(const Outcome& out) {
   EXPECT_EQ(out.status.code(), StatusCode::kInternal);
-  EXPECT_EQ(out.status.message().rfind("cpu: timed out after 0.4 s (--timeout) ", 0), 0u) << out.status.message();
+  EXPECT_EQ(out.status.message().rfind("cpu: timed out after 0.4 s (`timeout_s`) ", 0), 0u) << out.status.message();
   EXPECT_EQ(out.status.message().find('\n'), std::string::npos) << "one line";
   // The fault hangs forever: only the bound can have ended the run.
   EXPECT_GE(out.seconds, kTimeoutS);

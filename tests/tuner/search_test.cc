@@ -219,7 +219,7 @@ TEST(Search, BadOptionsAndTargetFailuresAreErrors) {
   SearchOptions o;
   EXPECT_EQ(Search({}, target, o).status().code(), StatusCode::kInvalidArgument);
   o.budget = -1;
-  EXPECT_EQ(Search(Space(5), target, o).status().message(), "--budget must not be negative");
+  EXPECT_EQ(Search(Space(5), target, o).status().message(), "`budget` must not be negative");
   SearchOptions g;
   g.strategy = Strategy::kGuided;
   EXPECT_EQ(Search(Space(5), target, g).status().code(), StatusCode::kInvalidArgument);

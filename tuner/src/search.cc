@@ -57,9 +57,9 @@ int PlannedTrials(const SearchOptions& o, size_t n) {
 Result<SearchOutcome> Search(const std::vector<OverlapConfig>& space, TrialRunner& runner,
                              const SearchOptions& options) {
   if (space.empty()) return Status::Invalid("the search space is empty: no valid config for this workload");
-  if (options.budget < 0) return Status::Invalid("--budget must not be negative");
-  if (options.iters < 1) return Status::Invalid("--iters must be at least 1");
-  if (options.warmup < 0) return Status::Invalid("--warmup must not be negative");
+  if (options.budget < 0) return Status::Invalid("`budget` must not be negative");
+  if (options.iters < 1) return Status::Invalid("`iters` must be at least 1");
+  if (options.warmup < 0) return Status::Invalid("`warmup` must not be negative");
   if (options.strategy == Strategy::kGuided && !options.guide) {
     return Status::Invalid("the guided strategy needs a guide (a model to rank the space with)");
   }

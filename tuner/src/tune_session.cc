@@ -55,7 +55,7 @@ Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const Se
   }
   if (q.session != 0) return Status::Invalid("no tuning session " + id + " in " + store.path());
   return Status::Invalid("no unfinished tuning session of this request in " + store.path() +
-                         " to resume (run without --resume to start one)");
+                         " to resume (run without `resume` to start one)");
 }
 
 // Overlap ratio and tail of the winner's stored run (p50 of the worst rank).

@@ -19,10 +19,17 @@ namespace braid {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // bad user input: flags, config, data files (exit 2)
-  kNotFound,         // a named thing does not exist (exit 2)
-  kUnavailable,      // feature or hardware not present here (exit 1)
-  kInternal,         // a failure while running (exit 1)
+  // The caller gave something wrong (a field out of range, a bad config or
+  // data file): fix the input; retrying it unchanged fails the same way.
+  kInvalidArgument,
+  // A named thing (model, topology, run, file) does not exist: fix the name.
+  kNotFound,
+  // A feature or hardware is not present here (no GPU, built without CUDA):
+  // the input may be fine; run it where that is present, or pick another backend.
+  kUnavailable,
+  // A failure while running (a library call, a timeout, a damaged store): not
+  // the input's fault as far as we can tell; the message says where it came from.
+  kInternal,
 };
 
 // [[nodiscard]]: a Status or Result dropped on the floor is an error lost; say
@@ -39,7 +46,8 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
-  // True for errors caused by what the user gave us (CLI exit code 2).
+  // True for errors caused by what the caller gave us (kInvalidArgument,
+  // kNotFound): the input must change before a retry can succeed.
   bool is_user_error() const { return code_ == StatusCode::kInvalidArgument || code_ == StatusCode::kNotFound; }
 
  private:

@@ -60,7 +60,7 @@ Status CpuProcessBackend::CheckLocally(const Plan& plan, const RunOptions& optio
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(options_));
   if (plan.tp() != launcher_->world_size()) {
-    return Status::Invalid("--tp " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +
+    return Status::Invalid("`tp` " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +
                            std::to_string(launcher_->world_size()) + ")");
   }
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));

@@ -28,7 +28,7 @@ std::string TimedOutMessage(const std::vector<LaneWait::Snapshot>& lanes, double
   int it = -1;
   for (const LaneWait::Snapshot& l : lanes) it = std::max(it, l.iteration);
   char head[160];
-  std::snprintf(head, sizeof head, "cpu: timed out after %g s (--timeout) ", timeout_s);
+  std::snprintf(head, sizeof head, "cpu: timed out after %g s (`timeout_s`) ", timeout_s);
   std::string msg = head;
   if (it < 0) {
     msg += "before the first iteration";

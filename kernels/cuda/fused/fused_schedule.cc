@@ -54,7 +54,7 @@ Status CheckFusedShape(const FusedShape& s, DType dtype, int sms_per_rank) {
                            std::to_string(s.ranks));
   }
   if (dtype == DType::kFp32) {
-    return Status::Invalid("the fused kernel computes bf16 or fp16 (mma tile loop); use --dtype bf16|fp16");
+    return Status::Invalid("the fused kernel computes bf16 or fp16 (mma tile loop); use `dtype` bf16|fp16");
   }
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.m % s.ranks != 0) {
     return Status::Invalid("the fused kernel needs M divisible by P=" + std::to_string(s.ranks) +
@@ -65,11 +65,11 @@ Status CheckFusedShape(const FusedShape& s, DType dtype, int sms_per_rank) {
     return Status::Invalid("the fused kernel indexes with 32 bits: M·K, K·N and M·N (local) must stay below 2^31");
   }
   if (s.comm_ctas < 1 || s.comm_ctas > kMaxCommCtas) {
-    return Status::Invalid("--comm-sms " + std::to_string(s.comm_ctas) + " is outside the fused kernel's 1.." +
+    return Status::Invalid("`comm_sms` " + std::to_string(s.comm_ctas) + " is outside the fused kernel's 1.." +
                            std::to_string(kMaxCommCtas) + " comm CTAs");
   }
   if (s.compute_ctas < 1 || s.comm_ctas + s.compute_ctas > sms_per_rank) {
-    return Status::Invalid("--comm-sms " + std::to_string(s.comm_ctas) + " leaves no SM for the fused GEMM (" +
+    return Status::Invalid("`comm_sms` " + std::to_string(s.comm_ctas) + " leaves no SM for the fused GEMM (" +
                            std::to_string(sms_per_rank) + " SMs per rank)");
   }
   return Status::Ok();

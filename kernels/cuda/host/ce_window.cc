@@ -59,9 +59,9 @@ Status SetUpPeerInboxes(RankState& st, PeerMemory& peers, const CeWindow& win, D
   st.peer_inbox.clear();
   for (size_t q = 0; q < ptrs.size(); ++q) {
     if (ptrs[q] == nullptr && mapped.ok()) {
-      mapped = Status::Invalid("--comm-engine ce: rank " + std::to_string(st.rank) + "'s GPU cannot map rank " +
+      mapped = Status::Invalid("`comm_engine` ce: rank " + std::to_string(st.rank) + "'s GPU cannot map rank " +
                                std::to_string(q) +
-                               "'s memory (NCCL puts them in no common NVLink/P2P team); use --comm-engine sm");
+                               "'s memory (NCCL puts them in no common NVLink/P2P team); use `comm_engine` sm");
     }
     st.peer_flags.push_back(ptrs[q]);
     st.peer_inbox.push_back(ptrs[q] == nullptr ? nullptr : static_cast<char*>(ptrs[q]) + win.inbox_offset);

@@ -23,7 +23,7 @@ namespace braid {
 
 Status CheckCudaBackendOptions(const CudaBackendOptions& o) {
   if (!std::isfinite(o.timeout_s) || o.timeout_s <= 0 || o.timeout_s > 86400) {
-    return Status::Invalid("--timeout must be a number of seconds above 0 and at most 86400");
+    return Status::Invalid("`timeout_s` must be a number of seconds above 0 and at most 86400");
   }
   return Status::Ok();
 }
@@ -75,8 +75,8 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, CudaApi& api,
   const int p = plan.tp();
   const bool all_here = device < 0;  // every rank in this process
   if (all_here && !o.loopback && *count < p) {
-    return Status::Invalid("--tp " + std::to_string(p) + " needs " + std::to_string(p) + " GPUs but " +
-                           std::to_string(*count) + " found (--loopback runs every rank on one GPU)");
+    return Status::Invalid("`tp` " + std::to_string(p) + " needs " + std::to_string(p) + " GPUs but " +
+                           std::to_string(*count) + " found (`loopback` runs every rank on one GPU)");
   }
   if (!all_here && device >= *count) {
     return Status::Invalid("this host has " + std::to_string(*count) + " GPUs but at least " +
@@ -90,7 +90,7 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, CudaApi& api,
                            std::to_string(props.cc_major) + "." + std::to_string(props.cc_minor));
   }
   if (plan.config.comm_sms >= props.sm_count) {
-    return Status::Invalid("--comm-sms " + std::to_string(plan.config.comm_sms) + " leaves no SM for the GEMM on " +
+    return Status::Invalid("`comm_sms` " + std::to_string(plan.config.comm_sms) + " leaves no SM for the GEMM on " +
                            props.name + " (" + std::to_string(props.sm_count) + " SMs)");
   }
   if (!o.expected_gpu.empty() && !GpuNamesMatch(o.expected_gpu, props.name)) {
@@ -107,7 +107,7 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, CudaApi& api,
         auto ok = api.CanAccessPeer(a, b);
         if (!ok.ok()) return Status::Unavailable("cuda backend: " + ok.status().message());
         if (!*ok) {
-          return Status::Invalid("--comm-engine ce needs peer access, and GPU " + std::to_string(a) +
+          return Status::Invalid("`comm_engine` ce needs peer access, and GPU " + std::to_string(a) +
                                  " cannot map GPU " + std::to_string(b) + "'s memory");
         }
       }

@@ -41,17 +41,17 @@ bool Moves(const Plan& plan) {
 Status CheckLocally(const Plan& plan, const CudaBackendOptions& o, const CudaSeams& seams, const Launcher& world,
                     RunOutput& out, DeviceProps& props) {
   if (plan.tp() != world.world_size()) {
-    return Status::Invalid("--tp " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +
+    return Status::Invalid("`tp` " + std::to_string(plan.tp()) + " must equal the number of MPI processes (" +
                            std::to_string(world.world_size()) + ")");
   }
   if (o.loopback) {
-    return Status::Invalid("--loopback runs every rank on one GPU in one process; run it without mpirun");
+    return Status::Invalid("`loopback` runs every rank on one GPU in one process; run it without mpirun");
   }
   for (const RankPlan& rp : plan.ranks) {
     for (const Step& s : rp.steps) {
       if (s.kind == StepKind::kFused) {
         return Status::Invalid(
-            "--algo fused between MPI processes needs its peer memory on NCCL windows, which the process mode "
+            "`algorithm` fused between MPI processes needs its peer memory on NCCL windows, which the process mode "
             "does not set up yet; run it without mpirun (one process drives every local GPU)");
       }
     }
@@ -83,13 +83,13 @@ Status CheckPeersMapEachOther(CudaApi& cuda, Bootstrap& boot, const Launcher& wo
     for (int i = 0; i < 4; ++i) their_device |= uint32_t(nul[1 + i]) << (8 * i);
     const std::string pair = "rank " + std::to_string(world.rank()) + " and rank " + std::to_string(q);
     if (their_host != host) {
-      verdict = Status::Invalid("--comm-engine ce needs every GPU to map its peers' memory, but " + pair +
+      verdict = Status::Invalid("`comm_engine` ce needs every GPU to map its peers' memory, but " + pair +
                                 " are on different hosts ('" + host + "', '" + their_host +
-                                "'); use --comm-engine sm across hosts");
+                                "'); use `comm_engine` sm across hosts");
     } else if (int(their_device) != device) {
       BRAID_ASSIGN_OR_RETURN(auto ok, cuda.CanAccessPeer(device, int(their_device)));
       if (!ok) {
-        verdict = Status::Invalid("--comm-engine ce needs peer access, and GPU " + std::to_string(device) + " (" +
+        verdict = Status::Invalid("`comm_engine` ce needs peer access, and GPU " + std::to_string(device) + " (" +
                                   pair + ") cannot map GPU " + std::to_string(their_device) + "'s memory");
       }
     }

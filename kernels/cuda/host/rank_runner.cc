@@ -252,7 +252,7 @@ class Runner {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%g", job_.options->timeout_s);
     return Status::Internal(where + ", iteration " + std::to_string(it) + ": not finished after " + secs +
-                            " s (--timeout); the communicators were aborted");
+                            " s (`timeout_s`); the communicators were aborted");
   }
 
   Status ReadOutputs(RankResult& out) {

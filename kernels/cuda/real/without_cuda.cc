@@ -6,7 +6,7 @@
 namespace braid {
 
 Result<CudaSeams> MakeRealCudaSeams() {
-  return Status::Unavailable("this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use --backend cpu");
+  return Status::Unavailable("this braid was built without CUDA (BRAID_WITH_CUDA=OFF or no nvcc); use the cpu backend");
 }
 
 Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& given, Launcher* world) {

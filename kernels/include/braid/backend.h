@@ -6,15 +6,16 @@
 // tuner runs thousands of plans on one object). A backend may start threads
 // of its own inside Run and joins them all before Run returns.
 //
-// Status codes Run returns (docs/design.md's exit codes follow from them):
+// Status codes Run returns, and what a caller does about them:
 //   kInvalidArgument  the plan or options cannot run on this backend (a knob
 //                     it does not support, sizes over its limits); nothing
-//                     ran. The command line exits 2.
+//                     ran. Change the plan or options, or the backend.
 //   kUnavailable      the hardware or a library the backend needs is absent
-//                     (no GPU). Exit 1.
-//   kNotFound         a data file the backend needs is missing. Exit 2.
+//                     (no GPU). Run it where they are, or on another backend.
+//   kNotFound         a data file the backend needs is missing.
 //   kInternal         a failure while running (a transfer that timed out, a
-//                     library error, out of memory). Exit 1.
+//                     library error, out of memory), not a fault of the
+//                     plan as far as the backend can tell.
 // Run never throws: exceptions from libraries stop inside the backend.
 //
 // Options that only one backend understands (cpu link emulation, sim model

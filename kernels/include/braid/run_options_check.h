@@ -14,7 +14,7 @@ constexpr int kMaxRunIterations = 1000000;
 // Invalid (a user error) unless 0 <= warmup, iters <= kMaxRunIterations.
 inline Status CheckRunOptions(const RunOptions& o) {
   if (o.warmup < 0 || o.iters < 0 || o.warmup > kMaxRunIterations || o.iters > kMaxRunIterations) {
-    return Status::Invalid("--warmup and --iters must be between 0 and " + std::to_string(kMaxRunIterations));
+    return Status::Invalid("`warmup` and `iters` must be between 0 and " + std::to_string(kMaxRunIterations));
   }
   return Status::Ok();
 }

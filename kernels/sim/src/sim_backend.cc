@@ -31,7 +31,7 @@ Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
   if (plan.config.algorithm == Algorithm::kFused) {
     const int comm_sms = sim::CommSms(topo_, plan.config.comm_sms);
     if (comm_sms >= gpu_.sm_count) {
-      return Status::Invalid("fused: --comm-sms " + std::to_string(comm_sms) + " leaves no SMs for the GEMM on " +
+      return Status::Invalid("fused: `comm_sms` " + std::to_string(comm_sms) + " leaves no SMs for the GEMM on " +
                              gpu_.name + " (" + std::to_string(gpu_.sm_count) + " SMs); use fewer");
     }
   }

@@ -92,8 +92,8 @@ class CudaBackend : public Backend {
   Launcher* world_ = nullptr;
 };
 
-// What --backend cuda does on this machine: the real seams, and Unavailable
-// (exit 1) when there is no usable device or no CUDA in this build. With a
+// The cuda backend on this machine: the real seams, and Unavailable when
+// there is no usable device or no CUDA in this build. With a
 // `world` of more than one process, one rank per process (collective: every
 // process gets the same verdict).
 Result<std::unique_ptr<Backend>> MakeCudaBackend(const CudaBackendOptions& options, Launcher* world = nullptr);

@@ -189,7 +189,7 @@ struct FileErrors {
 std::vector<FileErrors> ErrorsByFile(const sim::MeasuredCheck& check, const Measurements& m);
 
 // The real device (CUDA runtime + cuBLASLt, kernels/cuda/measure/*.cu);
-// Unavailable (exit 1) without a usable device or in a build without CUDA.
+// Unavailable without a usable device or in a build without CUDA.
 Result<std::unique_ptr<MeasureDevice>> OpenRealMeasureDevice(int device);
 
 }  // namespace braid::measure
