@@ -7,7 +7,9 @@
 #      Qt, cuda;
 #   3. tests/install/consumer (find_package(braid COMPONENTS presets)) and
 #      its C program (pkg-config braid-presets) built and run on
-#      presets/examples/example.toml.
+#      presets/examples/example.toml;
+#   4. the catalog component added to the prefix, and the consumer with
+#      WITH_CATALOG (find_package(braid COMPONENTS catalog), braid::models).
 # Usage: check_install.sh [WORK_DIR]  (default: a temporary folder, removed
 # afterwards; a given one is kept and reused, so reruns are incremental).
 # Honors CC and CXX. Exits non-zero with one line naming the failed step.
@@ -21,7 +23,7 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 build=$work/build prefix=$work/prefix consumer=$work/consumer log=$work/log
-rm -rf "$prefix" "$consumer"
+rm -rf "$prefix" "$consumer" "$consumer-catalog"
 : > "$log"
 example=$src/presets/examples/example.toml
 
@@ -78,4 +80,15 @@ out=$("$work/preset_lookup_c" "$example" 2>&1) || fail "the C consumer failed: $
 want="gemm_rs: ring chunks=2 streams=2 match=1"
 [[ $out == "$want" ]] || fail "the C consumer printed '$out', expected '$want'"
 echo "c consumer (pkg-config): $out"
+
+step "build the catalog libraries" cmake --build "$build" -j 2 --target braid_topology braid_gpu braid_models
+step "install the catalog component" cmake --install "$build" --component catalog --prefix "$prefix"
+step "configure the consumer with WITH_CATALOG (find_package(braid COMPONENTS catalog))" \
+  cmake -S "$src/tests/install/consumer" -B "$consumer-catalog" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release -DWITH_CATALOG=ON
+step "build the consumer with WITH_CATALOG" cmake --build "$consumer-catalog"
+out=$("$consumer-catalog/model_names" 2>&1) || fail "the catalog consumer failed: $out"
+want="llama3-70b hidden=8192"
+[[ $out == *"$want" ]] || fail "the catalog consumer printed '$out', expected '...$want'"
+echo "cmake consumer (catalog): ${out//$'\n'/; }"
 echo "check_install: OK"
