@@ -44,7 +44,7 @@ for p in SQLite3 BLAS CLI11 simdjson ZLIB nlohmann_json Qt6 MPI CUDAToolkit Pyth
   hidden+=("-DCMAKE_DISABLE_FIND_PACKAGE_$p=ON")
 done
 step "configure a presets-only build with other dependencies hidden" \
-  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBRAID_ONLY_PRESETS=ON \
+  cmake --no-warn-unused-cli -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBRAID_ONLY_PRESETS=ON \
   -DBRAID_BUILD_TESTS=OFF -DBRAID_BUILD_BENCH=OFF "${hidden[@]}"
 step "build braid_presets" cmake --build "$build" -j 2 --target braid_presets braid_te braid_version
 step "install the presets component" cmake --install "$build" --component presets --prefix "$prefix"
