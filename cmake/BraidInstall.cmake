@@ -66,8 +66,11 @@ braid_install_libraries(COMPONENT catalog EXPORT_FILE braid-catalog-targets.cmak
 
 foreach(exe braid braid-view)
   if(TARGET ${exe})
-    # Shared builds (BUILD_SHARED_LIBS) find the libraries beside bin/.
-    set_target_properties(${exe} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+    # Shared builds (BUILD_SHARED_LIBS) find our libraries beside bin/; the
+    # folders of the outside ones (/usr/local/cuda/lib, OpenMPI's) stay as
+    # in the build tree.
+    set_target_properties(${exe} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
+      INSTALL_RPATH_USE_LINK_PATH ON)
     install(TARGETS ${exe} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
   endif()
 endforeach()
