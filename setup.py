@@ -1,5 +1,5 @@
 """Builds the Python module `braid` with scikit-build: CMake configures
-python/CMakeLists.txt on its own, which builds only core/, presets/ and the
+python/CMakeLists.txt on its own, which builds only core/, catalog/, presets/ and the
 module (no SQLite, BLAS, Qt or CUDA needed), and installs the extension.
 
     pip install --no-build-isolation .

@@ -48,6 +48,7 @@ function(braid_add_version_library target version)
     VERBATIM)
   add_library(${target} ${CMAKE_CURRENT_SOURCE_DIR}/src/version.cc)
   add_dependencies(${target} ${target}_git_revision)
-  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include PRIVATE ${dir})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:include> PRIVATE ${dir})
   target_compile_definitions(${target} PRIVATE BRAID_VERSION="${version}")
 endfunction()
