@@ -51,8 +51,10 @@ endfunction()
 
 function(braid_check_layering)
   set(targets "")
+  # Only the modules this configure added (BRAID_ONLY_PRESETS skips most).
+  get_property(added DIRECTORY ${CMAKE_SOURCE_DIR} PROPERTY SUBDIRECTORIES)
   foreach(dir core catalog presets profiler kernels db pipeline tuner cli gui python)
-    if(EXISTS ${CMAKE_SOURCE_DIR}/${dir})
+    if(${CMAKE_SOURCE_DIR}/${dir} IN_LIST added)
       get_property(sub DIRECTORY ${CMAKE_SOURCE_DIR}/${dir} PROPERTY BUILDSYSTEM_TARGETS)
       list(APPEND targets ${sub})
       get_property(subdirs DIRECTORY ${CMAKE_SOURCE_DIR}/${dir} PROPERTY SUBDIRECTORIES)
