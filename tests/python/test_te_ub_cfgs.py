@@ -98,11 +98,11 @@ class TeArgumentErrors(unittest.TestCase):
         return braid.te_ub_cfgs(self.path, **args)
 
     def test_bad_values(self):
-        with self.assertRaisesRegex(ValueError, r"`seq` must be at least 1 \(got -1\)"):
+        with self.assertRaisesRegex(ValueError, r"seq must be at least 1 \(got -1\)"):
             self.call(seq=-1)
-        with self.assertRaisesRegex(ValueError, r"`batch` must be at least 1 \(got 0\)"):
+        with self.assertRaisesRegex(ValueError, r"batch must be at least 1 \(got 0\)"):
             self.call(batch=0)
-        with self.assertRaisesRegex(ValueError, r"`tp` must be at least 1"):
+        with self.assertRaisesRegex(ValueError, r"tp must be at least 1"):
             self.call(tp=-8)
         with self.assertRaises(ValueError):
             self.call(dtype="int3")
