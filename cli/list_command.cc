@@ -30,31 +30,27 @@ std::string LinkText(const Link& l) {
 }
 
 Result<std::string> GpuLine(const std::string& name) {
-  auto g = LoadGpu(name);
-  if (!g.ok()) return g.status();
-  return std::to_string(g->sm_count) + " SMs, " + Format("%g", g->tflops_bf16) + " TFLOPS bf16, HBM " +
-         Format("%g", g->hbm_gbs) + " GB/s, " + std::to_string(g->copy_engines) + " copy engines";
+  BRAID_ASSIGN_OR_RETURN(auto g, LoadGpu(name));
+  return std::to_string(g.sm_count) + " SMs, " + Format("%g", g.tflops_bf16) + " TFLOPS bf16, HBM " +
+         Format("%g", g.hbm_gbs) + " GB/s, " + std::to_string(g.copy_engines) + " copy engines";
 }
 
 Result<std::string> TopologyLine(const std::string& name) {
-  auto t = LoadTopology(name);
-  if (!t.ok()) return t.status();
-  auto g = LoadGpu(t->gpu);
-  if (!g.ok()) return g.status();
-  std::string line = std::to_string(t->total_gpus()) + " x " + t->gpu + " (" + std::to_string(g->sm_count) + " SMs), " +
-                     std::to_string(t->nodes) + (t->nodes == 1 ? " node" : " nodes") + "; intra-node " +
-                     LinkText(t->intra);
-  if (t->has_pair) line += "; NVLink pairs " + LinkText(t->pair);
-  if (t->nodes > 1) line += "; inter-node " + LinkText(t->inter);
+  BRAID_ASSIGN_OR_RETURN(auto t, LoadTopology(name));
+  BRAID_ASSIGN_OR_RETURN(auto g, LoadGpu(t.gpu));
+  std::string line = std::to_string(t.total_gpus()) + " x " + t.gpu + " (" + std::to_string(g.sm_count) + " SMs), " +
+                     std::to_string(t.nodes) + (t.nodes == 1 ? " node" : " nodes") + "; intra-node " +
+                     LinkText(t.intra);
+  if (t.has_pair) line += "; NVLink pairs " + LinkText(t.pair);
+  if (t.nodes > 1) line += "; inter-node " + LinkText(t.inter);
   return line;
 }
 
 Result<std::string> ModelLine(const std::string& name) {
-  auto m = LoadModel(name);
-  if (!m.ok()) return m.status();
-  return "hidden " + std::to_string(m->hidden) + ", heads " + std::to_string(m->heads) + " (kv " +
-         std::to_string(m->kv_heads) + ") x " + std::to_string(m->head_dim) + ", ffn " + std::to_string(m->ffn) +
-         (m->gated_mlp ? " (gated)" : "") + ", " + std::to_string(m->layers) + " layers";
+  BRAID_ASSIGN_OR_RETURN(auto m, LoadModel(name));
+  return "hidden " + std::to_string(m.hidden) + ", heads " + std::to_string(m.heads) + " (kv " +
+         std::to_string(m.kv_heads) + ") x " + std::to_string(m.head_dim) + ", ffn " + std::to_string(m.ffn) +
+         (m.gated_mlp ? " (gated)" : "") + ", " + std::to_string(m.layers) + " layers";
 }
 
 }  // namespace

@@ -79,26 +79,22 @@ Status CheckArgs(const ReportArgs& a) {
 
 // The runs of the store that pass the filters, with their figures.
 Result<std::vector<Listed>> ListRuns(const Store& store, const ReportArgs& a) {
-  auto runs = store.ListRuns();
-  if (!runs.ok()) return runs.status();
+  BRAID_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
   std::set<int64_t> of_session;
   if (a.session > 0) {
-    auto session = store.GetSession(a.session);
-    if (!session.ok()) return session.status();
-    auto trials = store.ListTrials(a.session);
-    if (!trials.ok()) return trials.status();
-    for (const StoredTrial& t : *trials) {
+    BRAID_ASSIGN_OR_RETURN(auto session, store.GetSession(a.session));
+    BRAID_ASSIGN_OR_RETURN(auto trials, store.ListTrials(a.session));
+    for (const StoredTrial& t : trials) {
       if (t.trial.run) of_session.insert(*t.trial.run);
     }
   }
   std::vector<Listed> out;
-  for (const StoredRun& r : *runs) {
+  for (const StoredRun& r : runs) {
     if (a.session > 0 && !of_session.count(r.id)) continue;
     if (!a.backend.empty() && r.meta.backend != a.backend) continue;
     if (!a.op.empty() && (!r.meta.has_workload || OpName(r.meta.workload.op) != a.op)) continue;
-    auto rows = store.LoadMetrics(r.id);
-    if (!rows.ok()) return rows.status();
-    auto rec = RecordOfStored(r, *rows);  // refuses damaged JSON before anything is printed
+    BRAID_ASSIGN_OR_RETURN(auto rows, store.LoadMetrics(r.id));
+    auto rec = RecordOfStored(r, rows);  // refuses damaged JSON before anything is printed
     if (!rec.ok()) return rec.status();
     out.push_back({r, std::move(rec->figures), std::move(rec->config)});
   }

@@ -62,20 +62,17 @@ namespace {
 
 Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
   OverlapConfig c;
-  auto algo = ParseAlgorithm(a.algo);
-  if (!algo.ok()) return algo.status();
-  c.algorithm = *algo;
+  BRAID_ASSIGN_OR_RETURN(auto algo, ParseAlgorithm(a.algo));
+  c.algorithm = algo;
   c.chunks = a.chunks;
   if (!a.splits.empty()) {
-    auto s = ParseSplits(a.splits);
-    if (!s.ok()) return s.status();
-    c.splits = *s;
+    BRAID_ASSIGN_OR_RETURN(auto s, ParseSplits(a.splits));
+    c.splits = s;
   }
   c.comm_lanes = a.streams;
   c.comm_sms = a.comm_sms;
-  auto eng = ParseCommEngine(a.comm_engine);
-  if (!eng.ok()) return eng.status();
-  c.comm_engine = *eng;
+  BRAID_ASSIGN_OR_RETURN(auto eng, ParseCommEngine(a.comm_engine));
+  c.comm_engine = eng;
   if (a.comm_priority != "high" && a.comm_priority != "normal") {
     return Status::Invalid("--comm-priority '" + OneLine(a.comm_priority) + "': use high or normal");
   }
@@ -88,18 +85,15 @@ Result<RunRequest> RequestFromArgs(const RunArgs& a) {
   BRAID_RETURN_IF_ERROR(CheckWorkloadForm(a.workload));
   RunRequest r;
   if (!a.workload.model.empty()) {
-    auto lw = LayerFromArgs(a.workload);
-    if (!lw.ok()) return lw.status();
-    r.layer = std::move(*lw);
+    BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(a.workload));
+    r.layer = std::move(lw);
   } else {
-    auto w =
-        WorkloadFromFlags(a.workload.op, a.workload.m, a.workload.n, a.workload.k, a.workload.tp, a.workload.dtype);
-    if (!w.ok()) return w.status();
-    r.op = *w;
+    BRAID_ASSIGN_OR_RETURN(auto w, WorkloadFromFlags(a.workload.op, a.workload.m, a.workload.n, a.workload.k,
+                                                     a.workload.tp, a.workload.dtype));
+    r.op = w;
   }
-  auto c = ConfigFromArgs(a);
-  if (!c.ok()) return c.status();
-  r.config = std::move(*c);
+  BRAID_ASSIGN_OR_RETURN(auto c, ConfigFromArgs(a));
+  r.config = std::move(c);
   r.topology = a.topology;
   r.backend = a.backend;
   r.options.iters = a.iters;
@@ -139,9 +133,8 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
 // Flag checks, then the library's (braid/run_pipeline.h).
 Result<PreparedRun> PrepareRunFromArgs(const RunArgs& a, bool writes_store) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(a, writes_store));
-  auto request = RequestFromArgs(a);
-  if (!request.ok()) return request.status();
-  return PrepareRun(*request);
+  BRAID_ASSIGN_OR_RETURN(auto request, RequestFromArgs(a));
+  return PrepareRun(request);
 }
 
 int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {

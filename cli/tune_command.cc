@@ -81,15 +81,13 @@ Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key) {
     return Status::Invalid("--tp " + std::to_string(r.tp) + ": tuning needs at least 2 ranks (nothing to overlap)");
   }
   if (r.model.empty()) {
-    auto w = WorkloadFromFlags(r.op, r.m, r.n, r.k, r.tp, r.dtype);
-    if (!w.ok()) return w.status();
-    *key = w->Describe();
-    return std::vector<TuneTarget>{{std::string(OpName(w->op)), *w, ""}};
+    BRAID_ASSIGN_OR_RETURN(auto w, WorkloadFromFlags(r.op, r.m, r.n, r.k, r.tp, r.dtype));
+    *key = w.Describe();
+    return std::vector<TuneTarget>{{std::string(OpName(w.op)), w, ""}};
   }
-  auto lw = LayerFromArgs(r);
-  if (!lw.ok()) return lw.status();
-  *key = lw->Describe();
-  return TargetsOfLayer(*lw);
+  BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(r));
+  *key = lw.Describe();
+  return TargetsOfLayer(lw);
 }
 
 Status CheckOptions(const TuneArgs& a) {
@@ -125,9 +123,8 @@ Status CheckOptions(const TuneArgs& a) {
 Result<PresetFile> ExistingPresets(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
-    auto f = LoadPresetFile(path);
-    if (!f.ok()) return f.status();
-    return *f;
+    BRAID_ASSIGN_OR_RETURN(auto f, LoadPresetFile(path));
+    return f;
   }
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
@@ -151,22 +148,18 @@ struct PreparedTune {
 Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   BRAID_RETURN_IF_ERROR(CheckOptions(a));
   const std::string strategy_name = a.strategy.empty() ? (a.backend == "sim" ? "exhaustive" : "guided") : a.strategy;
-  auto strategy = ParseStrategy(strategy_name);
-  if (!strategy.ok()) return strategy.status();
+  BRAID_ASSIGN_OR_RETURN(auto strategy, ParseStrategy(strategy_name));
   std::string workload_key;
-  auto targets = TargetsOf(a, &workload_key);
-  if (!targets.ok()) return targets.status();
+  BRAID_ASSIGN_OR_RETURN(auto targets, TargetsOf(a, &workload_key));
   auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
   if (!hw.ok()) return hw.status();
   PreparedTune p;
   p.hw = std::make_shared<SimHardware>(std::move(*hw));
   const Topology& topo = p.hw->topo;
   BRAID_RETURN_IF_ERROR(topo.CheckFits(a.workload.tp));
-  auto knobs = KnobsOfBackend(a.backend);
-  if (!knobs.ok()) return knobs.status();
-  auto existing = ExistingPresets(a.out);
-  if (!existing.ok()) return existing.status();
-  p.existing = std::move(*existing);
+  BRAID_ASSIGN_OR_RETURN(auto knobs, KnobsOfBackend(a.backend));
+  BRAID_ASSIGN_OR_RETURN(auto existing, ExistingPresets(a.out));
+  p.existing = std::move(existing);
   std::error_code ec;
   if (a.resume && !std::filesystem::exists(a.db, ec)) {
     return Status::Invalid("--resume: there is no store " + a.db + " to resume from");
@@ -175,15 +168,15 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
 
   const bool deterministic = a.backend == "sim";
   TuneRequest& q = p.request;
-  q.targets = std::move(*targets);
+  q.targets = std::move(targets);
   q.workload_key = workload_key;
   q.topology = topo.name;
   q.gpu = topo.gpu;
   q.gpu_sms = p.hw->gpu.sm_count;
   q.backend = a.backend;
   // In loopback every rank's fused kernel gets a P-th of the GPU.
-  q.knobs = a.cuda.loopback ? KnobsOnSharedGpu(*knobs, q.gpu_sms, a.workload.tp) : *knobs;
-  q.search.strategy = *strategy;
+  q.knobs = a.cuda.loopback ? KnobsOnSharedGpu(knobs, q.gpu_sms, a.workload.tp) : knobs;
+  q.search.strategy = strategy;
   q.search.iters = a.iters_option->count() > 0 ? a.iters : (deterministic ? 1 : 20);
   q.search.warmup = a.warmup_option->count() > 0 ? a.warmup : (deterministic ? 0 : 2);
   q.search.budget = a.budget;
@@ -209,8 +202,7 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
 // The session on `backend`, the presets merged into --out, and the report
 // printed. A failure is returned for the caller to print.
 Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend) {
-  auto store = OpenStoreForWrite(a.db);
-  if (!store.ok()) return store.status();
+  BRAID_ASSIGN_OR_RETURN(auto store, OpenStoreForWrite(a.db));
   TuneProgress progress(stderr, isatty(STDERR_FILENO) == 1, !a.no_progress);
   TuneObserver observer;
   observer.on_resume = [&](long long session, size_t recorded) {
@@ -225,19 +217,18 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
   observer.on_result = [&](const TuneResult& r) {
     progress.FinishTarget(r.config.Describe() + " " + FormatDuration(r.time_ns));
   };
-  auto summary = RunTuning(p.request, backend, **store, observer);
-  if (!summary.ok()) return summary.status();
+  BRAID_ASSIGN_OR_RETURN(auto summary, RunTuning(p.request, backend, *store, observer));
 
   PresetFile merged = p.existing;
-  const PresetFile update = PresetsOf(*summary, std::string(BraidVersion()), NowIso8601());
+  const PresetFile update = PresetsOf(summary, std::string(BraidVersion()), NowIso8601());
   BRAID_RETURN_IF_ERROR(MergeInto(merged, update));
   BRAID_RETURN_IF_ERROR(SavePresetsAtomically(a.out, merged));
   const PresetsWritten written{a.out, int(update.presets.size())};
 
   if (a.json) {
-    std::cout << TuneJson(*summary, written).dump(2) << "\n";
+    std::cout << TuneJson(summary, written).dump(2) << "\n";
   } else {
-    std::cout << TuneTable(*summary, written);
+    std::cout << TuneTable(summary, written);
   }
   std::cout.flush();
   return Status::Ok();

@@ -12,19 +12,16 @@ namespace braid::cli {
 Result<Workload> WorkloadFromFlags(const std::string& op, const std::string& m, const std::string& n,
                                    const std::string& k, int tp, const std::string& dtype) {
   Workload w;
-  auto parsed_op = ParseOp(op);
-  if (!parsed_op.ok()) return parsed_op.status();
-  w.op = *parsed_op;
+  BRAID_ASSIGN_OR_RETURN(auto parsed_op, ParseOp(op));
+  w.op = parsed_op;
   for (auto [text, flag, dst] : {std::tuple{&m, "--m", &w.m}, {&n, "--n", &w.n}, {&k, "--k", &w.k}}) {
-    auto v = ParseSize(*text, flag);
-    if (!v.ok()) return v.status();
-    *dst = *v;
+    BRAID_ASSIGN_OR_RETURN(auto v, ParseSize(*text, flag));
+    *dst = v;
   }
   if (tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(tp) + ")");
   w.tp = tp;
-  auto dt = ParseDType(dtype);
-  if (!dt.ok()) return dt.status();
-  w.dtype = *dt;
+  BRAID_ASSIGN_OR_RETURN(auto dt, ParseDType(dtype));
+  w.dtype = dt;
   return w;
 }
 
@@ -46,18 +43,14 @@ void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help) 
 // `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
 Result<LayerWorkload> LayerFromArgs(const WorkloadArgs& a) {
   if (a.seq.empty()) return Status::Invalid("--model needs --seq (the sequence length)");
-  auto model = LoadModel(a.model);
-  if (!model.ok()) return model.status();
-  auto seq = ParseSize(a.seq, "--seq");
-  if (!seq.ok()) return seq.status();
+  BRAID_ASSIGN_OR_RETURN(auto model, LoadModel(a.model));
+  BRAID_ASSIGN_OR_RETURN(auto seq, ParseSize(a.seq, "--seq"));
   int64_t batch = 1;
   if (!a.batch.empty()) {
-    auto b = ParseSize(a.batch, "--batch");
-    if (!b.ok()) return b.status();
-    batch = *b;
+    BRAID_ASSIGN_OR_RETURN(auto b, ParseSize(a.batch, "--batch"));
+    batch = b;
   }
-  auto phase = ParsePhase(a.phase);
-  if (!phase.ok()) return phase.status();
+  BRAID_ASSIGN_OR_RETURN(auto phase, ParsePhase(a.phase));
   std::optional<bool> sp;
   if (a.sequence_parallel == "on") {
     sp = true;
@@ -66,10 +59,9 @@ Result<LayerWorkload> LayerFromArgs(const WorkloadArgs& a) {
   } else if (!a.sequence_parallel.empty()) {
     return Status::Invalid("--sequence-parallel '" + OneLine(a.sequence_parallel) + "': use on or off");
   }
-  auto dt = ParseDType(a.dtype);
-  if (!dt.ok()) return dt.status();
+  BRAID_ASSIGN_OR_RETURN(auto dt, ParseDType(a.dtype));
   if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
-  return MakeLayerWorkload(*model, *seq, batch, *phase, a.tp, *dt, sp);
+  return MakeLayerWorkload(model, seq, batch, phase, a.tp, dt, sp);
 }
 
 // Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.

@@ -5,7 +5,7 @@
 # braid targets of its own module and of the modules listed for it here.
 set(BRAID_MODULE_MAY_USE_core "")
 set(BRAID_MODULE_MAY_USE_catalog core)
-set(BRAID_MODULE_MAY_USE_presets core catalog)
+set(BRAID_MODULE_MAY_USE_presets core)
 set(BRAID_MODULE_MAY_USE_profiler core catalog)
 set(BRAID_MODULE_MAY_USE_kernels core catalog profiler)
 set(BRAID_MODULE_MAY_USE_db core catalog profiler)

@@ -16,9 +16,8 @@ Result<double> MedianIterationNs(Backend& backend, const Plan& plan, const RunOp
   o.warmup = std::min(base.warmup, 1);
   o.verify = false;
   o.trace = false;
-  auto out = backend.Run(plan, o);
-  if (!out.ok()) return out.status();
-  return Median(out->iteration_ns).value_or(0.0);
+  BRAID_ASSIGN_OR_RETURN(auto out, backend.Run(plan, o));
+  return Median(out.iteration_ns).value_or(0.0);
 }
 
 }  // namespace
@@ -28,9 +27,8 @@ Result<LowerBound> MeasureLowerBound(Backend& backend, const Plan& serial, const
   auto c = MedianIterationNs(backend, FilterPlan(serial, [](const Step& s) { return !IsCommStep(s); }), options);
   if (!c.ok()) return c.status();
   lb.compute_alone_ns = *c;
-  auto m = MedianIterationNs(backend, FilterPlan(serial, IsCommStep), options);
-  if (!m.ok()) return m.status();
-  lb.comm_alone_ns = *m;
+  BRAID_ASSIGN_OR_RETURN(auto m, MedianIterationNs(backend, FilterPlan(serial, IsCommStep), options));
+  lb.comm_alone_ns = m;
   return lb;
 }
 

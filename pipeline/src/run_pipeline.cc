@@ -17,11 +17,10 @@ namespace {
 // Comm SMs are taken from the GPU's SMs; the rest compute.
 Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
   if (comm_sms == 0) return Status::Ok();
-  auto gpu = LoadGpu(topo.gpu);
-  if (!gpu.ok()) return gpu.status();
-  if (comm_sms >= gpu->sm_count) {
-    return Status::Invalid("`comm_sms` " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu->name +
-                           " has " + std::to_string(gpu->sm_count) + " SMs (topology " + topo.name + ")");
+  BRAID_ASSIGN_OR_RETURN(auto gpu, LoadGpu(topo.gpu));
+  if (comm_sms >= gpu.sm_count) {
+    return Status::Invalid("`comm_sms` " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu.name +
+                           " has " + std::to_string(gpu.sm_count) + " SMs (topology " + topo.name + ")");
   }
   return Status::Ok();
 }
@@ -62,40 +61,35 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   }
   PreparedRun p;
   p.layer = request.layer;
-  Result<Plan> plan =
-      request.layer ? BuildLayerPlan(*request.layer, request.config) : BuildPlan(request.op, request.config);
-  if (!plan.ok()) return plan.status();
-  p.plan = std::move(*plan);
-  Result<Topology> topo = LoadTopology(request.topology);
-  if (!topo.ok()) return topo.status();
-  BRAID_RETURN_IF_ERROR(topo->CheckFits(p.plan.tp()));
-  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, *topo));
+  BRAID_ASSIGN_OR_RETURN(auto plan, request.layer ? BuildLayerPlan(*request.layer, request.config)
+                                                  : BuildPlan(request.op, request.config));
+  p.plan = std::move(plan);
+  BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(request.topology));
+  BRAID_RETURN_IF_ERROR(topo.CheckFits(p.plan.tp()));
+  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, topo));
   BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
   if (request.options.verify && request.backend == "sim") {
     return Status::Invalid("`verify` needs real data: the sim backend computes none (use the cpu backend)");
   }
-  p.topology = std::move(*topo);
+  p.topology = std::move(topo);
   p.topology_recorded = request.backend != "cpu";
   p.options = request.options;
   return p;
 }
 
 Result<LowerBound> MeasureRunLowerBound(const PreparedRun& run, Backend& backend) {
-  Result<Plan> serial = SerialPlanOf(run);
-  if (!serial.ok()) return serial.status();
-  return MeasureLowerBound(backend, *serial, run.options);
+  BRAID_ASSIGN_OR_RETURN(auto serial, SerialPlanOf(run));
+  return MeasureLowerBound(backend, serial, run.options);
 }
 
 Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::optional<LowerBound> known) {
   RecordedRun out;
-  Result<RunOutput> ran = backend.Run(run.plan, run.options);
-  if (!ran.ok()) return ran.status();
-  out.output = std::move(*ran);
+  BRAID_ASSIGN_OR_RETURN(auto ran, backend.Run(run.plan, run.options));
+  out.output = std::move(ran);
   out.output.notes.insert(out.output.notes.end(), run.notes.begin(), run.notes.end());
   if (!known) {
-    Result<LowerBound> lb = MeasureRunLowerBound(run, backend);
-    if (!lb.ok()) return lb.status();
-    known = *lb;
+    BRAID_ASSIGN_OR_RETURN(auto lb, MeasureRunLowerBound(run, backend));
+    known = lb;
   }
   out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
                            out.output, known);
@@ -104,11 +98,10 @@ Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::op
 }
 
 Result<int64_t> StoreRun(Store& store, const PreparedRun& prepared, RecordedRun& run) {
-  Result<int64_t> id =
-      store.WriteRun(MetaOf(run.record), LanesOf(prepared.plan), run.output.events, RowsOf(run.record));
-  if (!id.ok()) return id.status();
-  run.record.run_id = *id;
-  return *id;
+  BRAID_ASSIGN_OR_RETURN(
+      auto id, store.WriteRun(MetaOf(run.record), LanesOf(prepared.plan), run.output.events, RowsOf(run.record)));
+  run.record.run_id = id;
+  return id;
 }
 
 Status VerifyVerdict(const RunOutput& out) {

@@ -89,12 +89,10 @@ Result<RunRecord> RecordOfStored(const StoredRun& run, const std::vector<MetricR
   r.iterations = run.meta.iterations;
   r.warmup = run.meta.warmup;
   // Imported traces have no config ({}); every other run must have a whole one.
-  Result<StoredConfig> config = DecodeConfigText(run.meta.config_json, r.source == "imported", RunWhere(run.id));
-  if (!config.ok()) return config.status();
-  r.config = std::move(config->json);
-  Result<Json> notes = DecodeNotesText(run.meta.notes_json, RunWhere(run.id));
-  if (!notes.ok()) return notes.status();
-  r.notes = std::move(*notes);
+  BRAID_ASSIGN_OR_RETURN(auto config, DecodeConfigText(run.meta.config_json, r.source == "imported", RunWhere(run.id)));
+  r.config = std::move(config.json);
+  BRAID_ASSIGN_OR_RETURN(auto notes, DecodeNotesText(run.meta.notes_json, RunWhere(run.id)));
+  r.notes = std::move(notes);
   r.figures = RunFiguresFromRows(rows);
   // Runs stored before the lower bound had rows of its own keep it in notes.
   if (!r.figures.lower_bound && r.notes.contains("lower_bound")) {
@@ -106,11 +104,9 @@ Result<RunRecord> RecordOfStored(const StoredRun& run, const std::vector<MetricR
 }
 
 Result<RunRecord> LoadRunRecord(const Store& store, int64_t run) {
-  Result<StoredRun> stored = store.GetRun(run);
-  if (!stored.ok()) return stored.status();
-  Result<std::vector<MetricRow>> rows = store.LoadMetrics(run);
-  if (!rows.ok()) return rows.status();
-  return RecordOfStored(*stored, *rows);
+  BRAID_ASSIGN_OR_RETURN(auto stored, store.GetRun(run));
+  BRAID_ASSIGN_OR_RETURN(auto rows, store.LoadMetrics(run));
+  return RecordOfStored(stored, rows);
 }
 
 }  // namespace braid

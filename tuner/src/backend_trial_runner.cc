@@ -16,16 +16,14 @@ BackendTrialRunner::BackendTrialRunner(Backend& backend, Workload w, RunOptions 
 
 Result<Measurement> BackendTrialRunner::Measure(size_t, const OverlapConfig& config, int warmup, int iters,
                                                 std::string_view) {
-  Result<Plan> plan = BuildPlan(w_, config);
-  if (!plan.ok()) return plan.status();
+  BRAID_ASSIGN_OR_RETURN(auto plan, BuildPlan(w_, config));
   RunOptions opt = base_;
   opt.warmup = warmup;
   opt.iters = iters;
   opt.trace = false;  // the figure is the iteration time; events are not kept
-  Result<RunOutput> out = backend_.Run(*plan, opt);
-  if (!out.ok()) return out.status();
-  if (out->iteration_ns.empty()) return Status::Internal("the backend returned no iteration times");
-  return MeasurementOfRun(*out, warmup, iters);
+  BRAID_ASSIGN_OR_RETURN(auto out, backend_.Run(plan, opt));
+  if (out.iteration_ns.empty()) return Status::Internal("the backend returned no iteration times");
+  return MeasurementOfRun(out, warmup, iters);
 }
 
 bool BackendTrialRunner::OutOfTime() const { return deadline_ && std::chrono::steady_clock::now() >= *deadline_; }

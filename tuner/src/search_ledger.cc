@@ -18,13 +18,12 @@ Result<std::optional<Measurement>> Ledger::Measure(size_t c, int warmup, int ite
     outcome_.stopped_by_time = true;
     return std::optional<Measurement>();
   }
-  Result<Measurement> m = runner_.Measure(c, space_[c], warmup, iters, stage);
-  if (!m.ok()) return m.status();
-  outcome_.iterations += m->iterations;
-  outcome_.trials.push_back({c, std::string(stage), *m});
-  if (full) full_[c] = *m;
+  BRAID_ASSIGN_OR_RETURN(auto m, runner_.Measure(c, space_[c], warmup, iters, stage));
+  outcome_.iterations += m.iterations;
+  outcome_.trials.push_back({c, std::string(stage), m});
+  if (full) full_[c] = m;
   Report();
-  return std::optional<Measurement>(*m);
+  return std::optional<Measurement>(m);
 }
 
 void Ledger::Report() {
@@ -42,13 +41,12 @@ void Ledger::Report() {
 }
 
 Result<std::optional<Measurement>> Ledger::MeasureDespiteTheClock(size_t c) {
-  Result<Measurement> m = runner_.Measure(c, space_[c], options_.warmup, options_.iters, "full");
-  if (!m.ok()) return m.status();
-  outcome_.iterations += m->iterations;
-  outcome_.trials.push_back({c, "full", *m});
-  full_[c] = *m;
+  BRAID_ASSIGN_OR_RETURN(auto m, runner_.Measure(c, space_[c], options_.warmup, options_.iters, "full"));
+  outcome_.iterations += m.iterations;
+  outcome_.trials.push_back({c, "full", m});
+  full_[c] = m;
   Report();
-  return std::optional<Measurement>(*m);
+  return std::optional<Measurement>(m);
 }
 
 Result<SearchOutcome> Ledger::Conclude() {
@@ -61,8 +59,7 @@ Result<SearchOutcome> Ledger::Conclude() {
     for (const TrialRecord& t : outcome_.trials) {
       if (pick_ns == 0 || t.measurement.median_ns < pick_ns) pick = t.candidate, pick_ns = t.measurement.median_ns;
     }
-    Result<std::optional<Measurement>> m = MeasureDespiteTheClock(pick);
-    if (!m.ok()) return m.status();
+    BRAID_ASSIGN_OR_RETURN(auto m, MeasureDespiteTheClock(pick));
   }
   if (full_.empty()) {
     return Status::Invalid(std::string(outcome_.stopped_by_time ? "the time budget" : "the trial budget") +
@@ -86,10 +83,9 @@ Result<SearchOutcome> Ledger::Conclude() {
     // Half a full measurement each, so rechecking costs less than a rung.
     const int iters = std::max(1, options_.iters / 2);
     for (const auto& [median, c] : close) {
-      Result<std::optional<Measurement>> again = Measure(c, std::min(options_.warmup, 1), iters, "recheck", false);
-      if (!again.ok()) return again.status();
-      if (!again->has_value()) break;  // out of budget: decide on what we have
-      pooled[c] = Pool(pooled[c], **again);
+      BRAID_ASSIGN_OR_RETURN(auto again, Measure(c, std::min(options_.warmup, 1), iters, "recheck", false));
+      if (!again.has_value()) break;  // out of budget: decide on what we have
+      pooled[c] = Pool(pooled[c], *again);
       outcome_.rechecked.push_back(c);
     }
   }

@@ -9,20 +9,17 @@
 namespace braid {
 
 Result<Guide> MakeSimGuide(const Workload& w, const std::string& topology) {
-  Result<SimHardware> hw = LoadSimHardware(topology);
-  if (!hw.ok()) return hw.status();
-  return MakeSimGuide(w, *hw);
+  BRAID_ASSIGN_OR_RETURN(auto hw, LoadSimHardware(topology));
+  return MakeSimGuide(w, hw);
 }
 
 Guide MakeSimGuide(const Workload& w, const SimHardware& hw) {
   auto sim = std::make_shared<SimBackend>(hw.gpu, hw.topo);
   return Guide([sim, w](const OverlapConfig& c) -> Result<double> {
-    Result<Plan> plan = BuildPlan(w, c);
-    if (!plan.ok()) return plan.status();
-    BRAID_RETURN_IF_ERROR(CheckPlanStructure(*plan));
-    Result<int64_t> ns = sim->Evaluate(*plan);
-    if (!ns.ok()) return ns.status();
-    return double(*ns);
+    BRAID_ASSIGN_OR_RETURN(auto plan, BuildPlan(w, c));
+    BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+    BRAID_ASSIGN_OR_RETURN(auto ns, sim->Evaluate(plan));
+    return double(ns);
   });
 }
 

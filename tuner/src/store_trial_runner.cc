@@ -28,12 +28,10 @@ void StoreTrialRunner::SetTarget(const TuneTarget& target) {
 
 Result<LowerBound> StoreTrialRunner::TargetLowerBound(const RunOptions& options) {
   if (lower_bound_) return *lower_bound_;
-  Result<Plan> serial = BuildPlan(target_.w, OverlapConfig{});
-  if (!serial.ok()) return serial.status();
-  Result<LowerBound> lb = MeasureLowerBound(backend_, *serial, options);
-  if (!lb.ok()) return lb.status();
-  lower_bound_ = *lb;
-  return *lb;
+  BRAID_ASSIGN_OR_RETURN(auto serial, BuildPlan(target_.w, OverlapConfig{}));
+  BRAID_ASSIGN_OR_RETURN(auto lb, MeasureLowerBound(backend_, serial, options));
+  lower_bound_ = lb;
+  return lb;
 }
 
 namespace {
@@ -71,23 +69,20 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
     if (!measured_keys_.count(key)) replayed_keys_.insert(key);  // recorded before this command
     return it->second.measurement;
   }
-  Result<Plan> plan = BuildPlan(target_.w, config);
-  if (!plan.ok()) return plan.status();
+  BRAID_ASSIGN_OR_RETURN(auto plan, BuildPlan(target_.w, config));
   // The run pipeline's steps from the plan on (braid/run_pipeline.h); the
   // tuner checked the workload and topology once for the whole session.
   PreparedRun run;
-  run.plan = std::move(*plan);
+  run.plan = std::move(plan);
   run.topology.name = topology_;
   run.topology_recorded = !topology_.empty();
   run.options = base_;
   run.options.warmup = warmup;
   run.options.iters = iters;
   run.options.trace = true;  // the figure is the events' makespan, as the stored run reports it
-  Result<LowerBound> lb = TargetLowerBound(run.options);
-  if (!lb.ok()) return lb.status();
-  Result<RecordedRun> recorded = ExecuteRun(run, backend_, *lb);
-  if (!recorded.ok()) return recorded.status();
-  RunRecord& rec = recorded->record;
+  BRAID_ASSIGN_OR_RETURN(auto lb, TargetLowerBound(run.options));
+  BRAID_ASSIGN_OR_RETURN(auto recorded, ExecuteRun(run, backend_, lb));
+  RunRecord& rec = recorded.record;
   std::vector<double> samples = MakespanSamples(rec.figures.metrics);
   if (samples.empty()) return Status::Internal("the backend returned no events for " + config.Describe());
   Measurement m = Summarize(std::move(samples), int64_t(warmup) + iters);
@@ -98,10 +93,9 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
   trial.time_ns = int64_t(m.median_ns + 0.5);
   trial.key = key;
   trial.samples_json = EncodeSamples(m.samples_ns);
-  Result<Store::TrialIds> ids =
-      store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(run.plan), recorded->output.events, RowsOf(rec));
-  if (!ids.ok()) return ids.status();
-  (*recorded_)[key] = {m, ids->run};
+  BRAID_ASSIGN_OR_RETURN(auto ids, store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(run.plan),
+                                                          recorded.output.events, RowsOf(rec)));
+  (*recorded_)[key] = {m, ids.run};
   measured_keys_.insert(key);
   return m;
 }
@@ -116,21 +110,18 @@ int StoreTrialRunner::TrialsOfTarget() const {
 bool StoreTrialRunner::OutOfTime() const { return deadline_ && clock_() >= *deadline_; }
 
 Result<std::map<std::string, RecordedTrial>> RecordedTrials(const Store& store, int64_t session) {
-  Result<std::vector<StoredTrial>> trials = store.ListTrials(session);
-  if (!trials.ok()) return trials.status();
+  BRAID_ASSIGN_OR_RETURN(auto trials, store.ListTrials(session));
   std::map<std::string, RecordedTrial> out;
-  for (const StoredTrial& t : *trials) {
+  for (const StoredTrial& t : trials) {
     if (t.trial.key.empty() || t.trial.status != "ok") continue;
     const std::string where =
         "trial " + std::to_string(t.id) + " of session " + std::to_string(session) + " in " + store.path();
-    Result<std::vector<double>> ns = DecodeSamples(t.trial.samples_json, where);
-    if (!ns.ok()) return ns.status();
+    BRAID_ASSIGN_OR_RETURN(auto ns, DecodeSamples(t.trial.samples_json, where));
     // A trial cost its warm-up (kept with its config) and its samples.
-    Result<TrialConfig> config = DecodeTrialConfig(t.trial.config_json, where);
-    if (!config.ok()) return config.status();
-    if (!config->warmup) return DamagedStore(where, "a config without a warm-up count");
-    const int64_t iterations = *config->warmup + int64_t(ns->size());
-    out[t.trial.key] = {Summarize(std::move(*ns), iterations), t.trial.run.value_or(-1)};
+    BRAID_ASSIGN_OR_RETURN(auto config, DecodeTrialConfig(t.trial.config_json, where));
+    if (!config.warmup) return DamagedStore(where, "a config without a warm-up count");
+    const int64_t iterations = *config.warmup + int64_t(ns.size());
+    out[t.trial.key] = {Summarize(std::move(ns), iterations), t.trial.run.value_or(-1)};
   }
   return out;
 }

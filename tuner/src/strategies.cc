@@ -80,10 +80,9 @@ Status Halving(Ledger& ledger) {
     if (alive.size() <= 3) break;
     std::vector<std::pair<double, size_t>> measured;
     for (size_t c : alive) {
-      auto m = ledger.Measure(c, r.warmup, r.iters, r.stage, false);
-      if (!m.ok()) return m.status();
-      if (!m->has_value()) break;
-      measured.emplace_back((*m)->median_ns, c);
+      BRAID_ASSIGN_OR_RETURN(auto m, ledger.Measure(c, r.warmup, r.iters, r.stage, false));
+      if (!m.has_value()) break;
+      measured.emplace_back((m)->median_ns, c);
     }
     alive = Ranked(measured);
     alive.resize(std::min(alive.size(), size_t(HalvingKeep(int(measured.size()), rung))));
@@ -151,10 +150,9 @@ Status Guided(Ledger& ledger, const std::vector<OverlapConfig>& space) {
   std::vector<std::pair<double, size_t>> predicted;
   std::vector<double> guess(space.size());
   for (size_t c = 0; c < space.size(); ++c) {
-    Result<double> t = o.guide(space[c]);
-    if (!t.ok()) return t.status();
-    predicted.emplace_back(*t, c);
-    guess[c] = *t;
+    BRAID_ASSIGN_OR_RETURN(auto t, o.guide(space[c]));
+    predicted.emplace_back(t, c);
+    guess[c] = t;
   }
   const std::vector<size_t> ranked = Ranked(predicted);
   const size_t want = size_t(GuidedCount(o, space.size()));

@@ -14,39 +14,36 @@ std::string Ns(double ns) { return std::to_string(std::llround(ns)) + " ns"; }
 
 Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapConfig>& space, TrialRunner& runner,
                            const SearchOptions& options, bool baselines) {
-  Result<SearchOutcome> outcome = Search(space, runner, options);
-  if (!outcome.ok()) return outcome.status();
+  BRAID_ASSIGN_OR_RETURN(auto outcome, Search(space, runner, options));
   TuneResult r;
   r.op = target.name;
   r.layer = target.layer;
   r.workload = target.w;
-  r.config = space[outcome->best];
-  r.time_ns = outcome->best_measurement.median_ns;
-  r.ci_low_ns = outcome->best_measurement.ci_low_ns;
-  r.ci_high_ns = outcome->best_measurement.ci_high_ns;
+  r.config = space[outcome.best];
+  r.time_ns = outcome.best_measurement.median_ns;
+  r.ci_low_ns = outcome.best_measurement.ci_low_ns;
+  r.ci_high_ns = outcome.best_measurement.ci_high_ns;
   r.candidates = int(space.size());
-  r.trials = int(outcome->trials.size());
-  r.iterations = outcome->iterations;
-  r.stopped_by = outcome->stopped_by_time ? "time" : outcome->stopped_by_budget ? "trial" : "";
+  r.trials = int(outcome.trials.size());
+  r.iterations = outcome.iterations;
+  r.stopped_by = outcome.stopped_by_time ? "time" : outcome.stopped_by_budget ? "trial" : "";
   if (!baselines) return r;
 
   // Baselines, measured like any candidate (a recording runner replays them
   // when the search measured them already).
   const TeDefault te = TeDefaultConfig(target.w);
-  Result<Measurement> serial = runner.Measure(0, OverlapConfig{}, options.warmup, options.iters, "full");
-  if (!serial.ok()) return serial.status();
-  Result<Measurement> te_m = runner.Measure(0, te.config, options.warmup, options.iters, "full");
-  if (!te_m.ok()) return te_m.status();
-  r.serial_ns = serial->median_ns;
+  BRAID_ASSIGN_OR_RETURN(auto serial, runner.Measure(0, OverlapConfig{}, options.warmup, options.iters, "full"));
+  BRAID_ASSIGN_OR_RETURN(auto te_m, runner.Measure(0, te.config, options.warmup, options.iters, "full"));
+  r.serial_ns = serial.median_ns;
   r.te_default = te.config;
   r.te_note = te.note;
-  r.te_default_ns = te_m->median_ns;
+  r.te_default_ns = te_m.median_ns;
   r.trials += 2;
-  r.iterations += serial->iterations + te_m->iterations;
+  r.iterations += serial.iterations + te_m.iterations;
 
   // Never hand out a config slower than a baseline we measured.
-  const bool te_faster = te_m->median_ns < serial->median_ns;
-  const Measurement& best_baseline = te_faster ? *te_m : *serial;
+  const bool te_faster = te_m.median_ns < serial.median_ns;
+  const Measurement& best_baseline = te_faster ? te_m : serial;
   if (best_baseline.median_ns < r.time_ns) {
     const OverlapConfig& baseline = te_faster ? te.config : OverlapConfig{};
     r.note = "the search's best (" + r.config.Describe() + ", " + Ns(r.time_ns) + ") was slower than " +

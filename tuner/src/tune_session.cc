@@ -33,10 +33,9 @@ bool SameRequest(const SessionInfo& a, const SessionInfo& b) {
 Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const SessionInfo& info, bool* resumed) {
   *resumed = false;
   if (!q.resume) return store.CreateSession(info);
-  auto sessions = store.ListSessions();
-  if (!sessions.ok()) return sessions.status();
+  BRAID_ASSIGN_OR_RETURN(auto sessions, store.ListSessions());
   const std::string id = std::to_string(q.session);
-  for (auto it = sessions->rbegin(); it != sessions->rend(); ++it) {
+  for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {
     const StoredSession& s = *it;
     if (q.session != 0 && s.id != q.session) continue;
     const bool same = SameRequest(s.info, info);
@@ -84,9 +83,8 @@ Result<Prepared> Prepare(const TuneRequest& q) {
     p.spaces.push_back(BuildSearchSpace(t.w, q.knobs, q.gpu_sms));
     if (p.spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
     if (q.search.strategy == Strategy::kGuided) {
-      Result<Guide> g = q.make_guide(t.w);
-      if (!g.ok()) return g.status();
-      p.guides[i] = *g;
+      BRAID_ASSIGN_OR_RETURN(auto g, q.make_guide(t.w));
+      p.guides[i] = g;
     }
   }
   return p;
@@ -98,28 +96,26 @@ Status CheckTuneRequest(const TuneRequest& q) { return Prepare(q).status(); }
 
 Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& store, const TuneObserver& observer) {
   // Everything that can refuse the request does so before the store changes.
-  Result<Prepared> prepared = Prepare(q);
-  if (!prepared.ok()) return prepared.status();
-  const std::vector<Guide>& guides = prepared->guides;
-  const std::vector<std::vector<OverlapConfig>>& spaces = prepared->spaces;
+  BRAID_ASSIGN_OR_RETURN(auto prepared, Prepare(q));
+  const std::vector<Guide>& guides = prepared.guides;
+  const std::vector<std::vector<OverlapConfig>>& spaces = prepared.spaces;
   const TuneClock clock = q.clock ? q.clock : TuneClock([] { return std::chrono::steady_clock::now(); });
 
   const SessionInfo info{q.workload_key,  q.topology,    q.backend, std::string(StrategyName(q.search.strategy)),
                          q.search.budget, q.options_json};
   bool resumed = false;
-  Result<int64_t> session = FindOrCreateSession(store, q, info, &resumed);
-  if (!session.ok()) return session.status();
-  auto recorded = tuning::RecordedTrials(store, *session);
+  BRAID_ASSIGN_OR_RETURN(auto session, FindOrCreateSession(store, q, info, &resumed));
+  auto recorded = tuning::RecordedTrials(store, session);
   if (!recorded.ok()) return recorded.status();  // a damaged session is left as it was
-  if (resumed) BRAID_RETURN_IF_ERROR(store.SetSessionStatus(*session, "running"));
-  if (resumed && observer.on_resume) observer.on_resume(*session, recorded->size());
+  if (resumed) BRAID_RETURN_IF_ERROR(store.SetSessionStatus(session, "running"));
+  if (resumed && observer.on_resume) observer.on_resume(session, recorded->size());
 
-  StoreTrialRunner runner(store, *session, backend, q.topology, q.base, &*recorded, clock);
+  StoreTrialRunner runner(store, session, backend, q.topology, q.base, &*recorded, clock);
   const auto start = clock();
   const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(q.time_budget_s));
   TuneSummary summary;
-  summary.session = *session;
+  summary.session = session;
   summary.workload = q.workload_key;
   summary.topology = q.topology;
   summary.gpu = q.gpu;
@@ -143,7 +139,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     }
     Result<TuneResult> r = TuneOne(t, space, runner, opt);
     if (!r.ok()) {
-      (void)store.SetSessionStatus(*session, "interrupted");  // its trials stay, for --resume
+      (void)store.SetSessionStatus(session, "interrupted");  // its trials stay, for --resume
       return r.status();
     }
     r->trials = runner.TrialsOfTarget();
@@ -153,7 +149,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     summary.trials += r->trials;
     summary.results.push_back(std::move(*r));
   }
-  BRAID_RETURN_IF_ERROR(store.SetSessionStatus(*session, "done"));
+  BRAID_RETURN_IF_ERROR(store.SetSessionStatus(session, "done"));
   summary.measured = runner.measured();
   summary.replayed = runner.replayed();
   return summary;

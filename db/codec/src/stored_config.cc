@@ -29,14 +29,11 @@ Result<OverlapConfig> ParseConfig(const Json& j) {
   if (!j.is_object()) return Status::Invalid("the config is not an object");
   if (!j.contains("algorithm")) return Status::Invalid("'algorithm' is missing");
   OverlapConfig c;
-  auto algorithm = StringField(j, "algorithm", "");
-  if (!algorithm.ok()) return algorithm.status();
-  auto a = ParseAlgorithm(*algorithm);
-  if (!a.ok()) return a.status();
-  c.algorithm = *a;
-  auto chunks = IntField(j, "chunks", 1);
-  if (!chunks.ok()) return chunks.status();
-  c.chunks = *chunks;
+  BRAID_ASSIGN_OR_RETURN(auto algorithm, StringField(j, "algorithm", ""));
+  BRAID_ASSIGN_OR_RETURN(auto a, ParseAlgorithm(algorithm));
+  c.algorithm = a;
+  BRAID_ASSIGN_OR_RETURN(auto chunks, IntField(j, "chunks", 1));
+  c.chunks = chunks;
   if (j.contains("splits")) {
     if (!j["splits"].is_array()) return Status::Invalid("'splits' is not an array of integers");
     for (const Json& s : j["splits"]) {
@@ -46,21 +43,16 @@ Result<OverlapConfig> ParseConfig(const Json& j) {
       c.splits.push_back(int(s.get<int64_t>()));
     }
   }
-  auto streams = IntField(j, "streams", 1);
-  if (!streams.ok()) return streams.status();
-  c.comm_lanes = *streams;
-  auto sms = IntField(j, "comm_sms", 0);
-  if (!sms.ok()) return sms.status();
-  c.comm_sms = *sms;
-  auto engine = StringField(j, "comm_engine", "sm");
-  if (!engine.ok()) return engine.status();
-  auto e = ParseCommEngine(*engine);
-  if (!e.ok()) return e.status();
-  c.comm_engine = *e;
-  auto priority = StringField(j, "comm_priority", "high");
-  if (!priority.ok()) return priority.status();
-  if (*priority != "high" && *priority != "normal") return Status::Invalid("'comm_priority' is not high or normal");
-  c.comm_high_priority = *priority == "high";
+  BRAID_ASSIGN_OR_RETURN(auto streams, IntField(j, "streams", 1));
+  c.comm_lanes = streams;
+  BRAID_ASSIGN_OR_RETURN(auto sms, IntField(j, "comm_sms", 0));
+  c.comm_sms = sms;
+  BRAID_ASSIGN_OR_RETURN(auto engine, StringField(j, "comm_engine", "sm"));
+  BRAID_ASSIGN_OR_RETURN(auto e, ParseCommEngine(engine));
+  c.comm_engine = e;
+  BRAID_ASSIGN_OR_RETURN(auto priority, StringField(j, "comm_priority", "high"));
+  if (priority != "high" && priority != "normal") return Status::Invalid("'comm_priority' is not high or normal");
+  c.comm_high_priority = priority == "high";
   BRAID_RETURN_IF_ERROR(c.ValidateKnobs());
   return c;
 }
@@ -109,11 +101,10 @@ std::string EncodeTrialConfig(const TrialConfig& t) {
 }
 
 Result<TrialConfig> DecodeTrialConfig(std::string_view text, std::string_view where) {
-  Result<StoredConfig> stored = DecodeConfigText(text, /*allow_empty=*/false, where);
-  if (!stored.ok()) return stored.status();
-  const Json& j = stored->json;
+  BRAID_ASSIGN_OR_RETURN(auto stored, DecodeConfigText(text, /*allow_empty=*/false, where));
+  const Json& j = stored.json;
   TrialConfig t;
-  t.config = *stored->config;
+  t.config = *stored.config;
   if (j.contains("warmup")) {
     if (!j["warmup"].is_number_integer() || j["warmup"].get<int64_t>() < 0) {
       return DamagedStore(where, "a config whose warm-up count is not a whole number");

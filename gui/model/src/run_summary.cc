@@ -9,9 +9,8 @@ namespace braid::view {
 Result<RunSummary> SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows) {
   // The record every reader decodes (braid/run_record.h): damaged stored
   // text gets the one-line answer `braid report` gives.
-  Result<RunRecord> record = RecordOfStored(run, rows);
-  if (!record.ok()) return record.status();
-  const RunRecord& r = *record;
+  BRAID_ASSIGN_OR_RETURN(auto record, RecordOfStored(run, rows));
+  const RunRecord& r = record;
   RunSummary s;
   s.id = run.id;
   s.source = r.source;
@@ -40,16 +39,13 @@ Result<RunSummary> SummarizeRun(const StoredRun& run, const std::vector<MetricRo
 }
 
 Result<std::vector<RunSummary>> LoadRunSummaries(const Store& store) {
-  auto runs = store.ListRuns();
-  if (!runs.ok()) return runs.status();
+  BRAID_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
   std::vector<RunSummary> out;
-  out.reserve(runs->size());
-  for (const StoredRun& r : *runs) {
-    auto rows = store.LoadMetrics(r.id);
-    if (!rows.ok()) return rows.status();
-    auto summary = SummarizeRun(r, *rows);
-    if (!summary.ok()) return summary.status();
-    out.push_back(std::move(*summary));
+  out.reserve(runs.size());
+  for (const StoredRun& r : runs) {
+    BRAID_ASSIGN_OR_RETURN(auto rows, store.LoadMetrics(r.id));
+    BRAID_ASSIGN_OR_RETURN(auto summary, SummarizeRun(r, rows));
+    out.push_back(std::move(summary));
   }
   return out;
 }

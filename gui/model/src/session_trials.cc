@@ -63,11 +63,9 @@ std::vector<TrialRow> TrialRowsOf(const std::vector<StoredTrial>& trials) {
 }
 
 Result<std::vector<TrialRow>> LoadTrialRows(const Store& store, int64_t session) {
-  auto s = store.GetSession(session);
-  if (!s.ok()) return s.status();
-  auto trials = store.ListTrials(session);
-  if (!trials.ok()) return trials.status();
-  return TrialRowsOf(*trials);
+  BRAID_ASSIGN_OR_RETURN(auto s, store.GetSession(session));
+  BRAID_ASSIGN_OR_RETURN(auto trials, store.ListTrials(session));
+  return TrialRowsOf(trials);
 }
 
 }  // namespace braid::view

@@ -71,13 +71,10 @@ Timeline BuildTimeline(std::vector<Event> events, const std::vector<LaneInfo>& l
 }
 
 Result<Timeline> LoadTimeline(const Store& store, int64_t run) {
-  auto meta = store.GetRun(run);
-  if (!meta.ok()) return meta.status();
-  auto lanes = store.LoadLanes(run);
-  if (!lanes.ok()) return lanes.status();
-  auto events = store.LoadEvents(run);
-  if (!events.ok()) return events.status();
-  Timeline t = BuildTimeline(std::move(*events), *lanes);
+  BRAID_ASSIGN_OR_RETURN(auto meta, store.GetRun(run));
+  BRAID_ASSIGN_OR_RETURN(auto lanes, store.LoadLanes(run));
+  BRAID_ASSIGN_OR_RETURN(auto events, store.LoadEvents(run));
+  Timeline t = BuildTimeline(std::move(events), lanes);
   t.run = run;
   return t;
 }

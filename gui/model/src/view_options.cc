@@ -64,9 +64,8 @@ Result<ViewOptions> ParseViewOptions(const std::vector<std::string>& args) {
     } else if (a == "--screenshot") {
       o.screenshot = v;
     } else {
-      auto id = ParseId(a, v);
-      if (!id.ok()) return id.status();
-      (a == "--run" ? o.run : a == "--compare" ? o.compare : o.session) = *id;
+      BRAID_ASSIGN_OR_RETURN(auto id, ParseId(a, v));
+      (a == "--run" ? o.run : a == "--compare" ? o.compare : o.session) = id;
     }
   }
   if ((o.run || o.compare || o.session || !o.screenshot.empty()) && o.db.empty()) {
@@ -89,12 +88,11 @@ Status CheckViewTargets(const ViewOptions& o) {
       return Status::Invalid("--screenshot " + o.screenshot + ": its folder does not exist or is not writable");
     }
   }
-  auto store = Store::Open(o.db, /*read_only=*/true);
-  if (!store.ok()) return store.status();
+  BRAID_ASSIGN_OR_RETURN(auto store, Store::Open(o.db, /*read_only=*/true));
   for (const auto& run : {o.run, o.compare}) {
-    if (run) BRAID_RETURN_IF_ERROR((*store)->GetRun(*run).status());
+    if (run) BRAID_RETURN_IF_ERROR((store)->GetRun(*run).status());
   }
-  if (o.session) BRAID_RETURN_IF_ERROR((*store)->GetSession(*o.session).status());
+  if (o.session) BRAID_RETURN_IF_ERROR((store)->GetSession(*o.session).status());
   return Status::Ok();
 }
 

@@ -139,16 +139,14 @@ Status MainWindow::Refresh() {
 
 Result<std::shared_ptr<const Timeline>> MainWindow::Load(int64_t run, RunSummary* summary) {
   if (!store_) return Status::Invalid("no store is open");
-  auto t = LoadTimeline(*store_, run);
-  if (!t.ok()) return t.status();
+  BRAID_ASSIGN_OR_RETURN(auto t, LoadTimeline(*store_, run));
   auto rows = store_->LoadMetrics(run);
   auto meta = store_->GetRun(run);
   if (!rows.ok()) return rows.status();
   if (!meta.ok()) return meta.status();
-  auto summarized = SummarizeRun(*meta, *rows);
-  if (!summarized.ok()) return summarized.status();
-  *summary = std::move(*summarized);
-  return std::shared_ptr<const Timeline>(std::make_shared<Timeline>(std::move(*t)));
+  BRAID_ASSIGN_OR_RETURN(auto summarized, SummarizeRun(*meta, *rows));
+  *summary = std::move(summarized);
+  return std::shared_ptr<const Timeline>(std::make_shared<Timeline>(std::move(t)));
 }
 
 Status MainWindow::ShowRun(int64_t run) {
