@@ -3,13 +3,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "braid/gpu_files.h"
+#include "braid/safe_write.h"
 #include "braid/sim_calibration.h"
 #include "braid/sim_fit.h"
 #include "braid/sim_models.h"
@@ -29,20 +29,10 @@ int CalibrateGemm(const CalibrateArgs& a) {
   if (!dtype.ok()) return ReportError("calibrate", dtype.status());
   auto gpu = LoadGpu(a.gpu);
   if (!gpu.ok()) return ReportError("calibrate", gpu.status());
-  if (a.held_sms < 0 || a.held_sms >= gpu->sm_count) {
-    return ReportError(
-        "calibrate",
-        Status::Invalid("--held-sms must be between 0 and " + std::to_string(gpu->sm_count - 1) + " (" + gpu->name +
-                        " has " + std::to_string(gpu->sm_count) + " SMs), got " + std::to_string(a.held_sms)));
-  }
-  if (a.holder != "spin" && a.holder != "copy") {
-    return ReportError("calibrate", Status::Invalid("--holder must be spin or copy, got '" + a.holder + "'"));
-  }
-  sim::GemmPrediction p = sim::PredictGemm(*gpu, shape->m, shape->n, shape->k, *dtype);
-  if (a.held_sms > 0) {
-    p.time_ns = sim::GemmBesideHeldSmsNs(*gpu, shape->m, shape->n, shape->k, *dtype, a.held_sms, a.holder == "copy");
-    p.tflops = 2.0 * double(shape->m) * double(shape->n) * double(shape->k) / p.time_ns / 1e3;
-  }
+  if (Status s = sim::CheckHeldSms(*gpu, a.held_sms); !s.ok()) return ReportError("calibrate", s);
+  auto holder = sim::ParseSmHolder(a.holder);
+  if (!holder.ok()) return ReportError("calibrate", holder.status());
+  const sim::GemmPrediction p = sim::PredictGemmBesideHeldSms(*gpu, *shape, *dtype, a.held_sms, *holder);
   if (a.json) {
     nlohmann::json j{{"time_ns", p.time_ns}, {"tflops", p.tflops}};
     if (a.held_sms > 0) j["held_sms"] = a.held_sms, j["holder"] = a.holder;
@@ -109,12 +99,9 @@ int CalibrateCollective(const CalibrateArgs& a) {
   }
   auto topo = LoadTopology(a.topology);
   if (!topo.ok()) return ReportError("calibrate", topo.status());
-  if (a.tp == 0 || a.tp < -1) {
-    return ReportError("calibrate", Status::Invalid("--tp must be at least 2, got " + std::to_string(a.tp)));
-  }
-  const int tp = a.tp == -1 ? topo->total_gpus() : a.tp;
-  if (tp < 2) return ReportError("calibrate", Status::Invalid("--tp must be at least 2 for a collective"));
-  if (Status s = topo->CheckFits(tp); !s.ok()) return ReportError("calibrate", s);
+  auto ranks = sim::CollectiveRanks(*topo, a.tp);
+  if (!ranks.ok()) return ReportError("calibrate", ranks.status());
+  const int tp = *ranks;
   if (sweep) {
     PrintCollectiveSweep(*topo, *kind, a, lo, hi, tp);
     return kExitOk;
@@ -200,16 +187,11 @@ int CalibrateFit(const CalibrateArgs& a) {
   sim::FitOptions options;
   options.keep_board_rate = a.keep_board_rate;
   const sim::GpuFit fit = sim::FitGpuToMeasurements(*base, *board, options);
-  const std::string text = sim::GpuToml(fit.gpu);
-  // What it writes must load as a GPU file.
-  if (auto back = ParseGpuToml(text, a.out); !back.ok()) return ReportError("calibrate", back.status());
-  std::ofstream f(a.out, std::ios::binary | std::ios::trunc);
-  f << "# " << fit.gpu.name << ": written by braid calibrate --fit " << a.fit << " --gpu " << a.gpu
-    << (a.keep_board_rate ? " --keep-board-rate" : "") << "\n# Fitted to those measurements:";
-  for (const auto& p : fit.parameters) f << (&p == &fit.parameters.front() ? " " : ", ") << p.name;
-  f << ".\n# Every other figure is --gpu's, with its sources.\n" << text;
-  f.close();
-  if (!f) return ReportError("calibrate", Status::Invalid("cannot write " + a.out));
+  const std::string header = "# " + fit.gpu.name + ": written by braid calibrate --fit " + OneLine(a.fit) + " --gpu " +
+                             OneLine(a.gpu) + (a.keep_board_rate ? " --keep-board-rate" : "") + "\n";
+  auto text = sim::FittedGpuFile(fit, header, a.gpu);
+  if (!text.ok()) return ReportError("calibrate", text.status());
+  if (Status s = WriteFileAtomically(a.out, *text); !s.ok()) return ReportError("calibrate", s);
   if (a.json) {
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : fit.parameters) params.push_back({{"name", p.name}, {"before", p.before}, {"after", p.after}});
@@ -272,7 +254,7 @@ int ExecuteCalibrate(const CalibrateArgs& a) {
                                                               : "give exactly one of --gemm M,N,K, --collective KIND, "
                                                                 "--check, --fit DIR or --measure"));
   }
-  if (a.measure) return CalibrateMeasure(a, [] { return measure::OpenRealMeasureDevice(0); });
+  if (a.measure) return CalibrateMeasure(a);
   if (!a.gemm.empty()) return CalibrateGemm(a);
   if (!a.collective.empty()) return CalibrateCollective(a);
   if (!a.fit.empty()) return CalibrateFit(a);

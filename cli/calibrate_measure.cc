@@ -1,83 +1,25 @@
 #include "calibrate_measure.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "braid/safe_write.h"
+#include "braid/gpu_calibration.h"
 #include "cli_exit.h"
 
 namespace braid::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
-Status WritableDir(const std::string& flag, const std::string& path, const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    return Status::Invalid(flag + " '" + OneLine(path) + "': directory '" + OneLine(dir.string()) + "' does not exist");
-  }
-  if (::access(dir.c_str(), W_OK) != 0) {
-    return Status::Invalid(flag + " '" + OneLine(path) + "': directory '" + OneLine(dir.string()) +
-                           "' is not writable");
-  }
-  return Status::Ok();
-}
-
-fs::path ParentOf(const std::string& path) {
-  const fs::path p = fs::path(path).parent_path();
-  return p.empty() ? fs::path(".") : p;
-}
-
-// The resolved GPU file path; Invalid unless it can be written.
-Result<std::string> CheckGpuOut(const std::string& path) {
-  if (path.empty()) return Status::Invalid("--measure needs --gpu-out FILE.toml");
-  if (path == "-") return Status::Invalid("--gpu-out: give a file, not '-'");
-  auto target = ResolveWriteTarget(path);
-  if (!target.ok()) return Status::Invalid("--gpu-out: " + target.status().message());
-  BRAID_RETURN_IF_ERROR(WritableDir("--gpu-out", path, ParentOf(*target)));
-  return *target;
-}
-
-Status CheckCsvDir(const std::string& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) return Status::Invalid("--csv-dir '" + OneLine(dir) + "' is not a directory");
-    if (::access(dir.c_str(), W_OK) != 0) return Status::Invalid("--csv-dir '" + OneLine(dir) + "' is not writable");
-    return Status::Ok();
-  }
-  return WritableDir("--csv-dir", dir, ParentOf(dir));
-}
-
-// --csv-dir, created when missing, or a new folder beside the GPU file.
-Result<std::string> MakeCsvDir(const std::string& csv_dir, const std::string& gpu_out) {
-  std::error_code ec;
-  if (!csv_dir.empty()) {
-    if (!fs::exists(csv_dir, ec) && !fs::create_directory(csv_dir, ec)) {
-      return Status::Internal("cannot create --csv-dir '" + OneLine(csv_dir) + "': " + ec.message());
-    }
-    return csv_dir;
-  }
-  std::string tmpl = (ParentOf(gpu_out) / (fs::path(gpu_out).stem().string() + "-measured-XXXXXX")).string();
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    return Status::Internal("cannot create a folder for the CSVs beside '" + OneLine(gpu_out) + "'");
-  }
-  return tmpl;
-}
-
 // A line per stage on stderr: redrawn with a bar on a terminal, once at the
 // stage's end in a pipe.
 class StageLines {
  public:
-  StageLines(bool tty, bool enabled) : tty_(tty), enabled_(enabled) {}
+  explicit StageLines(bool tty) : tty_(tty) {}
   void operator()(const measure::StageProgress& p) const {
-    if (!enabled_) return;
     const bool done = p.done == p.total;
     if (tty_) {
       constexpr int kWidth = 24;
@@ -92,7 +34,7 @@ class StageLines {
   }
 
  private:
-  bool tty_, enabled_;
+  bool tty_;
 };
 
 nlohmann::json ErrorsJson(const measure::FileErrors& f) {
@@ -159,40 +101,34 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
 
 }  // namespace
 
-int CalibrateMeasure(const CalibrateArgs& a, const MeasureDeviceOpener& open_device) {
-  // Bad input first: nothing is measured or written.
-  auto gpu_out = CheckGpuOut(a.gpu_out);
-  if (!gpu_out.ok()) return ReportError("calibrate", gpu_out.status());
-  if (!a.csv_dir.empty()) {
-    if (Status s = CheckCsvDir(a.csv_dir); !s.ok()) return ReportError("calibrate", s);
-  }
-  auto base = LoadGpu(a.gpu);
-  if (!base.ok()) return ReportError("calibrate", base.status());
-  auto device = open_device();
-  if (!device.ok()) return ReportError("calibrate", Status::Unavailable(device.status().message()));
-  measure::MeasureDevice& d = **device;
-  const measure::MeasurePlan plan = measure::DefaultMeasurePlan(d.SmCount(), a.quick);
+int CalibrateMeasure(const CalibrateArgs& a) {
+  if (a.gpu_out.empty()) return ReportError("calibrate", Status::Invalid("--measure needs --gpu-out FILE.toml"));
+  measure::CalibrationRequest request;
+  request.gpu_out = a.gpu_out;
+  request.csv_dir = a.csv_dir;
+  request.base_gpu = a.gpu;
+  request.quick = a.quick;
+  measure::CalibrationProgress progress;
   if (!a.json) {
-    std::printf(
-        "measuring %s (%d SMs): %zu GEMM shapes; %zu shapes beside 2 holders x %zu held-SM counts; %zu copy SM "
-        "counts; a copy-engine copy; 4 launch gaps; the fused kernel on %zu shapes x %zu comm-SM budgets\n",
-        d.Name().c_str(), d.SmCount(), plan.gemm_shapes.size(), plan.held_shapes.size(), plan.held_sms.size(),
-        plan.copy_sms.size(), plan.fused_shapes.size(), plan.fused_comm_sms.size());
-    std::fflush(stdout);
+    progress.planned = [](const measure::MeasureDevice& d, const measure::MeasurePlan& plan) {
+      std::printf(
+          "measuring %s (%d SMs): %zu GEMM shapes; %zu shapes beside 2 holders x %zu held-SM counts; %zu copy SM "
+          "counts; a copy-engine copy; 4 launch gaps; the fused kernel on %zu shapes x %zu comm-SM budgets\n",
+          d.Name().c_str(), d.SmCount(), plan.gemm_shapes.size(), plan.held_shapes.size(), plan.held_sms.size(),
+          plan.copy_sms.size(), plan.fused_shapes.size(), plan.fused_comm_sms.size());
+      std::fflush(stdout);
+    };
   }
-  auto dir = MakeCsvDir(a.csv_dir, *gpu_out);
-  if (!dir.ok()) return ReportError("calibrate", dir.status());
-  const StageLines lines(::isatty(STDERR_FILENO) == 1, !a.no_progress);
-  auto m = measure::RunMeasurements(d, plan, std::cref(lines));
-  if (!m.ok()) return ReportError("calibrate", Status::Internal(m.status().message()));
-  if (Status s = measure::WriteMeasurementCsvs(*m, *dir); !s.ok()) return ReportError("calibrate", s);
-  if (!a.no_progress) std::fprintf(stderr, "fitting %s to the measurements\n", a.gpu.c_str());
-  sim::FitOptions fit_options;
-  if (a.quick) fit_options.chains = 2, fit_options.iterations = 4000;
-  auto fit = measure::FitMeasuredGpu(*base, *dir, *m, fit_options);
-  if (!fit.ok()) return ReportError("calibrate", fit.status());
-  if (Status s = WriteFileAtomically(*gpu_out, fit->toml); !s.ok()) return ReportError("calibrate", s);
-  PrintResult(a, *m, *dir, *fit);
+  if (!a.no_progress) {
+    progress.stage = StageLines(::isatty(STDERR_FILENO) == 1);
+    progress.fitting = [&a] { std::fprintf(stderr, "fitting %s to the measurements\n", a.gpu.c_str()); };
+  }
+  auto c = measure::CalibrateDevice(
+      request, [] { return measure::OpenRealMeasureDevice(0); }, progress);
+  if (!c.ok()) {
+    return ReportError("calibrate", c.status());  // `gpu_out` is printed as --gpu-out
+  }
+  PrintResult(a, c->measurements, c->csv_dir, c->fit);
   return kExitOk;
 }
 

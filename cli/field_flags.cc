@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -33,6 +33,11 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kFieldFl
     // the cuda and cpu backends' options
     {"timeout_s", "--timeout"},
     {"loopback", "--loopback"},
+    // the sim calibration (braid/sim_calibration.h); CalibrationRequest
+    {"held_sms", "--held-sms"},
+    {"holder", "--holder"},
+    {"gpu_out", "--gpu-out"},
+    {"csv_dir", "--csv-dir"},
 }};
 
 }  // namespace

@@ -1,14 +1,13 @@
+// What `braid calibrate` computes (braid/sim_calibration.h); the command
+// itself is tested through the binary in tests/cli.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
+#include "braid/gpu_files.h"
 #include "braid/sim_calibration.h"
 #include "braid/topology_files.h"
-#include "calibrate_command.h"
-#include "cli_exit.h"
 
 namespace braid {
 namespace {
@@ -51,71 +50,50 @@ TEST(CalibrateLibrary, CheckCoversEveryPublicFigureWithinTenPercent) {
   for (const auto& r : *rows) EXPECT_LE(std::abs(r.error_pct), 10.0) << r.what;
 }
 
-int Calibrate(const cli::CalibrateArgs& a, std::string* out, std::string* err) {
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int rc = cli::ExecuteCalibrate(a);
-  *out = testing::internal::GetCapturedStdout();
-  *err = testing::internal::GetCapturedStderr();
-  return rc;
+TEST(CalibrateLibrary, PredictsTheGemmAloneAndBesideHeldSms) {
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const sim::GemmShape big{8192, 8192, 8192};
+  const sim::GemmPrediction p = sim::PredictGemmBesideHeldSms(gpu, big, DType::kBf16, 0, sim::SmHolder::kSpin);
+  EXPECT_GT(p.time_ns, 1e6);
+  EXPECT_NEAR(p.tflops, 797.5, 40);
+  // The cliff: a GEMM whose tiles fill one wave loses it beside 4 held SMs.
+  const sim::GemmShape s{4096, 1280, 8192};
+  const double alone = sim::PredictGemmBesideHeldSms(gpu, s, DType::kBf16, 0, sim::SmHolder::kSpin).time_ns;
+  const sim::GemmPrediction spin = sim::PredictGemmBesideHeldSms(gpu, s, DType::kBf16, 4, sim::SmHolder::kSpin);
+  EXPECT_GT(spin.time_ns, 1.7 * alone);
+  EXPECT_NEAR(spin.tflops, 2.0 * 4096 * 1280 * 8192 / spin.time_ns / 1e3, 1e-9);
+  const sim::GemmPrediction copy = sim::PredictGemmBesideHeldSms(gpu, s, DType::kBf16, 4, sim::SmHolder::kCopy);
+  EXPECT_GT(copy.time_ns, alone);
 }
 
-TEST(CalibrateCommand, GemmJsonHasTimeAndTflops) {
-  cli::CalibrateArgs a;
-  a.gemm = "8192,8192,8192";
-  a.json = true;
-  std::string out, err;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  const auto j = nlohmann::json::parse(out);
-  EXPECT_GT(j.at("time_ns").get<double>(), 1e6);
-  EXPECT_NEAR(j.at("tflops").get<double>(), 797.5, 40);
+TEST(CalibrateLibrary, HeldSmsAndHolderAreCheckedNamingTheirFields) {
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  EXPECT_TRUE(sim::CheckHeldSms(gpu, 0).ok());
+  EXPECT_TRUE(sim::CheckHeldSms(gpu, 131).ok());
+  EXPECT_THAT(sim::CheckHeldSms(gpu, -1).message(), HasSubstr("held_sms"));
+  const Status s = sim::CheckHeldSms(gpu, 132);
+  EXPECT_TRUE(s.is_user_error());
+  EXPECT_EQ(s.message(), "`held_sms` must be between 0 and 131 (h100-sxm has 132 SMs), got 132");
+  EXPECT_EQ(*sim::ParseSmHolder("spin"), sim::SmHolder::kSpin);
+  EXPECT_EQ(*sim::ParseSmHolder("copy"), sim::SmHolder::kCopy);
+  EXPECT_EQ(sim::SmHolderName(sim::SmHolder::kCopy), "copy");
+  auto nap = sim::ParseSmHolder("nap");
+  ASSERT_FALSE(nap.ok());
+  EXPECT_EQ(nap.status().message(), "`holder` must be spin or copy, got 'nap'");
 }
 
-TEST(CalibrateCommand, CollectiveJsonHasBandwidths) {
-  cli::CalibrateArgs a;
-  a.collective = "all_reduce";
-  a.bytes = "1G";
-  a.json = true;
-  std::string out, err;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  const auto j = nlohmann::json::parse(out);
-  EXPECT_NEAR(j.at("busbw_gbps").get<double>(), j.at("algbw_gbps").get<double>() * 1.75, 1e-6);
-  EXPECT_GT(j.at("time_ns").get<double>(), 0);
-}
-
-TEST(CalibrateCommand, CheckPrintsTheTableAndSucceeds) {
-  cli::CalibrateArgs a;
-  a.check = true;
-  std::string out, err;
-  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  EXPECT_THAT(out, HasSubstr("error %"));
-}
-
-TEST(CalibrateCommand, BadInputIsOneLineAndExitTwo) {
-  const auto expect_usage = [](cli::CalibrateArgs a, const char* what) {
-    std::string out, err;
-    EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitUsage) << what;
-    EXPECT_THAT(err, HasSubstr(what));
-    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  };
-  cli::CalibrateArgs a;
-  a.gemm = "1,2";
-  expect_usage(a, "--gemm");
-  a.gemm = "1024,1024,1024";
-  a.gpu = "b200";
-  expect_usage(a, "h100-sxm");  // lists the known GPUs
-  a = {};
-  a.collective = "all_reduce";
-  a.bytes = "12Q";
-  expect_usage(a, "--bytes");
-  a.bytes = "1M";
-  a.topology = "nowhere";
-  expect_usage(a, "a100-sxm");  // lists the known topologies
-  a = {};
-  expect_usage(a, "exactly one");
-  a.check = true;
-  a.gemm = "1,1,1";
-  expect_usage(a, "exactly one");
+TEST(CalibrateLibrary, CollectiveRanksAreTpOrEveryGpu) {
+  auto t = LoadTopology("h100-sxm");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*sim::CollectiveRanks(*t, -1), t->total_gpus());
+  EXPECT_EQ(*sim::CollectiveRanks(*t, 4), 4);
+  auto zero = sim::CollectiveRanks(*t, 0);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_TRUE(zero.status().is_user_error());
+  EXPECT_THAT(zero.status().message(), HasSubstr("`tp` must be at least 2, got 0"));
+  EXPECT_THAT(sim::CollectiveRanks(*t, 1).status().message(), HasSubstr("`tp` must be at least 2"));
+  EXPECT_FALSE(sim::CollectiveRanks(*t, -2).ok());
+  EXPECT_FALSE(sim::CollectiveRanks(*t, t->total_gpus() + 1).ok());
 }
 
 }  // namespace

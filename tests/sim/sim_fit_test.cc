@@ -1,8 +1,9 @@
 // One board's measurements (braid/sim_measured.h), the models' check against
-// them and the GPU-file fit (braid/sim_fit.h), and `braid calibrate`'s
-// --held-sms, --check, --fit, --tp and sweep paths. The real measurements
-// are read from the shared data folder (skipped with a message when absent); the bad-input
-// and fit-recovery cases write small CSVs of their own into a temp folder.
+// them and the GPU-file fit (braid/sim_fit.h); `braid calibrate`'s
+// --held-sms, --check, --fit, --tp and sweep paths are tested through the
+// binary in tests/cli. The real measurements are read from the shared data
+// folder (skipped with a message when absent); the bad-input and
+// fit-recovery cases write small CSVs of their own into a temp folder.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,21 +12,16 @@
 #include <string>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "braid/gpu_files.h"
 #include "braid/sim_fit.h"
 #include "braid/sim_measured.h"
 #include "braid/sim_models.h"
-#include "calibrate_command.h"
-#include "cli_exit.h"
 #include "shared_dir.h"
 #include "temp_dir.h"
 
 namespace braid {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 // The shared H100 measurements' folder, or empty when absent.
@@ -136,6 +132,16 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
   EXPECT_EQ(back->kernels.size(), fit.gpu.kernels.size());
   EXPECT_NEAR(sim::GemmTimeNs(*back, 4096, 1280, 8192, DType::kBf16),
               sim::GemmTimeNs(fit.gpu, 4096, 1280, 8192, DType::kBf16), 1.0);
+  // The file `calibrate --fit` writes: the caller's header, the fitted
+  // parameters named, the GPU; it loads.
+  auto file = sim::FittedGpuFile(fit, "# mine: fitted to the copy rows\n", "h100-sxm");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_EQ(file->rfind("# mine: fitted to the copy rows\n# Fitted to those measurements: ", 0), 0u) << *file;
+  EXPECT_THAT(*file, HasSubstr("sm_copy_gbs"));
+  EXPECT_THAT(*file, HasSubstr("# Every other figure is h100-sxm's, with its sources.\n"));
+  auto loaded = ParseGpuToml(*file, "mine.toml");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_NEAR(loaded->sm_copy_gbs, fit.gpu.sm_copy_gbs, 1e-3);
 }
 
 // A GPU's name and source are free text (a board's name as the driver gives
@@ -285,148 +291,6 @@ TEST(SimMeasured, BadFusedKernelRowsAreRefused) {
   EXPECT_THAT(all.status().message(), HasSubstr("fused_kernel.csv:2: comm_sms: 132 leaves no SMs"));
   d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n8192,8192,8192,8,1.0,1024,0\n");
   EXPECT_FALSE(sim::ReadMeasuredBoard(d.dir().string(), g).ok());
-}
-
-int Calibrate(const cli::CalibrateArgs& a, std::string* out, std::string* err) {
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int rc = cli::ExecuteCalibrate(a);
-  *out = testing::internal::GetCapturedStdout();
-  *err = testing::internal::GetCapturedStderr();
-  return rc;
-}
-
-void ExpectUsage(const cli::CalibrateArgs& a, const char* what) {
-  std::string out, err;
-  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitUsage) << what;
-  EXPECT_THAT(err, HasSubstr(what));
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-}
-
-TEST(CalibrateCommand, HeldSmsPredictTheCliffAndBadCountsAreRefused) {
-  cli::CalibrateArgs a;
-  a.gemm = "4096,1280,8192";
-  a.json = true;
-  std::string out, err;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  const double alone = nlohmann::json::parse(out)["time_ns"].get<double>();
-  a.held_sms = 4;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  const auto j = nlohmann::json::parse(out);
-  EXPECT_GT(j["time_ns"].get<double>(), 1.7 * alone);
-  EXPECT_EQ(j["holder"], "spin");
-  a.json = false;
-  a.holder = "copy";
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  EXPECT_THAT(out, HasSubstr("beside 4 SMs held (copy)"));
-  a.holder = "nap";
-  ExpectUsage(a, "--holder");
-  a.holder = "spin";
-  a.held_sms = -1;
-  ExpectUsage(a, "--held-sms");
-  a.held_sms = 132;
-  ExpectUsage(a, "--held-sms must be between 0 and 131");
-}
-
-TEST(CalibrateCommand, CollectiveSweepPrintsAnNcclTestsTable) {
-  cli::CalibrateArgs a;
-  a.collective = "all_reduce";
-  a.min_bytes = "8";
-  a.max_bytes = "8G";
-  std::string out, err;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  EXPECT_THAT(out, HasSubstr("busbw"));
-  EXPECT_THAT(out, HasSubstr("algbw"));
-  // 8 B … 8 GiB by ×2: 31 sizes, one row each, plus two header lines.
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 33);
-  EXPECT_THAT(out, HasSubstr("8589934592"));
-  a.json = true;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  const auto rows = nlohmann::json::parse(out)["rows"];
-  ASSERT_EQ(rows.size(), 31u);
-  EXPECT_GT(rows.back()["busbw_gbps"].get<double>(), rows.front()["busbw_gbps"].get<double>());
-  a.json = false;
-  a.step_factor = 1;
-  ExpectUsage(a, "-f must be at least 2");
-  a.step_factor = 2;
-  a.max_bytes = "4";
-  ExpectUsage(a, "-b must not exceed -e");
-  a.max_bytes.clear();
-  ExpectUsage(a, "-e MAX");
-  a.max_bytes = "1G";
-  a.bytes = "1G";
-  ExpectUsage(a, "--bytes SIZE or -b MIN");
-}
-
-TEST(CalibrateCommand, TpZeroIsRefused) {
-  cli::CalibrateArgs a;
-  a.collective = "all_reduce";
-  a.bytes = "1G";
-  a.tp = 0;
-  ExpectUsage(a, "--tp must be at least 2, got 0");
-  a.tp = 1;
-  ExpectUsage(a, "--tp must be at least 2");
-}
-
-TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {
-  BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedMeasured);
-  cli::CalibrateArgs a;
-  a.check = true;
-  a.measured = MeasuredDir();
-  std::string out, err;
-  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << out << err;
-  EXPECT_THAT(out, HasSubstr("held 4096x1280x8192 spin 4 SMs"));
-  EXPECT_THAT(out, HasSubstr("gemm_bf16 mean |error|"));
-  // A board the model does not fit fails the check with exit 1.
-  GpuSpec single = H100();
-  single.kernels.clear();
-  TempDir d;
-  d.Write("single.toml", sim::GpuToml(single));
-  a.gpu = d.Path("single.toml");
-  EXPECT_EQ(Calibrate(a, &out, &err), cli::kExitFailure);
-  EXPECT_THAT(out, HasSubstr("OFF"));
-}
-
-TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
-  TempDir d;
-  GpuSpec truth = H100();
-  truth.sm_copy_gbs = 70;
-  std::string csv = "sms,gbs_read_plus_write\n";
-  for (int s : {1, 4, 16, 64, 132})
-    csv += std::to_string(s) + "," + std::to_string(sim::CopyBandwidthGbs(truth, s)) + "\n";
-  d.Write("copy_kernel_bw.csv", csv);
-  cli::CalibrateArgs a;
-  a.fit = d.dir().string();
-  a.out = d.Path("mine.toml");
-  std::string out, err;
-  ASSERT_EQ(Calibrate(a, &out, &err), cli::kExitOk) << err;
-  EXPECT_THAT(out, HasSubstr("sm_copy_gbs"));
-  EXPECT_THAT(out, HasSubstr("before (h100-sxm)"));
-  auto mine = LoadGpu(a.out);
-  ASSERT_TRUE(mine.ok()) << mine.status().message();
-  EXPECT_NEAR(mine->sm_copy_gbs, 70, 70 * 0.05);
-  EXPECT_THAT(mine->source, HasSubstr("calibrate --fit"));
-  cli::CalibrateArgs g;
-  g.gemm = "1024,1024,1024";
-  g.gpu = a.out;
-  EXPECT_EQ(Calibrate(g, &out, &err), cli::kExitOk) << err;
-}
-
-TEST(CalibrateCommand, FitOnBadInputWritesNothing) {
-  TempDir d;
-  cli::CalibrateArgs a;
-  a.fit = d.dir().string();
-  a.out = d.Path("out.toml");
-  ExpectUsage(a, "has none of");
-  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,200,1.9,1.5\n");
-  ExpectUsage(a, "is not below");
-  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms\n8192,8192,8192,spin,2,1.9\n");
-  ExpectUsage(a, "missing column 'alone_ms'");
-  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,2,-1.9,1.5\n");
-  ExpectUsage(a, "must be positive");
-  EXPECT_FALSE(fs::exists(a.out));
-  a.out.clear();
-  ExpectUsage(a, "-o FILE.toml");
 }
 
 }  // namespace

@@ -51,6 +51,37 @@ CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind
   return p;
 }
 
+Result<SmHolder> ParseSmHolder(std::string_view name) {
+  if (name == "spin") return SmHolder::kSpin;
+  if (name == "copy") return SmHolder::kCopy;
+  return Status::Invalid("`holder` must be spin or copy, got '" + OneLine(name) + "'");
+}
+
+std::string_view SmHolderName(SmHolder holder) { return holder == SmHolder::kCopy ? "copy" : "spin"; }
+
+Status CheckHeldSms(const GpuSpec& gpu, int held_sms) {
+  if (held_sms >= 0 && held_sms < gpu.sm_count) return Status::Ok();
+  return Status::Invalid("`held_sms` must be between 0 and " + std::to_string(gpu.sm_count - 1) + " (" + gpu.name +
+                         " has " + std::to_string(gpu.sm_count) + " SMs), got " + std::to_string(held_sms));
+}
+
+GemmPrediction PredictGemmBesideHeldSms(const GpuSpec& gpu, const GemmShape& s, DType dtype, int held_sms,
+                                        SmHolder holder) {
+  GemmPrediction p = PredictGemm(gpu, s.m, s.n, s.k, dtype);
+  if (held_sms == 0) return p;
+  p.time_ns = GemmBesideHeldSmsNs(gpu, s.m, s.n, s.k, dtype, held_sms, holder == SmHolder::kCopy);
+  p.tflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / p.time_ns / 1e3;
+  return p;
+}
+
+Result<int> CollectiveRanks(const Topology& topo, int tp) {
+  if (tp == 0 || tp < -1) return Status::Invalid("`tp` must be at least 2, got " + std::to_string(tp));
+  const int ranks = tp == -1 ? topo.total_gpus() : tp;
+  if (ranks < 2) return Status::Invalid("`tp` must be at least 2 for a collective, got " + std::to_string(ranks));
+  BRAID_RETURN_IF_ERROR(topo.CheckFits(ranks));
+  return ranks;
+}
+
 Result<CollectiveKind> ParseCollectiveKind(std::string_view name) {
   if (name == "all_reduce") return CollectiveKind::kAllReduce;
   if (name == "all_gather") return CollectiveKind::kAllGather;

@@ -417,4 +417,16 @@ std::string GpuToml(const GpuSpec& g) {
   return out;
 }
 
+Result<std::string> FittedGpuFile(const GpuFit& fit, std::string_view header, std::string_view base_name) {
+  std::string text(header);
+  text += "# Fitted to those measurements:";
+  for (const FittedParameter& p : fit.parameters) text += (&p == &fit.parameters.front() ? " " : ", ") + p.name;
+  text += ".\n# Every other figure is " + std::string(base_name) + "'s, with its sources.\n" + GpuToml(fit.gpu);
+  // What is written must load as a GPU file.
+  if (auto back = ParseGpuToml(text, "the fitted GPU file"); !back.ok()) {
+    return Status::Internal("the fitted GPU file does not read back: " + back.status().message());
+  }
+  return text;
+}
+
 }  // namespace braid::sim

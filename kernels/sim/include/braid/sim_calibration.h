@@ -27,6 +27,20 @@ struct GemmPrediction {
 };
 
 GemmPrediction PredictGemm(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype);
+
+// What holds SMs beside a GEMM: a spinning kernel, or one copying through
+// HBM in a loop.
+enum class SmHolder { kSpin, kCopy };
+// "spin" | "copy"; Invalid naming the field `holder`.
+Result<SmHolder> ParseSmHolder(std::string_view name);
+std::string_view SmHolderName(SmHolder holder);
+// Invalid (naming `held_sms` and the GPU's SM count) unless
+// 0 <= held_sms < gpu.sm_count.
+Status CheckHeldSms(const GpuSpec& gpu, int held_sms);
+// PredictGemm beside `held_sms` SMs held by `holder` (GemmBesideHeldSmsNs);
+// the GEMM alone when held_sms is 0. @pre CheckHeldSms(gpu, held_sms).ok()
+GemmPrediction PredictGemmBesideHeldSms(const GpuSpec& gpu, const GemmShape& shape, DType dtype, int held_sms,
+                                        SmHolder holder);
 // The model's best over a grid of shapes (M, N multiples of 1024 up to 16K,
 // K of 4K, 8K, 16K), for "best shape found" figures.
 GemmPrediction BestGemm(const GpuSpec& gpu, DType dtype);
@@ -39,6 +53,10 @@ struct CollectivePrediction {
 
 // @pre ranks >= 2, bytes >= 1
 CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
+
+// The ranks of a collective on `topo`: `tp`, or every GPU of it when tp is
+// -1; Invalid (naming `tp`) below 2 or when they do not fit on it.
+Result<int> CollectiveRanks(const Topology& topo, int tp);
 
 // "all_reduce" | "all_gather" | "reduce_scatter"
 Result<CollectiveKind> ParseCollectiveKind(std::string_view name);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,5 +80,10 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
 
 // A GPU file ParseGpuToml reads back to `gpu` (numbers to 6 significant digits).
 std::string GpuToml(const GpuSpec& gpu);
+
+// The GPU file of a fit from the GPU `base_name`: `header` (comment lines,
+// each "# ...\n"), a comment naming the fitted parameters, then
+// GpuToml(fit.gpu). Internal when it does not read back as a GPU file.
+Result<std::string> FittedGpuFile(const GpuFit& fit, std::string_view header, std::string_view base_name);
 
 }  // namespace braid::sim
