@@ -25,8 +25,11 @@ work=$(cd "$work" && pwd)  # absolute: the script changes directory below
 mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record"
 cd "$work"
 
+# The git revision header CMake writes when building (cmake/BraidGitRevision.cmake).
+mkdir -p "$work/gen"
+echo '#define BRAID_GIT_REVISION "fuzz"' > "$work/gen/braid_git_revision.h"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli"
+cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli -I$work/gen"
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
@@ -43,6 +46,7 @@ sources=(
   "$root/core/src/toml_reader.cc"
   "$root/core/src/toml_scanner.cc"
   "$root/core/src/toml_fields.cc"
+  "$root/core/src/toml_quote.cc"
   "$root/catalog/src/topology_toml.cc"
   "$root/core/src/workload.cc"
   "$root/core/src/layer_workload.cc"

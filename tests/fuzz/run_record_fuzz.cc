@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     braid::fuzz::Require(m.rfind("damaged store: run 7 has", 0) == 0, "error names the run");
     return 0;
   }
-  const std::string json = braid::cli::RunJson(*rec).dump();
+  const std::string json = braid::RunJson(*rec).dump();
   braid::fuzz::Require(!json.empty(), "prints as JSON");
   braid::fuzz::Require(!braid::cli::RunTable(*rec).empty(), "prints as a table");
   return 0;

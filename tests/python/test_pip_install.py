@@ -12,8 +12,8 @@ import unittest
 
 from braid_test_env import SOURCE_DIR
 
-# What setup.py's build reads: python/CMakeLists.txt builds core/ and presets/.
-NEEDED = ["setup.py", "pyproject.toml", "CMakeLists.txt", "cmake", "core", "presets", "python"]
+# What setup.py's build reads: python/CMakeLists.txt builds core/, catalog/ and presets/.
+NEEDED = ["setup.py", "pyproject.toml", "CMakeLists.txt", "cmake", "core", "catalog", "presets", "python"]
 
 CHECK = """
 import json, sys, braid
