@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# One GPU lease, one call: everything the first real GPU run needs, with every
+# output in one folder (packed as OUT_DIR/gpu-results.tar.gz after each phase,
+# so a call stopped at its time limit still brings back what it finished):
+#
+#   tests/gpu/lease.sh BUNDLE.tar.gz OUT_DIR [SECONDS]
+#
+# Phases, each under a time cap so that one hang cannot eat the lease
+# (SECONDS, default 390, is the whole script's budget):
+#   1. env:      nvidia-smi, the driver, nvcc, PyTorch's CUDA and NCCL, and
+#                where the bundle's CUDA libraries resolve (ldd);
+#   2. probe:    one small loopback run, printed whole;
+#   3. run.sh:   tests/gpu/run.sh through the bundle (every row of its table,
+#                the fused timeout path, calibrate --measure --quick, whose
+#                CSVs and fitted GPU file land in measure/);
+#   4. loopback: braid run --backend cuda --loopback --json for the configs the
+#                simulator is held against (every algorithm on gemm_rs and
+#                ag_gemm at 8192^3, P 2 and 4; llama3-70b's four TP GEMMs at
+#                seq 8192, P 8), stored in loopback.db;
+#   5. export:   the Chrome trace of one loopback ring run (braid export).
+# Every braid invocation goes through a wrapper that bounds it (timeout) and
+# keeps its arguments, exit code, stdout and stderr under logs/NNN/.
+set -u
+bundle="${1:?usage: lease.sh BUNDLE.tar.gz OUT_DIR [SECONDS]}"
+out="${2:?usage: lease.sh BUNDLE.tar.gz OUT_DIR [SECONDS]}"
+budget="${3:-390}"
+here="$(cd "$(dirname "$0")" && pwd)"
+start=$(date +%s)
+elapsed() { echo $(($(date +%s) - start)); }
+say() { echo "[lease $(elapsed)s] $*"; }
+
+work=/tmp/braid-lease
+rm -rf "$work"
+mkdir -p "$work/res/logs" "$work/res/loopback" "$work/tmp" "$out"
+res="$work/res"
+pack() { tar -C "$work" -czf "$out/gpu-results.tar.gz.tmp" res && mv "$out/gpu-results.tar.gz.tmp" "$out/gpu-results.tar.gz"; }
+
+tar -C "$work" -xzf "$bundle" || { echo "lease: cannot unpack $bundle"; exit 1; }
+bin="$work/braid-gpu-bundle/braid"
+
+# --- 1. env ---------------------------------------------------------------
+{
+  date -u
+  nvidia-smi
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+  command -v nvcc && nvcc --version
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version())'
+  uname -a
+  grep PRETTY /etc/os-release
+  nproc
+} >"$res/env.txt" 2>&1
+# Where the launcher's library path resolves braid's CUDA libraries.
+site="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)"
+libpath="$work/braid-gpu-bundle/lib"
+for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64 "$site"/nvidia/*/lib "$site"/nvidia/cu*/lib; do
+  [[ -d "$d" ]] && libpath="$libpath:$d"
+done
+LD_LIBRARY_PATH="$libpath" ldd "$work/braid-gpu-bundle/bin/braid.bin" >"$res/ldd.txt" 2>&1
+# A library the launcher's folders miss: look for it once, and point BRAID_CUDA_LIBS at it.
+extra=""
+for lib in $(awk '/not found/ { print $1 }' "$res/ldd.txt"); do
+  found="$(find / -xdev -name "$lib" 2>/dev/null | head -n 1)"
+  [[ -n "$found" ]] && extra="$extra $(dirname "$found")"
+  echo "missing $lib -> ${found:-nowhere}" >>"$res/ldd.txt"
+done
+[[ -n "$extra" ]] && export BRAID_CUDA_LIBS="$extra"
+for l in libnccl.so.2 libcublasLt.so.13 libcudart.so.13 libcupti.so.13; do
+  p="$(LD_LIBRARY_PATH="$libpath${extra:+:${extra// /:}}" ldd "$work/braid-gpu-bundle/bin/braid.bin" | awk -v l=$l '$1 == l { print $3 }')"
+  [[ -n "$p" ]] && echo "$l -> $(readlink -f "$p")" >>"$res/ldd.txt"
+done
+cat "$res/env.txt" "$res/ldd.txt"
+
+# The wrapper: bounded, logged braid calls (run.sh and the phases below use it).
+cat >"$work/braid" <<EOF
+#!/usr/bin/env bash
+n=\$(( \$(ls "$res/logs" | wc -l) + 1 ))
+d="$res/logs/\$(printf %03d \$n)"
+mkdir -p "\$d"
+printf '%s\n' "\$*" >"\$d/args"
+t=90
+[[ "\$1" == calibrate ]] && t=240
+[[ -n "\${BRAID_FUSED_NEVER_SET:-}" ]] && t=45
+s=\$(date +%s%N)
+timeout -k 5 \$t "$bin" "\$@" >"\$d/out" 2>"\$d/err"
+rc=\$?
+echo "\$rc \$(( (\$(date +%s%N) - s) / 1000000 ))ms" >"\$d/rc"
+cat "\$d/err" >&2
+cat "\$d/out"
+exit \$rc
+EOF
+chmod +x "$work/braid"
+B="$work/braid"
+pack
+
+# --- 2. probe -------------------------------------------------------------
+say "probe"
+"$B" run --backend cuda --loopback --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --streams 2 \
+  --verify --iters 3 --warmup 1 --no-db 2>&1 | tee "$res/probe.txt"
+pack
+
+# --- 3. run.sh ------------------------------------------------------------
+say "run.sh"
+TMPDIR="$work/tmp" timeout -k 5 $((budget * 62 / 100 - $(elapsed))) bash "$here/run.sh" "$B" 2>&1 |
+  tee "$res/run_sh.txt"
+say "run.sh: exit ${PIPESTATUS[0]}"
+m="$(ls -d "$work"/tmp/braid-gpu-measure-* 2>/dev/null | head -n 1)"
+[[ -n "$m" ]] && cp -r "$m" "$res/measure"
+pack
+
+# --- 4. loopback configs ----------------------------------------------------
+say "loopback configs"
+db="$res/loopback.db"
+loop() {  # name, then run flags
+  local name="$1"
+  shift
+  if (($(elapsed) > budget - 25)); then
+    echo "$name: skipped (lease budget)" | tee -a "$res/loopback/skipped.txt"
+    return
+  fi
+  "$B" run --backend cuda --loopback --iters 10 --warmup 3 --db "$db" --json "$@" \
+    >"$res/loopback/$name.json" 2>"$res/loopback/$name.err"
+  echo "$name: exit $? $(tail -c 200 "$res/loopback/$name.err" | tr '\n' ' ')"
+}
+algo_flags() {
+  case "$1" in
+    serial) echo "--algo serial" ;;
+    chunked) echo "--algo chunked --chunks 4 --streams 2" ;;
+    ring | bidir_ring) echo "--algo $1 --streams 2" ;;
+    fused) echo "--algo fused" ;;
+  esac
+}
+for p in 2 4; do
+  for op in gemm_rs ag_gemm; do
+    for algo in serial chunked ring bidir_ring fused; do
+      # shellcheck disable=SC2046  # algo_flags prints words
+      loop "8192_${op}_p${p}_${algo}" --op "$op" --m 8192 --n 8192 --k 8192 --tp "$p" $(algo_flags "$algo")
+    done
+  done
+done
+pack
+# llama3-70b, seq 8192, sequence parallel, P 8 (core/src/layer_workload.cc's shapes).
+for g in "qkv ag_gemm 10240 8192" "out_proj gemm_rs 8192 8192" "fc1 ag_gemm 57344 8192" "fc2 gemm_rs 8192 28672"; do
+  read -r name op n k <<<"$g"
+  for algo in serial ring bidir_ring fused; do
+    # shellcheck disable=SC2046
+    loop "llama3-70b_${name}_p8_${algo}" --op "$op" --m 8192 --n "$n" --k "$k" --tp 8 $(algo_flags "$algo")
+  done
+done
+pack
+
+# --- 5. export ------------------------------------------------------------
+say "export"
+run_id="$(python3 - "$res/loopback/8192_gemm_rs_p4_ring.json" <<'PY'
+import json, sys
+try:
+    t = open(sys.argv[1]).read()
+    print(json.loads(t[t.index("{"):]).get("run") or "")
+except Exception:
+    print("")
+PY
+)"
+if [[ -n "$run_id" ]]; then
+  "$B" export --db "$db" --run "$run_id" -o "$res/loopback_ring_gemm_rs_p4.trace.json.gz"
+else
+  echo "export: no run id in 8192_gemm_rs_p4_ring.json"
+fi
+pack
+say "done"
+# The last lines of the reply: run.sh's summary and the loopback exits.
+grep -E '^summary:|FAIL' "$res/run_sh.txt" | tail -n 20
