@@ -47,6 +47,34 @@ TEST(CudaBackend, LoopbackRunsEveryRankOnOneGpu) {
   EXPECT_TRUE(out->verify.ok);
 }
 
+// The first real GPU run (H200, loopback) hung at P 4 serial ag_gemm and
+// chunked gemm_rs: a kernel's first launch (CUDA lazy loading) waited for the
+// device while another rank's stream waited on this thread's flags. The fake
+// models lazy loading; every kernel must be loaded before any rank waits.
+TEST(CudaBackend, EveryKernelIsLoadedBeforeAnyRankWaitsOnAnother) {
+  cuda::FakeGpuConfig one;
+  one.devices = 1;
+  ASSERT_TRUE(one.lazy_module_loading);
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
+    for (Algorithm algo : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing}) {
+      for (int p : {2, 4}) {
+        for (uint64_t seed : {1, 2, 3}) {
+          one.schedule_seed = seed;
+          cuda::FakeGpuStats stats;
+          const int chunks = algo == Algorithm::kSerial ? 1 : 2;
+          auto out = RunOnFake(CudaPlan(op, 64, 32, 32, p, algo, chunks, 2), CudaVerifyOnce(), loop, one, &stats);
+          ASSERT_TRUE(out.ok()) << OpName(op) << " " << AlgorithmName(algo) << " P=" << p << ": "
+                                << out.status().message();
+          EXPECT_TRUE(out->verify.ok);
+          EXPECT_GT(stats.kernel_loads, 0);
+        }
+      }
+    }
+  }
+}
+
 TEST(CudaBackend, Bf16OnAPreAmpereDeviceIsInvalid) {
   cuda::FakeGpuConfig turing;
   turing.name = "Tesla T4";
@@ -218,10 +246,14 @@ TEST(CudaBackend, TheWatchdogCutsAHangAndNamesTheStep) {
   CudaBackendOptions o;
   o.loopback = true;
   o.timeout_s = 0.2;
-  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c);
+  cuda::FakeGpuStats stats;
+  auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c, &stats);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInternal);
   EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (`timeout_s`)"));
+  // The ranks raise their own flags before freeing: a stream left waiting
+  // would make cudaFree wait forever (the H200's hung runs never printed).
+  EXPECT_EQ(stats.frees_that_would_hang, 0);
   EXPECT_THAT(out.status().message(), ::testing::MatchesRegex(".*rank [01] step [0-9]+ '.*"));
 }
 

@@ -36,6 +36,9 @@ class FakeBlasLt : public BlasLtApi {
     }
     const std::string& bad = w_->config.corrupt_matmul_in;
     const bool corrupt = !bad.empty() && ThisThread().label.find(bad) != std::string::npos;
+    const std::string kernel = "matmul " + std::to_string(m.m) + "x" + std::to_string(m.n) + "x" + std::to_string(m.k) +
+                               " " + std::string(DTypeName(m.dtype)) + " sms=" + std::to_string(m.sm_count_target);
+    if (!w_->LoadKernel(i, kernel)) return Status::Internal(w_->error);
     FakeOp op;
     op.what = "sm90_xmma_gemm (fake)";
     const int sms = m.sm_count_target > 0 ? m.sm_count_target : w_->config.sm_count;

@@ -135,6 +135,13 @@ class FakeCuda : public CudaApi {
     std::lock_guard<std::mutex> lock(w_->mu);
     auto it = w_->allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == w_->allocs.end() || it->second.freed) return Status::Internal("cudaFree of a pointer not allocated");
+    w_->Progress();  // cudaFree waits for the device to drain
+    for (const FakeStream& st : w_->streams) {
+      if (!st.ops.empty() && !st.destroyed && st.device == it->second.device && st.process == process_) {
+        ++w_->stats.frees_that_would_hang;
+        break;
+      }
+    }
     it->second.freed = true;  // kept: queued work of an aborted run may still name it
     --w_->stats.live_allocations;
     return Status::Ok();
@@ -200,6 +207,7 @@ class FakeCuda : public CudaApi {
         !w_->CheckAccess(i, b, bytes, what)) {
       return Error();
     }
+    if (!w_->LoadKernel(i, "braid_add_kernel " + std::string(DTypeName(dtype)))) return Error();
     FakeOp op;
     op.what = "braid_add_kernel";
     op.duration = int64_t(n / 100 + 2);

@@ -308,6 +308,25 @@ std::string DescribeHead(const FakeGpu::World& w, int stream) {
   }
 }
 
+bool FakeGpu::World::LoadKernel(int stream, const std::string& kernel) {
+  if (!config.lazy_module_loading) return true;
+  const FakeStream& at = streams[size_t(stream)];
+  if (!loaded_kernels.emplace(at.process, at.device, kernel).second) return true;
+  ++stats.kernel_loads;
+  Progress();  // the load waits for the device to drain
+  std::string stuck;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const FakeStream& other = streams[i];
+    if (other.ops.empty() || other.device != at.device || other.process != at.process) continue;
+    stuck += (stuck.empty() ? "" : "; ") + DescribeHead(*this, int(i));
+  }
+  if (stuck.empty()) return true;
+  Fail("the first launch of " + kernel + " (" + ThisThread().label +
+       ") loads its module (CUDA lazy loading), which waits for the device to drain, but " + stuck +
+       ": a deadlock on a real GPU");
+  return false;
+}
+
 std::string FakeGpu::World::Blocked() const {
   std::string out;
   for (size_t i = 0; i < streams.size(); ++i) {

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -145,6 +146,8 @@ struct FakeGpu::World {
   std::map<int, bool> device_tracing;
   std::map<int, std::vector<Event>> device_trace;
   FakeGpuStats stats;
+  // Kernels already loaded, per (process, device): see FakeGpuConfig::lazy_module_loading.
+  std::set<std::tuple<int, int, std::string>> loaded_kernels;
 
   // All need `mu` held.
   void Fail(const std::string& why) {
@@ -168,6 +171,9 @@ struct FakeGpu::World {
   // Runs every rank's fused kernel of one launch together (fake_fused.cc).
   bool RunFused(int stream);
   std::string Blocked() const;  // one line per stuck stream
+  // A launch of `kernel` on `stream`: its first in the stream's process and
+  // device loads it, which needs that device idle (fails if it cannot drain).
+  bool LoadKernel(int stream, const std::string& kernel);
   void Emit(int stream, const FakeOp& op, int64_t start, int64_t end);
 };
 

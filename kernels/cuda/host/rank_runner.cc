@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "braid/status_context.h"
 #include "ce_window.h"
@@ -43,6 +44,7 @@ class Runner {
     if (!out.status.ok()) {
       job_.failed->store(true);
       job_.boot->Abort(out.status.message());
+      RaiseOwnFlags();
       if (st_.comm != nullptr) {
         (void)st_.api.nccl->CommAbort(st_.comm);
         // The abort freed the communicator and its windows: no deregistration.
@@ -66,9 +68,22 @@ class Runner {
     BRAID_RETURN_IF_ERROR(SetUpTransport());
     BRAID_RETURN_IF_ERROR(SetUpFused());
     BRAID_RETURN_IF_ERROR(CreateStreams());
+    BRAID_RETURN_IF_ERROR(Prime());
     const int total = job_.run->warmup + job_.run->iters;
     for (int it = 0; it < total; ++it) BRAID_RETURN_IF_ERROR(Iteration(it, out));
     return ReadOutputs(out);
+  }
+
+  // After a failure a stream of this rank may wait for a flag that will never
+  // rise (a peer stopped, or the watchdog fired), and every later call that
+  // waits for the device (cudaFree in TearDown) would then wait forever: the
+  // H200's first hung runs never printed their error. Raising every flag of
+  // this rank to the top ends its waits; the run has failed, so the data the
+  // copies behind them move no longer matters. Each rank raises its own.
+  void RaiseOwnFlags() {
+    if (st_.flags == nullptr || st_.layout().flags <= 0) return;
+    std::vector<uint8_t> top(size_t(st_.layout().flags) * sizeof(uint32_t), 0xFF);
+    (void)st_.api.cuda->Upload(st_.flags, top.data(), top.size());
   }
 
   Result<DevPtr> Alloc(size_t bytes) {
@@ -184,6 +199,14 @@ class Runner {
     return Status::Ok();
   }
 
+  // Every kernel loaded before any rank waits on another (PrimeKernels), and
+  // the cuBLASLt workspace of each lane allocated.
+  Status Prime() {
+    BRAID_ASSIGN_OR_RETURN(st_.prime_scratch, Alloc(16));
+    BRAID_RETURN_IF_ERROR(PrimeKernels(st_));
+    return WaitIdle(-1);
+  }
+
   Status Iteration(int it, RankResult& out) {
     Bootstrap& boot = *st_.api.boot;
     GpuTracer& tracer = *st_.api.tracer;
@@ -214,6 +237,9 @@ class Runner {
     return Status::Ok();
   }
 
+  // `it` -1: Prime's launches.
+  static std::string When(int it) { return it < 0 ? "loading its kernels" : "iteration " + std::to_string(it); }
+
   // Polls every stream of this rank until idle, another rank failed, or the
   // watchdog fires; then names the first step that has not finished.
   Status WaitIdle(int it) {
@@ -228,7 +254,7 @@ class Runner {
       for (GpuStream s : streams) {
         auto done = cuda.Query(s);
         if (!done.ok())
-          return Status::Internal("rank " + std::to_string(st_.rank) + ", iteration " + std::to_string(it) + ": " +
+          return Status::Internal("rank " + std::to_string(st_.rank) + ", " + When(it) + ": " +
                                   done.status().message());
         idle = idle && *done;
       }
@@ -251,7 +277,7 @@ class Runner {
     }
     char secs[32];
     std::snprintf(secs, sizeof secs, "%g", job_.options->timeout_s);
-    return Status::Internal(where + ", iteration " + std::to_string(it) + ": not finished after " + secs +
+    return Status::Internal(where + ", " + When(it) + ": not finished after " + secs +
                             " s (`timeout_s`); the communicators were aborted");
   }
 

@@ -60,6 +60,7 @@ struct RankState {
   std::vector<GpuEvent> done;                  // per step, recorded when the step's work ends
   NcclComm comm = nullptr;
   std::vector<DevPtr> scratch;  // compute steps' operands
+  DevPtr prime_scratch = nullptr;  // PrimeKernels' add kernel operand
   std::vector<FusedStepState> fused;
 
   const RankPlan& rank_plan() const { return plan->ranks[size_t(rank)]; }
@@ -72,5 +73,16 @@ struct RankState {
 
 // Issues step `s`'s GPU work on its stream(s) for iteration epoch `epoch` (>= 1).
 Status IssueStep(RankState& st, const Step& s, uint32_t epoch);
+
+// Launches every kernel this rank's iterations launch once, on its lanes,
+// with no transfer or flag: every GEMM and compute step on its own buffers
+// (each iteration rewrites what they write before anything reads it, which
+// the plan checker proves) and the add kernel on `prime_scratch`.
+// Why: CUDA loads a kernel at its first launch (lazy loading, the default
+// since CUDA 12.2) and the load waits for the device to drain. Inside an
+// iteration a stream may wait on a flag that another rank's thread has yet to
+// write; if that thread's first launch of a kernel comes then, neither ever
+// moves (seen on an H200: loopback runs that hung at P 2 and 4).
+Status PrimeKernels(RankState& st);
 
 }  // namespace braid::cuda

@@ -263,6 +263,25 @@ Status IssueWork(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
 
 }  // namespace
 
+Status PrimeKernels(RankState& st) {
+  bool adds = false;
+  for (const Step& s : st.rank_plan().steps) {
+    GpuStream lane = st.lanes[size_t(s.lane)];
+    if (s.kind == StepKind::kGemm) BRAID_RETURN_IF_ERROR(Gemm(st, s, lane));
+    if (s.kind == StepKind::kCompute) BRAID_RETURN_IF_ERROR(Compute(st, s, lane));
+    // Reduce steps, and reduce-scatters or all-reduces over flags, launch the add kernel.
+    adds = adds || s.kind == StepKind::kReduce ||
+           (s.kind == StepKind::kCollective && st.transport == Transport::kFlags &&
+            s.collective != CollectiveKind::kAllGather);
+  }
+  if (adds) {
+    // On a scratch element of its own: the add kernel is the same for every size.
+    BRAID_RETURN_IF_ERROR(st.api.cuda->Add(st.prime_scratch, st.prime_scratch, st.prime_scratch, 1, st.dtype,
+                                           st.lanes[0]));
+  }
+  return Status::Ok();
+}
+
 Status IssueStep(RankState& st, const Step& s, uint32_t epoch) {
   GpuStream lane = st.lanes[size_t(s.lane)];
   for (int d : s.deps) {

@@ -103,6 +103,14 @@ struct FakeGpuConfig {
   // false: a stream that can never drain answers Query "not finished" like a
   // real GPU (the backend's watchdog must cut it) instead of reporting a hang.
   bool report_hangs = true;
+  // CUDA's lazy module loading (the default since CUDA 12.2): the first
+  // launch of a kernel in a process loads it, and the load waits for the
+  // device to drain. A first launch while a stream of that device waits on
+  // work another host thread has yet to issue is a deadlock on a real GPU
+  // (first seen on an H200: loopback runs that never ended); the fake
+  // reports it. Kernels: a matmul per shape, dtype and SM target (cuBLASLt
+  // picks its kernel by those), the add kernel per dtype.
+  bool lazy_module_loading = true;
 };
 
 struct FakeGpuStats {
@@ -118,6 +126,10 @@ struct FakeGpuStats {
   std::vector<int> sm_count_targets;   // of every matmul
   std::vector<int> comm_max_ctas;      // of every communicator
   int64_t live_allocations = 0;        // allocations not freed
+  int64_t kernel_loads = 0;            // first launches (lazy module loads)
+  // cudaFree calls made while a stream of that device could never drain: on
+  // a real GPU cudaFree waits for the device, so each is a hang.
+  int64_t frees_that_would_hang = 0;
 };
 
 // The CUDA and NCCL seams of one process of a job: its streams and
