@@ -301,3 +301,36 @@ TEST(CudaBackend, ToleranceGrowsWithKAndShrinksWithPrecision) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+// A CUDA call that never returns (a wedged driver) cannot be cut by the
+// watchdog, which runs between calls: the wedge guard ends the process with
+// one line naming what every rank was doing, instead of a silent hang.
+TEST(CudaBackendDeathTest, ARankStuckInsideACudaCallEndsTheProcessWithOneLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  cuda::FakeGpuConfig c;
+  c.devices = 1;
+  c.block_thread_in = "rank 1 step";
+  c.report_hangs = false;
+  CudaBackendOptions o;
+  o.loopback = true;
+  o.timeout_s = 0.2;
+  o.wedge_deadline_s = 1;
+  EXPECT_EXIT((void)RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c),
+              ::testing::ExitedWithCode(1),
+              "cuda backend: the rank threads did not return within 1 s \\(`wedge_deadline_s`\\).*"
+              "rank 1: issuing step [0-9]+ 'gemm[^']*' in iteration 0");
+}
+
+TEST(CudaBackend, AWedgeDeadlineBelowZeroIsInvalid) {
+  CudaBackendOptions o;
+  o.wedge_deadline_s = -1;
+  const Status s = CheckCudaBackendOptions(o);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("`wedge_deadline_s`"));
+}
+
+}  // namespace
+}  // namespace braid

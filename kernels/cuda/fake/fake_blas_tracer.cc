@@ -1,7 +1,9 @@
 // FakeBlasLt (a reference matmul on host memory, with access checks) and
 // FakeTracer (events from the ops the fake world ran).
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "../host/dtype_convert.h"
 #include "fake_world.h"
@@ -15,6 +17,7 @@ class FakeBlasLt : public BlasLtApi {
   explicit FakeBlasLt(std::shared_ptr<FakeGpu::World> w) : w_(std::move(w)) {}
 
   Status Matmul(const MatmulArgs& m, GpuStream s) override {
+    BlockIfAsked();
     std::lock_guard<std::mutex> lock(w_->mu);
     const int i = w_->StreamIndex(s, "cublasLtMatmul");
     if (i < 0) return Status::Internal(w_->error);
@@ -62,6 +65,18 @@ class FakeBlasLt : public BlasLtApi {
   }
 
  private:
+  // config.block_thread_in: this call never returns (outside the world's
+  // lock, so the other threads go on until they wait for this one).
+  void BlockIfAsked() {
+    std::string block;
+    {
+      std::lock_guard<std::mutex> lock(w_->mu);
+      block = w_->config.block_thread_in;
+    }
+    if (block.empty() || ThisThread().label.find(block) == std::string::npos) return;
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+
   std::shared_ptr<FakeGpu::World> w_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <map>
 #include <new>
@@ -18,12 +19,16 @@
 #include "fused_step.h"
 #include "process_run.h"
 #include "rank_runner.h"
+#include "wedge_guard.h"
 
 namespace braid {
 
 Status CheckCudaBackendOptions(const CudaBackendOptions& o) {
   if (!std::isfinite(o.timeout_s) || o.timeout_s <= 0 || o.timeout_s > 86400) {
     return Status::Invalid("`timeout_s` must be a number of seconds above 0 and at most 86400");
+  }
+  if (!std::isfinite(o.wedge_deadline_s) || o.wedge_deadline_s < 0) {
+    return Status::Invalid("`wedge_deadline_s` must be a number of seconds, 0 or more");
   }
   return Status::Ok();
 }
@@ -223,19 +228,26 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
          comm_sms,  &failed,  FusedSmsPerRank(plan, o, props),
          r == 0};
   }
+  std::vector<cuda::RankProgress> progress(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) jobs[size_t(r)].progress = &progress[size_t(r)];
+  const double deadline_s = cuda::WedgeDeadline(o, options);
   std::vector<cuda::RankResult> results(static_cast<size_t>(p));
   std::vector<std::thread> threads;
   Status started = Status::Ok();
-  try {
-    for (int r = 0; r < p; ++r) {
-      threads.emplace_back([&, r] { results[size_t(r)] = cuda::RunRank(jobs[size_t(r)]); });
+  {
+    cuda::WedgeGuard guard(std::chrono::duration<double>(deadline_s),
+                           [&] { return cuda::DescribeWedge(plan, 0, progress, deadline_s); });
+    try {
+      for (int r = 0; r < p; ++r) {
+        threads.emplace_back([&, r] { results[size_t(r)] = cuda::RunRank(jobs[size_t(r)]); });
+      }
+    } catch (const std::system_error& e) {
+      started = Status::Internal(std::string("cuda backend: cannot start a rank thread: ") + e.what());
+      failed.store(true);
+      group.Member(0).Abort(started.message());  // the started ranks stop at their next wait
     }
-  } catch (const std::system_error& e) {
-    started = Status::Internal(std::string("cuda backend: cannot start a rank thread: ") + e.what());
-    failed.store(true);
-    group.Member(0).Abort(started.message());  // the started ranks stop at their next wait
+    for (std::thread& t : threads) t.join();
   }
-  for (std::thread& t : threads) t.join();
   BRAID_RETURN_IF_ERROR(started);
   // The first failure is the cause; the others say they stopped because of it.
   for (const cuda::RankResult& r : results) {

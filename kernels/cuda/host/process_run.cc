@@ -18,6 +18,7 @@
 #include "braid/launcher_bootstrap.h"
 #include "braid/run_wire.h"
 #include "rank_runner.h"
+#include "wedge_guard.h"
 
 namespace braid::cuda {
 
@@ -188,7 +189,15 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
               &failed,
               props.sm_count,  // fused steps are refused above
               /*owns_tracer=*/true};
-  RankResult result = RunRank(job);
+  std::vector<RankProgress> progress(1);
+  job.progress = &progress[0];
+  RankResult result;
+  {
+    const double deadline_s = WedgeDeadline(o, options);
+    WedgeGuard guard(std::chrono::duration<double>(deadline_s),
+                     [&] { return DescribeWedge(plan, rank, progress, deadline_s); });
+    result = RunRank(job);
+  }
   BRAID_RETURN_IF_ERROR(result.status);
 
   wire::RankReport mine;

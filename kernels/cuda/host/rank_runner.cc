@@ -36,7 +36,11 @@ class Runner {
     st_.api = {job.seams->cuda.get(), job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot,
                job.seams->fused.get()};
   }
-  ~Runner() { TearDown(); }
+  ~Runner() {
+    Mark(RankProgress::kTearDown);
+    TearDown();
+    Mark(RankProgress::kDone);
+  }
 
   RankResult Run() {
     RankResult out;
@@ -71,6 +75,7 @@ class Runner {
     BRAID_RETURN_IF_ERROR(Prime());
     const int total = job_.run->warmup + job_.run->iters;
     for (int it = 0; it < total; ++it) BRAID_RETURN_IF_ERROR(Iteration(it, out));
+    Mark(RankProgress::kReading);
     return ReadOutputs(out);
   }
 
@@ -84,6 +89,10 @@ class Runner {
     if (st_.flags == nullptr || st_.layout().flags <= 0) return;
     std::vector<uint8_t> top(size_t(st_.layout().flags) * sizeof(uint32_t), 0xFF);
     (void)st_.api.cuda->Upload(st_.flags, top.data(), top.size());
+  }
+
+  void Mark(RankProgress::Phase phase) {
+    if (job_.progress != nullptr) job_.progress->phase.store(phase);
   }
 
   Result<DevPtr> Alloc(size_t bytes) {
@@ -202,6 +211,7 @@ class Runner {
   // Every kernel loaded before any rank waits on another (PrimeKernels), and
   // the cuBLASLt workspace of each lane allocated.
   Status Prime() {
+    Mark(RankProgress::kPriming);
     BRAID_ASSIGN_OR_RETURN(st_.prime_scratch, Alloc(16));
     BRAID_RETURN_IF_ERROR(PrimeKernels(st_));
     return WaitIdle(-1);
@@ -215,10 +225,14 @@ class Runner {
       BRAID_RETURN_IF_ERROR(boot.Barrier());
       if (job_.owns_tracer) BRAID_RETURN_IF_ERROR(tracer.Start());
     }
+    if (job_.progress != nullptr) job_.progress->iteration.store(it);
+    Mark(RankProgress::kBarrier);
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     const int64_t t0 = NowNs();
     const uint32_t epoch = uint32_t(it + 1);
     for (const Step& s : st_.rank_plan().steps) {
+      if (job_.progress != nullptr) job_.progress->step.store(s.id);
+      Mark(RankProgress::kIssuing);
       const int traced_it = timed ? it - job_.run->warmup : -1;
       BRAID_RETURN_IF_ERROR(tracer.PushStep(StepCorrelation(traced_it, st_.rank, s.id), st_.StepName(s)));
       const Status issued = IssueStep(st_, s, epoch);
@@ -226,9 +240,12 @@ class Runner {
       if (!issued.ok()) return WithContext(issued, st_.StepName(s));
     }
     // Every rank issued its work: what cannot finish now never will.
+    Mark(RankProgress::kBarrier);
     BRAID_RETURN_IF_ERROR(boot.Barrier());
+    Mark(RankProgress::kWaiting);
     BRAID_RETURN_IF_ERROR(WaitIdle(it));
     BRAID_RETURN_IF_ERROR(CheckFusedErrors(st_, it));
+    Mark(RankProgress::kBarrier);
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     if (timed && st_.rank == 0) out.iteration_ns.push_back(NowNs() - t0);
     if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && job_.owns_tracer) {

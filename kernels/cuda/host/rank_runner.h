@@ -15,6 +15,15 @@
 
 namespace braid::cuda {
 
+// Where a rank's thread is, for the wedge guard's message (cuda_backend.h,
+// `wedge_deadline_s`). Written by the rank's thread, read by the guard.
+struct RankProgress {
+  enum Phase : int { kSetUp, kPriming, kIssuing, kWaiting, kBarrier, kReading, kTearDown, kDone };
+  std::atomic<int> phase{kSetUp};
+  std::atomic<int> iteration{-1};
+  std::atomic<int> step{-1};  // kIssuing: the step being issued
+};
+
 struct RankJob {
   const Plan* plan = nullptr;
   int rank = 0;
@@ -34,6 +43,7 @@ struct RankJob {
   // Starts and stops the tracer (one per process: rank 0's thread, or the
   // process's only rank under mpirun).
   bool owns_tracer = false;
+  RankProgress* progress = nullptr;  // optional
 };
 
 struct RankResult {

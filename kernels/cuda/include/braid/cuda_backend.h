@@ -48,6 +48,15 @@ struct CudaBackendOptions {
   // must end in the kernel's timeout error, not a hang. -1: off.
   int fused_never_set_rank = -1;
   int fused_never_set_flag = -1;
+  // The last line of defence against a wedged GPU: a rank thread blocked
+  // inside a CUDA call cannot be woken, and the watchdog above runs only
+  // between calls. When the rank threads have not all returned this many
+  // seconds after they started, the backend writes one line to stderr naming
+  // what each rank was doing and ends the process with exit code 1 (as
+  // PyTorch's NCCL watchdog ends a wedged job): nothing else can release a
+  // GPU whose calls never return. 0: timeout_s x (warm-up + timed iterations
+  // + 4) + 120 s, ample for setup, the kernels' first loads and the teardown.
+  double wedge_deadline_s = 0;
 };
 
 // Finite, positive timeout of at most a day.

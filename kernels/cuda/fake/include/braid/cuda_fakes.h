@@ -111,6 +111,9 @@ struct FakeGpuConfig {
   // reports it. Kernels: a matmul per shape, dtype and SM target (cuBLASLt
   // picks its kernel by those), the add kernel per dtype.
   bool lazy_module_loading = true;
+  // Fault injection: a matmul issued under a label containing this text never
+  // returns to its caller (a CUDA call stuck in a wedged driver).
+  std::string block_thread_in;
 };
 
 struct FakeGpuStats {
