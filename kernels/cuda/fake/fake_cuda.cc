@@ -135,10 +135,12 @@ class FakeCuda : public CudaApi {
     std::lock_guard<std::mutex> lock(w_->mu);
     auto it = w_->allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == w_->allocs.end() || it->second.freed) return Status::Internal("cudaFree of a pointer not allocated");
-    w_->Progress();  // cudaFree waits for the device to drain
+    // cudaFree waits for the device to drain: a hang if it never can (the
+    // other ranks' threads may still unblock it; FakeGpu::stats() decides).
+    w_->Progress();
     for (const FakeStream& st : w_->streams) {
-      if (!st.ops.empty() && !st.destroyed && st.device == it->second.device && st.process == process_) {
-        ++w_->stats.frees_that_would_hang;
+      if (!st.ops.empty() && st.device == it->second.device && st.process == process_) {
+        w_->frees_waiting.emplace_back(st.device, st.process);
         break;
       }
     }

@@ -346,7 +346,19 @@ CudaSeams FakeGpu::SeamsForDevice(int device) {
 
 FakeGpuStats FakeGpu::stats() const {
   std::lock_guard<std::mutex> lock(world_->mu);
-  return world_->stats;
+  FakeGpuStats out = world_->stats;
+  // A cudaFree that waited for its device hangs if the device still cannot
+  // drain now that every thread is done with it.
+  world_->Progress();
+  for (auto [device, process] : world_->frees_waiting) {
+    for (const FakeStream& st : world_->streams) {
+      if (!st.ops.empty() && st.device == device && st.process == process) {
+        ++out.frees_that_would_hang;
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace braid::cuda

@@ -148,6 +148,8 @@ struct FakeGpu::World {
   FakeGpuStats stats;
   // Kernels already loaded, per (process, device): see FakeGpuConfig::lazy_module_loading.
   std::set<std::tuple<int, int, std::string>> loaded_kernels;
+  // cudaFree calls made while their device could not drain (device, process).
+  std::vector<std::pair<int, int>> frees_waiting;
 
   // All need `mu` held.
   void Fail(const std::string& why) {

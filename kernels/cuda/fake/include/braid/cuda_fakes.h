@@ -130,8 +130,9 @@ struct FakeGpuStats {
   std::vector<int> comm_max_ctas;      // of every communicator
   int64_t live_allocations = 0;        // allocations not freed
   int64_t kernel_loads = 0;            // first launches (lazy module loads)
-  // cudaFree calls made while a stream of that device could never drain: on
-  // a real GPU cudaFree waits for the device, so each is a hang.
+  // cudaFree calls made while a stream of that device could not drain, and
+  // still cannot once every thread is done (read at stats()): on a real GPU
+  // cudaFree waits for the device, so each is a hang.
   int64_t frees_that_would_hang = 0;
 };
 
