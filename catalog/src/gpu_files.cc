@@ -42,7 +42,7 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
                                   {"hbm_ce_weight", 0.1, 10.0, &g->hbm_ce_weight},
                                   // <= 1: the fused kernel never computes faster than
                                   // the GEMM outside it (the lower bound stays a bound).
-                                  {"fused_gemm_efficiency", 0.01, 1.0, &g->fused_gemm_efficiency},
+                                  {"fused_gemm_efficiency", 0.001, 1.0, &g->fused_gemm_efficiency},
                                   {"fused_sm_transfer_gbs", 0.0, 1e5, &g->fused_sm_transfer_gbs}}) {
     BRAID_RETURN_IF_ERROR(OptionalNumber(doc, f, key, lo, hi, dst));
   }

@@ -186,7 +186,7 @@ TEST(SimFit, SetsTheFusedKernelFiguresFromItsCsv) {
   EXPECT_NEAR(fit.gpu.fused_sm_transfer_gbs, 9.5, 1e-6);
   int named = 0;
   for (const sim::FittedParameter& p : fit.parameters) {
-    if (p.name == "fused_gemm_efficiency") named += p.before == 1.0 && std::abs(p.after - 0.8) < 1e-6;
+    if (p.name == "fused_gemm_efficiency") named += p.before == 0.0046 && std::abs(p.after - 0.8) < 1e-6;
     if (p.name == "fused_sm_transfer_gbs") named += p.before == g.fused_sm_transfer_gbs;
   }
   EXPECT_EQ(named, 2);

@@ -277,7 +277,7 @@ void FitFusedKernel(const MeasuredBoard& board, GpuSpec* g, std::vector<FittedPa
     eff.push_back(FusedGemmBodyNs(own, f) / body(f.gemm_ns));
     gbs.push_back(double(f.bytes) / body(f.transfer_ns) / double(f.comm_sms));
   }
-  params->push_back({"fused_gemm_efficiency", g->fused_gemm_efficiency, std::clamp(*Median(eff), 0.01, 1.0)});
+  params->push_back({"fused_gemm_efficiency", g->fused_gemm_efficiency, std::clamp(*Median(eff), 0.001, 1.0)});
   params->push_back({"fused_sm_transfer_gbs", g->fused_sm_transfer_gbs, std::min(*Median(gbs), 1e5)});
   g->fused_gemm_efficiency = params->end()[-2].after;
   g->fused_sm_transfer_gbs = params->back().after;
