@@ -100,7 +100,7 @@ TEST(GpuMeasureFusedProbe, PlansTheKernelCannotRunAreRefused) {
   EXPECT_THAT(DefaultMeasurePlan(20, false).fused_comm_sms, ::testing::ElementsAre(2, 8));
   MeasurePlan p = good;
   p.fused_comm_sms.push_back(33);
-  EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("fused probe: 2048x4096x4096 on 33 comm SMs"));
+  EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("fused probe: 1024x2048x2048 on 33 comm SMs"));
   p = good;
   p.fused_shapes.push_back({1001, 64, 64});
   EXPECT_THAT(CheckMeasurePlan(p, 132).message(), HasSubstr("M divisible by P=8"));

@@ -74,7 +74,8 @@ TEST(GpuMeasurePlan, TheDefaultGridIsH100MeasuredsGrid) {
 }
 
 // Minutes, not hours: the device time of the whole grid on the sim's H100
-// and A100 (host overheads such as graph capture come on top).
+// and A100 (host overheads such as graph capture come on top), with the fused
+// kernel as slow as the H200 measured it (about 20 s and 60 s in all).
 TEST(GpuMeasurePlan, TheGridKeepsAGpuBusyForSecondsNotHours) {
   for (const char* name : {"h100-sxm", "a100-sxm"}) {
     const GpuSpec g = *LoadGpu(name);
@@ -84,7 +85,7 @@ TEST(GpuMeasurePlan, TheGridKeepsAGpuBusyForSecondsNotHours) {
       const double s = fake.device_ns() / 1e9;
       std::printf("%s %s grid: %d samples, %.1f s of device time (sim model)\n", name, quick ? "quick" : "full",
                   fake.samples(), s);
-      EXPECT_LT(s, quick ? 5.0 : 60.0) << name;
+      EXPECT_LT(s, quick ? 5.0 : 120.0) << name;
       EXPECT_GT(s, quick ? 0.05 : 1.0) << name;  // and it does measure something
     }
   }
@@ -291,7 +292,7 @@ TEST(GpuMeasureFit, FitsTheFusedKernelAndTheLaunchGapsFromTheirCsvs) {
   ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
   const auto csv = Lines(d.dir() / "fused_kernel.csv");
   ASSERT_EQ(csv.size(), 13u);
-  EXPECT_EQ(csv[1].rfind("2048,4096,4096,2,", 0), 0u) << csv[1];
+  EXPECT_EQ(csv[1].rfind("1024,2048,2048,2,", 0), 0u) << csv[1];
   sim::FitOptions o;
   o.chains = 2;
   o.iterations = 3000;
