@@ -121,8 +121,9 @@ TEST(TeShippedPresets, EveryExportIsAcceptedByTe) {
   EXPECT_EQ(exports, expected_exports);
   EXPECT_GE(exports, 2 * 4 * 2 * 2);
   EXPECT_EQ(entries, exports * 4);
-  // The shipped files do hold fused winners: the rule above was exercised.
-  EXPECT_GT(from_fused, 0);
+  // Since the fused kernel was measured (presets/tuned/CHANGES.md, issue 23)
+  // no shipped preset picks it; te_export_yaml_test.cc covers its export.
+  EXPECT_EQ(from_fused, 0);
 }
 
 TEST(TeShippedPresets, TheRuleCheckerCatchesWhatTeRefuses) {
@@ -152,7 +153,7 @@ TEST(ShippedPresets, SetCommSmsOnlyWhereTheyTakeEffect) {
           << file << ": " << OpName(p.key.workload.op) << " " << p.config.Describe();
     }
   }
-  EXPECT_GT(with_sms, 100);  // 55 + 60 + 1 entries set one
+  EXPECT_GT(with_sms, 50);  // 39 + 24 + 1 entries set one
 }
 
 }  // namespace
