@@ -14,6 +14,9 @@
 # dev-ce, proc-ce): copy-engine copies into the peers' NCCL symmetric windows
 # with stream-ordered flags, which needs the GPUs to be CUDA peers (P2P); on
 # GPUs that are not, braid's refusal makes the row "skip", not FAIL.
+# Every run is bounded (BRAID_RUN_TIMEOUT seconds, default 120: a row that
+# hangs says "exit 124" and the table goes on; the first GPU run lost its
+# lease to such hangs).
 # Exit 0 all passed, 1 something failed, 77 no GPU (skipped).
 # BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
 # --allow-run-as-root) shape the mpirun command line.
@@ -37,7 +40,7 @@ fi
 [[ -x "$braid" ]] || { echo "gpu/run.sh: no braid binary (pass its path)"; exit 1; }
 command -v python3 >/dev/null || { echo "gpu/run.sh: needs python3 to read braid's JSON"; exit 1; }
 
-probe="$("$braid" run --backend cuda --loopback --op gemm_rs --m 256 --n 256 --k 256 --tp 2 --algo serial \
+probe="$(timeout -k 5 120 "$braid" run --backend cuda --loopback --op gemm_rs --m 256 --n 256 --k 256 --tp 2 --algo serial \
          --iters 1 --warmup 0 --no-db 2>&1)"
 if [[ $? -ne 0 ]]; then
   if grep -q "no usable CUDA device\|no CUDA device\|built without CUDA" <<<"$probe"; then
@@ -83,6 +86,7 @@ print("%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s" % (mode, algo, op, p, events, ov
 
 failed=0
 rows=()
+row_timeout="${BRAID_RUN_TIMEOUT:-120}"
 # One run; prints a table row and sets failed on a wrong result or missing events.
 check() {  # mode algo op p
   local mode="$1" algo="$2" op="$3" p="$4" extra=() launch=()
@@ -92,7 +96,7 @@ check() {  # mode algo op p
   # shellcheck disable=SC2206
   [[ "$mode" == processes || "$mode" == proc-ce ]] && launch=($mpirun ${BRAID_MPIRUN_FLAGS:-} -np "$p")
   local out rc
-  out="$("${launch[@]}" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
+  out="$(timeout -k 5 "$row_timeout" "${launch[@]}" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
           --algo "$algo" --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
   rc=$?
   local row
@@ -135,7 +139,7 @@ for mode in loopback devices; do
     for op in ag_gemm gemm_rs; do
       extra=()
       [[ "$mode" == loopback ]] && extra+=(--loopback)
-      out="$("$braid" run --backend cuda "${extra[@]}" --op "$op" --m $((1000 * p / 2)) --n $((520 * p / 2)) \
+      out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m $((1000 * p / 2)) --n $((520 * p / 2)) \
               --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
       rc=$?
       row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused "$op" "$p")"
