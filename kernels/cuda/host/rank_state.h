@@ -59,7 +59,7 @@ struct RankState {
   std::vector<GpuStream> send_queue;           // NCCL: per lane with sends, else null
   std::vector<GpuEvent> done;                  // per step, recorded when the step's work ends
   NcclComm comm = nullptr;
-  std::vector<DevPtr> scratch;  // compute steps' operands
+  std::vector<DevPtr> scratch;     // compute steps' operands
   DevPtr prime_scratch = nullptr;  // PrimeKernels' add kernel operand
   std::vector<FusedStepState> fused;
 

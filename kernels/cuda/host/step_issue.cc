@@ -276,8 +276,8 @@ Status PrimeKernels(RankState& st) {
   }
   if (adds) {
     // On a scratch element of its own: the add kernel is the same for every size.
-    BRAID_RETURN_IF_ERROR(st.api.cuda->Add(st.prime_scratch, st.prime_scratch, st.prime_scratch, 1, st.dtype,
-                                           st.lanes[0]));
+    BRAID_RETURN_IF_ERROR(
+        st.api.cuda->Add(st.prime_scratch, st.prime_scratch, st.prime_scratch, 1, st.dtype, st.lanes[0]));
   }
   return Status::Ok();
 }

@@ -28,19 +28,33 @@ std::string DescribeWedge(const Plan& plan, int first_rank, const std::vector<Ra
     const std::string iteration = it < 0 ? "" : " in iteration " + std::to_string(it);
     std::string what;
     switch (at.phase.load()) {
-      case RankProgress::kSetUp: what = "setting up"; break;
-      case RankProgress::kPriming: what = "loading its kernels"; break;
+      case RankProgress::kSetUp:
+        what = "setting up";
+        break;
+      case RankProgress::kPriming:
+        what = "loading its kernels";
+        break;
       case RankProgress::kIssuing: {
         const auto& steps = plan.ranks[size_t(rank_index)].steps;
         const std::string name = step >= 0 && size_t(step) < steps.size() ? " '" + steps[size_t(step)].name + "'" : "";
         what = "issuing step " + std::to_string(step) + name + iteration;
         break;
       }
-      case RankProgress::kWaiting: what = "waiting for its streams" + iteration; break;
-      case RankProgress::kBarrier: what = "at a barrier" + iteration; break;
-      case RankProgress::kReading: what = "reading its outputs back"; break;
-      case RankProgress::kTearDown: what = "releasing its buffers"; break;
-      default: what = "done"; break;
+      case RankProgress::kWaiting:
+        what = "waiting for its streams" + iteration;
+        break;
+      case RankProgress::kBarrier:
+        what = "at a barrier" + iteration;
+        break;
+      case RankProgress::kReading:
+        what = "reading its outputs back";
+        break;
+      case RankProgress::kTearDown:
+        what = "releasing its buffers";
+        break;
+      default:
+        what = "done";
+        break;
     }
     out += (r == 0 ? " " : "; ") + rank + ": " + what;
   }
