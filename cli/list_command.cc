@@ -13,7 +13,8 @@
 namespace braid::cli {
 
 void AddListOptions(CLI::App* sub, ListArgs* a) {
-  sub->add_option("what", a->what, "models | topologies | gpus")->required();
+  // Required, with its own message: CLI11's would say "what is required".
+  sub->add_option("what", a->what, "models | topologies | gpus");
 }
 
 namespace {
@@ -67,6 +68,8 @@ int ExecuteList(const ListArgs& a) {
   } else if (a.what == "gpus") {
     names = BuiltinGpuNames();
     line = GpuLine;
+  } else if (a.what.empty()) {
+    return ReportError("list", Status::Invalid("say what to list: models, topologies or gpus (braid list gpus)"));
   } else {
     return ReportError("list",
                        Status::Invalid("unknown list '" + OneLine(a.what) + "' (known: models, topologies, gpus)"));

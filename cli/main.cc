@@ -1,7 +1,10 @@
 // The braid command: one subcommand per file (run_command.cc, ...).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -113,13 +116,28 @@ int Main(int argc, char** argv) {
   return kExitUsage;
 }
 
+// Output that goes nowhere is an error: stdout is buffered, so a full disk
+// or /dev/full shows only when it is flushed, which exit() would do silently.
+int CheckStdout(int rc) {
+  errno = 0;
+  std::cout.flush();  // synced with stdio: this flushes stdout, and sets errno when that fails
+  const bool cout_failed = !std::cout.good();
+  int err = errno;
+  const bool flush_failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!cout_failed && !flush_failed) return rc;
+  if (err == 0) err = errno;
+  std::fprintf(stderr, "braid: cannot write to standard output: %s\n",
+               err != 0 ? std::strerror(err) : "an earlier write to it failed");
+  return rc == 0 ? 1 : rc;
+}
+
 }  // namespace
 
 // Every module returns a Status; this catch is the last resort for a bug
 // that lets an exception through: one line and exit 1, never an abort.
 int main(int argc, char** argv) {
   try {
-    return Main(argc, argv);
+    return CheckStdout(Main(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "braid: internal error: %s\n", braid::OneLine(e.what()).c_str());
   } catch (...) {

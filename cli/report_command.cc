@@ -62,6 +62,9 @@ Status CheckArgs(const ReportArgs& a) {
   if (a.run_option && a.run_option->count() > 0 && a.run < 1) {
     return Status::Invalid("--run " + std::to_string(a.run) + ": run ids start at 1");
   }
+  if (!a.compare.empty() && a.compare.size() != 2) {
+    return Status::Invalid("--compare takes two run ids, A B (got " + std::to_string(a.compare.size()) + ")");
+  }
   for (long long id : a.compare) {
     if (id < 1) return Status::Invalid("--compare " + std::to_string(id) + ": run ids start at 1");
   }

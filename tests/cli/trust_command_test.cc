@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -328,6 +329,36 @@ TEST(CliTrust, ListNamesEveryBuiltIn) {
   const Outcome bad = Braid("list widgets");
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("unknown list 'widgets' (known: models, topologies, gpus)"));
+  // Without an argument: what to say, not CLI11's "what is required".
+  const Outcome none = Braid("list");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.err, "braid list: say what to list: models, topologies or gpus (braid list gpus)\n");
+}
+
+// Issue 27 point 8: stdout is buffered, so a full disk showed only at exit,
+// which ignored it (exit 0 with the output lost).
+TEST(CliTrust, OutputThatGoesNowhereIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  Scratch s("trust_dev_full");
+  StoreOneRun(s / "runs.db");
+  for (const std::string& args :
+       {std::string("--version"), std::string("list gpus"), "report --db " + (s / "runs.db"),
+        "report --db " + (s / "runs.db") + " --run 1",
+        "presets show " + std::string(BRAID_SOURCE_DIR) + "/presets/tuned/h100-sxm.toml",
+        std::string("run --op gemm_rs --m 64 --n 64 --k 64 --tp 2 --algo ring --no-db --json")}) {
+    const Outcome o = Braid(args + " >/dev/full");
+    EXPECT_EQ(o.code, 1) << args;
+    EXPECT_THAT(o.err, ::testing::StartsWith("braid: cannot write to standard output: ")) << args;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+  }
+}
+
+TEST(CliTrust, CompareTakesTwoRuns) {
+  Scratch s("trust_compare_one");
+  StoreOneRun(s / "runs.db");
+  const Outcome o = Braid("report --db " + (s / "runs.db") + " --compare 1");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "braid report: --compare takes two run ids, A B (got 1)\n");
 }
 
 }  // namespace
