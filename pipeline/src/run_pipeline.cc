@@ -61,11 +61,13 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   }
   PreparedRun p;
   p.layer = request.layer;
+  // The topology's size first: a plan for `tp` 4096 takes a minute and
+  // gigabytes to build only to be refused (issue 27 point 4).
+  BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(request.topology));
+  BRAID_RETURN_IF_ERROR(topo.CheckFits(request.layer ? request.layer->tp : request.op.tp));
   BRAID_ASSIGN_OR_RETURN(auto plan, request.layer ? BuildLayerPlan(*request.layer, request.config)
                                                   : BuildPlan(request.op, request.config));
   p.plan = std::move(plan);
-  BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(request.topology));
-  BRAID_RETURN_IF_ERROR(topo.CheckFits(p.plan.tp()));
   BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, topo));
   BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
   if (request.options.verify && request.backend == "sim") {

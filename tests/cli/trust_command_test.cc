@@ -353,6 +353,15 @@ TEST(CliTrust, OutputThatGoesNowhereIsAnError) {
   }
 }
 
+// Issue 27 point 4: the plan for `--tp 65536` was built before the topology
+// was asked how many GPUs it has (internal error: std::bad_alloc).
+TEST(CliTrust, ATpLargerThanTheTopologyIsRefusedBeforeAnyPlanIsBuilt) {
+  const Outcome o = Braid("run --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 65536 --algo ring --no-db");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "braid run: --tp 65536 needs more GPUs than topology 'h100-sxm' has (8)\n");
+  EXPECT_EQ(o.out, "");
+}
+
 TEST(CliTrust, CompareTakesTwoRuns) {
   Scratch s("trust_compare_one");
   StoreOneRun(s / "runs.db");
