@@ -362,6 +362,17 @@ TEST(CliTrust, ATpLargerThanTheTopologyIsRefusedBeforeAnyPlanIsBuilt) {
   EXPECT_EQ(o.out, "");
 }
 
+// Issue 27 point 4: a million iterations of an 8-rank ring ended in
+// std::bad_alloc; the run's size is now estimated and refused up front.
+TEST(CliTrust, ARunTooLargeToHoldIsRefusedWithItsSize) {
+  const Outcome o = Braid("run --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 8 --algo ring --iters 1000000 --no-db");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err,
+            "braid run: the run would record 232000000 events (--iters 1000000 x 232 steps of the plan, about 69 GB); "
+            "at most 20000000: lower --iters\n");
+  EXPECT_EQ(o.out, "");
+}
+
 TEST(CliTrust, CompareTakesTwoRuns) {
   Scratch s("trust_compare_one");
   StoreOneRun(s / "runs.db");

@@ -53,7 +53,7 @@ TEST(MpiFaults, KilledRankStopsTheJobNamingItAndTheStoreStaysIntact) {
   // A long run (a million iterations), killed once rank 1 is up.
   std::thread killer = SignalRank(db, 1, SIGKILL, 300);
   const auto start = std::chrono::steady_clock::now();
-  const Outcome o = Shell(Mpirun(3) + BRAID_EXE + " " + kSmall + "--iters 1000000 --warmup 0 --timeout 300 --db " + db);
+  const Outcome o = Shell(Mpirun(3) + BRAID_EXE + " " + kSmall + "--iters 500000 --warmup 0 --timeout 300 --db " + db);
   killer.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(o.code, 0);
@@ -79,7 +79,7 @@ TEST(MpiFaults, TimeoutNamesRankStepPeerAndBytesOnce) {
   // 4096 bytes past the 2 s timeout.
   std::thread stopper = SignalRank(db, 1, SIGSTOP, 1500);
   const auto start = std::chrono::steady_clock::now();
-  const Outcome o = MpiBraid(2, run + "--iters 1000000 --warmup 0 --link-gbps 0.0001 --timeout 2 --db " + db);
+  const Outcome o = MpiBraid(2, run + "--iters 500000 --warmup 0 --link-gbps 0.0001 --timeout 2 --db " + db);
   stopper.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(o.code, 0) << o.err;
