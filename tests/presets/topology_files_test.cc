@@ -86,7 +86,19 @@ TEST(TopologyFiles, WrongFieldTypeNamesLineAndField) {
   auto t = ParseTopologyToml(text, "t.toml");
   ASSERT_FALSE(t.ok());
   EXPECT_THAT(t.status().message(), HasSubstr("t.toml:9:17:"));
-  EXPECT_THAT(t.status().message(), HasSubstr("intra.bandwidth_gbs must be a positive number"));
+  EXPECT_THAT(t.status().message(), HasSubstr("intra.bandwidth_gbs must be a number from 0.001 to 1e+06"));
+}
+
+// Issue 27 point 4: a link of 1e-300 GB/s made the simulated makespan
+// overflow (-9.22e18 ns, exit 0).
+TEST(TopologyFiles, LinkFiguresOutsideAnyRealLinkAreRefused) {
+  for (const char* bad : {"1e-300", "0.0001", "1e7"}) {
+    std::string text = kGood;
+    text.replace(text.find("25.0"), 4, bad);
+    auto t = ParseTopologyToml(text, "t.toml");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_THAT(t.status().message(), HasSubstr("intra.bandwidth_gbs must be a number from 0.001 to 1e+06")) << bad;
+  }
 }
 
 TEST(TopologyFiles, MissingFieldsAndTablesAreNamed) {
