@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kFieldFl
     {"seq", "--seq"},
     {"batch", "--batch"},
     {"sequence_parallel", "--sequence-parallel"},
+    {"phase", "--phase"},
     // RunOptions and SearchOptions; TuneRequest
     {"warmup", "--warmup"},
     {"verify", "--verify"},

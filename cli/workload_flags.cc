@@ -33,9 +33,9 @@ void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help) 
   sub->add_option("--model", a->model, model_help);
   sub->add_option("--seq", a->seq, "layer: sequence length (prefill) or KV cache length (decode)");
   sub->add_option("--batch", a->batch, "layer: sequences in the batch (default 1)");
-  sub->add_option("--phase", a->phase, "layer: prefill | decode")->capture_default_str();
+  sub->add_option("--phase", a->phase, "layer: prefill | decode | train (forward and backward)")->capture_default_str();
   sub->add_option("--sequence-parallel", a->sequence_parallel,
-                  "layer: on | off (default: on for prefill, off for decode)");
+                  "layer: on | off (default: on for prefill and train, off for decode)");
   sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
   sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
 }

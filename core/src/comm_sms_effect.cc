@@ -12,6 +12,8 @@ bool CommSmsTakeEffect(const OverlapConfig& c, Op op) {
     case Algorithm::kRing:
     case Algorithm::kBidirRing:
     case Algorithm::kIso:
+    case Algorithm::kBulk:      // its collectives run beside the other GEMM
+    case Algorithm::kExternal:  // its dgrad's ring does
       break;
   }
   return c.comm_engine == CommEngine::kSm || op != Op::kAgGemm;

@@ -1,16 +1,48 @@
 #include "braid/layer_workload.h"
 
 #include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace braid {
 
-std::string_view PhaseName(Phase p) { return p == Phase::kPrefill ? "prefill" : "decode"; }
+std::string_view PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kPrefill:
+      return "prefill";
+    case Phase::kDecode:
+      return "decode";
+    case Phase::kTrain:
+      return "train";
+  }
+  return "?";
+}
 
 Result<Phase> ParsePhase(std::string_view name) {
   if (name == "prefill") return Phase::kPrefill;
   if (name == "decode") return Phase::kDecode;
-  return Status::Invalid("unknown phase '" + OneLine(name) + "' (known: prefill, decode)");
+  if (name == "train") return Phase::kTrain;
+  return Status::Invalid("unknown phase '" + OneLine(name) + "' (known: prefill, decode, train)");
+}
+
+std::string_view PassName(Pass p) {
+  switch (p) {
+    case Pass::kFprop:
+      return "fprop";
+    case Pass::kDgrad:
+      return "dgrad";
+    case Pass::kWgrad:
+      return "wgrad";
+  }
+  return "?";
+}
+
+Result<Pass> ParsePass(std::string_view name) {
+  if (name == "fprop") return Pass::kFprop;
+  if (name == "dgrad") return Pass::kDgrad;
+  if (name == "wgrad") return Pass::kWgrad;
+  return Status::Invalid("unknown pass '" + OneLine(name) + "' (known: fprop, dgrad, wgrad)");
 }
 
 std::string LayerWorkload::Describe() const {
@@ -48,6 +80,8 @@ Status Divides(int64_t value, const char* what, int p) {
 LayerOp Gemm(const LayerWorkload& lw, const char* name, bool column, int64_t n, int64_t k) {
   LayerOp op;
   op.name = name;
+  op.linear = name;
+  op.column = column;
   op.gemm.m = lw.tokens();
   op.gemm.n = n;
   op.gemm.k = k;
@@ -61,6 +95,51 @@ LayerOp Gemm(const LayerWorkload& lw, const char* name, bool column, int64_t n, 
     op.gemm.op = lw.sequence_parallel ? Op::kGemmRs : Op::kGemmAr;
   }
   return op;
+}
+
+LayerOp TpGemm(const LayerWorkload& lw, const LayerOp& fwd, Pass pass, LayerOpKind kind, Op op, int64_t m, int64_t n,
+               int64_t k) {
+  LayerOp out;
+  out.name = fwd.linear + "." + std::string(PassName(pass));
+  out.linear = fwd.linear;
+  out.pass = pass;
+  out.column = fwd.column;
+  out.kind = kind;
+  out.gemm.op = op;
+  out.gemm.m = m;
+  out.gemm.n = n;
+  out.gemm.k = k;
+  out.gemm.dtype = lw.dtype;
+  out.gemm.tp = lw.tp;
+  return out;
+}
+
+// The backward of one linear layer whose forward is `fwd` (layer_workload.h).
+void AddLinearBackward(LayerWorkload& lw, const LayerOp& fwd) {
+  const int64_t t = fwd.gemm.m, out = fwd.gemm.n, in = fwd.gemm.k;
+  if (fwd.column) {
+    lw.ops.push_back(TpGemm(lw, fwd, Pass::kDgrad, LayerOpKind::kTpGemm, Op::kGemmRs, t, in, out));
+    lw.ops.push_back(TpGemm(lw, fwd, Pass::kWgrad, LayerOpKind::kTpGemm, Op::kAgGemm, in, out, t));
+  } else {
+    lw.ops.push_back(TpGemm(lw, fwd, Pass::kDgrad, LayerOpKind::kTpGemm, Op::kAgGemm, t, in, out));
+    lw.ops.push_back(TpGemm(lw, fwd, Pass::kWgrad, LayerOpKind::kLocalGemm, Op::kAgGemm, out, in, t));
+  }
+}
+
+// Renames the forward ops `<op>.fprop` and appends the backward (header).
+void AddBackward(LayerWorkload& lw) {
+  const std::vector<LayerOp> fwd = lw.ops;  // qkv, attention, out_proj, fc1, fc2
+  for (LayerOp& op : lw.ops) op.name += ".fprop";
+  AddLinearBackward(lw, fwd[4]);
+  AddLinearBackward(lw, fwd[3]);
+  AddLinearBackward(lw, fwd[2]);
+  LayerOp attn = fwd[1];
+  attn.name = "attention.backward";
+  attn.pass = Pass::kDgrad;
+  attn.flops = fwd[1].flops * kAttentionBackwardFlopsRatio;
+  attn.bytes = fwd[1].bytes * kAttentionBackwardBytesRatio;
+  lw.ops.push_back(attn);
+  AddLinearBackward(lw, fwd[0]);
 }
 
 }  // namespace
@@ -80,7 +159,12 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
   lw.phase = phase;
   lw.tp = tp;
   lw.dtype = dtype;
-  lw.sequence_parallel = sequence_parallel.value_or(phase == Phase::kPrefill);
+  lw.sequence_parallel = sequence_parallel.value_or(phase != Phase::kDecode);
+  if (phase == Phase::kTrain && !lw.sequence_parallel) {
+    return Status::Invalid(
+        "train plans follow TransformerEngine's overlaps, which need sequence parallelism "
+        "(`sequence_parallel` on)");
+  }
   const std::string who = "model '" + model.name + "': ";
   for (auto [value, what] : {std::pair{model.heads, "heads"}, {model.kv_heads, "kv_heads"}, {model.ffn, "ffn"}}) {
     if (Status s = Divides(value, what, tp); !s.ok()) return Status::Invalid(who + s.message());
@@ -95,6 +179,7 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
   lw.ops.push_back(Gemm(lw, "qkv", true, (model.heads + 2 * model.kv_heads) * hd, model.hidden));
   LayerOp attn;
   attn.name = "attention";
+  attn.linear = "attention";
   attn.kind = LayerOpKind::kAttention;
   attn.flops = AttentionFlops(lw, 0, seq);
   attn.bytes = AttentionBytes(lw, 0, seq);
@@ -104,6 +189,7 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
   lw.ops.push_back(Gemm(lw, "out_proj", false, model.hidden, model.heads * hd));
   lw.ops.push_back(Gemm(lw, "fc1", true, (model.gated_mlp ? 2 : 1) * model.ffn, model.hidden));
   lw.ops.push_back(Gemm(lw, "fc2", false, model.hidden, model.ffn));
+  if (phase == Phase::kTrain) AddBackward(lw);
   for (const LayerOp& op : lw.ops) {
     if (op.kind != LayerOpKind::kTpGemm) continue;
     if (Status s = op.gemm.Validate(); !s.ok()) return Status::Invalid(op.name + ": " + s.message());

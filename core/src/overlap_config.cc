@@ -21,6 +21,10 @@ std::string_view AlgorithmName(Algorithm a) {
       return "iso";
     case Algorithm::kFused:
       return "fused";
+    case Algorithm::kBulk:
+      return "bulk";
+    case Algorithm::kExternal:
+      return "external";
   }
   return "?";
 }
@@ -32,8 +36,10 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "bidir_ring") return Algorithm::kBidirRing;
   if (name == "iso") return Algorithm::kIso;
   if (name == "fused") return Algorithm::kFused;
+  if (name == "bulk") return Algorithm::kBulk;
+  if (name == "external") return Algorithm::kExternal;
   return Status::Invalid("unknown algorithm '" + OneLine(name) +
-                         "' (known: serial, chunked, ring, bidir_ring, iso, fused)");
+                         "' (known: serial, chunked, ring, bidir_ring, iso, fused, bulk, external)");
 }
 
 std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
@@ -98,6 +104,11 @@ Status OverlapConfig::Validate(const Workload& w) const {
     return Status::Invalid(
         "iso splits a layer's sequence: it applies to layer workloads only "
         "(`model` NAME `seq` L `batch` B), not to a single op");
+  }
+  if (algorithm == Algorithm::kBulk || algorithm == Algorithm::kExternal) {
+    return Status::Invalid(std::string(AlgorithmName(algorithm)) +
+                           " is a backward method of a linear layer: it applies to training layers "
+                           "(`model` NAME `phase` train) only, not to a single op");
   }
   if (algorithm == Algorithm::kFused) {
     if (w.op == Op::kGemmAr) {

@@ -27,6 +27,10 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config) {
     case Algorithm::kIso:  // Validate refused it
       s = Status::Invalid("iso applies to layer workloads only");
       break;
+    case Algorithm::kBulk:  // Validate refused them
+    case Algorithm::kExternal:
+      s = Status::Invalid("bulk and external apply to training layers only");
+      break;
   }
   if (!s.ok()) return s;
   return plan;

@@ -112,7 +112,7 @@ Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::op
   }
   out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
                            out.output, known);
-  if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer);
+  if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer, &run.plan);
   return out;
 }
 

@@ -16,6 +16,8 @@ std::string_view TeMethodName(TeMethod m) {
       return "pipeline";
     case TeMethod::kBulk:
       return "bulk";
+    case TeMethod::kExternal:
+      return "external";
   }
   return "ring_exchange";
 }
@@ -138,6 +140,17 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
             "method, pipeline with num_splits = tp (atomic_gemm needs an FP8 GEMM)");
         SetPipeline(t, c, tp, default_comm_sms);
       }
+      break;
+    case Algorithm::kBulk:
+      // TE's bulk: the collective on num_sm SMs beside an independent GEMM.
+      SetPipeline(t, c, 1, default_comm_sms);
+      t.method = TeMethod::kBulk;
+      t.set_sm_margin = 0;
+      break;
+    case Algorithm::kExternal:
+      // TE's external: no collective of its own (its dgrad's ring exchange feeds it).
+      SetRingExchange(t, c, tp);
+      t.method = TeMethod::kExternal;
       break;
     case Algorithm::kSerial:
     case Algorithm::kIso:

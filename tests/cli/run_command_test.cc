@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -230,6 +231,60 @@ TEST(CliRun, LayerWorkloadOnCpuVerifiesEveryOpAndIsStored) {
   std::remove(db.c_str());
 }
 
+TEST(CliRun, TrainPhaseRunsTheBackwardOnSimAndNamesEachGemmsPassAndMethod) {
+  const std::string base = "run --no-db --json --model llama3-70b --seq 8K --tp 8 --phase train --iters 1 --warmup 0 ";
+  const Outcome ring = Braid(base + "--algo ring");
+  ASSERT_EQ(ring.code, 0) << ring.err;
+  const auto j = nlohmann::json::parse(ring.out);
+  EXPECT_EQ(j["workload"]["phase"], "train");
+  const auto& ops = j["workload"]["ops"];
+  ASSERT_EQ(ops.size(), 14u);
+  EXPECT_EQ(ops[0]["name"], "qkv.fprop");
+  EXPECT_EQ(ops[5]["name"], "fc2.dgrad");
+  EXPECT_EQ(ops[5]["pass"], "dgrad");
+  EXPECT_EQ(ops[5]["kind"], "ag_gemm");
+  EXPECT_EQ(ops[6]["pass"], "wgrad");
+  EXPECT_EQ(ops[6]["method"], "external");  // fed by fc2.dgrad's ring
+  EXPECT_EQ(ops[11]["name"], "attention.backward");
+  EXPECT_EQ(ops[12]["method"], "ring");
+  EXPECT_EQ(ops[13]["method"], "serial");  // a ring dgrad drops TE's bulk wgrad
+  // TE's default backward for qkv and fc1 (bulk) hides comm that serial leaves exposed.
+  const Outcome serial = Braid(base + "--algo serial");
+  const Outcome bulk = Braid(base + "--algo bulk");
+  ASSERT_EQ(serial.code, 0) << serial.err;
+  ASSERT_EQ(bulk.code, 0) << bulk.err;
+  const auto js = nlohmann::json::parse(serial.out), jb = nlohmann::json::parse(bulk.out);
+  EXPECT_EQ(jb["workload"]["ops"][7]["method"], "bulk");
+  EXPECT_EQ(jb["workload"]["ops"][8]["method"], "bulk");
+  EXPECT_EQ(js["metrics"]["overlap_ns"]["p50"].get<double>(), 0);
+  EXPECT_GT(jb["metrics"]["overlap_ns"]["p50"].get<double>(), 0);
+  EXPECT_LT(jb["metrics"]["makespan_ns"]["p50"].get<double>(), js["metrics"]["makespan_ns"]["p50"].get<double>());
+}
+
+TEST(CliRun, TrainPhaseOnCpuVerifiesEveryGemmOfForwardAndBackward) {
+  const std::string model = TinyModelFile();  // hidden 32, heads 4, kv 2, ffn 64
+  for (const char* algo : {"serial", "chunked --chunks 2", "ring", "bidir_ring", "bulk"}) {
+    const Outcome o = Braid("run --backend cpu --no-db --json --model " + model +
+                            " --seq 8 --batch 2 --tp 2 --phase train --verify --iters 1 --warmup 0 --algo " + algo);
+    ASSERT_EQ(o.code, 0) << algo << ": " << o.err;
+    const auto j = nlohmann::json::parse(o.out);
+    EXPECT_TRUE(j["verify"]["ok"].get<bool>()) << algo;
+    EXPECT_EQ(j["workload"]["ops"].size(), 14u) << algo;
+  }
+  std::remove(model.c_str());
+}
+
+TEST(CliTune, TrainPhaseIsRefusedUntilItsPresetsCarryThePass) {
+  const std::string db = TempPath("train_tune.db"), out = TempPath("train_presets.toml");
+  std::remove(db.c_str());
+  std::remove(out.c_str());
+  const Outcome o = Braid("tune --db " + db + " --model llama3-8b --seq 4096 --tp 4 --phase train --out " + out);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("tuning a training step (--phase train) is not supported yet"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(CliRun, IsoOnSimOverlapsTheAllReduces) {
   const std::string base =
       "run --no-db --json --model llama3-70b --seq 4K --tp 8 --iters 1 --warmup 0 "
@@ -282,7 +337,16 @@ TEST(CliRun, LayerWorkloadUsageErrors) {
   ExpectUsageError("run --no-db --model llama3-70b --tp 8 --algo serial", "--model needs --seq");
   ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 3 --algo serial", "heads=64 is not divisible by P=3");
   ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --algo iso --chunks 2", "--sequence-parallel off");
-  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --phase train --algo serial", "unknown phase");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --phase backward --algo serial", "unknown phase");
+  ExpectUsageError(
+      "run --no-db --model llama3-70b --seq 128 --tp 8 --phase train --sequence-parallel off --algo serial",
+      "need sequence parallelism (--sequence-parallel on)");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --phase train --algo external",
+                   "external is chosen by its dgrad: with --algo ring");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --phase train --algo bulk --chunks 2",
+                   "bulk overlaps whole collectives: it takes no --chunks");
+  ExpectUsageError("run --no-db --model llama3-70b --seq 128 --tp 8 --algo bulk", "applies to training layers");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 64 --k 64 --tp 2 --algo bulk", "bulk is a backward method");
   ExpectUsageError("run --no-db --op gemm_ar --m 64 --n 64 --k 64 --tp 2 --algo iso", "layer workloads only");
 }
 

@@ -11,6 +11,14 @@ double Ratio(double a, double b) { return b > 0 ? a / b : 0; }
 }  // namespace
 
 Result<std::vector<TuneTarget>> TargetsOfLayer(const LayerWorkload& lw) {
+  // A training step's GEMMs are coupled (bulk pairs, external wgrads) and
+  // its presets need the pass in their key; tuning them one by one as
+  // forward GEMMs would write presets that answer the wrong lookups.
+  if (lw.phase == Phase::kTrain) {
+    return Status::Invalid(
+        "tuning a training step (`phase` train) is not supported yet: run its plans with `braid run`; "
+        "tune the forward with `phase` prefill");
+  }
   std::vector<TuneTarget> targets;
   for (const LayerOp& op : lw.ops) {
     if (op.kind == LayerOpKind::kTpGemm) targets.push_back({op.name, op.gemm, lw.model.name + "/" + op.name});

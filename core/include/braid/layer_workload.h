@@ -11,6 +11,27 @@
 // prefill: tokens = seq·batch, attention over the seq tokens themselves;
 // decode: tokens = batch (one new token each), attention over a KV cache of seq.
 // Norms, residual adds and rotary embeddings are not modelled.
+//
+// train (sequence parallel only, as TransformerEngine's overlaps need it):
+// the forward above with every op named `<op>.fprop`, then the backward in
+// the order Megatron-LM runs it — fc2, fc1, out_proj (dgrad then wgrad
+// each), attention.backward, qkv. With X the layer input and dY the gradient
+// of its output (tokens T = seq·batch, a layer of `in` inputs and `out`
+// outputs):
+//   column-parallel (qkv, fc1; in = hidden)
+//     dgrad  dX = dY·Wᵀ, reduce-scattered: gemm_rs M=T, N=in, K=out
+//     wgrad  dW = Xᵀ·dY after X is all-gathered again: ag_gemm M=in, N=out,
+//            K=T (Braid gathers the in rows of Xᵀ rather than its token
+//            columns: the same bytes and FLOPs, the layout GEMMs can chunk)
+//   row-parallel (out_proj, fc2; out = hidden)
+//     dgrad  dY all-gathered, dX = dY·Wᵀ: ag_gemm M=T, N=in, K=out
+//     wgrad  dWᵀ = dYᵀ·X on the dY the dgrad gathered: a local GEMM M=out,
+//            N=in (each rank its in/P columns), K=T
+//   attention.backward  2.5× the forward's FLOPs (five matmuls to the
+//            forward's two: Dao, "FlashAttention-2", 2023, §3.1.2) and 2× its
+//            bytes (reads Q, K, V, O, dO; writes dQ, dK, dV)
+// As in every layer plan, ops are chained by order, not data: each GEMM op
+// multiplies its own A and B.
 #pragma once
 
 #include <cstdint>
@@ -20,15 +41,23 @@
 #include <vector>
 
 #include "braid/model_spec.h"
+#include "braid/overlap_config.h"
 #include "braid/status.h"
 #include "braid/workload.h"
 
 namespace braid {
 
-enum class Phase { kPrefill, kDecode };
+enum class Phase { kPrefill, kDecode, kTrain };
 
 std::string_view PhaseName(Phase p);
 Result<Phase> ParsePhase(std::string_view name);
+
+// Which of a linear layer's three GEMMs an op is (TransformerEngine's
+// ub_cfgs keys are `<layer>_<pass>`). Forward-only phases are all fprop.
+enum class Pass { kFprop, kDgrad, kWgrad };
+
+std::string_view PassName(Pass p);
+Result<Pass> ParsePass(std::string_view name);
 
 enum class LayerOpKind {
   kTpGemm,     // a TP GEMM with its collective (`gemm.op`)
@@ -37,11 +66,18 @@ enum class LayerOpKind {
 };
 
 struct LayerOp {
-  std::string name;
+  std::string name;    // "qkv" (forward phases), "qkv.dgrad" (train)
+  std::string linear;  // the layer it belongs to: qkv, attention, out_proj, fc1, fc2
+  Pass pass = Pass::kFprop;
+  bool column = false;  // a column-parallel linear (qkv, fc1)
   LayerOpKind kind = LayerOpKind::kTpGemm;
   Workload gemm;      // GEMM ops: the full GEMM
   double flops = 0;   // attention: FLOPs per rank
   int64_t bytes = 0;  // attention: bytes read and written per rank
+  // Train plans: this GEMM's own method and chunks (the tuner sets them);
+  // unset, it is derived from the run's config (planner.h).
+  std::optional<Algorithm> method;
+  int chunks = 1;
 };
 
 struct LayerWorkload {
@@ -53,14 +89,14 @@ struct LayerWorkload {
   bool sequence_parallel = true;
   std::vector<LayerOp> ops;  // qkv, attention, out_proj, fc1, fc2
 
-  int64_t tokens() const { return phase == Phase::kPrefill ? seq * batch : batch; }
+  int64_t tokens() const { return phase == Phase::kDecode ? batch : seq * batch; }
   // "llama3-70b prefill seq=4096 batch=1 bf16 P=8 sp=on"
   std::string Describe() const;
 };
 
 // Checks sizes and divisibility by P (heads, kv_heads, ffn, and tokens when
 // sequence parallel), each with a message naming the rule. sequence_parallel
-// defaults to on for prefill and off for decode.
+// defaults to on for prefill and train and off for decode; train refuses it off.
 Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int tp,
                                         DType dtype, std::optional<bool> sequence_parallel = std::nullopt);
 
@@ -72,5 +108,9 @@ double AttentionFlops(const LayerWorkload& lw, int64_t q_begin, int64_t q_end);
 // Bytes attention reads and writes per rank for those queries (Q, O, and the K
 // and V of the positions they attend to).
 int64_t AttentionBytes(const LayerWorkload& lw, int64_t q_begin, int64_t q_end);
+
+// attention.backward's FLOPs and bytes per unit of the forward's (see above).
+inline constexpr double kAttentionBackwardFlopsRatio = 2.5;
+inline constexpr int64_t kAttentionBackwardBytesRatio = 2;
 
 }  // namespace braid

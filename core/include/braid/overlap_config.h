@@ -20,7 +20,12 @@ namespace braid {
 // tiles, with per-tile ready flags (no chunks: the tiles are the unit).
 // comm_sms 0 = the backend default (sim: the topology's NCCL channel count);
 // it must stay below the GPU's SM count. gemm_ar is refused.
-enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso, kFused };
+// kBulk and kExternal (training layers only, the backward of a linear):
+// bulk — a column-parallel dgrad's reduce-scatter runs beside its wgrad GEMM
+// and the wgrad's all-gather beside the dgrad GEMM (two independent
+// branches); external — a row-parallel wgrad's GEMM is fed slice by slice by
+// its dgrad's ring exchange. TransformerEngine's `bulk` and `external`.
+enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso, kFused, kBulk, kExternal };
 
 enum class CommEngine { kSm, kCopyEngine };
 

@@ -146,6 +146,9 @@ struct PlanOp {
   bool gemm = true;    // false: a compute op (attention)
   bool local = false;  // GEMM without communication
   int part = 0;        // iso: the sequence part
+  // The method this op was planned with: Plan::config's algorithm, except in
+  // train plans, where each GEMM has its own (serial, bulk, external, ...).
+  Algorithm method = Algorithm::kSerial;
 };
 
 struct Plan {

@@ -34,6 +34,22 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 //     compute lane part j+1's compute comes before part j's next op, which
 //     waits for part j's all-reduce. Part j's attention also waits for the
 //     qkv of earlier parts (causal attention reads their K and V).
+//   train (Phase::kTrain): the forward, then the backward (layer_workload.h),
+//     each GEMM with its own method: LayerOp::method where set, else the
+//     run's algorithm where the GEMM takes it and serial where it does not
+//     (bulk: column-parallel dgrads only; fused/ring/...: not the local row
+//     wgrad). A wgrad follows its dgrad: a column-parallel wgrad is bulk when
+//     its dgrad is (and must be: TE's pair), a row-parallel wgrad is external
+//     after a ring or bidir_ring dgrad. `external` and `iso` are refused as
+//     the run's algorithm.
+//       bulk: dgrad and wgrad planned serial, then the wgrad's all-gather
+//         moved ahead of the dgrad's GEMM on the comm lane, so the two
+//         branches (all-gather ‖ dgrad GEMM, reduce-scatter ‖ wgrad GEMM)
+//         overlap: each waits only for its own data.
+//       external: the wgrad's local GEMM in P row slices on the compute lane,
+//         slice j right after (and waiting for) the dgrad GEMMs of ring step
+//         j: a GEMM fed chunk by chunk by another GEMM's ring exchange.
+//     PlanOp::method names each op's method.
 // Each GEMM op's output is listed in RankPlan::outputs.
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config);
 

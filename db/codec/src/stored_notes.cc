@@ -75,10 +75,14 @@ Result<Json> DecodeNotesText(std::string_view text, std::string_view where) {
   return notes;
 }
 
-Json LayerJson(const LayerWorkload& lw) {
+Json LayerJson(const LayerWorkload& lw, const Plan* plan) {
   Json ops = Json::array();
-  for (const LayerOp& op : lw.ops) {
-    Json o = {{"name", op.name}};
+  // An iso plan has an op per part; only a plan with the layer's ops names their methods.
+  const bool methods = plan != nullptr && plan->ops.size() == lw.ops.size();
+  for (size_t i = 0; i < lw.ops.size(); ++i) {
+    const LayerOp& op = lw.ops[i];
+    Json o = {{"name", op.name}, {"pass", PassName(op.pass)}};
+    if (methods) o["method"] = AlgorithmName(plan->ops[i].method);
     if (op.kind == LayerOpKind::kAttention) {
       o["kind"] = "attention";
       o["flops_per_rank"] = op.flops;

@@ -22,8 +22,8 @@
 
 namespace braid {
 
-enum class TeMethod { kRingExchange, kPipeline, kBulk };
-std::string_view TeMethodName(TeMethod m);  // "ring_exchange" | "pipeline" | "bulk"
+enum class TeMethod { kRingExchange, kPipeline, kBulk, kExternal };
+std::string_view TeMethodName(TeMethod m);  // "ring_exchange" | "pipeline" | "bulk" | "external"
 
 // One layer's TE userbuffer options, and what the mapping could not express.
 struct TeSettings {

@@ -42,7 +42,8 @@ struct TuneTarget {
   std::string layer;  // empty for one op
 };
 
-// The TP GEMMs of a layer (its kTpGemm ops). Invalid when there are none.
+// The TP GEMMs of a layer (its kTpGemm ops). Invalid when there are none,
+// and for a training step (not tuned yet).
 Result<std::vector<TuneTarget>> TargetsOfLayer(const LayerWorkload& lw);
 
 // The time a search may still use. Tests give the tuner a clock they

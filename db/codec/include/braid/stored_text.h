@@ -20,6 +20,7 @@
 
 #include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
+#include "braid/plan.h"
 #include "braid/status.h"
 
 namespace braid {
@@ -53,8 +54,10 @@ struct StoredConfig {
 [[nodiscard]] Result<nlohmann::json> DecodeNotesText(std::string_view text, std::string_view where);
 
 // The layer note: the layer part of a layer run's workload (the store's
-// workload columns hold its first GEMM op).
-nlohmann::json LayerJson(const LayerWorkload& lw);
+// workload columns hold its first GEMM op). Each op has its name, pass
+// (fprop, dgrad, wgrad) and shape, and with `plan` (a plan of this layer
+// with one PlanOp per op: not iso) the method it ran with.
+nlohmann::json LayerJson(const LayerWorkload& lw, const Plan* plan = nullptr);
 // A checked notes object's layer, or null when the run is not a layer run.
 const nlohmann::json* LayerNote(const nlohmann::json& notes);
 // The HTA figures an importer stored for `rank` ({overlap_pct, idle_pct,
