@@ -292,6 +292,30 @@ TEST(CudaBackend, LayerPlansRunTheirComputeStepsAndVerify) {
   }
 }
 
+// A training step: the backward GEMMs are cuBLASLt GEMMs like the forward's
+// (each op multiplies its own inputs), TE's bulk pair puts the wgrad's
+// all-gather ahead of the dgrad's reduce-scatter on the comm stream, and an
+// external wgrad's slices run between its dgrad's ring steps.
+TEST(CudaBackend, TrainPlansRunEveryPassAndVerify) {
+  auto lw = MakeLayerWorkload(testing::CudaTinyModel(), 16, 1, Phase::kTrain, 2, DType::kBf16);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  for (Algorithm algo : {Algorithm::kBulk, Algorithm::kRing}) {
+    OverlapConfig cfg;
+    cfg.algorithm = algo;
+    auto plan = BuildLayerPlan(*lw, cfg);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(*plan, CudaVerifyOnce(), {}, {}, &stats);
+    ASSERT_TRUE(out.ok()) << AlgorithmName(algo) << ": " << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << AlgorithmName(algo) << " " << out->verify.max_rel_error;
+    // One event per step of every op of both passes (one timed iteration).
+    EXPECT_EQ(out->events.size(), plan->total_steps()) << AlgorithmName(algo);
+    bool backward_attention = false;
+    for (const Event& e : out->events) backward_attention = backward_attention || e.name == "attention.backward";
+    EXPECT_TRUE(backward_attention) << AlgorithmName(algo);
+  }
+}
+
 TEST(CudaBackend, ToleranceGrowsWithKAndShrinksWithPrecision) {
   EXPECT_LT(CudaVerifyTolerance(DType::kFp32, 4096, 8, false), CudaVerifyTolerance(DType::kFp16, 4096, 8, false));
   EXPECT_LT(CudaVerifyTolerance(DType::kFp16, 4096, 8, false), CudaVerifyTolerance(DType::kBf16, 4096, 8, false));

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -63,6 +64,29 @@ INSTANTIATE_TEST_SUITE_P(ThreeProcesses, MpiVerify,
                          ::testing::Combine(::testing::Values(3), ::testing::Values("ag_gemm", "gemm_rs", "gemm_ar"),
                                             ::testing::Values("ring", "bidir_ring")),
                          VerifyName);
+
+// A training step across processes: every GEMM of the forward and the
+// backward (bulk pairs, external wgrads) verifies on every rank.
+TEST(MpiRun, TrainPhaseVerifiesEveryPassAcrossProcesses) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string model = TempPath("train_model.toml");
+  {
+    std::ofstream out(model);
+    out << "name = \"tiny\"\nhidden = 48\nheads = 12\nkv_heads = 12\nhead_dim = 4\nffn = 96\n"
+           "gated_mlp = true\nlayers = 1\nsource = \"a test\"\n";
+  }
+  for (const char* algo : {"bulk", "ring"}) {
+    const Outcome o = MpiBraid(3, "run --backend cpu --model " + model +
+                                      " --seq 24 --tp 3 --phase train --iters 1 --warmup 0 --verify --json --no-db "
+                                      "--algo " +
+                                      algo);
+    ASSERT_EQ(o.code, 0) << algo << ": " << o.err;
+    const auto j = nlohmann::json::parse(o.out);
+    EXPECT_TRUE(j["verify"]["ok"].get<bool>()) << algo;
+    EXPECT_EQ(j["workload"]["ops"].size(), 14u) << algo;
+  }
+  std::remove(model.c_str());
+}
 
 std::set<std::string> Keys(const nlohmann::json& o) {
   std::set<std::string> k;
