@@ -16,6 +16,10 @@ int RankBuilder::Add(Step s, std::vector<int> deps) {
   s.deps = std::move(deps);
   s.op = scope_.op;
   if (s.match >= 0) s.match += scope_.match_base;
+  // Layer plans name each step after its op ("fc2.dgrad.gemm"), so that a
+  // trace of a whole block says which GEMM and pass every slice belongs to;
+  // compute steps already carry their op's name.
+  if (!scope_.prefix.empty() && s.kind != StepKind::kCompute) s.name = scope_.prefix + s.name;
   rp_->steps.push_back(std::move(s));
   return rp_->steps.back().id;
 }

@@ -4,6 +4,8 @@
 #include <climits>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -91,19 +93,25 @@ json Slice(const Event& e, int tid, int64_t origin) {
           {"args", std::move(args)}};
 }
 
+// Whether an event is a `what` step: "send", or "fc2.dgrad.send" in a layer plan.
+bool IsStep(const std::string& name, std::string_view what) {
+  if (name.size() < what.size() || name.compare(name.size() - what.size(), what.size(), what) != 0) return false;
+  return name.size() == what.size() || name[name.size() - what.size() - 1] == '.';
+}
+
 // A send and its receive share (iteration, correlation) and name each other
 // as peers; the arrow starts inside the send slice and ends at the receive.
 void AddFlows(const ChromeTraceInput& in, const Tracks& tracks, int64_t origin, json& out) {
   using Key = std::tuple<int, int64_t, int, int>;  // iteration, correlation, from, to
   std::map<Key, const Event*> sends;
   for (const Event& e : in.events) {
-    if (e.name == "send" && e.correlation >= 0 && e.peer >= 0) {
+    if (IsStep(e.name, "send") && e.correlation >= 0 && e.peer >= 0) {
       sends[{e.iteration, e.correlation, e.rank, e.peer}] = &e;
     }
   }
   int64_t id = 0;
   for (const Event& r : in.events) {
-    if (r.name != "recv" || r.correlation < 0 || r.peer < 0) continue;
+    if (!IsStep(r.name, "recv") || r.correlation < 0 || r.peer < 0) continue;
     auto it = sends.find({r.iteration, r.correlation, r.peer, r.rank});
     if (it == sends.end()) continue;
     const Event& s = *it->second;

@@ -213,6 +213,23 @@ TEST(TrainPlan, AnExternalWgradSliceFollowsTheRingStepThatDeliveredItsBlock) {
   }
 }
 
+// A trace of a training step says which GEMM and pass each slice belongs to.
+TEST(TrainPlan, EveryStepIsNamedAfterItsOpAndPass) {
+  auto plan = BuildLayerPlan(Train(Divisible(), 4, 1680), Config(Algorithm::kBulk));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  for (const RankPlan& rp : plan->ranks) {
+    for (const Step& s : rp.steps) {
+      const std::string& op = plan->ops[size_t(s.op)].name;
+      if (s.kind == StepKind::kCompute) {
+        EXPECT_EQ(s.name, op);
+      } else {
+        EXPECT_EQ(s.name.rfind(op + ".", 0), 0u) << s.name << " of " << op;
+      }
+    }
+  }
+  EXPECT_EQ(plan->ranks[0].steps[0].name, "qkv.fprop.all_gather");
+}
+
 TEST(TrainPlan, AGemmsOwnMethodOverridesTheRunsAndBadPairingsAreRefused) {
   LayerWorkload lw = Train(Divisible(), 4, 1680);
   auto index = [&](const std::string& name) {

@@ -93,6 +93,21 @@ TEST(ChromeTrace, FlowGoesFromSendSliceToRecvSlice) {
   EXPECT_EQ(finishes, 1);
 }
 
+// Layer plans name steps after their op ("fc2.dgrad.send"): their transfers
+// still get arrows, and a name merely ending in "send" does not.
+TEST(ChromeTrace, LayerStepsNamedAfterTheirOpStillGetFlows) {
+  ChromeTraceInput in = TwoRanks();
+  in.events[1].name = "fc2.dgrad.send";
+  in.events[2].name = "fc2.dgrad.recv";
+  int starts = 0;
+  const auto named = ChromeTrace(in);
+  for (const auto& e : named["traceEvents"]) starts += e["ph"] == "s";
+  EXPECT_EQ(starts, 1);
+  in.events[1].name = "resend";
+  const auto unnamed = ChromeTrace(in);
+  for (const auto& e : unnamed["traceEvents"]) EXPECT_NE(e["ph"], "s");
+}
+
 TEST(ChromeTrace, UnmatchedRecvHasNoFlow) {
   ChromeTraceInput in = TwoRanks();
   in.events[1].correlation = 8;  // the send no longer matches
