@@ -41,6 +41,8 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   a->lookup->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
   a->lookup->add_option("--gpu", a->gpu, "GPU name")->capture_default_str();
   a->lookup->add_option("--topology", a->topology, "topology name")->capture_default_str();
+  a->lookup->add_option("--pass", a->pass, "fprop | dgrad | wgrad: which GEMM of the linear layer")
+      ->capture_default_str();
   a->lookup->add_option("--backend", a->backend,
                         "sim | cpu | cuda: only entries that backend measured (default: the GPU backends, cuda "
                         "preferred; cpu entries answer only when asked for)");
@@ -63,6 +65,7 @@ nlohmann::json KeyJson(const PresetKey& k) {
   nlohmann::json j = {{"gpu", k.gpu}, {"topology", k.topology},      {"op", OpName(w.op)}, {"m", w.m}, {"n", w.n},
                       {"k", w.k},     {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
   if (!k.layer.empty()) j["layer"] = k.layer;
+  j["pass"] = PassName(k.pass);
   return j;
 }
 
@@ -83,7 +86,8 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const Preset& p : table.presets()) list.push_back(PresetJson(p));
-    std::cout << nlohmann::json{{"version", kPresetFormatVersion}, {"presets", list}}.dump(2) << "\n";
+    const int version = PresetFormatVersionFor(PresetFile{kPresetFormatVersion, table.presets()});
+    std::cout << nlohmann::json{{"version", version}, {"presets", list}}.dump(2) << "\n";
     return kExitOk;
   }
   std::cout << "gpu        topology        workload                                  config                            "
@@ -93,7 +97,8 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
     std::snprintf(speed, sizeof speed, "%.2fx", p.speedup_vs_serial);
     std::cout << Pad(p.key.gpu, 11) << Pad(p.key.topology, 16) << Pad(p.key.workload.Describe(), 42)
               << Pad(p.config.Describe(), 46) << Pad(FormatDuration(p.time_ns), 12) << Pad(speed, 11) << p.backend
-              << (p.key.layer.empty() ? "" : "  " + p.key.layer) << "\n";
+              << (p.key.layer.empty() ? "" : "  " + p.key.layer)
+              << (p.key.pass == Pass::kFprop ? "" : "  " + std::string(PassName(p.key.pass))) << "\n";
   }
   if (table.size() == 0) std::cout << "(no presets)\n";
   return kExitOk;
@@ -107,7 +112,9 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
     return ReportError("presets lookup",
                        Status::Invalid("unknown --backend '" + OneLine(a.backend) + "' (known: sim, cpu, cuda)"));
   }
-  const LookupResult r = table.Lookup(w, a.gpu, a.topology, a.backend);
+  auto pass = ParsePass(a.pass);
+  if (!pass.ok()) return ReportError("presets lookup", Status::Invalid("--pass: " + pass.status().message()));
+  const LookupResult r = table.Lookup(w, a.gpu, a.topology, a.backend, *pass);
   nlohmann::json j = {{"match", PresetMatchName(r.match)}};
   if (r.preset != nullptr) {
     j["key"] = KeyJson(r.preset->key);
@@ -125,8 +132,10 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
   }
   if (r.preset == nullptr) {
     const std::string backends = a.backend.empty() ? "the GPU backends (cuda, sim)" : "backend " + a.backend;
-    return ReportError("presets lookup", Status::Internal("no preset for " + w.Describe() + " on " + a.gpu + " / " +
-                                                          a.topology + " measured by " + backends + " in " + a.file));
+    return ReportError(
+        "presets lookup",
+        Status::Internal("no preset for " + w.Describe() + (*pass == Pass::kFprop ? "" : " " + a.pass) + " on " +
+                         a.gpu + " / " + a.topology + " measured by " + backends + " in " + a.file));
   }
   return kExitOk;
 }

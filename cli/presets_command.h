@@ -17,7 +17,8 @@ struct PresetsArgs {
   CLI::App* export_te = nullptr;
   std::string file;
   std::string op, m, n, k, dtype = "bf16", gpu = "h100-sxm", topology = "h100-sxm";
-  std::string backend;  // lookup: empty = the GPU backends
+  std::string backend;         // lookup: empty = the GPU backends
+  std::string pass = "fprop";  // lookup: which GEMM of the linear
   int tp = 0;
   bool json = false;
   // export-te

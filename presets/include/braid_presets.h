@@ -54,7 +54,7 @@ int braid_preset_lookup(const braid_presets* presets, const char* gpu, const cha
 typedef struct braid_preset_entry {
   uint32_t struct_size; /* in: sizeof(braid_preset_entry) as the caller knows it */
   int match;            /* braid_preset_match */
-  char algorithm[32];   /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused" */
+  char algorithm[32];   /* "serial", "chunked", "ring", "bidir_ring", "iso", "fused", "bulk", "external" */
   int chunks;
   int num_splits; /* 0: even chunks; else chunks weights (only the first
                      BRAID_PRESET_MAX_SPLITS are copied into splits) */
@@ -75,6 +75,14 @@ typedef struct braid_preset_entry {
 int braid_preset_find(const braid_presets* presets, const char* gpu, const char* topology, const char* backend,
                       const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
                       braid_preset_entry* out);
+
+/* As braid_preset_find, for one pass of the linear layer: "fprop", "dgrad"
+ * or "wgrad" (NULL / "" = "fprop"; braid_preset_find asks for fprop). Only
+ * presets of that pass answer (version 2 files key presets by pass). -1
+ * also for an unknown pass. */
+int braid_preset_find_pass(const braid_presets* presets, const char* gpu, const char* topology, const char* backend,
+                           const char* pass, const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
+                           braid_preset_entry* out);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,8 @@ namespace braid {
 bool PresetKey::operator==(const PresetKey& o) const {
   const Workload& a = workload;
   const Workload& b = o.workload;
-  return gpu == o.gpu && topology == o.topology && layer == o.layer && a.op == b.op && a.m == b.m && a.n == b.n &&
-         a.k == b.k && a.dtype == b.dtype && a.tp == b.tp;
+  return gpu == o.gpu && topology == o.topology && layer == o.layer && pass == o.pass && a.op == b.op && a.m == b.m &&
+         a.n == b.n && a.k == b.k && a.dtype == b.dtype && a.tp == b.tp;
 }
 
 bool SameSlot(const Preset& a, const Preset& b) { return a.key == b.key && a.backend == b.backend; }
@@ -74,11 +74,18 @@ Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
   return Status::Ok();
 }
 
-Status ParseKey(const TomlFields& f, const TomlValue& t, PresetKey& key) {
+Status ParseKey(const TomlFields& f, const TomlValue& t, int version, PresetKey& key) {
   BRAID_ASSIGN_OR_RETURN(key.gpu, f.String("gpu"));
   BRAID_ASSIGN_OR_RETURN(key.topology, f.String("topology"));
   BRAID_ASSIGN_OR_RETURN(key.layer, f.OptionalString("layer", ""));
   std::string s;
+  if (t.Find("pass") != nullptr) {
+    if (version < 2) return BadValue(f, t, "pass", "needs version = 2 (version 1 presets are all fprop)");
+    BRAID_ASSIGN_OR_RETURN(s, f.String("pass"));
+    auto pass = ParsePass(s);
+    if (!pass.ok()) return BadValue(f, t, "pass", pass.status().message());
+    key.pass = *pass;
+  }
   BRAID_ASSIGN_OR_RETURN(s, f.String("op"));
   auto op = ParseOp(s);
   if (!op.ok()) return BadValue(f, t, "op", op.status().message());
@@ -97,7 +104,26 @@ Status ParseKey(const TomlFields& f, const TomlValue& t, PresetKey& key) {
   return Status::Ok();
 }
 
-Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Preset& p) {
+// bulk and external are backward methods: TE refuses them for any other key.
+Status CheckMethodForPass(const TomlFields& f, const TomlValue& t, const Preset& p) {
+  const Algorithm a = p.config.algorithm;
+  const Pass pass = p.key.pass;
+  const Op op = p.key.workload.op;
+  if (a == Algorithm::kBulk &&
+      !((pass == Pass::kDgrad && op == Op::kGemmRs) || (pass == Pass::kWgrad && op == Op::kAgGemm))) {
+    return BadValue(f, t, "algorithm",
+                    "bulk is for the backward of a column-parallel layer (pass dgrad with op gemm_rs, or wgrad "
+                    "with ag_gemm); this preset is " +
+                        std::string(PassName(pass)) + " " + std::string(OpName(op)));
+  }
+  if (a == Algorithm::kExternal && pass != Pass::kWgrad) {
+    return BadValue(f, t, "algorithm",
+                    "external is for a row-parallel wgrad (pass wgrad); this preset is " + std::string(PassName(pass)));
+  }
+  return Status::Ok();
+}
+
+Status ParsePreset(const TomlValue& t, std::string_view origin, int version, size_t index, Preset& p) {
   TomlFields f(t, origin, "preset[" + std::to_string(index) + "].");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"gpu",
                                          "topology",
@@ -108,6 +134,7 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
                                          "n",
                                          "k",
                                          "layer",
+                                         "pass",
                                          "algorithm",
                                          "chunks",
                                          "splits",
@@ -130,8 +157,12 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, size_t index, Pr
         "speedup_vs_serial", "speedup_vs_te_default", "overlap_ratio", "tail_ns", "braid_version", "date"}) {
     if (t.Find(key) == nullptr) return Status::Invalid(f.Where(t) + ": missing field '" + f.Name(key) + "'");
   }
-  BRAID_RETURN_IF_ERROR(ParseKey(f, t, p.key));
+  BRAID_RETURN_IF_ERROR(ParseKey(f, t, version, p.key));
   BRAID_RETURN_IF_ERROR(ParseConfig(f, t, p.config));
+  if (version < 2 && (p.config.algorithm == Algorithm::kBulk || p.config.algorithm == Algorithm::kExternal)) {
+    return BadValue(f, t, "algorithm", "bulk and external need version = 2");
+  }
+  BRAID_RETURN_IF_ERROR(CheckMethodForPass(f, t, p));
   BRAID_ASSIGN_OR_RETURN(p.time_ns, f.Positive("time_ns"));
   BRAID_ASSIGN_OR_RETURN(p.speedup_vs_serial, f.Number("speedup_vs_serial", 0, 1e6));
   BRAID_ASSIGN_OR_RETURN(p.speedup_vs_te_default, f.Number("speedup_vs_te_default", 0, 1e6));
@@ -174,17 +205,18 @@ Result<PresetFile> RefuseDuplicates(PresetFile file, const TomlValue& list, std:
   for (size_t i = 0; i < file.presets.size(); ++i) {
     const Preset& p = file.presets[i];
     const Workload& w = p.key.workload;
-    std::string key = p.key.gpu + '\0' + p.key.topology + '\0' + p.key.layer + '\0' + p.backend + '\0';
+    std::string key = p.key.gpu + '\0' + p.key.topology + '\0' + p.key.layer + '\0' + p.backend + '\0' +
+                      std::string(PassName(p.key.pass)) + '\0';
     for (int64_t v : {int64_t(w.op), w.m, w.n, w.k, int64_t(w.dtype), int64_t(w.tp)}) key += std::to_string(v) + ',';
     auto [it, fresh] = seen.emplace(std::move(key), i);
     if (fresh) continue;
     TomlFields f(list.items[i], origin, "");
     TomlFields first(list.items[it->second], origin, "");
     return Status::Invalid(f.Where(list.items[i]) + ": preset[" + std::to_string(i) + "] has the same key (" +
-                           w.Describe() + " on " + p.key.gpu + " / " + p.key.topology +
-                           (p.key.layer.empty() ? "" : ", layer " + p.key.layer) + ", backend " + p.backend +
-                           ") as preset[" + std::to_string(it->second) + "] at " + first.Where(list.items[it->second]) +
-                           ": remove one");
+                           w.Describe() + " " + std::string(PassName(p.key.pass)) + " on " + p.key.gpu + " / " +
+                           p.key.topology + (p.key.layer.empty() ? "" : ", layer " + p.key.layer) + ", backend " +
+                           p.backend + ") as preset[" + std::to_string(it->second) + "] at " +
+                           first.Where(list.items[it->second]) + ": remove one");
   }
   return file;
 }
@@ -213,10 +245,11 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
   PresetFile out;
   int64_t version = 0;
   BRAID_ASSIGN_OR_RETURN(version, f.Integer("version", 1, 1 << 30));
-  if (version != kPresetFormatVersion) {
-    return BadValue(
-        f, *root, "version",
-        std::to_string(version) + " is not supported (this reader knows " + std::to_string(kPresetFormatVersion) + ")");
+  if (version < kOldestPresetFormatVersion || version > kPresetFormatVersion) {
+    return BadValue(f, *root, "version",
+                    std::to_string(version) + " is not supported (this reader knows versions " +
+                        std::to_string(kOldestPresetFormatVersion) + " to " + std::to_string(kPresetFormatVersion) +
+                        "; a newer Braid wrote it)");
   }
   out.version = int(version);
   const TomlValue* list = root->Find("preset");
@@ -230,7 +263,7 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
     if (t.kind != TomlValue::Kind::kTable) {
       return BadValue(f, *root, "preset", "must be an array of tables ([[preset]])");
     }
-    BRAID_RETURN_IF_ERROR(ParsePreset(t, origin, i, out.presets[i]));
+    BRAID_RETURN_IF_ERROR(ParsePreset(t, origin, out.version, i, out.presets[i]));
   }
   return RefuseDuplicates(std::move(out), *list, origin);
 }

@@ -50,15 +50,16 @@ struct Entries {
   std::unordered_map<Shape, uint32_t, ShapeHash> exact;  // shape -> first index
 };
 
-// Key of a group: "gpu\0topology\0tp\0" + op + dtype; its backends are
+// Key of a group: "gpu\0topology\0tp\0" + op + dtype + pass; its backends are
 // slots inside it, so a lookup is one hash probe whatever it asks for.
-void GroupKey(std::string& out, std::string_view gpu, std::string_view topology, const Workload& w) {
+void GroupKey(std::string& out, std::string_view gpu, std::string_view topology, const Workload& w, Pass pass) {
   out.clear();
   out.append(gpu).push_back('\0');
   out.append(topology).push_back('\0');
   out.append(std::to_string(w.tp)).push_back('\0');
   out.push_back(char('0' + int(w.op)));
   out.push_back(char('0' + int(w.dtype)));
+  out.push_back(char('0' + int(pass)));
 }
 
 // Slot of a backend in a group; -1 for a name no entry can have.
@@ -112,7 +113,7 @@ PresetTable PresetTable::FromFile(PresetFile file) {
     const Workload& w = p.key.workload;
     const int slot = BackendSlot(p.backend);
     if (slot < 0) continue;  // the parser admits none; an in-memory file might
-    GroupKey(key, p.key.gpu, p.key.topology, w);
+    GroupKey(key, p.key.gpu, p.key.topology, w, p.key.pass);
     Entries& e = t.index_->groups[key].by_backend[slot];
     e.lm.push_back(std::log(double(w.m)));
     e.index.push_back(uint32_t(i));
@@ -174,7 +175,7 @@ LookupResult LookupIn(const Entries& e, const std::vector<Preset>& presets, cons
 }  // namespace
 
 LookupResult PresetTable::Lookup(const Workload& w, std::string_view gpu, std::string_view topology,
-                                 std::string_view backend) const {
+                                 std::string_view backend, Pass pass) const {
   LookupResult best;
   if (w.m < 1 || w.n < 1 || w.k < 1) return best;
   // In order of preference at equal match: a real measurement first.
@@ -183,7 +184,7 @@ LookupResult PresetTable::Lookup(const Workload& w, std::string_view gpu, std::s
   if (!backend.empty() && asked[0] < 0) return best;
   const auto slots = backend.empty() ? std::span<const int>(kGpuSlots) : std::span<const int>(asked);
   thread_local std::string key;  // reused: no allocation per lookup
-  GroupKey(key, gpu, topology, w);
+  GroupKey(key, gpu, topology, w, pass);
   auto it = index_->groups.find(key);
   if (it == index_->groups.end()) return best;
   for (int slot : slots) {

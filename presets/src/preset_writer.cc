@@ -1,4 +1,5 @@
 // Writing, merging and atomically saving preset files.
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <sstream>
@@ -26,6 +27,7 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   os << "gpu = " << TomlQuote(p.key.gpu) << "\n";
   os << "topology = " << TomlQuote(p.key.topology) << "\n";
   if (!p.key.layer.empty()) os << "layer = " << TomlQuote(p.key.layer) << "\n";
+  if (p.key.pass != Pass::kFprop) os << "pass = " << TomlQuote(PassName(p.key.pass)) << "\n";
   os << "tp = " << w.tp << "\nop = " << TomlQuote(OpName(w.op)) << "\ndtype = " << TomlQuote(DTypeName(w.dtype))
      << "\n";
   os << "m = " << w.m << "\nn = " << w.n << "\nk = " << w.k << "\n";
@@ -48,20 +50,32 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
 
 }  // namespace
 
+int PresetFormatVersionFor(const PresetFile& file) {
+  for (const Preset& p : file.presets) {
+    const Algorithm a = p.config.algorithm;
+    if (p.key.pass != Pass::kFprop || a == Algorithm::kBulk || a == Algorithm::kExternal) return 2;
+  }
+  return 1;
+}
+
 std::string WritePresets(const PresetFile& file) {
   std::ostringstream os;
   os << "# Braid overlap presets (format: presets/README.md).\n";
-  os << "format = \"braid-presets\"\nversion = " << file.version << "\n";
+  os << "format = \"braid-presets\"\nversion = " << PresetFormatVersionFor(file) << "\n";
   for (const Preset& p : file.presets) WritePreset(os, p);
   return os.str();
 }
 
 Status MergeInto(PresetFile& existing, const PresetFile& update) {
-  if (update.version != kPresetFormatVersion || existing.version != kPresetFormatVersion) {
-    return Status::Invalid("cannot merge preset files of version " + std::to_string(update.version) + " into " +
-                           std::to_string(existing.version) + " (this build writes " +
-                           std::to_string(kPresetFormatVersion) + ")");
+  for (int v : {update.version, existing.version}) {
+    if (v < kOldestPresetFormatVersion || v > kPresetFormatVersion) {
+      return Status::Invalid("cannot merge preset files of version " + std::to_string(update.version) + " into " +
+                             std::to_string(existing.version) + " (this build knows versions " +
+                             std::to_string(kOldestPresetFormatVersion) + " to " +
+                             std::to_string(kPresetFormatVersion) + ")");
+    }
   }
+  existing.version = std::max(existing.version, update.version);
   for (const Preset& u : update.presets) {
     bool found = false;
     for (Preset& e : existing.presets) {

@@ -74,6 +74,12 @@ constexpr size_t kEntryV1Size = sizeof(braid_preset_entry);
 extern "C" int braid_preset_find(const braid_presets* presets, const char* gpu, const char* topology,
                                  const char* backend, const char* op, const char* dtype, int64_t m, int64_t n,
                                  int64_t k, int tp, braid_preset_entry* out) {
+  return braid_preset_find_pass(presets, gpu, topology, backend, "fprop", op, dtype, m, n, k, tp, out);
+}
+
+extern "C" int braid_preset_find_pass(const braid_presets* presets, const char* gpu, const char* topology,
+                                      const char* backend, const char* pass, const char* op, const char* dtype,
+                                      int64_t m, int64_t n, int64_t k, int tp, braid_preset_entry* out) {
   if (out == nullptr || out->struct_size < kEntryV1Size) return -1;
   const size_t caller_size = out->struct_size;
   braid_preset_entry e{};
@@ -89,7 +95,9 @@ extern "C" int braid_preset_find(const braid_presets* presets, const char* gpu, 
   }
   const std::string_view b = backend == nullptr ? "" : backend;
   if (!b.empty() && b != "sim" && b != "cpu" && b != "cuda") return finish(-1);
-  const braid::LookupResult r = presets->table.Lookup(w, gpu, topology, b);
+  const auto parsed_pass = braid::ParsePass(pass == nullptr || *pass == '\0' ? "fprop" : pass);
+  if (!parsed_pass.ok()) return finish(-1);
+  const braid::LookupResult r = presets->table.Lookup(w, gpu, topology, b, *parsed_pass);
   if (r.preset == nullptr) return finish(1);
   const braid::OverlapConfig& c = r.preset->config;
   CopyOut(braid::AlgorithmName(c.algorithm), e.algorithm, sizeof e.algorithm);

@@ -55,10 +55,12 @@ class PresetTable:
         dtype: str = "bf16",
         gpu: Optional[str] = None,
         topology: Optional[str] = None,
+        pass_: str = "fprop",
     ) -> Optional[LookupResult]:
-        """The exact entry or the nearest shape for one TP GEMM; None when
-        nothing matches. gpu / topology left out: the table's only one.
-        ValueError for an unknown op or dtype or a size below 1."""
+        """The exact entry or the nearest shape for one TP GEMM of one pass
+        ("fprop", "dgrad", "wgrad"); None when nothing matches. gpu /
+        topology left out: the table's only one. ValueError for an unknown
+        op, dtype or pass or a size below 1."""
     def __len__(self) -> int: ...
 
 def _te_ub_cfgs(

@@ -70,8 +70,11 @@ PyPresetTable PyPresetTable::Parse(const std::string& text, const std::string& o
 
 std::optional<PyLookupResult> PyPresetTable::Lookup(const std::string& op, int64_t m, int64_t n, int64_t k, int64_t tp,
                                                     const std::string& dtype, const std::optional<std::string>& gpu,
-                                                    const std::optional<std::string>& topology) const {
+                                                    const std::optional<std::string>& topology,
+                                                    const std::string& pass) const {
   Workload w;
+  auto parsed_pass = ParsePass(pass);
+  ThrowIfValueError(parsed_pass.status());
   auto parsed_op = ParseOp(op);
   ThrowIfValueError(parsed_op.status());
   w.op = *parsed_op;
@@ -93,7 +96,7 @@ std::optional<PyLookupResult> PyPresetTable::Lookup(const std::string& op, int64
     // The lookup reads only the immutable table: other Python threads may run.
     py::gil_scoped_release release;
     t_last_lookup_released_gil = PyGILState_Check() == 0;
-    r = table_->Lookup(w, g, t);
+    r = table_->Lookup(w, g, t, "", *parsed_pass);
   }
   if (r.preset == nullptr) return std::nullopt;
   return PyLookupResult{table_, r.preset, r.match, r.distance};
@@ -125,6 +128,7 @@ py::dict KeyDict(const PresetKey& k) {
   d["dtype"] = std::string(DTypeName(w.dtype));
   d["tp"] = w.tp;
   if (!k.layer.empty()) d["layer"] = k.layer;
+  d["pass"] = std::string(PassName(k.pass));
   return d;
 }
 
@@ -146,7 +150,7 @@ void BindPresetTable(py::module_& m) {
           "The entry's measured time in nanoseconds (on its backend's clock; simulated when backend is \"sim\").")
       .def_property_readonly(
           "key", [](const PyLookupResult& r) { return KeyDict(r.preset->key); },
-          "The entry's key: gpu, topology, op, m, n, k, dtype, tp and, when set, layer.")
+          "The entry's key: gpu, topology, op, m, n, k, dtype, tp, pass and, when set, layer.")
       .def_property_readonly(
           "backend", [](const PyLookupResult& r) { return r.preset->backend; },
           "Where the time was measured: \"sim\", \"cpu\" or \"cuda\".")
@@ -166,11 +170,14 @@ void BindPresetTable(py::module_& m) {
                   "Parses preset-file text; `origin` names it in error messages. Raises braid.PresetError.")
       .def("lookup", &PyPresetTable::Lookup, py::kw_only(), py::arg("op"), py::arg("m"), py::arg("n"), py::arg("k"),
            py::arg("tp"), py::arg("dtype") = "bf16", py::arg("gpu") = py::none(), py::arg("topology") = py::none(),
+           py::arg("pass_") = "fprop",
            "The preset for one TP GEMM: the entry with an equal key, else the nearest shape of the same gpu, "
            "topology, tp and op (same dtype preferred). Returns a LookupResult, or None when nothing matches.\n\n"
            "op: \"ag_gemm\" | \"gemm_rs\" | \"gemm_ar\"; m, n, k: full (unsharded) GEMM sizes; tp: TP degree; "
-           "dtype: \"bf16\" | \"fp16\" | \"fp32\". gpu / topology left out: the table's only one (ValueError when "
-           "it holds several). Raises ValueError for an unknown op or dtype or a size below 1. Releases the GIL "
+           "dtype: \"bf16\" | \"fp16\" | \"fp32\"; pass_: \"fprop\" | \"dgrad\" | \"wgrad\", which GEMM of the "
+           "linear layer (only presets of that pass answer). gpu / topology left out: the table's only one (ValueError "
+           "when "
+           "it holds several). Raises ValueError for an unknown op, dtype or pass or a size below 1. Releases the GIL "
            "while the lookup runs.")
       .def("__len__", &PyPresetTable::size, "The number of entries.")
       .def("__repr__", [](const PyPresetTable& t) {

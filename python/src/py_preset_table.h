@@ -35,7 +35,8 @@ class PyPresetTable {
   // size. The GIL is released while the C++ lookup runs.
   std::optional<PyLookupResult> Lookup(const std::string& op, int64_t m, int64_t n, int64_t k, int64_t tp,
                                        const std::string& dtype, const std::optional<std::string>& gpu,
-                                       const std::optional<std::string>& topology) const;
+                                       const std::optional<std::string>& topology,
+                                       const std::string& pass = "fprop") const;
 
   const PresetTable& table() const { return *table_; }
   size_t size() const { return table_->size(); }

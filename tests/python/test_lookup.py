@@ -107,6 +107,33 @@ class GpuAndTopologyDefaults(unittest.TestCase):
         self.assertIsNone(empty.lookup(op="gemm_rs", m=1, n=1, k=1, tp=1))
 
 
+class Passes(unittest.TestCase):
+    """Version 2 files key presets by pass; pass_ picks one (default fprop)."""
+
+    TEXT = (
+        'format = "braid-presets"\nversion = 2\n'
+        + "".join(
+            '[[preset]]\ngpu = "h100-sxm"\ntopology = "h100-sxm"\ntp = 8\nop = "gemm_rs"\ndtype = "bf16"\n'
+            f'm = 8192\nn = 8192\nk = 28672\n{extra}algorithm = "{algo}"\nchunks = 1\nstreams = 1\ncomm_sms = 0\n'
+            "time_ns = 1.0\nspeedup_vs_serial = 1.0\nspeedup_vs_te_default = 1.0\noverlap_ratio = 0.0\n"
+            'tail_ns = 0.0\nbackend = "sim"\nbraid_version = "0.1.0"\ndate = "2026-11-26"\n'
+            for extra, algo in (("", "ring"), ('pass = "dgrad"\n', "bulk"))
+        )
+    )
+
+    def test_each_pass_answers_for_itself(self):
+        table = braid.PresetTable.parse(self.TEXT, "passes.toml")
+        self.assertEqual(len(table), 2)
+        shape = dict(op="gemm_rs", m=8192, n=8192, k=28672, tp=8)
+        self.assertEqual(table.lookup(**shape).config["algorithm"], "ring")
+        dgrad = table.lookup(**shape, pass_="dgrad")
+        self.assertEqual(dgrad.config["algorithm"], "bulk")
+        self.assertEqual(dgrad.key["pass"], "dgrad")
+        self.assertIsNone(table.lookup(**shape, pass_="wgrad"))
+        with self.assertRaisesRegex(ValueError, "unknown pass 'bprop'"):
+            table.lookup(**shape, pass_="bprop")
+
+
 class ResultsOutliveTheirTable(unittest.TestCase):
     def test_result_keeps_the_table_alive(self):
         r = braid.PresetTable.load(SHIPPED_PRESETS[0]).lookup(op="gemm_rs", m=4096, n=4096, k=4096, tp=2)

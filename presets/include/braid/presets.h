@@ -12,21 +12,28 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
 #include "braid/status.h"
 #include "braid/workload.h"
 
 namespace braid {
 
-inline constexpr int kPresetFormatVersion = 1;
+// Version 2 adds each preset's `pass` (fprop, dgrad, wgrad) and the backward
+// methods bulk and external. Version 1 files (every preset fprop) still load,
+// and a file whose presets are all fprop is written as version 1, so that
+// older readers keep reading it.
+inline constexpr int kPresetFormatVersion = 2;
+inline constexpr int kOldestPresetFormatVersion = 1;
 
 // What a preset is for. Two presets with equal keys and the same backend
 // describe the same thing (SameSlot); a file holds at most one of them.
 struct PresetKey {
-  std::string gpu;       // "h100-sxm"
-  std::string topology;  // "h100-sxm"
-  Workload workload;     // op, m, n, k, dtype, tp
-  std::string layer;     // optional, "llama3-70b/fc1"
+  std::string gpu;           // "h100-sxm"
+  std::string topology;      // "h100-sxm"
+  Workload workload;         // op, m, n, k, dtype, tp
+  std::string layer;         // optional, "llama3-70b/fc1"
+  Pass pass = Pass::kFprop;  // which GEMM of the linear (version 2)
 
   bool operator==(const PresetKey& o) const;
 };
@@ -59,13 +66,16 @@ struct PresetFile {
 Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origin);
 Result<PresetFile> LoadPresetFile(const std::string& path);
 
-// TOML text that ParsePresetFile reads back to an equal PresetFile.
+// TOML text that ParsePresetFile reads back to an equal PresetFile, at the
+// oldest version that can hold it (PresetFormatVersionFor).
 std::string WritePresets(const PresetFile& file);
+// 2 when a preset is not fprop or uses a backward method; else 1.
+int PresetFormatVersionFor(const PresetFile& file);
 
 // Adds `update`'s presets to `existing`. For a slot (SameSlot) in both, the
 // later date wins (ISO 8601 strings compare as text); on equal dates the
-// update wins. Other presets are kept, in order. Refuses an update whose
-// version is not kPresetFormatVersion.
+// update wins. Other presets are kept, in order. Refuses a file whose
+// version this build does not know.
 Status MergeInto(PresetFile& existing, const PresetFile& update);
 
 // Merges `file` into the preset file at `path` (created when absent) and
@@ -96,7 +106,7 @@ class PresetTable {
   static Result<PresetTable> Parse(std::string_view text, std::string_view origin);
   static PresetTable FromFile(PresetFile file);
 
-  // Only entries with the same gpu, topology, tp, op and dtype answer, and of
+  // Only entries with the same gpu, topology, tp, op, dtype and pass answer, and of
   // the asked backend: "sim", "cpu" or "cuda", or "" for the GPU backends
   // (cuda and sim; a cpu measurement never answers a GPU lookup). Returns
   // the entry whose shape equals w's (layer names are ignored) or, failing
@@ -104,8 +114,8 @@ class PresetTable {
   // (ln M, ln N, ln K). An exact match beats a nearest one; at equal match
   // and distance a cuda entry beats a sim one, then the earlier entry wins.
   // Sizes below 1 find nothing.
-  LookupResult Lookup(const Workload& w, std::string_view gpu, std::string_view topology,
-                      std::string_view backend = "") const;
+  LookupResult Lookup(const Workload& w, std::string_view gpu, std::string_view topology, std::string_view backend = "",
+                      Pass pass = Pass::kFprop) const;
 
   size_t size() const;
   const std::vector<Preset>& presets() const;
