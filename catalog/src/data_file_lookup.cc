@@ -1,8 +1,8 @@
 #include "data_file_lookup.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <utility>
+
+#include "braid/safe_read.h"
 
 namespace braid {
 
@@ -24,15 +24,8 @@ Result<DataFileText> FindDataFile(std::string_view name_or_path, std::span<const
     return Status::NotFound("unknown " + std::string(what) + " '" + OneLine(name_or_path) + "' (known: " + known +
                             "; or give a path to a .toml file)");
   }
-  std::error_code ec;
-  if (std::filesystem::is_directory(std::filesystem::path(name_or_path), ec)) {
-    return Status::Invalid("'" + OneLine(name_or_path) + "' is a directory, not a " + std::string(what) + " file");
-  }
-  std::ifstream in{std::string(name_or_path)};
-  if (!in) return Status::NotFound("cannot read " + std::string(what) + " file '" + OneLine(name_or_path) + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return DataFileText{ss.str(), std::string(name_or_path)};
+  BRAID_ASSIGN_OR_RETURN(auto text, ReadUserFile(std::string(name_or_path), std::string(what) + " file"));
+  return DataFileText{std::move(text), std::string(name_or_path)};
 }
 
 }  // namespace braid

@@ -53,7 +53,7 @@ std::string LayerWorkload::Describe() const {
 }
 
 double AttentionFlops(const LayerWorkload& lw, int64_t q_begin, int64_t q_end) {
-  const double heads = double(lw.model.heads / lw.tp);
+  const double heads = double(lw.model.heads) / double(lw.tp);  // heads % P == 0 (MakeLayerWorkload)
   const double hd = double(lw.model.head_dim), b = double(lw.batch);
   if (lw.phase == Phase::kDecode) return 4.0 * b * double(lw.seq) * hd * heads;
   const double pairs = (double(q_end) * double(q_end) - double(q_begin) * double(q_begin)) / 2.0;

@@ -1,10 +1,8 @@
 // Reading a preset file (format: presets/README.md).
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "braid/presets.h"
+#include "braid/safe_read.h"
 #include "braid/toml_fields.h"
 #include "braid/toml_reader.h"
 
@@ -271,16 +269,8 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
 #undef BRAID_ASSIGN
 
 Result<PresetFile> LoadPresetFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::Invalid("'" + OneLine(path) + "' is a directory, not a preset file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot open preset file '" + OneLine(path) + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::Internal("cannot read preset file '" + OneLine(path) + "'");
-  return ParsePresetFile(ss.str(), path);
+  BRAID_ASSIGN_OR_RETURN(auto text, ReadUserFile(path, "preset file"));
+  return ParsePresetFile(text, path);
 }
 
 }  // namespace braid

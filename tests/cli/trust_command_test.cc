@@ -15,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -251,6 +253,28 @@ TEST(CliTrust, DirectoriesGivenAsFilesAreNamedAsDirectories) {
     EXPECT_THAT(o.err, HasSubstr("is a directory")) << args << "\n" << o.err;
   }
   EXPECT_EQ(s.Entries(), 0u);  // nothing was created
+}
+
+// FIFOs and devices given as input files are refused at once with one line:
+// an open of a FIFO with no writer, or a read of /dev/zero, would never end.
+TEST(CliTrust, FifosAndDevicesGivenAsInputFilesAreRefusedAtOnce) {
+  Scratch s("trust_fifos");
+  const std::string fifo = s / "pipe.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [args, text] : std::vector<std::pair<std::string, std::string>>{
+           {"presets show " + fifo, "is a FIFO, not a preset file"},
+           {"presets show /dev/zero", "'/dev/zero' is a character device, not a preset file"},
+           {"run --no-db --model " + fifo + " --seq 1024 --tp 2 --algo serial", "is a FIFO, not a model file"},
+           {"run --no-db --model /dev/zero --seq 1024 --tp 2 --algo serial", "character device, not a model file"},
+           {"run --no-db --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo serial --topology " + fifo,
+            "is a FIFO, not a topology file"},
+       }) {
+    const Outcome o = Braid(args);  // before the fix: a hang until ctest's timeout
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_THAT(o.err, HasSubstr(text)) << args << "\n" << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  }
+  EXPECT_EQ(s.Entries(), 1u);  // the FIFO alone: nothing was created
 }
 
 TEST(CliTrust, LookupIsKeyedByBackendAndDtype) {

@@ -3,9 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
+
+#include "braid/safe_read.h"
 
 namespace braid::sim {
 
@@ -17,8 +18,8 @@ namespace fs = std::filesystem;
 class Csv {
  public:
   static Result<Csv> Read(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) return Status::Invalid(path.string() + ": cannot be read");
+    BRAID_ASSIGN_OR_RETURN(auto text, ReadUserFile(path.string(), "CSV file"));
+    std::istringstream in(text);
     Csv c;
     c.name_ = path.filename().string();
     std::string line;
