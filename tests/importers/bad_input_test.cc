@@ -1,8 +1,13 @@
 // Every bad input is a one-line Status::Invalid naming the file and the
 // problem, never a crash.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "braid/trace_import.h"
+#include "file_bytes.h"
 #include "test_files.h"
 
 namespace braid {
@@ -25,6 +30,28 @@ void ExpectInvalid(const Result<T>& r, const std::string& path, std::string_view
   EXPECT_EQ(msg.rfind(path + ": ", 0), 0u) << msg;  // starts with the path
   EXPECT_NE(msg.find(problem), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
+// A FIFO would block the open and /dev/zero never end the read: both are
+// refused by what they are, before any read.
+TEST(ImportBadInput, FifosAndDevicesAreRefusedBeforeAnyRead) {
+  TempDir dir;
+  const std::string fifo = dir.Path("pipe.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ExpectInvalid(ImportKineto({fifo}), fifo, "is a FIFO, not a trace file");
+  ExpectInvalid(ImportKineto({"/dev/zero"}), "/dev/zero", "is a character device, not a trace file");
+}
+
+// A small .gz that inflates past the cap stops at the cap, not after.
+TEST(ImportBadInput, GzipThatInflatesPastTheCapIsRefusedAtTheCap) {
+  const std::string gz = Gzip(std::string(size_t(4) << 20, ' '));  // 4 MiB of spaces: a few KiB compressed
+  importers::PaddedBytes out;
+  const Status s = importers::Gunzip(gz, "big.json.gz", &out, size_t(1) << 20);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("big.json.gz: inflates to more than 1 MiB"), std::string::npos) << s.message();
+  EXPECT_LE(out.capacity(), (size_t(2) << 20) + 4096) << "stopped at the cap";
+  EXPECT_TRUE(importers::Gunzip(gz, "big.json.gz", &out, size_t(4) << 20).ok());
+  EXPECT_EQ(out.size(), size_t(4) << 20);
 }
 
 TEST(ImportBadInput, KinetoMissingFile) {

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "braid/safe_read.h"
+
 namespace braid::importers {
 namespace {
 
@@ -44,14 +46,14 @@ bool IsGzip(std::string_view b) {
   return b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
 }
 
-Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out) {
+Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 16) != Z_OK) return Fail(label, "cannot initialise zlib");
   std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&zs, &inflateEnd);
   const auto* in = reinterpret_cast<const unsigned char*>(gz.data());
   size_t in_left = gz.size();
   size_t produced = 0;
-  size_t cap = GuessInflatedSize(gz);
+  size_t cap = std::min(GuessInflatedSize(gz), max_bytes + 1);
   out->Reserve(cap);
   for (;;) {
     if (zs.avail_in == 0 && in_left > 0) {
@@ -62,7 +64,11 @@ Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out) {
       in_left -= chunk;
     }
     if (produced == cap) {
-      cap *= 2;
+      if (produced > max_bytes) {
+        return Fail(label,
+                    "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
+      }
+      cap = std::min(cap * 2, max_bytes + 1);
       out->Reserve(cap);
     }
     const size_t room = std::min<size_t>(cap - produced, UINT_MAX);
@@ -87,6 +93,9 @@ Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out) {
     return Fail(label,
                 std::string("corrupt gzip data (") + (zs.msg ? zs.msg : "zlib error " + std::to_string(rc)) + ")");
   }
+  if (produced > max_bytes) {
+    return Fail(label, "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
+  }
   out->Reserve(produced);
   std::memset(const_cast<char*>(out->data()) + produced, 0, PaddedBytes::kPadding);
   out->SetSize(produced);
@@ -102,14 +111,20 @@ Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedByte
   return Status::Ok();
 }
 
-Status ReadMaybeGzip(const std::string& path, PaddedBytes* out) {
+Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Fail(path, "is a directory, not a trace file");
+  if (const std::string kind = NonRegularKind(path); !kind.empty()) {
+    return Fail(path, "is " + kind + ", not a trace file");
+  }
   errno = 0;
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f) return Fail(path, std::string("cannot open: ") + std::strerror(errno));
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return Fail(path, "cannot read its size: " + ec.message());
+  if (size > max_bytes) {
+    return Fail(path, "is " + std::to_string(size >> 20) + " MiB, more than the " + std::to_string(max_bytes >> 20) +
+                          " MiB a trace may hold");
+  }
   char* p = out->Reserve(size);
   const size_t got = size ? std::fread(p, 1, size, f.get()) : 0;
   if (got != size) return Fail(path, std::string("read error: ") + std::strerror(errno));
@@ -117,7 +132,7 @@ Status ReadMaybeGzip(const std::string& path, PaddedBytes* out) {
   out->SetSize(size);
   if (IsGzip(out->view())) {
     const std::string gz(out->view());
-    return Gunzip(gz, path, out);
+    return Gunzip(gz, path, out, max_bytes);
   }
   return Status::Ok();
 }

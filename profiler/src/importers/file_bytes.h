@@ -31,12 +31,17 @@ class PaddedBytes {
 
 bool IsGzip(std::string_view bytes);
 
-// Inflates one or more concatenated gzip members. `label` names the input in
-// errors ("<label>: truncated gzip data").
-Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out);
+// The most a trace may hold, as read or once inflated: a small .gz that
+// inflates to gigabytes is refused when it passes this, not after.
+inline constexpr size_t kMaxTraceBytes = size_t(8) << 30;
 
-// Reads `path`; gzip content is inflated.
-Status ReadMaybeGzip(const std::string& path, PaddedBytes* out);
+// Inflates one or more concatenated gzip members, at most `max_bytes` of
+// them. `label` names the input in errors ("<label>: truncated gzip data").
+Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
+
+// Reads the regular file `path` (a FIFO or a device is refused before it is
+// opened: opening or reading one may never end); gzip content is inflated.
+Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
 
 // The bytes as given, or inflated when they are gzip.
 Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedBytes* out);
