@@ -118,7 +118,7 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
 
 TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
   ExpectUsageError(kGood + "--algo ring --topology h900-sxm", "unknown topology 'h900-sxm'");
-  ExpectUsageError(kGood + "--algo ring --topology /no/such/file.toml", "cannot read topology file");
+  ExpectUsageError(kGood + "--algo ring --topology /no/such/file.toml", "cannot open topology file");
   const std::string bad = TempPath("bad_topology.toml");
   std::ofstream(bad) << "name = \"x\"\ngpu = \"y\"\ngpus_per_node = \"eight\"\nnodes = 1\n";
   ExpectUsageError(kGood + "--algo ring --topology " + bad, "gpus_per_node must be an integer");
