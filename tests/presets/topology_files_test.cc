@@ -71,7 +71,8 @@ TEST(TopologyFiles, UnknownNameListsTheKnownOnes) {
 TEST(TopologyFiles, MissingFileIsNamed) {
   auto t = LoadTopology("/nonexistent/dir/x.toml");
   ASSERT_FALSE(t.ok());
-  EXPECT_THAT(t.status().message(), HasSubstr("cannot open topology file '/nonexistent/dir/x.toml': No such file or directory"));
+  EXPECT_THAT(t.status().message(),
+              HasSubstr("cannot open topology file '/nonexistent/dir/x.toml': No such file or directory"));
 }
 
 TEST(TopologyFiles, SyntaxErrorNamesFileAndLine) {
