@@ -42,6 +42,7 @@ sources=(
   "$root/core/src/status.cc"
   "$root/core/src/status_context.cc"
   "$root/core/src/safe_write.cc"
+  "$root/core/src/safe_read.cc"
   "$root/core/src/topology.cc"
   "$root/core/src/toml_reader.cc"
   "$root/core/src/toml_scanner.cc"
