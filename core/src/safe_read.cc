@@ -9,9 +9,8 @@
 
 namespace braid {
 
-namespace {
-
-std::string KindOf(mode_t mode) {
+std::string NonRegularKindOfMode(unsigned st_mode) {
+  const mode_t mode = st_mode;
   if (S_ISREG(mode)) return "";
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
@@ -20,6 +19,8 @@ std::string KindOf(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
 }
+
+namespace {
 
 std::string MiB(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
@@ -36,7 +37,7 @@ struct Fd {
 std::string NonRegularKind(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "";
-  return KindOf(st.st_mode);
+  return NonRegularKindOfMode(st.st_mode);
 }
 
 Result<std::string> ReadUserFile(const std::string& path, std::string_view what, int64_t max_bytes) {
@@ -56,7 +57,7 @@ Result<std::string> ReadUserFile(const std::string& path, std::string_view what,
     return Status::NotFound("cannot read " + std::string(what) + " " + name + ": " + std::strerror(errno));
   }
   // Checked again on the open file: the path may have changed in between.
-  if (const std::string kind = KindOf(st.st_mode); !kind.empty()) {
+  if (const std::string kind = NonRegularKindOfMode(st.st_mode); !kind.empty()) {
     return Status::Invalid(name + " is " + kind + ", not a " + std::string(what));
   }
   if (int64_t(st.st_size) > max_bytes) {

@@ -14,6 +14,8 @@
 #include <random>
 #include <thread>
 
+#include "braid/safe_read.h"
+
 namespace braid {
 namespace {
 
@@ -24,15 +26,6 @@ std::string DirOf(const std::string& path) {
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
-}
-
-const char* KindOf(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
 }
 
 // Writes all of `bytes` to `fd`, retrying short writes and EINTR.
@@ -185,8 +178,8 @@ Result<std::string> ResolveWriteTarget(const std::string& path) {
     }
     if (!S_ISREG(st.st_mode)) {
       const std::string via = target == path ? "" : " (via symlink '" + OneLine(path) + "')";
-      return Status::Invalid("cannot write '" + OneLine(target) + "'" + via + ": it is " + KindOf(st.st_mode) +
-                             ", not a regular file");
+      return Status::Invalid("cannot write '" + OneLine(target) + "'" + via + ": it is " +
+                             NonRegularKindOfMode(st.st_mode) + ", not a regular file");
     }
     return target;
   }

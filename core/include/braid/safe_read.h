@@ -25,6 +25,11 @@ inline constexpr int64_t kMaxDataFileBytes = int64_t(256) << 20;
 // waited on.
 Result<std::string> ReadUserFile(const std::string& path, std::string_view what, int64_t max_bytes = kMaxDataFileBytes);
 
+// What a file of mode `st_mode` (stat's) is when it is not a regular file
+// ("a directory", "a FIFO", ...); empty for a regular file. The safe writer
+// names what it refuses to replace the same way.
+std::string NonRegularKindOfMode(unsigned st_mode);
+
 // What the file at `path` is when it is not a regular file ("a directory",
 // "a FIFO", "a character device", ...); empty for a regular file or when it
 // cannot be examined.
