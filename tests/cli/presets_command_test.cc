@@ -45,6 +45,18 @@ TEST(CliPresets, LookupFollowsTheContract) {
   EXPECT_NEAR(n["distance"].get<double>(), 0.6931, 1e-3);  // ln 2 in M
 }
 
+TEST(CliPresets, LookupAsksForOnePass) {
+  const Outcome fprop = Braid("presets lookup " + kExample + kFc2 + " --m 4096 --pass fprop");
+  EXPECT_EQ(fprop.code, 0) << fprop.err;
+  const Outcome dgrad = Braid("presets lookup " + kExample + kFc2 + " --m 4096 --pass dgrad");
+  EXPECT_EQ(dgrad.code, 1);  // the example holds fprop presets only
+  EXPECT_THAT(dgrad.err, HasSubstr("no preset for gemm_rs M=4096 N=8192 K=28672 bf16 P=8 dgrad on h100-sxm"));
+  const Outcome bad = Braid("presets lookup " + kExample + kFc2 + " --m 4096 --pass bprop");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "braid presets lookup: --pass: unknown pass 'bprop' (known: fprop, dgrad, wgrad)\n");
+  EXPECT_EQ(bad.out, "");
+}
+
 TEST(CliPresets, NoMatchAndBadFilesAreReported) {
   const Outcome none = Braid("presets lookup " + kExample + " --m 4096 --op gemm_rs --n 8192 --k 28672 --tp 2");
   EXPECT_EQ(none.code, 1);
