@@ -69,8 +69,9 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
 
 namespace {
 
-// The ops to tune and the session's workload key.
-Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key) {
+// The ops to tune and the session's workload key; a training step's whole
+// block, measured at the end.
+Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key, std::optional<LayerWorkload>* block) {
   const WorkloadArgs& r = a.workload;
   BRAID_RETURN_IF_ERROR(CheckWorkloadForm(r));
   if (r.tp < 2 && !r.model.empty()) {
@@ -87,6 +88,7 @@ Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key) {
   }
   BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(r));
   *key = lw.Describe();
+  if (lw.phase == Phase::kTrain) *block = lw;
   return TargetsOfLayer(lw);
 }
 
@@ -150,7 +152,8 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   const std::string strategy_name = a.strategy.empty() ? (a.backend == "sim" ? "exhaustive" : "guided") : a.strategy;
   BRAID_ASSIGN_OR_RETURN(auto strategy, ParseStrategy(strategy_name));
   std::string workload_key;
-  BRAID_ASSIGN_OR_RETURN(auto targets, TargetsOf(a, &workload_key));
+  std::optional<LayerWorkload> block;
+  BRAID_ASSIGN_OR_RETURN(auto targets, TargetsOf(a, &workload_key, &block));
   auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
   if (!hw.ok()) return hw.status();
   PreparedTune p;
@@ -169,6 +172,7 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   const bool deterministic = a.backend == "sim";
   TuneRequest& q = p.request;
   q.targets = std::move(targets);
+  q.block = std::move(block);
   q.workload_key = workload_key;
   q.topology = topo.name;
   q.gpu = topo.gpu;
@@ -183,7 +187,9 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   q.search.seed = a.seed;
   if (deterministic) q.search.recheck_max = 1;  // a deterministic backend repeats itself: nothing to recheck
   q.time_budget_s = a.time_budget_s;
-  q.make_guide = [hw = p.hw](const Workload& w) -> Result<Guide> { return MakeSimGuide(w, *hw); };
+  q.make_guide = [hw = p.hw](const TuneTarget& t) -> Result<Guide> {
+    return MakeSimGuide([t](const OverlapConfig& c) { return PlanOfTarget(t, c); }, *hw);
+  };
   q.base.seed = a.seed;
   q.options_json = nlohmann::json{{"iters", q.search.iters},
                                   {"warmup", q.search.warmup},

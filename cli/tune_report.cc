@@ -17,6 +17,41 @@ std::string Times(double x) {
 
 double Ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
+std::string Fixed2(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+// The GEMMs a result decides: its own, and a backward pair's wgrad.
+nlohmann::json GemmsJson(const TuneResult& r) {
+  nlohmann::json gemms = nlohmann::json::array();
+  if (!r.train_ops) {
+    gemms.push_back({{"op", r.op}, {"pass", PassName(r.pass)}, {"config", ConfigJson(r.config)}});
+    return gemms;
+  }
+  for (size_t i = 0; i < r.train_ops->ops.size(); ++i) {
+    const LayerOp& op = r.train_ops->ops[i];
+    gemms.push_back({{"op", op.name}, {"pass", PassName(op.pass)}, {"config", ConfigJson(i == 0 ? r.config : r.wgrad_config)}});
+  }
+  return gemms;
+}
+
+nlohmann::json BlockJson(const BlockFigures& b) {
+  auto one = [](const BlockFigures::Figures& f) {
+    return nlohmann::json{{"time_ns", f.time_ns},
+                          {"overlap_ratio", f.overlap_ratio},
+                          {"lower_bound_ns", f.lower_bound_ns},
+                          {"efficiency", Ratio(f.lower_bound_ns, f.time_ns)},
+                          {"run", f.run}};
+  };
+  return {{"tuned", one(b.tuned)},
+          {"te_default", one(b.te_default)},
+          {"serial", one(b.serial)},
+          {"speedup_vs_serial", Ratio(b.serial.time_ns, b.tuned.time_ns)},
+          {"speedup_vs_te_default", Ratio(b.te_default.time_ns, b.tuned.time_ns)}};
+}
+
 }  // namespace
 
 nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
@@ -41,6 +76,10 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
         {"te_default_ns", r.te_default_ns},
         {"overlap_ratio", r.overlap_ratio},
         {"tail_ns", r.tail_ns},
+        {"lower_bound_ns", r.lower_bound_ns},
+        {"efficiency", Ratio(r.lower_bound_ns, r.time_ns)},
+        {"pass", PassName(r.pass)},
+        {"gemms", GemmsJson(r)},
         {"candidates", r.candidates},
         {"trials", r.trials},
         {"iterations", r.iterations},
@@ -51,7 +90,7 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
     if (!r.note.empty()) j["note"] = r.note;
     results.push_back(std::move(j));
   }
-  return {{"session", s.session},
+  nlohmann::json out = {{"session", s.session},
           {"trials", s.trials},
           {"measured", s.measured},
           {"replayed", s.replayed},
@@ -63,6 +102,8 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
           {"out", written.out},
           {"presets_written", written.count},
           {"results", results}};
+  if (s.block) out["block"] = BlockJson(*s.block);
+  return out;
 }
 
 std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
@@ -70,14 +111,30 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
   os << "tuning session " << s.session << ": " << s.workload << " on " << s.topology << ", " << s.backend
      << " backend, " << s.strategy << " — " << s.trials << " trials (" << s.measured << " measured now, " << s.replayed
      << " replayed from the store)\n\n";
-  os << Pad("op", 10) << Pad("best config", 44) << Pad("time", 11) << Pad("vs serial", 11) << Pad("vs TE default", 15)
-     << Pad("overlap", 9) << "tail\n";
+  const int op_width = s.block ? 19 : 10;
+  os << Pad("op", op_width) << Pad("best config", 44) << Pad("time", 11) << Pad("vs serial", 11)
+     << Pad("vs TE default", 15) << Pad("overlap", 9) << Pad("eff", 6) << "tail\n";
   for (const TuneResult& r : s.results) {
-    char overlap[16];
-    std::snprintf(overlap, sizeof overlap, "%.2f", r.overlap_ratio);
-    os << Pad(r.op, 10) << Pad(r.config.Describe(), 44) << Pad(FormatDuration(r.time_ns), 11)
+    os << Pad(r.op, op_width) << Pad(r.config.Describe(), 44) << Pad(FormatDuration(r.time_ns), 11)
        << Pad(Times(Ratio(r.serial_ns, r.time_ns)), 11) << Pad(Times(Ratio(r.te_default_ns, r.time_ns)), 15)
-       << Pad(overlap, 9) << FormatDuration(r.tail_ns) << "\n";
+       << Pad(Fixed2(r.overlap_ratio), 9) << Pad(Fixed2(Ratio(r.lower_bound_ns, r.time_ns)), 6)
+       << FormatDuration(r.tail_ns) << "\n";
+    if (r.train_ops && r.train_ops->ops.size() == 2) {
+      os << Pad("", op_width) << r.train_ops->ops[0].name << " " << AlgorithmName(r.config.algorithm) << ", "
+         << r.train_ops->ops[1].name << " " << r.wgrad_config.Describe() << " (times are the pair's)\n";
+    }
+  }
+  if (s.block) {
+    const BlockFigures& b = *s.block;
+    auto line = [&](const char* what, const BlockFigures::Figures& f) {
+      os << "  " << Pad(what, 12) << Pad(FormatDuration(f.time_ns), 11) << "overlap " << Fixed2(f.overlap_ratio)
+         << "  eff " << Fixed2(Ratio(f.lower_bound_ns, f.time_ns)) << "\n";
+    };
+    os << "\nwhole block (forward + backward): tuned " << Times(Ratio(b.serial.time_ns, b.tuned.time_ns))
+       << " vs serial, " << Times(Ratio(b.te_default.time_ns, b.tuned.time_ns)) << " vs TE default\n";
+    line("tuned", b.tuned);
+    line("TE default", b.te_default);
+    line("serial", b.serial);
   }
   os << "\nTE default: ";
   for (size_t i = 0; i < s.results.size(); ++i) {

@@ -118,10 +118,28 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
   if (!s.ok()) return Status::Invalid(po.name + ": " + s.message());
   for (int r = 0; r < lw_.tp; ++r) {
     RankPlan& rp = plan_.ranks[size_t(r)];
+    for (size_t i = size_t(e.begin[size_t(r)]); i < rp.steps.size(); ++i) {
+      Step& step = rp.steps[i];
+      if (step.lane > 0) step.lane = CommLane(cfg.comm_high_priority, step.lane - 1);
+    }
     e.end.push_back(int(rp.steps.size()));
     if (po.gemm) rp.outputs.push_back({index, rp.output, rp.output_window});
   }
   return e;
+}
+
+int LayerBuilder::CommLane(bool high, int index) {
+  const int priority = high ? 1 : 0;
+  int seen = 0, comm = 0;
+  for (size_t l = 0; l < plan_.lanes.size(); ++l) {
+    const Lane& lane = plan_.lanes[l];
+    if (lane.kind != LaneKind::kComm) continue;
+    ++comm;
+    if (lane.priority == priority && seen++ == index) return int(l);
+  }
+  // Missing lanes of this priority, up to `index`.
+  for (; seen <= index; ++seen) plan_.lanes.push_back({"comm" + std::to_string(comm++), LaneKind::kComm, priority});
+  return int(plan_.lanes.size()) - 1;
 }
 
 Emitted LayerBuilder::EmitExternal(const LayerOp& op, const Emitted& dgrad) {

@@ -31,6 +31,9 @@ void Reorder(RankPlan& rp, int begin, const std::vector<int>& order);
 void PlanLocalGemm(const Workload& w, const OpScope& scope, Plan& plan, int chunks = 1,
                    const std::vector<std::vector<std::vector<int>>>* deps_of = nullptr);
 
+// Each op's config in a train plan (planner.h's TrainOpConfigs).
+Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const OverlapConfig& cfg);
+
 // The train phase's plan (planner.h): BuildLayerPlan's body for Phase::kTrain.
 Result<Plan> BuildTrainPlan(const LayerWorkload& lw, const OverlapConfig& cfg);
 
@@ -62,6 +65,12 @@ class LayerBuilder {
   void set_parts(int parts) { parts_ = parts; }
 
  private:
+  // The plan's lane for comm lane `index` of a config with priority
+  // `high`: ops of one plan may differ in lanes and priority (a train
+  // block's GEMMs each at their own config), so lanes are added on demand,
+  // one set per priority; a plan of one config keeps MakeLanes' lanes.
+  int CommLane(bool high, int index);
+
   const LayerWorkload& lw_;
   Plan plan_;
   int parts_ = 1;

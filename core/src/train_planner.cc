@@ -20,6 +20,8 @@ Algorithm Derived(const LayerOp& op, Algorithm run) {
   return backward_only ? Algorithm::kSerial : run;
 }
 
+}  // namespace
+
 // Each op's config: its own method where set, else derived from `cfg`; a
 // wgrad follows its dgrad (bulk with bulk, external after a ring), and the
 // pairings TransformerEngine refuses are refused here.
@@ -36,22 +38,27 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
   for (size_t i = 0; i < lw.ops.size(); ++i) {
     const LayerOp& op = lw.ops[i];
     OverlapConfig& c = out[i];
-    const bool own = op.method.has_value();
+    const bool own = op.config.has_value();
     if (op.kind == LayerOpKind::kAttention) {
       c.algorithm = Algorithm::kSerial;
       continue;
     }
     if (op.pass == Pass::kWgrad) {
       const Algorithm dgrad = out[i - 1].algorithm;  // the wgrad follows its dgrad (layer_workload.h)
-      Algorithm m = own ? *op.method : Algorithm::kSerial;
-      if (!own && op.column && dgrad == Algorithm::kBulk) m = Algorithm::kBulk;
-      if (!own && !op.column && IsRing(dgrad)) m = Algorithm::kExternal;
-      c.algorithm = m;
+      if (own) {
+        c = *op.config;
+      } else {
+        c.algorithm = Algorithm::kSerial;
+        if (op.column && dgrad == Algorithm::kBulk) c.algorithm = Algorithm::kBulk;
+        if (!op.column && IsRing(dgrad)) c.algorithm = Algorithm::kExternal;
+      }
+    } else if (own) {
+      c = *op.config;
     } else {
-      c.algorithm = own ? *op.method : Derived(op, cfg.algorithm);
+      c.algorithm = Derived(op, cfg.algorithm);
     }
-    if (own || c.algorithm != cfg.algorithm) {
-      c.chunks = own ? op.chunks : 1;
+    if (!own && c.algorithm != cfg.algorithm) {
+      c.chunks = 1;
       c.splits.clear();
     }
     const std::string who = op.name + ": ";
@@ -98,15 +105,13 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
         break;
     }
     if (op.pass == Pass::kDgrad && op.column && c.algorithm == Algorithm::kBulk && i + 1 < lw.ops.size() &&
-        lw.ops[i + 1].method.has_value() && *lw.ops[i + 1].method != Algorithm::kBulk) {
+        lw.ops[i + 1].config.has_value() && lw.ops[i + 1].config->algorithm != Algorithm::kBulk) {
       return Status::Invalid(lw.ops[i + 1].name + ": bulk pairs a wgrad with its dgrad: " + op.name +
                              " is bulk, so its wgrad must be bulk too");
     }
   }
   return out;
 }
-
-}  // namespace
 
 Result<Plan> BuildTrainPlan(const LayerWorkload& lw, const OverlapConfig& cfg) {
   BRAID_ASSIGN_OR_RETURN(auto methods, MethodsOf(lw, cfg));
@@ -149,3 +154,13 @@ Result<Plan> BuildTrainPlan(const LayerWorkload& lw, const OverlapConfig& cfg) {
 }
 
 }  // namespace braid::detail
+
+namespace braid {
+
+Result<std::vector<OverlapConfig>> TrainOpConfigs(const LayerWorkload& train, const OverlapConfig& run) {
+  if (train.phase != Phase::kTrain) return Status::Invalid("per-op configs are derived for training layers only");
+  BRAID_RETURN_IF_ERROR(run.ValidateKnobs());
+  return detail::MethodsOf(train, run);
+}
+
+}  // namespace braid

@@ -274,17 +274,6 @@ TEST(CliRun, TrainPhaseOnCpuVerifiesEveryGemmOfForwardAndBackward) {
   std::remove(model.c_str());
 }
 
-TEST(CliTune, TrainPhaseIsRefusedUntilItsPresetsCarryThePass) {
-  const std::string db = TempPath("train_tune.db"), out = TempPath("train_presets.toml");
-  std::remove(db.c_str());
-  std::remove(out.c_str());
-  const Outcome o = Braid("tune --db " + db + " --model llama3-8b --seq 4096 --tp 4 --phase train --out " + out);
-  EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("tuning a training step (--phase train) is not supported yet"), std::string::npos) << o.err;
-  EXPECT_FALSE(std::filesystem::exists(db));
-  EXPECT_FALSE(std::filesystem::exists(out));
-}
-
 TEST(CliRun, IsoOnSimOverlapsTheAllReduces) {
   const std::string base =
       "run --no-db --json --model llama3-70b --seq 4K --tp 8 --iters 1 --warmup 0 "

@@ -119,6 +119,47 @@ TEST(CliTune, ModelTunesEveryTpGemmOfTheBlockAndPrintsATable) {
   EXPECT_EQ(layers, (std::set<std::string>{"llama3-8b/qkv", "llama3-8b/out_proj", "llama3-8b/fc1", "llama3-8b/fc2"}));
 }
 
+// A training step: TE's twelve GEMMs in eight targets, the whole block
+// tuned vs TE default vs serial, twelve presets keyed by pass.
+TEST(CliTune, TrainPhaseTunesTheTwelveGemmsAndTheWholeBlock) {
+  Files f("tune_train");
+  Outcome o = Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --phase train --strategy guided --json" +
+                    f.Args());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["results"].size(), 8u);
+  EXPECT_EQ(j["presets_written"], 12);
+  std::set<std::string> gemms;
+  for (const auto& r : j["results"]) {
+    EXPECT_LE(r["time_ns"].get<double>(), r["serial_ns"].get<double>()) << r["op"];
+    EXPECT_GT(r["efficiency"].get<double>(), 0) << r["op"];
+    for (const auto& g : r["gemms"]) gemms.insert(g["op"].get<std::string>() + "/" + g["pass"].get<std::string>());
+  }
+  EXPECT_EQ(gemms.size(), 12u);
+  EXPECT_TRUE(gemms.count("qkv.wgrad/wgrad"));
+  const auto& b = j["block"];
+  for (const char* k : {"tuned", "te_default", "serial"}) {
+    EXPECT_GT(b[k]["time_ns"].get<double>(), 0) << k;
+    EXPECT_GT(b[k]["efficiency"].get<double>(), 0) << k;
+  }
+  EXPECT_GT(b["speedup_vs_serial"].get<double>(), 1.0);
+  Result<PresetTable> table = PresetTable::Load(f.out);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  ASSERT_EQ(table->size(), 12u);
+  std::set<std::string> keys;
+  for (const Preset& p : table->presets()) keys.insert(p.key.layer + "_" + std::string(PassName(p.key.pass)));
+  EXPECT_EQ(keys.size(), 12u);
+
+  // The table names every target and the block.
+  Files g("tune_train_table");
+  Outcome t = Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --phase train --strategy guided" + g.Args());
+  ASSERT_EQ(t.code, 0) << t.err;
+  for (const char* text : {"qkv.fprop", "fc2.backward", "qkv.wgrad", "whole block (forward + backward)",
+                           "TE default", "eff"}) {
+    EXPECT_NE(t.out.find(text), std::string::npos) << text << "\n" << t.out;
+  }
+}
+
 TEST(CliTune, CpuBackendMeasuresForRealWithLinkPacing) {
   Files f("tune_cpu");
   Outcome o = Braid(

@@ -136,6 +136,49 @@ TEST(TrainPlan, EveryRunAlgorithmIsProvenForPOneToEight) {
   }
 }
 
+// What the tuner runs: every GEMM at its own config, their comm lanes and
+// priorities differing; the plan gets one lane set per priority.
+TEST(TrainPlan, GemmsAtTheirOwnLanesAndPrioritiesShareOnePlan) {
+  const LayerWorkload base = Train(Divisible(), 4, 1680);
+  auto with = [](Algorithm a, int chunks, int lanes, bool high) {
+    OverlapConfig c = Config(a, chunks);
+    c.comm_lanes = lanes;
+    c.comm_high_priority = high;
+    return c;
+  };
+  LayerWorkload lw = base;
+  for (LayerOp& op : lw.ops) {
+    if (op.name == "qkv.fprop") op.config = with(Algorithm::kRing, 1, 2, true);
+    if (op.name == "out_proj.fprop") op.config = with(Algorithm::kChunked, 4, 1, false);
+    if (op.name == "fc2.dgrad") op.config = with(Algorithm::kBidirRing, 1, 2, false);
+    if (op.name == "fc1.dgrad") op.config = with(Algorithm::kBulk, 1, 1, false);
+    if (op.name == "fc1.wgrad") op.config = with(Algorithm::kBulk, 1, 1, false);
+  }
+  auto plan = BuildLayerPlan(lw, Config(Algorithm::kSerial));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  int high = 0, normal = 0;
+  for (const Lane& l : plan->lanes) {
+    if (l.kind == LaneKind::kComm) ++(l.priority > 0 ? high : normal);
+  }
+  EXPECT_EQ(high, 2);
+  EXPECT_EQ(normal, 2);
+  EXPECT_EQ(OpNamed(*plan, "fc2.wgrad")->method, Algorithm::kExternal);
+  const Status st = CheckPlanStructure(*plan);
+  ASSERT_TRUE(st.ok()) << st.message();
+  const Status se = CheckPlanSemantics(*plan);
+  EXPECT_TRUE(se.ok()) << se.message();
+  // Each step of out_proj.fprop (normal priority) is on a normal-priority lane.
+  for (const Step& s : plan->ranks[0].steps) {
+    if (s.lane == 0) continue;
+    const int priority = plan->lanes[size_t(s.lane)].priority;
+    const bool normal_op = s.name.rfind("out_proj.fprop.", 0) == 0;
+    const bool high_op = s.name.rfind("qkv.fprop.", 0) == 0;
+    if (normal_op || high_op) {
+      EXPECT_EQ(priority, high_op ? 1 : 0) << s.name;
+    }
+  }
+}
+
 TEST(TrainPlan, EachGemmIsLabelledWithTheMethodTeWouldPair) {
   const LayerWorkload lw = Train(Divisible(), 4, 1680);
   auto ring = BuildLayerPlan(lw, Config(Algorithm::kRing));
@@ -239,9 +282,8 @@ TEST(TrainPlan, AGemmsOwnMethodOverridesTheRunsAndBadPairingsAreRefused) {
     return size_t(0);
   };
   LayerWorkload own = lw;
-  own.ops[index("fc1.dgrad")].method = Algorithm::kBulk;
-  own.ops[index("fc2.fprop")].method = Algorithm::kChunked;
-  own.ops[index("fc2.fprop")].chunks = 4;
+  own.ops[index("fc1.dgrad")].config = Config(Algorithm::kBulk);
+  own.ops[index("fc2.fprop")].config = Config(Algorithm::kChunked, 4);
   auto plan = BuildLayerPlan(own, Config(Algorithm::kSerial));
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(OpNamed(*plan, "fc1.wgrad")->method, Algorithm::kBulk);
@@ -251,7 +293,7 @@ TEST(TrainPlan, AGemmsOwnMethodOverridesTheRunsAndBadPairingsAreRefused) {
 
   auto refused = [&](const std::string& name, Algorithm m, const OverlapConfig& run, const char* text) {
     LayerWorkload bad = lw;
-    bad.ops[index(name)].method = m;
+    bad.ops[index(name)].config = Config(m);
     auto p = BuildLayerPlan(bad, run);
     ASSERT_FALSE(p.ok()) << name;
     EXPECT_HAS(p.status(), text);

@@ -179,7 +179,7 @@ TEST(TuneSession, GuidedUsesTheHardwareLoadedOnce) {
   TuneRequest q = s.Request({Op(Op::kGemmRs, 2048, 4)});
   q.search.strategy = Strategy::kGuided;
   const SimHardware hw = s.hw;
-  q.make_guide = [hw](const Workload& w) -> Result<Guide> { return MakeSimGuide(w, hw); };
+  q.make_guide = [hw](const TuneTarget& t) -> Result<Guide> { return MakeSimGuide(t.w, hw); };
   Result<TuneSummary> r = RunTuning(q, *s.sim, *s.store);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->results.size(), 1u);

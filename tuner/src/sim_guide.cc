@@ -1,6 +1,7 @@
 #include "braid/sim_guide.h"
 
 #include <memory>
+#include <utility>
 
 #include "braid/plan_check.h"
 #include "braid/planner.h"
@@ -14,9 +15,13 @@ Result<Guide> MakeSimGuide(const Workload& w, const std::string& topology) {
 }
 
 Guide MakeSimGuide(const Workload& w, const SimHardware& hw) {
+  return MakeSimGuide([w](const OverlapConfig& c) { return BuildPlan(w, c); }, hw);
+}
+
+Guide MakeSimGuide(CandidatePlanner plan_of, const SimHardware& hw) {
   auto sim = std::make_shared<SimBackend>(hw.gpu, hw.topo);
-  return Guide([sim, w](const OverlapConfig& c) -> Result<double> {
-    BRAID_ASSIGN_OR_RETURN(auto plan, BuildPlan(w, c));
+  return Guide([sim, plan_of = std::move(plan_of)](const OverlapConfig& c) -> Result<double> {
+    BRAID_ASSIGN_OR_RETURN(auto plan, plan_of(c));
     BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
     BRAID_ASSIGN_OR_RETURN(auto ns, sim->Evaluate(plan));
     return double(ns);

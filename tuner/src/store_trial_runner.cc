@@ -28,7 +28,7 @@ void StoreTrialRunner::SetTarget(const TuneTarget& target) {
 
 Result<LowerBound> StoreTrialRunner::TargetLowerBound(const RunOptions& options) {
   if (lower_bound_) return *lower_bound_;
-  BRAID_ASSIGN_OR_RETURN(auto serial, BuildPlan(target_.w, OverlapConfig{}));
+  BRAID_ASSIGN_OR_RETURN(auto serial, SerialPlanOfTarget(target_));
   BRAID_ASSIGN_OR_RETURN(auto lb, MeasureLowerBound(backend_, serial, options));
   lower_bound_ = lb;
   return lb;
@@ -69,7 +69,7 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
     if (!measured_keys_.count(key)) replayed_keys_.insert(key);  // recorded before this command
     return it->second.measurement;
   }
-  BRAID_ASSIGN_OR_RETURN(auto plan, BuildPlan(target_.w, config));
+  BRAID_ASSIGN_OR_RETURN(auto plan, PlanOfTarget(target_, config));
   // The run pipeline's steps from the plan on (braid/run_pipeline.h); the
   // tuner checked the workload and topology once for the whole session.
   PreparedRun run;

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <string>
 
+#include "braid/planner.h"
 #include "braid/te_default.h"
 #include "braid/tune.h"
 
@@ -9,6 +10,15 @@ namespace braid {
 namespace {
 
 std::string Ns(double ns) { return std::to_string(std::llround(ns)) + " ns"; }
+
+// A backward pair's result also names the config its wgrad followed.
+Result<TuneResult> WithWgrad(TuneResult r) {
+  if (!r.train_ops) return r;
+  BRAID_ASSIGN_OR_RETURN(auto configs, TrainOpConfigs(*r.train_ops, r.config));
+  if (configs.size() != 2) return Status::Internal("a backward pair plans two ops, not " + std::to_string(configs.size()));
+  r.wgrad_config = configs[1];
+  return r;
+}
 
 }  // namespace
 
@@ -27,11 +37,13 @@ Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapCo
   r.trials = int(outcome.trials.size());
   r.iterations = outcome.iterations;
   r.stopped_by = outcome.stopped_by_time ? "time" : outcome.stopped_by_budget ? "trial" : "";
-  if (!baselines) return r;
+  r.pass = target.pass;
+  r.train_ops = target.train_ops;
+  if (!baselines) return WithWgrad(std::move(r));
 
   // Baselines, measured like any candidate (a recording runner replays them
   // when the search measured them already).
-  const TeDefault te = TeDefaultConfig(target.w);
+  const TeDefault te = TeDefaultOfTarget(target);
   BRAID_ASSIGN_OR_RETURN(auto serial, runner.Measure(0, OverlapConfig{}, options.warmup, options.iters, "full"));
   BRAID_ASSIGN_OR_RETURN(auto te_m, runner.Measure(0, te.config, options.warmup, options.iters, "full"));
   r.serial_ns = serial.median_ns;
@@ -53,7 +65,7 @@ Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapCo
     r.ci_low_ns = best_baseline.ci_low_ns;
     r.ci_high_ns = best_baseline.ci_high_ns;
   }
-  return r;
+  return WithWgrad(std::move(r));
 }
 
 }  // namespace braid

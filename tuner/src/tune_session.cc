@@ -57,14 +57,71 @@ Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const Se
                          " to resume (run without `resume` to start one)");
 }
 
-// Overlap ratio and tail of the winner's stored run (p50 of the worst rank).
-void FiguresOfRun(const Store& store, TuneResult* r) {
-  if (r->run < 0) return;
-  auto rows = store.LoadMetrics(r->run);
-  if (!rows.ok() || rows->empty()) return;
-  const RunMetrics m = RunMetricsFromRows(*rows);
-  r->overlap_ratio = m.overall[Metric::kOverlapRatio].p50;
-  r->tail_ns = m.overall[Metric::kTail].p50;
+// Overlap ratio, tail and lower bound of a stored run (p50 of the worst rank).
+struct StoredFigures {
+  double overlap_ratio = 0, tail_ns = 0, lower_bound_ns = 0;
+};
+
+StoredFigures FiguresOfRun(const Store& store, int64_t run) {
+  StoredFigures f;
+  if (run < 0) return f;
+  auto rows = store.LoadMetrics(run);
+  if (!rows.ok() || rows->empty()) return f;
+  const RunFigures figures = RunFiguresFromRows(*rows);
+  f.overlap_ratio = figures.metrics.overall[Metric::kOverlapRatio].p50;
+  f.tail_ns = figures.metrics.overall[Metric::kTail].p50;
+  if (figures.lower_bound) f.lower_bound_ns = figures.lower_bound->lower_bound_ns();
+  return f;
+}
+
+// The train layer with every GEMM at the config `config_of` gives it
+// (nullopt: derived from a serial run).
+template <typename ConfigOf>
+LayerWorkload BlockWith(const LayerWorkload& block, ConfigOf config_of) {
+  LayerWorkload out = block;
+  for (LayerOp& op : out.ops) op.config = config_of(op);
+  return out;
+}
+
+// The whole block measured at the tuned configs, TE's defaults and serial.
+Result<BlockFigures> MeasureBlock(const TuneRequest& q, const std::vector<TuneResult>& results,
+                                  StoreTrialRunner& runner, const Store& store) {
+  const LayerWorkload& block = *q.block;
+  // A pair's result carries its dgrad's pass; attention has none.
+  auto result_of = [&](const LayerOp& op) -> const TuneResult* {
+    const Pass wanted = op.pass == Pass::kFprop ? Pass::kFprop : Pass::kDgrad;
+    for (const TuneResult& r : results) {
+      if (r.layer == block.model.name + "/" + op.linear && r.pass == wanted) return &r;
+    }
+    return nullptr;
+  };
+  auto tuned = [&](const LayerOp& op) -> std::optional<OverlapConfig> {
+    const TuneResult* r = result_of(op);
+    if (!r) return std::nullopt;
+    return op.pass == Pass::kWgrad ? r->wgrad_config : r->config;
+  };
+  auto te = [&](const LayerOp& op) -> std::optional<OverlapConfig> {
+    const TuneResult* r = result_of(op);
+    if (!r || op.pass == Pass::kWgrad) return std::nullopt;  // the wgrad follows TE's dgrad
+    return r->te_default;
+  };
+  auto serial = [](const LayerOp&) -> std::optional<OverlapConfig> { return std::nullopt; };
+  BlockFigures out;
+  const std::pair<const char*, BlockFigures::Figures*> kinds[] = {
+      {"block.tuned", &out.tuned}, {"block.te_default", &out.te_default}, {"block.serial", &out.serial}};
+  for (const auto& [name, figures] : kinds) {
+    LayerWorkload ops = std::string_view(name) == "block.tuned"        ? BlockWith(block, tuned)
+                        : std::string_view(name) == "block.te_default" ? BlockWith(block, te)
+                                                                       : BlockWith(block, serial);
+    runner.SetTarget({name, Workload{}, block.model.name, Pass::kFprop, std::move(ops)});
+    BRAID_ASSIGN_OR_RETURN(auto m, runner.Measure(0, OverlapConfig{}, q.search.warmup, q.search.iters, "full"));
+    figures->time_ns = m.median_ns;
+    figures->run = runner.RunOf(OverlapConfig{}, "full");
+    const StoredFigures f = FiguresOfRun(store, figures->run);
+    figures->overlap_ratio = f.overlap_ratio;
+    figures->lower_bound_ns = f.lower_bound_ns;
+  }
+  return out;
 }
 
 // The guides and search spaces of a request, or why it cannot run.
@@ -80,10 +137,10 @@ Result<Prepared> Prepare(const TuneRequest& q) {
   for (size_t i = 0; i < q.targets.size(); ++i) {
     const TuneTarget& t = q.targets[i];
     BRAID_RETURN_IF_ERROR(t.w.Validate());
-    p.spaces.push_back(BuildSearchSpace(t.w, q.knobs, q.gpu_sms));
+    p.spaces.push_back(SearchSpaceOfTarget(t, q.knobs, q.gpu_sms));
     if (p.spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
     if (q.search.strategy == Strategy::kGuided) {
-      BRAID_ASSIGN_OR_RETURN(auto g, q.make_guide(t.w));
+      BRAID_ASSIGN_OR_RETURN(auto g, q.make_guide(t));
       p.guides[i] = g;
     }
   }
@@ -144,10 +201,22 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     }
     r->trials = runner.TrialsOfTarget();
     r->run = runner.RunOf(r->config, "full");
-    FiguresOfRun(store, &*r);
+    const StoredFigures f = FiguresOfRun(store, r->run);
+    r->overlap_ratio = f.overlap_ratio;
+    r->tail_ns = f.tail_ns;
+    r->lower_bound_ns = f.lower_bound_ns;
     if (observer.on_result) observer.on_result(*r);
     summary.trials += r->trials;
     summary.results.push_back(std::move(*r));
+  }
+  if (q.block) {
+    Result<BlockFigures> block = MeasureBlock(q, summary.results, runner, store);
+    if (!block.ok()) {
+      (void)store.SetSessionStatus(session, "interrupted");
+      return block.status();
+    }
+    summary.block = *block;
+    summary.trials += 3;  // the block's tuned, TE default and serial runs
   }
   BRAID_RETURN_IF_ERROR(store.SetSessionStatus(session, "done"));
   summary.measured = runner.measured();

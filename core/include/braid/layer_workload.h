@@ -74,10 +74,10 @@ struct LayerOp {
   Workload gemm;      // GEMM ops: the full GEMM
   double flops = 0;   // attention: FLOPs per rank
   int64_t bytes = 0;  // attention: bytes read and written per rank
-  // Train plans: this GEMM's own method and chunks (the tuner sets them);
-  // unset, it is derived from the run's config (planner.h).
-  std::optional<Algorithm> method;
-  int chunks = 1;
+  // Train plans: this GEMM's own whole config (method, chunks, lanes, comm
+  // SMs, priority, engine: what the tuner chose for it); unset, it is
+  // derived from the run's config (planner.h).
+  std::optional<OverlapConfig> config;
 };
 
 struct LayerWorkload {

@@ -53,4 +53,10 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 // Each GEMM op's output is listed in RankPlan::outputs.
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config);
 
+// A train layer's per-op configs as BuildLayerPlan derives them (own config,
+// else the run's where the GEMM takes it; a wgrad following its dgrad), one
+// per op of `train`; Invalid for the pairings it refuses. What the tuner
+// records for a wgrad it did not choose itself.
+Result<std::vector<OverlapConfig>> TrainOpConfigs(const LayerWorkload& train, const OverlapConfig& run);
+
 }  // namespace braid

@@ -3,8 +3,10 @@
 // events; thousands per second).
 #pragma once
 
+#include <functional>
 #include <string>
 
+#include "braid/plan.h"
 #include "braid/search.h"
 #include "braid/sim_backend.h"
 #include "braid/workload.h"
@@ -15,5 +17,8 @@ namespace braid {
 Result<Guide> MakeSimGuide(const Workload& w, const std::string& topology);
 // The same over hardware already loaded (one lookup per tuning session).
 Guide MakeSimGuide(const Workload& w, const SimHardware& hw);
+// Any candidate's plan (a training step's ops planned together, tune.h).
+using CandidatePlanner = std::function<Result<Plan>(const OverlapConfig&)>;
+Guide MakeSimGuide(CandidatePlanner plan_of, const SimHardware& hw);
 
 }  // namespace braid

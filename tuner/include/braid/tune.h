@@ -26,25 +26,55 @@
 #include "braid/backend.h"
 #include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
+#include "braid/plan.h"
 #include "braid/presets.h"
 #include "braid/search.h"
 #include "braid/search_space.h"
 #include "braid/status.h"
 #include "braid/store.h"
+#include "braid/te_default.h"
 #include "braid/workload.h"
 
 namespace braid {
 
-// One op to tune: "gemm_rs" alone, or "fc1" of "llama3-70b/fc1".
+// One op to tune: "gemm_rs" alone, "fc1" of "llama3-70b/fc1", or in a
+// training step "fc1.fprop" or "fc1.backward".
 struct TuneTarget {
   std::string name;
-  Workload w;
+  Workload w;         // the GEMM (a backward pair: its dgrad's)
   std::string layer;  // empty for one op
+  Pass pass = Pass::kFprop;
+  // Training steps only: the ops planned together (BuildLayerPlan). A
+  // linear's dgrad and wgrad are one target, as TransformerEngine couples
+  // them: a candidate is the dgrad's config and the wgrad follows it (bulk
+  // with bulk, external after a row dgrad's ring, serial otherwise). The
+  // whole block's figures are targets of this kind too ("block.tuned").
+  std::optional<LayerWorkload> train_ops = std::nullopt;
 };
 
-// The TP GEMMs of a layer (its kTpGemm ops). Invalid when there are none,
-// and for a training step (not tuned yet).
+// The targets of a layer. Forward phases: its TP GEMMs (kTpGemm ops),
+// named as the op. A training step: each linear's fprop GEMM
+// ("qkv.fprop"), then each linear's dgrad + wgrad pair ("fc2.backward") in
+// the backward's order: the twelve GEMMs of TE's ub_cfgs in eight targets.
+// Invalid when there is nothing to tune.
 Result<std::vector<TuneTarget>> TargetsOfLayer(const LayerWorkload& lw);
+
+// A candidate's plan: BuildPlan of the GEMM, or BuildLayerPlan of the
+// target's train ops under `config`.
+Result<Plan> PlanOfTarget(const TuneTarget& t, const OverlapConfig& config);
+// The plan whose compute alone and communication alone give the target's
+// lower bound: every op serial.
+Result<Plan> SerialPlanOfTarget(const TuneTarget& t);
+
+// What the tuner tries for a target: BuildSearchSpace of its GEMM, and for a
+// column-parallel backward pair also bulk (comm SMs 16 as TE's default, 0,
+// 8, 32; priority above the GEMMs or equal); only candidates the planner
+// accepts for the pair.
+std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms = 0);
+
+// TransformerEngine's default for a target: TeDefaultConfig of its GEMM;
+// a column backward pair: bulk with 16 comm SMs (TE's default for bulk).
+TeDefault TeDefaultOfTarget(const TuneTarget& t);
 
 // The time a search may still use. Tests give the tuner a clock they
 // advance themselves, so no outcome depends on the machine's speed.
@@ -69,6 +99,24 @@ struct TuneResult {
   std::string stopped_by;    // "" | "trial" | "time"
   std::string note;          // e.g. the search's best lost to a baseline
   int64_t run = -1;          // the stored run of the winner's full measurement
+  double lower_bound_ns = 0;  // of the target (its serial plan's compute alone, comm alone); 0 if unknown
+  Pass pass = Pass::kFprop;
+  // A backward pair: the ops it planned, and the config its wgrad followed
+  // with the winner (bulk, external or serial).
+  std::optional<LayerWorkload> train_ops;
+  OverlapConfig wgrad_config;
+};
+
+// A training step's whole block (forward + backward) measured three ways:
+// every GEMM at its tuned config, at TE's defaults, and serial.
+struct BlockFigures {
+  struct Figures {
+    double time_ns = 0;
+    double overlap_ratio = 0;
+    double lower_bound_ns = 0;
+    int64_t run = -1;
+  };
+  Figures tuned, te_default, serial;
 };
 
 struct TuneSummary {
@@ -79,6 +127,7 @@ struct TuneSummary {
   int measured = 0;  // of which measured by this call
   int replayed = 0;  // trials a resumed session found recorded
   std::vector<TuneResult> results;
+  std::optional<BlockFigures> block;  // training steps
 };
 
 // What a session's progress looks like to a caller (all optional).
@@ -100,8 +149,10 @@ struct TuneRequest {
   SearchOptions search;      // strategy, iterations, budget, seed, recheck
   double time_budget_s = 0;  // 0: none; shared evenly among the ops left
   TuneClock clock;           // default: std::chrono::steady_clock::now
-  // guided only: the cheap model of one op (braid/sim_guide.h's MakeSimGuide).
-  std::function<Result<Guide>(const Workload&)> make_guide;
+  // guided only: the cheap model of one target (braid/sim_guide.h).
+  std::function<Result<Guide>(const TuneTarget&)> make_guide;
+  // A training step: the whole block, measured at the end (BlockFigures).
+  std::optional<LayerWorkload> block;
   RunOptions base;           // seed (warmup / iters come from `search`)
   std::string options_json;  // the request's other options; a resumed session must match them
   bool resume = false;
@@ -126,7 +177,9 @@ struct TuneRequest {
 [[nodiscard]] Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapConfig>& space,
                                          TrialRunner& runner, const SearchOptions& options, bool baselines = true);
 
-// One preset per result, keyed by the summary's GPU, topology and backend.
+// One preset per result, keyed by the summary's GPU, topology and backend; a
+// backward pair gives two (its dgrad's and its wgrad's, each with its pass,
+// both with the pair's time: they are measured together).
 PresetFile PresetsOf(const TuneSummary& s, const std::string& braid_version, const std::string& date);
 
 // ISO 8601 UTC, to the second: "2026-11-21T22:00:00Z".

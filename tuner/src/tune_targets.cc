@@ -1,0 +1,109 @@
+// What a tuning session tunes, and how each candidate of a target is planned
+// (braid/tune.h): one GEMM, or the ops of a training step planned together.
+#include <utility>
+
+#include "braid/planner.h"
+#include "braid/tune.h"
+
+namespace braid {
+
+namespace {
+
+// The train layer of `lw` with only the ops at `indices` (in order).
+LayerWorkload OpsOf(const LayerWorkload& lw, std::initializer_list<size_t> indices) {
+  LayerWorkload sub = lw;
+  sub.ops.clear();
+  for (size_t i : indices) sub.ops.push_back(lw.ops[i]);
+  return sub;
+}
+
+Result<std::vector<TuneTarget>> TargetsOfTrainLayer(const LayerWorkload& lw) {
+  std::vector<TuneTarget> targets;
+  for (const LayerOp& op : lw.ops) {
+    if (op.kind == LayerOpKind::kTpGemm && op.pass == Pass::kFprop) {
+      targets.push_back({op.name, op.gemm, lw.model.name + "/" + op.linear, Pass::kFprop, std::nullopt});
+    }
+  }
+  // Each dgrad is followed by its wgrad (layer_workload.h): one target each.
+  for (size_t i = 0; i + 1 < lw.ops.size(); ++i) {
+    const LayerOp& dgrad = lw.ops[i];
+    if (dgrad.pass != Pass::kDgrad || dgrad.kind == LayerOpKind::kAttention) continue;
+    if (lw.ops[i + 1].pass != Pass::kWgrad || lw.ops[i + 1].linear != dgrad.linear) {
+      return Status::Internal("train layer: " + dgrad.name + " is not followed by its wgrad");
+    }
+    targets.push_back({dgrad.linear + ".backward", dgrad.gemm, lw.model.name + "/" + dgrad.linear, Pass::kDgrad,
+                       OpsOf(lw, {i, i + 1})});
+  }
+  return targets;
+}
+
+// A column-parallel pair's bulk candidates: the knobs of its two
+// collectives (comm SMs, priority). Both collectives run on SMs: the
+// reduce-scatter reduces, and TE's bulk overlap holds SMs for both.
+void AddBulk(std::vector<OverlapConfig>& out, const BackendKnobs& knobs, int gpu_sms) {
+  OverlapConfig c;
+  c.algorithm = Algorithm::kBulk;
+  c.comm_sms = 16;  // TE's default first: ties keep it
+  for (int sms : {16, 0, 8, 32}) {
+    if (!knobs.comm_sms && sms != 16) continue;
+    if (gpu_sms > 0 && sms >= gpu_sms) continue;
+    c.comm_sms = sms;
+    for (bool high : {true, false}) {
+      if (!high && !knobs.priorities) continue;
+      c.comm_high_priority = high;
+      out.push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::vector<TuneTarget>> TargetsOfLayer(const LayerWorkload& lw) {
+  if (lw.phase == Phase::kTrain) return TargetsOfTrainLayer(lw);
+  std::vector<TuneTarget> targets;
+  for (const LayerOp& op : lw.ops) {
+    if (op.kind == LayerOpKind::kTpGemm) {
+      targets.push_back({op.name, op.gemm, lw.model.name + "/" + op.name, Pass::kFprop, std::nullopt});
+    }
+  }
+  if (targets.empty()) {
+    return Status::Invalid("model " + lw.model.name + " has no TP GEMMs to tune (" + lw.Describe() + ")");
+  }
+  return targets;
+}
+
+Result<Plan> PlanOfTarget(const TuneTarget& t, const OverlapConfig& config) {
+  if (t.train_ops) return BuildLayerPlan(*t.train_ops, config);
+  return BuildPlan(t.w, config);
+}
+
+Result<Plan> SerialPlanOfTarget(const TuneTarget& t) {
+  if (!t.train_ops) return BuildPlan(t.w, OverlapConfig{});
+  LayerWorkload serial = *t.train_ops;
+  for (LayerOp& op : serial.ops) op.config.reset();
+  return BuildLayerPlan(serial, OverlapConfig{});
+}
+
+std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms) {
+  if (!t.train_ops) return BuildSearchSpace(t.w, knobs, gpu_sms);
+  std::vector<OverlapConfig> all = BuildSearchSpace(t.w, knobs, gpu_sms);
+  const bool column = !t.train_ops->ops.empty() && t.train_ops->ops.front().column;
+  if (column) AddBulk(all, knobs, gpu_sms);
+  // The pair's planner has the last word (an external wgrad needs M % P == 0).
+  std::vector<OverlapConfig> out;
+  for (OverlapConfig& c : all) {
+    if (PlanOfTarget(t, c).ok()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+TeDefault TeDefaultOfTarget(const TuneTarget& t) {
+  const bool column_pair = t.train_ops && !t.train_ops->ops.empty() && t.train_ops->ops.front().column;
+  if (!column_pair) return TeDefaultConfig(t.w);
+  OverlapConfig bulk;
+  bulk.algorithm = Algorithm::kBulk;
+  bulk.comm_sms = 16;
+  return {bulk, ""};
+}
+
+}  // namespace braid
