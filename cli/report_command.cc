@@ -7,7 +7,9 @@
 
 #include "braid/run_record.h"
 #include "braid/store.h"
+#include "braid/stored_text.h"
 #include "cli_exit.h"
+#include "pass_times.h"
 #include "run_compare.h"
 #include "run_report.h"
 #include "store_access.h"
@@ -167,6 +169,17 @@ std::string ListTable(const std::vector<Listed>& runs) {
   return out;
 }
 
+// Layer runs are compared pass by pass too; that reads their events.
+Result<PassTimes> PassTimesOf(const Store& store, const RunRecord& a, const RunRecord& b) {
+  PassTimes out;
+  if (LayerNote(a.notes) == nullptr || LayerNote(b.notes) == nullptr) return out;
+  BRAID_ASSIGN_OR_RETURN(auto ea, store.LoadEvents(a.run_id));
+  out.a = PassBusyNs(ea, a.notes);
+  BRAID_ASSIGN_OR_RETURN(auto eb, store.LoadEvents(b.run_id));
+  out.b = PassBusyNs(eb, b.notes);
+  return out;
+}
+
 }  // namespace
 
 int ExecuteReport(const ReportArgs& a) {
@@ -178,7 +191,10 @@ int ExecuteReport(const ReportArgs& a) {
     if (!first.ok()) return ReportError("report", first.status());
     auto second = LoadRunRecord(**store, a.compare[1]);
     if (!second.ok()) return ReportError("report", second.status());
-    std::cout << (a.json ? CompareJson(*first, *second).dump(2) + "\n" : CompareTable(*first, *second));
+    auto passes = PassTimesOf(**store, *first, *second);
+    if (!passes.ok()) return ReportError("report", passes.status());
+    std::cout << (a.json ? CompareJson(*first, *second, *passes).dump(2) + "\n"
+                         : CompareTable(*first, *second, *passes));
     return kExitOk;
   }
   if (!a.run_option || a.run_option->count() == 0) {

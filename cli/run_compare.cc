@@ -17,7 +17,7 @@ struct Row {
   bool is_time = true;
 };
 
-std::vector<Row> RowsOf(const RunRecord& a, const RunRecord& b) {
+std::vector<Row> RowsOf(const RunRecord& a, const RunRecord& b, const PassTimes& passes) {
   std::vector<Row> rows;
   for (Metric m : kAllMetrics) {
     rows.push_back({std::string(MetricName(m)), a.figures.metrics.overall[m].p50, b.figures.metrics.overall[m].p50,
@@ -27,6 +27,10 @@ std::vector<Row> RowsOf(const RunRecord& a, const RunRecord& b) {
     rows.push_back(
         {"lower_bound_ns", a.figures.lower_bound->lower_bound_ns(), b.figures.lower_bound->lower_bound_ns(), true});
     rows.push_back({"efficiency", a.figures.efficiency.p50, b.figures.efficiency.p50, false});
+  }
+  for (const char* pass : {"fprop", "dgrad", "wgrad"}) {
+    const auto x = passes.a.find(pass), y = passes.b.find(pass);
+    if (x != passes.a.end() && y != passes.b.end()) rows.push_back({std::string(pass) + "_busy_ns", x->second, y->second, true});
   }
   return rows;
 }
@@ -45,9 +49,9 @@ std::string Fixed(double v) {
 
 }  // namespace
 
-nlohmann::json CompareJson(const RunRecord& a, const RunRecord& b) {
+nlohmann::json CompareJson(const RunRecord& a, const RunRecord& b, const PassTimes& passes) {
   nlohmann::json metrics = nlohmann::json::object();
-  for (const Row& r : RowsOf(a, b)) {
+  for (const Row& r : RowsOf(a, b, passes)) {
     metrics[r.name] = {{"a", r.a},
                        {"b", r.b},
                        {"diff", r.b - r.a},
@@ -60,7 +64,7 @@ nlohmann::json CompareJson(const RunRecord& a, const RunRecord& b) {
           {"metrics", metrics}};
 }
 
-std::string CompareTable(const RunRecord& a, const RunRecord& b) {
+std::string CompareTable(const RunRecord& a, const RunRecord& b, const PassTimes& passes) {
   std::ostringstream os;
   os << "A  " << Label(a) << "\nB  " << Label(b) << "\n";
   if (a.has_workload && b.has_workload && a.workload.Describe() != b.workload.Describe()) {
@@ -68,7 +72,7 @@ std::string CompareTable(const RunRecord& a, const RunRecord& b) {
        << ")\n";
   }
   os << "\n" << Pad("worst rank p50", 17) << Pad("A", 13) << Pad("B", 13) << Pad("B − A", 13) << "B / A\n";
-  for (const Row& r : RowsOf(a, b)) {
+  for (const Row& r : RowsOf(a, b, passes)) {
     std::string name = r.name;
     if (name.size() > 3 && name.ends_with("_ns")) name.resize(name.size() - 3);
     const std::string ratio = r.a != 0 ? Fixed(r.b / r.a) : "-";

@@ -112,10 +112,11 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
      << " backend, " << s.strategy << " — " << s.trials << " trials (" << s.measured << " measured now, " << s.replayed
      << " replayed from the store)\n\n";
   const int op_width = s.block ? 19 : 10;
-  os << Pad("op", op_width) << Pad("best config", 44) << Pad("time", 11) << Pad("vs serial", 11)
+  const int config_width = s.block ? 50 : 44;
+  os << Pad("op", op_width) << Pad("best config", config_width) << Pad("time", 11) << Pad("vs serial", 11)
      << Pad("vs TE default", 15) << Pad("overlap", 9) << Pad("eff", 6) << "tail\n";
   for (const TuneResult& r : s.results) {
-    os << Pad(r.op, op_width) << Pad(r.config.Describe(), 44) << Pad(FormatDuration(r.time_ns), 11)
+    os << Pad(r.op, op_width) << Pad(r.config.Describe(), config_width) << Pad(FormatDuration(r.time_ns), 11)
        << Pad(Times(Ratio(r.serial_ns, r.time_ns)), 11) << Pad(Times(Ratio(r.te_default_ns, r.time_ns)), 15)
        << Pad(Fixed2(r.overlap_ratio), 9) << Pad(Fixed2(Ratio(r.lower_bound_ns, r.time_ns)), 6)
        << FormatDuration(r.tail_ns) << "\n";

@@ -208,10 +208,27 @@ Emitted LayerBuilder::Bulk(const Emitted& first, const Emitted& second) {
     for (int i = b1; i < b2; ++i) order.push_back(i);
     for (int i = lead; i < e2; ++i) order.push_back(i);
     Reorder(rp, b1, order);
+    // TE runs a bulk overlap's collectives on their own stream: so does the
+    // plan, on a lane named "bulk", which also makes the pair readable in a
+    // timeline.
+    for (int i = b1; i < e2; ++i) {
+      Step& step = rp.steps[size_t(i)];
+      const Lane& lane = plan_.lanes[size_t(step.lane)];
+      if (lane.kind != LaneKind::kCompute) step.lane = NamedLane("bulk", lane.priority);
+    }
     both.begin.push_back(b1);
     both.end.push_back(e2);
   }
   return both;
+}
+
+int LayerBuilder::NamedLane(const std::string& name, int priority) {
+  for (size_t l = 0; l < plan_.lanes.size(); ++l) {
+    if (plan_.lanes[l].name == name && plan_.lanes[l].priority == priority) return int(l);
+  }
+  const bool taken = std::any_of(plan_.lanes.begin(), plan_.lanes.end(), [&](const Lane& l) { return l.name == name; });
+  plan_.lanes.push_back({taken ? name + (priority > 0 ? ".high" : ".normal") : name, LaneKind::kComm, priority});
+  return int(plan_.lanes.size()) - 1;
 }
 
 void LayerBuilder::Chain(const Emitted& e, const std::vector<const Emitted*>& before) {

@@ -2,6 +2,7 @@
 // (used by the layer planner and the train planner).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "braid/layer_workload.h"
@@ -52,8 +53,8 @@ class LayerBuilder {
   // Groups `first` and `second` (emitted one after the other) as TE's `bulk`
   // pair: the steps of `second` that come before its first compute-lane step
   // (its all-gather) move ahead of `first`, so that it runs beside `first`'s
-  // GEMM, and `first`'s collective beside `second`'s GEMM. Returns the range
-  // of both ops.
+  // GEMM, and `first`'s collective beside `second`'s GEMM; both collectives
+  // run on the comm lane "bulk". Returns the range of both ops.
   Emitted Bulk(const Emitted& first, const Emitted& second);
 
   // Op `e` waits, on every rank, for the last steps of each of `before`.
@@ -70,6 +71,9 @@ class LayerBuilder {
   // block's GEMMs each at their own config), so lanes are added on demand,
   // one set per priority; a plan of one config keeps MakeLanes' lanes.
   int CommLane(bool high, int index);
+  // The comm lane named `name` with `priority`, added if missing (a second
+  // priority's lane gets the priority in its name).
+  int NamedLane(const std::string& name, int priority);
 
   const LayerWorkload& lw_;
   Plan plan_;

@@ -65,7 +65,10 @@ Status CheckRunSize(const Plan& plan, const RunOptions& options) {
 
 Result<Plan> SerialPlanOf(const PreparedRun& run) {
   const OverlapConfig serial;
-  return run.layer ? BuildLayerPlan(*run.layer, serial) : BuildPlan(run.plan.workload, serial);
+  if (!run.layer) return BuildPlan(run.plan.workload, serial);
+  LayerWorkload layer = *run.layer;
+  for (LayerOp& op : layer.ops) op.config.reset();  // a GEMM's own config (a tuned block) is not serial
+  return BuildLayerPlan(layer, serial);
 }
 
 }  // namespace

@@ -172,6 +172,31 @@ TEST(CliReport, CompareShowsTwoRunsSideBySideWithDifferences) {
   ExpectOneLine(Braid("report --compare 0 1 --db " + db), 2, "--compare 0");
 }
 
+// Two training blocks (bulk vs ring): compared pass by pass as well, each
+// pass's time the union of its steps' spans on the worst rank.
+TEST(CliReport, CompareOfTrainingRunsGoesPassByPass) {
+  const std::string db = TempPath("report_compare_train.db");
+  std::filesystem::remove(db);
+  const std::string train = "run --model llama3-8b --seq 4096 --tp 4 --phase train --iters 3 --warmup 0 --db " + db;
+  ASSERT_EQ(Braid(train + " --algo bulk").code, 0);
+  ASSERT_EQ(Braid(train + " --algo ring").code, 0);
+  ASSERT_EQ(Braid(kSim + "--algo serial --db " + db).code, 0);  // one op: no passes
+  const Outcome o = Braid("report --json --compare 1 2 --db " + db);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json j = json::parse(o.out);
+  const double makespan = j["metrics"]["makespan_ns"]["a"].get<double>();
+  for (const char* pass : {"fprop_busy_ns", "dgrad_busy_ns", "wgrad_busy_ns"}) {
+    ASSERT_TRUE(j["metrics"].contains(pass)) << pass;
+    EXPECT_GT(j["metrics"][pass]["a"].get<double>(), 0) << pass;
+    EXPECT_LT(j["metrics"][pass]["a"].get<double>(), makespan) << pass;
+    EXPECT_GT(j["metrics"][pass]["b"].get<double>(), 0) << pass;
+  }
+  const Outcome table = Braid("report --compare 1 2 --db " + db);
+  EXPECT_THAT(table.out, HasSubstr("dgrad_busy"));
+  const json mixed = json::parse(Braid("report --json --compare 1 3 --db " + db).out);
+  EXPECT_FALSE(mixed["metrics"].contains("dgrad_busy_ns"));
+}
+
 TEST(CliReport, MissingOrNegativeRunIdsAreUsageErrors) {
   const std::string db = ThreeRuns("report_ids.db");
   ExpectOneLine(Braid("report --run -1 --db " + db), 2, "--run -1");

@@ -156,12 +156,19 @@ TEST(TrainPlan, GemmsAtTheirOwnLanesAndPrioritiesShareOnePlan) {
   }
   auto plan = BuildLayerPlan(lw, Config(Algorithm::kSerial));
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  int high = 0, normal = 0;
+  int high = 0, normal = 0, bulk = 0;
   for (const Lane& l : plan->lanes) {
-    if (l.kind == LaneKind::kComm) ++(l.priority > 0 ? high : normal);
+    if (l.kind != LaneKind::kComm) continue;
+    if (l.name == "bulk") {
+      ++bulk;  // the fc1 pair's collectives (normal priority)
+      EXPECT_EQ(l.priority, 0);
+      continue;
+    }
+    ++(l.priority > 0 ? high : normal);
   }
   EXPECT_EQ(high, 2);
   EXPECT_EQ(normal, 2);
+  EXPECT_EQ(bulk, 1);
   EXPECT_EQ(OpNamed(*plan, "fc2.wgrad")->method, Algorithm::kExternal);
   const Status st = CheckPlanStructure(*plan);
   ASSERT_TRUE(st.ok()) << st.message();
@@ -217,6 +224,9 @@ TEST(TrainPlan, ABulkPairIsTwoIndependentBranches) {
     for (int d : rp.steps[size_t(ag)].deps) EXPECT_NE(rp.steps[size_t(d)].op, dgrad);
     EXPECT_EQ(rp.steps[size_t(rs)].deps, std::vector<int>{dgemm});
     EXPECT_EQ(rp.steps[size_t(wgemm)].deps, std::vector<int>{ag});  // not the reduce-scatter
+    // Both collectives on the pair's own lane, as TE's bulk overlap has its own stream.
+    EXPECT_EQ(plan->lanes[size_t(rp.steps[size_t(ag)].lane)].name, "bulk");
+    EXPECT_EQ(rp.steps[size_t(rs)].lane, rp.steps[size_t(ag)].lane);
   }
 }
 

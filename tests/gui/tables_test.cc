@@ -1,9 +1,17 @@
 // Run summaries, comparisons, session trials, axis and durations, flags.
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/metrics.h"
+#include "braid/planner.h"
 #include "braid/run_record.h"
+#include "braid/stored_text.h"
+#include "braid/view/event_details.h"
 #include "braid/view/run_summary.h"
 #include "braid/view/session_trials.h"
 #include "braid/view/time_axis.h"
@@ -61,6 +69,59 @@ TEST(ViewRunSummary, ALowerBoundRecordedInNotesGivesTheEfficiency) {
   const RunSummary s = *SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));
   ASSERT_TRUE(s.efficiency);
   EXPECT_DOUBLE_EQ(*s.efficiency, 0.5);
+}
+
+// A training block (sim, bulk): the details of each step name its op, pass
+// and method from the run's layer note, and the pair's collectives sit on
+// the lane named "bulk".
+TEST(ViewRunSummary, ABackwardRunNamesEachStepsPassAndMethod) {
+  ModelSpec m;
+  m.name = "tiny";
+  m.hidden = 256;
+  m.heads = 4;
+  m.kv_heads = 2;
+  m.head_dim = 64;
+  m.ffn = 512;
+  m.layers = 1;
+  const Result<LayerWorkload> lw = MakeLayerWorkload(m, 256, 1, Phase::kTrain, 2, DType::kBf16);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  OverlapConfig bulk;
+  bulk.algorithm = Algorithm::kBulk;
+  const Result<Plan> plan = BuildLayerPlan(*lw, bulk);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  StoredRun run;
+  run.meta.backend = "sim";
+  run.meta.config_json = R"({"algorithm":"bulk"})";
+  run.meta.notes_json = nlohmann::json({{"layer", LayerJson(*lw, &*plan)}}).dump();
+  const Result<RunSummary> s = SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->ops.size(), 14u);
+
+  int bulk_lane = -1;
+  for (size_t l = 0; l < plan->lanes.size(); ++l) {
+    if (plan->lanes[l].name == "bulk") bulk_lane = int(l);
+  }
+  ASSERT_GE(bulk_lane, 0);
+  std::map<std::string, std::string> lines;
+  for (const Step& step : plan->ranks[0].steps) {
+    if (step.name.rfind("fc1.wgrad.", 0) != 0 || step.kind != StepKind::kCollective) continue;
+    EXPECT_EQ(step.lane, bulk_lane) << step.name;  // the wgrad's all-gather, beside the dgrad GEMM
+    Event e;
+    e.name = step.name;
+    e.lane = step.lane;
+    for (const auto& [field, value] : EventDetails(e, "bulk", 0, s->ops)) lines[field] = value;
+  }
+  EXPECT_EQ(lines["op"], "fc1.wgrad");
+  EXPECT_EQ(lines["pass"], "wgrad");
+  EXPECT_EQ(lines["method"], "bulk");
+  EXPECT_EQ(lines["lane"], std::to_string(bulk_lane) + " (bulk)");
+
+  // The longest op name wins; a name that only shares a prefix has no op.
+  const std::vector<OpNote> ops = {{"attention", "fprop", "serial", ""}, {"attention.backward", "dgrad", "serial", ""}};
+  ASSERT_NE(OpOfEvent("attention.backward.compute", ops), nullptr);
+  EXPECT_EQ(OpOfEvent("attention.backward.compute", ops)->name, "attention.backward");
+  EXPECT_EQ(OpOfEvent("attentionx.compute", ops), nullptr);
+  EXPECT_EQ(OpOfEvent("attention", ops), nullptr);
 }
 
 TEST(ViewRunSummary, ImportedRunsSayWhatTheyAre) {

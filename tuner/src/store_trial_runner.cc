@@ -74,6 +74,7 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
   // tuner checked the workload and topology once for the whole session.
   PreparedRun run;
   run.plan = std::move(plan);
+  run.layer = target_.train_ops;  // the layer note names each op's pass, method and config
   run.topology.name = topology_;
   run.topology_recorded = !topology_.empty();
   run.options = base_;

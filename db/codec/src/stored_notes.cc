@@ -83,6 +83,7 @@ Json LayerJson(const LayerWorkload& lw, const Plan* plan) {
     const LayerOp& op = lw.ops[i];
     Json o = {{"name", op.name}, {"pass", PassName(op.pass)}};
     if (methods) o["method"] = AlgorithmName(plan->ops[i].method);
+    if (op.config) o["config"] = op.config->Describe();  // the GEMM's own (a tuned block)
     if (op.kind == LayerOpKind::kAttention) {
       o["kind"] = "attention";
       o["flops_per_rank"] = op.flops;

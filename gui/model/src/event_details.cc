@@ -24,11 +24,28 @@ std::string Bytes(int64_t b) {
 
 }  // namespace
 
-std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_name, int64_t origin_ns) {
+const OpNote* OpOfEvent(const std::string& event_name, const std::vector<OpNote>& ops) {
+  const OpNote* best = nullptr;
+  for (const OpNote& op : ops) {
+    if (op.name.empty() || event_name.size() <= op.name.size() || event_name[op.name.size()] != '.') continue;
+    if (event_name.compare(0, op.name.size(), op.name) != 0) continue;
+    if (best == nullptr || op.name.size() > best->name.size()) best = &op;
+  }
+  return best;
+}
+
+std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_name, int64_t origin_ns,
+                                     const std::vector<OpNote>& ops) {
   std::vector<DetailLine> out;
   const int64_t dur = e.end_ns - e.start_ns;
   out.push_back({"kind", std::string(EventKindName(e.kind))});
   out.push_back({"name", e.name});
+  if (const OpNote* op = OpOfEvent(e.name, ops)) {
+    out.push_back({"op", op->name});
+    if (!op->pass.empty()) out.push_back({"pass", op->pass});
+    if (!op->method.empty()) out.push_back({"method", op->method});
+    if (!op->config.empty()) out.push_back({"config", op->config});
+  }
   out.push_back({"rank", std::to_string(e.rank)});
   out.push_back({"lane", std::to_string(e.lane) + (lane_name.empty() ? "" : " (" + lane_name + ")")});
   out.push_back({"iteration", std::to_string(e.iteration)});

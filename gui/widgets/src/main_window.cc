@@ -158,6 +158,7 @@ Status MainWindow::ShowRun(int64_t run) {
   }
   const bool empty = (*t)->empty();
   timeline_->SetTimeline(*t, QString("run %1 has no events").arg(run));
+  ops_ = s.ops;
   run_title_->setText(QString("run %1 · %2 · %3 · %4 %5 · makespan %6 · overlap %7 % · exposed comm %8 · tail %9")
                           .arg(run)
                           .arg(Q(s.config.empty() ? s.source : s.config), Q(s.workload), Q(s.backend), Q(s.topology),
@@ -210,7 +211,7 @@ void MainWindow::ShowDetails(TimelineWidget* w, std::optional<EventRef> e) {
     return;
   }
   const TimelineRow& row = t->rows[e->row];
-  details_->ShowLines(EventDetails(row.events[e->index], row.name, t->origin_ns));
+  details_->ShowLines(EventDetails(row.events[e->index], row.name, t->origin_ns, w == timeline_ ? ops_ : std::vector<OpNote>{}));
 }
 
 void MainWindow::OpenFromDialog() {

@@ -13,6 +13,15 @@
 
 namespace braid::view {
 
+// One op of a layer run (its layer note): what the details panel says of the
+// steps named after it ("fc2.dgrad.gemm" is a step of op "fc2.dgrad").
+struct OpNote {
+  std::string name;    // "fc2.dgrad"
+  std::string pass;    // "fprop" | "dgrad" | "wgrad"
+  std::string method;  // "ring", "bulk", "external", ... ("" when not recorded)
+  std::string config;  // the GEMM's own config in a tuned block, else ""
+};
+
 struct RunSummary {
   int64_t id = 0;
   std::string source;    // "measured" | "imported"
@@ -29,6 +38,7 @@ struct RunSummary {
   // From the run's stored lower-bound rows (braid/metric_rows.h
   // FigureRowsOf; efficiency is its p50); absent for imported traces.
   std::optional<double> lower_bound_ns, efficiency;
+  std::vector<OpNote> ops;  // layer runs: from the layer note, in plan order
 };
 
 // Summary of one stored run from its record and metric rows; Invalid

@@ -50,6 +50,7 @@ class MainWindow : public QMainWindow {
 
   std::unique_ptr<Store> store_;
   std::vector<RunSummary> runs_;
+  std::vector<OpNote> ops_;  // the shown run's layer ops (its events' pass and method)
   QStackedWidget* pages_;
   QLabel* message_;
   QLabel* run_title_;
