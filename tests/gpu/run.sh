@@ -132,6 +132,41 @@ for mode in "${modes[@]}"; do
   done
 done
 
+# Training steps: a small model's forward and backward (dgrad and wgrad as
+# cuBLASLt GEMMs with their transposes, bulk collectives on their own
+# stream, external wgrads fed by the ring), every GEMM verified.
+train_model="$(mktemp --suffix=.toml)"
+trap 'rm -f "$train_model"' EXIT
+cat >"$train_model" <<'TOML'
+name = "gpu-check"
+hidden = 1024
+heads = 16
+kv_heads = 8
+head_dim = 64
+ffn = 2048
+gated_mlp = true
+layers = 1
+source = "tests/gpu/run.sh: a block small enough for every row to finish in seconds"
+TOML
+check_train() {  # mode algo p
+  local mode="$1" algo="$2" p="$3" extra=()
+  [[ "$mode" == loopback ]] && extra+=(--loopback)
+  local out rc row
+  out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --model "$train_model" --seq 2048 \
+          --tp "$p" --phase train --algo "$algo" --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
+  rc=$?
+  row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" train "$p")"
+  rows+=("$row")
+  [[ "$row" == *" FAIL "* ]] && failed=1
+  echo "$row"
+}
+for mode in loopback devices; do
+  for p in 2 4 8; do
+    [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
+    for algo in serial bulk ring bidir_ring; do check_train "$mode" "$algo" "$p"; done
+  done
+done
+
 # The fused kernel: ragged shapes on purpose (M/P and N/P not multiples of 64).
 for mode in loopback devices; do
   for p in 2 4 8; do
