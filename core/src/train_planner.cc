@@ -47,10 +47,13 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
       const Algorithm dgrad = out[i - 1].algorithm;  // the wgrad follows its dgrad (layer_workload.h)
       if (own) {
         c = *op.config;
+      } else if (op.column && dgrad == Algorithm::kBulk) {
+        c.algorithm = Algorithm::kBulk;  // the pair shares the dgrad's knobs
       } else {
-        c.algorithm = Algorithm::kSerial;
-        if (op.column && dgrad == Algorithm::kBulk) c.algorithm = Algorithm::kBulk;
-        if (!op.column && IsRing(dgrad)) c.algorithm = Algorithm::kExternal;
+        // Serial, or external (compute slices only): the run's comm knobs
+        // have nothing of this GEMM's to act on, so none are recorded.
+        c = OverlapConfig{};
+        c.algorithm = !op.column && IsRing(dgrad) ? Algorithm::kExternal : Algorithm::kSerial;
       }
     } else if (own) {
       c = *op.config;

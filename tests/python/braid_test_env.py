@@ -10,7 +10,7 @@ import unittest
 SOURCE_DIR = os.environ.get("BRAID_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 BRAID_EXE = os.environ.get("BRAID_EXE", "")
 SHIPPED_PRESETS = [
-    os.path.join(SOURCE_DIR, "presets", "tuned", name) for name in ("h100-sxm.toml", "a100-sxm.toml")
+    os.path.join(SOURCE_DIR, "presets", "tuned", name) for name in ("h100-sxm.toml", "a100-sxm.toml", "h200-sxm.toml")
 ]
 EXAMPLE_PRESETS = os.path.join(SOURCE_DIR, "presets", "examples", "example.toml")
 
@@ -30,9 +30,9 @@ def braid(*args, check=True):
 
 
 def cli_lookup(path, key, m, n, k):
-    """`braid presets lookup --json` for a preset key's gpu/topology/op/tp/dtype at size (m, n, k)."""
+    """`braid presets lookup --json` for a preset key's gpu/topology/op/tp/dtype/pass at size (m, n, k)."""
     code, out, _ = braid(
         "presets", "lookup", path, "--json", "--op", key["op"], "--m", str(m), "--n", str(n), "--k", str(k),
         "--tp", str(key["tp"]), "--dtype", key["dtype"], "--gpu", key["gpu"], "--topology", key["topology"],
-        check=False)
+        "--pass", key.get("pass", "fprop"), check=False)
     return json.loads(out) if code == 0 else None
