@@ -3,9 +3,12 @@
 // (te_ub_rules.h; the ub_cfgs section of docs/cuda.md, from TE's
 // transformer_engine/pytorch/module/base.py): the forward (prefill) of every
 // file, and the training step of every file that holds train presets.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,12 +25,22 @@ namespace {
 using testing_te::ParseUbCfgs;
 using testing_te::TeRuleViolations;
 
-constexpr const char* kShippedTopologies[] = {"h100-sxm", "a100-sxm"};
 constexpr const char* kModels[] = {"llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b"};
 constexpr int64_t kSeqs[] = {4096, 8192};
 
 std::string ShippedPath(const std::string& topology) {
   return std::string(BRAID_SOURCE_DIR) + "/presets/tuned/" + topology + ".toml";
+}
+
+// Every preset file in presets/tuned/, by its name: the topology (and GPU)
+// its presets are for. A file added there is checked without editing this.
+std::vector<std::string> ShippedTopologies() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(BRAID_SOURCE_DIR) + "/presets/tuned")) {
+    if (e.path().extension() == ".toml") out.push_back(e.path().stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 bool HoldsTrainPresets(const PresetTable& table) {
@@ -101,13 +114,15 @@ void CheckEveryExport(const std::string& topology, Phase phase, ExportCount& n) 
 TEST(TeShippedPresets, EveryExportIsAcceptedByTe) {
   ExportCount n;
   int expected_exports = 0;
-  for (const char* topology : kShippedTopologies) {
+  const std::vector<std::string> shipped = ShippedTopologies();
+  ASSERT_THAT(shipped, ::testing::IsSupersetOf({"a100-sxm", "h100-sxm"}));
+  for (const std::string& topology : shipped) {
     auto table = PresetTable::Load(ShippedPath(topology));
     ASSERT_TRUE(table.ok()) << table.status().message();
     expected_exports += 4 * 2 * int(PresetTps(*table, topology, topology).size());  // models x seqs x TPs
     CheckEveryExport(topology, Phase::kPrefill, n);
   }
-  // Both files, every TP they hold (H100: 2, 4, 8; A100: 4, 8), four models,
+  // Every file, every TP it holds (H100: 2, 4, 8; A100: 4, 8), four models,
   // two sequence lengths.
   EXPECT_EQ(n.exports, expected_exports);
   EXPECT_GE(n.exports, 2 * 4 * 2 * 2);
@@ -123,11 +138,11 @@ TEST(TeShippedPresets, EveryExportIsAcceptedByTe) {
 TEST(TeShippedPresets, EveryTrainExportIsAcceptedByTe) {
   ExportCount n;
   std::string without;
-  for (const char* topology : kShippedTopologies) {
+  for (const std::string& topology : ShippedTopologies()) {
     auto table = PresetTable::Load(ShippedPath(topology));
     ASSERT_TRUE(table.ok()) << table.status().message();
     if (!HoldsTrainPresets(*table)) {
-      without += (without.empty() ? "" : ", ") + std::string(topology) + ".toml";
+      without += (without.empty() ? "" : ", ") + topology + ".toml";
       continue;
     }
     CheckEveryExport(topology, Phase::kTrain, n);
