@@ -49,12 +49,15 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
 
   CLI::App* te = a->export_te;
   te->add_option("--model", a->model, "model name or .toml file")->required();
-  te->add_option("--seq", a->seq, "sequence length (prefill)")->required();
+  te->add_option("--seq", a->seq, "sequence length")->required();
   te->add_option("--batch", a->batch, "batch size")->required();
   te->add_option("--topology", a->te_topology, "topology name or .toml file")->required();
   te->add_option("--tp", a->te_tp, "tensor-parallel degree P (default: the file's only TP for this gpu/topology)");
   te->add_option("--gpu", a->te_gpu, "GPU name (default: the topology's GPU)");
   te->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  te->add_option("--phase", a->te_phase,
+                 "prefill | train: the forward's 4 fprop keys, or train's 12 (fprop, dgrad, wgrad of each layer)")
+      ->capture_default_str();
   te->add_option("-o,--output", a->output, "write the YAML to this file (atomically; - for stdout) instead of stdout");
 }
 
@@ -155,6 +158,16 @@ Result<int> ResolveTp(const PresetsArgs& a, const PresetTable& table, const std:
   return Status::Invalid("presets for several TP degrees (" + list + ")" + where + ": pass --tp");
 }
 
+// prefill or train: the phases whose blocks are sequence parallel, which
+// TE's userbuffer overlap needs (decode's block is not: one token a sequence).
+Result<Phase> ExportPhase(const std::string& name) {
+  auto phase = ParsePhase(name);
+  if (phase.ok() && *phase != Phase::kDecode) return phase;
+  return Status::Invalid("--phase '" + OneLine(name) +
+                         "': export-te writes prefill or train (the sequence-parallel phases TE's userbuffer "
+                         "overlap serves)");
+}
+
 int ExportTe(const PresetsArgs& a, const PresetTable& table) {
   const char* cmd = "presets export-te";
   auto model = LoadModel(a.model);
@@ -167,12 +180,14 @@ int ExportTe(const PresetsArgs& a, const PresetTable& table) {
   if (!batch.ok()) return ReportError(cmd, batch.status());
   auto dtype = ParseDType(a.dtype);
   if (!dtype.ok()) return ReportError(cmd, dtype.status());
+  auto phase = ExportPhase(a.te_phase);
+  if (!phase.ok()) return ReportError(cmd, phase.status());
   const std::string gpu = a.te_gpu.empty() ? topo->gpu : a.te_gpu;
   auto tp = ResolveTp(a, table, gpu, topo->name);
   if (!tp.ok()) return ReportError(cmd, tp.status());
   if (Status s = topo->CheckFits(*tp); !s.ok()) return ReportError(cmd, s);
   // TE's userbuffer overlap needs sequence parallelism.
-  auto lw = MakeLayerWorkload(*model, *seq, *batch, Phase::kPrefill, *tp, *dtype, true);
+  auto lw = MakeLayerWorkload(*model, *seq, *batch, *phase, *tp, *dtype, true);
   if (!lw.ok()) return ReportError(cmd, lw.status());
 
   TeExportInfo info;

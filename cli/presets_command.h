@@ -1,8 +1,9 @@
 // `braid presets show FILE` and `braid presets lookup FILE --op ... --m ...`:
 // the runtime loader's view of a preset file from the command line.
 // `braid presets export-te FILE --model NAME --seq L --batch B --topology T
-// [--tp P] [--gpu G] [--dtype D] [-o OUT.yaml]`: the file's configs for one
-// model's block as TransformerEngine ub_cfgs YAML (te_export.h).
+// [--tp P] [--gpu G] [--dtype D] [--phase prefill|train] [-o OUT.yaml]`: the
+// file's configs for one model's block as TransformerEngine ub_cfgs YAML
+// (te_export.h); train adds the backward GEMMs' keys.
 #pragma once
 
 #include <string>
@@ -23,6 +24,7 @@ struct PresetsArgs {
   bool json = false;
   // export-te
   std::string model, seq, batch, te_topology, te_gpu, output;  // te_gpu empty: the topology's GPU
+  std::string te_phase = "prefill";                            // prefill | train
   int te_tp = 0;                                               // 0: the single TP in the file
 };
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
+
+#include "te_train_rules.h"
 
 namespace braid {
 
@@ -23,10 +26,26 @@ std::string_view TeMethodName(TeMethod m) {
 }
 
 std::string_view TeLayerKey(std::string_view layer_op_name) {
-  if (layer_op_name == "qkv") return "qkv_fprop";
-  if (layer_op_name == "out_proj") return "proj_fprop";
-  if (layer_op_name == "fc1") return "fc1_fprop";
-  if (layer_op_name == "fc2") return "fc2_fprop";
+  // Forward phases name a GEMM op after its layer, train after layer.pass.
+  static constexpr std::string_view kKeys[][2] = {{"qkv", "qkv_fprop"},
+                                                  {"out_proj", "proj_fprop"},
+                                                  {"fc1", "fc1_fprop"},
+                                                  {"fc2", "fc2_fprop"},
+                                                  {"qkv.fprop", "qkv_fprop"},
+                                                  {"qkv.dgrad", "qkv_dgrad"},
+                                                  {"qkv.wgrad", "qkv_wgrad"},
+                                                  {"out_proj.fprop", "proj_fprop"},
+                                                  {"out_proj.dgrad", "proj_dgrad"},
+                                                  {"out_proj.wgrad", "proj_wgrad"},
+                                                  {"fc1.fprop", "fc1_fprop"},
+                                                  {"fc1.dgrad", "fc1_dgrad"},
+                                                  {"fc1.wgrad", "fc1_wgrad"},
+                                                  {"fc2.fprop", "fc2_fprop"},
+                                                  {"fc2.dgrad", "fc2_dgrad"},
+                                                  {"fc2.wgrad", "fc2_wgrad"}};
+  for (const auto& [op, key] : kKeys) {
+    if (op == layer_op_name) return key;
+  }
   return {};
 }
 
@@ -205,43 +224,43 @@ std::string Fixed(double v, const char* fmt) {
   return buf;
 }
 
-}  // namespace
+Status NoPreset(const LayerOp& op, std::string_view key, const LayerWorkload& lw, const std::string& gpu,
+                const std::string& topology, const std::string& source) {
+  const std::string what = lw.phase == Phase::kTrain ? std::string(key) + ": " + op.gemm.Describe() + ", pass " +
+                                                           std::string(PassName(op.pass))
+                                                     : op.gemm.Describe();
+  return Status::NotFound("no preset for " + op.name + " (" + what + ") on gpu " + gpu + ", topology " + topology +
+                          " in " + source);
+}
 
-Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
-                               const std::string& topology, const TeExportInfo& info) {
-  if (!lw.sequence_parallel) {
-    return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
+// One GEMM's entry from the preset that answered it: the comments that say
+// where its config came from, and TE's options for that config.
+TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r, const LayerWorkload& lw,
+                const TeExportInfo& info) {
+  const Preset& p = *r.preset;
+  TeUbCfg b;
+  b.key = std::string(key);
+  b.match = r.match;
+  b.comments.push_back(op.name + ": " + op.gemm.Describe() +
+                       (op.kind == LayerOpKind::kLocalGemm ? " (local GEMM: no collective of its own)" : ""));
+  if (r.match == PresetMatch::kNearest) {
+    b.comments.push_back("nearest match (no exact entry): config from preset " + p.key.workload.Describe() +
+                         (p.key.layer.empty() ? "" : " (" + p.key.layer + ")") + ", distance " +
+                         Fixed(r.distance, "%.3f") + " in ln(M,N,K)");
+  } else {
+    b.comments.push_back("exact match" + (p.key.layer.empty() ? std::string() : ": preset " + p.key.layer));
   }
-  std::vector<TeUbCfg> blocks;
-  std::vector<std::string> backends;  // distinct, in order of first use
-  for (const LayerOp& op : lw.ops) {
-    if (op.kind != LayerOpKind::kTpGemm) continue;
-    const std::string_view key = TeLayerKey(op.name);
-    if (key.empty()) return Status::Internal("no TransformerEngine ub_cfgs key for layer op '" + op.name + "'");
-    const LookupResult r = table.Lookup(op.gemm, gpu, topology);
-    if (r.preset == nullptr) {
-      return Status::NotFound("no preset for " + op.name + " (" + op.gemm.Describe() + ") on gpu " + gpu +
-                              ", topology " + topology + " in " + info.source);
-    }
-    const Preset& p = *r.preset;
-    if (std::find(backends.begin(), backends.end(), p.backend) == backends.end()) backends.push_back(p.backend);
-    TeUbCfg b;
-    b.key = std::string(key);
-    b.match = r.match;
-    b.comments.push_back(op.name + ": " + op.gemm.Describe());
-    if (r.match == PresetMatch::kNearest) {
-      b.comments.push_back("nearest match (no exact entry): config from preset " + p.key.workload.Describe() +
-                           (p.key.layer.empty() ? "" : " (" + p.key.layer + ")") + ", distance " +
-                           Fixed(r.distance, "%.3f") + " in ln(M,N,K)");
-    } else {
-      b.comments.push_back("exact match" + (p.key.layer.empty() ? std::string() : ": preset " + p.key.layer));
-    }
-    b.comments.push_back("braid config: " + p.config.Describe() + "; " + Micros(p.time_ns) + " on the " + p.backend +
-                         " backend, " + Fixed(p.speedup_vs_serial, "%.2f") + "x vs serial");
-    b.te = MapToTe(p.config, op.gemm.op, lw.tp, info.default_comm_sms);
-    blocks.push_back(std::move(b));
-  }
+  b.comments.push_back("braid config: " + p.config.Describe() + "; " + Micros(p.time_ns) + " on the " + p.backend +
+                       " backend, " + Fixed(p.speedup_vs_serial, "%.2f") + "x vs serial");
+  std::vector<std::string> taken;
+  const OverlapConfig config = detail::ConfigTeTakes(op, p.config, taken);
+  b.te = MapToTe(config, op.gemm.op, lw.tp, info.default_comm_sms);
+  b.te.comments.insert(b.te.comments.begin(), taken.begin(), taken.end());
+  return b;
+}
 
+std::vector<std::string> Header(const LayerWorkload& lw, const std::string& gpu, const std::string& topology,
+                                const TeExportInfo& info, const std::vector<std::string>& backends) {
   std::string backend_list;
   for (const std::string& be : backends) backend_list += (backend_list.empty() ? "" : ", ") + be;
   std::vector<std::string> header = {
@@ -256,8 +275,43 @@ Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw
       "comm_sms=0 (backend default) resolves to " + std::to_string(info.default_comm_sms) + " (" +
           info.default_comm_sms_origin + ")",
       "knobs TE cannot express are listed above each key"};
+  if (lw.phase == Phase::kTrain) {
+    header.push_back(
+        "train: forward and backward GEMMs; a wgrad key TE refuses beside its dgrad is left out, with its "
+        "comments and the reason");
+  }
+  return header;
+}
 
-  return TeUbCfgs{std::move(header), std::move(blocks)};
+}  // namespace
+
+Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw, const std::string& gpu,
+                               const std::string& topology, const TeExportInfo& info) {
+  if (!lw.sequence_parallel) {
+    return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
+  }
+  std::vector<TeUbCfg> blocks;
+  std::vector<std::string> backends;       // distinct, in order of first use
+  std::map<std::string, size_t> dgrad_at;  // linear -> its dgrad's entry in `blocks`
+  for (const LayerOp& op : lw.ops) {
+    if (op.kind == LayerOpKind::kAttention) continue;
+    const std::string_view key = TeLayerKey(op.name);
+    if (key.empty()) return Status::Internal("no TransformerEngine ub_cfgs key for layer op '" + op.name + "'");
+    const LookupResult r = table.Lookup(op.gemm, gpu, topology, "", op.pass);
+    if (r.preset == nullptr) return NoPreset(op, key, lw, gpu, topology, info.source);
+    const std::string& backend = r.preset->backend;
+    if (std::find(backends.begin(), backends.end(), backend) == backends.end()) backends.push_back(backend);
+    TeUbCfg b = EntryOf(op, key, r, lw, info);
+    if (op.pass == Pass::kWgrad) {
+      // Megatron-LM's order, and so the layer workload's: a dgrad, then its wgrad.
+      const auto d = dgrad_at.find(op.linear);
+      if (d == dgrad_at.end()) return Status::Internal(op.name + " comes before its layer's dgrad");
+      detail::FitWgradToDgrad(op, blocks[d->second], r.preset->config, lw.tp, info.default_comm_sms, b);
+    }
+    if (op.pass == Pass::kDgrad) dgrad_at[op.linear] = blocks.size();
+    blocks.push_back(std::move(b));
+  }
+  return TeUbCfgs{Header(lw, gpu, topology, info, backends), std::move(blocks)};
 }
 
 std::string TeUbCfgsYaml(const TeUbCfgs& cfgs) {
@@ -267,6 +321,10 @@ std::string TeUbCfgsYaml(const TeUbCfgs& cfgs) {
     out += "\n";
     for (const std::string& c : b.comments) out += "# " + OneLine(c) + "\n";
     for (const std::string& c : b.te.comments) out += "# " + OneLine(c) + "\n";
+    if (b.omitted) {
+      out += "# " + b.key + ": (omitted)\n";
+      continue;
+    }
     const TeSettings& t = b.te;
     out += b.key + ":\n";
     out += "  method: " + std::string(TeMethodName(t.method)) + "\n";

@@ -36,11 +36,15 @@ class TeUbCfgs(NamedTuple):
     ``ub_cfgs``: ``{"qkv_fprop": {"method": "ring_exchange", "num_splits": 8,
     "num_sm": 1, "cga_size": 1, "set_sm_margin": 0, "atomic_gemm": 0,
     "use_ce": 1}, "proj_fprop": {...}, "fc1_fprop": {...}, "fc2_fprop": {...}}``,
-    equal to ``yaml.safe_load`` of ``braid presets export-te``'s output.
+    equal to ``yaml.safe_load`` of ``braid presets export-te``'s output. Phase
+    ``"train"`` adds ``{qkv,proj,fc1,fc2}_{dgrad,wgrad}``, less a wgrad key TE
+    refuses beside its dgrad (a notes line says why).
 
     ``notes``: one line per thing the dict cannot say, prefixed by its key: a
     nearest-shape match, a Braid knob TE cannot express, an approximation
-    (``"fc2_fprop: not expressible: streams=2 (comm lanes; ...)"``).
+    (``"fc2_fprop: not expressible: streams=2 (comm lanes; ...)"``), a key
+    left out (``"qkv_wgrad: omitted: qkv_dgrad is ring_exchange, not bulk:
+    ..."``).
     """
 
     ub_cfgs: Dict[str, Dict[str, Union[int, str]]]
@@ -57,28 +61,31 @@ def te_ub_cfgs(
     tp: Optional[int] = None,
     gpu: Optional[str] = None,
     dtype: str = "bf16",
+    phase: str = "prefill",
 ) -> TeUbCfgs:
     """TransformerEngine ``ub_cfgs`` for one model's transformer block.
 
     The same settings as ``braid presets export-te FILE --model MODEL --seq
     SEQ --batch BATCH --topology TOPOLOGY [--tp TP] [--gpu GPU] [--dtype
-    DTYPE]``, computed by the same library code: every TP GEMM of the block
-    (qkv, out_proj, fc1, fc2 with sequence parallelism) is looked up in the
-    preset file (exact or nearest shape) and mapped to TE's options.
+    DTYPE] [--phase PHASE]``, computed by the same library code: every TP GEMM
+    of the block (qkv, out_proj, fc1, fc2 with sequence parallelism) is looked
+    up in the preset file (exact or nearest shape) and mapped to TE's options.
 
     presets: a preset file path or a loaded :class:`PresetTable`.
     model: a built-in model name (``"llama3-70b"``) or a model ``.toml`` file.
     topology: a built-in topology name (``"h100-sxm"``) or a ``.toml`` file.
     tp: the TP degree; left out, the file's only one for this gpu/topology.
     gpu: the GPU name of the presets; left out, the topology's GPU.
+    phase: ``"prefill"`` (the four fprop keys) or ``"train"`` (also each
+    layer's dgrad and wgrad, each looked up with its pass).
 
     Pass ``result.ub_cfgs`` to ``initialize_ub(..., ub_cfgs=...)`` and log
     ``result.notes``. Raises :class:`PresetError` for a missing or malformed
-    file or a GEMM with no preset, ``ValueError`` for a bad size, dtype or TP
-    degree, ``TypeError`` for a wrong type.
+    file or a GEMM with no preset, ``ValueError`` for a bad size, dtype, phase
+    or TP degree, ``TypeError`` for a wrong type.
     """
     ub_cfgs, notes = _te_ub_cfgs(
-        presets, model=model, seq=seq, batch=batch, topology=topology, tp=tp, gpu=gpu, dtype=dtype
+        presets, model=model, seq=seq, batch=batch, topology=topology, tp=tp, gpu=gpu, dtype=dtype, phase=phase
     )
     return TeUbCfgs(ub_cfgs, notes)
 

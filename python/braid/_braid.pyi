@@ -73,5 +73,6 @@ def _te_ub_cfgs(
     tp: Optional[int] = None,
     gpu: Optional[str] = None,
     dtype: str = "bf16",
+    phase: str = "prefill",
 ) -> Tuple[Dict[str, Dict[str, Union[int, str]]], List[str]]: ...
 def _lookup_released_gil() -> bool: ...

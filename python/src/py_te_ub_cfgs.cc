@@ -64,15 +64,26 @@ py::dict SettingsDict(const TeSettings& t) {
   return d;
 }
 
-// (ub_cfgs, notes): notes name, per key, a nearest match and every knob TE
-// cannot express or that was approximated ("fc2_fprop: not expressible: ...").
+// As export-te's --phase: prefill or train, the sequence-parallel phases.
+Phase PhaseArgument(const std::string& name) {
+  auto phase = ParsePhase(name);
+  if (phase.ok() && *phase != Phase::kDecode) return *phase;
+  throw py::value_error("phase '" + OneLine(name) +
+                        "': te_ub_cfgs takes prefill or train (the sequence-parallel phases TE's userbuffer "
+                        "overlap serves)");
+}
+
+// (ub_cfgs, notes): notes name, per key, a nearest match, every knob TE
+// cannot express or that was approximated ("fc2_fprop: not expressible: ..."),
+// and why a key is left out ("qkv_wgrad: omitted: ...").
 py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t seq, int64_t batch,
                    const std::string& topology, std::optional<int64_t> tp, const std::optional<std::string>& gpu,
-                   const std::string& dtype) {
+                   const std::string& dtype, const std::string& phase) {
   CheckPositive(seq, "seq");
   CheckPositive(batch, "batch");
   auto parsed_dtype = ParseDType(dtype);
   ThrowIfValueError(parsed_dtype.status());
+  const Phase parsed_phase = PhaseArgument(phase);
 
   const PyPresetTable loaded = py::isinstance<PyPresetTable>(source) ? source.cast<const PyPresetTable&>()
                                                                      : PyPresetTable::Load(PathArgument(source));
@@ -87,7 +98,7 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
   const int p = ResolveTp(tp, table, gpu_name, topo->name, source_name);
   ThrowIfValueError(topo->CheckFits(p));
   // TE's userbuffer overlap needs sequence parallelism.
-  auto lw = MakeLayerWorkload(*spec, seq, batch, Phase::kPrefill, p, *parsed_dtype, true);
+  auto lw = MakeLayerWorkload(*spec, seq, batch, parsed_phase, p, *parsed_dtype, true);
   ThrowIfValueError(lw.status());
 
   auto cfgs = BuildTeUbCfgs(table, *lw, gpu_name, topo->name, InfoFor(*topo, source_name));
@@ -96,7 +107,7 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
   py::dict ub_cfgs;
   py::list notes;
   for (const TeUbCfg& layer : cfgs->layers) {
-    ub_cfgs[py::str(layer.key)] = SettingsDict(layer.te);
+    if (!layer.omitted) ub_cfgs[py::str(layer.key)] = SettingsDict(layer.te);
     // comments[1] says which entry a nearest match used.
     if (layer.match == PresetMatch::kNearest && layer.comments.size() > 1) {
       notes.append(layer.key + ": " + layer.comments[1]);
@@ -111,7 +122,7 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
 void BindTeUbCfgs(py::module_& m) {
   m.def("_te_ub_cfgs", &TeUbCfgs, py::arg("presets"), py::kw_only(), py::arg("model"), py::arg("seq"), py::arg("batch"),
         py::arg("topology"), py::arg("tp") = py::none(), py::arg("gpu") = py::none(), py::arg("dtype") = "bf16",
-        "(ub_cfgs, notes); see braid.te_ub_cfgs.");
+        py::arg("phase") = "prefill", "(ub_cfgs, notes); see braid.te_ub_cfgs.");
 }
 
 }  // namespace braid::python

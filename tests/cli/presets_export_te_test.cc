@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "braid/layer_workload.h"
+#include "braid/model_files.h"
 #include "braid/presets.h"
 #include "cli_runner.h"
 #include "te_test_presets.h"
@@ -185,6 +187,57 @@ TEST(CliPresetsExportTe, OutputFileIsWrittenWhole) {
   const Outcome no_dir = Braid("presets export-te " + file + kLlama + " -o " + TempPath("no/such/dir/x.yaml"));
   EXPECT_EQ(no_dir.code, 2);
   EXPECT_THAT(no_dir.err, HasSubstr("cannot write"));
+}
+
+// llama3-70b's training step at seq 4096, batch 1, P = 8: every GEMM's preset, keyed by its pass.
+std::vector<braid::Preset> TrainLayer() {
+  auto model = braid::LoadModel("llama3-70b");
+  EXPECT_TRUE(model.ok());
+  auto lw = braid::MakeLayerWorkload(*model, 4096, 1, braid::Phase::kTrain, 8, braid::DType::kBf16, true);
+  EXPECT_TRUE(lw.ok());
+  return braid::testing_te::LayerPresets(*lw, braid::testing_te::TeLikeMethod).presets;
+}
+
+TEST(CliPresetsExportTe, PhaseTrainWritesTwelveKeys) {
+  const std::string file = WriteFile("te_train.toml", TrainLayer());
+  const Outcome o = Braid("presets export-te " + file + kLlama + " --phase train");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const Yaml y = Parse(o.out);
+  EXPECT_EQ(y.bad_lines, 0) << o.out;
+  EXPECT_THAT(y.keys, ElementsAre("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "fc2_dgrad", "fc2_wgrad",
+                                  "fc1_dgrad", "fc1_wgrad", "proj_dgrad", "proj_wgrad", "qkv_dgrad", "qkv_wgrad"));
+  EXPECT_EQ(y.fields.at("qkv_dgrad").at("method"), "bulk");
+  EXPECT_EQ(y.fields.at("proj_wgrad").at("method"), "external");
+  EXPECT_THAT(o.out, HasSubstr(", train, sequence parallel"));
+
+  // The default phase is the forward, as before: the fprop keys only.
+  const Outcome forward = Braid("presets export-te " + file + kLlama);
+  ASSERT_EQ(forward.code, 0) << forward.err;
+  EXPECT_THAT(Parse(forward.out).keys, ElementsAre("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop"));
+  EXPECT_EQ(Braid("presets export-te " + file + kLlama + " --phase prefill").out, forward.out);
+}
+
+TEST(CliPresetsExportTe, PhaseTrainNeedsBackwardPresets) {
+  const std::string file = WriteFile("te_forward_only.toml", FullLayer(8));
+  const Outcome o = Braid("presets export-te " + file + kLlama + " --phase train");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, AllOf(HasSubstr("no preset for fc2.dgrad (fc2_dgrad: "), HasSubstr("pass dgrad")));
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line";
+  EXPECT_EQ(o.out, "");
+}
+
+TEST(CliPresetsExportTe, AnUnknownPhaseIsExit2WithOneLineAndNothingWritten) {
+  const std::string file = WriteFile("te_phase.toml", TrainLayer());
+  const std::string out = TempPath("te_phase_out.yaml");
+  std::filesystem::remove(out);
+  for (const char* phase : {"training", "decode"}) {
+    const Outcome o = Braid("presets export-te " + file + kLlama + " --phase " + phase + " -o " + out);
+    EXPECT_EQ(o.code, 2) << phase;
+    EXPECT_THAT(o.err, AllOf(HasSubstr("--phase '" + std::string(phase) + "'"), HasSubstr("prefill or train")));
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line";
+    EXPECT_EQ(o.out, "");
+    EXPECT_FALSE(std::filesystem::exists(out)) << phase;
+  }
 }
 
 TEST(CliPresetsExportTe, BadInputIsExit2WithOneLine) {

@@ -165,9 +165,20 @@ TEST(TeExportMap, LayerKeysAndMethodNames) {
   EXPECT_EQ(TeLayerKey("fc1"), "fc1_fprop");
   EXPECT_EQ(TeLayerKey("fc2"), "fc2_fprop");
   EXPECT_EQ(TeLayerKey("attention"), "");
+  // A train block's ops: `<layer>.<pass>`.
+  for (const char* pass : {"fprop", "dgrad", "wgrad"}) {
+    const std::string p = pass;
+    EXPECT_EQ(TeLayerKey("qkv." + p), "qkv_" + p);
+    EXPECT_EQ(TeLayerKey("out_proj." + p), "proj_" + p);
+    EXPECT_EQ(TeLayerKey("fc1." + p), "fc1_" + p);
+    EXPECT_EQ(TeLayerKey("fc2." + p), "fc2_" + p);
+  }
+  EXPECT_EQ(TeLayerKey("attention.backward"), "");
+  EXPECT_EQ(TeLayerKey("qkv.bgrad"), "");
   EXPECT_EQ(TeMethodName(TeMethod::kRingExchange), "ring_exchange");
   EXPECT_EQ(TeMethodName(TeMethod::kPipeline), "pipeline");
   EXPECT_EQ(TeMethodName(TeMethod::kBulk), "bulk");
+  EXPECT_EQ(TeMethodName(TeMethod::kExternal), "external");
 }
 
 }  // namespace

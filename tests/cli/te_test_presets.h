@@ -1,8 +1,10 @@
 // Preset entries for the TransformerEngine export tests (unit and end to end).
 #pragma once
 
+#include <functional>
 #include <string>
 
+#include "braid/layer_workload.h"
 #include "braid/presets.h"
 
 namespace braid::testing_te {
@@ -25,6 +27,36 @@ inline Preset TePreset(const Workload& w, const std::string& layer, Algorithm a,
   p.braid_version = "0.1.0";
   p.date = "2026-11-21T12:00:00Z";
   return p;
+}
+
+// Every GEMM overlapped as TE overlaps a training step by default: ring
+// all-gathers, pipelined reduce-scatters, bulk column backward, ring row
+// dgrads feeding external wgrads.
+inline Algorithm TeLikeMethod(const LayerOp& op) {
+  switch (op.pass) {
+    case Pass::kFprop:
+      return op.column ? Algorithm::kRing : Algorithm::kChunked;
+    case Pass::kDgrad:
+      return op.column ? Algorithm::kBulk : Algorithm::kRing;
+    case Pass::kWgrad:
+      return op.column ? Algorithm::kBulk : Algorithm::kExternal;
+  }
+  return Algorithm::kSerial;
+}
+
+// One exact preset per GEMM of `lw` that has a ub_cfgs key (a train block's
+// row-parallel wgrads included), keyed by its pass and named
+// "<model>/<op>", with the algorithm `method_of` gives it (chunked: 4 chunks).
+inline PresetFile LayerPresets(const LayerWorkload& lw, const std::function<Algorithm(const LayerOp&)>& method_of) {
+  PresetFile f;
+  for (const LayerOp& op : lw.ops) {
+    if (op.kind == LayerOpKind::kAttention) continue;
+    const Algorithm a = method_of(op);
+    Preset p = TePreset(op.gemm, lw.model.name + "/" + op.name, a, a == Algorithm::kChunked ? 4 : 1);
+    p.key.pass = op.pass;
+    f.presets.push_back(p);
+  }
+  return f;
 }
 
 }  // namespace braid::testing_te

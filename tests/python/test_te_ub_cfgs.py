@@ -1,8 +1,10 @@
 """braid.te_ub_cfgs equals `braid presets export-te`'s YAML parsed, for every
-shipped preset file, model and TP degree, and lists in `notes` every knob the
-YAML names in a comment as not expressible."""
+shipped preset file, model and TP degree, and for a training step's twelve
+keys, and lists in `notes` every knob the YAML names in a comment as not
+expressible and every key it leaves out."""
 
 import os
+import tempfile
 import tomllib
 import unittest
 
@@ -20,17 +22,24 @@ def shipped_tps(path):
     return es[0]["topology"], sorted({e["tp"] for e in es})
 
 
-def export_te(path, model, seq, batch, topology, tp):
+def export_te(path, model, seq, batch, topology, tp, phase="prefill"):
     _, out, _ = run_braid("presets", "export-te", path, "--model", model, "--seq", str(seq), "--batch", str(batch),
-                          "--topology", topology, "--tp", str(tp))
+                          "--topology", topology, "--tp", str(tp), "--phase", phase)
     return out
 
 
+OMITTED = ": (omitted)"
+
+
 def comment_lines_by_key(text):
-    """{ub_cfgs key: the '#' lines just above it} of export-te's YAML."""
+    """{ub_cfgs key: the '#' lines just above it} of export-te's YAML; a key
+    left out has its lines end in '# <key>: (omitted)'."""
     out, pending = {}, []
     for line in text.splitlines():
-        if line.startswith("# "):
+        if line.startswith("# ") and line.endswith(OMITTED):
+            out[line[2:-len(OMITTED)]] = pending
+            pending = []
+        elif line.startswith("# "):
             pending.append(line[2:])
         elif line.endswith(":") and not line.startswith(" "):
             out[line[:-1]] = pending
@@ -38,6 +47,20 @@ def comment_lines_by_key(text):
         elif not line:
             pending = []
     return out
+
+
+def check_notes(test, text, notes):
+    """Every note stands in the YAML as a comment of its key, and every
+    comment that says what the dict cannot is a note."""
+    for key, comments in comment_lines_by_key(text).items():
+        for c in comments:
+            # Knobs TE cannot express, approximations, nearest matches and left-out keys are notes.
+            if c.startswith(("not expressible", "nearest match", "serial:", "fused:", "comm_sms=0", "gemm_ar",
+                             "omitted:")):
+                test.assertIn(f"{key}: {c}", notes)
+    for n in notes:
+        key, _, c = n.partition(": ")
+        test.assertIn(c, comment_lines_by_key(text)[key])
 
 
 class EqualsExportTe(unittest.TestCase):
@@ -57,19 +80,9 @@ class EqualsExportTe(unittest.TestCase):
                             # A loaded table gives the same as its path.
                             self.assertEqual(braid.te_ub_cfgs(table, model=model, seq=seq, batch=1, tp=tp,
                                                               topology=topology), got)
-                            self.check_notes(text, got.notes)
+                            check_notes(self, text, got.notes)
                             checked += 1
         self.assertGreaterEqual(checked, 40)
-
-    def check_notes(self, text, notes):
-        for key, comments in comment_lines_by_key(text).items():
-            for c in comments:
-                # Knobs TE cannot express, approximations, and nearest matches are notes.
-                if c.startswith(("not expressible", "nearest match", "serial:", "fused:", "comm_sms=0", "gemm_ar")):
-                    self.assertIn(f"{key}: {c}", notes)
-        for n in notes:
-            key, _, c = n.partition(": ")
-            self.assertIn(c, comment_lines_by_key(text)[key])
 
     def test_unexpressible_knobs_are_notes_not_lost(self):
         # The shipped files choose knobs TE lacks (fused, streams, ...): some export has notes.
@@ -87,6 +100,102 @@ class EqualsExportTe(unittest.TestCase):
         self.assertGreater(len(tps), 1)
         with self.assertRaisesRegex(ValueError, r"several TP degrees .*: pass tp="):
             braid.te_ub_cfgs(SHIPPED_PRESETS[0], model="llama3-70b", seq=4096, batch=1, topology=topology)
+
+
+# llama3-70b's training step at seq 4096, batch 1, TP 8 (layer_workload.h):
+# (layer op, op, m, n, k) of every GEMM with a ub_cfgs key.
+TRAIN_GEMMS = [
+    ("qkv.fprop", "ag_gemm", 4096, 10240, 8192), ("out_proj.fprop", "gemm_rs", 4096, 8192, 8192),
+    ("fc1.fprop", "ag_gemm", 4096, 57344, 8192), ("fc2.fprop", "gemm_rs", 4096, 8192, 28672),
+    ("fc2.dgrad", "ag_gemm", 4096, 28672, 8192), ("fc2.wgrad", "ag_gemm", 8192, 28672, 4096),
+    ("fc1.dgrad", "gemm_rs", 4096, 8192, 57344), ("fc1.wgrad", "ag_gemm", 8192, 57344, 4096),
+    ("out_proj.dgrad", "ag_gemm", 4096, 8192, 8192), ("out_proj.wgrad", "ag_gemm", 8192, 8192, 4096),
+    ("qkv.dgrad", "gemm_rs", 4096, 8192, 10240), ("qkv.wgrad", "ag_gemm", 8192, 10240, 4096),
+]
+TRAIN_KEYS = ["qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "fc2_dgrad", "fc2_wgrad", "fc1_dgrad", "fc1_wgrad",
+              "proj_dgrad", "proj_wgrad", "qkv_dgrad", "qkv_wgrad"]
+# TE's own choices for a training step: ring all-gathers, pipelined
+# reduce-scatters, bulk column backward, external row wgrads.
+TE_LIKE = {"qkv.fprop": "ring", "out_proj.fprop": "chunked", "fc1.fprop": "ring", "fc2.fprop": "chunked",
+           "fc2.dgrad": "ring", "fc2.wgrad": "external", "fc1.dgrad": "bulk", "fc1.wgrad": "bulk",
+           "out_proj.dgrad": "ring", "out_proj.wgrad": "external", "qkv.dgrad": "bulk", "qkv.wgrad": "bulk"}
+
+
+def write_train_presets(directory, methods):
+    """A version 2 preset file with one exact preset per train GEMM, `methods[op]` each."""
+    entries = []
+    for name, op, m, n, k in TRAIN_GEMMS:
+        entries.append(f"""[[preset]]
+gpu = "h100-sxm"
+topology = "h100-sxm"
+layer = "llama3-70b/{name}"
+pass = "{name.split('.')[1]}"
+tp = 8
+op = "{op}"
+dtype = "bf16"
+m = {m}
+n = {n}
+k = {k}
+algorithm = "{methods[name]}"
+chunks = {4 if methods[name] == "chunked" else 1}
+streams = 1
+comm_sms = 0
+comm_engine = "sm"
+comm_priority = "high"
+time_ns = 100000.0
+speedup_vs_serial = 1.25
+speedup_vs_te_default = 1.05
+overlap_ratio = 0.8
+tail_ns = 0.0
+backend = "sim"
+simulated = true
+braid_version = "0.1.0"
+date = "2026-11-21T12:00:00Z"
+""")
+    path = os.path.join(directory, "train.toml")
+    with open(path, "w") as f:
+        f.write('format = "braid-presets"\nversion = 2\n\n' + "\n".join(entries))
+    return path
+
+
+class TrainPhase(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def both(self, path):
+        text = export_te(path, "llama3-70b", 4096, 1, "h100-sxm", 8, phase="train")
+        got = braid.te_ub_cfgs(path, model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm", phase="train")
+        self.assertEqual(got.ub_cfgs, yaml.safe_load(text))
+        check_notes(self, text, got.notes)
+        return got
+
+    def test_twelve_keys_equal_the_yaml_parsed(self):
+        got = self.both(write_train_presets(self.dir.name, TE_LIKE))
+        self.assertEqual(list(got.ub_cfgs), TRAIN_KEYS)
+        self.assertEqual(got.ub_cfgs["qkv_wgrad"]["method"], "bulk")
+        self.assertEqual(got.ub_cfgs["fc2_wgrad"]["method"], "external")
+        self.assertEqual(got.ub_cfgs["fc2_dgrad"]["method"], "ring_exchange")
+        self.assertFalse(any("nearest match" in n or "omitted" in n for n in got.notes), got.notes)
+
+    def test_a_key_te_refuses_is_left_out_with_a_note(self):
+        methods = dict(TE_LIKE, **{"qkv.dgrad": "ring", "fc2.wgrad": "serial"})
+        got = self.both(write_train_presets(self.dir.name, methods))
+        self.assertEqual(list(got.ub_cfgs), [k for k in TRAIN_KEYS if k not in ("qkv_wgrad", "fc2_wgrad")])
+        self.assertIn("qkv_wgrad: omitted: qkv_dgrad is ring_exchange, not bulk: TE refuses a qkv_wgrad entry then "
+                      "and runs this wgrad GEMM without overlap", got.notes)
+        self.assertTrue(any(n.startswith("fc2_wgrad: omitted: braid config serial") for n in got.notes), got.notes)
+
+    def test_prefill_is_the_default(self):
+        path = write_train_presets(self.dir.name, TE_LIKE)
+        args = dict(model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm")
+        self.assertEqual(braid.te_ub_cfgs(path, **args), braid.te_ub_cfgs(path, phase="prefill", **args))
+        self.assertEqual(list(braid.te_ub_cfgs(path, **args).ub_cfgs), TRAIN_KEYS[:4])
+
+    def test_shipped_files_hold_no_backward_presets_yet(self):
+        with self.assertRaisesRegex(braid.PresetError, r"no preset for fc2\.dgrad \(fc2_dgrad: .*pass dgrad"):
+            braid.te_ub_cfgs(SHIPPED_PRESETS[0], model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm",
+                             phase="train")
 
 
 class TeArgumentErrors(unittest.TestCase):
@@ -110,6 +219,9 @@ class TeArgumentErrors(unittest.TestCase):
             self.call(tp=16)
         with self.assertRaises(ValueError):  # tokens not divisible by tp (sequence parallelism)
             self.call(seq=4095)
+        for phase in ("decode", "training"):
+            with self.assertRaisesRegex(ValueError, f"phase '{phase}': te_ub_cfgs takes prefill or train"):
+                self.call(phase=phase)
 
     def test_bad_types(self):
         with self.assertRaises(TypeError):
