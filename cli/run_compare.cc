@@ -30,7 +30,8 @@ std::vector<Row> RowsOf(const RunRecord& a, const RunRecord& b, const PassTimes&
   }
   for (const char* pass : {"fprop", "dgrad", "wgrad"}) {
     const auto x = passes.a.find(pass), y = passes.b.find(pass);
-    if (x != passes.a.end() && y != passes.b.end()) rows.push_back({std::string(pass) + "_busy_ns", x->second, y->second, true});
+    if (x != passes.a.end() && y != passes.b.end())
+      rows.push_back({std::string(pass) + "_busy_ns", x->second, y->second, true});
   }
   return rows;
 }

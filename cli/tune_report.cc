@@ -32,7 +32,8 @@ nlohmann::json GemmsJson(const TuneResult& r) {
   }
   for (size_t i = 0; i < r.train_ops->ops.size(); ++i) {
     const LayerOp& op = r.train_ops->ops[i];
-    gemms.push_back({{"op", op.name}, {"pass", PassName(op.pass)}, {"config", ConfigJson(i == 0 ? r.config : r.wgrad_config)}});
+    gemms.push_back(
+        {{"op", op.name}, {"pass", PassName(op.pass)}, {"config", ConfigJson(i == 0 ? r.config : r.wgrad_config)}});
   }
   return gemms;
 }
@@ -91,17 +92,17 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
     results.push_back(std::move(j));
   }
   nlohmann::json out = {{"session", s.session},
-          {"trials", s.trials},
-          {"measured", s.measured},
-          {"replayed", s.replayed},
-          {"workload", s.workload},
-          {"topology", s.topology},
-          {"gpu", s.gpu},
-          {"backend", s.backend},
-          {"strategy", s.strategy},
-          {"out", written.out},
-          {"presets_written", written.count},
-          {"results", results}};
+                        {"trials", s.trials},
+                        {"measured", s.measured},
+                        {"replayed", s.replayed},
+                        {"workload", s.workload},
+                        {"topology", s.topology},
+                        {"gpu", s.gpu},
+                        {"backend", s.backend},
+                        {"strategy", s.strategy},
+                        {"out", written.out},
+                        {"presets_written", written.count},
+                        {"results", results}};
   if (s.block) out["block"] = BlockJson(*s.block);
   return out;
 }

@@ -123,8 +123,8 @@ TEST(CliTune, ModelTunesEveryTpGemmOfTheBlockAndPrintsATable) {
 // tuned vs TE default vs serial, twelve presets keyed by pass.
 TEST(CliTune, TrainPhaseTunesTheTwelveGemmsAndTheWholeBlock) {
   Files f("tune_train");
-  Outcome o = Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --phase train --strategy guided --json" +
-                    f.Args());
+  Outcome o =
+      Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --phase train --strategy guided --json" + f.Args());
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   ASSERT_EQ(j["results"].size(), 8u);
@@ -154,8 +154,8 @@ TEST(CliTune, TrainPhaseTunesTheTwelveGemmsAndTheWholeBlock) {
   Files g("tune_train_table");
   Outcome t = Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --phase train --strategy guided" + g.Args());
   ASSERT_EQ(t.code, 0) << t.err;
-  for (const char* text : {"qkv.fprop", "fc2.backward", "qkv.wgrad", "whole block (forward + backward)",
-                           "TE default", "eff"}) {
+  for (const char* text :
+       {"qkv.fprop", "fc2.backward", "qkv.wgrad", "whole block (forward + backward)", "TE default", "eff"}) {
     EXPECT_NE(t.out.find(text), std::string::npos) << text << "\n" << t.out;
   }
 }

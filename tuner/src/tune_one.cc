@@ -15,7 +15,8 @@ std::string Ns(double ns) { return std::to_string(std::llround(ns)) + " ns"; }
 Result<TuneResult> WithWgrad(TuneResult r) {
   if (!r.train_ops) return r;
   BRAID_ASSIGN_OR_RETURN(auto configs, TrainOpConfigs(*r.train_ops, r.config));
-  if (configs.size() != 2) return Status::Internal("a backward pair plans two ops, not " + std::to_string(configs.size()));
+  if (configs.size() != 2)
+    return Status::Internal("a backward pair plans two ops, not " + std::to_string(configs.size()));
   r.wgrad_config = configs[1];
   return r;
 }

@@ -211,7 +211,8 @@ void MainWindow::ShowDetails(TimelineWidget* w, std::optional<EventRef> e) {
     return;
   }
   const TimelineRow& row = t->rows[e->row];
-  details_->ShowLines(EventDetails(row.events[e->index], row.name, t->origin_ns, w == timeline_ ? ops_ : std::vector<OpNote>{}));
+  details_->ShowLines(
+      EventDetails(row.events[e->index], row.name, t->origin_ns, w == timeline_ ? ops_ : std::vector<OpNote>{}));
 }
 
 void MainWindow::OpenFromDialog() {

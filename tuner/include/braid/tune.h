@@ -94,11 +94,11 @@ struct TuneResult {
   double overlap_ratio = 0;
   double tail_ns = 0;
   int candidates = 0;
-  int trials = 0;            // this op's distinct trials (search and baselines)
-  long long iterations = 0;  // their warm-up + timed iterations
-  std::string stopped_by;    // "" | "trial" | "time"
-  std::string note;          // e.g. the search's best lost to a baseline
-  int64_t run = -1;          // the stored run of the winner's full measurement
+  int trials = 0;             // this op's distinct trials (search and baselines)
+  long long iterations = 0;   // their warm-up + timed iterations
+  std::string stopped_by;     // "" | "trial" | "time"
+  std::string note;           // e.g. the search's best lost to a baseline
+  int64_t run = -1;           // the stored run of the winner's full measurement
   double lower_bound_ns = 0;  // of the target (its serial plan's compute alone, comm alone); 0 if unknown
   Pass pass = Pass::kFprop;
   // A backward pair: the ops it planned, and the config its wgrad followed
