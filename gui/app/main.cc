@@ -2,11 +2,15 @@
 //            [--screenshot OUT.png] [--size WxH]
 // Flags and start-up only; the window lives in braid_gui_widgets.
 #include <QApplication>
+#include <QBuffer>
+#include <QByteArray>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "braid/safe_write.h"
 #include "braid/view/main_window.h"
 #include "braid/view/view_options.h"
 
@@ -25,6 +29,10 @@ int main(int argc, char** argv) {
   if (!opts.ok()) return Fail(opts.status());
   if (!opts->db.empty()) {
     if (braid::Status s = braid::view::CheckViewTargets(*opts); !s.ok()) return Fail(s);
+  }
+  if (!opts->screenshot.empty()) {
+    // A FIFO, device or directory is refused before any drawing (safe_write.h).
+    if (auto target = braid::ResolveWriteTarget(opts->screenshot); !target.ok()) return Fail(target.status());
   }
   const bool has_platform = std::getenv("QT_QPA_PLATFORM") != nullptr;
   if (!opts->screenshot.empty() && !has_platform) {
@@ -52,9 +60,16 @@ int main(int argc, char** argv) {
   window.show();
   if (opts->screenshot.empty()) return app.exec();
   QApplication::processEvents();
-  if (!window.grab().save(QString::fromStdString(opts->screenshot), "PNG")) {
-    std::fprintf(stderr, "braid-view: cannot write the screenshot %s\n", opts->screenshot.c_str());
+  // Encoded in memory, then written through the one safe write path: a full
+  // disk leaves the old file as it was and no partial file behind.
+  QByteArray png;
+  QBuffer buffer(&png);
+  if (!buffer.open(QIODevice::WriteOnly) || !window.grab().save(&buffer, "PNG")) {
+    std::fprintf(stderr, "braid-view: cannot encode the screenshot %s\n", opts->screenshot.c_str());
     return 1;
   }
+  const braid::Status written =
+      braid::WriteFileAtomically(opts->screenshot, std::string_view(png.constData(), size_t(png.size())));
+  if (!written.ok()) return Fail(written);
   return 0;
 }

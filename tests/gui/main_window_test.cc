@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <QAbstractItemModelTester>
@@ -333,6 +334,34 @@ TEST_F(MainWindowTest, CommandRefusesBadInputWithExitTwoAndOneLine) {
   std::ofstream(text) << "hello";
   EXPECT_EQ(RunView(text + " --run 1 --screenshot " + dir.Path("x.png"), &out), 2);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
+// The screenshot goes through the safe write path: special files are
+// refused at once (a FIFO would block, /dev/full would take a partial
+// write), and a failed write leaves the old picture whole.
+TEST_F(MainWindowTest, CommandScreenshotIsWrittenSafely) {
+  std::string out;
+  const std::string fifo = dir.Path("shot.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(RunView("--screenshot " + fifo + " --db " + path + " --run 1", &out), 2);
+  EXPECT_NE(out.find("FIFO"), std::string::npos) << out;
+  EXPECT_EQ(RunView("--screenshot /dev/full --db " + path + " --run 1", &out), 2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_EQ(RunView("--screenshot " + dir.dir().string() + " --db " + path + " --run 1", &out), 2);
+
+  // An old picture is replaced whole, keeps its mode, and no temporary stays.
+  const std::string png = dir.Path("keep.png");
+  std::ofstream(png) << "old picture";
+  ASSERT_EQ(chmod(png.c_str(), 0640), 0);
+  ASSERT_EQ(RunView("--screenshot " + png + " --db " + path + " --run 1 --size 400x300", &out), 0) << out;
+  EXPECT_FALSE(QImage(QString::fromStdString(png)).isNull());
+  struct stat st {};
+  ASSERT_EQ(stat(png.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  for (const auto& e : std::filesystem::directory_iterator(dir.dir())) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name.find("keep") == std::string::npos || name == "keep.png") << name << " was left behind";
+  }
 }
 
 }  // namespace
