@@ -1,4 +1,5 @@
 // Queries over complete runs: listing, metadata, events, lanes, metrics.
+#include <algorithm>
 #include <unordered_map>
 
 #include "braid/store.h"
@@ -112,8 +113,17 @@ Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
           "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
           " correlation FROM events WHERE run = ?1 ORDER BY rank, lane, start_ns, seq"));
   st.BindInt(1, run);
+  // The stored count is a claim, not a size: a damaged `runs` row (a
+  // negative or enormous count) must not become an allocation. It only
+  // sizes the first reservation, capped; the rows decide, and a count
+  // that disagrees with them is reported.
+  const std::string where = "damaged store: run " + std::to_string(run) + " of " + path_;
+  if (meta.event_count < 0) {
+    return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " (not a count)");
+  }
+  constexpr int64_t kReserveAtMost = 1 << 20;
   std::vector<Event> events;
-  events.reserve(size_t(meta.event_count));
+  events.reserve(size_t(std::min(meta.event_count, kReserveAtMost)));
   for (;;) {
     Result<bool> row = st.Step();
     if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
@@ -134,6 +144,10 @@ Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
     e.step = int(st.Int(10));
     e.peer = int(st.Int(11));
     e.correlation = st.Int(12);
+  }
+  if (int64_t(events.size()) != meta.event_count) {
+    return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " but " +
+                           std::to_string(events.size()) + " events");
   }
   return events;
 }

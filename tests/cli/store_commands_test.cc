@@ -135,6 +135,24 @@ TEST(CliStore, NewerSchemaIsRefused) {
   ExpectUsageError(Braid(kRun + "--db " + db), "newer");
 }
 
+// A run's stored event count is never trusted as a size: -1 or 2^40 (which
+// ended in std::length_error / bad_alloc) is one line naming the store.
+TEST(CliStore, ADamagedEventCountIsOneLineNotACrash) {
+  for (const char* count : {"-1", "1099511627776", "3"}) {
+    const std::string db = TempPath(std::string("bad_count_") + count + ".db");
+    std::filesystem::remove(db);
+    ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    const std::string sql = std::string("UPDATE runs SET event_count = ") + count;
+    ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    const std::string out = TempPath("bad_count.json");
+    ExpectUsageError(Braid("export --db " + db + " --run 1 -o " + out), "damaged store: run 1");
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+}
+
 TEST(CliStore, ImportOfCorruptTracesLeavesNoRun) {
   const std::string db = TempPath("import_bad.db");
   ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
