@@ -46,7 +46,7 @@ std::vector<braid::Preset> FullLayer(int tp) {
 std::string WriteFile(const std::string& name, const std::vector<braid::Preset>& presets) {
   braid::PresetFile f;
   f.presets = presets;
-  const std::string path = TempPath(name);
+  std::string path = TempPath(name);
   std::ofstream(path) << braid::WritePresets(f);
   return path;
 }

@@ -1,6 +1,7 @@
 #include "store_trial_runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "braid/lower_bound.h"
@@ -91,7 +92,7 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
   rec.notes["tuner"] = {{"session", session_}, {"trial", key}, {"layer", target_.layer}};
   TrialInfo trial;
   trial.config_json = EncodeTrialConfig({config, target_.name, std::string(stage), warmup});
-  trial.time_ns = int64_t(m.median_ns + 0.5);
+  trial.time_ns = std::llround(m.median_ns);
   trial.key = key;
   trial.samples_json = EncodeSamples(m.samples_ns);
   BRAID_ASSIGN_OR_RETURN(auto ids, store_.AddTrialWithRun(session_, trial, MetaOf(rec), LanesOf(run.plan),
