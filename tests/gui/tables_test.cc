@@ -16,6 +16,7 @@
 #include "braid/view/session_trials.h"
 #include "braid/view/time_axis.h"
 #include "braid/view/view_options.h"
+#include "core/tiny_model.h"
 #include "gui_test_util.h"
 
 namespace braid::view {
@@ -75,15 +76,8 @@ TEST(ViewRunSummary, ALowerBoundRecordedInNotesGivesTheEfficiency) {
 // and method from the run's layer note, and the pair's collectives sit on
 // the lane named "bulk".
 TEST(ViewRunSummary, ABackwardRunNamesEachStepsPassAndMethod) {
-  ModelSpec m;
-  m.name = "tiny";
-  m.hidden = 256;
-  m.heads = 4;
-  m.kv_heads = 2;
-  m.head_dim = 64;
-  m.ffn = 512;
-  m.layers = 1;
-  const Result<LayerWorkload> lw = MakeLayerWorkload(m, 256, 1, Phase::kTrain, 2, DType::kBf16);
+  const Result<LayerWorkload> lw =
+      MakeLayerWorkload(testing_core::TinyModel(), 256, 1, Phase::kTrain, 2, DType::kBf16);
   ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig bulk;
   bulk.algorithm = Algorithm::kBulk;

@@ -192,10 +192,14 @@ class TrainPhase(unittest.TestCase):
         self.assertEqual(braid.te_ub_cfgs(path, **args), braid.te_ub_cfgs(path, phase="prefill", **args))
         self.assertEqual(list(braid.te_ub_cfgs(path, **args).ub_cfgs), TRAIN_KEYS[:4])
 
-    def test_shipped_files_hold_no_backward_presets_yet(self):
-        with self.assertRaisesRegex(braid.PresetError, r"no preset for fc2\.dgrad \(fc2_dgrad: .*pass dgrad"):
-            braid.te_ub_cfgs(SHIPPED_PRESETS[0], model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm",
-                             phase="train")
+    def test_shipped_training_presets_export(self):
+        args = dict(seq=4096, batch=1, tp=8, topology="h100-sxm", phase="train")
+        got = braid.te_ub_cfgs(SHIPPED_PRESETS[0], model="llama3-70b", **args)
+        keys = list(got.ub_cfgs)
+        for key in ("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "qkv_dgrad", "proj_dgrad", "fc1_dgrad",
+                    "fc2_dgrad"):
+            self.assertIn(key, keys)
+        self.assertTrue(set(keys) <= set(TRAIN_KEYS), keys)
 
 
 class TeArgumentErrors(unittest.TestCase):
