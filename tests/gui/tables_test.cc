@@ -76,8 +76,7 @@ TEST(ViewRunSummary, ALowerBoundRecordedInNotesGivesTheEfficiency) {
 // and method from the run's layer note, and the pair's collectives sit on
 // the lane named "bulk".
 TEST(ViewRunSummary, ABackwardRunNamesEachStepsPassAndMethod) {
-  const Result<LayerWorkload> lw =
-      MakeLayerWorkload(testing_core::TinyModel(), 256, 1, Phase::kTrain, 2, DType::kBf16);
+  const Result<LayerWorkload> lw = MakeLayerWorkload(testing_core::TinyModel(), 256, 1, Phase::kTrain, 2, DType::kBf16);
   ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig bulk;
   bulk.algorithm = Algorithm::kBulk;
