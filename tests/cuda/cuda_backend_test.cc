@@ -250,7 +250,10 @@ TEST(CudaBackend, TheWatchdogCutsAHangAndNamesTheStep) {
   auto out = RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c, &stats);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInternal);
-  EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (`timeout_s`)"));
+  EXPECT_THAT(out.status().message(), HasSubstr("not finished after 0.2 s (`timeout_s`; lanes at: "));
+  // Every lane says where it stands: the stuck recv's lane names its step.
+  EXPECT_THAT(out.status().message(),
+              ::testing::MatchesRegex(".*lanes at: compute: [^;]*comm0: step [0-9]+ '[^']*'.*"));
   // The ranks raise their own flags before freeing: a stream left waiting
   // would make cudaFree wait forever (the H200's hung runs never printed).
   EXPECT_EQ(stats.frees_that_would_hang, 0);
@@ -341,11 +344,31 @@ TEST(CudaBackendDeathTest, ARankStuckInsideACudaCallEndsTheProcessWithOneLine) {
   CudaBackendOptions o;
   o.loopback = true;
   o.timeout_s = 0.2;
-  o.wedge_deadline_s = 1;
+  o.wedge_deadline_s = 0.5;  // before the 1 s stall limit
   EXPECT_EXIT((void)RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c),
               ::testing::ExitedWithCode(1),
-              "cuda backend: the rank threads did not return within 1 s \\(`wedge_deadline_s`\\).*"
+              "cuda backend: the rank threads did not return within 0.5 s \\(`wedge_deadline_s`\\).*"
               "rank 1: issuing step [0-9]+ 'gemm[^']*' in iteration 0");
+}
+
+// The H100's silent loopback hang (2026-11-26): a rank sat inside one issue
+// call while the watchdog, which runs between calls, never fired and the
+// whole-run deadline was minutes away. One issue call longer than the stall
+// limit (timeout_s, 1 s at least) is a wedge: the process ends within it,
+// naming the rank, its step and where every other rank is.
+TEST(CudaBackendDeathTest, ARankStuckIssuingOneStepEndsTheProcessAtTheStallLimit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  cuda::FakeGpuConfig c;
+  c.devices = 1;
+  c.block_thread_in = "rank 1 step";
+  c.report_hangs = false;
+  CudaBackendOptions o;
+  o.loopback = true;
+  o.timeout_s = 0.2;  // the default whole-run deadline is 121 s away
+  EXPECT_EXIT((void)RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c),
+              ::testing::ExitedWithCode(1),
+              "cuda backend: rank 1: issuing step [0-9]+ 'gemm[^']*' in iteration 0 for more than 1 s "
+              "\\(`timeout_s`, 1 s at least\\).*rank 0: [a-z]+.*rank 1: issuing");
 }
 
 TEST(CudaBackend, AWedgeDeadlineBelowZeroIsInvalid) {

@@ -12,7 +12,10 @@
 #   2. probe:    one small loopback run, printed whole;
 #   3. run.sh:   tests/gpu/run.sh through the bundle (every row of its table,
 #                the fused timeout path, calibrate --measure --quick, whose
-#                CSVs and fitted GPU file land in measure/);
+#                CSVs and fitted GPU file land in measure/), sections in the
+#                order BRAID_GPU_SECTIONS gives (default: training, fused,
+#                timeout path, measure, then the forward ops), rows started
+#                within 55 % of SECONDS;
 #   4. loopback: braid run --backend cuda --loopback --json for the configs the
 #                simulator is held against (every algorithm on gemm_rs and
 #                ag_gemm at 8192^3, P 2 and 4; llama3-70b's four TP GEMMs at
@@ -101,7 +104,11 @@ pack
 
 # --- 3. run.sh ------------------------------------------------------------
 say "run.sh"
-TMPDIR="$work/tmp" timeout -k 5 $((budget / 2 - $(elapsed))) bash "$here/run.sh" "$B" 2>&1 |
+# What has never run on a GPU goes first; run.sh stops starting rows at its
+# share (its summary still prints), the timeout is only a backstop.
+share=$((budget * 11 / 20 - $(elapsed)))
+TMPDIR="$work/tmp" BRAID_GPU_SECTIONS="${BRAID_GPU_SECTIONS:-train fused hang measure ops}" BRAID_GPU_BUDGET=$share \
+  timeout -k 5 $((share + 160)) bash "$here/run.sh" "$B" 2>&1 |
   tee "$res/run_sh.txt"
 say "run.sh: exit ${PIPESTATUS[0]}"
 m="$(ls -d "$work"/tmp/braid-gpu-measure-* 2>/dev/null | head -n 1)"

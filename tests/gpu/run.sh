@@ -18,6 +18,11 @@
 # hangs says "exit 124" and the table goes on; the first GPU run lost its
 # lease to such hangs).
 # Exit 0 all passed, 1 something failed, 77 no GPU (skipped).
+# BRAID_GPU_SECTIONS picks and orders the sections (default
+# "ops train fused hang measure"; a short lease puts what has never run
+# first); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
+# start after it, so a bounded caller still gets the summary: skipped rows
+# are counted, never called passed.
 # BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
 # --allow-run-as-root) shape the mpirun command line.
 # The fused kernel (--algo fused): --verify of ag_gemm and gemm_rs x P in
@@ -87,9 +92,19 @@ print("%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s" % (mode, algo, op, p, events, ov
 failed=0
 rows=()
 row_timeout="${BRAID_RUN_TIMEOUT:-120}"
+run_start=$(date +%s)
+over_budget=0
+# True (and counted) when BRAID_GPU_BUDGET has run out: the row is not started.
+out_of_time() {
+  [[ -z "${BRAID_GPU_BUDGET:-}" ]] && return 1
+  (($(date +%s) - run_start < BRAID_GPU_BUDGET)) && return 1
+  over_budget=$((over_budget + 1))
+  return 0
+}
 # One run; prints a table row and sets failed on a wrong result or missing events.
 check() {  # mode algo op p
   local mode="$1" algo="$2" op="$3" p="$4" extra=() launch=()
+  out_of_time && return
   [[ "$mode" == loopback ]] && extra+=(--loopback)
   [[ "$mode" == *-ce ]] && extra+=(--comm-engine ce)
   [[ "$algo" != serial ]] && extra+=(--chunks 2)  # serial runs the collective whole
@@ -122,15 +137,17 @@ else
   modes+=(processes proc-ce)
 fi
 
-echo "mode     algo       op       P   events overlap    result   max_rel_error"
-for mode in "${modes[@]}"; do
-  for p in 2 4 8; do
-    [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
-    for algo in serial chunked ring bidir_ring; do
-      for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
+# Every algorithm x op x P in every mode this machine has.
+section_ops() {
+  for mode in "${modes[@]}"; do
+    for p in 2 4 8; do
+      [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
+      for algo in serial chunked ring bidir_ring; do
+        for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
+      done
     done
   done
-done
+}
 
 # Training steps: a small model's forward and backward (dgrad and wgrad as
 # cuBLASLt GEMMs with their transposes, bulk collectives on their own
@@ -150,6 +167,7 @@ source = "tests/gpu/run.sh: a block small enough for every row to finish in seco
 TOML
 check_train() {  # mode algo p
   local mode="$1" algo="$2" p="$3" extra=()
+  out_of_time && return
   [[ "$mode" == loopback ]] && extra+=(--loopback)
   local out rc row
   out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --model "$train_model" --seq 2048 \
@@ -160,73 +178,93 @@ check_train() {  # mode algo p
   [[ "$row" == *" FAIL "* ]] && failed=1
   echo "$row"
 }
-for mode in loopback devices; do
-  for p in 2 4 8; do
-    [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
-    for algo in serial bulk ring bidir_ring; do check_train "$mode" "$algo" "$p"; done
-  done
-done
-
-# The fused kernel: ragged shapes on purpose (M/P and N/P not multiples of 64).
-for mode in loopback devices; do
-  for p in 2 4 8; do
-    [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
-    for op in ag_gemm gemm_rs; do
-      extra=()
-      [[ "$mode" == loopback ]] && extra+=(--loopback)
-      out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m $((1000 * p / 2)) --n $((520 * p / 2)) \
-              --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
-      rc=$?
-      row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused "$op" "$p")"
-      rows+=("$row")
-      [[ "$row" == *" FAIL "* ]] && failed=1
-      echo "$row"
+section_train() {
+  for mode in loopback devices; do
+    for p in 2 4 8; do
+      [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
+      for algo in serial bulk ring bidir_ring; do check_train "$mode" "$algo" "$p"; done
     done
   done
-done
+}
+
+# The fused kernel: ragged shapes on purpose (M/P and N/P not multiples of 64).
+section_fused() {
+  for mode in loopback devices; do
+    for p in 2 4 8; do
+      [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
+      for op in ag_gemm gemm_rs; do
+        out_of_time && continue
+        extra=()
+        [[ "$mode" == loopback ]] && extra+=(--loopback)
+        out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m $((1000 * p / 2)) --n $((520 * p / 2)) \
+                --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
+        rc=$?
+        row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused "$op" "$p")"
+        rows+=("$row")
+        [[ "$row" == *" FAIL "* ]] && failed=1
+        echo "$row"
+      done
+    done
+  done
+}
 
 # The fused kernel's timeout path: a flag never raised must end in the error.
-for op in ag_gemm gemm_rs; do
-  start=$(date +%s)
-  out="$(BRAID_FUSED_NEVER_SET=1:0 timeout 120 "$braid" run --backend cuda --loopback --op "$op" --m 512 --n 256 \
-          --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db 2>&1)"
-  rc=$?
-  took=$(( $(date +%s) - start ))
-  status=FAIL
-  [[ $rc -eq 1 ]] && grep -q "kernel timed out on rank" <<<"$out" && status=ok
-  row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback fused-hang "$op" 2 - - "$status" \
-         "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
-  rows+=("$row")
-  [[ "$status" == FAIL ]] && failed=1
-  echo "$row"
-done
+section_hang() {
+  for op in ag_gemm gemm_rs; do
+    out_of_time && continue
+    start=$(date +%s)
+    out="$(BRAID_FUSED_NEVER_SET=1:0 timeout 120 "$braid" run --backend cuda --loopback --op "$op" --m 512 --n 256 \
+            --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db 2>&1)"
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    status=FAIL
+    [[ $rc -eq 1 ]] && grep -q "kernel timed out on rank" <<<"$out" && status=ok
+    row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback fused-hang "$op" 2 - - "$status" \
+           "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
+    rows+=("$row")
+    [[ "$status" == FAIL ]] && failed=1
+    echo "$row"
+  done
+}
 
 # calibrate --measure on device 0: the quick grid (BRAID_MEASURE=full for the
 # whole one, a few minutes); prints the fitted file's errors per CSV file
 # (launch_gaps.csv's graph rows and fused_kernel.csv's two halves among them)
 # and keeps the CSVs and the file in a folder it names.
-echo
-measure_flags=(--quick)
-[[ "${BRAID_MEASURE:-quick}" == full ]] && measure_flags=()
-measure_dir="$(mktemp -d "${TMPDIR:-/tmp}/braid-gpu-measure-XXXXXX")"
-echo "calibrate --measure ${measure_flags[*]} (CSVs and GPU file in $measure_dir)"
-if "$braid" calibrate --measure "${measure_flags[@]}" --gpu-out "$measure_dir/gpu.toml" --csv-dir "$measure_dir/csv"; then
-  fused_csv="$measure_dir/csv/fused_kernel.csv"
-  fused_points=0
-  [[ -f "$fused_csv" ]] && fused_points=$(( $(wc -l <"$fused_csv") - 1 ))
-  if [[ "$fused_points" -gt 0 ]]; then
-    rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml ($fused_points fused points)")
+section_measure() {
+  out_of_time && return
+  echo
+  local measure_flags=(--quick) measure_dir fused_csv fused_points
+  [[ "${BRAID_MEASURE:-quick}" == full ]] && measure_flags=()
+  measure_dir="$(mktemp -d "${TMPDIR:-/tmp}/braid-gpu-measure-XXXXXX")"
+  echo "calibrate --measure ${measure_flags[*]} (CSVs and GPU file in $measure_dir)"
+  if "$braid" calibrate --measure "${measure_flags[@]}" --gpu-out "$measure_dir/gpu.toml" --csv-dir "$measure_dir/csv"; then
+    fused_csv="$measure_dir/csv/fused_kernel.csv"
+    fused_points=0
+    [[ -f "$fused_csv" ]] && fused_points=$(( $(wc -l <"$fused_csv") - 1 ))
+    if [[ "$fused_points" -gt 0 ]]; then
+      rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml ($fused_points fused points)")
+    else
+      rows+=("measure  calibrate  -        -   -      -          FAIL     no fused_kernel.csv rows in $measure_dir/csv")
+      failed=1
+    fi
   else
-    rows+=("measure  calibrate  -        -   -      -          FAIL     no fused_kernel.csv rows in $measure_dir/csv")
+    rows+=("measure  calibrate  -        -   -      -          FAIL     see above")
     failed=1
   fi
-else
-  rows+=("measure  calibrate  -        -   -      -          FAIL     see above")
-  failed=1
-fi
-echo "${rows[-1]}"
+  echo "${rows[-1]}"
+}
+
+echo "mode     algo       op       P   events overlap    result   max_rel_error"
+for section in ${BRAID_GPU_SECTIONS:-ops train fused hang measure}; do
+  case "$section" in
+    ops | train | fused | hang | measure) "section_$section" ;;
+    *) echo "gpu/run.sh: unknown section '$section' (ops train fused hang measure)"; exit 1 ;;
+  esac
+done
 
 echo
 echo "summary: ${#rows[@]} runs, $(printf '%s\n' "${rows[@]}" | grep -c ' ok ') passed," \
-  "$(printf '%s\n' "${rows[@]}" | grep -c ' skip ') skipped (GPUs not peers: no --comm-engine ce) on $gpus GPU(s)"
+  "$(printf '%s\n' "${rows[@]}" | grep -c ' skip ') skipped (GPUs not peers: no --comm-engine ce)," \
+  "$over_budget not started (BRAID_GPU_BUDGET) on $gpus GPU(s)"
 exit "$failed"

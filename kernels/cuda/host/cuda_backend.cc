@@ -235,8 +235,10 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   std::vector<std::thread> threads;
   Status started = Status::Ok();
   {
-    cuda::WedgeGuard guard(std::chrono::duration<double>(deadline_s),
-                           [&] { return cuda::DescribeWedge(plan, 0, progress, deadline_s); });
+    cuda::WedgeGuard guard(
+        std::chrono::duration<double>(deadline_s), [&] { return cuda::DescribeWedge(plan, 0, progress, deadline_s); },
+        cuda::EndWedgedProcess,
+        [&] { return cuda::DescribeStall(plan, 0, progress, cuda::StallLimit(o), cuda::SteadyNowNs()); });
     try {
       for (int r = 0; r < p; ++r) {
         threads.emplace_back([&, r] { results[size_t(r)] = cuda::RunRank(jobs[size_t(r)]); });

@@ -194,8 +194,9 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   RankResult result;
   {
     const double deadline_s = WedgeDeadline(o, options);
-    WedgeGuard guard(std::chrono::duration<double>(deadline_s),
-                     [&] { return DescribeWedge(plan, rank, progress, deadline_s); });
+    WedgeGuard guard(
+        std::chrono::duration<double>(deadline_s), [&] { return DescribeWedge(plan, rank, progress, deadline_s); },
+        EndWedgedProcess, [&] { return DescribeStall(plan, rank, progress, StallLimit(o), SteadyNowNs()); });
     result = RunRank(job);
   }
   BRAID_RETURN_IF_ERROR(result.status);

@@ -10,6 +10,7 @@
 #include "ce_window.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
+#include "wedge_guard.h"
 
 namespace braid::cuda {
 
@@ -62,6 +63,7 @@ class Runner {
 
  private:
   Status Body(RankResult& out) {
+    Mark(RankProgress::kSetUp);
     CudaApi& cuda = *st_.api.cuda;
     BRAID_RETURN_IF_ERROR(cuda.SetDevice(st_.device));
     auto blas = job_.seams->make_blas();
@@ -92,7 +94,9 @@ class Runner {
   }
 
   void Mark(RankProgress::Phase phase) {
-    if (job_.progress != nullptr) job_.progress->phase.store(phase);
+    if (job_.progress == nullptr) return;
+    job_.progress->since_ns.store(SteadyNowNs());
+    job_.progress->phase.store(phase);
   }
 
   Result<DevPtr> Alloc(size_t bytes) {
@@ -214,6 +218,7 @@ class Runner {
     Mark(RankProgress::kPriming);
     BRAID_ASSIGN_OR_RETURN(st_.prime_scratch, Alloc(16));
     BRAID_RETURN_IF_ERROR(PrimeKernels(st_));
+    Mark(RankProgress::kWaiting);  // the watchdog bounds this wait, not the stall limit
     return WaitIdle(-1);
   }
 
@@ -223,6 +228,7 @@ class Runner {
     const bool timed = it >= job_.run->warmup;
     if (it == job_.run->warmup && job_.run->trace) {
       BRAID_RETURN_IF_ERROR(boot.Barrier());
+      Mark(RankProgress::kTracing);
       if (job_.owns_tracer) BRAID_RETURN_IF_ERROR(tracer.Start());
     }
     if (job_.progress != nullptr) job_.progress->iteration.store(it);
@@ -249,6 +255,7 @@ class Runner {
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     if (timed && st_.rank == 0) out.iteration_ns.push_back(NowNs() - t0);
     if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && job_.owns_tracer) {
+      Mark(RankProgress::kTracing);
       BRAID_RETURN_IF_ERROR(tracer.Stop());
     }
     return Status::Ok();
@@ -283,19 +290,35 @@ class Runner {
     }
   }
 
+  // Names the first unfinished step, then the first unfinished step of every
+  // other lane: a hang on a GPU is diagnosed from this line alone (which
+  // waits are stuck on which lanes), so it must say where each stream stands.
   Status Stuck(int it) {
+    const RankPlan& rp = st_.rank_plan();
     std::string where = "rank " + std::to_string(st_.rank);
-    for (const Step& s : st_.rank_plan().steps) {
+    std::vector<int> first_open(st_.lanes.size(), -1);
+    for (const Step& s : rp.steps) {
+      if (first_open[size_t(s.lane)] >= 0) continue;
       auto done = st_.api.cuda->EventDone(st_.done[size_t(s.id)]);
-      if (done.ok() && !*done) {
-        where = st_.StepName(s);
-        break;
-      }
+      if (done.ok() && !*done) first_open[size_t(s.lane)] = s.id;
+    }
+    int first = -1;
+    for (int id : first_open) {
+      if (id >= 0 && (first < 0 || id < first)) first = id;
+    }
+    if (first >= 0) where = st_.StepName(rp.steps[size_t(first)]);
+    std::string lanes;
+    for (size_t l = 0; l < first_open.size(); ++l) {
+      const std::string& lane = st_.plan->lanes[l].name;
+      lanes += (lanes.empty() ? "" : ", ") + lane + ": " +
+               (first_open[l] < 0
+                    ? "idle"
+                    : "step " + std::to_string(first_open[l]) + " '" + rp.steps[size_t(first_open[l])].name + "'");
     }
     char secs[32];
     std::snprintf(secs, sizeof secs, "%g", job_.options->timeout_s);
     return Status::Internal(where + ", " + When(it) + ": not finished after " + secs +
-                            " s (`timeout_s`); the communicators were aborted");
+                            " s (`timeout_s`; lanes at: " + lanes + "); the communicators were aborted");
   }
 
   Status ReadOutputs(RankResult& out) {

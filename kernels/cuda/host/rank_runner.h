@@ -18,10 +18,11 @@ namespace braid::cuda {
 // Where a rank's thread is, for the wedge guard's message (cuda_backend.h,
 // `wedge_deadline_s`). Written by the rank's thread, read by the guard.
 struct RankProgress {
-  enum Phase : int { kSetUp, kPriming, kIssuing, kWaiting, kBarrier, kReading, kTearDown, kDone };
+  enum Phase : int { kSetUp, kPriming, kIssuing, kWaiting, kBarrier, kReading, kTearDown, kDone, kTracing };
   std::atomic<int> phase{kSetUp};
   std::atomic<int> iteration{-1};
-  std::atomic<int> step{-1};  // kIssuing: the step being issued
+  std::atomic<int> step{-1};         // kIssuing: the step being issued
+  std::atomic<int64_t> since_ns{0};  // steady clock: when phase or step last changed
 };
 
 struct RankJob {
