@@ -371,6 +371,25 @@ TEST(CudaBackendDeathTest, ARankStuckIssuingOneStepEndsTheProcessAtTheStallLimit
               "\\(`timeout_s`, 1 s at least\\).*rank 0: [a-z]+.*rank 1: issuing");
 }
 
+// A rank that failed and then hangs in tear-down (cudaFree waits for the
+// device) returns its result only after tear-down: the stall guard's line
+// must carry the failure, or the cause dies with the process.
+TEST(CudaBackendDeathTest, ATearDownThatHangsAfterAFailureStillSaysWhyTheRankFailed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  cuda::FakeGpuConfig c;
+  c.devices = 1;
+  c.drop_flag_writes_in = "rank 0 step";
+  c.report_hangs = false;
+  c.block_frees = true;
+  CudaBackendOptions o;
+  o.loopback = true;
+  o.timeout_s = 0.2;
+  EXPECT_EXIT((void)RunOnFake(CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing), CudaVerifyOnce(), o, c),
+              ::testing::ExitedWithCode(1),
+              "cuda backend: rank [01]: releasing its buffers \\(it failed: [^)]*not finished after 0.2 s.*"
+              "for more than 1 s");
+}
+
 TEST(CudaBackend, AWedgeDeadlineBelowZeroIsInvalid) {
   CudaBackendOptions o;
   o.wedge_deadline_s = -1;

@@ -1,7 +1,9 @@
 // FakeCuda: the CudaApi over FakeGpu's world. Stream work is queued and runs
 // when the scheduler reaches it (at Query); host copies are immediate.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "../host/dtype_convert.h"
 #include "fake_world.h"
@@ -132,6 +134,13 @@ class FakeCuda : public CudaApi {
   }
 
   Status Free(DevPtr p) override {
+    bool block = false;
+    {
+      std::lock_guard<std::mutex> lock(w_->mu);
+      block = w_->config.block_frees;
+    }
+    // Outside the world's lock, so the other threads go on.
+    while (block) std::this_thread::sleep_for(std::chrono::hours(1));
     std::lock_guard<std::mutex> lock(w_->mu);
     auto it = w_->allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == w_->allocs.end() || it->second.freed) return Status::Internal("cudaFree of a pointer not allocated");

@@ -47,6 +47,7 @@ class Runner {
     RankResult out;
     out.status = Body(out);
     if (!out.status.ok()) {
+      if (job_.progress != nullptr) job_.progress->SetFailure(out.status.message());
       job_.failed->store(true);
       job_.boot->Abort(out.status.message());
       RaiseOwnFlags();

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,22 @@ struct RankProgress {
   std::atomic<int> iteration{-1};
   std::atomic<int> step{-1};         // kIssuing: the step being issued
   std::atomic<int64_t> since_ns{0};  // steady clock: when phase or step last changed
+
+  // Why the rank failed, set before it tears down: a tear-down that then
+  // hangs (cudaFree waits for the device) would otherwise take the message
+  // with it, since the rank's result is returned only after tear-down.
+  void SetFailure(const std::string& message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    failure_ = message;
+  }
+  std::string failure() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failure_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string failure_;
 };
 
 struct RankJob {

@@ -55,7 +55,8 @@ std::string DescribeRank(const Plan& plan, int rank_index, const RankProgress& a
       what = "done";
       break;
   }
-  return rank + ": " + what;
+  const std::string failure = at.failure();
+  return rank + ": " + what + (failure.empty() ? "" : " (it failed: " + failure + ")");
 }
 
 std::string DescribeRanks(const Plan& plan, int first_rank, const std::vector<RankProgress>& progress) {

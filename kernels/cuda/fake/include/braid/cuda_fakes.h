@@ -114,6 +114,9 @@ struct FakeGpuConfig {
   // Fault injection: a matmul issued under a label containing this text never
   // returns to its caller (a CUDA call stuck in a wedged driver).
   std::string block_thread_in;
+  // Fault injection: every cudaFree never returns (a tear-down stuck in a
+  // driver that waits for a device that cannot drain).
+  bool block_frees = false;
 };
 
 struct FakeGpuStats {
