@@ -27,6 +27,10 @@ int main(int argc, char** argv) {
   // Everything the command line names is checked before Qt starts.
   auto opts = braid::view::ParseViewOptions(std::vector<std::string>(argv + 1, argv + argc));
   if (!opts.ok()) return Fail(opts.status());
+  if (opts->help) {
+    std::fputs(braid::view::ViewUsage().c_str(), stdout);
+    return std::fflush(stdout) == 0 && std::ferror(stdout) == 0 ? 0 : 1;
+  }
   if (!opts->db.empty()) {
     if (braid::Status s = braid::view::CheckViewTargets(*opts); !s.ok()) return Fail(s);
   }

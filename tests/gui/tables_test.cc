@@ -253,12 +253,32 @@ TEST(ViewOptionsParse, BadFlagsAreOneLineNamingTheProblem) {
                                              {"a.db", "--compare", "2"},
                                              {"a.db", "--run", "1", "--session", "1"},
                                              {"--screenshot", "x.png", "--db", "a.db"},
-                                             {"a.db", "--run", "1", "--size", "10x10"}}) {
+                                             {"a.db", "--run", "1", "--size", "10x10"},
+                                             {"a.db", "--run", "1", "--run", "2"},
+                                             {"a.db", "--run", "1", "--size", "800x600", "--size", "900x700"},
+                                             {"a.db", "--run", "1", "--screenshot", ""},
+                                             {"a.db", "--run", "1", "--screenshot", "a.png", "--screenshot", "b.png"},
+                                             {"--db", ""}}) {
     auto o = ParseViewOptions(args);
     ASSERT_FALSE(o.ok()) << args[0];
     EXPECT_TRUE(o.status().is_user_error());
     EXPECT_EQ(o.status().message().find('\n'), std::string::npos);
   }
+}
+
+TEST(ViewOptionsParse, HelpWinsAndNamesEveryFlag) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{{"--help"}, {"a.db", "-h"}}) {
+    auto o = ParseViewOptions(args);
+    ASSERT_TRUE(o.ok()) << o.status().message();
+    EXPECT_TRUE(o->help);
+  }
+  const std::string usage = ViewUsage();
+  for (const char* flag : {"--db", "--run", "--compare", "--session", "--screenshot", "--size", "--help"}) {
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+  }
+  auto twice = ParseViewOptions({"a.db", "--run", "1", "--run", "2"});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(), "--run given twice: give it once");
 }
 
 TEST(ViewOptionsParse, TargetsAreCheckedAgainstTheStore) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 
@@ -37,12 +38,32 @@ Status ParseSize(const std::string& text, ViewOptions& o) {
   return Status::Invalid("--size wants WIDTHxHEIGHT between 320x240 and 8192x8192, got '" + text + "'");
 }
 
+constexpr const char* kSynopsis =
+    "braid-view [FILE.db] [--run ID] [--compare ID] [--session ID] [--screenshot OUT.png] [--size WxH]";
+
 }  // namespace
+
+std::string ViewUsage() {
+  return std::string("usage: ") + kSynopsis +
+         "\n"
+         "  FILE.db, --db FILE    the store to open (read-only)\n"
+         "  --run ID              show this run's timeline\n"
+         "  --compare ID          beside --run: show the two runs' figures side by side\n"
+         "  --session ID          show a tuning session's trials\n"
+         "  --screenshot OUT.png  draw offscreen into OUT.png and exit (needs --run or --session)\n"
+         "  --size WxH            window or picture size, 320x240 to 8192x8192 (default 1600x1000)\n"
+         "  -h, --help            this text\n";
+}
 
 Result<ViewOptions> ParseViewOptions(const std::vector<std::string>& args) {
   ViewOptions o;
+  std::vector<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
+    }
     if (a.size() < 2 || a[0] != '-' || a == "-") {
       if (!o.db.empty()) return Status::Invalid("one store at a time: got '" + o.db + "' and '" + a + "'");
       o.db = a;
@@ -50,12 +71,14 @@ Result<ViewOptions> ParseViewOptions(const std::vector<std::string>& args) {
     }
     const bool takes_value =
         a == "--db" || a == "--run" || a == "--compare" || a == "--session" || a == "--screenshot" || a == "--size";
-    if (!takes_value)
-      return Status::Invalid(
-          "unknown flag '" + a +
-          "' (braid-view [FILE.db] [--run ID] [--compare ID] [--session ID] [--screenshot OUT.png] [--size WxH])");
+    if (!takes_value) return Status::Invalid("unknown flag '" + a + "' (" + kSynopsis + "; --help for more)");
     if (i + 1 >= args.size()) return Status::Invalid(a + " needs a value");
     const std::string& v = args[++i];
+    if (v.empty()) return Status::Invalid(a + " needs a value, got an empty one");
+    if (a != "--db" && std::find(seen.begin(), seen.end(), a) != seen.end()) {
+      return Status::Invalid(a + " given twice: give it once");
+    }
+    seen.push_back(a);
     if (a == "--db") {
       if (!o.db.empty()) return Status::Invalid("one store at a time: got '" + o.db + "' and '" + v + "'");
       o.db = v;
