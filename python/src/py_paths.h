@@ -7,9 +7,13 @@
 
 namespace braid::python {
 
-// os.fsdecode(path); TypeError for anything else.
+// os.fsdecode(path); TypeError for anything else. An embedded NUL is a
+// ValueError, as open() has it: the C++ readers would stop at the NUL and
+// silently read another file (a path "good.toml\0x" loaded good.toml).
 inline std::string PathArgument(const pybind11::object& path) {
-  return pybind11::module_::import("os").attr("fsdecode")(path).cast<std::string>();
+  std::string text = pybind11::module_::import("os").attr("fsdecode")(path).cast<std::string>();
+  if (text.find('\0') != std::string::npos) throw pybind11::value_error("embedded null byte in the path");
+  return text;
 }
 
 }  // namespace braid::python

@@ -161,6 +161,14 @@ class ResultsOutliveTheirTable(unittest.TestCase):
         self.assertEqual(len(a), len(b))
         self.assertEqual(len(a), len(entries(SHIPPED_PRESETS[0])))
 
+    def test_an_embedded_null_byte_is_a_value_error_not_another_file(self):
+        # Before: "good.toml\0x" loaded good.toml (the C++ reader stopped at the NUL).
+        for path in (SHIPPED_PRESETS[0] + "\0x", os.fsencode(SHIPPED_PRESETS[0]) + b"\0x"):
+            with self.assertRaisesRegex(ValueError, "embedded null byte"):
+                braid.PresetTable.load(path)
+            with self.assertRaisesRegex(ValueError, "embedded null byte"):
+                braid.te_ub_cfgs(path, model="llama3-8b", seq=8192, batch=1, topology="h100-sxm", tp=8)
+
 
 class Gil(unittest.TestCase):
     def test_lookup_runs_without_the_gil(self):
