@@ -29,7 +29,9 @@ int main(int argc, char** argv) {
   if (!opts.ok()) return Fail(opts.status());
   if (opts->help) {
     std::fputs(braid::view::ViewUsage().c_str(), stdout);
-    return std::fflush(stdout) == 0 && std::ferror(stdout) == 0 ? 0 : 1;
+    if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return 0;
+    std::fprintf(stderr, "braid-view: cannot write to standard output\n");
+    return 1;
   }
   if (!opts->db.empty()) {
     if (braid::Status s = braid::view::CheckViewTargets(*opts); !s.ok()) return Fail(s);
