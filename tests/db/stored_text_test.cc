@@ -108,3 +108,38 @@ TEST(StoredText, SamplesAreANonEmptyArrayOfNumbers) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+// One reading of the layer note's ops for every reader (report --compare's
+// pass times, the viewer's details): wrong-typed fields are "", and a step
+// belongs to the longest op name that prefixes it with a dot.
+TEST(StoredText, LayerOpsAndTheOpOfAStep) {
+  const nlohmann::json notes = {
+      {"layer",
+       {{"ops",
+         {{{"name", "fc2"}, {"pass", "fprop"}, {"method", "ring"}},
+          {{"name", "fc2.dgrad"}, {"pass", "dgrad"}, {"method", 7}, {"config", "bulk comm_sms=16"}},
+          "not an op",
+          {{"pass", "wgrad"}}}}}}};
+  const std::vector<LayerOpNote> ops = LayerOpsOf(notes);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[1].name, "fc2.dgrad");
+  EXPECT_EQ(ops[1].method, "");
+  EXPECT_EQ(ops[1].config, "bulk comm_sms=16");
+  EXPECT_EQ(ops[2].name, "");
+  const LayerOpNote* dgrad = OpOfStep("fc2.dgrad.gemm", ops);
+  ASSERT_NE(dgrad, nullptr);
+  EXPECT_EQ(dgrad->pass, "dgrad");
+  ASSERT_NE(OpOfStep("fc2.gemm.c0", ops), nullptr);
+  EXPECT_EQ(OpOfStep("fc2.gemm.c0", ops)->pass, "fprop");
+  EXPECT_EQ(OpOfStep("fc2", ops), nullptr);        // the op's name alone is no step of it
+  EXPECT_EQ(OpOfStep("fc20.gemm", ops), nullptr);  // a prefix without its dot
+  EXPECT_EQ(OpOfStep(".gemm", ops), nullptr);      // the nameless op matches nothing
+  EXPECT_TRUE(LayerOpsOf(nlohmann::json{{"layer", 3}}).empty());
+  EXPECT_TRUE(LayerOpsOf(nlohmann::json::array()).empty());
+}
+
+}  // namespace
+}  // namespace braid

@@ -110,6 +110,33 @@ const Json* LayerNote(const Json& notes) {
   return it != notes.end() && it->is_object() ? &*it : nullptr;
 }
 
+std::vector<LayerOpNote> LayerOpsOf(const Json& notes) {
+  std::vector<LayerOpNote> out;
+  const Json* layer = LayerNote(notes);
+  if (layer == nullptr) return out;
+  const auto ops = layer->find("ops");
+  if (ops == layer->end() || !ops->is_array()) return out;
+  auto text = [](const Json& o, const char* key) {
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  for (const Json& o : *ops) {
+    if (!o.is_object()) continue;
+    out.push_back({text(o, "name"), text(o, "pass"), text(o, "method"), text(o, "config")});
+  }
+  return out;
+}
+
+const LayerOpNote* OpOfStep(std::string_view step, const std::vector<LayerOpNote>& ops) {
+  const LayerOpNote* best = nullptr;
+  for (const LayerOpNote& op : ops) {
+    if (op.name.empty() || step.size() <= op.name.size() || step[op.name.size()] != '.') continue;
+    if (step.compare(0, op.name.size(), op.name) != 0) continue;
+    if (best == nullptr || op.name.size() > best->name.size()) best = &op;
+  }
+  return best;
+}
+
 Json HtaNote(const Json& notes, int rank) {
   if (!notes.is_object()) return nullptr;
   const auto it = notes.find("hta");

@@ -25,13 +25,7 @@ std::string Bytes(int64_t b) {
 }  // namespace
 
 const OpNote* OpOfEvent(const std::string& event_name, const std::vector<OpNote>& ops) {
-  const OpNote* best = nullptr;
-  for (const OpNote& op : ops) {
-    if (op.name.empty() || event_name.size() <= op.name.size() || event_name[op.name.size()] != '.') continue;
-    if (event_name.compare(0, op.name.size(), op.name) != 0) continue;
-    if (best == nullptr || op.name.size() > best->name.size()) best = &op;
-  }
-  return best;
+  return OpOfStep(event_name, ops);
 }
 
 std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_name, int64_t origin_ns,

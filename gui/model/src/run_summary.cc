@@ -7,29 +7,6 @@
 
 namespace braid::view {
 
-namespace {
-
-// The note's ops; fields of the wrong type are left empty (the note was
-// checked when the record was decoded).
-std::vector<OpNote> OpsOfNotes(const nlohmann::json& notes) {
-  std::vector<OpNote> out;
-  const nlohmann::json* layer = LayerNote(notes);
-  if (layer == nullptr) return out;
-  const auto ops = layer->find("ops");
-  if (ops == layer->end() || !ops->is_array()) return out;
-  auto text = [](const nlohmann::json& o, const char* key) {
-    const auto it = o.find(key);
-    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  for (const nlohmann::json& o : *ops) {
-    if (!o.is_object()) continue;
-    out.push_back({text(o, "name"), text(o, "pass"), text(o, "method"), text(o, "config")});
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<RunSummary> SummarizeRun(const StoredRun& run, const std::vector<MetricRow>& rows) {
   // The record every reader decodes (braid/run_record.h): damaged stored
   // text gets the one-line answer `braid report` gives.
@@ -43,7 +20,7 @@ Result<RunSummary> SummarizeRun(const StoredRun& run, const std::vector<MetricRo
   s.event_count = run.event_count;
   s.iterations = r.iterations;
   s.workload = DescribeStoredWorkload(r.has_workload, r.workload, r.notes);
-  s.ops = OpsOfNotes(r.notes);
+  s.ops = LayerOpsOf(r.notes);
   if (Result<OverlapConfig> c = ConfigFromJson(r.config); c.ok()) {  // imported runs have none
     s.algorithm = std::string(AlgorithmName(c->algorithm));
     s.config = c->Describe();

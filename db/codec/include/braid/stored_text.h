@@ -60,6 +60,20 @@ struct StoredConfig {
 nlohmann::json LayerJson(const LayerWorkload& lw, const Plan* plan = nullptr);
 // A checked notes object's layer, or null when the run is not a layer run.
 const nlohmann::json* LayerNote(const nlohmann::json& notes);
+// One op of a layer note: what readers show of the steps named after it
+// ("fc2.dgrad.gemm" is a step of op "fc2.dgrad"). A field that is absent or
+// of the wrong type is "" (the note was checked when the record was decoded).
+struct LayerOpNote {
+  std::string name;    // "fc2.dgrad"
+  std::string pass;    // "fprop" | "dgrad" | "wgrad"
+  std::string method;  // "ring", "bulk", "external", ... ("" when not recorded)
+  std::string config;  // the GEMM's own config in a tuned block, else ""
+};
+// The layer note's ops in plan order; empty when the run is not a layer run.
+std::vector<LayerOpNote> LayerOpsOf(const nlohmann::json& notes);
+// The op a step belongs to: the longest op name that, followed by '.',
+// starts `step`; null when none does.
+const LayerOpNote* OpOfStep(std::string_view step, const std::vector<LayerOpNote>& ops);
 // The HTA figures an importer stored for `rank` ({overlap_pct, idle_pct,
 // compute_pct}), or null.
 nlohmann::json HtaNote(const nlohmann::json& notes, int rank);

@@ -10,17 +10,12 @@
 
 #include "braid/status.h"
 #include "braid/store.h"
+#include "braid/stored_text.h"
 
 namespace braid::view {
 
-// One op of a layer run (its layer note): what the details panel says of the
-// steps named after it ("fc2.dgrad.gemm" is a step of op "fc2.dgrad").
-struct OpNote {
-  std::string name;    // "fc2.dgrad"
-  std::string pass;    // "fprop" | "dgrad" | "wgrad"
-  std::string method;  // "ring", "bulk", "external", ... ("" when not recorded)
-  std::string config;  // the GEMM's own config in a tuned block, else ""
-};
+// One op of a layer run, from its layer note (braid/stored_text.h).
+using OpNote = LayerOpNote;
 
 struct RunSummary {
   int64_t id = 0;
