@@ -75,6 +75,12 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
 
 }  // namespace
 
+Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer) {
+  LayerWorkload serial = layer;
+  for (LayerOp& op : serial.ops) op.config.reset();
+  return BuildLayerPlan(serial, OverlapConfig{});
+}
+
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config) {
   BRAID_RETURN_IF_ERROR(config.ValidateKnobs());
   if (layer.ops.empty()) return Status::Invalid("layer workload has no ops");

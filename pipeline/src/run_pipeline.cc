@@ -64,11 +64,8 @@ Status CheckRunSize(const Plan& plan, const RunOptions& options) {
 }
 
 Result<Plan> SerialPlanOf(const PreparedRun& run) {
-  const OverlapConfig serial;
-  if (!run.layer) return BuildPlan(run.plan.workload, serial);
-  LayerWorkload layer = *run.layer;
-  for (LayerOp& op : layer.ops) op.config.reset();  // a GEMM's own config (a tuned block) is not serial
-  return BuildLayerPlan(layer, serial);
+  if (!run.layer) return BuildPlan(run.plan.workload, OverlapConfig{});
+  return BuildSerialLayerPlan(*run.layer);
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <tuple>
 #include <utility>
 
 #include "braid/metric_rows.h"
@@ -74,10 +77,11 @@ StoredFigures FiguresOfRun(const Store& store, int64_t run) {
   return f;
 }
 
-// The train layer with every GEMM at the config `config_of` gives it
-// (nullopt: derived from a serial run).
-template <typename ConfigOf>
-LayerWorkload BlockWith(const LayerWorkload& block, ConfigOf config_of) {
+// What config a block's GEMM runs with (nullopt: derived from a serial run).
+using ConfigOf = std::function<std::optional<OverlapConfig>(const LayerOp&)>;
+
+// The train layer with every GEMM at the config `config_of` gives it.
+LayerWorkload BlockWith(const LayerWorkload& block, const ConfigOf& config_of) {
   LayerWorkload out = block;
   for (LayerOp& op : out.ops) op.config = config_of(op);
   return out;
@@ -107,13 +111,11 @@ Result<BlockFigures> MeasureBlock(const TuneRequest& q, const std::vector<TuneRe
   };
   auto serial = [](const LayerOp&) -> std::optional<OverlapConfig> { return std::nullopt; };
   BlockFigures out;
-  const std::pair<const char*, BlockFigures::Figures*> kinds[] = {
-      {"block.tuned", &out.tuned}, {"block.te_default", &out.te_default}, {"block.serial", &out.serial}};
-  for (const auto& [name, figures] : kinds) {
-    LayerWorkload ops = std::string_view(name) == "block.tuned"        ? BlockWith(block, tuned)
-                        : std::string_view(name) == "block.te_default" ? BlockWith(block, te)
-                                                                       : BlockWith(block, serial);
-    runner.SetTarget({name, Workload{}, block.model.name, Pass::kFprop, std::move(ops)});
+  const std::tuple<const char*, ConfigOf, BlockFigures::Figures*> kinds[] = {{"block.tuned", tuned, &out.tuned},
+                                                                             {"block.te_default", te, &out.te_default},
+                                                                             {"block.serial", serial, &out.serial}};
+  for (const auto& [name, config_of, figures] : kinds) {
+    runner.SetTarget({name, Workload{}, block.model.name, Pass::kFprop, BlockWith(block, config_of)});
     BRAID_ASSIGN_OR_RETURN(auto m, runner.Measure(0, OverlapConfig{}, q.search.warmup, q.search.iters, "full"));
     figures->time_ns = m.median_ns;
     figures->run = runner.RunOf(OverlapConfig{}, "full");

@@ -40,11 +40,15 @@ Result<std::vector<TuneTarget>> TargetsOfTrainLayer(const LayerWorkload& lw) {
 // A column-parallel pair's bulk candidates: the knobs of its two
 // collectives (comm SMs, priority). Both collectives run on SMs: the
 // reduce-scatter reduces, and TE's bulk overlap holds SMs for both.
+// A dgrad+wgrad pair of a column-parallel linear (qkv, fc1): TE's bulk pair.
+bool IsColumnPair(const TuneTarget& t) {
+  return t.train_ops && !t.train_ops->ops.empty() && t.train_ops->ops.front().column;
+}
+
 void AddBulk(std::vector<OverlapConfig>& out, const BackendKnobs& knobs, int gpu_sms) {
   OverlapConfig c;
   c.algorithm = Algorithm::kBulk;
-  c.comm_sms = 16;  // TE's default first: ties keep it
-  for (int sms : {16, 0, 8, 32}) {
+  for (int sms : {16, 0, 8, 32}) {  // TE's default first: ties keep it
     if (!knobs.comm_sms && sms != 16) continue;
     if (gpu_sms > 0 && sms >= gpu_sms) continue;
     c.comm_sms = sms;
@@ -79,16 +83,13 @@ Result<Plan> PlanOfTarget(const TuneTarget& t, const OverlapConfig& config) {
 
 Result<Plan> SerialPlanOfTarget(const TuneTarget& t) {
   if (!t.train_ops) return BuildPlan(t.w, OverlapConfig{});
-  LayerWorkload serial = *t.train_ops;
-  for (LayerOp& op : serial.ops) op.config.reset();
-  return BuildLayerPlan(serial, OverlapConfig{});
+  return BuildSerialLayerPlan(*t.train_ops);
 }
 
 std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms) {
   if (!t.train_ops) return BuildSearchSpace(t.w, knobs, gpu_sms);
   std::vector<OverlapConfig> all = BuildSearchSpace(t.w, knobs, gpu_sms);
-  const bool column = !t.train_ops->ops.empty() && t.train_ops->ops.front().column;
-  if (column) AddBulk(all, knobs, gpu_sms);
+  if (IsColumnPair(t)) AddBulk(all, knobs, gpu_sms);
   // The pair's planner has the last word (an external wgrad needs M % P == 0).
   std::vector<OverlapConfig> out;
   for (OverlapConfig& c : all) {
@@ -98,8 +99,7 @@ std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const Backen
 }
 
 TeDefault TeDefaultOfTarget(const TuneTarget& t) {
-  const bool column_pair = t.train_ops && !t.train_ops->ops.empty() && t.train_ops->ops.front().column;
-  if (!column_pair) return TeDefaultConfig(t.w);
+  if (!IsColumnPair(t)) return TeDefaultConfig(t.w);
   OverlapConfig bulk;
   bulk.algorithm = Algorithm::kBulk;
   bulk.comm_sms = 16;

@@ -53,6 +53,11 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 // Each GEMM op's output is listed in RankPlan::outputs.
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config);
 
+// The layer with every GEMM serial: BuildLayerPlan with the default config
+// and each op's own config dropped (a tuned block's GEMMs keep theirs
+// otherwise). The baseline that runs, tunes and lower bounds compare with.
+Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer);
+
 // A train layer's per-op configs as BuildLayerPlan derives them (own config,
 // else the run's where the GEMM takes it; a wgrad following its dgrad), one
 // per op of `train`; Invalid for the pairings it refuses. What the tuner
