@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh's own logic, without a GPU: a stand-in braid that answers
+# like a passing cuda run (JSON with verify ok and overlap), the fused
+# timeout line, and calibrate's CSV folder. Checks that BRAID_GPU_SECTIONS
+# orders the sections, that BRAID_GPU_BUDGET stops starting rows and the
+# summary counts them, that a FAIL row makes exit 1, and that an unknown
+# section is refused.
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fake="$tmp/braid"
+cat >"$fake" <<'FAKE'
+#!/usr/bin/env bash
+if [[ "$1" == calibrate ]]; then
+  for ((i = 1; i <= $#; i++)); do [[ "${!i}" == --csv-dir ]] && { j=$((i + 1)); dir="${!j}"; }; done
+  mkdir -p "$dir" && printf 'op,ms\nfused,1\n' >"$dir/fused_kernel.csv"
+  exit 0
+fi
+if [[ -n "${BRAID_FUSED_NEVER_SET:-}" ]]; then echo "braid run: the fused kernel timed out on rank 1"; echo "kernel timed out on rank 1"; exit 1; fi
+[[ -n "${FAKE_FAIL_ALGO:-}" && " $* " == *" --algo $FAKE_FAIL_ALGO "* ]] && ok=false || ok=true
+sleep "${FAKE_SLEEP:-0}"
+echo "{\"verify\":{\"ok\":$ok,\"max_rel_error\":0.001},\"metrics\":{\"overlap_ns\":{\"p50\":5}},\"notes\":[]}"
+FAKE
+chmod +x "$fake"
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+out="$(BRAID_GPU_SECTIONS="hang fused train" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 0 ]] || fail "all passing: exit $rc"
+order="$(awk '$1 == "loopback" { print $2 }' <<<"$out" | uniq | tr '\n' ' ')"
+[[ "$order" == "fused-hang fused serial bulk ring bidir_ring serial bulk ring bidir_ring serial bulk ring bidir_ring " ]] ||
+  fail "sections out of order: $order"
+grep -q "^summary: 20 runs, 20 passed, 0 skipped .*, 0 not started" <<<"$out" || fail "summary: $(tail -n1 <<<"$out")"
+grep -q "calibrate" <<<"$out" && fail "the measure section ran without being asked for"
+
+out="$(FAKE_SLEEP=0.6 BRAID_GPU_SECTIONS="train ops" BRAID_GPU_BUDGET=1 bash "$here/run.sh" "$fake" 2>&1)"
+started="$(grep -c '^loopback ' <<<"$out")"
+grep -q "^summary: $started runs, $started passed, .*, $((12 + 36 - started)) not started (BRAID_GPU_BUDGET)" <<<"$out" ||
+  fail "budget: $(tail -n1 <<<"$out")"
+((started >= 1 && started <= 4)) || fail "budget 1 s with 0.6 s rows started $started rows"
+
+out="$(FAKE_FAIL_ALGO=bulk BRAID_GPU_SECTIONS="train measure" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 1 ]] || fail "a failing row: exit $rc"
+[[ "$(grep -c ' FAIL ' <<<"$out")" -eq 3 ]] || fail "three bulk rows should FAIL: $out"
+grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
+
+out="$(BRAID_GPU_SECTIONS="nonsense ops" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 1 ]] && grep -q "unknown section 'nonsense'" <<<"$out" || fail "unknown section: exit $rc"
+
+[[ $failed -eq 0 ]] && echo "run_sh_test: passed"
+exit "$failed"
