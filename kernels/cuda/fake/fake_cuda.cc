@@ -139,8 +139,10 @@ class FakeCuda : public CudaApi {
       std::lock_guard<std::mutex> lock(w_->mu);
       block = w_->config.block_frees;
     }
-    // Outside the world's lock, so the other threads go on.
-    while (block) std::this_thread::sleep_for(std::chrono::hours(1));
+    // Never returns, outside the world's lock, so the other threads go on.
+    if (block) {
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    }
     std::lock_guard<std::mutex> lock(w_->mu);
     auto it = w_->allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == w_->allocs.end() || it->second.freed) return Status::Internal("cudaFree of a pointer not allocated");
