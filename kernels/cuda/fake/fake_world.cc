@@ -150,7 +150,8 @@ bool FakeGpu::World::RunHead(int s) {
       break;
     }
     case OpKind::kWaitFlag:
-      if (*op.flag < op.value) return false;
+      // CU_STREAM_WAIT_VALUE_GEQ is cyclic: (int32_t)(*addr - value) >= 0.
+      if (int32_t(*op.flag - op.value) < 0) return false;
       st.clock = std::max(st.clock, flag_time[op.flag]);
       break;
     case OpKind::kWriteFlag:

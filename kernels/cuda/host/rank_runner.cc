@@ -88,10 +88,14 @@ class Runner {
   // H200's first hung runs never printed their error. Raising every flag of
   // this rank to the top ends its waits; the run has failed, so the data the
   // copies behind them move no longer matters. Each rank raises its own.
+  // "Top" in cuStreamWaitValue32's GEQ, which is cyclic ((int32_t)(*addr -
+  // value) >= 0): INT32_MAX is past every epoch (1 .. iterations); all ones
+  // (what this wrote until 2026-11-26) is -1 there, below every epoch, so
+  // the waits stayed and tear-down's cudaFree hung without a word.
   void RaiseOwnFlags() {
     if (st_.flags == nullptr || st_.layout().flags <= 0) return;
-    std::vector<uint8_t> top(size_t(st_.layout().flags) * sizeof(uint32_t), 0xFF);
-    (void)st_.api.cuda->Upload(st_.flags, top.data(), top.size());
+    const std::vector<uint32_t> top(size_t(st_.layout().flags), uint32_t(INT32_MAX));
+    (void)st_.api.cuda->Upload(st_.flags, top.data(), top.size() * sizeof(uint32_t));
   }
 
   void Mark(RankProgress::Phase phase) {
