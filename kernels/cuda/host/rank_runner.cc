@@ -18,10 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
-
 class Runner {
  public:
   explicit Runner(const RankJob& job) : job_(job) {
@@ -239,7 +235,7 @@ class Runner {
     if (job_.progress != nullptr) job_.progress->iteration.store(it);
     Mark(RankProgress::kBarrier);
     BRAID_RETURN_IF_ERROR(boot.Barrier());
-    const int64_t t0 = NowNs();
+    const int64_t t0 = SteadyNowNs();
     const uint32_t epoch = uint32_t(it + 1);
     for (const Step& s : st_.rank_plan().steps) {
       if (job_.progress != nullptr) job_.progress->step.store(s.id);
@@ -258,7 +254,7 @@ class Runner {
     BRAID_RETURN_IF_ERROR(CheckFusedErrors(st_, it));
     Mark(RankProgress::kBarrier);
     BRAID_RETURN_IF_ERROR(boot.Barrier());
-    if (timed && st_.rank == 0) out.iteration_ns.push_back(NowNs() - t0);
+    if (timed && st_.rank == 0) out.iteration_ns.push_back(SteadyNowNs() - t0);
     if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && job_.owns_tracer) {
       Mark(RankProgress::kTracing);
       BRAID_RETURN_IF_ERROR(tracer.Stop());
