@@ -14,10 +14,14 @@
 #include <string_view>
 
 #include "braid/status.h"
+#include "braid/workload.h"
 
 namespace braid {
 
 enum class Fp8Format { kE4m3, kE5m2 };
+
+// The format of an FP8 dtype (IsFp8(d) must hold; anything else is E4M3).
+inline Fp8Format Fp8FormatOf(DType d) { return d == DType::kFp8E5m2 ? Fp8Format::kE5m2 : Fp8Format::kE4m3; }
 
 // "fp8_e4m3", "fp8_e5m2".
 std::string_view Fp8FormatName(Fp8Format format);
