@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "block_inputs.h"
+#include "fp8_inputs.h"
 #include "braid/cpu_transport.h"
 #include "braid/cpu_verify.h"
 #include "braid/host_matrix.h"
@@ -98,9 +99,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     out.settings.emplace_back("link_gbps", cpu_options.link_gbps);
     out.settings.emplace_back("link_latency_us", cpu_options.link_latency_us);
   }
-  if (w.dtype != DType::kFp32) {
-    out.notes.push_back(std::string(DTypeName(w.dtype)) + " requested: the cpu backend computes and moves fp32");
-  }
+  if (const std::string note = cpu::CpuDTypeNote(w.dtype); !note.empty()) out.notes.push_back(note);
   for (const Step& s : plan.ranks[0].steps) {
     if (s.kind != StepKind::kCompute) continue;
     out.notes.push_back(

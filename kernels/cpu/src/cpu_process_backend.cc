@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "block_inputs.h"
+#include "fp8_inputs.h"
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
@@ -166,10 +167,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
     out.settings.emplace_back("link_gbps", options_.link_gbps);
     out.settings.emplace_back("link_latency_us", options_.link_latency_us);
   }
-  if (plan.workload.dtype != DType::kFp32) {
-    out.notes.push_back(std::string(DTypeName(plan.workload.dtype)) +
-                        " requested: the cpu backend computes and moves fp32");
-  }
+  if (const std::string note = cpu::CpuDTypeNote(plan.workload.dtype); !note.empty()) out.notes.push_back(note);
   if (const std::string block = cpu::BlockNote(inputs); !block.empty()) out.notes.push_back(block);
   if (world.is_root()) {
     out.notes.push_back(HostsNote(hosts));

@@ -1,6 +1,7 @@
 #include "run_inputs.h"
 
 #include "block_inputs.h"
+#include "fp8_inputs.h"
 
 namespace braid::cpu {
 
@@ -18,6 +19,8 @@ RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block) {
     in.b.push_back(RandomMatrix(ow.k, ow.n, seed, 2 * uint64_t(i) + 1));
   }
   if (block) ChainBlock(plan, in);
+  // After the chain: each GEMM's own inputs are cast, as TE casts them.
+  RoundInputsToFp8(plan.workload.dtype, in);
   return in;
 }
 
