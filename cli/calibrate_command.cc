@@ -29,6 +29,7 @@ int CalibrateGemm(const CalibrateArgs& a) {
   if (!dtype.ok()) return ReportError("calibrate", dtype.status());
   auto gpu = LoadGpu(a.gpu);
   if (!gpu.ok()) return ReportError("calibrate", gpu.status());
+  if (Status s = gpu->CheckSupports(*dtype); !s.ok()) return ReportError("calibrate", s);
   if (Status s = sim::CheckHeldSms(*gpu, a.held_sms); !s.ok()) return ReportError("calibrate", s);
   auto holder = sim::ParseSmHolder(a.holder);
   if (!holder.ok()) return ReportError("calibrate", holder.status());

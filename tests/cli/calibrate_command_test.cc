@@ -80,6 +80,7 @@ TEST(CalibrateCommand, BadInputIsOneLineAndExitTwo) {
   ExpectUsage("--collective all_reduce --bytes 1M --topology nowhere", "a100-sxm");  // lists the known topologies
   ExpectUsage("", "exactly one");
   ExpectUsage("--check --gemm 1,1,1", "exactly one");
+  ExpectUsage("--gemm 1024,1024,1024 --gpu a100-sxm --dtype fp8_e4m3", "a100-sxm has no fp8_e4m3 tensor cores");
 }
 
 TEST(CalibrateCommand, HeldSmsPredictTheCliffAndBadCountsAreRefused) {

@@ -23,19 +23,24 @@ std::string FmtName(DType d) { return std::string(DTypeName(d)); }
 TEST(CpuFp8, InputsLieOnTheFp8GridWithTheirAmaxAtTheFormatsMax) {
   for (DType dtype : {DType::kFp8E4m3, DType::kFp8E5m2}) {
     const Fp8Format format = Fp8FormatOf(dtype);
-    const Plan plan = MustBuild(Op::kAgGemm, 32, 16, 24, 2, Algorithm::kRing, 1, 1, {}, dtype);
-    const cpu::RunInputs raw = cpu::MakeRunInputs(plan, 7, false);
+    const Plan fp32 = MustBuild(Op::kAgGemm, 32, 16, 24, 2, Algorithm::kRing);
+    const cpu::RunInputs raw = cpu::MakeRunInputs(fp32, 7, false);
     cpu::RunInputs cast = raw;
     cpu::RoundInputsToFp8(dtype, cast);
+    // An FP8 plan's inputs are those cast ones.
+    const Plan plan = MustBuild(Op::kAgGemm, 32, 16, 24, 2, Algorithm::kRing, 1, 1, {}, dtype);
+    const cpu::RunInputs made = cpu::MakeRunInputs(plan, 7, false);
+    EXPECT_EQ(made.a[0].data, cast.a[0].data);
+    EXPECT_EQ(made.b[0].data, cast.b[0].data);
     for (const HostMatrix* m : {&cast.a[0], &cast.b[0]}) {
       float amax = 0;
       for (float v : m->data) amax = std::fmax(amax, std::fabs(v));
       const float scale = Fp8ScaleForAmax(format, amax);
       int changed = 0;
       for (size_t i = 0; i < m->data.size(); ++i) {
-        const float scaled = m->data[i] * scale;
-        // On the grid: encoding and decoding gives the value back.
-        ASSERT_EQ(Fp8ToFloat(format, FloatToFp8(format, scaled)), scaled) << FmtName(dtype) << " " << i;
+        // On the grid: casting again gives the value back, bit for bit.
+        const float v = m->data[i];
+        ASSERT_EQ(DequantizeFp8(format, QuantizeFp8(format, v, scale), scale), v) << FmtName(dtype) << " " << i;
       }
       EXPECT_FLOAT_EQ(amax * scale, Fp8Max(format));
       const HostMatrix& before = m == &cast.a[0] ? raw.a[0] : raw.b[0];

@@ -198,5 +198,21 @@ TEST(SimCommModel, CommSmsComeFromConfigThenTopology) {
   EXPECT_EQ(CommSms(t, 8), 8);
 }
 
+// FP8 doubles the tensor-core peak and halves the bytes of A and B: a large
+// GEMM runs well under the bf16 time, though not twice as fast (the FP8
+// kernels reach a smaller share of their peak: efficiency_fp8).
+TEST(SimModels, AnFp8GemmOnHopperIsFasterThanBf16ButNotTwiceAsFast) {
+  for (const char* name : {"h100-sxm", "h200-sxm", "b200-sxm"}) {
+    const GpuSpec g = *LoadGpu(name);
+    ASSERT_GT(g.tflops_fp8, 0) << name;
+    const double bf16 = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16);
+    for (DType fp8 : {DType::kFp8E4m3, DType::kFp8E5m2}) {
+      const double t = GemmTimeNs(g, 8192, 8192, 8192, fp8);
+      EXPECT_LT(t, 0.8 * bf16) << name;
+      EXPECT_GT(t, 0.5 * bf16) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace braid::sim
