@@ -217,7 +217,7 @@ int CalibrateFit(const CalibrateArgs& a) {
 
 void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* a) {
   sub->add_option("--gemm", a->gemm, "predict one GEMM: M,N,K (K/M/G suffixes)");
-  sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32 | fp8_e4m3 | fp8_e5m2")->capture_default_str();
   sub->add_option("--gpu", a->gpu, "GPU name or .toml file (for --gemm)")->capture_default_str();
   sub->add_option("--collective", a->collective, "predict one collective: all_reduce | all_gather | reduce_scatter");
   sub->add_option("--bytes", a->bytes, "collective message size (nccl-tests convention; K/M/G suffixes)");

@@ -38,7 +38,7 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   a->lookup->add_option("--n", a->n, "columns of B and C")->required();
   a->lookup->add_option("--k", a->k, "inner dimension")->required();
   a->lookup->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
-  a->lookup->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  a->lookup->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32 | fp8_e4m3 | fp8_e5m2")->capture_default_str();
   a->lookup->add_option("--gpu", a->gpu, "GPU name")->capture_default_str();
   a->lookup->add_option("--topology", a->topology, "topology name")->capture_default_str();
   a->lookup->add_option("--pass", a->pass, "fprop | dgrad | wgrad: which GEMM of the linear layer")
@@ -54,7 +54,7 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
   te->add_option("--topology", a->te_topology, "topology name or .toml file")->required();
   te->add_option("--tp", a->te_tp, "tensor-parallel degree P (default: the file's only TP for this gpu/topology)");
   te->add_option("--gpu", a->te_gpu, "GPU name (default: the topology's GPU)");
-  te->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  te->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32 | fp8_e4m3 | fp8_e5m2")->capture_default_str();
   te->add_option("--phase", a->te_phase,
                  "prefill | train: the forward's 4 fprop keys, or train's 12 (fprop, dgrad, wgrad of each layer)")
       ->capture_default_str();

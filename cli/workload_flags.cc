@@ -37,7 +37,7 @@ void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help) 
   sub->add_option("--sequence-parallel", a->sequence_parallel,
                   "layer: on | off (default: on for prefill and train, off for decode)");
   sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
-  sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32")->capture_default_str();
+  sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32 | fp8_e4m3 | fp8_e5m2")->capture_default_str();
 }
 
 // `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.

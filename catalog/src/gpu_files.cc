@@ -11,11 +11,40 @@
 namespace braid {
 
 double GpuSpec::PeakTflops(DType d) const {
-  return d == DType::kBf16 ? tflops_bf16 : d == DType::kFp16 ? tflops_fp16 : tflops_fp32;
+  switch (d) {
+    case DType::kBf16:
+      return tflops_bf16;
+    case DType::kFp16:
+      return tflops_fp16;
+    case DType::kFp32:
+      return tflops_fp32;
+    case DType::kFp8E4m3:
+    case DType::kFp8E5m2:
+      return tflops_fp8;
+  }
+  return 0;
 }
 
 double GpuSpec::Efficiency(DType d) const {
-  return d == DType::kBf16 ? efficiency_bf16 : d == DType::kFp16 ? efficiency_fp16 : efficiency_fp32;
+  switch (d) {
+    case DType::kBf16:
+      return efficiency_bf16;
+    case DType::kFp16:
+      return efficiency_fp16;
+    case DType::kFp32:
+      return efficiency_fp32;
+    case DType::kFp8E4m3:
+    case DType::kFp8E5m2:
+      return efficiency_fp8;
+  }
+  return 0;
+}
+
+Status GpuSpec::CheckSupports(DType d) const {
+  if (PeakTflops(d) > 0 && Efficiency(d) > 0) return Status::Ok();
+  return Status::Invalid(name + " has no " + std::string(DTypeName(d)) +
+                         " tensor cores (its GPU file gives no tflops_fp8); FP8 needs Ada, Hopper or newer, e.g. "
+                         "h100-sxm, h200-sxm, b200-sxm; or use --dtype bf16");
 }
 
 namespace {
@@ -84,6 +113,8 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "efficiency_bf16",
                                          "efficiency_fp16",
                                          "efficiency_fp32",
+                                         "tflops_fp8",
+                                         "efficiency_fp8",
                                          "launch_us",
                                          "event_wait_us",
                                          "copy_engines",
@@ -124,6 +155,14 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                           {"efficiency_fp32", &g.efficiency_fp32}}) {
     BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, 0.01, 1.0));
     *dst = v;
+  }
+  // FP8 is optional: a GPU without FP8 tensor cores (A100) has neither key,
+  // and an FP8 run on it is refused (CheckSupports).
+  if (doc.Find("tflops_fp8") != nullptr || doc.Find("efficiency_fp8") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(auto peak, f.Positive("tflops_fp8"));
+    BRAID_ASSIGN_OR_RETURN(auto eff, f.Number("efficiency_fp8", 0.01, 1.0));
+    g.tflops_fp8 = peak;
+    g.efficiency_fp8 = eff;
   }
   for (auto [key, dst] : {std::pair{"launch_us", &g.launch_us}, {"event_wait_us", &g.event_wait_us}}) {
     BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, 0.0, 1e6));

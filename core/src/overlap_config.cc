@@ -117,6 +117,12 @@ Status OverlapConfig::Validate(const Workload& w) const {
           "(ag_gemm) or a reduce-scatter (gemm_rs); use gemm_rs + ag_gemm "
           "(sequence parallelism on) or another algorithm");
     }
+    if (IsFp8(w.dtype)) {
+      // Its mma.sync tiles are bf16 / fp16 / fp32 only (kernels/cuda/fused).
+      return Status::Invalid("fused has no " + std::string(DTypeName(w.dtype)) +
+                             " kernel (its GEMM tiles are bf16, fp16 or fp32); for FP8 use ring, bidir_ring, "
+                             "chunked or serial");
+    }
     if (chunks != 1 || !splits.empty()) {
       return Status::Invalid(
           "fused moves and computes tile by tile: it takes no `chunks` or `splits` "

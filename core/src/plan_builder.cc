@@ -9,7 +9,9 @@ BufferId RankBuilder::AddBuffer(std::string name, int64_t rows, int64_t cols, Bu
   return BufferId(rp_->buffers.size() - 1);
 }
 
-int64_t RankBuilder::Bytes(const Region& r) const { return r.total_rows() * Cols(r.buffer) * DTypeBytes(w_.dtype); }
+int64_t RankBuilder::Bytes(const Region& r, DType d) const { return r.total_rows() * Cols(r.buffer) * DTypeBytes(d); }
+int64_t RankBuilder::OutBytes(const Region& r) const { return Bytes(r, w_.OutDType()); }
+int64_t RankBuilder::CommBytes(const Region& r) const { return Bytes(r, w_.CommDType()); }
 
 int RankBuilder::Add(Step s, std::vector<int> deps) {
   s.id = int(rp_->steps.size());
@@ -35,7 +37,7 @@ int RankBuilder::Gemm(int lane, Region a, BufferId b, Region c, std::vector<int>
   s.chunk = chunk;
   s.ring_step = ring_step;
   s.flops = 2.0 * double(a.total_rows()) * double(Cols(b)) * double(Cols(a.buffer));
-  s.bytes = Bytes(c);
+  s.bytes = OutBytes(c);
   return Add(std::move(s), std::move(deps));
 }
 
@@ -49,7 +51,7 @@ int RankBuilder::Send(int lane, Region a, int peer, int64_t match, std::vector<i
   s.match = match;
   s.chunk = chunk;
   s.ring_step = ring_step;
-  s.bytes = Bytes(a);
+  s.bytes = CommBytes(a);
   return Add(std::move(s), std::move(deps));
 }
 
@@ -63,7 +65,7 @@ int RankBuilder::Recv(int lane, Region c, int peer, int64_t match, std::vector<i
   s.match = match;
   s.chunk = chunk;
   s.ring_step = ring_step;
-  s.bytes = Bytes(c);
+  s.bytes = CommBytes(c);
   return Add(std::move(s), std::move(deps));
 }
 
@@ -77,7 +79,7 @@ int RankBuilder::Reduce(int lane, Region c, Region a, Region b, std::vector<int>
   s.c = c;
   s.chunk = chunk;
   s.ring_step = ring_step;
-  s.bytes = 3 * Bytes(c);  // two reads, one write
+  s.bytes = 3 * OutBytes(c);  // two reads, one write (partial sums: the output dtype)
   s.flops = double(c.total_rows()) * double(Cols(c.buffer));
   return Add(std::move(s), std::move(deps));
 }
@@ -94,7 +96,7 @@ int RankBuilder::Collective(int lane, CollectiveKind kind, Region a, Region c, i
   s.match = match;
   s.chunk = chunk;
   // NCCL's convention: the size of the larger (gathered / unscattered) side.
-  s.bytes = kind == CollectiveKind::kAllGather ? Bytes(c) : Bytes(a);
+  s.bytes = kind == CollectiveKind::kAllGather ? CommBytes(c) : CommBytes(a);
   if (kind != CollectiveKind::kAllGather) s.flops = double(a.total_rows()) * double(Cols(a.buffer));
   return Add(std::move(s), std::move(deps));
 }
@@ -117,7 +119,7 @@ int RankBuilder::Fused(int lane, CollectiveKind kind, Region a, BufferId b, Regi
   s.flops = 2.0 * double(m) * double(Cols(b)) * double(Cols(a.buffer));
   // Sent: its block of A to each of the P−1 peers, or the P−1 peers' blocks
   // of its partial C.
-  const int64_t block = kind == CollectiveKind::kAllGather ? Bytes(a) : Bytes(c);
+  const int64_t block = kind == CollectiveKind::kAllGather ? CommBytes(a) : CommBytes(c);
   s.bytes = (p - 1) * block;
   return Add(std::move(s), std::move(deps));
 }

@@ -43,7 +43,11 @@ class RankBuilder {
 
  private:
   int Add(Step s, std::vector<int> deps);
-  int64_t Bytes(const Region& r) const;
+  int64_t Bytes(const Region& r, DType d) const;
+  // What a GEMM writes or a reduction reads and writes: the output dtype.
+  int64_t OutBytes(const Region& r) const;
+  // What a transfer moves: Workload::CommDType (FP8 A for an all-gather).
+  int64_t CommBytes(const Region& r) const;
   const Workload& w_;
   RankPlan* rp_;
   OpScope scope_;

@@ -33,6 +33,10 @@ std::string_view DTypeName(DType d) {
       return "fp16";
     case DType::kFp32:
       return "fp32";
+    case DType::kFp8E4m3:
+      return "fp8_e4m3";
+    case DType::kFp8E5m2:
+      return "fp8_e5m2";
   }
   return "?";
 }
@@ -41,10 +45,28 @@ Result<DType> ParseDType(std::string_view name) {
   if (name == "bf16") return DType::kBf16;
   if (name == "fp16") return DType::kFp16;
   if (name == "fp32") return DType::kFp32;
-  return Status::Invalid("unknown dtype '" + OneLine(name) + "' (known: bf16, fp16, fp32)");
+  if (name == "fp8_e4m3") return DType::kFp8E4m3;
+  if (name == "fp8_e5m2") return DType::kFp8E5m2;
+  if (name == "fp8") {
+    return Status::Invalid(
+        "dtype 'fp8' is ambiguous: say fp8_e4m3 (forward: more precision) or fp8_e5m2 (gradients: more range)");
+  }
+  return Status::Invalid("unknown dtype '" + OneLine(name) + "' (known: bf16, fp16, fp32, fp8_e4m3, fp8_e5m2)");
 }
 
-int DTypeBytes(DType d) { return d == DType::kFp32 ? 4 : 2; }
+int DTypeBytes(DType d) {
+  switch (d) {
+    case DType::kFp32:
+      return 4;
+    case DType::kBf16:
+    case DType::kFp16:
+      return 2;
+    case DType::kFp8E4m3:
+    case DType::kFp8E5m2:
+      return 1;
+  }
+  return 4;
+}
 
 Status Workload::Validate() const {
   if (m <= 0 || n <= 0 || k <= 0) {
@@ -85,10 +107,10 @@ Status Workload::CheckFitsEventTimes() const {
     return Status::Invalid(sizes + " is too large: 2*M*N*K = " + sci(Flops()) + " FLOPs exceeds the limit of " +
                            sci(kMaxWorkloadFlops) + " (2^62), beyond which 64-bit nanosecond event times overflow");
   }
-  const double b = double(DTypeBytes(dtype));
+  const double b = double(DTypeBytes(dtype)), c = double(DTypeBytes(OutDType()));
   for (auto [name, bytes] : {std::pair{"A (M*K)", double(m) * double(k) * b},
                              {"B (K*N)", double(k) * double(n) * b},
-                             {"C (M*N)", double(m) * double(n) * b}}) {
+                             {"C (M*N)", double(m) * double(n) * c}}) {
     if (bytes > kMaxWorkloadBytes) {
       return Status::Invalid(sizes + " is too large: matrix " + name + " holds " + sci(bytes) +
                              " bytes, over the limit of " + sci(kMaxWorkloadBytes) +

@@ -106,7 +106,8 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(kGood + "--algo ring --streams 0", "--streams must be between 1 and 8");
   ExpectUsageError(kGood + "--algo ring --iters 0", "--iters must be at least 1");
   ExpectUsageError(kGood + "--algo ring --bogus 1", "--bogus");
-  ExpectUsageError(kGood + "--algo ring --dtype fp8", "unknown dtype 'fp8'");
+  ExpectUsageError(kGood + "--algo ring --dtype fp8", "dtype 'fp8' is ambiguous: say fp8_e4m3");
+  ExpectUsageError(kGood + "--algo ring --dtype fp9", "unknown dtype 'fp9'");
   ExpectUsageError(kGood + "--algo ring --backend tpu", "unknown backend 'tpu'");
   ExpectUsageError(kGood + "--algo ring --backend sim --verify", "--verify needs real data");
   ExpectUsageError(kGood + "--algo ring --backend sim --topology h900", "unknown topology 'h900'");

@@ -116,7 +116,7 @@ TEST(Planner, ChunkedWithUnevenSplitsBuildsACorrectPlan) {
 
 TEST(Planner, OtherDtypesAndOddSizesBuildCorrectPlans) {
   int built = 0, passed = 0;
-  for (DType dt : {DType::kBf16, DType::kFp16, DType::kFp32}) {
+  for (DType dt : {DType::kBf16, DType::kFp16, DType::kFp32, DType::kFp8E4m3, DType::kFp8E5m2}) {
     for (Op op : kOps) {
       for (Algorithm algo : kAlgorithms) {
         // P=6, M/P=10 (ring sub-chunks of 5, bidir halves of 5), N and K odd multiples of P.
@@ -127,8 +127,39 @@ TEST(Planner, OtherDtypesAndOddSizesBuildCorrectPlans) {
       }
     }
   }
-  EXPECT_EQ(built, 36);
+  EXPECT_EQ(built, 60);
   EXPECT_EQ(passed, built);
+}
+
+// Bytes each rank sends, summed over its send and collective steps.
+int64_t SentBytes(const Plan& plan) {
+  int64_t bytes = 0;
+  for (const Step& s : plan.ranks[0].steps) {
+    if (s.kind == StepKind::kSend || s.kind == StepKind::kCollective) bytes += s.bytes;
+  }
+  return bytes;
+}
+
+TEST(Planner, AnFp8AllGatherMovesHalfTheBytesAndItsReduceScatterTheSame) {
+  for (Algorithm algo : kAlgorithms) {
+    const int chunks = algo == Algorithm::kSerial ? 1 : 2;
+    const Plan ag16 = MustBuild({Op::kAgGemm, 64, 32, 48, DType::kBf16, 4}, Config(algo, chunks, 2));
+    const Plan ag8 = MustBuild({Op::kAgGemm, 64, 32, 48, DType::kFp8E4m3, 4}, Config(algo, chunks, 2));
+    EXPECT_EQ(2 * SentBytes(ag8), SentBytes(ag16)) << AlgorithmName(algo);
+    // The reduce-scatter moves bf16 partial sums either way.
+    const Plan rs16 = MustBuild({Op::kGemmRs, 64, 32, 48, DType::kBf16, 4}, Config(algo, chunks, 2));
+    const Plan rs8 = MustBuild({Op::kGemmRs, 64, 32, 48, DType::kFp8E5m2, 4}, Config(algo, chunks, 2));
+    EXPECT_EQ(SentBytes(rs8), SentBytes(rs16)) << AlgorithmName(algo);
+    EXPECT_GT(SentBytes(rs8), 0);
+  }
+}
+
+TEST(Planner, FusedRefusesFp8) {
+  OverlapConfig cfg;
+  cfg.algorithm = Algorithm::kFused;
+  const Status s = cfg.Validate({Op::kAgGemm, 64, 32, 48, DType::kFp8E4m3, 4});
+  ASSERT_FALSE(s.ok());
+  EXPECT_HAS(s, "fused has no fp8_e4m3 kernel");
 }
 
 // Steps of a rank that run after `from` because of deps or lane order.

@@ -60,6 +60,33 @@ TEST(Workload, FlopsAreTwoMNK) {
 namespace braid {
 namespace {
 
+TEST(Workload, Fp8DtypesParseAndPlainFp8IsAmbiguous) {
+  EXPECT_EQ(*ParseDType("fp8_e4m3"), DType::kFp8E4m3);
+  EXPECT_EQ(*ParseDType("fp8_e5m2"), DType::kFp8E5m2);
+  for (DType d : {DType::kBf16, DType::kFp16, DType::kFp32, DType::kFp8E4m3, DType::kFp8E5m2}) {
+    EXPECT_EQ(*ParseDType(DTypeName(d)), d);
+  }
+  EXPECT_EQ(DTypeBytes(DType::kFp8E4m3), 1);
+  EXPECT_EQ(DTypeBytes(DType::kFp8E5m2), 1);
+  EXPECT_TRUE(IsFp8(DType::kFp8E5m2));
+  EXPECT_FALSE(IsFp8(DType::kBf16));
+  auto plain = ParseDType("fp8");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(plain.status().message().find("'fp8' is ambiguous"), std::string::npos);
+  EXPECT_NE(plain.status().message().find("fp8_e4m3"), std::string::npos);
+}
+
+TEST(Workload, AnFp8GemmWritesBf16AndItsAllGatherMovesFp8) {
+  const Workload ag{Op::kAgGemm, 64, 64, 64, DType::kFp8E4m3, 2};
+  EXPECT_EQ(ag.OutDType(), DType::kBf16);
+  EXPECT_EQ(ag.CommDType(), DType::kFp8E4m3);
+  const Workload rs{Op::kGemmRs, 64, 64, 64, DType::kFp8E5m2, 2};
+  EXPECT_EQ(rs.CommDType(), DType::kBf16);  // partial sums travel in the output dtype
+  const Workload fp32{Op::kGemmAr, 64, 64, 64, DType::kFp32, 2};
+  EXPECT_EQ(fp32.OutDType(), DType::kFp32);
+  EXPECT_EQ(fp32.CommDType(), DType::kFp32);
+}
+
 TEST(OneLine, EscapesControlCharactersSoErrorsStayOneLine) {
   EXPECT_EQ(OneLine("a\nb\tc\x01z"), "a\\nb\\tc\\x01z");
   EXPECT_EQ(OneLine("plain µs"), "plain µs");

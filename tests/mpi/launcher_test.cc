@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "braid/cpu_process_backend.h"
 #include "braid/cpu_transport.h"
 #include "braid/launcher.h"
+#include "braid/layer_workload.h"
 #include "braid/planner.h"
 #include "braid/run_wire.h"
 
@@ -85,6 +87,56 @@ TEST(CpuProcessRun, OneRankVerifiesAndReportsItsEvents) {
   EXPECT_EQ(out->iteration_ns.size(), 2u);
   EXPECT_FALSE(out->events.empty());
   for (const Event& e : out->events) EXPECT_LE(e.start_ns, e.end_ns);
+}
+
+// One process's train step checks its windows against the block's reference
+// forward and backward, and fails where the rank computed from another of
+// the block's tensors (fc1.wgrad on qkv's X: x without the residual).
+TEST(CpuProcessRun, TrainStepVerifiesAgainstTheBlockAndCatchesAWrongTensor) {
+  auto l = MakeSingleProcessLauncher();
+  CpuProcessBackend backend = OneProcessBackend(l.get());
+  ModelSpec m;
+  m.name = "block";
+  m.hidden = 16;
+  m.heads = 2;
+  m.kv_heads = 2;
+  m.head_dim = 8;
+  m.ffn = 32;
+  m.gated_mlp = true;
+  auto lw = MakeLayerWorkload(m, 8, 1, Phase::kTrain, 1, DType::kFp32);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  auto plan = BuildLayerPlan(*lw, OverlapConfig{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  RunOptions o;
+  o.iters = 1;
+  o.warmup = 0;
+  o.verify = true;
+  auto out = backend.Run(*plan, o);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
+  bool noted = false;
+  for (const std::string& n : out->notes) noted |= n.find("reference forward and backward") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  int fc1_wgrad = -1, qkv_wgrad = -1;
+  for (size_t i = 0; i < plan->ops.size(); ++i) {
+    if (plan->ops[i].name == "fc1.wgrad") fc1_wgrad = int(i);
+    if (plan->ops[i].name == "qkv.wgrad") qkv_wgrad = int(i);
+  }
+  ASSERT_GE(fc1_wgrad, 0);
+  ASSERT_GE(qkv_wgrad, 0);
+  int moved = 0;
+  for (BufferDecl& d : plan->ranks[0].buffers) {
+    if (d.role == BufferRole::kInput && d.op == fc1_wgrad && d.input.matrix == Matrix::kA) {
+      d.op = qkv_wgrad;
+      ++moved;
+    }
+  }
+  ASSERT_GT(moved, 0);
+  out = backend.Run(*plan, o);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_FALSE(out->verify.ok);
+  EXPECT_GT(out->verify.max_rel_error, 1e-2);
 }
 
 TEST(CpuProcessRun, TpOtherThanTheWorldSizeIsRefused) {

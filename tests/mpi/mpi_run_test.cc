@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "mpi_runner.h"
 
@@ -66,7 +67,8 @@ INSTANTIATE_TEST_SUITE_P(ThreeProcesses, MpiVerify,
                          VerifyName);
 
 // A training step across processes: every GEMM of the forward and the
-// backward (bulk pairs, external wgrads) verifies on every rank.
+// backward (bulk pairs, external wgrads) verifies on every rank against one
+// reference forward and backward of the block, which every process computes.
 TEST(MpiRun, TrainPhaseVerifiesEveryPassAcrossProcesses) {
   BRAID_SKIP_WITHOUT_MPI();
   const std::string model = TempPath("train_model.toml");
@@ -75,15 +77,15 @@ TEST(MpiRun, TrainPhaseVerifiesEveryPassAcrossProcesses) {
     out << "name = \"tiny\"\nhidden = 48\nheads = 12\nkv_heads = 12\nhead_dim = 4\nffn = 96\n"
            "gated_mlp = true\nlayers = 1\nsource = \"a test\"\n";
   }
-  for (const char* algo : {"bulk", "ring"}) {
-    const Outcome o = MpiBraid(3, "run --backend cpu --model " + model +
-                                      " --seq 24 --tp 3 --phase train --iters 1 --warmup 0 --verify --json --no-db "
-                                      "--algo " +
-                                      algo);
+  for (const auto& [np, algo] : {std::pair{2, "serial"}, {3, "bulk"}, {3, "ring"}, {4, "bidir_ring"}}) {
+    const Outcome o = MpiBraid(np, "run --backend cpu --model " + model + " --seq 24 --tp " + std::to_string(np) +
+                                       " --phase train --iters 1 --warmup 0 --verify --json --no-db --algo " + algo);
     ASSERT_EQ(o.code, 0) << algo << ": " << o.err;
     const auto j = nlohmann::json::parse(o.out);
     EXPECT_TRUE(j["verify"]["ok"].get<bool>()) << algo;
+    EXPECT_LT(j["verify"]["max_rel_error"].get<double>(), 1e-5) << algo;
     EXPECT_EQ(j["workload"]["ops"].size(), 14u) << algo;
+    EXPECT_THAT(j["notes"].dump(), HasSubstr("one fp32 reference forward and backward of the block")) << algo;
   }
   std::remove(model.c_str());
 }

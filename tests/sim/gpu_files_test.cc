@@ -74,6 +74,25 @@ TEST(GpuFiles, B200FiguresAreTheDatasheets) {
   EXPECT_DOUBLE_EQ(t->intra.bandwidth_gbs, 900.0);  // NVLink 5: 18 links x 50 GB/s
 }
 
+TEST(GpuFiles, AGpuWithoutFp8TensorCoresRefusesFp8) {
+  auto a100 = LoadGpu("a100-sxm");
+  ASSERT_TRUE(a100.ok());
+  EXPECT_EQ(a100->tflops_fp8, 0);
+  EXPECT_TRUE(a100->CheckSupports(DType::kBf16).ok());
+  const Status s = a100->CheckSupports(DType::kFp8E4m3);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("a100-sxm has no fp8_e4m3 tensor cores"));
+  auto toy = ParseGpuToml(std::string(kGood) + "tflops_fp8 = 20.0\nefficiency_fp8 = 0.7\n", "toy.toml");
+  ASSERT_TRUE(toy.ok()) << toy.status().message();
+  EXPECT_EQ(toy->PeakTflops(DType::kFp8E5m2), 20.0);
+  EXPECT_EQ(toy->Efficiency(DType::kFp8E4m3), 0.7);
+  EXPECT_TRUE(toy->CheckSupports(DType::kFp8E4m3).ok());
+  // One FP8 key without the other is an incomplete figure.
+  auto half = ParseGpuToml(std::string(kGood) + "tflops_fp8 = 20.0\n", "half.toml");
+  ASSERT_FALSE(half.ok());
+  EXPECT_THAT(half.status().message(), HasSubstr("efficiency_fp8"));
+}
+
 TEST(GpuFiles, ParsesAUserFile) {
   auto g = ParseGpuToml(kGood, "toy.toml");
   ASSERT_TRUE(g.ok()) << g.status().message();

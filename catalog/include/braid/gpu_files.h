@@ -31,6 +31,10 @@ struct GpuSpec {
   double hbm_efficiency = 0;                                             // achievable fraction of hbm_gbs
   int tile_m = 0, tile_n = 0;                                            // GEMM output tile
   double efficiency_bf16 = 0, efficiency_fp16 = 0, efficiency_fp32 = 0;  // per-tile, of peak
+  // Dense FP8 peak (e4m3 and e5m2 alike) and its per-tile efficiency; both 0
+  // on a GPU without FP8 tensor cores (A100). The kernel model scales by
+  // efficiency_fp8 / efficiency_bf16 like the other dtypes.
+  double tflops_fp8 = 0, efficiency_fp8 = 0;
   double launch_us = 0;                                                  // gap per kernel launch on a stream
   double event_wait_us = 0;                                              // gap per cross-stream dependency
   int copy_engines = 0;
@@ -55,6 +59,9 @@ struct GpuSpec {
 
   double PeakTflops(DType d) const;
   double Efficiency(DType d) const;
+  // Invalid, naming the GPU and what to use instead, when it has no tensor
+  // cores for `d` (FP8 on an A100).
+  Status CheckSupports(DType d) const;
 };
 
 // Errors say where: "my.toml:7:16: sm_count must be an integer between 1 and 1024".

@@ -31,7 +31,12 @@
 //            forward's two: Dao, "FlashAttention-2", 2023, §3.1.2) and 2× its
 //            bytes (reads Q, K, V, O, dO; writes dQ, dK, dV)
 // As in every layer plan, ops are chained by order, not data: each GEMM op
-// multiplies its own A and B.
+// multiplies its own A and B, and no op passes data to another at run time.
+// The cpu backend's --verify fills those A and B with the tensors of one
+// block (kernels/cpu/src/block_inputs.h): with X, W and dY of a linear as
+// above, and norms, activation and residuals linearized, each op's A·B is its
+// product in one fp32 reference forward and backward of the block, from
+// whose tensors every rank loads its input windows.
 #pragma once
 
 #include <cstdint>

@@ -137,8 +137,10 @@ struct RankPlan {
 
 // One op of a layer plan. A GEMM op has its own global A and B (layer plans
 // chain ops by dependencies, not by data: each op multiplies its own
-// inputs). `local`: a plain column-parallel GEMM with no communication
-// (every rank holds all of A; ag_gemm's semantics without the gather).
+// inputs, which a backend may fill from one block's tensors, as the cpu
+// backend's --verify does). `local`: a plain column-parallel GEMM with no
+// communication (every rank holds all of A; ag_gemm's semantics without the
+// gather).
 // Attention is a compute op: its steps are kCompute and it has no buffers.
 struct PlanOp {
   std::string name;    // "qkv", "attention", "out_proj", "fc1", "fc2" (+ ".partN" for iso)

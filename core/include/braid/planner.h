@@ -23,7 +23,9 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 // A layer plan: every op of the layer in one Plan (Plan::ops), chained by
 // dependencies: on each rank, op i+1's first steps (those with no deps of
 // their own) wait for op i's last steps (those no step of op i waits for).
-// Ops are chained by order, not data: each GEMM op multiplies its own A and B.
+// Ops are chained by order, not data: each GEMM op multiplies its own A and B
+// (which the cpu backend's --verify takes from one block's reference tensors:
+// kernels/cpu/src/block_inputs.h).
 //   serial / chunked / ring / bidir_ring / fused: each TP GEMM op planned as
 //     BuildPlan would plan it alone (buffers prefixed "qkv." etc., match ids
 //     offset per op); local GEMMs are one GEMM step; attention one compute step.

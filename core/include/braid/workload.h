@@ -16,13 +16,19 @@ enum class Op {
   kGemmAr,  // GEMM over a K shard, all-reduce partials
 };
 
-enum class DType { kBf16, kFp16, kFp32 };
+// GEMM input element types. The FP8 formats are OCP's E4M3 (no infinities,
+// max 448) and E5M2 (IEEE-like, max 57344), each with a per-tensor scale, as
+// Hopper's tensor cores and TransformerEngine use them; an FP8 GEMM writes
+// bf16 (Workload::OutDType), as TransformerEngine's do by default.
+enum class DType { kBf16, kFp16, kFp32, kFp8E4m3, kFp8E5m2 };
 
 std::string_view OpName(Op op);
 Result<Op> ParseOp(std::string_view name);
-std::string_view DTypeName(DType d);
+std::string_view DTypeName(DType d);  // "bf16", "fp8_e4m3", ...
+// "fp8" alone is refused as ambiguous: it names both formats.
 Result<DType> ParseDType(std::string_view name);
 int DTypeBytes(DType d);
+inline bool IsFp8(DType d) { return d == DType::kFp8E4m3 || d == DType::kFp8E5m2; }
 
 // The largest GEMM a run may model: event times are int64 nanoseconds, and
 // every backend moves or computes at least one byte or FLOP per ns, so a
@@ -44,6 +50,14 @@ struct Workload {
   // 2·M·N·K FLOPs at most kMaxWorkloadFlops and every matrix's bytes at
   // most kMaxWorkloadBytes; the message names the limit.
   Status CheckFitsEventTimes() const;
+
+  // The element type of C and of the partial sums a reduce-scatter or
+  // all-reduce moves: bf16 for an FP8 GEMM, the input dtype otherwise.
+  DType OutDType() const { return IsFp8(dtype) ? DType::kBf16 : dtype; }
+  // The element type the op's communication moves: an all-gather moves A
+  // in its own dtype (FP8 stays FP8, TransformerEngine's `fp8_buf` for
+  // all-gathers); a reduce-scatter or all-reduce moves OutDType.
+  DType CommDType() const { return op == Op::kAgGemm ? dtype : OutDType(); }
 
   // Total FLOPs of the unsharded GEMM (2·M·N·K).
   double Flops() const { return 2.0 * double(m) * double(n) * double(k); }

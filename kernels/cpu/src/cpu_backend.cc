@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "block_inputs.h"
+#include "fp8_inputs.h"
 #include "braid/cpu_transport.h"
 #include "braid/cpu_verify.h"
 #include "braid/host_matrix.h"
@@ -36,7 +38,8 @@ namespace {
 
 int HardwareThreads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 
-// Every GEMM op's outputs against its own reference; the worst op decides.
+// Every GEMM op's outputs against its own A·B (verifying a layer, its
+// product in the block's reference forward or backward); the worst op decides.
 VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b,
                     const std::vector<cpu::RankMemory>& memory) {
   openblas_set_num_threads(HardwareThreads());  // the reference is outside timing
@@ -69,10 +72,12 @@ std::unique_ptr<Transport> MakeTransport(const CpuBackend::TransportFactory& fac
 Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const CpuBackendOptions& cpu_options,
                              const CpuBackend::TransportFactory& factory) {
   const Workload& w = plan.workload;
+  // One A and B per op (a single-op plan has one op); compute ops have none.
+  // Verifying, a layer's are one block's (block_inputs.h): sgemms outside timing.
+  openblas_set_num_threads(HardwareThreads());
+  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify);
   // Ranks run their own sgemm side by side; one rank may use every core.
   openblas_set_num_threads(plan.tp() > 1 ? 1 : HardwareThreads());
-  // One A and B per op (a single-op plan has one op); compute ops have none.
-  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed);
   std::vector<HostMatrix>& a = inputs.a;
   std::vector<HostMatrix>& b = inputs.b;
   std::vector<cpu::RankMemory> memory;
@@ -94,9 +99,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     out.settings.emplace_back("link_gbps", cpu_options.link_gbps);
     out.settings.emplace_back("link_latency_us", cpu_options.link_latency_us);
   }
-  if (w.dtype != DType::kFp32) {
-    out.notes.push_back(std::string(DTypeName(w.dtype)) + " requested: the cpu backend computes and moves fp32");
-  }
+  if (const std::string note = cpu::CpuDTypeNote(w.dtype); !note.empty()) out.notes.push_back(note);
   for (const Step& s : plan.ranks[0].steps) {
     if (s.kind != StepKind::kCompute) continue;
     out.notes.push_back(
@@ -104,6 +107,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
         "scratch data, not as attention itself");
     break;
   }
+  if (const std::string block = cpu::BlockNote(inputs); !block.empty()) out.notes.push_back(block);
   if (options.verify) out.verify = Verify(plan, a, b, memory);
   return out;
 }

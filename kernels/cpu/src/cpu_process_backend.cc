@@ -10,6 +10,8 @@
 #include <string>
 #include <tuple>
 
+#include "block_inputs.h"
+#include "fp8_inputs.h"
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
@@ -22,7 +24,8 @@ namespace braid {
 
 namespace {
 
-// This rank's outputs against references of their windows; the worst op decides.
+// This rank's outputs against references of their windows (A·B of its op:
+// verifying a layer, the block's reference product); the worst op decides.
 VerifyResult VerifyRank(const RankPlan& rp, int rank, const cpu::RunInputs& in, const cpu::RankMemory& memory) {
   VerifyResult v;
   v.ran = true;
@@ -72,7 +75,7 @@ Status CpuProcessBackend::CheckLocally(const Plan& plan, const RunOptions& optio
     }
   }
   // This process holds one rank's buffers but every op's whole A and B.
-  return cpu::CheckMemory(cpu::RunBytes(plan, options.verify) / plan.tp());
+  return cpu::CheckMemory(cpu::RunBytes(plan, options.verify, launcher_->rank()));
 }
 
 Result<RunOutput> CpuProcessBackend::Run(const Plan& plan, const RunOptions& options) {
@@ -98,7 +101,9 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   const int rank = world.rank();
   const RankPlan& rp = plan.ranks[size_t(rank)];
   openblas_set_num_threads(1);  // ranks share the host's cores
-  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed);
+  // Verifying, a layer's inputs are one block's (block_inputs.h): every
+  // process computes the same ones, so each rank's windows are that block's.
+  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify);
   std::vector<cpu::RankMemory> memory;
   memory.emplace_back(rp, inputs.a, inputs.b);
   if (!options.verify) inputs = {};
@@ -162,10 +167,8 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
     out.settings.emplace_back("link_gbps", options_.link_gbps);
     out.settings.emplace_back("link_latency_us", options_.link_latency_us);
   }
-  if (plan.workload.dtype != DType::kFp32) {
-    out.notes.push_back(std::string(DTypeName(plan.workload.dtype)) +
-                        " requested: the cpu backend computes and moves fp32");
-  }
+  if (const std::string note = cpu::CpuDTypeNote(plan.workload.dtype); !note.empty()) out.notes.push_back(note);
+  if (const std::string block = cpu::BlockNote(inputs); !block.empty()) out.notes.push_back(block);
   if (world.is_root()) {
     out.notes.push_back(HostsNote(hosts));
     if (options.trace) out.notes.push_back(ClockAlignmentNote(offsets, kClockRounds, ""));

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "block_inputs.h"
+
 namespace braid::cpu {
 
 RankMemory::RankMemory(const RankPlan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b)
@@ -32,19 +34,28 @@ RowSpan RankMemory::Whole(BufferId b) {
   return RowSpan::Dense(buffers_[size_t(b)].data(), d.rows, d.cols);
 }
 
-double RunBytes(const Plan& plan, bool verify) {
+double RunBytes(const Plan& plan, bool verify, int rank) {
   // double: the sum of many large buffers must not overflow before the check.
   double elems = 0;
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) continue;
     const Workload& w = plan.op_workload(i);
-    elems += double(w.m) * double(w.k) + double(w.k) * double(w.n) + (verify ? double(w.m) * double(w.n) : 0.0);
+    elems += double(w.m) * double(w.k) + double(w.k) * double(w.n);
+    if (verify && rank < 0) elems += double(w.m) * double(w.n);
   }
-  for (const RankPlan& rp : plan.ranks) {
-    for (const BufferDecl& d : rp.buffers) elems += double(d.rows) * double(d.cols);
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    if (rank >= 0 && int(r) != rank) continue;
+    for (const BufferDecl& d : plan.ranks[r].buffers) elems += double(d.rows) * double(d.cols);
+    if (!verify || rank < 0) continue;
+    double window = 0;  // WindowRelErrorFromInputs holds one window's reference at a time
+    for (const OpOutput& o : plan.ranks[r].Outputs()) {
+      window = std::max(window, double(o.window.rows) * double(o.window.cols));
+    }
+    elems += window;
   }
-  return elems * double(sizeof(float));
+  const double chain = verify ? ChainBytes(plan) : 0;
+  return elems * double(sizeof(float)) + chain;
 }
 
 Status CheckMemory(double bytes) {

@@ -26,8 +26,12 @@ class RankMemory {
   std::vector<std::vector<float>> buffers_;
 };
 
-// Bytes the run allocates: every rank's buffers, every op's A and B, and its C when verifying.
-double RunBytes(const Plan& plan, bool verify);
+// Bytes one process of the run allocates: every op's whole A and B; the
+// buffers of every rank (ranks as threads, `rank` < 0) or of rank `rank` (one
+// rank per process); and when verifying, the block chain's temporaries
+// (block_inputs.h) and the references: every op's whole C with ranks as
+// threads, the largest of the rank's output windows with one rank per process.
+double RunBytes(const Plan& plan, bool verify, int rank = -1);
 // Rejects (Invalid) a run that needs more than ~70% of physical memory.
 Status CheckMemory(double bytes);
 

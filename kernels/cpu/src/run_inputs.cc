@@ -1,8 +1,11 @@
 #include "run_inputs.h"
 
+#include "block_inputs.h"
+#include "fp8_inputs.h"
+
 namespace braid::cpu {
 
-RunInputs MakeRunInputs(const Plan& plan, uint64_t seed) {
+RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block) {
   RunInputs in;
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
   for (int i = 0; i < ops; ++i) {
@@ -15,6 +18,9 @@ RunInputs MakeRunInputs(const Plan& plan, uint64_t seed) {
     in.a.push_back(RandomMatrix(ow.m, ow.k, seed, 2 * uint64_t(i)));
     in.b.push_back(RandomMatrix(ow.k, ow.n, seed, 2 * uint64_t(i) + 1));
   }
+  if (block) ChainBlock(plan, in);
+  // After the chain: each GEMM's own inputs are cast, as TE casts them.
+  RoundInputsToFp8(plan.workload.dtype, in);
   return in;
 }
 

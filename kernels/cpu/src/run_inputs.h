@@ -12,8 +12,16 @@ namespace braid::cpu {
 
 struct RunInputs {
   std::vector<HostMatrix> a, b;  // indexed by op (one entry for a single-op plan)
+  // Links made between a layer's linears (block_inputs.h); none: every GEMM
+  // op multiplies its own random A and B.
+  int forward_links = 0, backward_links = 0;
 };
 
-RunInputs MakeRunInputs(const Plan& plan, uint64_t seed);
+// Random A and B per op; with `block` (for --verify: it costs full-size
+// sgemms in every process) a layer plan's become one block's tensors
+// (block_inputs.h). Every process of an MPI run computes the same ones: the
+// same random values and the same fp32 sgemms (OpenBLAS on hosts with
+// different CPUs may round differently, far below the verify tolerance).
+RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block);
 
 }  // namespace braid::cpu

@@ -294,6 +294,12 @@ Result<RunOutput> CudaBackend::Run(const Plan& plan, const RunOptions& options) 
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(options_));
   BRAID_RETURN_IF_ERROR(CheckPlan(plan));
+  if (IsFp8(plan.workload.dtype)) {
+    // cuBLASLt FP8 matmuls (scale pointers, bf16 D) and NCCL's FP8 types are
+    // not wired yet; refusing beats running bf16 kernels on FP8 bytes.
+    return Status::Invalid("the cuda backend does not run " + std::string(DTypeName(plan.workload.dtype)) +
+                           " yet; FP8 runs on the sim and cpu backends");
+  }
   if (!seams_.cuda || !seams_.nccl || !seams_.tracer || !seams_.make_blas) {
     return Status::Internal("cuda backend: a seam is missing");
   }

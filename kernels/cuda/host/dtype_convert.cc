@@ -1,5 +1,7 @@
 #include "dtype_convert.h"
 
+#include "braid/fp8.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -62,6 +64,9 @@ float LoadOne(DType dtype, const void* p, size_t i) {
       return Bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
     case DType::kFp16:
       return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DType::kFp8E4m3:
+    case DType::kFp8E5m2:  // unscaled: the scale is the caller's
+      return Fp8ToFloat(Fp8FormatOf(dtype), static_cast<const uint8_t*>(p)[i]);
   }
   return 0;
 }
@@ -76,6 +81,10 @@ void StoreOne(DType dtype, float v, void* p, size_t i) {
       return;
     case DType::kFp16:
       static_cast<uint16_t*>(p)[i] = FloatToHalf(v);
+      return;
+    case DType::kFp8E4m3:
+    case DType::kFp8E5m2:
+      static_cast<uint8_t*>(p)[i] = FloatToFp8(Fp8FormatOf(dtype), v);
       return;
   }
 }

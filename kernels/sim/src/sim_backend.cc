@@ -25,6 +25,7 @@ Result<int64_t> SimBackend::Evaluate(const Plan& plan) { return Simulate(plan, f
 
 Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
   BRAID_RETURN_IF_ERROR(topo_.CheckFits(plan.tp()));
+  BRAID_RETURN_IF_ERROR(gpu_.CheckSupports(plan.workload.dtype));
   if (!std::isfinite(model_.comm_sm_contention) || model_.comm_sm_contention < 0) {
     return Status::Invalid("sim: comm_sm_contention must be a finite number >= 0");
   }

@@ -392,6 +392,10 @@ std::string GpuToml(const GpuSpec& g) {
   num("efficiency_bf16", g.efficiency_bf16);
   num("efficiency_fp16", g.efficiency_fp16);
   num("efficiency_fp32", g.efficiency_fp32);
+  if (g.tflops_fp8 > 0) {
+    num("tflops_fp8", g.tflops_fp8);
+    num("efficiency_fp8", g.efficiency_fp8);
+  }
   num("launch_us", g.launch_us);
   num("event_wait_us", g.event_wait_us);
   integer("copy_engines", g.copy_engines);

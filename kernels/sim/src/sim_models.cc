@@ -42,6 +42,9 @@ int64_t GemmCost::Waves(int sms) const {
 
 namespace {
 
+// C's element size: an FP8 GEMM writes bf16 (Workload::OutDType).
+int OutBytesPerElement(DType dtype) { return IsFp8(dtype) ? DTypeBytes(DType::kBf16) : DTypeBytes(dtype); }
+
 GemmCost SingleTileCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype) {
   GemmCost c;
   // Skinny shapes get smaller tiles (down to 64, the smallest tensor-core
@@ -55,7 +58,7 @@ GemmCost SingleTileCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DTy
   const double sm_flops_per_ns =
       gpu.PeakTflops(dtype) * 1e3 / double(gpu.sm_count) * gpu.Efficiency(dtype) * gpu.board_rate;
   c.tile_ns = 2.0 * double(tm) * double(tn) * double(CeilDiv(k, split)) / sm_flops_per_ns;
-  c.hbm_bytes = double(m * k + k * n + m * n) * double(DTypeBytes(dtype));
+  c.hbm_bytes = double(m * k + k * n) * double(DTypeBytes(dtype)) + double(m * n) * double(OutBytesPerElement(dtype));
   c.hbm_traffic = c.hbm_bytes;
   c.memory_ns = c.hbm_bytes / (gpu.hbm_gbs * gpu.hbm_efficiency);  // GB/s = bytes/ns
   c.launch_ns = gpu.launch_us * 1e3;
@@ -67,7 +70,7 @@ constexpr int64_t kMinKSlice = 256;
 
 // The fastest candidate on all SMs (see GemmCost).
 GemmCost ChosenKernelCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, int grid_sms) {
-  const double elem = double(DTypeBytes(dtype));
+  const double elem = double(DTypeBytes(dtype)), out_elem = double(OutBytesPerElement(dtype));
   const double dtype_scale = gpu.efficiency_bf16 > 0 ? gpu.Efficiency(dtype) / gpu.efficiency_bf16 : 1.0;
   GemmCost best;
   double best_ns = 0;
@@ -96,7 +99,7 @@ GemmCost ChosenKernelCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, D
         // Split-K partials stay in L2. What contends with other HBM users is
         // the share of the tiles' panel re-reads the L2 misses (fitted: it
         // follows the FLOP rate, not the A, B, C bytes).
-        c.hbm_bytes = double(m * k + k * n + m * n) * elem;
+        c.hbm_bytes = double(m * k + k * n) * elem + double(m * n) * out_elem;
         c.hbm_traffic =
             gpu.l2_miss * double(m) * double(n) * double(k) * elem * (1.0 / kern.tile_n + 1.0 / kern.tile_m);
         c.memory_ns = c.hbm_bytes / c.hbm_gbs;

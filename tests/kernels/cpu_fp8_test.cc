@@ -1,0 +1,74 @@
+// FP8 runs on the cpu backend: every GEMM input is cast to the FP8 format
+// with a per-tensor scale (fp8_inputs.h), and every algorithm still
+// reproduces the plain product of those cast inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "braid/cpu_backend.h"
+#include "braid/fp8.h"
+#include "cpu_test_util.h"
+#include "fp8_inputs.h"
+#include "run_inputs.h"
+
+namespace braid {
+namespace {
+
+using testing::MustBuild;
+using testing::VerifyOnce;
+
+std::string FmtName(DType d) { return std::string(DTypeName(d)); }
+
+TEST(CpuFp8, InputsLieOnTheFp8GridWithTheirAmaxAtTheFormatsMax) {
+  for (DType dtype : {DType::kFp8E4m3, DType::kFp8E5m2}) {
+    const Fp8Format format = Fp8FormatOf(dtype);
+    const Plan plan = MustBuild(Op::kAgGemm, 32, 16, 24, 2, Algorithm::kRing, 1, 1, {}, dtype);
+    const cpu::RunInputs raw = cpu::MakeRunInputs(plan, 7, false);
+    cpu::RunInputs cast = raw;
+    cpu::RoundInputsToFp8(dtype, cast);
+    for (const HostMatrix* m : {&cast.a[0], &cast.b[0]}) {
+      float amax = 0;
+      for (float v : m->data) amax = std::fmax(amax, std::fabs(v));
+      const float scale = Fp8ScaleForAmax(format, amax);
+      int changed = 0;
+      for (size_t i = 0; i < m->data.size(); ++i) {
+        const float scaled = m->data[i] * scale;
+        // On the grid: encoding and decoding gives the value back.
+        ASSERT_EQ(Fp8ToFloat(format, FloatToFp8(format, scaled)), scaled) << FmtName(dtype) << " " << i;
+      }
+      EXPECT_FLOAT_EQ(amax * scale, Fp8Max(format));
+      const HostMatrix& before = m == &cast.a[0] ? raw.a[0] : raw.b[0];
+      for (size_t i = 0; i < m->data.size(); ++i) changed += m->data[i] != before.data[i];
+      EXPECT_GT(changed, int(m->data.size()) / 2) << "uniform random fp32 values are rarely on the FP8 grid";
+    }
+  }
+}
+
+TEST(CpuFp8, EveryAlgorithmAndOpVerifiesOnCastInputs) {
+  int verified = 0;
+  for (DType dtype : {DType::kFp8E4m3, DType::kFp8E5m2}) {
+    for (Algorithm algo : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing}) {
+      for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
+        for (int p : {2, 4}) {
+          const int chunks = algo == Algorithm::kSerial ? 1 : 2;
+          const Plan plan = MustBuild(op, int64_t(p) * 16, 8 * p, 8 * p, p, algo, chunks, 2, {}, dtype);
+          SCOPED_TRACE(plan.workload.Describe() + " " + plan.config.Describe());
+          CpuBackend cpu;
+          Result<RunOutput> out = cpu.Run(plan, VerifyOnce());
+          ASSERT_TRUE(out.ok()) << out.status().message();
+          EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
+          EXPECT_LE(out->verify.max_rel_error, 1e-5);
+          bool noted = false;
+          for (const std::string& n : out->notes) noted = noted || n.find("is rounded to " + FmtName(dtype)) != std::string::npos;
+          EXPECT_TRUE(noted);
+          if (!::testing::Test::HasFailure()) ++verified;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(verified, 48);
+}
+
+}  // namespace
+}  // namespace braid
