@@ -69,7 +69,7 @@ TEST(CalibrateCommand, CheckPrintsTheTableAndSucceeds) {
   const auto j = Calibrate("--check --json");
   EXPECT_EQ(j.code, 0) << j.err;
   const auto parsed = nlohmann::json::parse(j.out);
-  EXPECT_EQ(parsed.at("points").size(), 26u);
+  EXPECT_EQ(parsed.at("points").size(), 35u);
   EXPECT_TRUE(parsed.at("ok").get<bool>());
 }
 

@@ -57,6 +57,20 @@ TEST(GpuFiles, H100FiguresAreTheDatasheets) {
   EXPECT_DOUBLE_EQ(g->tflops_bf16, 989.4);
   EXPECT_DOUBLE_EQ(g->hbm_gbs, 3350.0);
   EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp32), 494.7);
+  EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp8E4m3), 1978.9);  // 3958 with sparsity, halved
+}
+
+TEST(GpuFiles, FP8TensorCoresAreWhereTheDatasheetsSayAndNowhereElse) {
+  for (const char* name : {"h100-sxm", "h200-sxm", "b200-sxm", "l40s", "rtx4090"}) {
+    auto g = LoadGpu(name);
+    ASSERT_TRUE(g.ok()) << name;
+    EXPECT_TRUE(g->CheckSupports(DType::kFp8E4m3).ok()) << name;
+  }
+  for (const char* name : {"a100-sxm", "a100-pcie", "a800-sxm"}) {
+    auto g = LoadGpu(name);
+    ASSERT_TRUE(g.ok()) << name;
+    EXPECT_FALSE(g->CheckSupports(DType::kFp8E4m3).ok()) << name;
+  }
 }
 
 TEST(GpuFiles, B200FiguresAreTheDatasheets) {
@@ -66,6 +80,8 @@ TEST(GpuFiles, B200FiguresAreTheDatasheets) {
   EXPECT_DOUBLE_EQ(g->tflops_bf16, 2250.0);
   EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp32), 1125.0);
   EXPECT_DOUBLE_EQ(g->hbm_gbs, 8000.0);
+  EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp8E4m3), 4500.0);
+  EXPECT_TRUE(g->CheckSupports(DType::kFp8E5m2).ok());
   auto t = LoadTopology("b200-sxm");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->total_gpus(), 8);
@@ -170,7 +186,7 @@ TEST(GpuFiles, UnknownNameListsTheKnownOnes) {
 TEST(GpuFiles, CalibrationPointsParseWithSources) {
   auto p = BuiltinCalibrationPoints();
   ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(p->gemm.size(), 8u);
+  EXPECT_EQ(p->gemm.size(), 17u);
   EXPECT_EQ(p->collective.size(), 18u);
   for (const auto& g : p->gemm) EXPECT_FALSE(g.source.empty());
   for (const auto& c : p->collective) EXPECT_FALSE(c.source.empty());
