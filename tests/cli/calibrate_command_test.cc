@@ -69,13 +69,13 @@ TEST(CalibrateCommand, CheckPrintsTheTableAndSucceeds) {
   const auto j = Calibrate("--check --json");
   EXPECT_EQ(j.code, 0) << j.err;
   const auto parsed = nlohmann::json::parse(j.out);
-  EXPECT_EQ(parsed.at("points").size(), 22u);
+  EXPECT_EQ(parsed.at("points").size(), 35u);
   EXPECT_TRUE(parsed.at("ok").get<bool>());
 }
 
 TEST(CalibrateCommand, BadInputIsOneLineAndExitTwo) {
   ExpectUsage("--gemm 1,2", "--gemm");
-  ExpectUsage("--gemm 1024,1024,1024 --gpu b200", "h100-sxm");  // lists the known GPUs
+  ExpectUsage("--gemm 1024,1024,1024 --gpu b300", "b200-sxm");  // lists the known GPUs
   ExpectUsage("--collective all_reduce --bytes 12Q", "--bytes");
   ExpectUsage("--collective all_reduce --bytes 1M --topology nowhere", "a100-sxm");  // lists the known topologies
   ExpectUsage("", "exactly one");

@@ -42,11 +42,13 @@ TEST(CalibrateLibrary, CollectiveFiguresFollowTheBusBwRule) {
 TEST(CalibrateLibrary, CheckCoversEveryPublicFigureWithinTenPercent) {
   auto rows = sim::CheckCalibration();
   ASSERT_TRUE(rows.ok()) << rows.status().message();
-  EXPECT_EQ(rows->size(), 22u);
+  EXPECT_EQ(rows->size(), 35u);
   const std::string table = sim::FormatCheckTable(*rows);
   EXPECT_THAT(table, HasSubstr("measured"));
   EXPECT_THAT(table, HasSubstr("h100-sxm-2node-ib x16 all_reduce 1 GB busbw GB/s"));
   EXPECT_THAT(table, HasSubstr("a100-sxm fp16 gemm 802816x192x768"));
+  EXPECT_THAT(table, HasSubstr("b200-sxm x8 all_reduce 8 GB busbw GB/s"));
+  EXPECT_THAT(table, HasSubstr("h100-sxm fp8_e4m3 gemm 8192x8192x8192 TFLOP/s"));
   for (const auto& r : *rows) EXPECT_LE(std::abs(r.error_pct), 10.0) << r.what;
 }
 

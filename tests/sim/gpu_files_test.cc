@@ -30,7 +30,7 @@ source = "a test"
 
 TEST(GpuFiles, EveryShippedGpuParsesAndCarriesItsSources) {
   const auto names = BuiltinGpuNames();
-  for (const char* want : {"h100-sxm", "h200-sxm", "a100-sxm", "a800-sxm", "rtx4090", "l40s"}) {
+  for (const char* want : {"h100-sxm", "h200-sxm", "b200-sxm", "a100-sxm", "a800-sxm", "rtx4090", "l40s"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
   for (const std::string& n : names) {
@@ -57,6 +57,37 @@ TEST(GpuFiles, H100FiguresAreTheDatasheets) {
   EXPECT_DOUBLE_EQ(g->tflops_bf16, 989.4);
   EXPECT_DOUBLE_EQ(g->hbm_gbs, 3350.0);
   EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp32), 494.7);
+  EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp8E4m3), 1978.9);  // 3958 with sparsity, halved
+}
+
+TEST(GpuFiles, FP8TensorCoresAreWhereTheDatasheetsSayAndNowhereElse) {
+  for (const char* name : {"h100-sxm", "h200-sxm", "b200-sxm", "l40s", "rtx4090"}) {
+    auto g = LoadGpu(name);
+    ASSERT_TRUE(g.ok()) << name;
+    EXPECT_TRUE(g->CheckSupports(DType::kFp8E4m3).ok()) << name;
+  }
+  for (const char* name : {"a100-sxm", "a100-pcie", "a800-sxm"}) {
+    auto g = LoadGpu(name);
+    ASSERT_TRUE(g.ok()) << name;
+    EXPECT_FALSE(g->CheckSupports(DType::kFp8E4m3).ok()) << name;
+  }
+}
+
+TEST(GpuFiles, B200FiguresAreTheDatasheets) {
+  auto g = LoadGpu("b200-sxm");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->sm_count, 148);
+  EXPECT_DOUBLE_EQ(g->tflops_bf16, 2250.0);
+  EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp32), 1125.0);
+  EXPECT_DOUBLE_EQ(g->hbm_gbs, 8000.0);
+  EXPECT_DOUBLE_EQ(g->PeakTflops(DType::kFp8E4m3), 4500.0);
+  EXPECT_TRUE(g->CheckSupports(DType::kFp8E5m2).ok());
+  auto t = LoadTopology("b200-sxm");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->total_gpus(), 8);
+  EXPECT_EQ(t->nccl_channels, 32);
+  EXPECT_EQ(t->intra.kind, LinkKind::kNvSwitch);
+  EXPECT_DOUBLE_EQ(t->intra.bandwidth_gbs, 900.0);  // NVLink 5: 18 links x 50 GB/s
 }
 
 TEST(GpuFiles, AGpuWithoutFp8TensorCoresRefusesFp8) {
@@ -145,7 +176,7 @@ TEST(GpuFiles, MisspeltFieldListsTheKnownOnes) {
 }
 
 TEST(GpuFiles, UnknownNameListsTheKnownOnes) {
-  auto g = LoadGpu("b200");
+  auto g = LoadGpu("b300");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(g.status().message(), HasSubstr("h100-sxm"));
@@ -155,14 +186,14 @@ TEST(GpuFiles, UnknownNameListsTheKnownOnes) {
 TEST(GpuFiles, CalibrationPointsParseWithSources) {
   auto p = BuiltinCalibrationPoints();
   ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(p->gemm.size(), 7u);
-  EXPECT_EQ(p->collective.size(), 15u);
+  EXPECT_EQ(p->gemm.size(), 17u);
+  EXPECT_EQ(p->collective.size(), 18u);
   for (const auto& g : p->gemm) EXPECT_FALSE(g.source.empty());
   for (const auto& c : p->collective) EXPECT_FALSE(c.source.empty());
 }
 
 TEST(GpuFiles, NewTopologiesAreShipped) {
-  for (const char* n : {"h200-sxm", "a800-sxm", "l40s-pcie", "h100-sxm-2node-ib"}) {
+  for (const char* n : {"h200-sxm", "b200-sxm", "a800-sxm", "l40s-pcie", "h100-sxm-2node-ib"}) {
     auto t = LoadTopology(n);
     ASSERT_TRUE(t.ok()) << n << ": " << t.status().message();
   }
