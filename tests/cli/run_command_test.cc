@@ -108,9 +108,10 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(kGood + "--algo ring --bogus 1", "--bogus");
   ExpectUsageError(kGood + "--algo ring --dtype fp8", "dtype 'fp8' is ambiguous: say fp8_e4m3");
   ExpectUsageError(kGood + "--algo ring --dtype fp9", "unknown dtype 'fp9'");
-  ExpectUsageError("run --no-db --op ag_gemm --m 64 --n 64 --k 64 --tp 2 --algo ring --topology a100-sxm "
-                   "--dtype fp8_e4m3",
-                   "a100-sxm has no fp8_e4m3 tensor cores");
+  ExpectUsageError(
+      "run --no-db --op ag_gemm --m 64 --n 64 --k 64 --tp 2 --algo ring --topology a100-sxm "
+      "--dtype fp8_e4m3",
+      "a100-sxm has no fp8_e4m3 tensor cores");
   ExpectUsageError(kGood + "--algo fused --dtype fp8_e5m2", "fused has no fp8_e5m2 kernel");
   ExpectUsageError(kGood + "--algo ring --backend tpu", "unknown backend 'tpu'");
   ExpectUsageError(kGood + "--algo ring --backend sim --verify", "--verify needs real data");

@@ -65,7 +65,8 @@ TEST(CpuFp8, EveryAlgorithmAndOpVerifiesOnCastInputs) {
           EXPECT_TRUE(out->verify.ok) << out->verify.max_rel_error;
           EXPECT_LE(out->verify.max_rel_error, 1e-5);
           bool noted = false;
-          for (const std::string& n : out->notes) noted = noted || n.find("is rounded to " + FmtName(dtype)) != std::string::npos;
+          for (const std::string& n : out->notes)
+            noted = noted || n.find("is rounded to " + FmtName(dtype)) != std::string::npos;
           EXPECT_TRUE(noted);
           if (!::testing::Test::HasFailure()) ++verified;
         }

@@ -35,8 +35,8 @@ struct GpuSpec {
   // on a GPU without FP8 tensor cores (A100). The kernel model scales by
   // efficiency_fp8 / efficiency_bf16 like the other dtypes.
   double tflops_fp8 = 0, efficiency_fp8 = 0;
-  double launch_us = 0;                                                  // gap per kernel launch on a stream
-  double event_wait_us = 0;                                              // gap per cross-stream dependency
+  double launch_us = 0;      // gap per kernel launch on a stream
+  double event_wait_us = 0;  // gap per cross-stream dependency
   int copy_engines = 0;
   // Kernel-choice model (optional; without [[kernel]] entries the GEMM is
   // one tile_m × tile_n kernel). See braid/sim_models.h GemmCostOf.

@@ -11,12 +11,12 @@
 #include <thread>
 
 #include "block_inputs.h"
-#include "fp8_inputs.h"
 #include "braid/cpu_transport.h"
 #include "braid/cpu_verify.h"
 #include "braid/host_matrix.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
+#include "fp8_inputs.h"
 #include "rank_memory.h"
 #include "run_inputs.h"
 #include "run_plan.h"

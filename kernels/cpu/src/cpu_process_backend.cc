@@ -11,11 +11,11 @@
 #include <tuple>
 
 #include "block_inputs.h"
-#include "fp8_inputs.h"
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
 #include "braid/run_wire.h"
+#include "fp8_inputs.h"
 #include "rank_memory.h"
 #include "run_inputs.h"
 #include "run_plan.h"

@@ -33,8 +33,7 @@ std::string CpuDTypeNote(DType dtype) {
   if (dtype == DType::kFp32) return {};
   const std::string name(DTypeName(dtype));
   if (IsFp8(dtype)) {
-    return name +
-           ": every GEMM input is rounded to " + name +
+    return name + ": every GEMM input is rounded to " + name +
            " with a per-tensor scale from its amax (saturating); the cpu backend multiplies those values in fp32 "
            "and moves fp32";
   }

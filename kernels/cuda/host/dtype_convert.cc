@@ -1,9 +1,9 @@
 #include "dtype_convert.h"
 
-#include "braid/fp8.h"
-
 #include <cmath>
 #include <cstring>
+
+#include "braid/fp8.h"
 
 namespace braid::cuda {
 
