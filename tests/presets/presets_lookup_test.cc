@@ -97,6 +97,28 @@ TEST(PresetLookup, DtypeIsPartOfTheMatch) {
   EXPECT_EQ(r.preset, nullptr);
 }
 
+TEST(PresetLookup, Fp8AndBf16NeverAnswerEachOther) {
+  PresetFile f;
+  f.presets.push_back(MakePreset(4096, 8192, 8192));  // bf16
+  Preset e4m3 = MakePreset(4096, 8192, 8192);
+  e4m3.key.workload.dtype = DType::kFp8E4m3;
+  f.presets.push_back(e4m3);
+  PresetTable t = PresetTable::FromFile(std::move(f));
+  LookupResult r = t.Lookup(W(Op::kGemmRs, 4096, 8192, 8192, DType::kFp8E4m3), "h100-sxm", "h100-sxm");
+  EXPECT_EQ(r.match, PresetMatch::kExact);
+  EXPECT_EQ(r.preset, &t.presets()[1]);
+  r = t.Lookup(W(Op::kGemmRs, 4096, 8192, 8192), "h100-sxm", "h100-sxm");
+  EXPECT_EQ(r.preset, &t.presets()[0]);
+  // The other FP8 format is another dtype: no entry, not the nearest FP8 one.
+  r = t.Lookup(W(Op::kGemmRs, 4096, 8192, 8192, DType::kFp8E5m2), "h100-sxm", "h100-sxm");
+  EXPECT_EQ(r.match, PresetMatch::kNone);
+  // An FP8 table answers no bf16 lookup.
+  PresetFile only_fp8;
+  only_fp8.presets.push_back(e4m3);
+  PresetTable t8 = PresetTable::FromFile(std::move(only_fp8));
+  EXPECT_EQ(t8.Lookup(W(Op::kGemmRs, 4096, 8192, 8192), "h100-sxm", "h100-sxm").match, PresetMatch::kNone);
+}
+
 TEST(PresetLookup, EmptyTableFindsNothing) {
   PresetTable t;
   EXPECT_EQ(t.size(), 0u);
