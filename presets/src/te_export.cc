@@ -146,8 +146,8 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
     case Algorithm::kFused:
       // TE's nearest, atomic GEMM, is refused by initialize_ub for anything
       // but FP8 GEMMs ("Atomic GEMM overlap supported only for FP8 GEMM"),
-      // and Braid's dtypes (bf16, fp16, fp32) are never FP8: atomic_gemm
-      // stays 0 and the nearest method TE accepts is written.
+      // Braid's fused kernel refuses FP8, and cuBLAS 13 removed atomic GEMM:
+      // atomic_gemm stays 0 and the nearest method TE accepts is written.
       if (ag) {
         t.comments.push_back(
             "fused: Braid's per-tile P2P+GEMM kernel written as TE's nearest accepted method, ring_exchange "
@@ -256,6 +256,12 @@ TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r, 
   const OverlapConfig config = detail::ConfigTeTakes(op, p.config, taken);
   b.te = MapToTe(config, op.gemm.op, lw.tp, info.default_comm_sms);
   b.te.comments.insert(b.te.comments.begin(), taken.begin(), taken.end());
+  if (IsFp8(op.gemm.dtype)) {
+    // TE's fp8_buf: the userbuffer holds FP8. Braid's all-gathers move the
+    // FP8 input; reduce-scatters (and local GEMMs) move bf16 outputs.
+    const bool gathers_fp8 = op.kind == LayerOpKind::kTpGemm && op.gemm.CommDType() == op.gemm.dtype;
+    b.te.fp8_buf = gathers_fp8 ? 1 : 0;
+  }
   return b;
 }
 
@@ -334,6 +340,7 @@ std::string TeUbCfgsYaml(const TeUbCfgs& cfgs) {
     out += "  set_sm_margin: " + std::to_string(t.set_sm_margin) + "\n";
     out += "  atomic_gemm: " + std::to_string(t.atomic_gemm) + "\n";
     out += "  use_ce: " + std::to_string(t.use_ce) + "\n";
+    if (t.fp8_buf) out += "  fp8_buf: " + std::to_string(*t.fp8_buf) + "\n";
   }
   return out;
 }

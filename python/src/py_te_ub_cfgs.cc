@@ -61,6 +61,7 @@ py::dict SettingsDict(const TeSettings& t) {
   d["set_sm_margin"] = t.set_sm_margin;
   d["atomic_gemm"] = t.atomic_gemm;
   d["use_ce"] = t.use_ce;
+  if (t.fp8_buf) d["fp8_buf"] = *t.fp8_buf;
   return d;
 }
 

@@ -109,6 +109,33 @@ TEST(CliPresetsExportTe, WritesFourLayersAsTeYaml) {
                            HasSubstr("source presets: " + file), HasSubstr("configs measured on the sim backend")));
 }
 
+// FP8 presets: the all-gather keys hold FP8 in TE's userbuffer (fp8_buf 1),
+// the reduce-scatter keys bf16 (fp8_buf 0); an FP8 file answers no bf16
+// export, and atomic_gemm stays 0 (cuBLAS 13 has no atomic GEMM).
+TEST(CliPresetsExportTe, Fp8PresetsSetFp8BufOnTheAllGathers) {
+  std::vector<braid::Preset> fp8 = FullLayer(8);
+  fp8[2] = Entry(braid::Op::kAgGemm, 57344, 8192, 8, braid::Algorithm::kRing, 1);  // fused refuses FP8
+  for (braid::Preset& p : fp8) p.key.workload.dtype = braid::DType::kFp8E4m3;
+  const std::string file = WriteFile("te_fp8.toml", fp8);
+  const Outcome o = Braid("presets export-te " + file + kLlama + " --tp 8 --dtype fp8_e4m3");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const Yaml y = Parse(o.out);
+  EXPECT_EQ(y.bad_lines, 0) << o.out;
+  ASSERT_THAT(y.keys, ElementsAre("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop"));
+  for (const std::string& key : y.keys) {
+    EXPECT_EQ(y.fields.at(key).size(), 8u) << key;
+    EXPECT_EQ(y.fields.at(key).at("atomic_gemm"), "0") << key;
+  }
+  EXPECT_EQ(y.fields.at("qkv_fprop").at("fp8_buf"), "1");
+  EXPECT_EQ(y.fields.at("fc1_fprop").at("fp8_buf"), "1");
+  EXPECT_EQ(y.fields.at("proj_fprop").at("fp8_buf"), "0");
+  EXPECT_EQ(y.fields.at("fc2_fprop").at("fp8_buf"), "0");
+  EXPECT_THAT(o.out, HasSubstr("fp8_e4m3"));
+  const Outcome bf16 = Braid("presets export-te " + file + kLlama + " --tp 8");
+  EXPECT_EQ(bf16.code, 2) << bf16.out;
+  EXPECT_THAT(bf16.err, HasSubstr("no preset for qkv"));
+}
+
 TEST(CliPresetsExportTe, TpIsInferredFromTheFileWhenThereIsOne) {
   const std::string file = WriteFile("te_one_tp.toml", FullLayer(8));
   const Outcome o = Braid("presets export-te " + file + kLlama);

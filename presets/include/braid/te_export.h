@@ -25,6 +25,7 @@
 // Pure functions: no I/O.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,10 @@ struct TeSettings {
   int set_sm_margin = 0;
   int atomic_gemm = 0;
   int use_ce = 0;
+  // FP8 exports only (unset otherwise, so bf16 files stay as they were): 1
+  // where the GEMM's all-gather moves FP8 (Workload::CommDType), 0 where its
+  // collective moves the bf16 output.
+  std::optional<int> fp8_buf;
   std::vector<std::string> comments;  // one line each, no '#'
 };
 
