@@ -1,5 +1,6 @@
 #include "tune_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -113,7 +114,10 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
      << " backend, " << s.strategy << " — " << s.trials << " trials (" << s.measured << " measured now, " << s.replayed
      << " replayed from the store)\n\n";
   const int op_width = s.block ? 19 : 10;
-  const int config_width = s.block ? 50 : 44;
+  // Wide enough for the longest config, so that a long one (uneven splits,
+  // comm SMs and priority) never runs into the time column.
+  size_t config_width = s.block ? 50 : 44;
+  for (const TuneResult& r : s.results) config_width = std::max(config_width, r.config.Describe().size() + 2);
   os << Pad("op", op_width) << Pad("best config", config_width) << Pad("time", 11) << Pad("vs serial", 11)
      << Pad("vs TE default", 15) << Pad("overlap", 9) << Pad("eff", 6) << "tail\n";
   for (const TuneResult& r : s.results) {
