@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "block_model.h"
 #include "braid/layer_workload.h"
 #include "braid/planner.h"
 #include "cpu_test_util.h"
@@ -16,34 +17,11 @@
 namespace braid {
 namespace {
 
-// Divisible by P = 2, 3 and 4 (heads, kv_heads, ffn and seq·batch).
-ModelSpec BlockModel(bool gated = true) {
-  ModelSpec m;
-  m.name = "block";
-  m.hidden = 48;
-  m.heads = 12;
-  m.kv_heads = 12;
-  m.head_dim = 4;
-  m.ffn = 96;
-  m.gated_mlp = gated;
-  return m;
-}
+using testing::BlockModel;
+using testing::OpIndex;
 
 Plan MustPlan(const ModelSpec& m, Phase phase, int p, Algorithm algo, bool sp = true, int chunks = 1) {
-  auto lw = MakeLayerWorkload(m, 24, 1, phase, p, DType::kFp32, sp);
-  EXPECT_TRUE(lw.ok()) << lw.status().message();
-  if (!lw.ok()) return Plan();
-  auto plan = BuildLayerPlan(*lw, testing::OverlapConfigOf(algo, chunks, 2));
-  EXPECT_TRUE(plan.ok()) << plan.status().message();
-  return plan.ok() ? std::move(plan).value() : Plan();
-}
-
-int OpIndex(const Plan& plan, std::string_view name) {
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    if (plan.ops[i].name == name) return int(i);
-  }
-  ADD_FAILURE() << "no op " << name;
-  return 0;
+  return testing::MustBlockPlan(m, phase, p, algo, sp, chunks);
 }
 
 HostMatrix Transposed(const HostMatrix& m) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "block_model.h"
 #include "braid/cpu_backend.h"
 #include "braid/layer_workload.h"
 #include "braid/planner.h"
@@ -15,36 +16,11 @@
 namespace braid {
 namespace {
 
+using testing::OpIndex;
 using testing::VerifyOnce;
 
-// Divisible by P = 2, 3 and 4 (heads, kv_heads, ffn and seq·batch).
-ModelSpec BlockModel() {
-  ModelSpec m;
-  m.name = "block";
-  m.hidden = 48;
-  m.heads = 12;
-  m.kv_heads = 12;
-  m.head_dim = 4;
-  m.ffn = 96;
-  m.gated_mlp = true;
-  return m;
-}
-
 Plan MustTrainPlan(int p, Algorithm algo, int chunks = 1) {
-  auto lw = MakeLayerWorkload(BlockModel(), 24, 1, Phase::kTrain, p, DType::kFp32);
-  EXPECT_TRUE(lw.ok()) << lw.status().message();
-  if (!lw.ok()) return Plan();
-  auto plan = BuildLayerPlan(*lw, testing::OverlapConfigOf(algo, chunks, 2));
-  EXPECT_TRUE(plan.ok()) << plan.status().message();
-  return plan.ok() ? std::move(plan).value() : Plan();
-}
-
-int OpIndex(const Plan& plan, std::string_view name) {
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    if (plan.ops[i].name == name) return int(i);
-  }
-  ADD_FAILURE() << "no op " << name;
-  return -1;
+  return testing::MustBlockPlan(testing::BlockModel(), Phase::kTrain, p, algo, true, chunks);
 }
 
 bool HasNote(const RunOutput& out, std::string_view text) {
