@@ -18,7 +18,7 @@ Region ChunkRegion(const Workload& w, BufferId buf, RowRange s) {
 
 void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<RowRange>& slices, int r, RankPlan& rp,
               const OpScope& scope) {
-  RankBuilder rb(w, &rp, &scope);
+  RankBuilder rb(w, CommDType(w, cfg), &rp, &scope);
   const OpBuffers ob = AddOpBuffers(w, r, rb, rp);
   const int p = w.tp;
   const int64_t mb = w.m / p;
@@ -66,6 +66,8 @@ void PlanRank(const Workload& w, const OverlapConfig& cfg, const std::vector<Row
 }  // namespace
 
 Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope) {
+  // Here too, not only in Validate: bulk emits its pair as serial collectives.
+  BRAID_RETURN_IF_ERROR(CheckCommDType(w, cfg, cfg.algorithm));
   const int64_t rows = w.op == Op::kGemmAr ? w.m : w.m / w.tp;
   BRAID_ASSIGN_OR_RETURN(auto slices, SplitRows(rows, cfg.chunks, cfg.splits,
                                                 w.op == Op::kGemmAr ? "rows of M" : "rows per rank block (M/P)"));

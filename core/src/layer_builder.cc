@@ -55,7 +55,7 @@ void PlanLocalGemm(const Workload& w, const OpScope& scope, Plan& plan, int chun
   const int64_t rows = w.m / chunks;
   for (int r = 0; r < w.tp; ++r) {
     RankPlan& rp = plan.ranks[size_t(r)];
-    RankBuilder rb(w, &rp, &scope);
+    RankBuilder rb(w, w.DefaultCommDType(), &rp, &scope);  // no transfers
     const BufferId a = rb.AddBuffer("A", w.m, w.k, BufferRole::kInput, {Matrix::kA, 0, w.m, 0, w.k, 0});
     const BufferId b = rb.AddBuffer("B_shard", w.k, nb, BufferRole::kInput, {Matrix::kB, 0, w.k, r * nb, nb, 0});
     const BufferId c = rb.AddBuffer("C", w.m, nb, BufferRole::kOutput);
@@ -86,6 +86,7 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
   po.local = op.kind == LayerOpKind::kLocalGemm;
   po.part = part;
   po.method = cfg.algorithm;
+  po.comm_dtype = CommDType(po.workload, cfg);
   plan_.ops.push_back(po);
   OpScope scope{po.name + ".", index, int64_t(index) << 32, part};
   Emitted e;
@@ -97,7 +98,7 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
       const double flops = AttentionFlops(lw_, q_begin, q_end) * (backward ? kAttentionBackwardFlopsRatio : 1.0);
       const int64_t bytes = AttentionBytes(lw_, q_begin, q_end) * (backward ? kAttentionBackwardBytesRatio : 1);
       for (int r = 0; r < lw_.tp; ++r) {
-        RankBuilder rb(po.workload, &plan_.ranks[size_t(r)], &scope);
+        RankBuilder rb(po.workload, po.workload.DefaultCommDType(), &plan_.ranks[size_t(r)], &scope);
         rb.Compute(0, po.name, flops, bytes, {}, part);
       }
       break;
@@ -149,6 +150,7 @@ Emitted LayerBuilder::EmitExternal(const LayerOp& op, const Emitted& dgrad) {
   po.workload = op.gemm;
   po.local = true;
   po.method = Algorithm::kExternal;
+  po.comm_dtype = po.workload.DefaultCommDType();  // fed by its dgrad's exchange: no transfers of its own
   plan_.ops.push_back(po);
   const OpScope scope{po.name + ".", index, int64_t(index) << 32, 0};
   const int p = lw_.tp;

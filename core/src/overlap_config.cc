@@ -97,9 +97,41 @@ Status OverlapConfig::ValidateKnobs() const {
   return Status::Ok();
 }
 
+DType CommDType(const Workload& w, const OverlapConfig& c) { return c.comm_dtype.value_or(w.DefaultCommDType()); }
+
+Status CheckCommDType(const Workload& w, const OverlapConfig& c, Algorithm a) {
+  if (!c.comm_dtype.has_value() || *c.comm_dtype == w.DefaultCommDType()) return Status::Ok();
+  const DType d = *c.comm_dtype;
+  const std::string dn(DTypeName(d)), wn(DTypeName(w.dtype));
+  if (!IsFp8(w.dtype)) {
+    return Status::Invalid("`comm_dtype` " + dn + " applies to FP8 GEMMs only: a " + wn + " GEMM moves " + wn);
+  }
+  if (d != w.dtype && d != w.OutDType()) {
+    return Status::Invalid("`comm_dtype` " + dn + " does not fit a " + wn + " GEMM: it moves " + wn +
+                           " (its input) or " + std::string(DTypeName(w.OutDType())) + " (its output)");
+  }
+  if (IsFp8(d) && w.op != Op::kAgGemm && a != Algorithm::kRing && a != Algorithm::kBidirRing) {
+    return Status::Invalid("`comm_dtype` " + dn + " makes " + std::string(OpName(w.op)) +
+                           " reduce FP8 partial sums, which only ring and bidir_ring can do (each step adds "
+                           "them in fp32); " +
+                           std::string(AlgorithmName(a)) + " reduces in the wire dtype: use ring or bidir_ring" +
+                           (w.op == Op::kGemmAr ? " with gemm_rs (sequence parallelism on)" : "") +
+                           ", or `comm_dtype` auto or " + std::string(DTypeName(w.OutDType())));
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<DType>> ParseCommDType(std::string_view name) {
+  if (name == "auto") return std::optional<DType>();
+  Result<DType> d = ParseDType(name);
+  if (!d.ok()) return Status::Invalid("comm dtype: " + d.status().message() + "; or auto");
+  return std::optional<DType>(*d);
+}
+
 Status OverlapConfig::Validate(const Workload& w) const {
   BRAID_RETURN_IF_ERROR(w.Validate());
   BRAID_RETURN_IF_ERROR(ValidateKnobs());
+  BRAID_RETURN_IF_ERROR(CheckCommDType(w, *this, algorithm));
   if (algorithm == Algorithm::kIso) {
     return Status::Invalid(
         "iso splits a layer's sequence: it applies to layer workloads only "
@@ -163,6 +195,7 @@ std::string OverlapConfig::Describe() const {
   if (comm_sms > 0) os << " comm_sms=" << comm_sms;
   if (comm_engine == CommEngine::kCopyEngine) os << " engine=ce";
   if (!comm_high_priority) os << " priority=normal";
+  if (comm_dtype.has_value()) os << " comm=" << DTypeName(*comm_dtype);
   return os.str();
 }
 

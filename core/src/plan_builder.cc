@@ -11,7 +11,7 @@ BufferId RankBuilder::AddBuffer(std::string name, int64_t rows, int64_t cols, Bu
 
 int64_t RankBuilder::Bytes(const Region& r, DType d) const { return r.total_rows() * Cols(r.buffer) * DTypeBytes(d); }
 int64_t RankBuilder::OutBytes(const Region& r) const { return Bytes(r, w_.OutDType()); }
-int64_t RankBuilder::CommBytes(const Region& r) const { return Bytes(r, w_.CommDType()); }
+int64_t RankBuilder::CommBytes(const Region& r) const { return Bytes(r, comm_); }
 
 int RankBuilder::Add(Step s, std::vector<int> deps) {
   s.id = int(rp_->steps.size());

@@ -23,8 +23,9 @@ struct OpScope {
 // Builds one rank's steps. Step ids are indices; deps must name earlier steps.
 class RankBuilder {
  public:
-  RankBuilder(const Workload& w, RankPlan* rp, const OpScope* scope = nullptr)
-      : w_(w), rp_(rp), scope_(scope != nullptr ? *scope : OpScope{}) {}
+  // `comm`: what this op's transfers move (CommDType(w, config)).
+  RankBuilder(const Workload& w, DType comm, RankPlan* rp, const OpScope* scope = nullptr)
+      : w_(w), comm_(comm), rp_(rp), scope_(scope != nullptr ? *scope : OpScope{}) {}
 
   BufferId AddBuffer(std::string name, int64_t rows, int64_t cols, BufferRole role, InputWindow input = {});
   int64_t Cols(BufferId b) const { return rp_->buffers[size_t(b)].cols; }
@@ -46,9 +47,10 @@ class RankBuilder {
   int64_t Bytes(const Region& r, DType d) const;
   // What a GEMM writes or a reduction reads and writes: the output dtype.
   int64_t OutBytes(const Region& r) const;
-  // What a transfer moves: Workload::CommDType (FP8 A for an all-gather).
+  // What a transfer moves: comm_ (FP8 A for an all-gather by default).
   int64_t CommBytes(const Region& r) const;
   const Workload& w_;
+  DType comm_;
   RankPlan* rp_;
   OpScope scope_;
 };

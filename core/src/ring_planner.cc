@@ -41,7 +41,7 @@ struct RingContext {
 
 // ag_gemm: at step s a rank multiplies block (r − sign·s) while passing it on.
 void PlanAgRank(const RingContext& x, int r, RankPlan& rp) {
-  RankBuilder rb(x.w, &rp, &x.scope);
+  RankBuilder rb(x.w, CommDType(x.w, x.cfg), &rp, &x.scope);
   const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
   const int nd = int(x.dirs.size());
   std::vector<std::vector<int>> prev_recv(static_cast<size_t>(nd));
@@ -77,7 +77,7 @@ void PlanAgRank(const RingContext& x, int r, RankPlan& rp) {
 // destination (r − sign·(s+1)), adds the accumulator from its predecessor and
 // sends it on; the last step computes its own block.
 void PlanReduceRank(const RingContext& x, int r, RankPlan& rp) {
-  RankBuilder rb(x.w, &rp, &x.scope);
+  RankBuilder rb(x.w, CommDType(x.w, x.cfg), &rp, &x.scope);
   const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
   const bool rs = x.w.op == Op::kGemmRs;
   const int nd = int(x.dirs.size());

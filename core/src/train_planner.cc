@@ -54,6 +54,7 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
         // have nothing of this GEMM's to act on, so none are recorded.
         c = OverlapConfig{};
         c.algorithm = !op.column && IsRing(dgrad) ? Algorithm::kExternal : Algorithm::kSerial;
+        c.comm_dtype = cfg.comm_dtype;  // a precision choice of the run: its all-gather moves it
       }
     } else if (own) {
       c = *op.config;
@@ -106,6 +107,9 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
           if (Status s = c.Validate(op.gemm); !s.ok()) return Status::Invalid(who + s.message());
         }
         break;
+    }
+    if (op.kind == LayerOpKind::kTpGemm) {
+      if (Status s = CheckCommDType(op.gemm, c, c.algorithm); !s.ok()) return Status::Invalid(who + s.message());
     }
     if (op.pass == Pass::kDgrad && op.column && c.algorithm == Algorithm::kBulk && i + 1 < lw.ops.size() &&
         lw.ops[i + 1].config.has_value() && lw.ops[i + 1].config->algorithm != Algorithm::kBulk) {

@@ -79,12 +79,12 @@ TEST(Workload, Fp8DtypesParseAndPlainFp8IsAmbiguous) {
 TEST(Workload, AnFp8GemmWritesBf16AndItsAllGatherMovesFp8) {
   const Workload ag{Op::kAgGemm, 64, 64, 64, DType::kFp8E4m3, 2};
   EXPECT_EQ(ag.OutDType(), DType::kBf16);
-  EXPECT_EQ(ag.CommDType(), DType::kFp8E4m3);
+  EXPECT_EQ(ag.DefaultCommDType(), DType::kFp8E4m3);
   const Workload rs{Op::kGemmRs, 64, 64, 64, DType::kFp8E5m2, 2};
-  EXPECT_EQ(rs.CommDType(), DType::kBf16);  // partial sums travel in the output dtype
+  EXPECT_EQ(rs.DefaultCommDType(), DType::kBf16);  // partial sums travel in the output dtype
   const Workload fp32{Op::kGemmAr, 64, 64, 64, DType::kFp32, 2};
   EXPECT_EQ(fp32.OutDType(), DType::kFp32);
-  EXPECT_EQ(fp32.CommDType(), DType::kFp32);
+  EXPECT_EQ(fp32.DefaultCommDType(), DType::kFp32);
 }
 
 TEST(OneLine, EscapesControlCharactersSoErrorsStayOneLine) {

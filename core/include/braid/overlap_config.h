@@ -3,6 +3,7 @@
 // rule; it is never run.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,15 @@ struct OverlapConfig {
   int comm_sms = 0;    // SMs / NCCL channels for comm; 0 = backend default
   CommEngine comm_engine = CommEngine::kSm;
   bool comm_high_priority = true;  // comm lanes get the higher stream priority
+  // What an FP8 GEMM's communication moves; unset = the workload's default
+  // (Workload::DefaultCommDType: all-gathers FP8, reductions bf16, as
+  // TransformerEngine does). Set, every transfer of every GEMM moves it: the
+  // output dtype (bf16: gather bf16, cast after) or the input's FP8 format
+  // (reduce-scatter partials in FP8, TransformerEngine's FP8 reduce-scatter),
+  // which only ring and bidir_ring can reduce: each step adds the arriving FP8
+  // partials into a wider buffer, where a collective would round every hop's
+  // sum to FP8. A precision choice, not a speed knob: the tuner keeps it.
+  std::optional<DType> comm_dtype;
 
   // Checks the knobs against each other and against the workload's shapes.
   // iso is refused here: it applies to layer workloads only (BuildLayerPlan).
@@ -54,6 +64,16 @@ struct OverlapConfig {
   Status ValidateKnobs() const;
   std::string Describe() const;  // "ring chunks=2 streams=2"
 };
+
+// What `w`'s communication moves under `c`: c.comm_dtype when set, else
+// w.DefaultCommDType().
+DType CommDType(const Workload& w, const OverlapConfig& c);
+// Whether `c.comm_dtype` applies to `w` under algorithm `a`: it must be
+// w.dtype or w.OutDType() of an FP8 GEMM, and an FP8 reduction needs ring or
+// bidir_ring (gemm_ar none). The message names the rule and what is allowed.
+Status CheckCommDType(const Workload& w, const OverlapConfig& c, Algorithm a);
+// Parses a --comm-dtype value: "auto" (unset) or a dtype name.
+Result<std::optional<DType>> ParseCommDType(std::string_view name);
 
 // Parses "1,2,1" into weights; rejects empty entries and non-positive values.
 Result<std::vector<int>> ParseSplits(std::string_view text);

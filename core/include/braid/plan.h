@@ -151,6 +151,9 @@ struct PlanOp {
   // The method this op was planned with: Plan::config's algorithm, except in
   // train plans, where each GEMM has its own (serial, bulk, external, ...).
   Algorithm method = Algorithm::kSerial;
+  // What its transfers move: CommDType of its workload and the config it was
+  // planned with (a train plan's GEMMs each have their own).
+  DType comm_dtype = DType::kBf16;
 };
 
 struct Plan {
@@ -167,6 +170,10 @@ struct Plan {
   const Workload& op_workload(int i) const { return ops.empty() ? workload : ops[size_t(i)].workload; }
   // True when op i's GEMM yields whole products (ag_gemm, local), false for partial sums.
   bool op_products(int i) const;
+  // What op i's transfers move: CommDType(workload, config) for a single-op
+  // plan, PlanOp::comm_dtype for a layer plan. Backends size and type every
+  // transfer by it.
+  DType op_comm_dtype(int i) const;
 };
 
 }  // namespace braid

@@ -29,6 +29,8 @@ std::string_view DTypeName(DType d);  // "bf16", "fp8_e4m3", ...
 Result<DType> ParseDType(std::string_view name);
 int DTypeBytes(DType d);
 inline bool IsFp8(DType d) { return d == DType::kFp8E4m3 || d == DType::kFp8E5m2; }
+// What a GEMM with inputs of dtype `in` writes: bf16 for FP8, else `in`.
+inline DType GemmOutDType(DType in) { return IsFp8(in) ? DType::kBf16 : in; }
 
 // The largest GEMM a run may model: event times are int64 nanoseconds, and
 // every backend moves or computes at least one byte or FLOP per ns, so a
@@ -53,11 +55,12 @@ struct Workload {
 
   // The element type of C and of the partial sums a reduce-scatter or
   // all-reduce moves: bf16 for an FP8 GEMM, the input dtype otherwise.
-  DType OutDType() const { return IsFp8(dtype) ? DType::kBf16 : dtype; }
-  // The element type the op's communication moves: an all-gather moves A
-  // in its own dtype (FP8 stays FP8, TransformerEngine's `fp8_buf` for
-  // all-gathers); a reduce-scatter or all-reduce moves OutDType.
-  DType CommDType() const { return op == Op::kAgGemm ? dtype : OutDType(); }
+  DType OutDType() const { return GemmOutDType(dtype); }
+  // What the op's communication moves when the config does not say
+  // (OverlapConfig::comm_dtype; CommDType in overlap_config.h decides): an
+  // all-gather moves A in its own dtype (FP8 stays FP8, TransformerEngine's
+  // `fp8_buf` for all-gathers); a reduce-scatter or all-reduce moves OutDType.
+  DType DefaultCommDType() const { return op == Op::kAgGemm ? dtype : OutDType(); }
 
   // Total FLOPs of the unsharded GEMM (2·M·N·K).
   double Flops() const { return 2.0 * double(m) * double(n) * double(k); }

@@ -42,8 +42,8 @@ int64_t GemmCost::Waves(int sms) const {
 
 namespace {
 
-// C's element size: an FP8 GEMM writes bf16 (Workload::OutDType).
-int OutBytesPerElement(DType dtype) { return IsFp8(dtype) ? DTypeBytes(DType::kBf16) : DTypeBytes(dtype); }
+// C's element size: an FP8 GEMM writes bf16.
+int OutBytesPerElement(DType dtype) { return DTypeBytes(GemmOutDType(dtype)); }
 
 GemmCost SingleTileCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype) {
   GemmCost c;
