@@ -66,6 +66,10 @@ typedef struct braid_preset_entry {
   double time_ns;
   double distance; /* 0 for exact; log-space shape distance for nearest */
   char backend[8]; /* "sim", "cpu", "cuda": who measured it */
+  /* Appended with FP8 (after backend): what the GEMM's communication moves,
+   * resolved ("fp8_e4m3" for an FP8 all-gather by default, "bf16" for its
+   * reduce-scatter unless the preset says FP8; the dtype itself otherwise). */
+  char comm_dtype[16];
 } braid_preset_entry;
 
 /* As braid_preset_lookup, for one backend: "sim", "cpu", "cuda", or NULL /

@@ -56,6 +56,10 @@ Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
   BRAID_ASSIGN_OR_RETURN(s, f.OptionalString("comm_priority", "high"));
   if (s != "high" && s != "normal") return BadValue(f, t, "comm_priority", "must be \"high\" or \"normal\"");
   c.comm_high_priority = s == "high";
+  BRAID_ASSIGN_OR_RETURN(s, f.OptionalString("comm_dtype", "auto"));
+  auto comm = ParseCommDType(s);
+  if (!comm.ok()) return BadValue(f, t, "comm_dtype", comm.status().message());
+  c.comm_dtype = *comm;
   c.splits.clear();
   if (const TomlValue* sp = t.Find("splits")) {
     if (sp->kind != TomlValue::Kind::kArray) return BadValue(f, t, "splits", "must be an array of positive integers");
@@ -140,6 +144,7 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
                                          "comm_sms",
                                          "comm_engine",
                                          "comm_priority",
+                                         "comm_dtype",
                                          "time_ns",
                                          "speedup_vs_serial",
                                          "speedup_vs_te_default",
@@ -193,6 +198,7 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
   if (!IsIsoDate(p.date)) return BadValue(f, t, "date", "must be an ISO 8601 date (\"2026-11-21T22:00:00Z\")");
   Status s = p.key.workload.Validate();
   if (s.ok()) s = p.config.ValidateKnobs();
+  if (s.ok()) s = CheckCommDType(p.key.workload, p.config, p.config.algorithm);
   if (!s.ok()) return Status::Invalid(f.Where(t) + ": preset[" + std::to_string(index) + "]: " + s.message());
   return Status::Ok();
 }

@@ -40,6 +40,7 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   os << "streams = " << c.comm_lanes << "\ncomm_sms = " << c.comm_sms << "\n";
   os << "comm_engine = " << TomlQuote(CommEngineName(c.comm_engine)) << "\n";
   os << "comm_priority = " << TomlQuote(c.comm_high_priority ? "high" : "normal") << "\n";
+  if (c.comm_dtype.has_value()) os << "comm_dtype = " << TomlQuote(DTypeName(*c.comm_dtype)) << "\n";
   os << "time_ns = " << Float(p.time_ns) << "\nspeedup_vs_serial = " << Float(p.speedup_vs_serial) << "\n";
   os << "speedup_vs_te_default = " << Float(p.speedup_vs_te_default) << "\n";
   os << "overlap_ratio = " << Float(p.overlap_ratio) << "\ntail_ns = " << Float(p.tail_ns) << "\n";

@@ -111,6 +111,7 @@ extern "C" int braid_preset_find_pass(const braid_presets* presets, const char* 
   e.time_ns = r.preset->time_ns;
   e.distance = r.distance;
   CopyOut(r.preset->backend, e.backend, sizeof e.backend);
+  CopyOut(braid::DTypeName(braid::CommDType(r.preset->key.workload, c)), e.comm_dtype, sizeof e.comm_dtype);
   e.match = r.match == braid::PresetMatch::kExact ? BRAID_PRESET_EXACT : BRAID_PRESET_NEAREST;
   return finish(0);
 }

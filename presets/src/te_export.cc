@@ -257,10 +257,12 @@ TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r, 
   b.te = MapToTe(config, op.gemm.op, lw.tp, info.default_comm_sms);
   b.te.comments.insert(b.te.comments.begin(), taken.begin(), taken.end());
   if (IsFp8(op.gemm.dtype)) {
-    // TE's fp8_buf: the userbuffer holds FP8. Braid's all-gathers move the
-    // FP8 input; reduce-scatters (and local GEMMs) move bf16 outputs.
-    const bool gathers_fp8 = op.kind == LayerOpKind::kTpGemm && op.gemm.CommDType() == op.gemm.dtype;
-    b.te.fp8_buf = gathers_fp8 ? 1 : 0;
+    // TE's fp8_buf: the userbuffer holds FP8. By default all-gathers move
+    // the FP8 input and reduce-scatters bf16 outputs; a preset whose
+    // comm_dtype is FP8 reduce-scatters FP8 partials (TE's FP8 RS output),
+    // one whose comm_dtype is bf16 gathers bf16. Local GEMMs move nothing.
+    const bool moves_fp8 = op.kind == LayerOpKind::kTpGemm && IsFp8(CommDType(op.gemm, p.config));
+    b.te.fp8_buf = moves_fp8 ? 1 : 0;
   }
   return b;
 }

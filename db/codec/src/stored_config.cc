@@ -53,6 +53,10 @@ Result<OverlapConfig> ParseConfig(const Json& j) {
   BRAID_ASSIGN_OR_RETURN(auto priority, StringField(j, "comm_priority", "high"));
   if (priority != "high" && priority != "normal") return Status::Invalid("'comm_priority' is not high or normal");
   c.comm_high_priority = priority == "high";
+  BRAID_ASSIGN_OR_RETURN(auto comm_dtype, StringField(j, "comm_dtype", "auto"));
+  Result<std::optional<DType>> comm = ParseCommDType(comm_dtype);
+  if (!comm.ok()) return Status::Invalid("'comm_dtype' is not auto or a dtype name");
+  c.comm_dtype = *comm;
   BRAID_RETURN_IF_ERROR(c.ValidateKnobs());
   return c;
 }
@@ -64,13 +68,16 @@ Status DamagedStore(std::string_view where, std::string_view problem) {
 }
 
 Json ConfigJson(const OverlapConfig& c) {
-  return {{"algorithm", AlgorithmName(c.algorithm)},
-          {"chunks", c.chunks},
-          {"splits", c.splits},
-          {"streams", c.comm_lanes},
-          {"comm_sms", c.comm_sms},
-          {"comm_engine", CommEngineName(c.comm_engine)},
-          {"comm_priority", c.comm_high_priority ? "high" : "normal"}};
+  Json j = {{"algorithm", AlgorithmName(c.algorithm)},
+            {"chunks", c.chunks},
+            {"splits", c.splits},
+            {"streams", c.comm_lanes},
+            {"comm_sms", c.comm_sms},
+            {"comm_engine", CommEngineName(c.comm_engine)},
+            {"comm_priority", c.comm_high_priority ? "high" : "normal"}};
+  // Written only when set, so a config without it reads back the same.
+  if (c.comm_dtype.has_value()) j["comm_dtype"] = DTypeName(*c.comm_dtype);
+  return j;
 }
 
 Result<OverlapConfig> ConfigFromJson(const Json& j) {
