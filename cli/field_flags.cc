@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 28> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kFieldFl
     {"comm_sms", "--comm-sms"},
     {"comm_engine", "--comm-engine"},
     {"comm_priority", "--comm-priority"},
+    {"comm_dtype", "--comm-dtype"},
     // Workload and LayerWorkload
     {"tp", "--tp"},
     {"dtype", "--dtype"},
@@ -31,6 +32,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kFieldFl
     {"iters", "--iters"},
     {"budget", "--budget"},
     {"resume", "--resume"},
+    {"fp8_scale_a", "--fp8-scale-a"},
+    {"fp8_scale_b", "--fp8-scale-b"},
     // the cuda and cpu backends' options
     {"timeout_s", "--timeout"},
     {"loopback", "--loopback"},

@@ -40,6 +40,10 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--comm-engine", a->comm_engine, "sm | ce (copy engine)")->capture_default_str();
   sub->add_option("--comm-priority", a->comm_priority, "high | normal: comm streams above the GEMM's, or equal")
       ->capture_default_str();
+  AddCommDTypeOption(sub, &a->comm_dtype);
+  sub->add_option("--fp8-scale-a", a->fp8_scale_a,
+                   "FP8: a fixed scale for every GEMM's A (delayed scaling; default: each tensor's amax)");
+  sub->add_option("--fp8-scale-b", a->fp8_scale_b, "FP8: a fixed scale for every GEMM's B, as --fp8-scale-a");
   sub->add_option("--topology", a->topology, "built-in name or .toml file")->capture_default_str();
   sub->add_option("--iters", a->iters, "timed iterations")->capture_default_str();
   sub->add_option("--warmup", a->warmup, "warm-up iterations")->capture_default_str();
@@ -78,6 +82,8 @@ Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
     return Status::Invalid("--comm-priority '" + OneLine(a.comm_priority) + "': use high or normal");
   }
   c.comm_high_priority = a.comm_priority == "high";
+  BRAID_ASSIGN_OR_RETURN(auto comm, ParseCommDType(a.comm_dtype));
+  c.comm_dtype = comm;
   return c;
 }
 
@@ -101,6 +107,13 @@ Result<RunRequest> RequestFromArgs(const RunArgs& a) {
   r.options.warmup = a.warmup;
   r.options.verify = a.verify;
   r.options.seed = a.seed;
+  r.options.fp8_scale_a = a.fp8_scale_a;
+  r.options.fp8_scale_b = a.fp8_scale_b;
+  const DType dtype = r.layer ? r.layer->dtype : r.op.dtype;
+  if ((a.fp8_scale_a || a.fp8_scale_b) && !IsFp8(dtype)) {
+    return Status::Invalid(std::string(a.fp8_scale_a ? "--fp8-scale-a" : "--fp8-scale-b") +
+                           " applies to FP8 dtypes (fp8_e4m3, fp8_e5m2), not " + std::string(DTypeName(dtype)));
+  }
   return r;
 }
 
@@ -176,9 +189,10 @@ uint64_t ArgumentsHash(const RunArgs& a) {
       '\x1f' + w.batch + '\x1f' + w.phase + '\x1f' + w.sequence_parallel + '\x1f' + std::to_string(w.tp) + '\x1f' +
       w.dtype + '\x1f' + a.algo + '\x1f' + std::to_string(a.chunks) + '\x1f' + a.splits + '\x1f' +
       std::to_string(a.streams) + '\x1f' + std::to_string(a.comm_sms) + '\x1f' + a.comm_engine + '\x1f' +
-      a.comm_priority + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) +
+      a.comm_priority + '\x1f' + a.comm_dtype + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) +
       '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
-      std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s);
+      std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
+      '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0));
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
   return h;

@@ -1,6 +1,7 @@
 // `braid run`: one workload × topology × config on one backend.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,8 @@ struct RunArgs {
   int comm_sms = 0;
   std::string comm_engine = "sm";
   std::string comm_priority = "high";
+  std::string comm_dtype = "auto";
+  std::optional<double> fp8_scale_a, fp8_scale_b;
   std::string topology = "h100-sxm";
   int iters = 10;
   int warmup = 2;

@@ -55,6 +55,7 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_flag("--json", a->json, "print one JSON object");
   sub->add_flag("--no-progress", a->no_progress, "no progress on stderr");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
+  AddCommDTypeOption(sub, &a->comm_dtype);
   AddCudaOptions(sub, &a->cuda);
   a->timeout_option = sub->get_option("--timeout");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
@@ -154,6 +155,16 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   std::string workload_key;
   std::optional<LayerWorkload> block;
   BRAID_ASSIGN_OR_RETURN(auto targets, TargetsOf(a, &workload_key, &block));
+  BRAID_ASSIGN_OR_RETURN(auto comm_dtype, ParseCommDType(a.comm_dtype));
+  for (TuneTarget& t : targets) {
+    OverlapConfig ring;  // the algorithm every comm dtype the GEMM has can take
+    ring.algorithm = Algorithm::kRing;
+    ring.comm_dtype = comm_dtype;
+    if (Status s = CheckCommDType(t.w, ring, ring.algorithm); !s.ok()) {
+      return Status::Invalid(t.name + ": " + s.message());
+    }
+    t.comm_dtype = comm_dtype;
+  }
   auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
   if (!hw.ok()) return hw.status();
   PreparedTune p;
@@ -191,14 +202,16 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
     return MakeSimGuide([t](const OverlapConfig& c) { return PlanOfTarget(t, c); }, *hw);
   };
   q.base.seed = a.seed;
-  q.options_json = nlohmann::json{{"iters", q.search.iters},
-                                  {"warmup", q.search.warmup},
-                                  {"budget", q.search.budget},
-                                  {"time_budget_s", a.time_budget_s},
-                                  {"seed", a.seed},
-                                  {"link_gbps", a.link_gbps},
-                                  {"link_latency_us", a.link_latency_us}}
-                       .dump();
+  nlohmann::json options{{"iters", q.search.iters},
+                          {"warmup", q.search.warmup},
+                          {"budget", q.search.budget},
+                          {"time_budget_s", a.time_budget_s},
+                          {"seed", a.seed},
+                          {"link_gbps", a.link_gbps},
+                          {"link_latency_us", a.link_latency_us}};
+  // Only when set, so a session recorded before the flag existed resumes.
+  if (comm_dtype.has_value()) options["comm_dtype"] = DTypeName(*comm_dtype);
+  q.options_json = options.dump();
   q.resume = a.resume;
   q.session = a.session;
   BRAID_RETURN_IF_ERROR(CheckTuneRequest(q));

@@ -36,6 +36,7 @@ struct TuneArgs {
   CudaBackendOptions cuda;                // --loopback, --timeout, --tf32
   CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
   unsigned long long seed = 42;
+  std::string comm_dtype = "auto";
 };
 
 void AddTuneOptions(CLI::App* sub, TuneArgs* args);

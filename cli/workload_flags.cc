@@ -40,6 +40,14 @@ void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help) 
   sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32 | fp8_e4m3 | fp8_e5m2")->capture_default_str();
 }
 
+void AddCommDTypeOption(CLI::App* sub, std::string* comm_dtype) {
+  sub->add_option("--comm-dtype", *comm_dtype,
+                   "FP8 GEMMs: what communication moves. auto: all-gathers FP8, reduce-scatters bf16 "
+                   "(TransformerEngine's default) | bf16: everything bf16 | the --dtype: reduce-scatters FP8 "
+                   "too (ring, bidir_ring)")
+      ->capture_default_str();
+}
+
 // `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
 Result<LayerWorkload> LayerFromArgs(const WorkloadArgs& a) {
   if (a.seq.empty()) return Status::Invalid("--model needs --seq (the sequence length)");

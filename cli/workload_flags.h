@@ -28,6 +28,8 @@ struct WorkloadArgs {
 };
 
 void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help);
+// --comm-dtype (OverlapConfig::comm_dtype), shared by `run` and `tune`.
+void AddCommDTypeOption(CLI::App* sub, std::string* comm_dtype);
 
 // Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.
 Status CheckWorkloadForm(const WorkloadArgs& a);

@@ -26,7 +26,11 @@ TEST(RunAnnouncement, RoundTripsEveryField) {
   a.config = Ring(2);
   a.part = PlanPart::kCommAlone;
   a.fingerprint = 0xfedcba9876543210ull;
-  a.options = RunOptions{3, 7, true, false, 123456789012345ull};
+  a.options.warmup = 3;
+  a.options.iters = 7;
+  a.options.verify = true;
+  a.options.trace = false;
+  a.options.seed = 123456789012345ull;
   Result<RunAnnouncement> b = DecodeAnnouncement(EncodeAnnouncement(a));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_FALSE(b->finished);

@@ -13,10 +13,17 @@ TEST(SimGuide, PredictsWhatTheSimBackendMeasures) {
   ASSERT_TRUE(guide.ok()) << guide.status().message();
   Result<std::unique_ptr<Backend>> sim = MakeSimBackend("h100-sxm");
   ASSERT_TRUE(sim.ok());
-  for (OverlapConfig c : {OverlapConfig{}, OverlapConfig{Algorithm::kChunked, 4, {}, 1, 16}}) {
+  OverlapConfig chunked;
+  chunked.algorithm = Algorithm::kChunked;
+  chunked.chunks = 4;
+  chunked.comm_sms = 16;
+  RunOptions one_iteration;
+  one_iteration.warmup = 0;
+  one_iteration.iters = 1;
+  for (const OverlapConfig& c : {OverlapConfig{}, chunked}) {
     Result<double> predicted = (*guide)(c);
     ASSERT_TRUE(predicted.ok()) << predicted.status().message();
-    Result<RunOutput> out = (*sim)->Run(*BuildPlan(w, c), RunOptions{0, 1});
+    Result<RunOutput> out = (*sim)->Run(*BuildPlan(w, c), one_iteration);
     ASSERT_TRUE(out.ok());
     EXPECT_DOUBLE_EQ(*predicted, double(out->iteration_ns.at(0))) << c.Describe();
   }

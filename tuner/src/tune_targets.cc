@@ -87,12 +87,14 @@ Result<Plan> SerialPlanOfTarget(const TuneTarget& t) {
 }
 
 std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms) {
-  if (!t.train_ops) return BuildSearchSpace(t.w, knobs, gpu_sms);
+  if (!t.train_ops && !t.comm_dtype.has_value()) return BuildSearchSpace(t.w, knobs, gpu_sms);
   std::vector<OverlapConfig> all = BuildSearchSpace(t.w, knobs, gpu_sms);
   if (IsColumnPair(t)) AddBulk(all, knobs, gpu_sms);
-  // The pair's planner has the last word (an external wgrad needs M % P == 0).
+  // The planner has the last word (an external wgrad needs M % P == 0; FP8
+  // partial sums need a ring).
   std::vector<OverlapConfig> out;
   for (OverlapConfig& c : all) {
+    c.comm_dtype = t.comm_dtype;
     if (PlanOfTarget(t, c).ok()) out.push_back(std::move(c));
   }
   return out;

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,11 @@ struct RunOptions {
   bool verify = false;  // compare each rank's output with a plain reference
   bool trace = true;    // record events (off only to measure tracing overhead)
   uint64_t seed = 42;   // input data
+  // FP8 runs: fixed per-tensor scales of every GEMM's A and B
+  // (TransformerEngine's delayed scaling, where the scale comes from earlier
+  // iterations' amax); values beyond the format's max / scale saturate.
+  // Unset: each tensor's own amax (current scaling, Fp8ScaleForAmax).
+  std::optional<double> fp8_scale_a, fp8_scale_b;
 };
 
 struct VerifyResult {

@@ -50,6 +50,11 @@ struct TuneTarget {
   // with bulk, external after a row dgrad's ring, serial otherwise). The
   // whole block's figures are targets of this kind too ("block.tuned").
   std::optional<LayerWorkload> train_ops = std::nullopt;
+  // What its communication moves (OverlapConfig::comm_dtype), a precision
+  // choice the search keeps: every candidate gets it, those that cannot move
+  // it are left out. The baselines (serial, TE's default) keep the GEMM's
+  // default, as TransformerEngine runs them.
+  std::optional<DType> comm_dtype = std::nullopt;
 };
 
 // The targets of a layer. Forward phases: its TP GEMMs (kTpGemm ops),
