@@ -5,13 +5,17 @@
 #     gpt3-175b on H100 SXM TP 2/4/8 and A100 SXM TP 4/8;
 #   training steps (--phase train): TE's twelve GEMMs (fprop, dgrad, wgrad of
 #     qkv, proj, fc1, fc2) of llama3-8b, llama3-70b and llama3-405b on
-#     H100 SXM, H200 SXM and A100 SXM at TP 2/4/8.
+#     H100 SXM, H200 SXM, B200 SXM and A100 SXM at TP 2/4/8;
+#   FP8 (fp8_e4m3, TE's default comm dtypes: all-gathers FP8, reduce-scatters
+#     bf16): the same llama3 prefills and training steps on H100 SXM, H200 SXM
+#     and B200 SXM (A100 has no FP8).
 # A training step's fprop GEMMs are its prefill's (same shapes, same key), so
 # both tunes agree on them.
 #
 #   presets/tuned/regenerate.sh [path/to/braid]
 #
-# Each topology gets one file (h100-sxm.toml, h200-sxm.toml, a100-sxm.toml)
+# Each topology gets one file (h100-sxm.toml, h200-sxm.toml, b200-sxm.toml,
+# a100-sxm.toml)
 # that a runtime loads whole. Trials go to a scratch store that is deleted
 # afterwards.
 set -euo pipefail
@@ -20,12 +24,12 @@ braid="${1:-$here/../../build/release/cli/braid}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-tune() {  # topology tp model seq phase
+tune() {  # topology tp model seq phase [dtype]
   "$braid" tune --backend sim --model "$3" --seq "$4" --batch 1 --tp "$2" --topology "$1" --phase "$5" \
-    --db "$scratch/trials.db" --out "$here/$1.toml.new" --no-progress >/dev/null
+    --dtype "${6:-bf16}" --db "$scratch/trials.db" --out "$here/$1.toml.new" --no-progress >/dev/null
 }
 
-for topo in h100-sxm h200-sxm a100-sxm; do
+for topo in h100-sxm h200-sxm b200-sxm a100-sxm; do
   rm -f "$here/$topo.toml.new"
   case "$topo" in
     h100-sxm) forward_tps="2 4 8" ;;
@@ -46,6 +50,16 @@ for topo in h100-sxm h200-sxm a100-sxm; do
       done
     done
   done
+  if [ "$topo" != a100-sxm ]; then
+    for model in llama3-8b llama3-70b llama3-405b; do
+      for seq in 4096 8192; do
+        for tp in 2 4 8; do
+          tune "$topo" "$tp" "$model" "$seq" prefill fp8_e4m3
+          tune "$topo" "$tp" "$model" "$seq" train fp8_e4m3
+        done
+      done
+    done
+  fi
   mv "$here/$topo.toml.new" "$here/$topo.toml"
   echo "$here/$topo.toml: $(grep -c '^\[\[preset\]\]' "$here/$topo.toml") presets"
 done

@@ -108,6 +108,7 @@ def run(
     comm_sms: int = 0,
     comm_engine: str = "sm",
     comm_priority: str = "high",
+    comm_dtype: str = "auto",
     topology: str = "h100-sxm",
     iters: int = 5,
     warmup: int = 1,
@@ -120,6 +121,8 @@ def run(
     ``braid run --json`` (``"metrics"``, ``"lower_bound"``, ``"ranks"``,
     ...). An op workload (``op``, ``m``, ``n``, ``k``, ``tp``) or, with
     ``model``, one transformer block (``seq``, ``batch``, ``phase``, ``tp``).
+    ``comm_dtype``: FP8 only, what communication moves (``"auto"``: all-gathers
+    FP8, reduce-scatters bf16; ``"bf16"``; or the FP8 ``dtype``, ring only).
     ``db``: a SQLite store to record the run in (its ``"run"`` id is then
     set). Bad input raises ``ValueError`` with the library's one-line message
     (field names, not flags); a failure while running ``RuntimeError``.
@@ -134,7 +137,7 @@ def run(
     text = _run(
         op=op, m=m, n=n, k=k, tp=tp, dtype=dtype, model=model, seq=seq, batch=batch, phase=phase,
         algorithm=algorithm, chunks=chunks, streams=streams, comm_sms=comm_sms, comm_engine=comm_engine,
-        comm_priority=comm_priority, topology=topology, iters=iters, warmup=warmup,
+        comm_priority=comm_priority, comm_dtype=comm_dtype, topology=topology, iters=iters, warmup=warmup,
         db=None if db is None else os.fspath(db),
     )
     return json.loads(text)

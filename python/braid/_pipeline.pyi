@@ -19,6 +19,7 @@ def _run(
     comm_sms: int,
     comm_engine: str,
     comm_priority: str,
+    comm_dtype: str,
     topology: str,
     iters: int,
     warmup: int,

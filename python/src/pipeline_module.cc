@@ -38,7 +38,7 @@ T Take(Result<T> r) {
 }
 
 struct RunArguments {
-  std::string op, dtype, algorithm, comm_engine, comm_priority, topology, phase;
+  std::string op, dtype, algorithm, comm_engine, comm_priority, comm_dtype, topology, phase;
   long long m, n, k, seq, batch;
   int tp, chunks, streams, comm_sms, iters, warmup;
   std::optional<std::string> model, db;
@@ -63,6 +63,7 @@ RunRequest RequestOf(const RunArguments& a) {
     throw py::value_error("`comm_priority` '" + OneLine(a.comm_priority) + "': use high or normal");
   }
   r.config.comm_high_priority = a.comm_priority == "high";
+  r.config.comm_dtype = Take(ParseCommDType(a.comm_dtype));
   r.topology = a.topology;
   r.backend = "sim";
   r.options.iters = a.iters;
@@ -101,12 +102,13 @@ PYBIND11_MODULE(_pipeline, m) {
       [](std::string op, long long m_, long long n, long long k, int tp, std::string dtype,
          std::optional<std::string> model, long long seq, long long batch, std::string phase, std::string algorithm,
          int chunks, int streams, int comm_sms, std::string comm_engine, std::string comm_priority,
-         std::string topology, int iters, int warmup, std::optional<std::string> db) {
+         std::string comm_dtype, std::string topology, int iters, int warmup, std::optional<std::string> db) {
         RunArguments a{std::move(op),
                        std::move(dtype),
                        std::move(algorithm),
                        std::move(comm_engine),
                        std::move(comm_priority),
+                       std::move(comm_dtype),
                        std::move(topology),
                        std::move(phase),
                        m_,
@@ -126,6 +128,7 @@ PYBIND11_MODULE(_pipeline, m) {
       },
       py::kw_only(), py::arg("op"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("tp"), py::arg("dtype"),
       py::arg("model"), py::arg("seq"), py::arg("batch"), py::arg("phase"), py::arg("algorithm"), py::arg("chunks"),
-      py::arg("streams"), py::arg("comm_sms"), py::arg("comm_engine"), py::arg("comm_priority"), py::arg("topology"),
+      py::arg("streams"), py::arg("comm_sms"), py::arg("comm_engine"), py::arg("comm_priority"), py::arg("comm_dtype"),
+      py::arg("topology"),
       py::arg("iters"), py::arg("warmup"), py::arg("db"));
 }

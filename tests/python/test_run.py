@@ -56,6 +56,28 @@ class Run(unittest.TestCase):
                     self.assertNotIn("--", str(e.exception))
             self.assertFalse(os.path.exists(db), "a refused run leaves no store")
 
+    def test_fp8_comm_dtype_sets_what_transfers_move(self):
+        fp8 = dict(RING, dtype="fp8_e4m3")
+        bf16_partials = braid.run(**fp8)  # auto: reduce-scatters move bf16 partials
+        fp8_partials = braid.run(**fp8, comm_dtype="fp8_e4m3")
+        self.assertEqual(fp8_partials["config"]["comm_dtype"], "fp8_e4m3")
+        self.assertNotIn("comm_dtype", bf16_partials["config"])
+        self.assertGreater(bf16_partials["metrics"]["comm_ns"]["p50"], 1.6 * fp8_partials["metrics"]["comm_ns"]["p50"])
+
+    def test_fp8_misuse_is_value_error_in_field_words(self):
+        for kwargs, says in (
+            (dict(dtype="bf16", comm_dtype="fp8_e4m3"), "`comm_dtype` fp8_e4m3 applies to FP8 GEMMs only"),
+            (dict(dtype="fp8_e4m3", comm_dtype="fp8_e4m3", algorithm="chunked"), "only ring and bidir_ring"),
+            (dict(dtype="fp8_e4m3", comm_dtype="int4"), "unknown dtype 'int4'"),
+            (dict(dtype="fp8"), "ambiguous"),
+            (dict(dtype="fp8_e4m3", topology="a100-sxm"), "no fp8_e4m3 tensor cores"),
+        ):
+            with self.subTest(**kwargs):
+                with self.assertRaises(ValueError) as e:
+                    braid.run(**{**RING, **kwargs})
+                self.assertIn(says, str(e.exception))
+                self.assertNotIn("--", str(e.exception))
+
     def test_the_stored_run_is_one_row(self):
         with tempfile.TemporaryDirectory() as d:
             db = os.path.join(d, "runs.db")
