@@ -64,6 +64,8 @@ TEST(CpuFp8Wire, TensorScaleRoundTripIsBitExactForEveryValue) {
       int negatives = 0, zeros = 0, subnormals = 0;
       for (size_t i = 0; i < values.size(); ++i) {
         ASSERT_TRUE(SameBits(back[i], values[i])) << i << ": " << values[i] << " came back as " << back[i];
+        // The code on the wire is the one QuantizeFp8 gives.
+        ASSERT_EQ(wire[size_t(kFp8WireHeaderBytes) + i], QuantizeFp8(f, values[i], scale)) << i;
         negatives += std::signbit(values[i]);
         zeros += values[i] == 0;
         // Exponent field 0, mantissa not: a subnormal code.

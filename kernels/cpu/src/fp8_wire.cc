@@ -1,6 +1,7 @@
 #include "fp8_wire.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -17,6 +18,49 @@ float Amax(std::span<const float> values) {
   return amax;
 }
 
+// The inverse of DequantizeFp8 under one scale: the bits of each of the 256
+// decoded values → its code, in an open-addressing table. For a value that
+// decodes bit-exactly (a tensor-scale message) the code found is the one
+// QuantizeFp8 gives (the only other code with those bits would decode to the
+// same value: ±0 differ in their sign bit, and NaNs are not data), at a few
+// ns a value instead of QuantizeFp8's ~16 on this machine's CPUs.
+class Fp8Inverse {
+ public:
+  Fp8Inverse(Fp8Format format, float scale) {
+    slots_.fill(kEmpty);
+    for (int code = 0; code < 256; ++code) {
+      const uint32_t bits = Bits(DequantizeFp8(format, uint8_t(code), scale));
+      for (uint32_t i = Hash(bits);; i = (i + 1) % kSlots) {
+        if (slots_[i] == kEmpty) {
+          slots_[i] = (uint64_t(bits) << 8) | uint64_t(code);
+          break;
+        }
+        if (uint32_t(slots_[i] >> 8) == bits) break;  // a duplicate (a NaN code): the first stays
+      }
+    }
+  }
+  // The code of `v`, or −1 when `v` is no decoded value.
+  int Code(float v) const {
+    const uint32_t bits = Bits(v);
+    for (uint32_t i = Hash(bits);; i = (i + 1) % kSlots) {
+      const uint64_t s = slots_[i];
+      if (s == kEmpty) return -1;
+      if (uint32_t(s >> 8) == bits) return int(s & 0xFF);
+    }
+  }
+
+ private:
+  static constexpr uint32_t kSlots = 1024;  // 256 keys: at most a quarter full
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  static uint32_t Bits(float v) {
+    uint32_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  }
+  static uint32_t Hash(uint32_t bits) { return (bits * 2654435761u) >> 22; }  // 10 bits
+  std::array<uint64_t, kSlots> slots_;
+};
+
 }  // namespace
 
 Status EncodeFp8Wire(const WireFormat& wire, std::span<const float> values, std::vector<uint8_t>& out) {
@@ -25,16 +69,19 @@ Status EncodeFp8Wire(const WireFormat& wire, std::span<const float> values, std:
   out.resize(size_t(Fp8WireBytes(int64_t(values.size()))));
   std::memcpy(out.data(), &scale, sizeof scale);
   const std::span<uint8_t> codes(out.data() + kFp8WireHeaderBytes, values.size());
-  QuantizeFp8(wire.format, values, scale, codes);
-  if (wire.scale > 0) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const float back = DequantizeFp8(wire.format, codes[i], scale);
-      if (std::memcmp(&back, &values[i], sizeof back) != 0) {
-        return Status::Internal("fp8 wire: value " + std::to_string(values[i]) + " at " + std::to_string(i) +
-                                " is not an " + std::string(Fp8FormatName(wire.format)) + " value under scale " +
-                                std::to_string(scale));
-      }
+  if (wire.scale <= 0) {
+    QuantizeFp8(wire.format, values, scale, codes);
+    return Status::Ok();
+  }
+  const Fp8Inverse inverse(wire.format, scale);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int code = inverse.Code(values[i]);
+    if (code < 0) {
+      return Status::Internal("fp8 wire: value " + std::to_string(values[i]) + " at " + std::to_string(i) +
+                              " is not an " + std::string(Fp8FormatName(wire.format)) + " value under scale " +
+                              std::to_string(scale));
     }
+    codes[i] = uint8_t(code);
   }
   return Status::Ok();
 }

@@ -10,8 +10,10 @@
 // from the plan. Two scales:
 //   - a tensor scale (WireFormat::scale > 0): the values are already FP8
 //     values under it (an all-gather of an A that RoundInputsToFp8 cast with
-//     that scale), so the round trip is bit-exact; the encoder checks that
-//     and refuses a value that is not (a plan bug, not a rounding choice);
+//     that scale), so the round trip is bit-exact. The encoder finds each
+//     value's code by inverting DequantizeFp8 (a 256-entry table; for such
+//     values the code QuantizeFp8 gives, several times faster) and refuses a
+//     value that is not one of them (a plan bug, not a rounding choice);
 //   - a message scale (scale == 0): Fp8ScaleForAmax of the message's own
 //     amax, as for FP8 partial sums; each value then rounds to FP8.
 #pragma once
