@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -35,7 +36,7 @@ constexpr Fp8Format kFormats[] = {Fp8Format::kE4m3, Fp8Format::kE5m2};
 
 bool IsFiniteCode(Fp8Format f, int code) { return std::isfinite(Fp8ToFloat(f, uint8_t(code))); }
 
-bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool SameBits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
 // Every finite value of the format under `scale`: ±0, subnormals, normals, ±max.
 std::vector<float> EveryValue(Fp8Format f, float scale) {
