@@ -183,21 +183,27 @@ int64_t WireValues(const Plan& plan, int64_t& messages) {
   return values;
 }
 
-// A run on a paced CpuTransport (fast: the pacing is not what is measured)
+// A paced CpuTransport that reports what its link was charged when the run
+// that owns it destroys it.
+class ChargeReportingTransport : public CpuTransport {
+ public:
+  ChargeReportingTransport(int ranks, double gbps, int64_t* charged) : CpuTransport(ranks, gbps), charged_(charged) {}
+  ~ChargeReportingTransport() override { *charged_ = link_bytes(); }
+
+ private:
+  int64_t* charged_;
+};
+
+// A run on a paced transport (fast: the pacing is not what is measured)
 // that reports what its link was charged.
 Result<RunOutput> PacedRun(const Plan& plan, int64_t& link_bytes) {
   CpuBackendOptions o;
   o.link_gbps = 1e4;
-  CpuTransport* made = nullptr;
-  CpuBackend cpu(o, [&made](int ranks, const CpuBackendOptions& opt) {
-    auto t = std::make_unique<CpuTransport>(ranks, opt.link_gbps, opt.link_latency_us);
-    made = t.get();
-    return std::unique_ptr<Transport>(std::move(t));
+  link_bytes = -1;
+  CpuBackend cpu(o, [&link_bytes](int ranks, const CpuBackendOptions& opt) {
+    return std::unique_ptr<Transport>(std::make_unique<ChargeReportingTransport>(ranks, opt.link_gbps, &link_bytes));
   });
-  RunOptions run = VerifyOnce();
-  Result<RunOutput> out = cpu.Run(plan, run);
-  link_bytes = made != nullptr ? made->link_bytes() : -1;
-  return out;
+  return cpu.Run(plan, VerifyOnce());
 }
 
 TEST(CpuFp8Wire, AgGemmChargesTheLinkOneByteAValueAndStillVerifies) {
