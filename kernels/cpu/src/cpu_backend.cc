@@ -41,7 +41,7 @@ int HardwareThreads() { return std::max(1, int(std::thread::hardware_concurrency
 // Every GEMM op's outputs against its own A·B (verifying a layer, its
 // product in the block's reference forward or backward); the worst op decides.
 VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b,
-                    const std::vector<cpu::RankMemory>& memory) {
+                    const std::vector<cpu::RankMemory>& memory, const std::vector<WireFormat>& wires) {
   openblas_set_num_threads(HardwareThreads());  // the reference is outside timing
   VerifyResult worst;
   for (size_t op = 0; op < a.size(); ++op) {
@@ -55,7 +55,8 @@ VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const st
         outputs.push_back({o.window, memory[size_t(r)].data(o.buffer), rp.buffers[size_t(o.buffer)].cols});
       }
     }
-    const VerifyResult v = VerifyOutputs(ref, outputs);
+    const WireFormat wire = op < wires.size() ? wires[op] : WireFormat{};
+    const VerifyResult v = VerifyOutputs(ref, outputs, WireVerifyTolerance(wire, plan.tp()));
     const bool ok = v.ok && (!worst.ran || worst.ok);
     if (!worst.ran || !(v.max_rel_error <= worst.max_rel_error)) worst = v;
     worst.ok = ok;
@@ -71,11 +72,11 @@ std::unique_ptr<Transport> MakeTransport(const CpuBackend::TransportFactory& fac
 
 Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const CpuBackendOptions& cpu_options,
                              const CpuBackend::TransportFactory& factory) {
-  const Workload& w = plan.workload;
   // One A and B per op (a single-op plan has one op); compute ops have none.
   // Verifying, a layer's are one block's (block_inputs.h): sgemms outside timing.
   openblas_set_num_threads(HardwareThreads());
   cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify);
+  const std::vector<WireFormat> wires = cpu::RunWireFormats(plan, inputs);
   // Ranks run their own sgemm side by side; one rank may use every core.
   openblas_set_num_threads(plan.tp() > 1 ? 1 : HardwareThreads());
   std::vector<HostMatrix>& a = inputs.a;
@@ -93,13 +94,13 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   RunOutput out;
   cpu::RankRange every_rank;
   every_rank.iteration_timeout_s = cpu_options.timeout_s;
-  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, *transport, out, every_rank));
+  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, *transport, out, every_rank, wires));
   out.compute_dtype = "fp32";
   if (cpu_options.link_gbps > 0) {
     out.settings.emplace_back("link_gbps", cpu_options.link_gbps);
     out.settings.emplace_back("link_latency_us", cpu_options.link_latency_us);
   }
-  if (const std::string note = cpu::CpuDTypeNote(w.dtype); !note.empty()) out.notes.push_back(note);
+  if (const std::string note = cpu::CpuDTypeNote(plan, wires); !note.empty()) out.notes.push_back(note);
   for (const Step& s : plan.ranks[0].steps) {
     if (s.kind != StepKind::kCompute) continue;
     out.notes.push_back(
@@ -108,7 +109,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     break;
   }
   if (const std::string block = cpu::BlockNote(inputs); !block.empty()) out.notes.push_back(block);
-  if (options.verify) out.verify = Verify(plan, a, b, memory);
+  if (options.verify) out.verify = Verify(plan, a, b, memory, wires);
   return out;
 }
 

@@ -34,7 +34,29 @@ struct Scratch {
   float* tmp[2] = {nullptr, nullptr};
   float* pack = nullptr;
   PendingSends sent;  // this collective's sends not yet settled
+  std::vector<uint8_t> own_bytes;
+  int64_t wire_bytes = 0;  // what this rank's sends put on the wire
+
+  std::vector<uint8_t>& bytes(const RingComm& x) { return x.wire_bytes ? *x.wire_bytes : own_bytes; }
 };
+
+// Sends `count` floats from `p` to the next rank: in place as fp32, or
+// encoded and eager as FP8 (x.wire).
+Status SendFrom(const RingComm& x, const float* p, int64_t count, int step, Scratch& sc) {
+  const uint64_t tag = CollectiveTag(x.match, step);
+  if (x.wire.fp8) {
+    BRAID_ASSIGN_OR_RETURN(int64_t moved, WireSend(*x.transport, x.wire, x.rank, Next(x), tag, p, count, sc.bytes(x)));
+    sc.wire_bytes += moved;
+    return Status::Ok();
+  }
+  sc.wire_bytes += count * int64_t(sizeof(float));
+  return x.transport->SendInPlace(x.rank, Next(x), tag, p, count, sc.sent);
+}
+
+// Receives `count` floats from the previous rank into `p` (decoded when FP8).
+Status RecvInto(const RingComm& x, float* p, int64_t count, int step, Scratch& sc) {
+  return WireRecv(*x.transport, x.wire, x.rank, Prev(x), CollectiveTag(x.match, step), p, count, sc.bytes(x)).status();
+}
 
 Status SendRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int step, Scratch& sc) {
   const float* p = s.contiguous(i, n);
@@ -42,17 +64,16 @@ Status SendRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int s
     CopyRowsOut(s, i, n, sc.pack);
     p = sc.pack;
   }
-  return x.transport->SendInPlace(x.rank, Next(x), CollectiveTag(x.match, step), p, n * s.cols, sc.sent);
+  return SendFrom(x, p, n * s.cols, step, sc);
 }
 
 // Receives into `s` (through tmp[0] when the rows are not adjacent), then
 // settles the step's send.
 Status RecvRows(const RingComm& x, const RowSpan& s, int64_t i, int64_t n, int step, Scratch& sc) {
-  const uint64_t tag = CollectiveTag(x.match, step);
   if (float* p = s.contiguous(i, n)) {
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), tag, p, n * s.cols));
+    BRAID_RETURN_IF_ERROR(RecvInto(x, p, n * s.cols, step, sc));
   } else {
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), tag, sc.tmp[0], n * s.cols));
+    BRAID_RETURN_IF_ERROR(RecvInto(x, sc.tmp[0], n * s.cols, step, sc));
     CopyRowsIn(sc.tmp[0], s, i, n);
   }
   return x.transport->Settle(sc.sent);
@@ -102,7 +123,7 @@ Result<int64_t> RingAllGather(const RingComm& x, const RowSpan& a, const RowSpan
     BRAID_RETURN_IF_ERROR(SendRows(x, c, Mod(x.rank - s, x.ranks) * n, n, s, sc));
     BRAID_RETURN_IF_ERROR(RecvRows(x, c, Mod(x.rank - s - 1, x.ranks) * n, n, s, sc));
   }
-  return int64_t(x.ranks - 1) * n * c.cols * int64_t(sizeof(float));
+  return sc.wire_bytes;
 }
 
 Result<int64_t> RingReduceScatter(const RingComm& x, const RowSpan& a, const RowSpan& c) {
@@ -119,18 +140,17 @@ Result<int64_t> RingReduceScatter(const RingComm& x, const RowSpan& a, const Row
   for (int s = 0; s + 1 < x.ranks; ++s) {
     const int64_t blk = Mod(x.rank - s - 2, x.ranks);
     float* acc = sc.tmp[s % 2];
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, Prev(x), CollectiveTag(x.match, s), acc, n * c.cols));
+    BRAID_RETURN_IF_ERROR(RecvInto(x, acc, n * c.cols, s, sc));
     // Step s's send (from the other area) is done before that area is received into again.
     BRAID_RETURN_IF_ERROR(x.transport->Settle(sc.sent));
     AddRowsTo(a, blk * n, n, acc);
     if (s + 2 < x.ranks) {
-      BRAID_RETURN_IF_ERROR(
-          x.transport->SendInPlace(x.rank, Next(x), CollectiveTag(x.match, s + 1), acc, n * c.cols, sc.sent));
+      BRAID_RETURN_IF_ERROR(SendFrom(x, acc, n * c.cols, s + 1, sc));
     } else {
       CopyRowsIn(acc, c, 0, n);
     }
   }
-  return int64_t(x.ranks - 1) * n * c.cols * int64_t(sizeof(float));
+  return sc.wire_bytes;
 }
 
 Result<int64_t> RingAllReduce(const RingComm& x, const RowSpan& a, const RowSpan& c) {
@@ -140,25 +160,22 @@ Result<int64_t> RingAllReduce(const RingComm& x, const RowSpan& a, const RowSpan
   CopySpanRows(a, 0, c, 0, total);
   if (p == 1) return int64_t{0};
   Scratch sc(x, SegmentOf(total, p, 0).rows * c.cols);
-  int64_t sent = 0;
   // Reduce-scatter in place: after P−1 steps rank r holds the sum of segment r+1.
   for (int s = 0; s + 1 < p; ++s) {
     const Segment out = SegmentOf(total, p, Mod(r - s, p)), in = SegmentOf(total, p, Mod(r - s - 1, p));
     BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, s, sc));
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(r, Prev(x), CollectiveTag(x.match, s), sc.tmp[0], in.rows * c.cols));
+    BRAID_RETURN_IF_ERROR(RecvInto(x, sc.tmp[0], in.rows * c.cols, s, sc));
     BRAID_RETURN_IF_ERROR(x.transport->Settle(sc.sent));
     AddRowsTo(c, in.begin, in.rows, sc.tmp[0]);
     CopyRowsIn(sc.tmp[0], c, in.begin, in.rows);
-    sent += out.rows;
   }
   // All-gather the finished segments around the same ring.
   for (int s = 0; s + 1 < p; ++s) {
     const Segment out = SegmentOf(total, p, Mod(r + 1 - s, p)), in = SegmentOf(total, p, Mod(r - s, p));
     BRAID_RETURN_IF_ERROR(SendRows(x, c, out.begin, out.rows, p - 1 + s, sc));
     BRAID_RETURN_IF_ERROR(RecvRows(x, c, in.begin, in.rows, p - 1 + s, sc));
-    sent += out.rows;
   }
-  return sent * c.cols * int64_t(sizeof(float));
+  return sc.wire_bytes;
 }
 
 Result<int64_t> RunRingCollective(CollectiveKind kind, const RingComm& x, const RowSpan& a, const RowSpan& c) {

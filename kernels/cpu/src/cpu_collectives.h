@@ -9,6 +9,7 @@
 #include "braid/plan.h"
 #include "braid/status.h"
 #include "braid/transport.h"
+#include "fp8_wire.h"
 #include "row_span.h"
 
 namespace braid {
@@ -19,6 +20,10 @@ struct RingComm {
   int ranks = 1;
   int64_t match = 0;                      // numbers the collective; < 2^40
   std::vector<float>* scratch = nullptr;  // grown as needed, reusable across calls
+  // FP8: every message is encoded (fp8_wire.h) and sent eagerly; a reduction
+  // adds the decoded values in fp32. Default: fp32, sends in place.
+  WireFormat wire{};
+  std::vector<uint8_t>* wire_bytes = nullptr;  // the encode buffer; null: the collective's own
 };
 
 // Transport tag of internal ring step `step` of collective `match`; disjoint
@@ -26,7 +31,8 @@ struct RingComm {
 uint64_t CollectiveTag(int64_t match, int step);
 
 // a: n rows; c: P·n rows, rows [q·n, (q+1)·n) ← rank q's a. `a` may be this
-// rank's own part of `c` (in place). Returns the bytes this rank sent.
+// rank's own part of `c` (in place). Returns the bytes this rank sent (on
+// the wire: FP8 messages count their bytes and header).
 Result<int64_t> RingAllGather(const RingComm& x, const RowSpan& a, const RowSpan& c);
 // a: P·n rows; c: n rows = Σ_q rank q's rows [r·n, (r+1)·n). `a` is not changed.
 Result<int64_t> RingReduceScatter(const RingComm& x, const RowSpan& a, const RowSpan& c);

@@ -26,7 +26,9 @@ namespace {
 
 // This rank's outputs against references of their windows (A·B of its op:
 // verifying a layer, the block's reference product); the worst op decides.
-VerifyResult VerifyRank(const RankPlan& rp, int rank, const cpu::RunInputs& in, const cpu::RankMemory& memory) {
+VerifyResult VerifyRank(const Plan& plan, int rank, const cpu::RunInputs& in, const cpu::RankMemory& memory,
+                        const std::vector<WireFormat>& wires) {
+  const RankPlan& rp = plan.ranks[size_t(rank)];
   VerifyResult v;
   v.ran = true;
   v.ok = true;
@@ -36,8 +38,9 @@ VerifyResult VerifyRank(const RankPlan& rp, int rank, const cpu::RunInputs& in, 
     const RankOutput out{o.window, memory.data(o.buffer), rp.buffers[size_t(o.buffer)].cols};
     const double e = WindowRelErrorFromInputs(in.a[size_t(o.op)], in.b[size_t(o.op)], out);
     if (!(e <= v.max_rel_error)) v.max_rel_error = std::isnan(e) ? INFINITY : e;
+    const WireFormat wire = size_t(o.op) < wires.size() ? wires[size_t(o.op)] : WireFormat{};
+    v.ok = v.ok && e <= WireVerifyTolerance(wire, plan.tp());
   }
-  v.ok = v.max_rel_error <= kVerifyTolerance;
   return v;
 }
 
@@ -104,6 +107,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   // Verifying, a layer's inputs are one block's (block_inputs.h): every
   // process computes the same ones, so each rank's windows are that block's.
   cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify);
+  const std::vector<WireFormat> wires = cpu::RunWireFormats(plan, inputs);
   std::vector<cpu::RankMemory> memory;
   memory.emplace_back(rp, inputs.a, inputs.b);
   if (!options.verify) inputs = {};
@@ -114,12 +118,12 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
 
   RunOutput out;
   const cpu::RankRange range{rank, 1, [&world] { return world.Barrier(); }};
-  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, **transport, out, range));
+  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, **transport, out, range, wires));
   transport->reset();  // waits for this rank's last sends
 
   wire::RankReport mine;
   mine.host = world.host_name();
-  if (options.verify) mine.verify = VerifyRank(rp, rank, inputs, memory[0]);
+  if (options.verify) mine.verify = VerifyRank(plan, rank, inputs, memory[0], wires);
   std::vector<ClockOffset> offsets;
   if (options.trace) {
     BRAID_ASSIGN_OR_RETURN(auto measured, world.MeasureClockOffsets(kClockRounds));
@@ -167,7 +171,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
     out.settings.emplace_back("link_gbps", options_.link_gbps);
     out.settings.emplace_back("link_latency_us", options_.link_latency_us);
   }
-  if (const std::string note = cpu::CpuDTypeNote(plan.workload.dtype); !note.empty()) out.notes.push_back(note);
+  if (const std::string note = cpu::CpuDTypeNote(plan, wires); !note.empty()) out.notes.push_back(note);
   if (const std::string block = cpu::BlockNote(inputs); !block.empty()) out.notes.push_back(block);
   if (world.is_root()) {
     out.notes.push_back(HostsNote(hosts));

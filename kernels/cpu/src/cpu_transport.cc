@@ -1,6 +1,7 @@
 #include "braid/cpu_transport.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace braid {
@@ -9,6 +10,10 @@ namespace {
 
 std::string Route(int src, int dst, uint64_t tag) {
   return std::to_string(src) + " -> " + std::to_string(dst) + " tag " + std::to_string(tag);
+}
+
+std::string Size(int64_t bytes, bool floats) {
+  return floats ? std::to_string(bytes / int64_t(sizeof(float))) + " floats" : std::to_string(bytes) + " bytes";
 }
 
 }  // namespace
@@ -36,7 +41,7 @@ Status CpuTransport::HoldUntil(Mailbox& box, LinkPacer::Clock::time_point t) {
 }
 
 Status CpuTransport::Post(int src, int dst, uint64_t tag, Message msg) {
-  const LinkPacer::Slot slot = pacer_.Reserve(src, dst, msg.count * int64_t(sizeof(float)));
+  const LinkPacer::Slot slot = pacer_.Reserve(src, dst, msg.bytes);
   msg.visible = slot.visible;
   Mailbox& box = *boxes_[size_t(dst)];
   {
@@ -53,8 +58,18 @@ Status CpuTransport::Post(int src, int dst, uint64_t tag, Message msg) {
 Status CpuTransport::Send(int src, int dst, uint64_t tag, const float* data, int64_t count) {
   BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
   Message msg;
-  msg.data.assign(data, data + count);
-  msg.count = count;
+  msg.bytes = count * int64_t(sizeof(float));
+  msg.copy.resize(size_t(msg.bytes));
+  if (count > 0) std::memcpy(msg.copy.data(), data, size_t(msg.bytes));
+  return Post(src, dst, tag, std::move(msg));
+}
+
+Status CpuTransport::SendBytes(int src, int dst, uint64_t tag, const uint8_t* data, int64_t bytes) {
+  BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
+  Message msg;
+  msg.copy.assign(data, data + bytes);
+  msg.bytes = bytes;
+  msg.floats = false;
   return Post(src, dst, tag, std::move(msg));
 }
 
@@ -63,7 +78,7 @@ Status CpuTransport::SendInPlace(int src, int dst, uint64_t tag, const float* da
   BRAID_RETURN_IF_ERROR(CheckRanks(src, dst));
   Message msg;
   msg.source = data;
-  msg.count = count;
+  msg.bytes = count * int64_t(sizeof(float));
   {
     std::lock_guard<std::mutex> lock(unreceived_mu_);
     msg.ticket = next_ticket_++;
@@ -89,6 +104,14 @@ Status CpuTransport::Settle(PendingSends& pending) {
 }
 
 Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t count) {
+  return Take(dst, src, tag, data, count * int64_t(sizeof(float)), true);
+}
+
+Status CpuTransport::RecvBytes(int dst, int src, uint64_t tag, uint8_t* data, int64_t bytes) {
+  return Take(dst, src, tag, data, bytes, false);
+}
+
+Status CpuTransport::Take(int dst, int src, uint64_t tag, void* out, int64_t bytes, bool floats) {
   BRAID_RETURN_IF_ERROR(CheckRanks(dst, src));
   Mailbox& box = *boxes_[size_t(dst)];
   std::unique_lock<std::mutex> lock(box.mu);
@@ -100,11 +123,12 @@ Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t c
       box.cv.wait(lock);
       continue;
     }
-    if (it->second.front().count != count) {
-      return Status::Internal("recv " + Route(src, dst, tag) + ": expected " + std::to_string(count) +
-                              " floats, the message has " + std::to_string(it->second.front().count));
+    const Message& front = it->second.front();
+    if (front.bytes != bytes || front.floats != floats) {
+      return Status::Internal("recv " + Route(src, dst, tag) + ": expected " + Size(bytes, floats) +
+                              ", the message has " + Size(front.bytes, front.floats));
     }
-    const auto visible = it->second.front().visible;
+    const auto visible = front.visible;
     if (LinkPacer::Clock::now() < visible) {
       box.cv.wait_until(lock, visible);
       continue;
@@ -114,10 +138,10 @@ Status CpuTransport::Recv(int dst, int src, uint64_t tag, float* data, int64_t c
     if (it->second.empty()) box.queues.erase(it);
     lock.unlock();
     if (msg.source == nullptr) {
-      std::copy(msg.data.begin(), msg.data.end(), data);
+      if (bytes > 0) std::memcpy(out, msg.copy.data(), size_t(bytes));
       return Status::Ok();
     }
-    std::copy(msg.source, msg.source + count, data);
+    if (bytes > 0) std::memcpy(out, msg.source, size_t(bytes));
     {
       std::lock_guard<std::mutex> done(unreceived_mu_);
       unreceived_.erase(msg.ticket);

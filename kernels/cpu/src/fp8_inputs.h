@@ -3,8 +3,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "braid/plan.h"
 #include "braid/workload.h"
+#include "fp8_wire.h"
 #include "run_inputs.h"
 
 namespace braid::cpu {
@@ -12,12 +15,16 @@ namespace braid::cpu {
 // Rounds every GEMM op's A and B to `dtype`'s FP8 format with a per-tensor
 // scale from the tensor's amax (TransformerEngine's current scaling:
 // Fp8ScaleForAmax), saturating, and stores the dequantized values. Both the
-// ranks and the verify reference then multiply the same FP8 values. A no-op
-// for other dtypes.
+// ranks and the verify reference then multiply the same FP8 values. Records
+// each A's scale in in.a_scales. A no-op for other dtypes.
 void RoundInputsToFp8(DType dtype, RunInputs& in);
 
-// One line saying what a run of `dtype` really computes and moves on the cpu
-// backend; empty for fp32.
-std::string CpuDTypeNote(DType dtype);
+// How each op's transfers travel (fp8_wire.h: OpWireFormats with the scales
+// RoundInputsToFp8 used).
+std::vector<WireFormat> RunWireFormats(const Plan& plan, const RunInputs& in);
+
+// One line saying what a run of `plan` really computes and moves on the cpu
+// backend with `wires` (RunWireFormats); empty for fp32 that moves fp32.
+std::string CpuDTypeNote(const Plan& plan, const std::vector<WireFormat>& wires);
 
 }  // namespace braid::cpu

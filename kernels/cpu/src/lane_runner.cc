@@ -30,6 +30,7 @@ void PhaseClock::operator()() noexcept {
 LaneRunner::LaneRunner(LaneJob job, StepContext ctx, RunShared shared)
     : job_(std::move(job)), ctx_(ctx), shared_(shared), wait_(job_.rank, job_.lane, job_.info, job_.rank_steps) {
   ctx_.scratch = &scratch_;
+  ctx_.wire_bytes = &wire_bytes_;
   ctx_.send_in_place = &job_.send_in_place;
   ctx_.pending = &pending_;
   if (shared_.trace) events_.reserve(size_t(shared_.iters) * job_.steps.size());

@@ -68,6 +68,7 @@ class LaneRunner {
   StepContext ctx_;
   RunShared shared_;
   std::vector<float> scratch_;
+  std::vector<uint8_t> wire_bytes_;      // FP8 messages are encoded and decoded here
   PendingSends pending_;                 // sends made in place this iteration
   std::vector<const Step*> pending_by_;  // the step that made each of them
   std::vector<Event> events_;

@@ -26,9 +26,15 @@ LinkPacer::Slot LinkPacer::Reserve(int src, int dst, int64_t bytes, Clock::time_
     slot.start = std::max(now, until);
     slot.finish = slot.start + busy;
     until = slot.finish;
+    booked_ += bytes;
   }
   slot.visible = slot.finish + latency_;
   return slot;
+}
+
+int64_t LinkPacer::booked_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return booked_;
 }
 
 }  // namespace braid

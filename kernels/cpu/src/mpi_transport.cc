@@ -82,25 +82,19 @@ class MpiTransport : public Transport {
   }
 
   Status Send(int src, int dst, uint64_t tag, const float* data, int64_t count) override {
-    BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
-    BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
-    Reclaim();
-    BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
-    Outgoing o;
-    o.data = std::make_unique<float[]>(size_t(std::max<int64_t>(count, 1)));
-    // Copy piece i+1 while piece i travels.
-    BRAID_RETURN_IF_ERROR(PostPieces(dst, mpi_tag, data, count, o.data.get(), o.requests));
-    std::lock_guard<std::mutex> lock(mu_);
-    outgoing_.push_back(std::move(o));
-    return Status::Ok();
+    return SendCopy(src, dst, tag, data, count, MPI_FLOAT, kFloat);
+  }
+
+  Status SendBytes(int src, int dst, uint64_t tag, const uint8_t* data, int64_t bytes) override {
+    return SendCopy(src, dst, tag, data, bytes, MPI_BYTE, 1);
   }
 
   Status SendInPlace(int src, int dst, uint64_t tag, const float* data, int64_t count, PendingSends& pending) override {
     BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
     BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
-    BRAID_RETURN_IF_ERROR(Pace(src, dst, count));
+    BRAID_RETURN_IF_ERROR(Pace(src, dst, count * kFloat));
     InPlace o{{}, dst, tag, count};
-    Status posted = PostPieces(dst, mpi_tag, data, count, nullptr, o.requests);
+    Status posted = PostPieces(dst, mpi_tag, data, count, MPI_FLOAT, kFloat, nullptr, o.requests);
     // Pieces already posted stay tracked even when a later one failed.
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t ticket = next_ticket_++;
@@ -132,15 +126,56 @@ class MpiTransport : public Transport {
   }
 
   Status Recv(int dst, int src, uint64_t tag, float* data, int64_t count) override {
+    return RecvPieces(dst, src, tag, data, count, MPI_FLOAT, kFloat);
+  }
+
+  Status RecvBytes(int dst, int src, uint64_t tag, uint8_t* data, int64_t bytes) override {
+    return RecvPieces(dst, src, tag, data, bytes, MPI_BYTE, 1);
+  }
+
+  void Abort() override { aborted_.store(true, std::memory_order_release); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  struct Outgoing {  // an eager send: the bytes are our copy
+    std::unique_ptr<uint8_t[]> data;
+    std::vector<MPI_Request> requests;
+  };
+  struct InPlace {  // a send from the caller's memory, until settled
+    std::vector<MPI_Request> requests;
+    int dst = -1;
+    uint64_t tag = 0;
+    int64_t count = 0;  // floats
+  };
+
+  // An eager send of `count` elements of `type` (`size` bytes each).
+  Status SendCopy(int src, int dst, uint64_t tag, const void* data, int64_t count, MPI_Datatype type, int64_t size) {
+    BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "send"));
+    BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
+    Reclaim();
+    BRAID_RETURN_IF_ERROR(Pace(src, dst, count * size));
+    Outgoing o;
+    o.data = std::make_unique<uint8_t[]>(size_t(std::max<int64_t>(count * size, 1)));
+    // Copy piece i+1 while piece i travels.
+    BRAID_RETURN_IF_ERROR(PostPieces(dst, mpi_tag, data, count, type, size, o.data.get(), o.requests));
+    std::lock_guard<std::mutex> lock(mu_);
+    outgoing_.push_back(std::move(o));
+    return Status::Ok();
+  }
+
+  // Receives `count` elements of `type` (`size` bytes each) into `data`, in
+  // the sender's pieces, each wait bounded by the timeout.
+  Status RecvPieces(int dst, int src, uint64_t tag, void* data, int64_t count, MPI_Datatype type, int64_t size) {
     BRAID_RETURN_IF_ERROR(CheckRoute(src, dst, rank_, "recv"));
     BRAID_ASSIGN_OR_RETURN(auto mpi_tag, MpiTag(tag));
-    const int64_t piece = PieceFloats();
+    const int64_t piece = PieceElems(size);
     std::vector<MPI_Request> reqs;
     std::vector<int64_t> sizes;
     for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
       const int64_t n = std::min(piece, count - at);
       MPI_Request r;
-      BRAID_MPI(MPI_Irecv(data + at, int(n), MPI_FLOAT, src, mpi_tag, comm_, &r));
+      BRAID_MPI(MPI_Irecv(static_cast<uint8_t*>(data) + at * size, int(n), type, src, mpi_tag, comm_, &r));
       reqs.push_back(r);
       sizes.push_back(n);
       if (count == 0) break;
@@ -156,15 +191,15 @@ class MpiTransport : public Transport {
         if (w.end == WaitEnd::kFailed) return w.status;
         if (w.end == WaitEnd::kAborted) return Status::Internal("transport aborted");
         return Status::Internal("timed out after " + Seconds(options_.timeout_s) + " waiting for " +
-                                std::to_string(count * kFloat) + " bytes from rank " + std::to_string(src) + " (tag " +
+                                std::to_string(count * size) + " bytes from rank " + std::to_string(src) + " (tag " +
                                 std::to_string(tag) + ")");
       }
       int got = 0;
-      BRAID_MPI(MPI_Get_count(&w.mpi_status, MPI_FLOAT, &got));
+      BRAID_MPI(MPI_Get_count(&w.mpi_status, type, &got));
       if (got != sizes[i]) {
         return Status::Internal("recv " + std::to_string(src) + " -> " + std::to_string(dst) + " tag " +
                                 std::to_string(tag) + ": expected " + std::to_string(count) +
-                                " floats, a piece of the message is short");
+                                (size == kFloat ? " floats" : " bytes") + ", a piece of the message is short");
       }
     }
     const double latency_us = OnOneNode(src, dst) ? options_.link_latency_us : options_.inter_latency_us;
@@ -176,36 +211,21 @@ class MpiTransport : public Transport {
     return Status::Ok();
   }
 
-  void Abort() override { aborted_.store(true, std::memory_order_release); }
-
- private:
-  using Clock = std::chrono::steady_clock;
-
-  struct Outgoing {  // an eager send: the bytes are our copy
-    std::unique_ptr<float[]> data;
-    std::vector<MPI_Request> requests;
-  };
-  struct InPlace {  // a send from the caller's memory, until settled
-    std::vector<MPI_Request> requests;
-    int dst = -1;
-    uint64_t tag = 0;
-    int64_t count = 0;
-  };
-
-  // Posts MPI_Isend of data[0, count) in pieces of PieceFloats(). With
-  // `staging`, each piece is first copied there and sent from the copy.
-  Status PostPieces(int dst, int mpi_tag, const float* data, int64_t count, float* staging,
-                    std::vector<MPI_Request>& requests) {
-    const int64_t piece = PieceFloats();
+  // Posts MPI_Isend of `count` elements of `type` (`size` bytes each) in
+  // pieces of PieceElems(size). With `staging`, each piece is first copied
+  // there and sent from the copy.
+  Status PostPieces(int dst, int mpi_tag, const void* data, int64_t count, MPI_Datatype type, int64_t size,
+                    uint8_t* staging, std::vector<MPI_Request>& requests) {
+    const int64_t piece = PieceElems(size);
     for (int64_t at = 0; at < count || (count == 0 && at == 0); at += piece) {
       const int64_t n = std::min(piece, count - at);
-      const float* from = data + at;
+      const void* from = static_cast<const uint8_t*>(data) + at * size;
       if (staging != nullptr) {
-        if (n > 0) std::memcpy(staging + at, from, size_t(n) * sizeof(float));
-        from = staging + at;
+        if (n > 0) std::memcpy(staging + at * size, from, size_t(n * size));
+        from = staging + at * size;
       }
       MPI_Request r;
-      BRAID_MPI(MPI_Isend(from, int(n), MPI_FLOAT, dst, mpi_tag, comm_, &r));
+      BRAID_MPI(MPI_Isend(from, int(n), type, dst, mpi_tag, comm_, &r));
       requests.push_back(r);
       if (count == 0) break;
     }
@@ -213,10 +233,10 @@ class MpiTransport : public Transport {
   }
 
   // The link is busy until the bytes have left it; the receiver adds the latency.
-  Status Pace(int src, int dst, int64_t count) {
+  Status Pace(int src, int dst, int64_t bytes) {
     LinkPacer& pacer = Pacer(src, dst);
     if (!pacer.enabled()) return Status::Ok();
-    return SleepUntil(pacer.Reserve(src, dst, count * kFloat).finish);
+    return SleepUntil(pacer.Reserve(src, dst, bytes).finish);
   }
 
   Status WaitSent(InPlace& o, Clock::time_point deadline) {
@@ -247,7 +267,7 @@ class MpiTransport : public Transport {
   }
   LinkPacer& Pacer(int src, int dst) { return OnOneNode(src, dst) ? pacer_ : inter_pacer_; }
 
-  int64_t PieceFloats() const { return std::max<int64_t>(1, options_.piece_bytes / kFloat); }
+  int64_t PieceElems(int64_t size) const { return std::max<int64_t>(1, options_.piece_bytes / size); }
 
   Result<int> MpiTag(uint64_t tag) const {
     const auto it = std::lower_bound(tags_.begin(), tags_.end(), tag);

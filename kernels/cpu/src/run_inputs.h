@@ -12,6 +12,10 @@ namespace braid::cpu {
 
 struct RunInputs {
   std::vector<HostMatrix> a, b;  // indexed by op (one entry for a single-op plan)
+  // FP8 runs: the per-tensor scale each op's A was cast with
+  // (RoundInputsToFp8), 0 where it was not cast; empty otherwise. An
+  // all-gather moves A under it bit-exactly (fp8_wire.h).
+  std::vector<float> a_scales;
   // Links made between a layer's linears (block_inputs.h); none: every GEMM
   // op multiplies its own random A and B.
   int forward_links = 0, backward_links = 0;

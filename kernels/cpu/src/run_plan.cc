@@ -20,7 +20,7 @@ namespace {
 
 std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan, int first, int count,
                                                      std::vector<RankMemory>& memory, Transport& transport,
-                                                     const RunShared& shared) {
+                                                     const RunShared& shared, const std::vector<WireFormat>& wires) {
   std::vector<std::unique_ptr<LaneRunner>> runners;
   size_t base = 0;
   for (int r = first; r < first + count; ++r) {
@@ -31,7 +31,8 @@ std::vector<std::unique_ptr<LaneRunner>> MakeRunners(const Plan& plan, int first
       for (const Step& s : rp.steps) {
         if (s.lane == lane) job.steps.push_back(&s);
       }
-      const StepContext ctx{&memory[size_t(r - first)], &transport, r, plan.tp(), nullptr};
+      StepContext ctx{&memory[size_t(r - first)], &transport, r, plan.tp(), nullptr};
+      ctx.wires = &wires;
       runners.push_back(std::make_unique<LaneRunner>(std::move(job), ctx, shared));
     }
     base += rp.steps.size();
@@ -52,7 +53,7 @@ void CollectEvents(std::vector<std::unique_ptr<LaneRunner>>& runners, std::vecto
 }  // namespace
 
 Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory, Transport& transport,
-                   RunOutput& out, const RankRange& range) {
+                   RunOutput& out, const RankRange& range, const std::vector<WireFormat>& wires) {
   const int first = range.first;
   const int count = range.count < 0 ? plan.tp() : range.count;
   if (first < 0 || count < 1 || first + count > plan.tp() || size_t(count) != memory.size()) {
@@ -79,7 +80,7 @@ Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<Rank
       std::ptrdiff_t(count) * std::ptrdiff_t(plan.lanes.size()),
       PhaseClock{&stamps, 0, &range.cross_process_barrier, &control, watched ? &watchdog : nullptr});
   const RunShared shared{&control, &barrier, options.warmup, options.iters, options.trace};
-  runners = MakeRunners(plan, first, count, memory, transport, shared);
+  runners = MakeRunners(plan, first, count, memory, transport, shared, wires);
   if (watched) BRAID_RETURN_IF_ERROR(watchdog.Start());
 
   std::vector<std::thread> threads;

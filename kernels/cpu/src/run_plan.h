@@ -7,6 +7,7 @@
 
 #include "braid/backend.h"
 #include "braid/transport.h"
+#include "fp8_wire.h"
 #include "rank_memory.h"
 
 namespace braid::cpu {
@@ -27,8 +28,10 @@ struct RankRange {
 
 // Fills out.events (when tracing) and out.iteration_ns. A failing thread
 // aborts the run: the result is Internal with the first failure's message.
-// memory[i] is rank (range.first + i)'s. Every thread has joined when it returns.
+// memory[i] is rank (range.first + i)'s. `wires`: how each op's transfers
+// travel (fp8_wire.h, by op); empty: every transfer moves fp32. Every thread
+// has joined when it returns.
 Status ExecutePlan(const Plan& plan, const RunOptions& options, std::vector<RankMemory>& memory, Transport& transport,
-                   RunOutput& out, const RankRange& range = {});
+                   RunOutput& out, const RankRange& range = {}, const std::vector<WireFormat>& wires = {});
 
 }  // namespace braid::cpu

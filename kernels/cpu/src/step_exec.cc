@@ -51,11 +51,22 @@ float* Scratch(const StepContext& x, int64_t elems) {
   return x.scratch->data();
 }
 
+// The lane's encode buffer, or `local` for a context without one.
+std::vector<uint8_t>& WireBytes(const StepContext& x, std::vector<uint8_t>& local) {
+  return x.wire_bytes != nullptr ? *x.wire_bytes : local;
+}
+
+WireFormat WireOf(const Step& s, const StepContext& x) {
+  if (x.wires == nullptr || s.op < 0 || size_t(s.op) >= x.wires->size()) return {};
+  return (*x.wires)[size_t(s.op)];
+}
+
 Result<int64_t> Send(const Step& s, const StepContext& x) {
   const RowSpan a = x.memory->Span(s.a);
   const float* p = a.contiguous(0, a.total_rows());
+  const WireFormat wire = WireOf(s, x);
   const std::vector<bool>* in_place = x.send_in_place;
-  if (p != nullptr && x.pending != nullptr && in_place != nullptr && size_t(s.id) < in_place->size() &&
+  if (!wire.fp8 && p != nullptr && x.pending != nullptr && in_place != nullptr && size_t(s.id) < in_place->size() &&
       (*in_place)[size_t(s.id)]) {
     BRAID_RETURN_IF_ERROR(x.transport->SendInPlace(x.rank, s.peer, uint64_t(s.match), p, a.elements(), *x.pending));
     return a.elements() * kFloat;
@@ -65,20 +76,23 @@ Result<int64_t> Send(const Step& s, const StepContext& x) {
     CopyRowsOut(a, 0, a.total_rows(), pack);
     p = pack;
   }
-  BRAID_RETURN_IF_ERROR(x.transport->Send(x.rank, s.peer, uint64_t(s.match), p, a.elements()));
-  return a.elements() * kFloat;
+  std::vector<uint8_t> local;
+  return WireSend(*x.transport, wire, x.rank, s.peer, uint64_t(s.match), p, a.elements(), WireBytes(x, local));
 }
 
 Result<int64_t> Recv(const Step& s, const StepContext& x) {
   const RowSpan c = x.memory->Span(s.c);
+  const WireFormat wire = WireOf(s, x);
+  std::vector<uint8_t> local;
+  std::vector<uint8_t>& bytes = WireBytes(x, local);
   if (float* p = c.contiguous(0, c.total_rows())) {
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, s.peer, uint64_t(s.match), p, c.elements()));
-  } else {
-    float* pack = Scratch(x, c.elements());
-    BRAID_RETURN_IF_ERROR(x.transport->Recv(x.rank, s.peer, uint64_t(s.match), pack, c.elements()));
-    CopyRowsIn(pack, c, 0, c.total_rows());
+    return WireRecv(*x.transport, wire, x.rank, s.peer, uint64_t(s.match), p, c.elements(), bytes);
   }
-  return c.elements() * kFloat;
+  float* pack = Scratch(x, c.elements());
+  BRAID_ASSIGN_OR_RETURN(int64_t moved,
+                         WireRecv(*x.transport, wire, x.rank, s.peer, uint64_t(s.match), pack, c.elements(), bytes));
+  CopyRowsIn(pack, c, 0, c.total_rows());
+  return moved;
 }
 
 // A compute step (attention) has FLOPs but no buffers. The cpu backend does
@@ -100,7 +114,7 @@ int64_t Compute(const Step& s, const StepContext& x) {
 }
 
 Result<int64_t> Collective(const Step& s, const StepContext& x) {
-  const RingComm comm{x.transport, x.rank, x.ranks, s.match, x.scratch};
+  const RingComm comm{x.transport, x.rank, x.ranks, s.match, x.scratch, WireOf(s, x), x.wire_bytes};
   return RunRingCollective(s.collective, comm, x.memory->Span(s.a), x.memory->Span(s.c));
 }
 

@@ -8,6 +8,7 @@
 #include "braid/plan.h"
 #include "braid/status.h"
 #include "braid/transport.h"
+#include "fp8_wire.h"
 #include "rank_memory.h"
 
 namespace braid::cpu {
@@ -23,11 +24,16 @@ struct StepContext {
   // Without them every send copies.
   const std::vector<bool>* send_in_place = nullptr;
   PendingSends* pending = nullptr;
+  // How each op's transfers travel, by the step's op (Plan::op_workload
+  // index); null or shorter: fp32. An FP8 send is encoded into `wire_bytes`
+  // (the lane's own) and goes out eagerly, never in place.
+  const std::vector<WireFormat>* wires = nullptr;
+  std::vector<uint8_t>* wire_bytes = nullptr;
 };
 
 // Returns the bytes the step moved or wrote (fp32): gemm the output; send /
-// recv the message; reduce 3× (two reads, one write) and copy 2× the region,
-// as in the plan; a collective what this rank sent over the transport.
+// recv the message (as on the wire: 1 byte a value + header when FP8); reduce 3× (two reads, one write) and copy 2× the
+// region, as in the plan; a collective what this rank sent over the transport.
 Result<int64_t> ExecuteStep(const Step& step, const StepContext& ctx);
 
 }  // namespace braid::cpu

@@ -33,14 +33,21 @@ class CpuTransport : public Transport {
                      PendingSends& pending) override;
   Status Settle(PendingSends& pending) override;
   Status Recv(int dst_rank, int src_rank, uint64_t tag, float* data, int64_t count) override;
+  Status SendBytes(int src_rank, int dst_rank, uint64_t tag, const uint8_t* data, int64_t bytes) override;
+  Status RecvBytes(int dst_rank, int src_rank, uint64_t tag, uint8_t* data, int64_t bytes) override;
   void Abort() override;
+
+  // The bytes the link emulation has been charged (LinkPacer::booked_bytes):
+  // 4 a value for float messages, the given size for byte messages.
+  int64_t link_bytes() { return pacer_.booked_bytes(); }
 
  private:
   struct Message {
-    std::vector<float> data;        // an eager send's copy
-    const float* source = nullptr;  // an in-place send's bytes (count floats)
-    int64_t count = 0;
-    uint64_t ticket = 0;  // in place: settled once received
+    std::vector<uint8_t> copy;     // an eager send's bytes
+    const void* source = nullptr;  // an in-place send's bytes
+    int64_t bytes = 0;             // what the link is charged
+    bool floats = true;            // Send / SendInPlace; false: SendBytes
+    uint64_t ticket = 0;           // in place: settled once received
     LinkPacer::Clock::time_point visible;
   };
   // Messages addressed to one rank, keyed by (source, tag), oldest first.
@@ -54,6 +61,9 @@ class CpuTransport : public Transport {
   // Sleeps until `t` unless the transport is aborted first.
   Status HoldUntil(Mailbox& box, LinkPacer::Clock::time_point t);
   Status Post(int src, int dst, uint64_t tag, Message msg);
+  // Waits for the oldest message (src → dst, tag), checks its kind and size
+  // and copies its `bytes` bytes into `out`.
+  Status Take(int dst, int src, uint64_t tag, void* out, int64_t bytes, bool floats);
 
   int ranks_;
   LinkPacer pacer_;

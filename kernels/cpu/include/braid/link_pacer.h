@@ -26,6 +26,9 @@ class LinkPacer {
   bool enabled() const { return gbps_ > 0; }
   // Books `bytes` on the link src → dst starting no earlier than `now`.
   Slot Reserve(int src, int dst, int64_t bytes, Clock::time_point now = Clock::now());
+  // Every byte booked so far, on all links (0 while disabled): what the
+  // emulated wire was charged.
+  int64_t booked_bytes();
 
  private:
   int ranks_;
@@ -33,6 +36,7 @@ class LinkPacer {
   Clock::duration latency_;
   std::mutex mu_;
   std::vector<Clock::time_point> busy_until_;  // ranks × ranks
+  int64_t booked_ = 0;                         // guarded by mu_
 };
 
 }  // namespace braid

@@ -6,7 +6,9 @@
 // completed those sends. Send is eager, as the in-process transport's: it
 // copies the bytes into a staging buffer piece by piece (copying piece i+1
 // while piece i travels), posts them and returns; the staging buffers are
-// reclaimed as their sends complete. Receives land in the caller's memory
+// reclaimed as their sends complete. SendBytes / RecvBytes do the same with
+// MPI_BYTE (an FP8 wire message), paced by their byte count. Receives land
+// in the caller's memory
 // (MPI_Irecv, the same pieces). Plan tags (64-bit) become MPI tags through
 // the plan's sorted tag list, so concurrent lanes and steps never mix. Every
 // wait is bounded: a receive, or a settle, that waits longer than

@@ -40,6 +40,20 @@ class Transport {
     pending.tickets.clear();
     return Status::Ok();
   }
+  // Byte messages: as Send / Recv, for `bytes` raw bytes (an encoded wire
+  // format such as FP8's, fp8_wire.h). Eager like Send; Recv's size rule and
+  // the timeouts and Abort hold alike. Receive a message the way it was sent
+  // (the in-process transport refuses a float message to RecvBytes and a
+  // byte one to Recv). Link emulation charges exactly `bytes`. The default
+  // refuses.
+  virtual Status SendBytes(int src_rank, int dst_rank, uint64_t tag, const uint8_t* data, int64_t bytes) {
+    (void)src_rank, (void)dst_rank, (void)tag, (void)data, (void)bytes;
+    return Status::Internal("transport: this transport cannot send byte messages");
+  }
+  virtual Status RecvBytes(int dst_rank, int src_rank, uint64_t tag, uint8_t* data, int64_t bytes) {
+    (void)dst_rank, (void)src_rank, (void)tag, (void)data, (void)bytes;
+    return Status::Internal("transport: this transport cannot receive byte messages");
+  }
   // Makes every blocked and later Send / Recv return an error (a run failed).
   virtual void Abort() = 0;
 };
