@@ -73,6 +73,7 @@ TEST(CliRunFp8, FixedScalesRunAndVerifyOnCpu) {
       "--dtype fp8_e4m3 --verify --fp8-scale-a 64 --fp8-scale-b 128");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(nlohmann::json::parse(o.out)["verify"]["ok"].get<bool>());
+  EXPECT_THAT(o.out, HasSubstr("A with the fixed scale 64, B with the fixed scale 128")) << "the scales reached the run";
 }
 
 TEST(CliRunFp8, MisuseIsOneLineAndExitTwo) {

@@ -50,6 +50,31 @@ TEST(CpuFp8, InputsLieOnTheFp8GridWithTheirAmaxAtTheFormatsMax) {
   }
 }
 
+TEST(CpuFp8, FixedScalesReplaceTheAmaxOnesAndSaturate) {
+  const Plan plan = MustBuild(Op::kAgGemm, 32, 16, 24, 2, Algorithm::kRing, 1, 1, {}, DType::kFp8E4m3);
+  const Fp8Format format = Fp8Format::kE4m3;
+  // A: scale 64, on the grid of that scale; B: scale 4096, so every |b| above
+  // 448 / 4096 saturates to it.
+  cpu::Fp8Scaling scaling;
+  scaling.a = 64.0f;
+  scaling.b = 4096.0f;
+  const cpu::RunInputs in = cpu::MakeRunInputs(plan, 7, false, scaling);
+  ASSERT_EQ(in.a_scales.size(), 1u);
+  EXPECT_EQ(in.a_scales[0], 64.0f) << "the all-gather moves A under the scale it was cast with";
+  for (float v : in.a[0].data) ASSERT_EQ(DequantizeFp8(format, QuantizeFp8(format, v, 64.0f), 64.0f), v);
+  const float b_max = Fp8Max(format) / 4096.0f;
+  int saturated = 0;
+  for (float v : in.b[0].data) {
+    ASSERT_LE(std::fabs(v), b_max);
+    saturated += std::fabs(v) == b_max;
+  }
+  EXPECT_GT(saturated, int(in.b[0].data.size()) / 2) << "uniform values in [-1, 1) mostly exceed 0.109";
+  const cpu::RunInputs amax = cpu::MakeRunInputs(plan, 7, false);
+  EXPECT_NE(amax.b[0].data, in.b[0].data);
+  const std::string note = cpu::CpuDTypeNote(plan, cpu::RunWireFormats(plan, in), scaling);
+  EXPECT_NE(note.find("A with the fixed scale 64, B with the fixed scale 4096"), std::string::npos) << note;
+}
+
 TEST(CpuFp8, EveryAlgorithmAndOpVerifiesOnCastInputs) {
   int verified = 0;
   for (DType dtype : {DType::kFp8E4m3, DType::kFp8E5m2}) {

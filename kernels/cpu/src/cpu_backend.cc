@@ -75,7 +75,8 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   // One A and B per op (a single-op plan has one op); compute ops have none.
   // Verifying, a layer's are one block's (block_inputs.h): sgemms outside timing.
   openblas_set_num_threads(HardwareThreads());
-  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify);
+  const cpu::Fp8Scaling scaling = cpu::Fp8ScalingOf(options);
+  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify, scaling);
   const std::vector<WireFormat> wires = cpu::RunWireFormats(plan, inputs);
   // Ranks run their own sgemm side by side; one rank may use every core.
   openblas_set_num_threads(plan.tp() > 1 ? 1 : HardwareThreads());
@@ -100,7 +101,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     out.settings.emplace_back("link_gbps", cpu_options.link_gbps);
     out.settings.emplace_back("link_latency_us", cpu_options.link_latency_us);
   }
-  if (const std::string note = cpu::CpuDTypeNote(plan, wires); !note.empty()) out.notes.push_back(note);
+  if (const std::string note = cpu::CpuDTypeNote(plan, wires, scaling); !note.empty()) out.notes.push_back(note);
   for (const Step& s : plan.ranks[0].steps) {
     if (s.kind != StepKind::kCompute) continue;
     out.notes.push_back(

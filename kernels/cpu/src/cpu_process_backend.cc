@@ -106,7 +106,8 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   openblas_set_num_threads(1);  // ranks share the host's cores
   // Verifying, a layer's inputs are one block's (block_inputs.h): every
   // process computes the same ones, so each rank's windows are that block's.
-  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify);
+  const cpu::Fp8Scaling scaling = cpu::Fp8ScalingOf(options);
+  cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify, scaling);
   const std::vector<WireFormat> wires = cpu::RunWireFormats(plan, inputs);
   std::vector<cpu::RankMemory> memory;
   memory.emplace_back(rp, inputs.a, inputs.b);
@@ -171,7 +172,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
     out.settings.emplace_back("link_gbps", options_.link_gbps);
     out.settings.emplace_back("link_latency_us", options_.link_latency_us);
   }
-  if (const std::string note = cpu::CpuDTypeNote(plan, wires); !note.empty()) out.notes.push_back(note);
+  if (const std::string note = cpu::CpuDTypeNote(plan, wires, scaling); !note.empty()) out.notes.push_back(note);
   if (const std::string block = cpu::BlockNote(inputs); !block.empty()) out.notes.push_back(block);
   if (world.is_root()) {
     out.notes.push_back(HostsNote(hosts));

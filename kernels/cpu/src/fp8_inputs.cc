@@ -1,6 +1,8 @@
 #include "fp8_inputs.h"
 
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <span>
 
 #include "braid/fp8.h"
@@ -15,22 +17,30 @@ float Amax(const HostMatrix& m) {
   return amax;
 }
 
-// Returns the scale used; 0 for a compute op's empty slot.
-float Round(Fp8Format format, HostMatrix& m) {
+// Returns the scale used (`fixed`, else the tensor's amax one); 0 for a
+// compute op's empty slot.
+float Round(Fp8Format format, HostMatrix& m, const std::optional<float>& fixed) {
   if (m.data.empty()) return 0;
-  const float scale = Fp8ScaleForAmax(format, Amax(m));
+  const float scale = fixed.has_value() ? *fixed : Fp8ScaleForAmax(format, Amax(m));
   RoundToFp8(format, scale, std::span<float>(m.data));
   return scale;
 }
 
 }  // namespace
 
-void RoundInputsToFp8(DType dtype, RunInputs& in) {
+void RoundInputsToFp8(DType dtype, RunInputs& in, const Fp8Scaling& scaling) {
   if (!IsFp8(dtype)) return;
   const Fp8Format format = Fp8FormatOf(dtype);
   in.a_scales.clear();
-  for (HostMatrix& a : in.a) in.a_scales.push_back(Round(format, a));
-  for (HostMatrix& b : in.b) Round(format, b);
+  for (HostMatrix& a : in.a) in.a_scales.push_back(Round(format, a, scaling.a));
+  for (HostMatrix& b : in.b) Round(format, b, scaling.b);
+}
+
+Fp8Scaling Fp8ScalingOf(const RunOptions& options) {
+  Fp8Scaling s;
+  if (options.fp8_scale_a) s.a = float(*options.fp8_scale_a);
+  if (options.fp8_scale_b) s.b = float(*options.fp8_scale_b);
+  return s;
 }
 
 std::vector<WireFormat> RunWireFormats(const Plan& plan, const RunInputs& in) {
@@ -39,6 +49,12 @@ std::vector<WireFormat> RunWireFormats(const Plan& plan, const RunInputs& in) {
 
 namespace {
 
+std::string FormatScale(float scale) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", double(scale));
+  return text;
+}
+
 // What the transfers of op i move, or empty for an op without any.
 std::string OpMoves(const Plan& plan, size_t i, const WireFormat& wire) {
   const Workload& w = plan.op_workload(int(i));
@@ -46,7 +62,7 @@ std::string OpMoves(const Plan& plan, size_t i, const WireFormat& wire) {
   if (!communicates) return {};
   const std::string what = w.op == Op::kAgGemm ? "all-gathers of A" : "partial sums";
   if (!wire.fp8) {
-    const DType comm = w.CommDType();
+    const DType comm = plan.op_comm_dtype(int(i));
     if (comm == DType::kFp32) return what + " move fp32";
     return what + " (" + std::string(DTypeName(comm)) + " requested) move fp32, 4 bytes a value";
   }
@@ -60,7 +76,7 @@ std::string OpMoves(const Plan& plan, size_t i, const WireFormat& wire) {
 
 }  // namespace
 
-std::string CpuDTypeNote(const Plan& plan, const std::vector<WireFormat>& wires) {
+std::string CpuDTypeNote(const Plan& plan, const std::vector<WireFormat>& wires, const Fp8Scaling& scaling) {
   const DType dtype = plan.workload.dtype;
   std::vector<std::string> moves;
   bool any_fp8_wire = false;
@@ -77,8 +93,11 @@ std::string CpuDTypeNote(const Plan& plan, const std::vector<WireFormat>& wires)
   if (!IsFp8(dtype) && !any_fp8_wire) return name + " requested: the cpu backend computes and moves fp32";
   std::string note = name + ": ";
   if (IsFp8(dtype)) {
-    note += "every GEMM input is rounded to " + name +
-            " with a per-tensor scale from its amax (saturating); the cpu backend multiplies those values in fp32";
+    auto scale_of = [](const std::optional<float>& fixed) {
+      return fixed.has_value() ? "the fixed scale " + FormatScale(*fixed) : std::string("a scale from its amax");
+    };
+    note += "every GEMM input is rounded to " + name + " (A with " + scale_of(scaling.a) + ", B with " +
+            scale_of(scaling.b) + "; saturating); the cpu backend multiplies those values in fp32";
   } else {
     note += "the cpu backend computes fp32";
   }

@@ -126,7 +126,7 @@ std::vector<WireFormat> OpWireFormats(const Plan& plan, const std::vector<float>
   std::vector<WireFormat> wires(ops);
   for (size_t i = 0; i < ops; ++i) {
     const Workload& w = plan.op_workload(int(i));
-    const DType comm = w.CommDType();
+    const DType comm = plan.op_comm_dtype(int(i));
     if (!IsFp8(comm) || (plan.is_layer() && !plan.ops[i].gemm)) continue;
     WireFormat& wire = wires[i];
     wire.fp8 = true;

@@ -5,7 +5,7 @@
 
 namespace braid::cpu {
 
-RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block) {
+RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block, const Fp8Scaling& scaling) {
   RunInputs in;
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
   for (int i = 0; i < ops; ++i) {
@@ -20,7 +20,7 @@ RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block) {
   }
   if (block) ChainBlock(plan, in);
   // After the chain: each GEMM's own inputs are cast, as TE casts them.
-  RoundInputsToFp8(plan.workload.dtype, in);
+  RoundInputsToFp8(plan.workload.dtype, in, scaling);
   return in;
 }
 

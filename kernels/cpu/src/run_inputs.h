@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "braid/host_matrix.h"
@@ -21,11 +22,18 @@ struct RunInputs {
   int forward_links = 0, backward_links = 0;
 };
 
+// FP8 runs: fixed scales for every GEMM's A and B (RunOptions::fp8_scale_a /
+// _b, TransformerEngine's delayed scaling); unset: each tensor's own amax.
+struct Fp8Scaling {
+  std::optional<float> a, b;
+};
+
 // Random A and B per op; with `block` (for --verify: it costs full-size
 // sgemms in every process) a layer plan's become one block's tensors
 // (block_inputs.h). Every process of an MPI run computes the same ones: the
 // same random values and the same fp32 sgemms (OpenBLAS on hosts with
 // different CPUs may round differently, far below the verify tolerance).
-RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block);
+// FP8 plans then cast them (RoundInputsToFp8) under `scaling`.
+RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block, const Fp8Scaling& scaling = {});
 
 }  // namespace braid::cpu
