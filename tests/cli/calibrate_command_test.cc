@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -173,6 +174,42 @@ TEST(CalibrateCommand, FitOnBadInputWritesNothing) {
   ExpectUsage(fit, "must be positive");
   EXPECT_FALSE(fs::exists(d.Path("out.toml")));
   ExpectUsage("--fit " + d.dir().string(), "-o FILE.toml");
+}
+
+// gemm_fp8.csv alone: --fit sets efficiency_fp8 (tflops_fp8 is the file's
+// published peak) so that the file predicts those FP8 GEMMs.
+TEST(CalibrateCommand, FitSetsEfficiencyFp8FromGemmFp8Rows) {
+  TempDir d;
+  GpuSpec truth = *LoadGpu("h100-sxm");
+  ASSERT_GT(std::abs(truth.efficiency_fp8 - 0.55), 0.1);
+  truth.efficiency_fp8 = 0.55;
+  std::string csv = "m,n,k,time_ms\n";
+  for (auto [m, n, k] : {std::tuple{64, 8192, 1024}, {1024, 8192, 3584}, {4096, 4096, 4096}, {8192, 8192, 8192}}) {
+    csv += std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k) + "," +
+           std::to_string(sim::GemmTimeNs(truth, m, n, k, DType::kFp8E4m3) / 1e6) + "\n";
+  }
+  d.Write("gemm_fp8.csv", csv);
+  const std::string out = d.Path("fp8.toml");
+  const auto o = Calibrate("--fit " + d.dir().string() + " -o " + out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("efficiency_fp8"));
+  EXPECT_THAT(o.out, HasSubstr("gemm_fp8 8192x8192x8192"));
+  auto mine = LoadGpu(out);
+  ASSERT_TRUE(mine.ok()) << mine.status().message();
+  EXPECT_NEAR(mine->efficiency_fp8, 0.55, 0.55 * 0.03);
+  EXPECT_EQ(mine->tflops_fp8, truth.tflops_fp8);
+}
+
+TEST(CalibrateCommand, FitOnBadFp8RowsIsOneLineAndExitTwo) {
+  TempDir d;
+  const std::string fit = "--fit " + d.dir().string() + " -o " + d.Path("out.toml");
+  d.Write("gemm_fp8.csv", "m,n,k,time_ms\n64,8192,1000,0.1\n");
+  ExpectUsage(fit, "gemm_fp8.csv:2: k: 1000 is not a multiple of 16");
+  d.Write("gemm_fp8.csv", "m,n,k,time_ms\n64,8192,1024,-0.1\n");
+  ExpectUsage(fit, "must be positive");
+  d.Write("gemm_fp8.csv", "m,n,k,tflops\n64,8192,1024,900\n");
+  ExpectUsage(fit, "missing column 'time_ms'");
+  EXPECT_FALSE(fs::exists(d.Path("out.toml")));
 }
 
 class CalibrateMeasureCommand : public ::testing::Test {

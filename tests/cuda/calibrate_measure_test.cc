@@ -128,7 +128,7 @@ TEST_F(CalibrateMeasure, MeasuresWritesTheCsvsAndTheFittedFile) {
   EXPECT_EQ(c->csv_dir, Path("csv"));
   EXPECT_EQ(c->gpu_out, Path("fit.toml"));
   for (const char* f : {"gemm_bf16.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv", "copy_engine.csv",
-                        "launch_gaps.csv", "fused_kernel.csv"}) {
+                        "launch_gaps.csv", "fused_kernel.csv", "gemm_fp8.csv"}) {
     EXPECT_TRUE(fs::is_regular_file(Path("csv") / fs::path(f))) << f;
   }
   auto gpu = LoadGpu(Path("fit.toml"));
@@ -143,8 +143,11 @@ TEST_F(CalibrateMeasure, MeasuresWritesTheCsvsAndTheFittedFile) {
   EXPECT_NEAR(c->fit.fit.gpu.fused_gemm_efficiency, 0.0046, 0.0046 * 0.08);
   const auto before = measure::ErrorsByFile(c->fit.fit.before, m);
   const auto after = measure::ErrorsByFile(c->fit.fit.after, m);
-  ASSERT_EQ(before.size(), 6u);
-  ASSERT_EQ(after.size(), 6u);
+  ASSERT_EQ(before.size(), 7u);
+  ASSERT_EQ(after.size(), 7u);
+  EXPECT_EQ(after[6].file, "gemm_fp8.csv");  // the H100 fake has FP8
+  EXPECT_EQ(after[6].rows, 6);
+  EXPECT_EQ(after[6].off, 0);
   EXPECT_EQ(before[4].file, "launch_gaps.csv");
   EXPECT_EQ(before[5].file, "fused_kernel.csv");
   EXPECT_EQ(before[5].rows, 4);

@@ -87,14 +87,6 @@ TEST(CudaBackend, Bf16OnAPreAmpereDeviceIsInvalid) {
   EXPECT_THAT(out.status().message(), HasSubstr("Tesla T4 is 7.5"));
 }
 
-TEST(CudaBackend, Fp8IsRefusedUntilItsKernelsAreWired) {
-  const Plan plan = CudaPlan(Op::kAgGemm, 16, 8, 16, 2, Algorithm::kRing, 1, 1, DType::kFp8E4m3);
-  auto out = RunOnFake(plan, CudaVerifyOnce());
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(out.status().message(), HasSubstr("does not run fp8_e4m3 yet"));
-}
-
 TEST(CudaBackend, CopyEngineWithoutPeerAccessIsInvalid) {
   cuda::FakeGpuConfig pcie;
   pcie.peer_access = false;

@@ -138,13 +138,15 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   const MeasurePlan plan = DefaultMeasurePlan(132, false);
   auto m = RunMeasurements(fake, plan, nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  const int points = 20 + 3 * (1 + 2 * 8) + 10 + 3 + 3 * 4 * 2;  // the fused points: two halves each
+  // bf16 and FP8 GEMMs, held, copies, copy engine, the fused points (two halves each).
+  const int points = 20 + 20 + 3 * (1 + 2 * 8) + 10 + 3 + 3 * 4 * 2;
   EXPECT_EQ(fake.samples(), points * (plan.warmup + plan.iterations) + 4 * (plan.gap_warmup + plan.gap_iterations));
   TempDir d;
   ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
   // Headers as in h100-measured; rows per file.
   const std::pair<const char*, std::pair<const char*, size_t>> files[] = {
       {"gemm_bf16.csv", {"m,n,k,time_ms,tflops", 20}},
+      {"gemm_fp8.csv", {"m,n,k,time_ms,tflops", 20}},
       {"gemm_beside_held_sms.csv", {"m,n,k,holder,held_sms,time_ms,alone_ms", 48}},
       {"copy_kernel_bw.csv", {"sms,gbs_read_plus_write", 10}},
       {"copy_engine.csv", {"what,value", 4}},
@@ -177,6 +179,11 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   EXPECT_TRUE(board->launch.present);
   EXPECT_TRUE(board->launch.graph());
   EXPECT_EQ(board->fused.size(), 12u);
+  EXPECT_EQ(board->gemm_fp8.size(), 20u);
+  for (const sim::MeasuredGemm& g : board->gemm_fp8) {
+    const double truth = sim::GemmTimeNs(H100(), g.m, g.n, g.k, DType::kFp8E4m3);
+    EXPECT_NEAR(g.time_ns / truth, 1.0, 0.021) << g.m << "x" << g.n << "x" << g.k;
+  }
   // Every fifth sample is a 3x outlier and the noise is ±2 %: the medians
   // are the model's times within the noise (and the CSV's 6 digits).
   for (const sim::MeasuredGemm& g : board->gemm) {
@@ -210,7 +217,7 @@ TEST(GpuMeasureRun, ReportsEveryStageUpToItsTotalInOrder) {
     }
     if (seen[i].done == seen[i].total) finished.push_back(seen[i].stage);
   }
-  EXPECT_THAT(finished, ElementsAre("gemm_bf16.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",
+  EXPECT_THAT(finished, ElementsAre("gemm_bf16.csv", "gemm_fp8.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",
                                     "copy_engine.csv", "launch_gaps.csv", "fused_kernel.csv"));
   EXPECT_EQ(seen.front().done, 0);
 }
@@ -218,9 +225,10 @@ TEST(GpuMeasureRun, ReportsEveryStageUpToItsTotalInOrder) {
 TEST(GpuMeasureRun, AFailedSampleStopsTheRunNamingStageAndPoint) {
   FakeMeasureDevice fake(H100(), "Fake H100");
   const MeasurePlan plan = DefaultMeasurePlan(132, false);
-  // The first sample of the held stage's first holder run (after its alone run).
+  // The first sample of the held stage's first holder run (after the bf16
+  // and FP8 GEMMs and its alone run).
   const int per_point = plan.warmup + plan.iterations;
-  fake.FailAtSample(20 * per_point + per_point, Status::Unavailable("an illegal memory access"));
+  fake.FailAtSample(40 * per_point + per_point, Status::Unavailable("an illegal memory access"));
   auto m = RunMeasurements(fake, plan, nullptr);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kUnavailable);
@@ -306,7 +314,7 @@ TEST(GpuMeasureFit, FitsTheFusedKernelAndTheLaunchGapsFromTheirCsvs) {
   EXPECT_NEAR(g.event_wait_us, 2.4, 0.05 * 2.4);
   const auto before = ErrorsByFile(fit->fit.before, *m);
   const auto after = ErrorsByFile(fit->fit.after, *m);
-  ASSERT_EQ(after.size(), 6u);
+  ASSERT_EQ(after.size(), 7u);
   std::printf(
       "fitted from the fake's CSVs: fused_gemm_efficiency %.4f (truth 0.62), fused_sm_transfer_gbs %.3f (11), "
       "launch_us %.3f (3.1), event_wait_us %.3f (2.4); fused_kernel.csv mean |error| %.1f %% -> %.1f %%, "
@@ -330,6 +338,76 @@ TEST(GpuMeasureFit, FitsTheFusedKernelAndTheLaunchGapsFromTheirCsvs) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_NEAR(back->fused_gemm_efficiency, g.fused_gemm_efficiency, 1e-5);
   EXPECT_NEAR(back->event_wait_us, g.event_wait_us, 1e-5);
+}
+
+// FP8: the fake board's E4M3 GEMMs run at efficiency_fp8 0.52 (the shipped
+// file says otherwise); measure -> gemm_fp8.csv -> fit gives 0.52 back and
+// the FP8 rows go from off to within their tolerance. A board without FP8
+// (the A100 file) measures none and writes no gemm_fp8.csv.
+TEST(GpuMeasureFit, FitsEfficiencyFp8FromTheFp8GemmRows) {
+  GpuSpec truth = OtherBoard();
+  ASSERT_GT(truth.tflops_fp8, 0);
+  const double shipped = truth.efficiency_fp8;
+  truth.efficiency_fp8 = 0.52;
+  ASSERT_GT(std::abs(shipped - 0.52), 0.1);
+  FakeMeasureDevice fake(truth, "Fake Board 9000");
+  auto m = RunMeasurements(fake, DefaultMeasurePlan(truth.sm_count, true), nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->gemm_fp8.size(), 6u);
+  TempDir d;
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
+  EXPECT_EQ(Lines(d.dir() / "gemm_fp8.csv").size(), 7u);
+  sim::FitOptions o;
+  o.chains = 2;
+  o.iterations = 3000;
+  auto fit = FitMeasuredGpu(H100(), d.dir().string(), *m, o);
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  const GpuSpec& g = fit->fit.gpu;
+  EXPECT_NEAR(g.efficiency_fp8, 0.52, 0.05 * 0.52);
+  EXPECT_EQ(g.tflops_fp8, H100().tflops_fp8);  // a published peak: kept
+  const auto before = ErrorsByFile(fit->fit.before, *m);
+  const auto after = ErrorsByFile(fit->fit.after, *m);
+  ASSERT_EQ(after.size(), 7u);
+  EXPECT_EQ(after[6].file, "gemm_fp8.csv");
+  EXPECT_EQ(after[6].rows, 6);
+  EXPECT_GT(before[6].off, 0);
+  EXPECT_EQ(after[6].off, 0);
+  bool named = false;
+  for (const sim::FittedParameter& p : fit->fit.parameters) named = named || p.name == "efficiency_fp8";
+  EXPECT_TRUE(named);
+  auto back = ParseGpuToml(fit->toml, "fit.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_NEAR(back->efficiency_fp8, g.efficiency_fp8, 1e-5);
+  EXPECT_THAT(fit->toml, HasSubstr("efficiency_fp8 fitted to gemm_fp8.csv (6 E4M3 GEMMs)"));
+
+  const GpuSpec a100 = *LoadGpu("a100-sxm");
+  ASSERT_EQ(a100.tflops_fp8, 0);
+  FakeMeasureDevice no_fp8(a100, "Fake A100");
+  auto none = RunMeasurements(no_fp8, DefaultMeasurePlan(a100.sm_count, true), nullptr);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->gemm_fp8.empty());
+  EXPECT_FALSE(no_fp8.Fp8GemmNs({64, 64, 64}, 1).ok());
+  TempDir d2;
+  ASSERT_TRUE(WriteMeasurementCsvs(*none, d2.dir().string()).ok());
+  EXPECT_FALSE(fs::exists(d2.dir() / "gemm_fp8.csv"));
+}
+
+// Bad FP8 rows: one line naming the file, the row and the column.
+TEST(GpuMeasureFit, BadFp8RowsAreRefusedNamingFileRowAndColumn) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"m,n,k,time_ms\n64,8192,1000,0.1\n", "gemm_fp8.csv:2: k: 1000 is not a multiple of 16"},
+      {"m,n,k,time_ms\n64,8192,1024,-1\n", "gemm_fp8.csv:2: time_ms"},
+      {"m,n,k\n64,8192,1024\n", "time_ms"},
+  };
+  for (const auto& [csv, says] : cases) {
+    TempDir d;
+    std::ofstream(d.dir() / "gemm_fp8.csv") << csv;
+    auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
+    ASSERT_FALSE(board.ok()) << csv;
+    EXPECT_EQ(board.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(board.status().message(), HasSubstr(says));
+    EXPECT_EQ(board.status().message().find('\n'), std::string::npos);
+  }
 }
 
 }  // namespace

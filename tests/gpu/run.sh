@@ -18,8 +18,13 @@
 # hangs says "exit 124" and the table goes on; the first GPU run lost its
 # lease to such hangs).
 # Exit 0 all passed, 1 something failed, 77 no GPU (skipped).
+# FP8 (section fp8): the same --verify rows for ag_gemm and gemm_rs with
+# --dtype fp8_e4m3 (cuBLASLt FP8 matmuls with per-tensor scales and bf16
+# outputs; ag_gemm moves FP8, gemm_rs sums bf16 partials) in every mode,
+# plus fp8_e5m2 ring rows; a GPU without FP8 tensor cores (before compute
+# capability 8.9) makes them "skip".
 # BRAID_GPU_SECTIONS picks and orders the sections (default
-# "ops train fused hang measure"; a short lease puts what has never run
+# "ops fp8 train fused hang measure"; a short lease puts what has never run
 # first); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
 # start after it, so a bounded caller still gets the summary: skipped rows
 # are counted, never called passed.
@@ -86,6 +91,9 @@ else:
     # GPUs that are not CUDA peers cannot run --comm-engine ce: braid says so (exit 2).
     if rc == "2" and mode.endswith("-ce") and ("cannot map" in text or "different hosts" in text):
         status = "skip"
+    # FP8 rows on a GPU without FP8 tensor cores: braid refuses them (exit 2).
+    if rc == "2" and op.endswith(("/e4m3", "/e5m2")) and "needs FP8 tensor cores" in text:
+        status = "skip"
 print("%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s" % (mode, algo, op, p, events, overlap, status, err))
 '
 
@@ -102,9 +110,10 @@ out_of_time() {
   return 0
 }
 # One run; prints a table row and sets failed on a wrong result or missing events.
-check() {  # mode algo op p
-  local mode="$1" algo="$2" op="$3" p="$4" extra=() launch=()
+check() {  # mode algo op p [dtype]
+  local mode="$1" algo="$2" op="$3" p="$4" dtype="${5:-}" extra=() launch=() label="$3"
   out_of_time && return
+  [[ -n "$dtype" ]] && { extra+=(--dtype "$dtype"); label="$op/${dtype#fp8_}"; }
   [[ "$mode" == loopback ]] && extra+=(--loopback)
   [[ "$mode" == *-ce ]] && extra+=(--comm-engine ce)
   [[ "$algo" != serial ]] && extra+=(--chunks 2)  # serial runs the collective whole
@@ -115,7 +124,7 @@ check() {  # mode algo op p
           --algo "$algo" --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
   rc=$?
   local row
-  row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" "$op" "$p")"
+  row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" "$label" "$p")"
   rows+=("$row")
   [[ "$row" == *" FAIL "* ]] && failed=1
   echo "$row"
@@ -145,6 +154,21 @@ section_ops() {
       for algo in serial chunked ring bidir_ring; do
         for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
       done
+    done
+  done
+}
+
+# FP8: ag_gemm (FP8 all-gathers) and gemm_rs (bf16 partials) with E4M3
+# inputs in every algorithm, mode and P; E5M2 (A in E5M2, B in E4M3) on the
+# ring. The op column reads ag_gemm/e4m3.
+section_fp8() {
+  for mode in "${modes[@]}"; do
+    for p in 2 4 8; do
+      [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
+      for algo in serial chunked ring bidir_ring; do
+        for op in ag_gemm gemm_rs; do check "$mode" "$algo" "$op" "$p" fp8_e4m3; done
+      done
+      for op in ag_gemm gemm_rs; do check "$mode" ring "$op" "$p" fp8_e5m2; done
     done
   done
 }
@@ -256,15 +280,15 @@ section_measure() {
 }
 
 echo "mode     algo       op       P   events overlap    result   max_rel_error"
-for section in ${BRAID_GPU_SECTIONS:-ops train fused hang measure}; do
+for section in ${BRAID_GPU_SECTIONS:-ops fp8 train fused hang measure}; do
   case "$section" in
-    ops | train | fused | hang | measure) "section_$section" ;;
-    *) echo "gpu/run.sh: unknown section '$section' (ops train fused hang measure)"; exit 1 ;;
+    ops | fp8 | train | fused | hang | measure) "section_$section" ;;
+    *) echo "gpu/run.sh: unknown section '$section' (ops fp8 train fused hang measure)"; exit 1 ;;
   esac
 done
 
 echo
 echo "summary: ${#rows[@]} runs, $(printf '%s\n' "${rows[@]}" | grep -c ' ok ') passed," \
-  "$(printf '%s\n' "${rows[@]}" | grep -c ' skip ') skipped (GPUs not peers: no --comm-engine ce)," \
+  "$(printf '%s\n' "${rows[@]}" | grep -c ' skip ') skipped (GPUs not peers: no --comm-engine ce; no FP8 tensor cores)," \
   "$over_budget not started (BRAID_GPU_BUDGET) on $gpus GPU(s)"
 exit "$failed"

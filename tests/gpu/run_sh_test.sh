@@ -3,8 +3,9 @@
 # like a passing cuda run (JSON with verify ok and overlap), the fused
 # timeout line, and calibrate's CSV folder. Checks that BRAID_GPU_SECTIONS
 # orders the sections, that BRAID_GPU_BUDGET stops starting rows and the
-# summary counts them, that a FAIL row makes exit 1, and that an unknown
-# section is refused.
+# summary counts them, that a FAIL row makes exit 1, that the fp8 section
+# runs its rows with --dtype (and skips them where FP8 is refused), and that
+# an unknown section is refused.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
@@ -19,6 +20,13 @@ if [[ "$1" == calibrate ]]; then
 fi
 if [[ -n "${BRAID_FUSED_NEVER_SET:-}" ]]; then echo "braid run: the fused kernel timed out on rank 1"; echo "kernel timed out on rank 1"; exit 1; fi
 [[ -n "${FAKE_FAIL_ALGO:-}" && " $* " == *" --algo $FAKE_FAIL_ALGO "* ]] && ok=false || ok=true
+# FAKE_NO_FP8: a GPU before compute capability 8.9 refuses FP8 (exit 2).
+if [[ -n "${FAKE_NO_FP8:-}" && " $* " == *" --dtype fp8_"* ]]; then
+  echo "braid run: fp8_e4m3 needs FP8 tensor cores (compute capability 8.9 or newer); NVIDIA A100 is 8.0"
+  exit 2
+fi
+# Every FP8 row names its dtype; an FP8 row without one would run bf16.
+[[ -n "${FAKE_FP8_LOG:-}" ]] && echo "$*" >>"$FAKE_FP8_LOG"
 sleep "${FAKE_SLEEP:-0}"
 echo "{\"verify\":{\"ok\":$ok,\"max_rel_error\":0.001},\"metrics\":{\"overlap_ns\":{\"p50\":5}},\"notes\":[]}"
 FAKE
@@ -48,6 +56,20 @@ rc=$?
 [[ $rc -eq 1 ]] || fail "a failing row: exit $rc"
 [[ "$(grep -c ' FAIL ' <<<"$out")" -eq 3 ]] || fail "three bulk rows should FAIL: $out"
 grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
+
+# FP8 rows: one GPU here (no nvidia-smi), so loopback only: P 2, 4, 8 x
+# (4 algorithms x 2 ops in E4M3 + 2 E5M2 ring rows).
+out="$(FAKE_FP8_LOG="$tmp/fp8.log" BRAID_GPU_SECTIONS="fp8" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 0 ]] || fail "fp8 rows: exit $rc"
+grep -q "^summary: 30 runs, 30 passed" <<<"$out" || fail "fp8 summary: $(tail -n1 <<<"$out")"
+[[ "$(grep -c -- '--dtype fp8_e4m3' "$tmp/fp8.log")" -eq 24 ]] || fail "fp8: 24 E4M3 runs expected: $(cat "$tmp/fp8.log")"
+[[ "$(grep -c -- '--dtype fp8_e5m2 .*--algo ring' "$tmp/fp8.log")" -eq 6 ]] || fail "fp8: 6 E5M2 ring runs expected"
+grep -q "^loopback bidir_ring gemm_rs/e4m3 8 " <<<"$out" || fail "fp8 row label: $out"
+out="$(FAKE_NO_FP8=1 BRAID_GPU_SECTIONS="fp8" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 0 ]] && grep -q "^summary: 30 runs, 0 passed, 30 skipped" <<<"$out" ||
+  fail "fp8 on a GPU without FP8: exit $rc, $(tail -n1 <<<"$out")"
 
 out="$(BRAID_GPU_SECTIONS="nonsense ops" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?

@@ -21,44 +21,67 @@ class FakeBlasLt : public BlasLtApi {
     std::lock_guard<std::mutex> lock(w_->mu);
     const int i = w_->StreamIndex(s, "cublasLtMatmul");
     if (i < 0) return Status::Internal(w_->error);
-    if (m.m < 0 || m.n < 0 || m.k < 0 || m.lda < m.k || m.ldb < m.n || m.ldc < m.n) {
+    const bool fp8 = IsFp8(m.dtype);
+    // FP8: B is stored transposed (n×k), so its rows are k long.
+    if (m.m < 0 || m.n < 0 || m.k < 0 || m.lda < m.k || m.ldb < (fp8 ? m.k : m.n) || m.ldc < m.n) {
       return Status::Internal("cublasLtMatmul: invalid shape or leading dimension");
+    }
+    if (fp8) {
+      // What cuBLASLt would answer CUBLAS_STATUS_NOT_SUPPORTED / INVALID_VALUE to.
+      const Status rules = CheckFp8Matmul(m);
+      if (!rules.ok()) return Status::Internal("cublasLtMatmul: " + rules.message());
     }
     if (m.sm_count_target < 0 || m.sm_count_target > w_->config.sm_count) {
       return Status::Internal("cublasLtMatmul: SM_COUNT_TARGET " + std::to_string(m.sm_count_target) + " out of range");
     }
-    const size_t e = size_t(DTypeBytes(m.dtype));
+    const DType b_type = fp8 ? m.fp8.b : m.dtype;
+    const DType c_type = fp8 ? DType::kBf16 : m.dtype;
     const std::string what = "matmul (" + ThisThread().label + ")";
-    auto span = [e](int64_t rows, int64_t cols, int64_t ld) {
-      return rows == 0 ? 0 : size_t((rows - 1) * ld + cols) * e;
+    auto span = [](int64_t rows, int64_t cols, int64_t ld, DType t) {
+      return rows == 0 ? 0 : size_t((rows - 1) * ld + cols) * size_t(DTypeBytes(t));
     };
-    if (!w_->CheckAccess(i, m.a, span(m.m, m.k, m.lda), what) ||
-        !w_->CheckAccess(i, m.b, span(m.k, m.n, m.ldb), what) ||
-        !w_->CheckAccess(i, m.c, span(m.m, m.n, m.ldc), what)) {
+    if (!w_->CheckAccess(i, m.a, span(m.m, m.k, m.lda, m.dtype), what + " A") ||
+        !w_->CheckAccess(i, m.b, fp8 ? span(m.n, m.k, m.ldb, b_type) : span(m.k, m.n, m.ldb, b_type), what + " B") ||
+        !w_->CheckAccess(i, m.c, span(m.m, m.n, m.ldc, c_type), what + " C")) {
+      return Status::Internal(w_->error);
+    }
+    if (fp8 && (!w_->CheckAccess(i, m.fp8.a_scale, sizeof(float), what + " A_SCALE_POINTER") ||
+                !w_->CheckAccess(i, m.fp8.b_scale, sizeof(float), what + " B_SCALE_POINTER"))) {
       return Status::Internal(w_->error);
     }
     const std::string& bad = w_->config.corrupt_matmul_in;
     const bool corrupt = !bad.empty() && ThisThread().label.find(bad) != std::string::npos;
     const std::string kernel = "matmul " + std::to_string(m.m) + "x" + std::to_string(m.n) + "x" + std::to_string(m.k) +
-                               " " + std::string(DTypeName(m.dtype)) + " sms=" + std::to_string(m.sm_count_target);
+                               " " + std::string(DTypeName(m.dtype)) +
+                               (fp8 ? "x" + std::string(DTypeName(b_type)) : std::string()) +
+                               " sms=" + std::to_string(m.sm_count_target);
     if (!w_->LoadKernel(i, kernel)) return Status::Internal(w_->error);
     FakeOp op;
     op.what = "sm90_xmma_gemm (fake)";
     const int sms = m.sm_count_target > 0 ? m.sm_count_target : w_->config.sm_count;
     op.duration = int64_t(2.0 * double(m.m) * double(m.n) * double(m.k) / 2000.0 * w_->config.sm_count / sms) + 3;
-    op.apply = [m, corrupt] {
+    op.apply = [m, corrupt, fp8, b_type, c_type] {
+      // FP8: the codes' exact values, fp32 sums, then × a_scale·b_scale as
+      // cuBLASLt's epilogue applies them (read when the matmul runs, as the
+      // GPU reads them), rounded to bf16.
+      const float scale = fp8 ? LoadOne(DType::kFp32, m.fp8.a_scale, 0) * LoadOne(DType::kFp32, m.fp8.b_scale, 0) : 1;
+      auto b_at = [&](int64_t p, int64_t c) {
+        return LoadOne(b_type, m.b, size_t(fp8 ? c * m.ldb + p : p * m.ldb + c));
+      };
       std::vector<float> row(size_t(m.n));
       for (int64_t r = 0; r < m.m; ++r) {
         std::fill(row.begin(), row.end(), 0.0f);
         for (int64_t p = 0; p < m.k; ++p) {
           const float av = LoadOne(m.dtype, m.a, size_t(r * m.lda + p));
-          for (int64_t c = 0; c < m.n; ++c) row[size_t(c)] += av * LoadOne(m.dtype, m.b, size_t(p * m.ldb + c));
+          for (int64_t c = 0; c < m.n; ++c) row[size_t(c)] += av * b_at(p, c);
         }
+        for (float& v : row) v *= scale;
         if (corrupt && r == 0 && m.n > 0) row[0] += 1.0f;
-        for (int64_t c = 0; c < m.n; ++c) StoreOne(m.dtype, row[size_t(c)], m.c, size_t(r * m.ldc + c));
+        for (int64_t c = 0; c < m.n; ++c) StoreOne(c_type, row[size_t(c)], m.c, size_t(r * m.ldc + c));
       }
     };
     ++w_->stats.matmuls;
+    if (fp8) ++w_->stats.fp8_matmuls;
     w_->stats.sm_count_targets.push_back(m.sm_count_target);
     w_->Enqueue(i, std::move(op));
     return Status::Ok();

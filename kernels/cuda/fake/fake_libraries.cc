@@ -146,6 +146,7 @@ class FakeNccl : public NcclApi {
     op.duration = int64_t(send_bytes * n / 100 + 5);
     op.coll = CollPart{kind, c, seq, static_cast<char*>(send), static_cast<char*>(recv), count, dtype};
     ++w_->stats.nccl_collectives;
+    w_->stats.nccl_elements[dtype] += int64_t(count);
     w_->Enqueue(i, std::move(op));
     return Status::Ok();
   }
@@ -281,6 +282,7 @@ class FakeNccl : public NcclApi {
     part.seq = send ? fc.sends[peer]++ : fc.recvs[peer]++;
     part.buf = static_cast<char*>(buf);
     part.bytes = bytes;
+    w_->stats.nccl_elements[dtype] += int64_t(count);
     if (send)
       ++w_->stats.nccl_sends;
     else

@@ -206,16 +206,22 @@ void RunCollective(std::vector<const CollPart*>& parts) {
   const CollPart& p0 = *parts[0];
   const size_t count = p0.count;
   const size_t send_elems = p0.kind == CollectiveKind::kReduceScatter ? n * count : count;
-  // Read every input before writing any output (buffers may alias).
+  if (p0.kind == CollectiveKind::kAllGather) {
+    // Bytes, whatever the type (FP8 codes included): read every input before
+    // writing any output (buffers may alias).
+    const size_t bytes = count * size_t(DTypeBytes(p0.dtype));
+    std::vector<std::vector<char>> raw(n);
+    for (size_t r = 0; r < n; ++r) raw[r].assign(parts[r]->send, parts[r]->send + bytes);
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t q = 0; q < n; ++q) std::memcpy(parts[r]->recv + q * bytes, raw[q].data(), bytes);
+    }
+    return;
+  }
+  // Sums in fp32, rounded to the type once (NCCL's FP8 sums too, on sm_90).
   std::vector<std::vector<float>> in(n, std::vector<float>(send_elems));
   for (size_t r = 0; r < n; ++r) LoadFrom(p0.dtype, parts[r]->send, send_elems, in[r].data());
   for (size_t r = 0; r < n; ++r) {
     const CollPart& p = *parts[r];
-    if (p.kind == CollectiveKind::kAllGather) {
-      for (size_t q = 0; q < n; ++q)
-        StoreAs(p.dtype, in[q].data(), count, p.recv + q * count * size_t(DTypeBytes(p.dtype)));
-      continue;
-    }
     const size_t off = p.kind == CollectiveKind::kReduceScatter ? r * count : 0;
     std::vector<float> sum(count, 0.0f);
     for (size_t q = 0; q < n; ++q) {

@@ -7,14 +7,17 @@
 #include <exception>
 #include <map>
 #include <new>
+#include <span>
 #include <system_error>
 #include <thread>
 
 #include "braid/bootstrap.h"
 #include "braid/cpu_verify.h"
 #include "braid/cuda_step_events.h"
+#include "braid/fp8.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
+#include "buffer_dtypes.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
 #include "process_run.h"
@@ -35,9 +38,11 @@ Status CheckCudaBackendOptions(const CudaBackendOptions& o) {
 
 double CudaVerifyTolerance(DType dtype, int64_t k, int p, bool tf32) {
   const double u_acc = tf32 && dtype == DType::kFp32 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
-  const double u_out = dtype == DType::kBf16   ? std::ldexp(1.0, -8)
-                       : dtype == DType::kFp16 ? std::ldexp(1.0, -11)
-                                               : std::ldexp(1.0, -24);
+  // FP8 inputs: the reference multiplies the same dequantized values, so
+  // what differs is the bf16 output (Workload::OutDType) and sum order.
+  const double u_out = dtype == DType::kBf16 || IsFp8(dtype) ? std::ldexp(1.0, -8)
+                       : dtype == DType::kFp16               ? std::ldexp(1.0, -11)
+                                                             : std::ldexp(1.0, -24);
   return 4 * u_acc * std::sqrt(double(std::max<int64_t>(k, 1))) + 2 * (p + 1) * u_out;
 }
 
@@ -94,6 +99,14 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, CudaApi& api,
     return Status::Invalid("bf16 needs compute capability 8.0 or newer; " + props.name + " is " +
                            std::to_string(props.cc_major) + "." + std::to_string(props.cc_minor));
   }
+  if (IsFp8(plan.workload.dtype) && props.cc_major * 10 + props.cc_minor < 89) {
+    return Status::Invalid(std::string(DTypeName(plan.workload.dtype)) +
+                           " needs FP8 tensor cores (compute capability 8.9 or newer); " + props.name + " is " +
+                           std::to_string(props.cc_major) + "." + std::to_string(props.cc_minor));
+  }
+  if (plan.workload.dtype == DType::kFp8E5m2) {
+    out.notes.push_back("fp8_e5m2: A and what moves with it in E5M2, B in E4M3 (cuBLASLt has no E5M2 x E5M2 matmul)");
+  }
   if (plan.config.comm_sms >= props.sm_count) {
     return Status::Invalid("`comm_sms` " + std::to_string(plan.config.comm_sms) + " leaves no SM for the GEMM on " +
                            props.name + " (" + std::to_string(props.sm_count) + " SMs)");
@@ -136,16 +149,36 @@ int FusedSmsPerRank(const Plan& plan, const CudaBackendOptions& o, const cuda::D
 
 namespace cuda {
 
-void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b) {
+namespace {
+
+float Amax(const HostMatrix& m) {
+  float amax = 0;
+  for (float v : m.data) amax = std::fmax(amax, std::fabs(v));
+  return amax;
+}
+
+// Rounds `m` to `dtype` (FP8: quantized with a per-tensor scale, which it returns; else 1).
+float RoundTo(DType dtype, HostMatrix& m) {
+  if (IsFp8(dtype)) {
+    const Fp8Format format = Fp8FormatOf(dtype);
+    const float scale = Fp8ScaleForAmax(format, Amax(m));
+    RoundToFp8(format, scale, std::span<float>(m.data));
+    return scale;
+  }
+  for (float& v : m.data) {
+    uint8_t buf[4];
+    cuda::StoreOne(dtype, v, buf, 0);
+    v = cuda::LoadOne(dtype, buf, 0);
+  }
+  return 1;
+}
+
+}  // namespace
+
+void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b,
+                std::vector<float>& scales) {
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
-  const DType dtype = plan.workload.dtype;
-  auto round = [dtype](HostMatrix& m) {
-    for (float& v : m.data) {
-      uint8_t buf[4];
-      cuda::StoreOne(dtype, v, buf, 0);
-      v = cuda::LoadOne(dtype, buf, 0);
-    }
-  };
+  scales.assign(size_t(2 * ops), 1.0f);
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {
       a.emplace_back();
@@ -155,8 +188,8 @@ void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std
     const Workload& w = plan.op_workload(i);
     a.push_back(RandomMatrix(w.m, w.k, seed, 2 * uint64_t(i)));
     b.push_back(RandomMatrix(w.k, w.n, seed, 2 * uint64_t(i) + 1));
-    round(a.back());
-    round(b.back());
+    scales[size_t(2 * i)] = RoundTo(w.dtype, a.back());
+    scales[size_t(2 * i + 1)] = RoundTo(IsFp8(w.dtype) ? cuda::Fp8WeightDType(w.dtype) : w.dtype, b.back());
   }
 }
 
@@ -210,7 +243,8 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
         (o.loopback || plan.config.comm_engine == CommEngine::kCopyEngine) ? Transport::kFlags : Transport::kNccl;
   }
   std::vector<HostMatrix> a, b;
-  cuda::MakeInputs(plan, options.seed, a, b);
+  std::vector<float> scales;
+  cuda::MakeInputs(plan, options.seed, a, b, scales);
   std::vector<cuda::TransferLayout> layouts;
   for (const RankPlan& rp : plan.ranks) layouts.push_back(cuda::LayoutTransfers(rp, p));
 
@@ -229,7 +263,10 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
          r == 0};
   }
   std::vector<cuda::RankProgress> progress(static_cast<size_t>(p));
-  for (int r = 0; r < p; ++r) jobs[size_t(r)].progress = &progress[size_t(r)];
+  for (int r = 0; r < p; ++r) {
+    jobs[size_t(r)].progress = &progress[size_t(r)];
+    jobs[size_t(r)].scales = &scales;
+  }
   const double deadline_s = cuda::WedgeDeadline(o, options);
   std::vector<cuda::RankResult> results(static_cast<size_t>(p));
   std::vector<std::thread> threads;
@@ -294,12 +331,12 @@ Result<RunOutput> CudaBackend::Run(const Plan& plan, const RunOptions& options) 
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(options_));
   BRAID_RETURN_IF_ERROR(CheckPlan(plan));
-  if (IsFp8(plan.workload.dtype)) {
-    // cuBLASLt FP8 matmuls (scale pointers, bf16 D) and NCCL's FP8 types are
-    // not wired yet; refusing beats running bf16 kernels on FP8 bytes.
-    return Status::Invalid("the cuda backend does not run " + std::string(DTypeName(plan.workload.dtype)) +
-                           " yet; FP8 runs on the sim and cpu backends");
+  if (IsFp8(plan.workload.dtype) && cuda::HasFusedSteps(plan)) {
+    // OverlapConfig::Validate refuses this already; a hand-built plan must not reach the kernel.
+    return Status::Invalid("the fused kernel does not run " + std::string(DTypeName(plan.workload.dtype)) +
+                           " (bf16, fp16 and fp32 only); pick another `algorithm` for FP8");
   }
+  BRAID_RETURN_IF_ERROR(cuda::CheckFp8Plan(plan));
   if (!seams_.cuda || !seams_.nccl || !seams_.tracer || !seams_.make_blas) {
     return Status::Internal("cuda backend: a seam is missing");
   }

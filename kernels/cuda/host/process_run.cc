@@ -161,7 +161,8 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   const int p = plan.tp();
   const int rank = world.rank();
   std::vector<HostMatrix> a, b;
-  MakeInputs(plan, options.seed, a, b);
+  std::vector<float> scales;
+  MakeInputs(plan, options.seed, a, b, scales);
   std::vector<TransferLayout> layouts;
   for (const RankPlan& rp : plan.ranks) layouts.push_back(LayoutTransfers(rp, p));
 
@@ -191,6 +192,7 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
               /*owns_tracer=*/true};
   std::vector<RankProgress> progress(1);
   job.progress = &progress[0];
+  job.scales = &scales;
   RankResult result;
   {
     const double deadline_s = WedgeDeadline(o, options);

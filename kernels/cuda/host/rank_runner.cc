@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "braid/fp8.h"
 #include "braid/status_context.h"
 #include "ce_window.h"
 #include "dtype_convert.h"
@@ -25,8 +26,8 @@ class Runner {
     st_.rank = job.rank;
     st_.device = job.device;
     st_.transport = job.transport;
-    st_.dtype = job.plan->workload.dtype;
-    st_.esize = size_t(DTypeBytes(st_.dtype));
+    st_.dtype = job.plan->workload.OutDType();
+    st_.esize = size_t(std::max(DTypeBytes(job.plan->workload.dtype), DTypeBytes(st_.dtype)));
     st_.sm_count_target = job.sm_count_target;
     st_.tf32 = job.options->tf32;
     st_.layouts = *job.layouts;
@@ -106,11 +107,52 @@ class Runner {
     return p;
   }
 
+  // FP8: one device fp32 scalar per tensor, the dequantization factor
+  // 1 / scale (what TransformerEngine passes as scale_inv).
+  Status UploadScales() {
+    if (job_.scales == nullptr || !IsFp8(st_.plan->workload.dtype)) return Status::Ok();
+    for (float scale : *job_.scales) {
+      BRAID_ASSIGN_OR_RETURN(auto p, Alloc(sizeof(float)));
+      const float inv = 1.0f / scale;
+      BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(p, &inv, sizeof inv));
+      st_.scales.push_back(p);
+    }
+    return Status::Ok();
+  }
+
+  // `host` (rows×cols, fp32) in the buffer's type: FP8 quantized with its
+  // tensor's scale (the values are already FP8 values over that scale, so
+  // this gives their codes back), a transposed B written as cols×rows.
+  std::vector<uint8_t> Encode(const BufferDecl& d, const BufferType& t, const std::vector<float>& host) const {
+    const size_t elems = host.size();
+    std::vector<uint8_t> bytes(elems * size_t(DTypeBytes(t.dtype)));
+    if (!IsFp8(t.dtype) || t.scale < 0 || job_.scales == nullptr) {
+      StoreAs(t.dtype, host.data(), elems, bytes.data());
+      return bytes;
+    }
+    const float scale = (*job_.scales)[size_t(t.scale)];
+    const Fp8Format format = Fp8FormatOf(t.dtype);
+    for (int64_t r = 0; r < d.rows; ++r) {
+      for (int64_t c = 0; c < d.cols; ++c) {
+        const size_t at = size_t(t.transposed ? c * d.rows + r : r * d.cols + c);
+        bytes[at] = QuantizeFp8(format, host[size_t(r * d.cols + c)], scale);
+      }
+    }
+    return bytes;
+  }
+
   Status AllocateBuffers() {
     const RankPlan& rp = st_.rank_plan();
-    for (const BufferDecl& d : rp.buffers) {
+    BRAID_ASSIGN_OR_RETURN(st_.types, TypeBuffers(*st_.plan, st_.rank));
+    if (IsFp8(st_.plan->workload.dtype) && (job_.scales == nullptr || job_.scales->empty())) {
+      return Status::Internal("cuda backend: an FP8 run without its per-tensor scales");
+    }
+    BRAID_RETURN_IF_ERROR(UploadScales());
+    for (size_t id = 0; id < rp.buffers.size(); ++id) {
+      const BufferDecl& d = rp.buffers[id];
+      const BufferType& t = st_.types[id];
       const size_t elems = size_t(d.rows * d.cols);
-      BRAID_ASSIGN_OR_RETURN(auto p, Alloc(elems * st_.esize));
+      BRAID_ASSIGN_OR_RETURN(auto p, Alloc(elems * size_t(DTypeBytes(t.dtype))));
       st_.buffers.push_back(p);
       std::vector<float> host(elems, 0.0f);
       if (d.role == BufferRole::kInput) {
@@ -121,8 +163,7 @@ class Runner {
           std::copy(from, from + w.cols, host.data() + (w.dst_row + i) * d.cols);
         }
       }
-      std::vector<uint8_t> bytes(elems * st_.esize);
-      StoreAs(st_.dtype, host.data(), elems, bytes.data());
+      const std::vector<uint8_t> bytes = Encode(d, t, host);
       BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(p, bytes.data(), bytes.size()));
     }
     for (const Step& s : rp.steps) {
@@ -327,10 +368,11 @@ class Runner {
     for (const OpOutput& o : rp.Outputs()) {
       const BufferDecl& d = rp.buffers[size_t(o.buffer)];
       const size_t elems = size_t(d.rows * d.cols);
-      std::vector<uint8_t> bytes(elems * st_.esize);
+      const DType type = st_.TypeOf(o.buffer);
+      std::vector<uint8_t> bytes(elems * size_t(DTypeBytes(type)));
       BRAID_RETURN_IF_ERROR(st_.api.cuda->Download(bytes.data(), st_.buffers[size_t(o.buffer)], bytes.size()));
       std::vector<float> f(elems);
-      LoadFrom(st_.dtype, bytes.data(), elems, f.data());
+      LoadFrom(type, bytes.data(), elems, f.data());
       out.outputs.push_back(std::move(f));
     }
     return Status::Ok();

@@ -62,6 +62,9 @@ struct RankJob {
   // process's only rank under mpirun).
   bool owns_tracer = false;
   RankProgress* progress = nullptr;  // optional
+  // FP8: per-tensor quantization scales, index 2·op (A) and 2·op + 1 (B)
+  // (MakeInputs); null for other dtypes.
+  const std::vector<float>* scales = nullptr;
 };
 
 struct RankResult {

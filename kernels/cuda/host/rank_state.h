@@ -14,6 +14,7 @@
 #include "braid/gpu_tracer.h"
 #include "braid/nccl_api.h"
 #include "braid/plan.h"
+#include "buffer_dtypes.h"
 #include "transfer_layout.h"
 
 namespace braid::cuda {
@@ -45,7 +46,11 @@ struct RankState {
   int rank = 0;
   int device = 0;
   Transport transport = Transport::kNone;
+  // Sums, the compute steps' scratch matmuls: Workload::OutDType (the
+  // workload dtype, bf16 for FP8).
   DType dtype = DType::kBf16;
+  // Transfer slots (stage, inboxes) are sized and offset in elements of this
+  // many bytes: the largest buffer element, so any transfer's type fits.
   size_t esize = 2;
   int sm_count_target = 0;
   bool tf32 = false;
@@ -53,6 +58,8 @@ struct RankState {
 
   std::vector<TransferLayout> layouts;  // every rank's (index = rank)
   std::vector<DevPtr> buffers;          // this rank's plan buffers
+  std::vector<BufferType> types;        // what each holds (TypeBuffers)
+  std::vector<DevPtr> scales;           // FP8: per-tensor dequantization factors (fp32), BufferType::scale
   DevPtr inbox = nullptr, flags = nullptr, stage = nullptr;
   std::vector<DevPtr> peer_inbox, peer_flags;  // flags transport, index = rank
   std::vector<GpuStream> lanes;                // one per plan lane
@@ -68,6 +75,7 @@ struct RankState {
   // Device address of absolute row `row` of buffer `b`.
   DevPtr Row(BufferId b, int64_t row) const;
   size_t RowBytes(BufferId b) const;
+  DType TypeOf(BufferId b) const { return types[size_t(b)].dtype; }
   std::string StepName(const Step& s) const;  // "rank 1 step 7 'recv.s1'"
 };
 

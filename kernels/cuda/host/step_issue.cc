@@ -13,7 +13,9 @@ DevPtr RankState::Row(BufferId b, int64_t row) const {
   return static_cast<char*>(buffers[size_t(b)]) + size_t(row) * RowBytes(b);
 }
 
-size_t RankState::RowBytes(BufferId b) const { return size_t(rank_plan().buffers[size_t(b)].cols) * esize; }
+size_t RankState::RowBytes(BufferId b) const {
+  return size_t(rank_plan().buffers[size_t(b)].cols) * size_t(DTypeBytes(TypeOf(b)));
+}
 
 std::string RankState::StepName(const Step& s) const {
   return "rank " + std::to_string(rank) + " step " + std::to_string(s.id) + " '" + s.name + "'";
@@ -74,13 +76,14 @@ Status CopyFlatToRegion(RankState& st, const Region& dst, DevPtr flat, GpuStream
 
 // c += flat (packed rows).
 Status AddFlatInto(RankState& st, const Region& c, DevPtr flat, GpuStream s) {
-  const size_t row_elems = st.RowBytes(c.buffer) / st.esize;
+  const DType type = st.TypeOf(c.buffer);  // bf16 at most (TypeBuffers refuses FP8 sums)
+  const size_t row_elems = size_t(st.rank_plan().buffers[size_t(c.buffer)].cols);
   char* at = static_cast<char*>(flat);
   for (const RowRun& run : RowRuns({c})) {
     const size_t n = size_t(run.rows) * row_elems;
     DevPtr dst = st.Row(c.buffer, run.row[0]);
-    BRAID_RETURN_IF_ERROR(st.api.cuda->Add(dst, dst, at, n, st.dtype, s));
-    at += n * st.esize;
+    BRAID_RETURN_IF_ERROR(st.api.cuda->Add(dst, dst, at, n, type, s));
+    at += n * size_t(DTypeBytes(type));
   }
   return Status::Ok();
 }
@@ -100,9 +103,18 @@ Status Gemm(RankState& st, const Step& s, GpuStream stream) {
     m.ldb = b.cols;
     m.c = st.Row(s.c.buffer, s.c.piece_row(p < s.c.pieces ? p : 0));
     m.ldc = c.cols;
-    m.dtype = st.dtype;
+    m.dtype = st.TypeOf(s.a.buffer);
     m.sm_count_target = st.sm_count_target;
     m.tf32 = st.tf32;
+    if (IsFp8(m.dtype)) {
+      // B stored as Bᵀ (n×k); per-tensor dequantization factors.
+      const BufferType& ta = st.types[size_t(s.a.buffer)];
+      const BufferType& tb = st.types[size_t(s.b.buffer)];
+      m.ldb = b.rows;
+      m.fp8.b = tb.dtype;
+      m.fp8.a_scale = ta.scale >= 0 && size_t(ta.scale) < st.scales.size() ? st.scales[size_t(ta.scale)] : nullptr;
+      m.fp8.b_scale = tb.scale >= 0 && size_t(tb.scale) < st.scales.size() ? st.scales[size_t(tb.scale)] : nullptr;
+    }
     if (m.m > 0) BRAID_RETURN_IF_ERROR(st.api.blas->Matmul(m, stream));
   }
   return Status::Ok();
@@ -129,11 +141,11 @@ Status Compute(RankState& st, const Step& s, GpuStream stream) {
 }
 
 Status Reduce(RankState& st, const Step& s, GpuStream stream) {
-  const size_t row_elems = st.RowBytes(s.c.buffer) / st.esize;
+  const size_t row_elems = size_t(st.rank_plan().buffers[size_t(s.c.buffer)].cols);
   for (const RowRun& run : RowRuns({s.c, s.a, s.b})) {
     BRAID_RETURN_IF_ERROR(st.api.cuda->Add(st.Row(s.c.buffer, run.row[0]), st.Row(s.a.buffer, run.row[1]),
-                                           st.Row(s.b.buffer, run.row[2]), size_t(run.rows) * row_elems, st.dtype,
-                                           stream));
+                                           st.Row(s.b.buffer, run.row[2]), size_t(run.rows) * row_elems,
+                                           st.TypeOf(s.c.buffer), stream));
   }
   return Status::Ok();
 }
@@ -149,14 +161,15 @@ Status NcclSend(RankState& st, const Step& s, GpuStream lane) {
   BRAID_RETURN_IF_ERROR(st.api.cuda->Record(st.done[size_t(s.id)], lane));
   GpuStream q = st.send_queue[size_t(s.lane)];
   BRAID_RETURN_IF_ERROR(st.api.cuda->Wait(q, st.done[size_t(s.id)]));
-  return st.api.nccl->Send(stage, size_t(RegionElems(rp, s.a)), st.dtype, s.peer, st.comm, q);
+  return st.api.nccl->Send(stage, size_t(RegionElems(rp, s.a)), st.TypeOf(s.a.buffer), s.peer, st.comm, q);
 }
 
 Status NcclRecv(RankState& st, const Step& s, GpuStream lane) {
   const size_t n = size_t(RegionElems(st.rank_plan(), s.c));
-  if (Contiguous(s.c)) return st.api.nccl->Recv(st.Row(s.c.buffer, s.c.row), n, st.dtype, s.peer, st.comm, lane);
+  const DType type = st.TypeOf(s.c.buffer);
+  if (Contiguous(s.c)) return st.api.nccl->Recv(st.Row(s.c.buffer, s.c.row), n, type, s.peer, st.comm, lane);
   DevPtr stage = Offset(st.stage, st.layout().stage_off[size_t(s.id)], st.esize);
-  BRAID_RETURN_IF_ERROR(st.api.nccl->Recv(stage, n, st.dtype, s.peer, st.comm, lane));
+  BRAID_RETURN_IF_ERROR(st.api.nccl->Recv(stage, n, type, s.peer, st.comm, lane));
   return CopyFlatToRegion(st, s.c, stage, lane);
 }
 
@@ -170,8 +183,8 @@ Status NcclCollective(RankState& st, const Step& s, GpuStream lane) {
   }
   DevPtr recv = st.Row(s.c.buffer, s.c.row);
   if (!Contiguous(s.c)) recv = Offset(stage, RegionElems(rp, s.a), st.esize);
-  BRAID_RETURN_IF_ERROR(
-      st.api.nccl->Collective(s.collective, send, recv, size_t(CollectivePieceElems(rp, s)), st.dtype, st.comm, lane));
+  BRAID_RETURN_IF_ERROR(st.api.nccl->Collective(s.collective, send, recv, size_t(CollectivePieceElems(rp, s)),
+                                                st.TypeOf(s.a.buffer), st.comm, lane));
   if (!Contiguous(s.c)) return CopyFlatToRegion(st, s.c, recv, lane);
   return Status::Ok();
 }

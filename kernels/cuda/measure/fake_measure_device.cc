@@ -21,6 +21,7 @@ void FakeMeasureDevice::FailAtSample(int n, Status status) {
 Status FakeMeasureDevice::Prepare(const MeasurePlan& plan) {
   std::vector<GemmShape> all = plan.gemm_shapes;
   all.insert(all.end(), plan.held_shapes.begin(), plan.held_shapes.end());
+  all.insert(all.end(), plan.fp8_gemm_shapes.begin(), plan.fp8_gemm_shapes.end());
   all.push_back(plan.ce_gemm);
   all.insert(all.end(), plan.fused_shapes.begin(), plan.fused_shapes.end());
   for (const GemmShape& s : all) {
@@ -56,6 +57,16 @@ Status FakeMeasureDevice::CheckGemm(const GemmShape& s, int count) const {
 Result<double> FakeMeasureDevice::GemmNs(const GemmShape& s, int count) {
   BRAID_RETURN_IF_ERROR(CheckGemm(s, count));
   const double ns = sim::GemmTimeNs(truth_, s.m, s.n, s.k, DType::kBf16);
+  return Sample(ns, ns * count);
+}
+
+Result<double> FakeMeasureDevice::Fp8GemmNs(const GemmShape& s, int count) {
+  if (!HasFp8()) return MeasureDevice::Fp8GemmNs(s, count);
+  BRAID_RETURN_IF_ERROR(CheckGemm(s, count));
+  if (s.m % 16 != 0 || s.n % 16 != 0 || s.k % 16 != 0) {
+    return Status::Internal("fake measure device: an FP8 GEMM whose dims are not multiples of 16");
+  }
+  const double ns = sim::GemmTimeNs(truth_, s.m, s.n, s.k, DType::kFp8E4m3);
   return Sample(ns, ns * count);
 }
 

@@ -50,6 +50,14 @@ std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measu
     gemm += Dims(r.shape) + "," + Ms(r.time_ns) + "," + Fmt("%.1f", flop / r.time_ns / 1e3) + "\n";
   }
   files.emplace_back("gemm_bf16.csv", gemm);
+  if (!m.gemm_fp8.empty()) {
+    std::string fp8 = "m,n,k,time_ms,tflops\n";
+    for (const MeasuredGemmRow& r : m.gemm_fp8) {
+      const double flop = 2.0 * double(r.shape.m) * double(r.shape.n) * double(r.shape.k);
+      fp8 += Dims(r.shape) + "," + Ms(r.time_ns) + "," + Fmt("%.1f", flop / r.time_ns / 1e3) + "\n";
+    }
+    files.emplace_back("gemm_fp8.csv", fp8);
+  }
   std::string held = "m,n,k,holder,held_sms,time_ms,alone_ms\n";
   for (const MeasuredHeldRow& r : m.held) {
     held += Dims(r.shape) + (r.holder == Holder::kCopy ? ",copy," : ",spin,") + std::to_string(r.held_sms) + "," +
@@ -107,6 +115,9 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base_file, const std::string& 
                   ? "# The fused kernel's figures: not measured (no fused points in the plan).\n"
                   : "# The fused kernel's figures: fitted to fused_kernel.csv (" + std::to_string(m.fused.size()) +
                         " points, the kernel's GEMM and transfer halves timed apart on one GPU).\n";
+  out.toml += m.gemm_fp8.empty() ? "# FP8: not measured (no FP8 tensor cores, or no FP8 shapes in the plan).\n"
+                                 : "# FP8: efficiency_fp8 fitted to gemm_fp8.csv (" +
+                                       std::to_string(m.gemm_fp8.size()) + " E4M3 GEMMs).\n";
   out.toml += sim::GpuToml(out.fit.gpu);
   if (auto back = ParseGpuToml(out.toml, "the fitted GPU file"); !back.ok()) {
     return Status::Internal("the fitted GPU file does not read back: " + back.status().message());
@@ -119,7 +130,8 @@ std::vector<FileErrors> ErrorsByFile(const sim::MeasuredCheck& check, const Meas
   const std::pair<const char*, size_t> files[] = {
       {"gemm_bf16.csv", m.gemm.size()},         {"gemm_beside_held_sms.csv", m.held.size()},
       {"copy_kernel_bw.csv", m.copy_bw.size()}, {"copy_engine.csv", m.ce_copy_ns > 0 ? 2 : 0},
-      {"launch_gaps.csv", graph_gaps ? 2 : 0},  {"fused_kernel.csv", 2 * m.fused.size()}};
+      {"launch_gaps.csv", graph_gaps ? 2 : 0},  {"fused_kernel.csv", 2 * m.fused.size()},
+      {"gemm_fp8.csv", m.gemm_fp8.size()}};
   std::vector<FileErrors> out;
   size_t row = 0;
   for (auto [name, count] : files) {

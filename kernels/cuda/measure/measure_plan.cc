@@ -57,9 +57,11 @@ MeasurePlan DefaultMeasurePlan(int sm_count, bool quick) {
     // 4096^3 probe took about 40 ms a kernel (presets/measured/h200).
     p.fused_shapes = {{1024, 2048, 2048}};
     p.fused_comm_sms = FusedBudgets({4, 16}, sm_count);
+    p.fp8_gemm_shapes = p.gemm_shapes;
     return p;
   }
   p.gemm_shapes = GemmGrid();
+  p.fp8_gemm_shapes = GemmGrid();
   p.held_shapes = {{8192, 8192, 8192}, {4096, 1280, 8192}, {4096, 8192, 1024}};
   p.held_sms = Counts({0, 4, 8, 16, 24, 32, 48, half}, 0, sm_count - 1);
   p.copy_sms = Counts({1, 2, 4, 8, 16, 24, 32, 48, 64, sm_count}, 1, sm_count);
@@ -78,6 +80,12 @@ Status CheckMeasurePlan(const MeasurePlan& p, int sm_count) {
   if (!std::all_of(p.gemm_shapes.begin(), p.gemm_shapes.end(), shape_ok) ||
       !std::all_of(p.held_shapes.begin(), p.held_shapes.end(), shape_ok) || !shape_ok(p.ce_gemm)) {
     return Status::Invalid("measurement plan: every GEMM dimension must be at least 1");
+  }
+  for (const GemmShape& s : p.fp8_gemm_shapes) {
+    if (!shape_ok(s) || s.m % 16 != 0 || s.n % 16 != 0 || s.k % 16 != 0) {
+      return Status::Invalid("measurement plan: FP8 GEMM " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                             std::to_string(s.k) + ": cuBLASLt's FP8 kernels need m, n and k multiples of 16");
+    }
   }
   if (!p.held_shapes.empty() && (p.held_sms.empty() || p.held_sms.front() != 0)) {
     return Status::Invalid("measurement plan: held SM counts must start with 0 (the GEMM alone)");

@@ -79,6 +79,18 @@ Status MeasureGemms(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& pr
   return Status::Ok();
 }
 
+Status MeasureFp8Gemms(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  if (p.fp8_gemm_shapes.empty() || !d.HasFp8()) return Status::Ok();
+  Stage stage("gemm_fp8.csv", int(p.fp8_gemm_shapes.size()), progress);
+  for (const GemmShape& s : p.fp8_gemm_shapes) {
+    auto t = MedianOfSamples([&] { return d.Fp8GemmNs(s, p.gemms_per_sample); }, p.warmup, p.iterations);
+    if (!t.ok()) return stage.Fail(ShapeText(s), t.status());
+    m->gemm_fp8.push_back({s, *t});
+    stage.Done();
+  }
+  return Status::Ok();
+}
+
 Status MeasureHeld(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
   const int per_shape = 1 + 2 * int(p.held_sms.size());
   Stage stage("gemm_beside_held_sms.csv", int(p.held_shapes.size()) * per_shape, progress);
@@ -185,6 +197,10 @@ Status MeasureFused(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& pr
 
 }  // namespace
 
+Result<double> MeasureDevice::Fp8GemmNs(const GemmShape&, int) {
+  return Status::Unavailable(Name() + " has no FP8 tensor cores (compute capability 8.9 or newer)");
+}
+
 Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress) {
   Measurements m;
   m.device = d.Name();
@@ -192,6 +208,7 @@ Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, con
   BRAID_RETURN_IF_ERROR(CheckMeasurePlan(p, m.sm_count));
   BRAID_RETURN_IF_ERROR(d.Prepare(p));
   BRAID_RETURN_IF_ERROR(MeasureGemms(d, p, progress, &m));
+  BRAID_RETURN_IF_ERROR(MeasureFp8Gemms(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureHeld(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureCopyBw(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureCopyEngine(d, p, progress, &m));

@@ -86,6 +86,7 @@ class RealMeasureDevice : public MeasureDevice {
     int64_t a = 0, b = 0, c = 0;
     std::vector<GemmShape> all = plan.gemm_shapes;
     all.insert(all.end(), plan.held_shapes.begin(), plan.held_shapes.end());
+    all.insert(all.end(), plan.fp8_gemm_shapes.begin(), plan.fp8_gemm_shapes.end());
     all.push_back(plan.ce_gemm);
     all.insert(all.end(), plan.fused_shapes.begin(), plan.fused_shapes.end());
     for (const GemmShape& s : all) {
@@ -112,6 +113,10 @@ class RealMeasureDevice : public MeasureDevice {
     }
     BRAID_ASSIGN_OR_RETURN(auto flags, Alloc(64));
     flags_ = flags;
+    BRAID_ASSIGN_OR_RETURN(auto unit, Alloc(16));
+    unit_scale_ = unit;
+    const float one = 1.0f;
+    BRAID_RETURN_IF_ERROR(cuda_->Upload(unit_scale_, &one, sizeof one));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemsetAsync(flags_, 0, 64, Raw(main_))));
     // The fused kernel's error record and (unused: no task waits) flags.
     BRAID_ASSIGN_OR_RETURN(auto fused_state, Alloc(sizeof(cuda::fused::FusedError) + 64));
@@ -123,6 +128,18 @@ class RealMeasureDevice : public MeasureDevice {
 
   Result<double> GemmNs(const GemmShape& s, int count) override {
     BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, count));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
+    return ns / count;
+  }
+
+  bool HasFp8() const override { return props_.cc_major * 10 + props_.cc_minor >= 89; }
+
+  Result<double> Fp8GemmNs(const GemmShape& s, int count) override {
+    if (!HasFp8()) return MeasureDevice::Fp8GemmNs(s, count);
+    BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, count, true));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
@@ -255,27 +272,35 @@ class RealMeasureDevice : public MeasureDevice {
     return double(ms) * 1e6;
   }
 
-  Status IssueGemms(const GemmShape& s, int count) {
+  // fp8: E4M3 A and B (the bf16 fill's bytes read as E4M3 codes: the time
+  // does not depend on the values), B as n×k (TN), unit scales, bf16 C.
+  Status IssueGemms(const GemmShape& s, int count, bool fp8 = false) {
     for (int i = 0; i < count; ++i) {
       const InputSet& set = sets_[i % kInputSets];
       cuda::MatmulArgs m;
       m.m = s.m, m.n = s.n, m.k = s.k;
       m.a = set.a, m.b = set.b, m.c = set.c;
       m.lda = s.k, m.ldb = s.n, m.ldc = s.n;
+      if (fp8) {
+        m.dtype = DType::kFp8E4m3;
+        m.ldb = s.k;
+        m.fp8.b = DType::kFp8E4m3;
+        m.fp8.a_scale = m.fp8.b_scale = unit_scale_;
+      }
       BRAID_RETURN_IF_ERROR(blas_->Matmul(m, main_));
     }
     return Status::Ok();
   }
 
   // `count` GEMMs of `s` over the rotated input sets, captured once.
-  Result<cudaGraphExec_t> GemmGraph(const GemmShape& s, int count) {
-    const auto key = std::tuple{s.m, s.n, s.k, count};
+  Result<cudaGraphExec_t> GemmGraph(const GemmShape& s, int count, bool fp8 = false) {
+    const auto key = std::tuple{s.m, s.n, s.k, fp8 ? -count : count};
     if (auto it = graphs_.find(key); it != graphs_.end()) return it->second;
     // One GEMM outside the capture first: cuBLASLt's workspace for this
     // stream is allocated on first use, which a capture must not see.
-    BRAID_RETURN_IF_ERROR(IssueGemms(s, 1));
+    BRAID_RETURN_IF_ERROR(IssueGemms(s, 1, fp8));
     BRAID_RETURN_IF_ERROR(Finish(main_));
-    BRAID_ASSIGN_OR_RETURN(auto exec, Capture([&] { return IssueGemms(s, count); }));
+    BRAID_ASSIGN_OR_RETURN(auto exec, Capture([&] { return IssueGemms(s, count, fp8); }));
     graphs_[key] = exec;
     return exec;
   }
@@ -361,6 +386,7 @@ class RealMeasureDevice : public MeasureDevice {
   cudaEvent_t start_ = nullptr, stop_ = nullptr, fork_ = nullptr, side_done_ = nullptr;
   std::vector<DevPtr> buffers_;
   InputSet sets_[kInputSets];
+  DevPtr unit_scale_ = nullptr;  // fp32 1.0: the FP8 GEMMs' A and B scale
   DevPtr copy_src_ = nullptr, copy_dst_ = nullptr, holder_src_ = nullptr, holder_dst_ = nullptr, flags_ = nullptr;
   DevPtr fused_state_ = nullptr;  // FusedError, then the flags
   int64_t copy_bytes_ = 0;

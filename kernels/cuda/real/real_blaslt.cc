@@ -1,5 +1,6 @@
 // BlasLtApi forwarded to cuBLASLt. Row-major C = A·B is computed as the
-// column-major Cᵀ = Bᵀ·Aᵀ (no transposes, operands swapped). One handle per
+// column-major Cᵀ = Bᵀ·Aᵀ (no transposes, operands swapped; FP8 takes B
+// stored transposed, see blaslt_api.h). One handle per
 // rank; one workspace per stream, so concurrent GEMM lanes never share one.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -24,7 +25,19 @@ namespace {
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 cudaDataType_t DataType(DType d) {
-  return d == DType::kFp32 ? CUDA_R_32F : d == DType::kFp16 ? CUDA_R_16F : CUDA_R_16BF;
+  switch (d) {
+    case DType::kFp32:
+      return CUDA_R_32F;
+    case DType::kFp16:
+      return CUDA_R_16F;
+    case DType::kFp8E4m3:
+      return CUDA_R_8F_E4M3;
+    case DType::kFp8E5m2:
+      return CUDA_R_8F_E5M2;
+    case DType::kBf16:
+      break;
+  }
+  return CUDA_R_16BF;
 }
 
 class RealBlasLt : public BlasLtApi {
@@ -37,9 +50,13 @@ class RealBlasLt : public BlasLtApi {
 
   Status Matmul(const MatmulArgs& m, GpuStream s) override {
     if (m.m == 0 || m.n == 0) return Status::Ok();
+    BRAID_RETURN_IF_ERROR(CheckFp8Matmul(m));
     void* ws = nullptr;
     BRAID_RETURN_IF_ERROR(Workspace(s, ws));
-    const cudaDataType_t type = DataType(m.dtype);
+    const bool fp8 = IsFp8(m.dtype);
+    const cudaDataType_t type_a = DataType(m.dtype);
+    const cudaDataType_t type_b = fp8 ? DataType(m.fp8.b) : type_a;
+    const cudaDataType_t type_c = fp8 ? CUDA_R_16BF : type_a;
     const cublasComputeType_t compute =
         m.dtype == DType::kFp32 && m.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     cublasLtMatmulDesc_t desc = nullptr;
@@ -52,9 +69,34 @@ class RealBlasLt : public BlasLtApi {
           cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms));
     }
     // Column-major view: "A" = B (n×k, ld ldb), "B" = A (k×m, ld lda), D = Cᵀ (n×m, ld ldc).
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&la, type, uint64_t(m.n), uint64_t(m.k), m.ldb));
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&lb, type, uint64_t(m.k), uint64_t(m.m), m.lda));
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&lc, type, uint64_t(m.n), uint64_t(m.m), m.ldc));
+    // FP8 ("TN", the only layout Hopper's FP8 kernels take): B is stored as
+    // Bᵀ (n×k row-major), which column-major reads as k×n with ld ldb, used
+    // transposed; A stays k×m untransposed.
+    if (fp8) {
+      const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+      if (st.ok())
+        st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+      if (st.ok())
+        st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
+      // "A" is our B, "B" our A: the scales follow the operands.
+      const void* sa = m.fp8.b_scale;
+      const void* sb = m.fp8.a_scale;
+      if (st.ok()) {
+        st = BRAID_CUBLAS_STATUS(
+            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+      }
+      if (st.ok()) {
+        st = BRAID_CUBLAS_STATUS(
+            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+      }
+      if (st.ok()) {
+        st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&la, type_b, uint64_t(m.k), uint64_t(m.n), m.ldb));
+      }
+    } else if (st.ok()) {
+      st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&la, type_b, uint64_t(m.n), uint64_t(m.k), m.ldb));
+    }
+    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&lb, type_a, uint64_t(m.k), uint64_t(m.m), m.lda));
+    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&lc, type_c, uint64_t(m.n), uint64_t(m.m), m.ldc));
     if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws_bytes = kWorkspaceBytes;
     if (st.ok()) {

@@ -22,7 +22,23 @@ namespace {
 
 ncclComm_t C(NcclComm c) { return reinterpret_cast<ncclComm_t>(c); }
 cudaStream_t S(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
-ncclDataType_t T(DType d) { return d == DType::kFp32 ? ncclFloat32 : d == DType::kFp16 ? ncclFloat16 : ncclBfloat16; }
+// ncclFloat8e4m3 / ncclFloat8e5m2 came with NCCL 2.24 (sums of them need sm_90).
+static_assert(NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0), "FP8 transfers need NCCL 2.24 or newer");
+ncclDataType_t T(DType d) {
+  switch (d) {
+    case DType::kFp32:
+      return ncclFloat32;
+    case DType::kFp16:
+      return ncclFloat16;
+    case DType::kFp8E4m3:
+      return ncclFloat8e4m3;
+    case DType::kFp8E5m2:
+      return ncclFloat8e5m2;
+    case DType::kBf16:
+      break;
+  }
+  return ncclBfloat16;
+}
 
 class RealNccl : public NcclApi {
  public:

@@ -121,6 +121,13 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
     out.rows.push_back(Row("fused transfer half " + at + " ms", Ms(f.transfer_ns),
                            Ms(launch + double(f.bytes) / FusedTransferGbs(gpu, f.comm_sms)), kFusedTolerancePct, src));
   }
+  // FP8 GEMMs at the same board rate, where the file has an FP8 peak.
+  if (gpu.tflops_fp8 > 0) {
+    for (const MeasuredGemm& g : b.gemm_fp8) {
+      out.rows.push_back(Row("gemm_fp8 " + Shape(g.m, g.n, g.k) + " ms", Ms(g.time_ns),
+                             Ms(GemmTimeNs(gpu, g.m, g.n, g.k, DType::kFp8E4m3)), kGemmTolerancePct, src));
+    }
+  }
   return out;
 }
 
@@ -296,6 +303,25 @@ void ApplyLaunchGaps(const MeasuredLaunch& l, GpuSpec* g) {
 
 }  // namespace
 
+// gemm_fp8.csv: efficiency_fp8 scaled until the FP8 rows' geometric-mean
+// error is 0 on the fitted GEMM model (a few rounds: memory-bound shapes do
+// not follow 1 / efficiency). tflops_fp8 is a published peak and stays; a
+// base without one gets twice tflops_bf16 (Hopper's and Ada's dense ratio).
+void FitFp8Gemms(const MeasuredBoard& board, GpuSpec* g, std::vector<FittedParameter>* params) {
+  const double peak_before = g->tflops_fp8, eff_before = g->efficiency_fp8;
+  if (g->tflops_fp8 <= 0) g->tflops_fp8 = 2 * g->tflops_bf16;
+  if (g->efficiency_fp8 <= 0) g->efficiency_fp8 = g->efficiency_bf16;
+  for (int round = 0; round < 8; ++round) {
+    double log_sum = 0;
+    for (const MeasuredGemm& r : board.gemm_fp8) {
+      log_sum += std::log(GemmTimeNs(*g, r.m, r.n, r.k, DType::kFp8E4m3) / r.time_ns);
+    }
+    g->efficiency_fp8 = std::clamp(g->efficiency_fp8 * std::exp(log_sum / double(board.gemm_fp8.size())), 0.01, 1.0);
+  }
+  if (peak_before != g->tflops_fp8) params->push_back({"tflops_fp8", peak_before, g->tflops_fp8});
+  params->push_back({"efficiency_fp8", eff_before, g->efficiency_fp8});
+}
+
 GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, const FitOptions& options) {
   const bool keep_board_rate = options.keep_board_rate;
   GpuFit fit;
@@ -314,6 +340,7 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
   // rows (fitted after it, from the fitted GEMM model).
   MeasuredBoard searched = board;
   searched.fused.clear();
+  searched.gemm_fp8.clear();  // fitted after it too (FitFp8Gemms)
   double best_loss = Loss(best, searched);
   for (int c = 0; c < std::max(options.chains, 1); ++c) {
     double loss = 0;
@@ -362,6 +389,7 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
   if (board.launch.present || board.launch.graph())
     fit.parameters.push_back({"event_wait_us", base.event_wait_us, best.event_wait_us});
   if (!board.fused.empty()) FitFusedKernel(board, &best, &fit.parameters);
+  if (!board.gemm_fp8.empty()) FitFp8Gemms(board, &best, &fit.parameters);
   const std::string note = "; kernel model fitted to " + board.dir + " by braid calibrate --fit";
   if (base.source.find(note) == std::string::npos) best.source = base.source + note;
   fit.gpu = best;

@@ -83,17 +83,22 @@ class Csv {
   std::vector<int> lines_;
 };
 
-Status ReadGemm(const Csv& c, MeasuredBoard* b) {
+// fp8: every dimension a multiple of 16 (what cuBLASLt's FP8 kernels take).
+Status ReadGemm(const Csv& c, bool fp8, std::vector<MeasuredGemm>* out) {
   BRAID_RETURN_IF_ERROR(c.Require({"m", "n", "k", "time_ms"}));
   for (size_t r = 0; r < c.rows(); ++r) {
     MeasuredGemm g;
     for (auto [col, dst] : {std::pair{"m", &g.m}, {"n", &g.n}, {"k", &g.k}}) {
       BRAID_ASSIGN_OR_RETURN(auto v, c.Integer(r, col));
+      if (fp8 && v % 16 != 0) {
+        return Status::Invalid(c.Where(r, col) + ": " + std::to_string(v) +
+                               " is not a multiple of 16 (cuBLASLt's FP8 GEMMs need m, n and k multiples of 16)");
+      }
       *dst = v;
     }
     BRAID_ASSIGN_OR_RETURN(auto t, c.Number(r, "time_ms"));
     g.time_ns = t * 1e6;
-    b->gemm.push_back(g);
+    out->push_back(g);
   }
   return Status::Ok();
 }
@@ -195,7 +200,12 @@ Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& g
     return Csv::Read(p);
   };
   if (auto c = open("gemm_bf16.csv"); c.ok()) {
-    BRAID_RETURN_IF_ERROR(ReadGemm(*c, &b));
+    BRAID_RETURN_IF_ERROR(ReadGemm(*c, false, &b.gemm));
+  } else if (c.status().code() != StatusCode::kNotFound) {
+    return c.status();
+  }
+  if (auto c = open("gemm_fp8.csv"); c.ok()) {
+    BRAID_RETURN_IF_ERROR(ReadGemm(*c, true, &b.gemm_fp8));
   } else if (c.status().code() != StatusCode::kNotFound) {
     return c.status();
   }
@@ -246,7 +256,7 @@ Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& g
   if (found == 0) {
     return Status::Invalid("measurements folder '" + dir +
                            "' has none of gemm_bf16.csv, gemm_beside_held_sms.csv, copy_kernel_bw.csv, "
-                           "copy_engine.csv, launch_gaps.csv, fused_kernel.csv");
+                           "copy_engine.csv, launch_gaps.csv, fused_kernel.csv, gemm_fp8.csv");
   }
   return b;
 }

@@ -9,7 +9,18 @@
 
 namespace braid::cuda {
 
+// FP8 operands (MatmulArgs::dtype an FP8 type), the way cuBLASLt takes them
+// on Hopper: the "TN" layout, so B is stored transposed (n×k row-major,
+// ldb ≥ k), per-tensor dequantization scales as device fp32 scalars
+// (CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER: D = a_scale·b_scale·(A·B)), fp32
+// accumulation (CUBLAS_COMPUTE_32F) and C in bf16.
+struct Fp8Operands {
+  DType b = DType::kFp8E4m3;  // B's FP8 type; A is MatmulArgs::dtype (not both E5M2)
+  DevPtr a_scale = nullptr, b_scale = nullptr;
+};
+
 // c[m×n] = a[m×k] · b[k×n], leading dimensions in elements; fp32 accumulate.
+// For FP8, b is stored as bᵀ[n×k] and c is bf16 (Fp8Operands).
 struct MatmulArgs {
   int64_t m = 0, n = 0, k = 0;
   DevPtr a = nullptr, b = nullptr, c = nullptr;
@@ -19,7 +30,15 @@ struct MatmulArgs {
   // so that the comm SM budget stays free.
   int sm_count_target = 0;
   bool tf32 = false;  // fp32 inputs: allow TF32 tensor cores
+  Fp8Operands fp8;    // read only when IsFp8(dtype)
 };
+
+// The rules cuBLASLt sets for an FP8 matmul on Hopper, checked before any
+// call (Ok for a non-FP8 `dtype`): A and B FP8 and not both E5M2; m, n and k
+// multiples of 16; lda and ldb (FP8, 1 byte) and ldc (bf16) multiples of 16
+// bytes; every pointer 16-byte aligned; both scale pointers set. The message
+// names the first rule broken.
+Status CheckFp8Matmul(const MatmulArgs& args);
 
 // One object per rank (it owns that device's handle and workspaces).
 class BlasLtApi {

@@ -44,6 +44,9 @@ enum class FusedPart { kGemm, kTransfer };
 // What to measure. DefaultMeasurePlan gives the h100-measured grid.
 struct MeasurePlan {
   std::vector<GemmShape> gemm_shapes;  // gemm_bf16.csv
+  // gemm_fp8.csv: E4M3 × E4M3 → bf16 GEMMs (cuBLASLt, per-tensor scales), on
+  // a device with FP8 tensor cores (MeasureDevice::HasFp8) only.
+  std::vector<GemmShape> fp8_gemm_shapes;
   std::vector<GemmShape> held_shapes;  // gemm_beside_held_sms.csv: each × holder × held_sms
   std::vector<int> held_sms;           // 0 first (the GEMM alone in the same run)
   std::vector<int> copy_sms;           // copy_kernel_bw.csv
@@ -66,6 +69,8 @@ struct MeasurePlan {
 // SMs; copies on 1 … 64 and all SMs; the fused kernel on 3 shapes × 2, 8,
 // 16, 32 comm SMs. `quick`: 6 shapes, one held shape on 4 counts, 4 copy
 // counts, one fused shape on 2 budgets, fewer samples (tests/gpu/run.sh).
+// FP8 GEMMs on the same shapes as gemm_bf16.csv (every one a multiple of 16,
+// as cuBLASLt's FP8 kernels need).
 MeasurePlan DefaultMeasurePlan(int sm_count, bool quick);
 // Invalid when a count or size is out of range for a device of `sm_count` SMs.
 Status CheckMeasurePlan(const MeasurePlan& plan, int sm_count);
@@ -82,6 +87,11 @@ class MeasureDevice {
   virtual Status Prepare(const MeasurePlan& plan) = 0;
   // ns per GEMM of a replay of `count` GEMMs captured in one CUDA graph.
   virtual Result<double> GemmNs(const GemmShape& s, int count) = 0;
+  // FP8 tensor cores (compute capability 8.9 or newer): Fp8GemmNs works.
+  virtual bool HasFp8() const { return false; }
+  // GemmNs of E4M3 A and B (B stored transposed, the TN layout), per-tensor
+  // scales, bf16 C. Unavailable on a device without FP8.
+  virtual Result<double> Fp8GemmNs(const GemmShape& s, int count);
   // The same while `held_sms` SMs are held (one CTA each) by `holder`,
   // started before the GEMMs and released after them.
   virtual Result<double> GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) = 0;
@@ -138,6 +148,7 @@ struct Measurements {
   std::string device;
   int sm_count = 0;
   std::vector<MeasuredGemmRow> gemm;
+  std::vector<MeasuredGemmRow> gemm_fp8;  // empty: not measured (no FP8 on the device)
   std::vector<MeasuredHeldRow> held;
   std::vector<MeasuredCopyRow> copy_bw;
   double ce_gemm_alone_ns = 0, ce_gemm_beside_ns = 0, ce_copy_ns = 0, ce_copy_gbs = 0;
@@ -180,7 +191,7 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base, const std::string& dir, 
 
 // The check's errors per CSV file (CheckMeasuredBoard lists its rows file
 // by file: gemm_bf16, gemm_beside_held_sms, copy_kernel_bw, copy_engine,
-// launch_gaps (the graph rows), fused_kernel (two rows per point)).
+// launch_gaps (the graph rows), fused_kernel (two rows per point), gemm_fp8).
 struct FileErrors {
   std::string file;
   int rows = 0, off = 0;  // off: rows outside their tolerance

@@ -41,6 +41,9 @@ class FakeMeasureDevice : public MeasureDevice {
   int SmCount() const override { return truth_.sm_count; }
   Status Prepare(const MeasurePlan& plan) override;
   Result<double> GemmNs(const GemmShape& s, int count) override;
+  // FP8 where truth has tflops_fp8 (its E4M3 GEMM model).
+  bool HasFp8() const override { return truth_.tflops_fp8 > 0; }
+  Result<double> Fp8GemmNs(const GemmShape& s, int count) override;
   Result<double> GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) override;
   Result<double> SmCopyNs(int sms, int64_t bytes) override;
   Result<double> CeCopyNs(int64_t bytes) override;

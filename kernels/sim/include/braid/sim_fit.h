@@ -35,7 +35,9 @@ struct MeasuredCheck {
   // launch_gaps (2, only with its graph rows: launch_us and launch_us +
   // event_wait_us), fused_kernel (2 per row: launch + the GEMM half on the
   // SMs left at fused_gemm_efficiency; launch + bytes at comm_sms ×
-  // fused_sm_transfer_gbs, capped like the sim by what those SMs copy).
+  // fused_sm_transfer_gbs, capped like the sim by what those SMs copy),
+  // gemm_fp8 (only where the file has tflops_fp8: E4M3 GEMMs at the same
+  // board rate, each within kGemmTolerancePct).
   double board_rate = 1;
   double gemm_mean_abs_pct = 0;  // mean |error| of the gemm_bf16 rows
   bool ok() const;               // every row within its tolerance, mean within 6 %
@@ -64,7 +66,9 @@ struct GpuFit {
 // shape trends). The result's source says it was fitted. With
 // fused_kernel.csv it also sets fused_gemm_efficiency and
 // fused_sm_transfer_gbs from those rows (see MeasuredFused), each row's
-// launch gap taken off first.
+// launch gap taken off first. With gemm_fp8.csv it fits efficiency_fp8 (and
+// sets tflops_fp8 to twice tflops_bf16 where base has none) so that the FP8
+// rows' geometric-mean error is 0 on the fitted GEMM model.
 // launch_gaps.csv: host-launched gaps hold the launcher's own cost, which a
 // running plan hides (the host queues ahead while the GPU works), so they
 // only bound the figures: launch_us is searched below the same-stream gap

@@ -14,7 +14,7 @@
 
 namespace braid::sim {
 
-struct MeasuredGemm {  // gemm_bf16.csv
+struct MeasuredGemm {  // gemm_bf16.csv, gemm_fp8.csv (same columns: m,n,k,time_ms)
   int64_t m = 0, n = 0, k = 0;
   double time_ns = 0;
 };
@@ -66,6 +66,9 @@ struct MeasuredFused {
 struct MeasuredBoard {
   std::string dir;
   std::vector<MeasuredGemm> gemm;
+  // gemm_fp8.csv (`calibrate --measure` on a GPU with FP8 tensor cores):
+  // E4M3 × E4M3 → bf16 GEMMs, every dimension a multiple of 16.
+  std::vector<MeasuredGemm> gemm_fp8;
   std::vector<MeasuredHeldGemm> held;
   std::vector<MeasuredCopyBw> copy_bw;
   MeasuredCopyEngine copy_engine;
@@ -75,7 +78,8 @@ struct MeasuredBoard {
 
 // Reads the CSV files found in `dir`. Invalid (one line naming file, row and
 // column) for a folder with none of them, a missing column, a time or size
-// that is not positive, or a held-SM or comm-SM count outside [0, gpu.sm_count)
+// that is not positive, an FP8 GEMM dimension that is not a multiple of 16,
+// or a held-SM or comm-SM count outside [0, gpu.sm_count)
 // (comm_sms: [1, gpu.sm_count)).
 Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& gpu);
 

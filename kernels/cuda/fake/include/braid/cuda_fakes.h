@@ -12,6 +12,13 @@
 //    the same byte count; every rank issues the same collectives in the same
 //    order; a send and its recv progress only together (rendezvous), grouped
 //    calls together;
+//  - cuBLASLt FP8 (MatmulArgs::dtype FP8): cuBLASLt's rules (CheckFp8Matmul:
+//    types, TN layout with B stored n×k, multiples of 16, 16-byte alignment),
+//    both scale pointers set and inside live device memory, read when the
+//    matmul runs; the result is the real one (the codes' values, fp32 sums,
+//    × a_scale·b_scale, rounded to bf16);
+//  - NCCL all-gathers and send/recv move bytes, whatever the type (FP8
+//    codes too); sums are fp32 rounded to the call's type;
 //  - memory: every copy, kernel and NCCL buffer lies inside a live allocation,
 //    and cross-device access needs peer access enabled first;
 //  - processes (NewProcess, SeamsForDevice): a process reaches another's
@@ -36,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,9 +138,12 @@ struct FakeGpuStats {
   int64_t fused_launches = 0, fused_tasks = 0, fused_timeouts = 0;
   std::vector<int> stream_priorities;  // as requested, in creation order
   std::vector<int> sm_count_targets;   // of every matmul
-  std::vector<int> comm_max_ctas;      // of every communicator
-  int64_t live_allocations = 0;        // allocations not freed
-  int64_t kernel_loads = 0;            // first launches (lazy module loads)
+  int64_t fp8_matmuls = 0;             // matmuls with FP8 operands (scales and TN layout checked)
+  // Elements NCCL moved, per dtype of the call (send, recv and collective counts).
+  std::map<DType, int64_t> nccl_elements;
+  std::vector<int> comm_max_ctas;  // of every communicator
+  int64_t live_allocations = 0;    // allocations not freed
+  int64_t kernel_loads = 0;        // first launches (lazy module loads)
   // cudaFree calls made while a stream of that device could not drain, and
   // still cannot once every thread is done (read at stats()): on a real GPU
   // cudaFree waits for the device, so each is a hang.
