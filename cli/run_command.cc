@@ -42,7 +42,7 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
       ->capture_default_str();
   AddCommDTypeOption(sub, &a->comm_dtype);
   sub->add_option("--fp8-scale-a", a->fp8_scale_a,
-                   "FP8: a fixed scale for every GEMM's A (delayed scaling; default: each tensor's amax)");
+                  "FP8: a fixed scale for every GEMM's A (delayed scaling; default: each tensor's amax)");
   sub->add_option("--fp8-scale-b", a->fp8_scale_b, "FP8: a fixed scale for every GEMM's B, as --fp8-scale-a");
   sub->add_option("--topology", a->topology, "built-in name or .toml file")->capture_default_str();
   sub->add_option("--iters", a->iters, "timed iterations")->capture_default_str();
@@ -189,8 +189,8 @@ uint64_t ArgumentsHash(const RunArgs& a) {
       '\x1f' + w.batch + '\x1f' + w.phase + '\x1f' + w.sequence_parallel + '\x1f' + std::to_string(w.tp) + '\x1f' +
       w.dtype + '\x1f' + a.algo + '\x1f' + std::to_string(a.chunks) + '\x1f' + a.splits + '\x1f' +
       std::to_string(a.streams) + '\x1f' + std::to_string(a.comm_sms) + '\x1f' + a.comm_engine + '\x1f' +
-      a.comm_priority + '\x1f' + a.comm_dtype + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' + std::to_string(a.warmup) +
-      '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
+      a.comm_priority + '\x1f' + a.comm_dtype + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' +
+      std::to_string(a.warmup) + '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
       std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
       '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0));
   uint64_t h = 1469598103934665603ull;  // FNV-1a

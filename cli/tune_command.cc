@@ -203,12 +203,12 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   };
   q.base.seed = a.seed;
   nlohmann::json options{{"iters", q.search.iters},
-                          {"warmup", q.search.warmup},
-                          {"budget", q.search.budget},
-                          {"time_budget_s", a.time_budget_s},
-                          {"seed", a.seed},
-                          {"link_gbps", a.link_gbps},
-                          {"link_latency_us", a.link_latency_us}};
+                         {"warmup", q.search.warmup},
+                         {"budget", q.search.budget},
+                         {"time_budget_s", a.time_budget_s},
+                         {"seed", a.seed},
+                         {"link_gbps", a.link_gbps},
+                         {"link_latency_us", a.link_latency_us}};
   // Only when set, so a session recorded before the flag existed resumes.
   if (comm_dtype.has_value()) options["comm_dtype"] = DTypeName(*comm_dtype);
   q.options_json = options.dump();

@@ -42,9 +42,9 @@ void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help) 
 
 void AddCommDTypeOption(CLI::App* sub, std::string* comm_dtype) {
   sub->add_option("--comm-dtype", *comm_dtype,
-                   "FP8 GEMMs: what communication moves. auto: all-gathers FP8, reduce-scatters bf16 "
-                   "(TransformerEngine's default) | bf16: everything bf16 | the --dtype: reduce-scatters FP8 "
-                   "too (ring, bidir_ring)")
+                  "FP8 GEMMs: what communication moves. auto: all-gathers FP8, reduce-scatters bf16 "
+                  "(TransformerEngine's default) | bf16: everything bf16 | the --dtype: reduce-scatters FP8 "
+                  "too (ring, bidir_ring)")
       ->capture_default_str();
 }
 

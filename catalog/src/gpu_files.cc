@@ -44,7 +44,7 @@ Status GpuSpec::CheckSupports(DType d) const {
   if (PeakTflops(d) > 0 && Efficiency(d) > 0) return Status::Ok();
   return Status::Invalid(name + " has no " + std::string(DTypeName(d)) +
                          " tensor cores (its GPU file gives no tflops_fp8); FP8 needs Ada, Hopper or newer, e.g. "
-                         "h100-sxm, h200-sxm, b200-sxm; or use --dtype bf16");
+                         "h100-sxm, h200-sxm, b200-sxm; or `dtype` bf16");
 }
 
 namespace {

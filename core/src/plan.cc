@@ -84,9 +84,7 @@ std::vector<OpOutput> RankPlan::Outputs() const {
   return {OpOutput{0, output, output_window}};
 }
 
-DType Plan::op_comm_dtype(int i) const {
-  return ops.empty() ? CommDType(workload, config) : ops[size_t(i)].comm_dtype;
-}
+DType Plan::op_comm_dtype(int i) const { return ops.empty() ? CommDType(workload, config) : ops[size_t(i)].comm_dtype; }
 
 bool Plan::op_products(int i) const {
   if (ops.empty()) return workload.op == Op::kAgGemm;

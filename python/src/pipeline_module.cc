@@ -129,6 +129,5 @@ PYBIND11_MODULE(_pipeline, m) {
       py::kw_only(), py::arg("op"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("tp"), py::arg("dtype"),
       py::arg("model"), py::arg("seq"), py::arg("batch"), py::arg("phase"), py::arg("algorithm"), py::arg("chunks"),
       py::arg("streams"), py::arg("comm_sms"), py::arg("comm_engine"), py::arg("comm_priority"), py::arg("comm_dtype"),
-      py::arg("topology"),
-      py::arg("iters"), py::arg("warmup"), py::arg("db"));
+      py::arg("topology"), py::arg("iters"), py::arg("warmup"), py::arg("db"));
 }

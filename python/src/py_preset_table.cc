@@ -113,7 +113,8 @@ py::dict ConfigDict(const OverlapConfig& c) {
   d["comm_sms"] = c.comm_sms;
   d["comm_engine"] = std::string(CommEngineName(c.comm_engine));
   d["comm_priority"] = c.comm_high_priority ? "high" : "normal";
-  d["comm_dtype"] = c.comm_dtype.has_value() ? std::string(DTypeName(*c.comm_dtype)) : std::string("auto");
+  // As `presets lookup --json` (ConfigJson): only where the entry sets it.
+  if (c.comm_dtype.has_value()) d["comm_dtype"] = std::string(DTypeName(*c.comm_dtype));
   return d;
 }
 

@@ -52,7 +52,8 @@ class PyPresetTable {
 bool LastLookupReleasedGil();
 
 // {"algorithm", "chunks", "splits", "streams", "comm_sms", "comm_engine",
-// "comm_priority"}: the same keys and values as `braid presets lookup --json`.
+// "comm_priority"[, "comm_dtype" where set]}: the same keys and values as
+// `braid presets lookup --json`.
 pybind11::dict ConfigDict(const OverlapConfig& c);
 // {"gpu", "topology", "op", "m", "n", "k", "dtype", "tp"[, "layer"]}.
 pybind11::dict KeyDict(const PresetKey& k);

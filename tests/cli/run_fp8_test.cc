@@ -13,11 +13,11 @@
 
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using braid::testing_cli::Braid;
 using braid::testing_cli::Outcome;
 using braid::testing_cli::TempPath;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 void ExpectUsageError(const std::string& args, const std::string& message) {
   SCOPED_TRACE(args);
@@ -61,7 +61,9 @@ TEST(CliRunFp8, TheStoredConfigSaysWhatItMoved) {
   EXPECT_EQ(j["config"]["comm_dtype"], "fp8_e4m3");
   const Outcome listed = Braid("report --json --db " + db);  // read back from the store
   ASSERT_EQ(listed.code, 0) << listed.err;
-  EXPECT_THAT(listed.out, HasSubstr("\"comm_dtype\":\"fp8_e4m3\""));
+  const auto runs = nlohmann::json::parse(listed.out)["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["config"]["comm_dtype"], "fp8_e4m3");
   const Outcome plain = Braid("run --no-db --json " + kSimRs);
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_FALSE(nlohmann::json::parse(plain.out)["config"].contains("comm_dtype")) << "unset is not recorded";
@@ -73,7 +75,8 @@ TEST(CliRunFp8, FixedScalesRunAndVerifyOnCpu) {
       "--dtype fp8_e4m3 --verify --fp8-scale-a 64 --fp8-scale-b 128");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(nlohmann::json::parse(o.out)["verify"]["ok"].get<bool>());
-  EXPECT_THAT(o.out, HasSubstr("A with the fixed scale 64, B with the fixed scale 128")) << "the scales reached the run";
+  EXPECT_THAT(o.out, HasSubstr("A with the fixed scale 64, B with the fixed scale 128"))
+      << "the scales reached the run";
 }
 
 TEST(CliRunFp8, MisuseIsOneLineAndExitTwo) {

@@ -72,7 +72,7 @@ struct ExportCount {
 
 // Exports every model block, TP degree and sequence length of one file in
 // `phase` and checks each against TE's rules.
-void CheckEveryExport(const std::string& topology, Phase phase, ExportCount& n) {
+void CheckEveryExport(const std::string& topology, Phase phase, ExportCount& n, DType dtype = DType::kBf16) {
   const std::string path = ShippedPath(topology);
   auto table = PresetTable::Load(path);
   ASSERT_TRUE(table.ok()) << table.status().message();
@@ -83,7 +83,7 @@ void CheckEveryExport(const std::string& topology, Phase phase, ExportCount& n) 
     ASSERT_TRUE(model.ok()) << model.status().message();
     for (int tp : tps) {
       for (int64_t seq : kSeqs) {
-        auto lw = MakeLayerWorkload(*model, seq, 1, phase, tp, DType::kBf16, true);
+        auto lw = MakeLayerWorkload(*model, seq, 1, phase, tp, dtype, true);
         ASSERT_TRUE(lw.ok()) << lw.status().message();
         TeExportInfo info;
         info.braid_version = "test";
@@ -103,6 +103,10 @@ void CheckEveryExport(const std::string& topology, Phase phase, ExportCount& n) 
         }
         n.entries += int(cfgs.size());
         for (const std::string& why : TeRuleViolations(cfgs)) ADD_FAILURE() << where << " " << why;
+        for (const auto& [key, fields] : cfgs) {
+          // FP8 exports say what each userbuffer holds; bf16 ones stay as they were.
+          EXPECT_EQ(fields.count("fp8_buf"), IsFp8(dtype) ? 1u : 0u) << where << " " << key;
+        }
         for (size_t at = yaml->find("fused:"); at != std::string::npos; at = yaml->find("fused:", at + 1)) {
           ++n.from_fused;
         }
@@ -150,6 +154,26 @@ TEST(TeShippedPresets, EveryTrainExportIsAcceptedByTe) {
   if (n.exports == 0) GTEST_SKIP() << "no shipped preset file holds train presets yet (" << without << ")";
   if (!without.empty()) std::printf("no train presets in %s: their train export is not checked\n", without.c_str());
   EXPECT_GE(n.entries, n.exports * 8);  // the fprop and dgrad keys at least
+}
+
+// FP8 training steps, for every shipped file that holds FP8 presets (all but
+// A100's, which has no FP8).
+TEST(TeShippedPresets, EveryFp8TrainExportIsAcceptedByTe) {
+  ExportCount n;
+  for (const std::string& topology : ShippedTopologies()) {
+    auto table = PresetTable::Load(ShippedPath(topology));
+    ASSERT_TRUE(table.ok()) << table.status().message();
+    bool fp8 = false;
+    for (const Preset& p : table->presets()) fp8 = fp8 || IsFp8(p.key.workload.dtype);
+    if (topology == "a100-sxm") {
+      EXPECT_FALSE(fp8);
+      continue;
+    }
+    EXPECT_TRUE(fp8) << topology << ".toml ships no FP8 presets";
+    CheckEveryExport(topology, Phase::kTrain, n, DType::kFp8E4m3);
+  }
+  EXPECT_GE(n.exports, 3 * 4 * 2 * 3);  // h100, h200, b200 x models x seqs x TPs
+  EXPECT_GE(n.entries, n.exports * 8);
 }
 
 TEST(TeShippedPresets, TheRuleCheckerCatchesWhatTeRefuses) {

@@ -10,7 +10,7 @@ import unittest
 SOURCE_DIR = os.environ.get("BRAID_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 BRAID_EXE = os.environ.get("BRAID_EXE", "")
 SHIPPED_PRESETS = [
-    os.path.join(SOURCE_DIR, "presets", "tuned", name) for name in ("h100-sxm.toml", "a100-sxm.toml", "h200-sxm.toml")
+    os.path.join(SOURCE_DIR, "presets", "tuned", name) for name in ("h100-sxm.toml", "a100-sxm.toml", "h200-sxm.toml", "b200-sxm.toml")
 ]
 EXAMPLE_PRESETS = os.path.join(SOURCE_DIR, "presets", "examples", "example.toml")
 

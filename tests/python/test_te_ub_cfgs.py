@@ -22,9 +22,9 @@ def shipped_tps(path):
     return es[0]["topology"], sorted({e["tp"] for e in es})
 
 
-def export_te(path, model, seq, batch, topology, tp, phase="prefill"):
+def export_te(path, model, seq, batch, topology, tp, phase="prefill", dtype="bf16"):
     _, out, _ = run_braid("presets", "export-te", path, "--model", model, "--seq", str(seq), "--batch", str(batch),
-                          "--topology", topology, "--tp", str(tp), "--phase", phase)
+                          "--topology", topology, "--tp", str(tp), "--phase", phase, "--dtype", dtype)
     return out
 
 
@@ -200,6 +200,35 @@ class TrainPhase(unittest.TestCase):
                     "fc2_dgrad"):
             self.assertIn(key, keys)
         self.assertTrue(set(keys) <= set(TRAIN_KEYS), keys)
+
+
+class Fp8(unittest.TestCase):
+    def test_shipped_fp8_training_presets_set_fp8_buf_where_fp8_moves(self):
+        for path in SHIPPED_PRESETS:
+            topology = os.path.basename(path)[: -len(".toml")]
+            if topology == "a100-sxm":
+                continue
+            with self.subTest(topology=topology):
+                args = dict(seq=4096, batch=1, tp=8, topology=topology, phase="train")
+                got = braid.te_ub_cfgs(path, model="llama3-70b", dtype="fp8_e4m3", **args)
+                text = export_te(path, "llama3-70b", 4096, 1, topology, 8, phase="train", dtype="fp8_e4m3")
+                self.assertEqual(got.ub_cfgs, yaml.safe_load(text))
+                # All-gathers move FP8 (TE's default); reduce-scatters bf16.
+                self.assertEqual(got.ub_cfgs["qkv_fprop"]["fp8_buf"], 1)
+                self.assertEqual(got.ub_cfgs["fc1_fprop"]["fp8_buf"], 1)
+                self.assertEqual(got.ub_cfgs["proj_fprop"]["fp8_buf"], 0)
+                self.assertEqual(got.ub_cfgs["fc2_fprop"]["fp8_buf"], 0)
+                for key, cfg in got.ub_cfgs.items():
+                    self.assertIn(cfg["fp8_buf"], (0, 1), key)
+                    self.assertNotEqual(cfg.get("atomic_gemm", 0), 1, key)
+                bf16 = braid.te_ub_cfgs(path, model="llama3-70b", **args)
+                self.assertTrue(all("fp8_buf" not in cfg for cfg in bf16.ub_cfgs.values()), "bf16 exports unchanged")
+
+    def test_a100_has_no_fp8_presets(self):
+        a100 = [p for p in SHIPPED_PRESETS if p.endswith("a100-sxm.toml")][0]
+        with self.assertRaisesRegex(braid.PresetError, "no preset for qkv .*fp8_e4m3"):
+            braid.te_ub_cfgs(a100, model="llama3-70b", seq=4096, batch=1, tp=8, topology="a100-sxm",
+                             dtype="fp8_e4m3")
 
 
 class TeArgumentErrors(unittest.TestCase):

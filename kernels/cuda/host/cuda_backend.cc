@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <new>
+#include <optional>
 #include <span>
 #include <system_error>
 #include <thread>
@@ -157,11 +158,12 @@ float Amax(const HostMatrix& m) {
   return amax;
 }
 
-// Rounds `m` to `dtype` (FP8: quantized with a per-tensor scale, which it returns; else 1).
-float RoundTo(DType dtype, HostMatrix& m) {
+// Rounds `m` to `dtype` (FP8: quantized with a per-tensor scale — `fixed`
+// where set, else its amax one — which it returns; else 1).
+float RoundTo(DType dtype, HostMatrix& m, const std::optional<double>& fixed) {
   if (IsFp8(dtype)) {
     const Fp8Format format = Fp8FormatOf(dtype);
-    const float scale = Fp8ScaleForAmax(format, Amax(m));
+    const float scale = fixed.has_value() ? float(*fixed) : Fp8ScaleForAmax(format, Amax(m));
     RoundToFp8(format, scale, std::span<float>(m.data));
     return scale;
   }
@@ -175,8 +177,20 @@ float RoundTo(DType dtype, HostMatrix& m) {
 
 }  // namespace
 
-void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b,
+std::string Fp8ScalesNote(const Plan& plan, const RunOptions& options) {
+  if (!IsFp8(plan.workload.dtype)) return {};
+  auto of = [](const std::optional<double>& fixed) {
+    if (!fixed.has_value()) return std::string("from each tensor's amax");
+    char text[40];
+    std::snprintf(text, sizeof text, "fixed %g", *fixed);
+    return std::string(text);
+  };
+  return "FP8 scales: A " + of(options.fp8_scale_a) + ", B " + of(options.fp8_scale_b);
+}
+
+void MakeInputs(const Plan& plan, const RunOptions& options, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b,
                 std::vector<float>& scales) {
+  const uint64_t seed = options.seed;
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
   scales.assign(size_t(2 * ops), 1.0f);
   for (int i = 0; i < ops; ++i) {
@@ -188,8 +202,9 @@ void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std
     const Workload& w = plan.op_workload(i);
     a.push_back(RandomMatrix(w.m, w.k, seed, 2 * uint64_t(i)));
     b.push_back(RandomMatrix(w.k, w.n, seed, 2 * uint64_t(i) + 1));
-    scales[size_t(2 * i)] = RoundTo(w.dtype, a.back());
-    scales[size_t(2 * i + 1)] = RoundTo(IsFp8(w.dtype) ? cuda::Fp8WeightDType(w.dtype) : w.dtype, b.back());
+    scales[size_t(2 * i)] = RoundTo(w.dtype, a.back(), options.fp8_scale_a);
+    scales[size_t(2 * i + 1)] =
+        RoundTo(IsFp8(w.dtype) ? cuda::Fp8WeightDType(w.dtype) : w.dtype, b.back(), options.fp8_scale_b);
   }
 }
 
@@ -244,7 +259,8 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   }
   std::vector<HostMatrix> a, b;
   std::vector<float> scales;
-  cuda::MakeInputs(plan, options.seed, a, b, scales);
+  cuda::MakeInputs(plan, options, a, b, scales);
+  if (std::string note = cuda::Fp8ScalesNote(plan, options); !note.empty()) out.notes.push_back(std::move(note));
   std::vector<cuda::TransferLayout> layouts;
   for (const RankPlan& rp : plan.ranks) layouts.push_back(cuda::LayoutTransfers(rp, p));
 

@@ -162,7 +162,8 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   const int rank = world.rank();
   std::vector<HostMatrix> a, b;
   std::vector<float> scales;
-  MakeInputs(plan, options.seed, a, b, scales);
+  MakeInputs(plan, options, a, b, scales);
+  if (std::string note = Fp8ScalesNote(plan, options); !note.empty()) out.notes.push_back(std::move(note));
   std::vector<TransferLayout> layouts;
   for (const RankPlan& rp : plan.ranks) layouts.push_back(LayoutTransfers(rp, p));
 

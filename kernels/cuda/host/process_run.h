@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "braid/cuda_backend.h"
@@ -23,11 +24,16 @@ Status CheckDevices(const Plan& plan, const CudaBackendOptions& o, CudaApi& api,
 // One A and B per GEMM op, rounded to the dtype: the device and the
 // reference see the same inputs (every process makes the same ones).
 // FP8: each matrix is quantized with a per-tensor scale
-// (Fp8ScaleForAmax of its amax; B in Fp8WeightDType) and holds the
+// (Fp8ScaleForAmax of its amax, or options.fp8_scale_a / _b where set,
+// saturating; B in Fp8WeightDType) and holds the
 // dequantized values; `scales` gets those scales, index 2·op (A) and
 // 2·op + 1 (B), 1 for other dtypes. One scale per tensor across ranks: an
 // all-gathered A is one cuBLASLt operand with one A_SCALE_POINTER.
-void MakeInputs(const Plan& plan, uint64_t seed, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b,
+// FP8 runs: which scales MakeInputs cast A and B with ("FP8 scales: A fixed
+// 64, B from each tensor's amax"); empty for other dtypes.
+std::string Fp8ScalesNote(const Plan& plan, const RunOptions& options);
+
+void MakeInputs(const Plan& plan, const RunOptions& options, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b,
                 std::vector<float>& scales);
 
 // This process runs rank world.rank() of `plan` on its local device; rank 0
