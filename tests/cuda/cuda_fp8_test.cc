@@ -230,7 +230,7 @@ class CudaFp8Fake : public ::testing::Test {
 TEST_F(CudaFp8Fake, ComputesDequantizedProductsInFp32WithBf16Out) {
   // A[r][p] = 1.5 (code), B stored transposed: Bᵀ[c][p] = c==p ? 2 : 0.
   std::vector<uint8_t> a(256, FloatToFp8(Fp8Format::kE4m3, 1.5f)), bt(256, 0);
-  for (int c = 0; c < 16; ++c) bt[size_t(c * 16 + c)] = FloatToFp8(Fp8Format::kE4m3, float(c + 1) / 8);
+  for (int c = 0; c < 16; ++c) bt[size_t(c) * 16 + size_t(c)] = FloatToFp8(Fp8Format::kE4m3, float(c + 1) / 8);
   const float sa = 0.5f, sb = 4.0f;
   ASSERT_TRUE(seams_.cuda->Upload(a_, a.data(), a.size()).ok());
   ASSERT_TRUE(seams_.cuda->Upload(b_, bt.data(), bt.size()).ok());
@@ -246,7 +246,7 @@ TEST_F(CudaFp8Fake, ComputesDequantizedProductsInFp32WithBf16Out) {
       // C[r][col] = Σ_p A[r][p]·B[p][col] · sa·sb = 1.5 · (col+1)/8 · 2
       const float want = 1.5f * float(col + 1) / 8 * 2;
       float got = 0;
-      const uint32_t bits = uint32_t(c[size_t(r * 16 + col)]) << 16;
+      const uint32_t bits = uint32_t(c[size_t(r) * 16 + size_t(col)]) << 16;
       std::memcpy(&got, &bits, 4);
       EXPECT_FLOAT_EQ(got, want) << r << "," << col;
     }

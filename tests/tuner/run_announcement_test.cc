@@ -60,8 +60,8 @@ TEST(RunAnnouncement, DamagedBlobsAreRefused) {
   a.workload = SmallRs();
   a.config = Ring(1);
   Blob good = EncodeAnnouncement(a);
-  for (Blob bad : {Blob{}, Blob(good.begin(), good.begin() + long(good.size() / 2)), Blob{'[', ']'},
-                   Blob{'{', '"', 'f', 'i', 'n', 'i', 's', 'h', 'e', 'd', '"', ':', '1', '}'}}) {
+  for (const Blob& bad : {Blob{}, Blob(good.begin(), good.begin() + long(good.size() / 2)), Blob{'[', ']'},
+                          Blob{'{', '"', 'f', 'i', 'n', 'i', 's', 'h', 'e', 'd', '"', ':', '1', '}'}}) {
     Result<RunAnnouncement> b = DecodeAnnouncement(bad);
     EXPECT_FALSE(b.ok());
   }

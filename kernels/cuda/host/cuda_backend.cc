@@ -192,7 +192,7 @@ void MakeInputs(const Plan& plan, const RunOptions& options, std::vector<HostMat
                 std::vector<float>& scales) {
   const uint64_t seed = options.seed;
   const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
-  scales.assign(size_t(2 * ops), 1.0f);
+  scales.assign(2 * size_t(ops), 1.0f);
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {
       a.emplace_back();
@@ -202,8 +202,8 @@ void MakeInputs(const Plan& plan, const RunOptions& options, std::vector<HostMat
     const Workload& w = plan.op_workload(i);
     a.push_back(RandomMatrix(w.m, w.k, seed, 2 * uint64_t(i)));
     b.push_back(RandomMatrix(w.k, w.n, seed, 2 * uint64_t(i) + 1));
-    scales[size_t(2 * i)] = RoundTo(w.dtype, a.back(), options.fp8_scale_a);
-    scales[size_t(2 * i + 1)] =
+    scales[2 * size_t(i)] = RoundTo(w.dtype, a.back(), options.fp8_scale_a);
+    scales[2 * size_t(i) + 1] =
         RoundTo(IsFp8(w.dtype) ? cuda::Fp8WeightDType(w.dtype) : w.dtype, b.back(), options.fp8_scale_b);
   }
 }
