@@ -6,6 +6,8 @@
 #include <iostream>
 #include <optional>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "braid/gpu_files.h"
@@ -187,7 +189,20 @@ int CalibrateFit(const CalibrateArgs& a) {
   if (!board.ok()) return ReportError("calibrate", board.status());
   sim::FitOptions options;
   options.keep_board_rate = a.keep_board_rate;
+  // A percentage redrawn in place on a terminal: a large board takes a while.
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  int shown = -1;
+  if (tty) {
+    options.progress = [&shown](double fraction) {
+      const int pct = int(fraction * 100);
+      if (pct == shown) return;
+      shown = pct;
+      std::fprintf(stderr, "\rcalibrate: fitting the GPU file ... %3d %%", pct);
+      std::fflush(stderr);
+    };
+  }
   const sim::GpuFit fit = sim::FitGpuToMeasurements(*base, *board, options);
+  if (tty) std::fputs("\n", stderr);
   const std::string header = "# " + fit.gpu.name + ": written by braid calibrate --fit " + OneLine(a.fit) + " --gpu " +
                              OneLine(a.gpu) + (a.keep_board_rate ? " --keep-board-rate" : "") + "\n";
   auto text = sim::FittedGpuFile(fit, header, a.gpu);

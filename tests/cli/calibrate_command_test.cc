@@ -173,6 +173,19 @@ TEST(CalibrateCommand, FitOnBadInputWritesNothing) {
   d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,2,-1.9,1.5\n");
   ExpectUsage(fit, "must be positive");
   EXPECT_FALSE(fs::exists(d.Path("out.toml")));
+  // An existing output stays as it was when the measurements are refused.
+  d.Write("out.toml", "kept\n");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,2,1.9,1.5,0\n");
+  ExpectUsage(fit, "gemm_beside_held_sms.csv:2: 8 fields, but the header names 7 columns");
+  d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n");
+  ExpectUsage(fit, "a header but no rows");
+  d.Write("gemm_beside_held_sms.csv",
+          "m,n,k,holder,held_sms,time_ms,alone_ms\n126000000000,126000000000,126000000000,spin,2,0.04,0.04\n");
+  ExpectUsage(fit, "(an impossible measurement)");
+  d.Write("gemm_beside_held_sms.csv",
+          "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,2,1.6,1.5\n8192,8192,8192,spin,2,4.6,1.5\n");
+  ExpectUsage(fit, "(contradictory duplicates)");
+  EXPECT_EQ(testing_files::FileBytes(d.Path("out.toml")), "kept\n");
   ExpectUsage("--fit " + d.dir().string(), "-o FILE.toml");
 }
 

@@ -7,9 +7,10 @@
 #
 # Targets: kineto_fuzz (bytes = a Kineto trace file, JSON or gzip),
 # nsys_fuzz (bytes = an Nsight Systems SQLite export), topology_fuzz
-# (bytes = a topology TOML file), presets_fuzz (bytes = a preset file) and
-# run_record_fuzz (bytes = a stored run's config and notes JSON). Exits non-zero when a
-# target finds a crash, a sanitizer report, a timeout or a broken invariant;
+# (bytes = a topology TOML file), presets_fuzz (bytes = a preset file),
+# run_record_fuzz (bytes = a stored run's config and notes JSON) and
+# measured_fuzz (bytes = a board's measurement CSV for calibrate --fit).
+# Exits non-zero when a target finds a crash, a sanitizer report, a timeout or a broken invariant;
 # the input is left in WORK_DIR/artifacts. Needs clang++ (14+), python3 and
 # the -dev packages of simdjson, zlib and sqlite3.
 set -euo pipefail
@@ -22,14 +23,14 @@ shared=${BRAID_SHARED_DIR:-$root/../shared}
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)  # absolute: the script changes directory below
-mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record"
+mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record" "$work/corpus/measured"
 cd "$work"
 
 # The git revision header CMake writes when building (cmake/BraidGitRevision.cmake).
 mkdir -p "$work/gen"
 echo '#define BRAID_GIT_REVISION "fuzz"' > "$work/gen/braid_git_revision.h"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli -I$work/gen"
+cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli -I$root/kernels/sim/include -I$work/gen"
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
@@ -74,8 +75,10 @@ sources=(
   "$root/pipeline/src/run_record.cc"
   "$root/pipeline/src/run_json.cc"
   "$root/cli/run_report.cc"
+  "$root/kernels/sim/src/measured_csv.cc"
+  "$root/kernels/sim/src/sim_measured.cc"
 )
-targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz)
+targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz)
 
 echo "== building with $cxx"
 objects=()
@@ -106,6 +109,11 @@ printf '%s\n%s' '{"algorithm":"ring","chunks":2,"splits":[],"streams":1,"comm_sm
   '{"compute_dtype":"bf16","notes":["a"],"verify":{"ok":true,"max_rel_error":0.0,"worst_rank":0},"lower_bound":{"compute_alone_ns":1,"comm_alone_ns":2,"lower_bound_ns":2},"layer":{"describe":"x","ops":[]},"hta":[{"rank":0,"overlap_pct":1}]}' \
   > seeds/run_record/measured
 printf '%s\n%s' '{}' '{"hta":[{"rank":1,"overlap_pct":2.5,"idle_pct":1,"compute_pct":3}],"link_emulation":{"gbps":1,"latency_us":2}}' > seeds/run_record/imported
+
+mkdir -p seeds/measured
+cp "$shared"/calibration/h100-measured/*.csv seeds/measured/ 2>/dev/null || true
+printf 'm,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n4096,4096,4096,8,0.3,16777216,0.2\n' > seeds/measured/fused
+printf 'm,n,k,time_ms\n1024,8192,3584,0.09\n' > seeds/measured/fp8
 
 status=0
 summary=()

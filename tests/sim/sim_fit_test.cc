@@ -7,10 +7,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "braid/gpu_files.h"
 #include "braid/sim_fit.h"
@@ -73,6 +75,76 @@ TEST(SimMeasured, BadFilesAreRefusedNamingFileRowAndColumn) {
 
   d.Write("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,nap,4,1.9,1.5\n");
   EXPECT_THAT(sim::ReadMeasuredBoard(d.dir().string(), g).status().message(), HasSubstr("spin or copy"));
+}
+
+// What no measurement can be, one file at a time: each refusal names the
+// file and line (and column where there is one).
+TEST(SimMeasured, ImpossibleOrMalformedRowsAreRefusedWithFileAndLine) {
+  const GpuSpec g = H100();
+  const auto refusal = [&](const std::string& name, const std::string& text) {
+    sim::MeasuredBoard b;
+    const Status s = sim::ReadMeasuredFile(name, text, g, &b);
+    EXPECT_FALSE(s.ok()) << name << ": " << text;
+    EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
+    return s.message();
+  };
+  EXPECT_THAT(refusal("gemm_bf16.csv", std::string("m,n,k,time_ms\n64,128,256,0.1\n64,1\0", 34)),
+              HasSubstr("gemm_bf16.csv:3: a NUL byte"));
+  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1,7\n"),
+              HasSubstr("gemm_bf16.csv:2: 5 fields, but the header names 4 columns"));
+  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n\n"), HasSubstr("gemm_bf16.csv: a header but no rows"));
+  // 2 * (1.26e11)^3 FLOP in 0.04 ms.
+  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n126000000000,126000000000,126000000000,0.04\n"),
+              HasSubstr("gemm_bf16.csv:2: time_ms: 126000000000x126000000000x126000000000 in 0.04 ms is"));
+  EXPECT_THAT(refusal("gemm_fp8.csv", "m,n,k,time_ms\n8192,8192,8192,0.01\n"), HasSubstr("FP8 peak"));
+  EXPECT_THAT(
+      refusal("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,4,1.6,0.001\n"),
+      HasSubstr("gemm_beside_held_sms.csv:2: alone_ms:"));
+  EXPECT_THAT(refusal("copy_kernel_bw.csv", "sms,gbs_read_plus_write\n4,90000\n"),
+              HasSubstr("copy_kernel_bw.csv:2: gbs_read_plus_write: 90000 GB/s is over 3x"));
+  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n4096,4096,4096,0.2\n4096,4096,4096,0.9\n"),
+              HasSubstr("gemm_bf16.csv:3: time_ms: 0.9 here but 0.2 at line 2 for the same shape 4096x4096x4096"));
+  EXPECT_THAT(refusal("copy_kernel_bw.csv", "sms,gbs_read_plus_write\n4,300\n4,100\n"),
+              HasSubstr("at line 2 for the same SM count 4 (contradictory duplicates)"));
+  EXPECT_THAT(refusal("launch_gaps.csv", "what,ns_p50\nsame_stream_start_to_start,5000\nwarp_drive,3\n"),
+              HasSubstr("launch_gaps.csv:3: what: unknown row 'warp_drive' (known: same_stream_start_to_start"));
+  EXPECT_THAT(
+      refusal("launch_gaps.csv", "what,ns_p50\nsame_stream_start_to_start,5000\nsame_stream_start_to_start,6000\n"),
+      HasSubstr("launch_gaps.csv:3: what: 'same_stream_start_to_start' again (first at line 2)"));
+  EXPECT_THAT(refusal("copy_engine.csv", "what,value\ngemm_8192_cubed_alone_ms,1.4\nflux,2\n"),
+              HasSubstr("copy_engine.csv:3: what: unknown row 'flux'"));
+  EXPECT_THAT(refusal("copy_engine.csv", "what,value\ngemm_8192_cubed_alone_ms,1.4\n"),
+              HasSubstr("copy_engine.csv: no row 'gemm_8192_cubed_beside_ce_copy_ms'"));
+  EXPECT_THAT(refusal("timings.csv", "a,b\n1,2\n"), HasSubstr("'timings.csv' is not a measurement file"));
+
+  // Repeat measurements that agree are kept, each as a row.
+  sim::MeasuredBoard b;
+  ASSERT_TRUE(
+      sim::ReadMeasuredFile("gemm_bf16.csv", "m,n,k,time_ms\n4096,4096,4096,0.2\n4096,4096,4096,0.21\n", g, &b).ok());
+  EXPECT_EQ(b.gemm.size(), 2u);
+}
+
+// The search reads a bounded spread of a large board's rows, reports its
+// progress from 0 to 1, and the check after it covers every row.
+TEST(SimFit, ALargeBoardIsSearchedOnASpreadOfItsRowsWithProgress) {
+  const GpuSpec g = H100();
+  sim::MeasuredBoard board;
+  board.dir = "generated";
+  for (int64_t m = 16; board.gemm.size() < 5000; m += 16) {
+    board.gemm.push_back({m, 4096, 4096, sim::GemmTimeNs(g, m, 4096, 4096, DType::kBf16)});
+  }
+  sim::FitOptions o;
+  o.chains = 2;
+  o.iterations = 2000;
+  std::vector<double> seen;
+  o.progress = [&](double f) { seen.push_back(f); };
+  const sim::GpuFit fit = sim::FitGpuToMeasurements(g, board, o);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_GT(seen.front(), 0.0);
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+  EXPECT_EQ(fit.after.rows.size(), 5000u);
+  EXPECT_TRUE(fit.after.ok()) << fit.after.gemm_mean_abs_pct;
 }
 
 TEST(SimMeasuredCheck, TheShippedH100FileMeetsEveryMeasuredTolerance) {

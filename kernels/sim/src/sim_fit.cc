@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 #include "braid/median.h"
@@ -209,7 +210,8 @@ namespace {
 // scaled by up to e^±step, kept when the loss falls; the step halves four
 // times. mt19937's sequence is fixed by the standard; the distributions are
 // not, so they are derived here.
-GpuSpec Search(const GpuSpec& start, const MeasuredBoard& board, uint32_t seed, int iterations, double* loss) {
+GpuSpec Search(const GpuSpec& start, const MeasuredBoard& board, uint32_t seed, int iterations,
+               const std::function<void(int done)>& progress, double* loss) {
   GpuSpec best = start;
   double best_loss = Loss(best, board);
   std::mt19937 gen(seed);
@@ -232,6 +234,7 @@ GpuSpec Search(const GpuSpec& start, const MeasuredBoard& board, uint32_t seed, 
       best_loss = l;
     }
     if (it % quarter == quarter - 1) step *= 0.5;
+    if (progress && it % 1000 == 999) progress(it + 1);
   }
   *loss = best_loss;
   return best;
@@ -301,6 +304,36 @@ void ApplyLaunchGaps(const MeasuredLaunch& l, GpuSpec* g) {
   }
 }
 
+// The search evaluates the loss tens of thousands of times, each over every
+// row: on more than kSearchRowsPerFile rows of a file it searches rows spread
+// evenly over the file's range of work, so that a fit stays linear in the
+// rows (all of them are read, and checked before and after the fit).
+constexpr size_t kSearchRowsPerFile = 256;
+
+template <class Row, class Work>
+std::vector<Row> SpreadRows(std::vector<Row> rows, Work work) {
+  if (rows.size() <= kSearchRowsPerFile) return rows;
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return work(a) < work(b); });
+  std::vector<Row> out;
+  out.reserve(kSearchRowsPerFile);
+  for (size_t i = 0; i < kSearchRowsPerFile; ++i) out.push_back(rows[i * (rows.size() - 1) / (kSearchRowsPerFile - 1)]);
+  return out;
+}
+
+// What the search reads: the first four files (fused_kernel's and
+// gemm_fp8's rows are fitted after it, from the fitted GEMM model), spread.
+MeasuredBoard SearchedBoard(const MeasuredBoard& board) {
+  MeasuredBoard searched;
+  searched.dir = board.dir;
+  const auto volume = [](const auto& g) { return double(g.m) * double(g.n) * double(g.k); };
+  searched.gemm = SpreadRows(board.gemm, volume);
+  searched.held = SpreadRows(board.held, volume);
+  searched.copy_bw = SpreadRows(board.copy_bw, [](const MeasuredCopyBw& c) { return c.sms; });
+  searched.copy_engine = board.copy_engine;
+  searched.launch = board.launch;
+  return searched;
+}
+
 }  // namespace
 
 // gemm_fp8.csv: efficiency_fp8 scaled until the FP8 rows' geometric-mean
@@ -336,16 +369,18 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
   if (!board.copy_bw.empty() && best.sm_copy_gbs <= 0) best.sm_copy_gbs = 50;
   ApplyLaunchGaps(board.launch, &best);
   const GpuSpec start = best;
-  // The loss reads the first four files only: the search skips fused_kernel's
-  // rows (fitted after it, from the fitted GEMM model).
-  MeasuredBoard searched = board;
-  searched.fused.clear();
-  searched.gemm_fp8.clear();  // fitted after it too (FitFp8Gemms)
+  const MeasuredBoard searched = SearchedBoard(board);
   double best_loss = Loss(best, searched);
-  for (int c = 0; c < std::max(options.chains, 1); ++c) {
+  const int chains = std::max(options.chains, 1);
+  const int iterations = std::max(options.iterations, 0);
+  for (int c = 0; c < chains; ++c) {
     double loss = 0;
-    GpuSpec found = Search(start, searched, 20261123u + uint32_t(c), options.iterations, &loss);
+    const auto progress = [&](int done) {
+      if (options.progress) options.progress(double(c) / chains + double(done) / (double(iterations) * chains));
+    };
+    GpuSpec found = Search(start, searched, 20261123u + uint32_t(c), iterations, progress, &loss);
     found = Polish(found, searched, &loss);
+    if (options.progress) options.progress(double(c + 1) / chains);
     if (loss < best_loss) {
       best = found;
       best_loss = loss;

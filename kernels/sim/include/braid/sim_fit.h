@@ -3,6 +3,7 @@
 // them, and the fit `braid calibrate --fit` turns them into a GPU file.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -79,6 +80,9 @@ struct FitOptions {
   bool keep_board_rate = false;
   int chains = 4;          // independent searches from base; the best wins
   int iterations = 20000;  // per chain
+  // Called now and then with the fraction of the search done (0..1), for a
+  // progress line; unset: silent.
+  std::function<void(double fraction)> progress;
 };
 GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, const FitOptions& options);
 

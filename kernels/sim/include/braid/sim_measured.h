@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "braid/gpu_files.h"
@@ -76,11 +77,22 @@ struct MeasuredBoard {
   std::vector<MeasuredFused> fused;
 };
 
-// Reads the CSV files found in `dir`. Invalid (one line naming file, row and
-// column) for a folder with none of them, a missing column, a time or size
-// that is not positive, an FP8 GEMM dimension that is not a multiple of 16,
-// or a held-SM or comm-SM count outside [0, gpu.sm_count)
-// (comm_sms: [1, gpu.sm_count)).
+// The measurement files a board's folder may hold, in the order read.
+const std::vector<std::string>& MeasuredFileNames();
+
+// Adds the rows of one measurement file (`name`, one of MeasuredFileNames(),
+// with contents `text`) to `board`. Invalid, with file:line and column, for
+// what no measurement can be: a NUL byte, a row with more fields than the
+// header, a header with no rows, a missing column, a time or size that is not
+// positive, a GEMM faster than 3x the GPU file's peak or a copy faster than
+// 3x its memory bandwidth, two rows of one shape whose figures differ by
+// more than 2x, an unknown or repeated row of a what,value table, an FP8 GEMM
+// dimension that is not a multiple of 16, or a held-SM or comm-SM count
+// outside [0, gpu.sm_count) (comm_sms: [1, gpu.sm_count)).
+Status ReadMeasuredFile(const std::string& name, std::string_view text, const GpuSpec& gpu, MeasuredBoard* board);
+
+// Reads the measurement files found in `dir` through the safe reader, each as
+// ReadMeasuredFile does; Invalid for a folder with none of them.
 Result<MeasuredBoard> ReadMeasuredBoard(const std::string& dir, const GpuSpec& gpu);
 
 }  // namespace braid::sim
