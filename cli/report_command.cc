@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iostream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "braid/run_record.h"
 #include "braid/store.h"
@@ -146,9 +148,11 @@ nlohmann::json ListJson(const std::vector<Listed>& runs) {
   return {{"runs", list}};
 }
 
+// Each column as wide as its widest cell plus two spaces, so a long config
+// or workload never runs into the next column.
 std::string ListTable(const std::vector<Listed>& runs) {
-  std::string out = Pad("run", 6) + Pad("backend", 9) + Pad("workload", 42) + Pad("config", 34) + Pad("makespan", 11) +
-                    Pad("overlap", 9) + Pad("exposed", 11) + Pad("tail", 11) + "efficiency\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"run", "backend", "workload", "config", "makespan", "overlap", "exposed", "tail", "efficiency"}};
   char buf[32];
   for (const Listed& l : runs) {
     const StoredRun& r = l.run;
@@ -160,10 +164,18 @@ std::string ListTable(const std::vector<Listed>& runs) {
       std::snprintf(buf, sizeof buf, "%.3f", l.figures.efficiency.p50);
       efficiency = buf;
     }
-    out += Pad(std::to_string(r.id), 6) + Pad(r.meta.backend, 9) + Pad(WorkloadText(r), 42) +
-           Pad(ConfigText(l.config), 34) + Pad(FormatDuration(s[Metric::kMakespan].p50), 11) + Pad(overlap, 9) +
-           Pad(FormatDuration(s[Metric::kExposedComm].p50), 11) + Pad(FormatDuration(s[Metric::kTail].p50), 11) +
-           efficiency + "\n";
+    rows.push_back({std::to_string(r.id), r.meta.backend, WorkloadText(r), ConfigText(l.config),
+                    FormatDuration(s[Metric::kMakespan].p50), overlap, FormatDuration(s[Metric::kExposedComm].p50),
+                    FormatDuration(s[Metric::kTail].p50), efficiency});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], DisplayColumns(row[c]) + 2);
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t c = 0; c + 1 < row.size(); ++c) out += Pad(row[c], width[c]);
+    out += row.back() + "\n";
   }
   if (runs.empty()) out += "(no runs)\n";
   return out;

@@ -17,9 +17,14 @@ std::string Describe(const RunRecord& r) { return DescribeStoredWorkload(r.has_w
 
 }  // namespace
 
-std::string Pad(const std::string& text, size_t width) {
+size_t DisplayColumns(const std::string& text) {
   size_t cols = 0;
-  for (unsigned char ch : text) cols += (ch & 0xC0) != 0x80;
+  for (unsigned char ch : text) cols += (ch & 0xC0) != 0x80;  // UTF-8 continuation bytes take none
+  return cols;
+}
+
+std::string Pad(const std::string& text, size_t width) {
+  const size_t cols = DisplayColumns(text);
   return text + std::string(width > cols ? width - cols : 0, ' ');
 }
 

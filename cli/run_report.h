@@ -1,6 +1,7 @@
 // How a run is shown: the JSON object of docs/design.md's contract and a table.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +16,10 @@ std::string RunTable(const RunRecord& r);
 // "12.3 µs", "4.56 ms": three significant digits in a unit that fits.
 std::string FormatDuration(double ns);
 
-// Left-justifies to `width` display columns ("µ" is two bytes, one column).
+// The display columns of UTF-8 `text` ("µ" is two bytes, one column).
+size_t DisplayColumns(const std::string& text);
+
+// Left-justifies to `width` display columns.
 std::string Pad(const std::string& text, size_t width);
 
 }  // namespace braid::cli

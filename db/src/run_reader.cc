@@ -29,8 +29,8 @@ Result<StoredRun> ReadRun(const db::Statement& st, const std::string& path) {
   Result<Op> parsed_op = m.has_workload ? ParseOp(op) : Result<Op>(Op::kGemmRs);
   Result<DType> parsed_dtype = m.has_workload ? ParseDType(dtype) : Result<DType>(DType::kFp32);
   if (!parsed_op.ok() || !parsed_dtype.ok()) {
-    return Status::Internal("run " + std::to_string(r.id) + " in " + path + " has an unknown op or dtype ('" + op +
-                            "', '" + dtype + "')");
+    return Status::Invalid("damaged store: run " + std::to_string(r.id) + " of " + path +
+                           " has an unknown op or dtype ('" + OneLine(op) + "', '" + OneLine(dtype) + "')");
   }
   m.workload.op = *parsed_op;
   m.workload.m = st.Int(8);
@@ -55,7 +55,7 @@ class NameCache {
   Result<const std::string*> Get(int64_t id) {
     if (auto it = names_.find(id); it != names_.end()) return &it->second;
     BRAID_ASSIGN_OR_RETURN(bool row, lookup_.BindInt(1, id).Step());
-    if (!row) return Status::Internal("string " + std::to_string(id) + " is missing");
+    if (!row) return Status::Invalid("names string " + std::to_string(id) + ", which the store does not have");
     const std::string* text = &names_.emplace(id, lookup_.Text(0)).first->second;
     BRAID_RETURN_IF_ERROR(lookup_.Reset());
     return text;
@@ -129,14 +129,21 @@ Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
     if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
     if (!*row) break;
     Result<const std::string*> name = names.Get(st.Int(6));
+    if (!name.ok() && name.status().code() == StatusCode::kInvalidArgument) {
+      return Status::Invalid(where + ": an event " + name.status().message());
+    }
     if (!name.ok()) return db::WithContext(name.status(), "loading run " + std::to_string(run) + " of " + path_);
+    const int64_t kind = st.Int(5);
+    if (kind < 0 || kind > int64_t(EventKind::kMarker)) {
+      return Status::Invalid(where + ": an event has kind " + std::to_string(kind) + " (not an event kind)");
+    }
     Event& e = events.emplace_back();
     e.rank = int(st.Int(0));
     e.lane = int(st.Int(1));
     e.start_ns = st.Int(2);
     e.end_ns = st.Int(3);
     e.iteration = int(st.Int(4));
-    e.kind = EventKind(st.Int(5));  // CHECKed 0..5 by the schema
+    e.kind = EventKind(kind);
     e.name = **name;
     e.bytes = st.Int(7);
     e.flops = st.Double(8);
@@ -171,15 +178,18 @@ Result<std::vector<MetricRow>> Store::LoadMetrics(int64_t run) const {
   BRAID_RETURN_IF_ERROR(CheckRunExists(run));
   BRAID_ASSIGN_OR_RETURN(
       db::Statement st,
-      db::Statement::Prepare(
-          db_,
-          "SELECT m.iteration, m.rank, s.text, m.value FROM metrics m JOIN strings s ON s.id = m.name_id"
-          " WHERE m.run = ?1 ORDER BY m.iteration, m.rank, s.text"));
+      db::Statement::Prepare(db_,
+                             "SELECT m.iteration, m.rank, s.text, m.value, m.name_id FROM metrics m LEFT JOIN strings s"
+                             " ON s.id = m.name_id WHERE m.run = ?1 ORDER BY m.iteration, m.rank, s.text"));
   st.BindInt(1, run);
   std::vector<MetricRow> rows;
   for (;;) {
     BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
+    if (st.IsNull(2)) {
+      return Status::Invalid("damaged store: run " + std::to_string(run) + " of " + path_ + ": a metric names string " +
+                             std::to_string(st.Int(4)) + ", which the store does not have");
+    }
     rows.push_back({int(st.Int(0)), int(st.Int(1)), st.Text(2), st.Double(3)});
   }
   return rows;

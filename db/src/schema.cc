@@ -1,5 +1,10 @@
 #include "schema.h"
 
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
 #include "braid/store.h"
 #include "statement.h"
 
@@ -140,6 +145,60 @@ Result<FileIdentity> Identify(sqlite3* db) {
   if (app == kApplicationId) return FileIdentity{FileKind::kBraid, int(version)};
   if (app == 0 && version == 0 && objects == 0) return FileIdentity{FileKind::kEmpty, 0};
   return FileIdentity{FileKind::kForeign, int(version)};
+}
+
+namespace {
+
+// name -> its columns (tables) or nothing (indexes), of schema objects in `db`.
+Result<std::map<std::string, std::set<std::string>>> SchemaObjects(sqlite3* db, const char* type) {
+  std::map<std::string, std::set<std::string>> out;
+  BRAID_ASSIGN_OR_RETURN(Statement st,
+                         Statement::Prepare(db, std::string("SELECT name FROM sqlite_schema WHERE type = '") + type +
+                                                    "' AND name NOT LIKE 'sqlite_%'"));
+  for (;;) {
+    BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.emplace(st.Text(0), std::set<std::string>{});
+  }
+  if (std::string(type) != "table") return out;
+  for (auto& [name, columns] : out) {
+    BRAID_ASSIGN_OR_RETURN(Statement info, Statement::Prepare(db, "SELECT name FROM pragma_table_info(?1)"));
+    info.BindText(1, name);
+    for (;;) {
+      BRAID_ASSIGN_OR_RETURN(bool row, info.Step());
+      if (!row) break;
+      columns.insert(info.Text(0));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status CheckSchema(sqlite3* db, const std::string& path, int version) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr);
+  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> memory(raw, sqlite3_close_v2);
+  if (rc != SQLITE_OK) return Status::Internal("cannot open an in-memory database to check " + path);
+  for (const Migration& step : Migrations()) {
+    if (step.version <= version) BRAID_RETURN_IF_ERROR(Exec(memory.get(), step.sql));
+  }
+  const std::string damaged = "damaged store: " + path;
+  for (const char* type : {"table", "index"}) {
+    BRAID_ASSIGN_OR_RETURN(auto want, SchemaObjects(memory.get(), type));
+    Result<std::map<std::string, std::set<std::string>>> have = SchemaObjects(db, type);
+    if (!have.ok()) return Status::Invalid(damaged + ": its schema cannot be read (" + have.status().message() + ")");
+    for (const auto& [name, columns] : want) {
+      const auto it = have->find(name);
+      if (it == have->end()) return Status::Invalid(damaged + " has no " + type + " '" + name + "'");
+      for (const std::string& column : columns) {
+        if (!it->second.contains(column)) {
+          return Status::Invalid(damaged + ": table '" + name + "' has no column '" + column + "'");
+        }
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 Status NewerSchemaError(const std::string& path, int version, int known) {

@@ -45,6 +45,13 @@ Result<FileIdentity> Identify(sqlite3* db);
 // Refuses a store newer than the last step. `path` names the file in errors.
 Status Migrate(sqlite3* db, const std::string& path, const std::vector<Migration>& steps);
 
+// Every table, column and index schema `version` has is in the file: a
+// store with a table dropped or rebuilt without a column is refused here, as
+// "damaged store: PATH has no table 'events'", not later with SQL text. The
+// expected objects are read from the migrations applied to an in-memory
+// database, so they never drift from what the steps create.
+Status CheckSchema(sqlite3* db, const std::string& path, int version);
+
 // "FILE was written by a newer Braid (schema N, this build knows M)".
 Status NewerSchemaError(const std::string& path, int version, int known);
 

@@ -3,6 +3,7 @@
 // a Braid store (or a new, empty one).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -158,6 +159,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
     return db::WithContext(id.status(), context);
   }
   BRAID_RETURN_IF_ERROR(CheckIdentity(*id, path, read_only));
+  // Whole before anything is written to it (even the journal mode): a
+  // damaged store is refused as it is.
+  if (id->kind == db::FileKind::kBraid) {
+    BRAID_RETURN_IF_ERROR(db::CheckSchema(raw, path, std::min(id->version, kStoreSchemaVersion)));
+  }
   BRAID_RETURN_IF_ERROR(db::WithContext(Configure(raw, read_only, id->kind == db::FileKind::kEmpty), context));
   if (!read_only && id->version < kStoreSchemaVersion) {
     BRAID_RETURN_IF_ERROR(db::Migrate(raw, path, db::Migrations()));

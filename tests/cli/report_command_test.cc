@@ -102,6 +102,33 @@ TEST(CliReport, ListShowsEachRunsKeyFigures) {
   EXPECT_THAT(table.out, HasSubstr("ring chunks=2"));
 }
 
+// Issue 27 point 9: a long config ran into the next column. Every column
+// is as wide as its widest cell: each row's makespan starts where the
+// header's does, after at least two spaces.
+TEST(CliReport, ALongConfigNeverRunsIntoTheNextColumn) {
+  const std::string db = TempPath("report_columns.db");
+  std::filesystem::remove(db);
+  ASSERT_EQ(Braid(kSim + "--algo serial --db " + db).code, 0);
+  const Outcome long_one =
+      Braid(kSim + "--algo chunked --chunks 4 --splits 5,1,1,1 --streams 2 --comm-priority normal --db " + db);
+  ASSERT_EQ(long_one.code, 0) << long_one.err;
+  const Outcome o = Braid("report --db " + db);
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream lines(o.out);
+  std::string header;
+  std::getline(lines, header);
+  const size_t at = header.find("makespan");
+  ASSERT_NE(at, std::string::npos) << o.out;
+  int rows = 0;
+  for (std::string row; std::getline(lines, row); ++rows) {
+    ASSERT_GT(row.size(), at) << row;
+    EXPECT_EQ(row.substr(at - 2, 2), "  ") << o.out;
+    EXPECT_NE(row[at], ' ') << o.out;
+  }
+  EXPECT_EQ(rows, 2);
+  EXPECT_THAT(o.out, HasSubstr("splits=5,1,1,1")) << "the long config is shown whole";
+}
+
 TEST(CliReport, FiltersSortAndLimit) {
   const std::string db = ThreeRuns("report_filter.db");
   ASSERT_EQ(
@@ -310,6 +337,60 @@ TEST(CliDamagedStore, TuneResumeRefusesADamagedTrialConfigAndLeavesTheSession) {
     ExpectOneLine(o, 2, "damaged store: trial 2 of session 1");
     EXPECT_EQ(Rows(db), before) << "the damaged session is left as it was";
   }
+}
+
+// Damage to the store's structure (a dropped table or index) and to what
+// its rows refer to (a missing string, an event count or op that cannot
+// be): every reader gives one line naming the store and what is wrong,
+// exit 2, never SQL text, and the file's bytes stay as they were.
+TEST(CliDamagedStore, StructuralDamageIsOneLineFromEveryReaderAndTouchesNothing) {
+  const std::string pristine = ThreeRuns("structural_src.db");
+  const std::string presets = TempPath("structural_src.toml");
+  std::filesystem::remove(presets);
+  const std::string tune = "tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2 --no-progress --out " + presets;
+  ASSERT_EQ(Braid(tune + " --db " + pristine).code, 0);
+  Exec(pristine, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
+  struct Damage {
+    std::string sql, message;
+    bool every_reader;  // structure: the open refuses it, whatever the command
+  };
+  const std::vector<Damage> damages = {
+      {"DROP TABLE events;", "has no table 'events'", true},
+      {"DROP TABLE strings;", "has no table 'strings'", true},
+      {"DROP TABLE trials;", "has no table 'trials'", true},
+      {"DROP INDEX trials_by_key;", "has no index 'trials_by_key'", true},
+      {"DELETE FROM strings WHERE id = (SELECT name_id FROM events WHERE run = 1 LIMIT 1);", "damaged store: run 1 of",
+       false},
+      {"UPDATE runs SET event_count = 1099511627776 WHERE id = 1;", "has event_count 1099511627776 but", false},
+      {"UPDATE runs SET op = 'warp' WHERE id = 1;", "has an unknown op or dtype ('warp'", false},
+  };
+  int n = 0;
+  for (const Damage& d : damages) {
+    const std::string db = TempPath("structural_" + std::to_string(n++) + ".db");
+    std::filesystem::copy_file(pristine, db, std::filesystem::copy_options::overwrite_existing);
+    Exec(db, d.sql);
+    const std::string before = ReadAll(db);
+    const std::string out = TempPath("structural_out.json");
+    std::filesystem::remove(out);
+    std::vector<std::string> readers = {"export --run 1 -o " + out + " --db " + db};
+    if (d.every_reader) {
+      readers.insert(readers.end(), {"report --db " + db, "report --json --db " + db, "report --run 2 --db " + db,
+                                     tune + " --resume --session 1 --db " + db, tune + " --db " + db});
+    } else if (d.message.find("op or dtype") != std::string::npos) {
+      readers.insert(readers.end(), {"report --db " + db, "report --run 1 --db " + db});
+    }
+    for (const std::string& cmd : readers) {
+      SCOPED_TRACE(d.sql + " then: " + cmd);
+      const Outcome o = Braid(cmd);
+      ExpectOneLine(o, 2, d.message);
+      EXPECT_THAT(o.err, HasSubstr("damaged store"));
+      EXPECT_THAT(o.err, HasSubstr(db));
+      EXPECT_THAT(o.err, ::testing::Not(HasSubstr("SELECT")));
+    }
+    EXPECT_FALSE(std::filesystem::exists(out));
+    EXPECT_TRUE(ReadAll(db) == before) << d.sql << ": a refused command never writes the store";
+  }
+  std::filesystem::remove(presets);
 }
 
 TEST(CliDamagedStore, ResumeOnAMissingStoreCreatesNothing) {

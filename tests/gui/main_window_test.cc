@@ -334,6 +334,17 @@ TEST_F(MainWindowTest, CommandRefusesBadInputWithExitTwoAndOneLine) {
   std::ofstream(text) << "hello";
   EXPECT_EQ(RunView(text + " --run 1 --screenshot " + dir.Path("x.png"), &out), 2);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // A store with a table dropped: one line naming it, before any window.
+  const std::string damaged = dir.Path("damaged.db");
+  std::filesystem::copy_file(path, damaged);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(damaged.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE events", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_EQ(RunView(damaged + " --run 1 --screenshot " + dir.Path("x.png"), &out), 2);
+  EXPECT_NE(out.find("damaged store: " + damaged + " has no table 'events'"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("x.png")));
 }
 
 // The screenshot goes through the safe write path: special files are
