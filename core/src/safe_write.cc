@@ -87,26 +87,12 @@ Status ReplaceFile(const std::string& target, std::string_view bytes) {
   return Status::Ok();
 }
 
+// The target's bytes before a merge, through the safe reader (a regular
+// file, size-capped); nullopt when it does not exist.
 Result<std::optional<std::string>> ReadIfExists(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::optional<std::string>();
-    return Status::Invalid("cannot read '" + OneLine(path) + "': " + Errno());
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string why = Errno();
-      ::close(fd);
-      return Status::Internal("cannot read '" + OneLine(path) + "': " + why);
-    }
-    if (n == 0) break;
-    text.append(buf, size_t(n));
-  }
-  ::close(fd);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return std::optional<std::string>();
+  BRAID_ASSIGN_OR_RETURN(auto text, ReadUserFile(path, "file"));
   return std::optional<std::string>(std::move(text));
 }
 

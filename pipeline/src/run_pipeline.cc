@@ -10,6 +10,7 @@
 #include "braid/planner.h"
 #include "braid/run_options_check.h"
 #include "braid/topology_files.h"
+#include "plan_size.h"
 
 namespace braid {
 
@@ -48,21 +49,6 @@ Status CheckCommSmsTakeEffect(const RunRequest& r, const Plan& plan) {
   return Status::Invalid("`comm_sms` has no effect on the sim backend here: " + why + " (drop `comm_sms`)");
 }
 
-// Every timed iteration records one event per step, held in memory until
-// the run is stored (about 300 bytes each as measured: 20,000 iterations of
-// an 8-rank ring, 2.4 million events, peaked at 700 MB). Refused up front,
-// with the size it would have, rather than ending in std::bad_alloc.
-Status CheckRunSize(const Plan& plan, const RunOptions& options) {
-  constexpr int64_t kMaxEvents = 20'000'000;
-  const int64_t steps = int64_t(plan.total_steps());
-  const int64_t events = steps * int64_t(std::max(options.iters, 0));
-  if (events <= kMaxEvents) return Status::Ok();
-  return Status::Invalid("the run would record " + std::to_string(events) + " events (`iters` " +
-                         std::to_string(options.iters) + " x " + std::to_string(steps) + " steps of the plan, about " +
-                         std::to_string(events * 300 / 1'000'000'000) + " GB); at most " + std::to_string(kMaxEvents) +
-                         ": lower `iters`");
-}
-
 Result<Plan> SerialPlanOf(const PreparedRun& run) {
   if (!run.layer) return BuildPlan(run.plan.workload, OverlapConfig{});
   return BuildSerialLayerPlan(*run.layer);
@@ -81,10 +67,18 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   // gigabytes to build only to be refused (issue 27 point 4).
   BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(request.topology));
   BRAID_RETURN_IF_ERROR(topo.CheckFits(request.layer ? request.layer->tp : request.op.tp));
+  // Its size before it is built: a plan of billions of steps would build
+  // until memory runs out.
+  const int tp = request.layer ? request.layer->tp : request.op.tp;
+  if (!request.layer) BRAID_RETURN_IF_ERROR(request.config.Validate(request.op));  // its own words first
+  const int64_t estimated_steps = request.layer ? pipeline::EstimateLayerPlanSteps(*request.layer, request.config)
+                                                : pipeline::EstimatePlanSteps(request.op, request.config);
+  BRAID_RETURN_IF_ERROR(pipeline::CheckPlanSteps(estimated_steps, tp, request.config));
+  BRAID_RETURN_IF_ERROR(pipeline::CheckRunEvents(estimated_steps, request.options.iters));
   BRAID_ASSIGN_OR_RETURN(auto plan, request.layer ? BuildLayerPlan(*request.layer, request.config)
                                                   : BuildPlan(request.op, request.config));
   p.plan = std::move(plan);
-  BRAID_RETURN_IF_ERROR(CheckRunSize(p.plan, request.options));
+  BRAID_RETURN_IF_ERROR(pipeline::CheckRunEvents(int64_t(p.plan.total_steps()), request.options.iters));
   BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, topo));
   BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
   if (request.options.verify && request.backend == "sim") {

@@ -268,6 +268,14 @@ TEST(CliTrust, FifosAndDevicesGivenAsInputFilesAreRefusedAtOnce) {
            {"run --no-db --model /dev/zero --seq 1024 --tp 2 --algo serial", "character device, not a model file"},
            {"run --no-db --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo serial --topology " + fifo,
             "is a FIFO, not a topology file"},
+           // tune reads an existing --out before merging into it: /dev/full read as presets grew without bound
+           {"tune --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --no-progress --db " + (s / "t.db") +
+                " --out /dev/full",
+            "'/dev/full' is a character device, not a preset file"},
+           {"calibrate --gemm 1024,1024,1024 --gpu /dev/zero", "'/dev/zero' is a character device, not a GPU file"},
+           {"calibrate --gemm 1024,1024,1024 --gpu " + fifo, "is a FIFO, not a GPU file"},
+           {"import kineto " + fifo + " --db " + (s / "i.db"), "is a FIFO, not a trace file"},
+           {"import nsys " + fifo + " --db " + (s / "i.db"), "is a FIFO, not an Nsight Systems export"},
        }) {
     const Outcome o = Braid(args);  // before the fix: a hang until ctest's timeout
     EXPECT_EQ(o.code, 2) << args;
@@ -394,8 +402,21 @@ TEST(CliTrust, ARunTooLargeToHoldIsRefusedWithItsSize) {
   const Outcome o = Braid("run --op gemm_rs --m 8192 --n 8192 --k 8192 --tp 8 --algo ring --iters 1000000 --no-db");
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.err,
-            "braid run: the run would record 232000000 events (--iters 1000000 x 232 steps of the plan, about 69 GB); "
+            "braid run: the run would record 232000000 events (--iters 1000000 x 232 steps of the plan, about 27.8 GB "
+            "with the plan); "
             "at most 20000000: lower --iters\n");
+  EXPECT_EQ(o.out, "");
+}
+
+// Issue 27 point 4: --chunks 1048576 built a plan until std::bad_alloc; its
+// size is now known from small stand-in plans before any is built.
+TEST(CliTrust, APlanTooLargeToBuildIsRefusedWithItsSizeAtOnce) {
+  const Outcome o =
+      Braid("run --op gemm_rs --m 8388608 --n 64 --k 64 --tp 8 --algo ring --chunks 1048576 --no-db --iters 1");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err,
+            "braid run: the plan would have about 243269632 steps (--tp 8, --chunks 1048576: about 122 GB to build); "
+            "at most 5000000: lower --chunks or --tp\n");
   EXPECT_EQ(o.out, "");
 }
 

@@ -8,6 +8,8 @@
 
 #include "braid/trace_import.h"
 #include "file_bytes.h"
+#include "nsys_rows.h"
+#include "sqlite_reader.h"
 #include "test_files.h"
 
 namespace braid {
@@ -40,6 +42,9 @@ TEST(ImportBadInput, FifosAndDevicesAreRefusedBeforeAnyRead) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   ExpectInvalid(ImportKineto({fifo}), fifo, "is a FIFO, not a trace file");
   ExpectInvalid(ImportKineto({"/dev/zero"}), "/dev/zero", "is a character device, not a trace file");
+  // SQLite would block opening a FIFO too.
+  ExpectInvalid(ImportNsys(fifo), fifo, "is a FIFO, not an Nsight Systems export");
+  ExpectInvalid(ImportNsys("/dev/zero"), "/dev/zero", "is a character device, not an Nsight Systems export");
 }
 
 // A small .gz that inflates past the cap stops at the cap, not after.
@@ -189,6 +194,103 @@ TEST(ImportBadInput, NsysCorruptDatabase) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message().rfind(corrupt + ": ", 0), 0u) << r.status().message();
+}
+
+// The tables an export has, read as views: a recursive view would grow
+// without bound, so a view (or virtual table) in a table's place is refused.
+TEST(ImportBadInput, NsysViewsInPlaceOfTablesAreRefused) {
+  TempDir dir;
+  const std::string path = dir.Path("view.sqlite");
+  MakeSqlite(path,
+             "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+             "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n)"
+             " SELECT x AS start, x + 1 AS end, 0 AS deviceId, 7 AS streamId, 1 AS demangledName,"
+             " 1 AS shortName FROM n;");
+  ExpectInvalid(ImportNsys(path), path, "CUPTI_ACTIVITY_KIND_KERNEL is a view or a virtual table, not a table");
+  const std::string strings = dir.Path("strings_view.sqlite");
+  MakeSqlite(strings,
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+             " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
+             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 7, 1, 1);"
+             "CREATE VIEW StringIds AS SELECT 1 AS id, 'k' AS value;");
+  ExpectInvalid(ImportNsys(strings), strings, "StringIds is a view or a virtual table");
+}
+
+// A time stored as text or NULL read as 0, and a negative byte count was
+// taken as is: both are refused, naming the table and the column.
+TEST(ImportBadInput, NsysColumnsOfTheWrongTypeAreRefused) {
+  TempDir dir;
+  const std::string schema =
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, demangledName, shortName);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, streamId, bytes, copyKind);";
+  const std::pair<const char*, const char*> cases[] = {
+      {"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('soon', 20, 0, 7, 1, 1);",
+       "CUPTI_ACTIVITY_KIND_KERNEL has a start that is not an integer"},
+      {"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, NULL, 0, 7, 1, 1);",
+       "CUPTI_ACTIVITY_KIND_KERNEL has a end that is NULL"},
+      {"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 0.5, 7, 1, 1);",
+       "has a deviceId that is not an integer"},
+      {"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 0, 7, 1, 1);"
+       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (12, 18, 0, 7, -4096, 1);",
+       "CUPTI_ACTIVITY_KIND_MEMCPY has a negative byte count"},
+  };
+  int i = 0;
+  for (const auto& [rows, problem] : cases) {
+    const std::string path = dir.Path("typed" + std::to_string(i++) + ".sqlite");
+    MakeSqlite(path, schema + rows);
+    ExpectInvalid(ImportNsys(path), path, problem);
+  }
+}
+
+// Every statement on an export shares one budget of work, in proportion to
+// the file's size, so that no query over a crafted file runs without bound:
+// here a budget far below what the file needs stops the import with one line.
+TEST(ImportBadInput, NsysQueriesStopAtTheirWorkBudget) {
+  TempDir dir;
+  const std::string path = dir.Path("rows.sqlite");
+  MakeSqlite(path,
+             "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+             " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
+             "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 20000)"
+             " INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10 * x, 10 * x + 5, 0, 7, 1, 1 FROM n;");
+  auto tight = importers::SqliteDb::OpenReadOnly(path, 50'000);
+  ASSERT_TRUE(tight.ok()) << tight.status().message();
+  importers::NsysRows rows;
+  const Status s = importers::ReadNsysRows(*tight, &rows);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind(path + ": its queries need more work than a file of its size can hold", 0), 0u)
+      << s.message();
+  // The budget by its size reads the whole file.
+  const auto whole = ImportNsys(path);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_EQ(whole->ranks.at(0).events.size(), 20000u);
+}
+
+// The Kineto files of one job must agree on its world size, name each rank
+// once, and every rank must be below the world size.
+TEST(ImportBadInput, KinetoFilesOfOneJobThatDisagreeAreRefused) {
+  TempDir dir;
+  const auto trace = [&](const std::string& name, const std::string& info) {
+    std::string text = kValidTrace;
+    text.insert(1, "\"distributedInfo\": " + info + ", ");
+    return dir.Write(name, text);
+  };
+  const std::string r0of4 = trace("r0.json", R"({"rank": 0, "world_size": 4})");
+  const std::string r1of8 = trace("r1.json", R"({"rank": 1, "world_size": 8})");
+  const std::string again0 = trace("again0.json", R"({"rank": 0, "world_size": 4})");
+  const std::string r5of4 = trace("r5.json", R"({"rank": 5, "world_size": 4})");
+  ExpectInvalid(ImportKineto({r0of4, r1of8}), r1of8, "world_size 8, but " + r0of4 + " says 4");
+  ExpectInvalid(ImportKineto({r0of4, again0}), again0, "rank 0 again (" + r0of4 + " is rank 0 too)");
+  ExpectInvalid(ImportKineto({r0of4, r5of4}), r5of4, "rank 5 is not below the job's world_size 4");
+  // Files that agree: every rank carries the job's world size, also the one without distributedInfo.
+  const std::string r1of4 = trace("r1of4.json", R"({"rank": 1, "world_size": 4})");
+  const std::string plain = dir.Write("plain.json", kValidTrace);
+  const auto ok = ImportKineto({r0of4, r1of4, plain});
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  for (const ImportedRank& r : ok->ranks) EXPECT_EQ(r.world, 4);
+  EXPECT_EQ(ok->ranks[2].rank, 2);
 }
 
 }  // namespace

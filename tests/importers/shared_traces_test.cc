@@ -97,14 +97,20 @@ TEST(ImportSharedTraces, KinetoA100EightRankControlRank3) {
   EXPECT_GT(c.by_kind.at(EventKind::kComm), 0);
 }
 
-TEST(ImportSharedTraces, KinetoBothFilesAsTwoRanks) {
+// Two real traces of different jobs (rank 0 of 2, rank 3 of 8) are not one
+// job: refused naming both files; each alone keeps its own rank and world.
+TEST(ImportSharedTraces, KinetoFilesOfTwoJobsAreRefusedTogether) {
   BRAID_SKIP_WITHOUT_SHARED(testing_shared::kSharedTraces);
-  auto trace = ImportKineto({(TracesDir() / "kineto/a100_2rank_nccl_data.json.gz").string(),
-                             (TracesDir() / "kineto/a100_8rank_control_rank3.json.gz").string()});
-  ASSERT_TRUE(trace.ok()) << trace.status().message();
-  ASSERT_EQ(trace->ranks.size(), 2u);
-  EXPECT_EQ(trace->ranks[0].rank, 0);  // distributedInfo wins over file order
-  EXPECT_EQ(trace->ranks[1].rank, 3);
+  const std::string two = (TracesDir() / "kineto/a100_2rank_nccl_data.json.gz").string();
+  const std::string eight = (TracesDir() / "kineto/a100_8rank_control_rank3.json.gz").string();
+  auto both = ImportKineto({two, eight});
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().message(),
+            eight + ": world_size 8, but " + two + " says 2 (the traces of one job agree on it)");
+  auto alone = ImportKineto({eight});
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_EQ(alone->ranks[0].rank, 3);  // distributedInfo wins over file order
+  EXPECT_EQ(alone->ranks[0].world, 8);
 }
 
 void ExpectNsysFigures(const ImportedRank& r, const nlohmann::json& want) {

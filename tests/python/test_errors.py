@@ -81,6 +81,16 @@ class BadFiles(unittest.TestCase):
         with self.assertRaises(braid.PresetError):
             braid.PresetTable.load(self.dir.name)  # a folder
 
+    def test_devices_and_fifos_are_refused_at_once(self):
+        # A read of /dev/zero never ends and opening a FIFO blocks: both are
+        # refused by what they are, before any read.
+        fifo = os.path.join(self.dir.name, "pipe.toml")
+        os.mkfifo(fifo)
+        for path, kind in (("/dev/zero", "a character device"), (fifo, "a FIFO")):
+            with self.subTest(path=path):
+                with self.assertRaisesRegex(braid.PresetError, f"is {kind}, not a preset file"):
+                    braid.PresetTable.load(path)
+
     def test_parse_names_the_origin(self):
         with self.assertRaisesRegex(braid.PresetError, r"^mine\.toml:"):
             braid.PresetTable.parse("version = 1\nformat = 3\n", "mine.toml")

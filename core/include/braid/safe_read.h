@@ -17,6 +17,31 @@ namespace braid {
 // Text data files (TOML, CSV): far above any real one.
 inline constexpr int64_t kMaxDataFileBytes = int64_t(256) << 20;
 
+// A regular file opened for reading (symlinks followed), at most
+// `max_bytes` when opened: ReadUserFile's first half, for readers that take
+// the bytes in their own way (a trace inflated from gzip as it is read, a
+// database SQLite opens itself). Refusals as ReadUserFile's. Closed with
+// the object.
+class UserFile {
+ public:
+  static Result<UserFile> Open(const std::string& path, std::string_view what, int64_t max_bytes);
+  UserFile(UserFile&& o) noexcept;
+  UserFile& operator=(UserFile&&) = delete;
+  ~UserFile();
+
+  int64_t size() const { return size_; }  // when opened
+  // Up to `n` bytes at the current offset; 0 at the end. Never blocks.
+  Result<size_t> Read(char* buf, size_t n);
+  // Invalid: the file grew past `max_bytes` while it was read.
+  Status GrewPastCap() const;
+
+ private:
+  UserFile() = default;
+  int fd_ = -1;
+  int64_t size_ = 0, max_bytes_ = 0;
+  std::string name_, what_;
+};
+
 // The whole of the regular file at `path` (symlinks followed), at most
 // `max_bytes`. `what` names the file's kind in messages ("preset file").
 // NotFound when it does not exist or cannot be opened; Invalid when it is not

@@ -57,7 +57,9 @@ struct ImportedTrace {
 
 // One rank per file, plain JSON or gzip (detected by content). Rank and
 // world come from "distributedInfo"; without it, the file's index and the
-// number of files.
+// number of files (or the world size the other files give). Files of one job
+// must agree: two world sizes, a rank given twice or a rank not below the
+// world size are refused, naming both files.
 Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths);
 
 // One rank per CUDA device, ranked by device id. Opened read-only.

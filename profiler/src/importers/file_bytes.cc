@@ -3,22 +3,14 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 
 #include "braid/safe_read.h"
 
 namespace braid::importers {
 namespace {
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 Status Fail(std::string_view label, std::string_view problem) {
   return Status::Invalid(std::string(label) + ": " + std::string(problem));
@@ -111,25 +103,25 @@ Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedByte
   return Status::Ok();
 }
 
+// Through the safe reader's open (regular files only, never blocking, the
+// size capped before the read), the bytes straight into the padded buffer.
 Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes) {
-  std::error_code ec;
   if (const std::string kind = NonRegularKind(path); !kind.empty()) {
     return Fail(path, "is " + kind + ", not a trace file");
   }
-  errno = 0;
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) return Fail(path, std::string("cannot open: ") + std::strerror(errno));
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return Fail(path, "cannot read its size: " + ec.message());
-  if (size > max_bytes) {
-    return Fail(path, "is " + std::to_string(size >> 20) + " MiB, more than the " + std::to_string(max_bytes >> 20) +
-                          " MiB a trace may hold");
-  }
+  Result<UserFile> f = UserFile::Open(path, "trace file", int64_t(max_bytes));
+  if (!f.ok()) return Fail(path, f.status().message());
+  const size_t size = size_t(f->size());
   char* p = out->Reserve(size);
-  const size_t got = size ? std::fread(p, 1, size, f.get()) : 0;
-  if (got != size) return Fail(path, std::string("read error: ") + std::strerror(errno));
-  std::memset(p + size, 0, PaddedBytes::kPadding);
-  out->SetSize(size);
+  size_t got = 0;
+  while (got < size) {
+    Result<size_t> n = f->Read(p + got, size - got);
+    if (!n.ok()) return Fail(path, n.status().message());
+    if (*n == 0) break;  // it shrank: what is there is read
+    got += *n;
+  }
+  std::memset(p + got, 0, PaddedBytes::kPadding);
+  out->SetSize(got);
   if (IsGzip(out->view())) {
     const std::string gz(out->view());
     return Gunzip(gz, path, out, max_bytes);

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "braid/trace_import.h"
 #include "kineto_parse.h"
@@ -94,6 +97,8 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
   return lanes;
 }
 
+}  // namespace
+
 Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world) {
   ImportedRank rank;
   rank.rank = in.rank.value_or(default_rank);
@@ -148,8 +153,6 @@ Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int def
   return rank;
 }
 
-}  // namespace
-
 Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view label, int default_rank,
                                      int default_world) {
   KinetoRecords records;
@@ -172,12 +175,45 @@ Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths) {
   if (paths.empty()) return Status::Invalid("kineto import: no trace files given");
   ImportedTrace trace;
   trace.format = "kineto";
-  const int world = static_cast<int>(paths.size());
-  for (int i = 0; i < world; ++i) {
+  const int files = static_cast<int>(paths.size());
+  // What each file's distributedInfo says, checked across the files of the
+  // job once all are read: one world size, each rank once, every rank in it.
+  std::vector<std::optional<int>> said_world(paths.size());
+  for (int i = 0; i < files; ++i) {
+    const std::string& path = paths[size_t(i)];
     importers::PaddedBytes json;
-    BRAID_RETURN_IF_ERROR(importers::ReadMaybeGzip(paths[size_t(i)], &json));
-    BRAID_ASSIGN_OR_RETURN(ImportedRank rank, importers::ParseKinetoJson(json, paths[size_t(i)], i, world));
+    BRAID_RETURN_IF_ERROR(importers::ReadMaybeGzip(path, &json));
+    importers::KinetoRecords records;
+    BRAID_RETURN_IF_ERROR(importers::ReadKinetoRecords(json, path, &records));
+    said_world[size_t(i)] = records.world;
+    BRAID_ASSIGN_OR_RETURN(ImportedRank rank, importers::BuildRank(std::move(records), path, i, files));
     trace.ranks.push_back(std::move(rank));
+  }
+  std::optional<int> world;
+  size_t world_file = 0;
+  std::map<int, size_t> file_of_rank;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (said_world[i]) {
+      if (world && *world != *said_world[i]) {
+        return Status::Invalid(OneLine(paths[i]) + ": world_size " + std::to_string(*said_world[i]) + ", but " +
+                               OneLine(paths[world_file]) + " says " + std::to_string(*world) +
+                               " (the traces of one job agree on it)");
+      }
+      world = said_world[i];
+      world_file = i;
+    }
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const int r = trace.ranks[i].rank;
+    if (world && r >= *world) {
+      return Status::Invalid(OneLine(paths[i]) + ": rank " + std::to_string(r) + " is not below the job's world_size " +
+                             std::to_string(*world));
+    }
+    if (auto [it, fresh] = file_of_rank.emplace(r, i); !fresh) {
+      return Status::Invalid(OneLine(paths[i]) + ": rank " + std::to_string(r) + " again (" +
+                             OneLine(paths[it->second]) + " is rank " + std::to_string(r) + " too)");
+    }
+    if (world) trace.ranks[i].world = *world;
   }
   return trace;
 }

@@ -7,6 +7,7 @@
 #include "braid/status.h"
 #include "braid/trace_import.h"
 #include "file_bytes.h"
+#include "kineto_records.h"
 
 namespace braid::importers {
 
@@ -14,6 +15,9 @@ namespace braid::importers {
 // `default_rank` / `default_world` apply when it has no distributedInfo.
 Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view label, int default_rank,
                                      int default_world);
+
+// One rank from the records of its file (ParseKinetoJson's second half).
+Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world);
 
 // As ParseKinetoJson, for bytes that may be gzip.
 Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view label, int default_rank,

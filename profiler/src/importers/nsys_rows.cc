@@ -1,7 +1,9 @@
 #include "nsys_rows.h"
 
 #include <array>
+#include <initializer_list>
 #include <set>
+#include <utility>
 
 #include "rank_assembly.h"
 
@@ -52,6 +54,10 @@ class RowReader {
   // 0..5) into `row`; checks the time and device ranges.
   Status ReadGpuCommon(const SqliteStmt& s, std::string_view table, NsysGpuRow* row) const;
   Status CheckTimes(int64_t start, int64_t end, std::string_view table) const;
+  // Each (column, name) of the current row holds an integer: a text or NULL
+  // time would read as 0.
+  Status RequireInts(const SqliteStmt& s, std::string_view table,
+                     std::initializer_list<std::pair<int, const char*>> columns) const;
 
   const SqliteDb& db_;
   NsysRows* out_;
@@ -62,7 +68,20 @@ Status RowReader::CheckTimes(int64_t start, int64_t end, std::string_view table)
   return Status::Ok();
 }
 
+Status RowReader::RequireInts(const SqliteStmt& s, std::string_view table,
+                              std::initializer_list<std::pair<int, const char*>> columns) const {
+  for (auto [col, name] : columns) {
+    if (!s.IsInt(col)) {
+      return db_.Fail(std::string(table) + " has a " + name + " that is " +
+                      (s.IsNull(col) ? "NULL" : "not an integer") +
+                      " (an Nsight Systems export stores integers there)");
+    }
+  }
+  return Status::Ok();
+}
+
 Status RowReader::ReadGpuCommon(const SqliteStmt& s, std::string_view table, NsysGpuRow* row) const {
+  BRAID_RETURN_IF_ERROR(RequireInts(s, table, {{0, "start"}, {1, "end"}, {2, "deviceId"}, {3, "streamId"}}));
   row->start = s.Int(0);
   row->end = s.Int(1);
   BRAID_RETURN_IF_ERROR(CheckTimes(row->start, row->end, table));
@@ -121,6 +140,7 @@ Status RowReader::ReadCopies(std::string_view table, NsysGpuKind kind) {
     row.kind = kind;
     BRAID_RETURN_IF_ERROR(ReadGpuCommon(s, table, &row));
     row.bytes = s.IsNull(6) ? 0 : s.Int(6);
+    if (row.bytes < 0) return db_.Fail(std::string(table) + " has a negative byte count");
     const int64_t k = s.IsNull(7) ? -1 : s.Int(7);
     if (memcpy) {
       row.name = MemcpyName(k, s.Int(8), s.Int(9), have_kinds);
@@ -142,6 +162,7 @@ Status RowReader::ReadRuntime() {
                           Col(cols, "r", "nameId");
   BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
   while (s.Next()) {
+    BRAID_RETURN_IF_ERROR(RequireInts(s, "CUPTI_ACTIVITY_KIND_RUNTIME", {{0, "start"}, {1, "end"}}));
     NsysCpuRow row{s.Int(0), s.Int(1), s.IsNull(2) ? -1 : s.Int(2), s.IsNull(3) ? -1 : (s.Int(3) >> 24),
                    std::string(s.Text(4))};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "CUPTI_ACTIVITY_KIND_RUNTIME"));
@@ -161,6 +182,7 @@ Status RowReader::ReadNvtx() {
   if (cols.contains("eventType")) sql += " AND e.eventType IN (59, 60, 70, 71)";
   BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
   while (s.Next()) {
+    BRAID_RETURN_IF_ERROR(RequireInts(s, "NVTX_EVENTS", {{0, "start"}, {1, "end"}}));
     NsysCpuRow row{s.Int(0), s.Int(1), -1, s.IsNull(3) ? -1 : (s.Int(3) >> 24), std::string(s.Text(2))};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "NVTX_EVENTS"));
     out_->nvtx.push_back(std::move(row));
@@ -198,6 +220,13 @@ Status RowReader::ReadTargetInfo() {
 }  // namespace
 
 Status ReadNsysRows(const SqliteDb& db, NsysRows* out) {
+  for (std::string_view name :
+       {kKernelTable, std::string_view("StringIds"), std::string_view("CUPTI_ACTIVITY_KIND_MEMCPY"),
+        std::string_view("CUPTI_ACTIVITY_KIND_MEMSET"), std::string_view("CUPTI_ACTIVITY_KIND_RUNTIME"),
+        std::string_view("NVTX_EVENTS"), std::string_view("TARGET_INFO_GPU"),
+        std::string_view("TARGET_INFO_CUDA_STREAM")}) {
+    BRAID_RETURN_IF_ERROR(db.CheckNotView(name));
+  }
   if (!db.HasTable(kKernelTable)) {
     return db.Fail("not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL table");
   }

@@ -18,11 +18,17 @@ namespace braid::importers {
 class SqliteDb {
  public:
   // Opens `path` read-only (SQLITE_OPEN_READONLY); checks it is SQLite.
-  static Result<SqliteDb> OpenReadOnly(const std::string& path);
+  // `max_steps`: the work all its statements may do (0: in proportion to
+  // the file's size).
+  static Result<SqliteDb> OpenReadOnly(const std::string& path, int64_t max_steps = 0);
 
   sqlite3* get() const { return db_.get(); }
   const std::string& path() const { return path_; }
+  // A real table (not a view, not a virtual table): reading one is bounded
+  // by the file, reading a view is not (a recursive view never ends).
   bool HasTable(std::string_view table) const { return tables_.contains(std::string(table)); }
+  // Invalid naming `name` when the file has it as a view or a virtual table.
+  Status CheckNotView(std::string_view name) const;
   // The column names of `table`; empty when it does not exist.
   Result<std::set<std::string>> Columns(std::string_view table) const;
   // "<path>: <problem>" as a Status::Invalid.
@@ -37,6 +43,14 @@ class SqliteDb {
   std::unique_ptr<sqlite3, Closer> db_;
   std::string path_;
   std::set<std::string> tables_;
+  std::set<std::string> not_tables_;  // views and virtual tables
+  // Work every statement may do in all (SQLite VM steps, counted by a
+  // progress handler): proportional to the file, so a query over a crafted
+  // file ends instead of running without bound.
+  struct Budget {
+    int64_t left = 0;
+  };
+  std::unique_ptr<Budget> budget_ = std::make_unique<Budget>();
 };
 
 class SqliteStmt {
@@ -49,6 +63,7 @@ class SqliteStmt {
   const Status& status() const { return status_; }
 
   bool IsNull(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
+  bool IsInt(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_INTEGER; }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   std::string_view Text(int col) const;
 
