@@ -18,6 +18,7 @@
 #include "braid/search_space.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_guide.h"
+#include "braid/status_context.h"
 #include "braid/topology_files.h"
 #include "braid/tune.h"
 #include "braid/tune_over_processes.h"
@@ -224,8 +225,14 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
   BRAID_ASSIGN_OR_RETURN(auto store, OpenStoreForWrite(a.db));
   TuneProgress progress(stderr, isatty(STDERR_FILENO) == 1, !a.no_progress);
   TuneObserver observer;
-  observer.on_resume = [&](long long session, size_t recorded) {
-    if (!a.no_progress) std::fprintf(stderr, "resuming tuning session %lld: %zu trials recorded\n", session, recorded);
+  observer.on_resume = [&](long long session, size_t recorded, bool done) {
+    if (a.no_progress) return;
+    if (done) {
+      std::fprintf(stderr, "tuning session %lld is done: its winners come from its %zu recorded trials\n", session,
+                   recorded);
+    } else {
+      std::fprintf(stderr, "resuming tuning session %lld: %zu trials recorded\n", session, recorded);
+    }
   };
   observer.on_target = [&](const TuneTarget& t, size_t i, size_t n) {
     progress.StartTarget(t.name + " (" + std::to_string(i + 1) + "/" + std::to_string(n) + ")");
@@ -241,7 +248,12 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
   PresetFile merged = p.existing;
   const PresetFile update = PresetsOf(summary, std::string(BraidVersion()), NowIso8601());
   BRAID_RETURN_IF_ERROR(MergeInto(merged, update));
-  BRAID_RETURN_IF_ERROR(SavePresetsAtomically(a.out, merged));
+  if (Status s = SavePresetsAtomically(a.out, merged); !s.ok()) {
+    // Every trial is stored: say how to have the winners without measuring again.
+    return StatusOf(s.code(), s.message() + " (the session's " + std::to_string(summary.trials) +
+                                  " trials are stored in " + a.db + ": the same command with --resume --session " +
+                                  std::to_string(summary.session) + " writes its presets from them)");
+  }
   const PresetsWritten written{a.out, int(update.presets.size())};
 
   if (a.json) {

@@ -304,6 +304,60 @@ TEST(CliTune, ResumeAfterKillLosesNoTrialAndMeasuresNoneTwice) {
   EXPECT_NE(again.err.find("no unfinished tuning session"), std::string::npos) << again.err;
 }
 
+// Finished work is never stranded: when the preset file cannot be written
+// at the end (here its folder goes away mid-tune), the session's trials stay
+// stored, the message says how to have the winners, and naming the done
+// session writes them from the store without measuring anything again.
+TEST(CliTune, ADoneSessionWhosePresetsFailedIsWrittenFromTheStoreWithoutMeasuring) {
+  const std::string request = "tune --model llama3-405b --seq 8192 --batch 1 --tp 8 --json";
+  const std::string dir = TempPath("tune_stranded_dir"), moved = dir + ".moved";
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(moved);
+  std::filesystem::create_directories(dir);
+  Files f("tune_stranded");
+  const std::string out = dir + "/presets.toml", err_file = TempPath("tune_stranded.err");
+  const std::string args = request + " --db " + f.db + " --out " + out + " --no-progress";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(BRAID_EXE) + " " + args + " >/dev/null 2>" + err_file;
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Count(f.db, "SELECT count(*) FROM trials") < 40 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  std::filesystem::rename(dir, moved);  // the preset file's folder is gone when the session ends
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string err = ReadAll(err_file);
+  std::filesystem::remove(err_file);
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << err;
+  EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
+  EXPECT_NE(err.find("the same command with --resume --session 1 writes its presets from them"), std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions WHERE status = 'done'"), 1);
+  const int64_t trials = Count(f.db, "SELECT count(*) FROM trials");
+
+  std::filesystem::rename(moved, dir);
+  Outcome again = Braid(request + " --resume --session 1 --db " + f.db + " --out " + out + " --no-progress");
+  ASSERT_EQ(again.code, 0) << again.err;
+  const nlohmann::json j = nlohmann::json::parse(again.out);
+  EXPECT_EQ(j["session"], 1);
+  EXPECT_EQ(j["measured"], 0) << "nothing measured again";
+  EXPECT_EQ(j["replayed"].get<int64_t>(), j["trials"].get<int64_t>());
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM trials"), trials) << "no trial added";
+  EXPECT_EQ(Count(f.db, "SELECT count(*) FROM tuning_sessions WHERE status = 'done'"), 1);
+  EXPECT_NE(ReadAll(out).find("[[preset]]"), std::string::npos) << "the presets are written";
+  // Plain --resume still looks for unfinished sessions only.
+  Outcome plain = Braid(request + " --resume --db " + f.db + " --out " + out + " --no-progress");
+  EXPECT_EQ(plain.code, 2);
+  EXPECT_NE(plain.err.find("no unfinished tuning session"), std::string::npos) << plain.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliTune, ResumeRefusesADamagedSessionWithOneLine) {
   Files f("tune_damaged");
   const std::string op = "tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 2";
@@ -364,7 +418,6 @@ TEST(CliTune, BadInputExitsTwoAndLeavesStoreAndPresetsUntouched) {
       {op + " --backend cpu --link-latency-us 5" + f.Args(), "--link-latency-us needs --link-gbps"},
       {op + " --session 1" + f.Args(), "--session names the session --resume continues"},
       {op + " --resume --session 99" + f.Args(), "no tuning session 99"},
-      {op + " --resume --session 1" + f.Args(), "is already done"},
       {"tune --op gemm_rs --m 4096 --n 4096 --k 8192 --tp 2 --resume --session 1" + f.Args(), "was another request"},
       {op + " --db " + f.db + " --out /no/such/dir/p.toml --no-progress", "directory /no/such/dir does not exist"},
   };

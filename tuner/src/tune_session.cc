@@ -33,8 +33,13 @@ bool SameRequest(const SessionInfo& a, const SessionInfo& b) {
 }
 
 // A new session, or with `resume` the unfinished session of the same request.
-Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const SessionInfo& info, bool* resumed) {
+// A session named by id may be done: its trials are all recorded, so running
+// it again replays them and measures nothing (how the presets of a session
+// whose preset file could not be written are had again); *done says so.
+Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const SessionInfo& info, bool* resumed,
+                                    bool* done) {
   *resumed = false;
+  *done = false;
   if (!q.resume) return store.CreateSession(info);
   BRAID_ASSIGN_OR_RETURN(auto sessions, store.ListSessions());
   const std::string id = std::to_string(q.session);
@@ -48,10 +53,8 @@ Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const Se
                              s.info.strategy + ", options " + s.info.options_json + ")");
     }
     if (!same) continue;
-    if (s.status == "done") {
-      if (q.session != 0) return Status::Invalid("tuning session " + id + " in " + store.path() + " is already done");
-      continue;
-    }
+    if (s.status == "done" && q.session == 0) continue;
+    *done = s.status == "done";
     *resumed = true;  // RunTuning marks it running once its trials have been read
     return s.id;
   }
@@ -162,12 +165,13 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
 
   const SessionInfo info{q.workload_key,  q.topology,    q.backend, std::string(StrategyName(q.search.strategy)),
                          q.search.budget, q.options_json};
-  bool resumed = false;
-  BRAID_ASSIGN_OR_RETURN(auto session, FindOrCreateSession(store, q, info, &resumed));
+  bool resumed = false, was_done = false;
+  BRAID_ASSIGN_OR_RETURN(auto session, FindOrCreateSession(store, q, info, &resumed, &was_done));
   auto recorded = tuning::RecordedTrials(store, session);
   if (!recorded.ok()) return recorded.status();  // a damaged session is left as it was
-  if (resumed) BRAID_RETURN_IF_ERROR(store.SetSessionStatus(session, "running"));
-  if (resumed && observer.on_resume) observer.on_resume(session, recorded->size());
+  // A done session stays done: replaying it changes nothing stored.
+  if (resumed && !was_done) BRAID_RETURN_IF_ERROR(store.SetSessionStatus(session, "running"));
+  if (resumed && observer.on_resume) observer.on_resume(session, recorded->size(), was_done);
 
   StoreTrialRunner runner(store, session, backend, q.topology, q.base, &*recorded, clock);
   const auto start = clock();
@@ -180,6 +184,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
   summary.gpu = q.gpu;
   summary.backend = q.backend;
   summary.strategy = std::string(StrategyName(q.search.strategy));
+  summary.was_done = was_done;
 
   for (size_t i = 0; i < q.targets.size(); ++i) {
     const TuneTarget& t = q.targets[i];
@@ -198,7 +203,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     }
     Result<TuneResult> r = TuneOne(t, space, runner, opt);
     if (!r.ok()) {
-      (void)store.SetSessionStatus(session, "interrupted");  // its trials stay, for --resume
+      if (!was_done) (void)store.SetSessionStatus(session, "interrupted");  // its trials stay, for --resume
       return r.status();
     }
     r->trials = runner.TrialsOfTarget();
@@ -214,7 +219,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
   if (q.block) {
     Result<BlockFigures> block = MeasureBlock(q, summary.results, runner, store);
     if (!block.ok()) {
-      (void)store.SetSessionStatus(session, "interrupted");
+      if (!was_done) (void)store.SetSessionStatus(session, "interrupted");
       return block.status();
     }
     summary.block = *block;

@@ -128,16 +128,18 @@ struct TuneSummary {
   long long session = 0;
   std::string workload;  // the session's workload key
   std::string topology, gpu, backend, strategy;
-  int trials = 0;    // sum of the ops' trials: the trials recorded in the session
-  int measured = 0;  // of which measured by this call
-  int replayed = 0;  // trials a resumed session found recorded
+  int trials = 0;         // sum of the ops' trials: the trials recorded in the session
+  int measured = 0;       // of which measured by this call
+  int replayed = 0;       // trials a resumed session found recorded
+  bool was_done = false;  // the session was done before: its results come from the store
   std::vector<TuneResult> results;
   std::optional<BlockFigures> block;  // training steps
 };
 
 // What a session's progress looks like to a caller (all optional).
 struct TuneObserver {
-  std::function<void(long long session, size_t recorded)> on_resume;
+  // `done`: a finished session, replayed from its recorded trials.
+  std::function<void(long long session, size_t recorded, bool done)> on_resume;
   std::function<void(const TuneTarget&, size_t index, size_t count)> on_target;
   std::function<void(const SearchProgress&, const OverlapConfig& best)> on_trial;
   std::function<void(const TuneResult&)> on_result;
@@ -161,7 +163,10 @@ struct TuneRequest {
   RunOptions base;           // seed (warmup / iters come from `search`)
   std::string options_json;  // the request's other options; a resumed session must match them
   bool resume = false;
-  long long session = 0;  // with resume: this session (0: the latest unfinished one of the request)
+  // With resume: this session, which may be done (its trials are replayed,
+  // nothing measured, and its results returned again); 0: the latest
+  // unfinished session of the request.
+  long long session = 0;
 };
 
 // Runs the session in `store`. Statuses: Invalid for a request that cannot
