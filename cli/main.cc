@@ -1,5 +1,6 @@
 // The braid command: one subcommand per file (run_command.cc, ...).
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -17,6 +18,7 @@
 #include "export_command.h"
 #include "import_command.h"
 #include "list_command.h"
+#include "mpi_job.h"
 #include "presets_command.h"
 #include "report_command.h"
 #include "run_command.h"
@@ -33,6 +35,27 @@ std::string Names(const std::vector<Command>& cmds) {
   std::string out;
   for (const Command& c : cmds) out += (out.empty() ? "" : ", ") + c.app->get_name();
   return out;
+}
+
+// A command other than run and tune under mpirun. It still joins the job's
+// first two collectives, as run and tune do (the hash of the arguments, then
+// the statuses), so that ranks started with another command learn that the
+// job's ranks differ, and rank 0 prints one line for the job instead of the
+// job ending with no Braid line at all.
+int RefuseUnderMpirun(const std::string& name) {
+  braid::Status why = braid::Status::Invalid("under mpirun only `braid run` and `braid tune` run (ranks as processes)");
+  int rank = braid::RankFromEnvironment();
+  auto world = braid::MakeLauncher(braid::cli::kMpiDefaultTimeoutS);
+  if (world.ok()) {
+    rank = (*world)->rank();
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a of the command's name: never a run's or tune's
+    for (unsigned char ch : "braid " + name) hash = (hash ^ ch) * 1099511628211ull;
+    braid::Status same = braid::SameAsRank0(**world, hash, braid::cli::kArgumentsDiffer);
+    same = braid::AgreeOnStatus(**world, same);
+    if (!same.ok()) why = same;
+  }
+  if (rank == 0) std::fprintf(stderr, "braid %s: %s\n", name.c_str(), why.message().c_str());
+  return braid::cli::kExitUsage;
 }
 
 int Main(int argc, char** argv) {
@@ -105,11 +128,7 @@ int Main(int argc, char** argv) {
     if (!c.app->parsed()) continue;
     // Every process would run the whole command (and write the same store).
     if (braid::StartedByMpiLauncher() && c.app->get_name() != "run" && c.app->get_name() != "tune") {
-      if (braid::RankFromEnvironment() == 0) {
-        std::fprintf(stderr, "braid %s: under mpirun only `braid run` and `braid tune` run (ranks as processes)\n",
-                     c.app->get_name().c_str());
-      }
-      return kExitUsage;
+      return RefuseUnderMpirun(c.app->get_name());
     }
     return c.execute();
   }

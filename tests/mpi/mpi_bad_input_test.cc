@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "mpi_runner.h"
 
@@ -70,6 +71,22 @@ TEST(MpiBadInput, CommandsOtherThanRunAndTuneAreRefused) {
   BRAID_SKIP_WITHOUT_MPI();
   const std::string db = TempPath("report.db");
   ExpectRefusedOnce(MpiBraid(2, "report --db " + db), "under mpirun only `braid run` and `braid tune` run", db);
+}
+
+// MPMD with a different command per rank: the job ends with one Braid line
+// (not mpirun's own complaint alone) whichever rank runs which command.
+TEST(MpiBadInput, RanksRunningDifferentCommandsEndWithOneLine) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("mixed.db");
+  const std::string exe = BRAID_EXE;
+  const std::string run = exe + " " + kRun + "--tp 2 --db " + db;
+  const std::string report = exe + " report --db " + db;
+  const std::string mpirun = std::string(BRAID_MPIRUN) + " --oversubscribe --allow-run-as-root ";
+  for (const auto& [first, second] : {std::pair{run, report}, std::pair{report, run}}) {
+    SCOPED_TRACE(first + " : " + second);
+    ExpectRefusedOnce(Shell(mpirun + "-np 1 " + first + " : -np 1 " + second), "rank 1: arguments differ from rank 0's",
+                      db);
+  }
 }
 
 // tune: the same rules as run, checked before rank 0 creates the store or
