@@ -17,12 +17,15 @@ def entries(path):
 
 
 def checked_entries(path):
-    """The entries compared with the CLI (a process each): every forward
-    (fprop) entry of h100 and a100, and every eighth of the rest (training
-    passes, h200): the same lookup path, at a bounded cost."""
+    """The entries compared with the CLI (a process each, about 0.2 s): every
+    bf16 forward (fprop) entry of h100 and a100, and every eighth of the rest
+    (training passes, FP8, h200, b200): the same lookup path, at a bounded
+    cost (355 entries of the shipped files; every other one for nearest)."""
     out = []
     for i, e in enumerate(entries(path)):
-        every = e.get("pass", "fprop") == "fprop" and "h200" not in os.path.basename(path)
+        name = os.path.basename(path)
+        every = (e.get("pass", "fprop") == "fprop" and e["dtype"] == "bf16"
+                 and (name.startswith("h100") or name.startswith("a100")))
         if every or i % 8 == 0:
             out.append(e)
     return out
@@ -66,7 +69,7 @@ class ShippedPresets(unittest.TestCase):
 
     def test_every_entry_nearest_equals_cli(self):
         for path in SHIPPED_PRESETS:
-            for e in checked_entries(path):
+            for e in checked_entries(path)[::2]:
                 # Between shipped shapes: no entry has these sizes.
                 m, n, k = e["m"] * 13 // 10 + 1, e["n"] * 9 // 10 + 1, e["k"] + 1
                 with self.subTest(file=os.path.basename(path), layer=e.get("layer")):
