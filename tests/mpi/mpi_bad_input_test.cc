@@ -81,11 +81,9 @@ TEST(MpiBadInput, RanksRunningDifferentCommandsEndWithOneLine) {
   const std::string exe = BRAID_EXE;
   const std::string run = exe + " " + kRun + "--tp 2 --db " + db;
   const std::string report = exe + " report --db " + db;
-  const std::string mpirun = std::string(BRAID_MPIRUN) + " --oversubscribe --allow-run-as-root ";
   for (const auto& [first, second] : {std::pair{run, report}, std::pair{report, run}}) {
     SCOPED_TRACE(first + " : " + second);
-    ExpectRefusedOnce(Shell(mpirun + "-np 1 " + first + " : -np 1 " + second), "rank 1: arguments differ from rank 0's",
-                      db);
+    ExpectRefusedOnce(Shell(Mpirun(1) + first + " : -np 1 " + second), "rank 1: arguments differ from rank 0's", db);
   }
 }
 
