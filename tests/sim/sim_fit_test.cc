@@ -81,41 +81,43 @@ TEST(SimMeasured, BadFilesAreRefusedNamingFileRowAndColumn) {
 // file and line (and column where there is one).
 TEST(SimMeasured, ImpossibleOrMalformedRowsAreRefusedWithFileAndLine) {
   const GpuSpec g = H100();
-  const auto refusal = [&](const std::string& name, const std::string& text) {
-    sim::MeasuredBoard b;
-    const Status s = sim::ReadMeasuredFile(name, text, g, &b);
-    EXPECT_FALSE(s.ok()) << name << ": " << text;
-    EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
-    return s.message();
+  struct Case {
+    std::string file, text, message;
   };
-  EXPECT_THAT(refusal("gemm_bf16.csv", std::string("m,n,k,time_ms\n64,128,256,0.1\n64,1\0", 34)),
-              HasSubstr("gemm_bf16.csv:3: a NUL byte"));
-  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1,7\n"),
-              HasSubstr("gemm_bf16.csv:2: 5 fields, but the header names 4 columns"));
-  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n\n"), HasSubstr("gemm_bf16.csv: a header but no rows"));
-  // 2 * (1.26e11)^3 FLOP in 0.04 ms.
-  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n126000000000,126000000000,126000000000,0.04\n"),
-              HasSubstr("gemm_bf16.csv:2: time_ms: 126000000000x126000000000x126000000000 in 0.04 ms is"));
-  EXPECT_THAT(refusal("gemm_fp8.csv", "m,n,k,time_ms\n8192,8192,8192,0.01\n"), HasSubstr("FP8 peak"));
-  EXPECT_THAT(
-      refusal("gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,4,1.6,0.001\n"),
-      HasSubstr("gemm_beside_held_sms.csv:2: alone_ms:"));
-  EXPECT_THAT(refusal("copy_kernel_bw.csv", "sms,gbs_read_plus_write\n4,90000\n"),
-              HasSubstr("copy_kernel_bw.csv:2: gbs_read_plus_write: 90000 GB/s is over 3x"));
-  EXPECT_THAT(refusal("gemm_bf16.csv", "m,n,k,time_ms\n4096,4096,4096,0.2\n4096,4096,4096,0.9\n"),
-              HasSubstr("gemm_bf16.csv:3: time_ms: 0.9 here but 0.2 at line 2 for the same shape 4096x4096x4096"));
-  EXPECT_THAT(refusal("copy_kernel_bw.csv", "sms,gbs_read_plus_write\n4,300\n4,100\n"),
-              HasSubstr("at line 2 for the same SM count 4 (contradictory duplicates)"));
-  EXPECT_THAT(refusal("launch_gaps.csv", "what,ns_p50\nsame_stream_start_to_start,5000\nwarp_drive,3\n"),
-              HasSubstr("launch_gaps.csv:3: what: unknown row 'warp_drive' (known: same_stream_start_to_start"));
-  EXPECT_THAT(
-      refusal("launch_gaps.csv", "what,ns_p50\nsame_stream_start_to_start,5000\nsame_stream_start_to_start,6000\n"),
-      HasSubstr("launch_gaps.csv:3: what: 'same_stream_start_to_start' again (first at line 2)"));
-  EXPECT_THAT(refusal("copy_engine.csv", "what,value\ngemm_8192_cubed_alone_ms,1.4\nflux,2\n"),
-              HasSubstr("copy_engine.csv:3: what: unknown row 'flux'"));
-  EXPECT_THAT(refusal("copy_engine.csv", "what,value\ngemm_8192_cubed_alone_ms,1.4\n"),
-              HasSubstr("copy_engine.csv: no row 'gemm_8192_cubed_beside_ce_copy_ms'"));
-  EXPECT_THAT(refusal("timings.csv", "a,b\n1,2\n"), HasSubstr("'timings.csv' is not a measurement file"));
+  const std::vector<Case> cases = {
+      {"gemm_bf16.csv", std::string("m,n,k,time_ms\n64,128,256,0.1\n64,1\0", 34), "gemm_bf16.csv:3: a NUL byte"},
+      {"gemm_bf16.csv", "m,n,k,time_ms\n64,128,256,0.1,7\n",
+       "gemm_bf16.csv:2: 5 fields, but the header names 4 columns"},
+      {"gemm_bf16.csv", "m,n,k,time_ms\n\n", "gemm_bf16.csv: a header but no rows"},
+      // 2 * (1.26e11)^3 FLOP in 0.04 ms.
+      {"gemm_bf16.csv", "m,n,k,time_ms\n126000000000,126000000000,126000000000,0.04\n",
+       "gemm_bf16.csv:2: time_ms: 126000000000x126000000000x126000000000 in 0.04 ms is"},
+      {"gemm_fp8.csv", "m,n,k,time_ms\n8192,8192,8192,0.01\n", "FP8 peak"},
+      {"gemm_beside_held_sms.csv", "m,n,k,holder,held_sms,time_ms,alone_ms\n8192,8192,8192,spin,4,1.6,0.001\n",
+       "gemm_beside_held_sms.csv:2: alone_ms:"},
+      {"copy_kernel_bw.csv", "sms,gbs_read_plus_write\n4,90000\n",
+       "copy_kernel_bw.csv:2: gbs_read_plus_write: 90000 GB/s is over 3x"},
+      {"gemm_bf16.csv", "m,n,k,time_ms\n4096,4096,4096,0.2\n4096,4096,4096,0.9\n",
+       "gemm_bf16.csv:3: time_ms: 0.9 here but 0.2 at line 2 for the same shape 4096x4096x4096"},
+      {"copy_kernel_bw.csv", "sms,gbs_read_plus_write\n4,300\n4,100\n",
+       "at line 2 for the same SM count 4 (contradictory duplicates)"},
+      {"launch_gaps.csv", "what,ns_p50\nsame_stream_start_to_start,5000\nwarp_drive,3\n",
+       "launch_gaps.csv:3: what: unknown row 'warp_drive' (known: same_stream_start_to_start"},
+      {"launch_gaps.csv", "what,ns_p50\nsame_stream_start_to_start,5000\nsame_stream_start_to_start,6000\n",
+       "launch_gaps.csv:3: what: 'same_stream_start_to_start' again (first at line 2)"},
+      {"copy_engine.csv", "what,value\ngemm_8192_cubed_alone_ms,1.4\nflux,2\n",
+       "copy_engine.csv:3: what: unknown row 'flux'"},
+      {"copy_engine.csv", "what,value\ngemm_8192_cubed_alone_ms,1.4\n",
+       "copy_engine.csv: no row 'gemm_8192_cubed_beside_ce_copy_ms'"},
+      {"timings.csv", "a,b\n1,2\n", "'timings.csv' is not a measurement file"},
+  };
+  for (const Case& c : cases) {
+    sim::MeasuredBoard b;
+    const Status s = sim::ReadMeasuredFile(c.file, c.text, g, &b);
+    EXPECT_FALSE(s.ok()) << c.file << ": " << c.text;
+    EXPECT_THAT(s.message(), HasSubstr(c.message)) << c.text;
+    EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
+  }
 
   // Repeat measurements that agree are kept, each as a row.
   sim::MeasuredBoard b;
