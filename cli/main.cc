@@ -1,6 +1,5 @@
 // The braid command: one subcommand per file (run_command.cc, ...).
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -48,9 +47,9 @@ int RefuseUnderMpirun(const std::string& name) {
   auto world = braid::MakeLauncher(braid::cli::kMpiDefaultTimeoutS);
   if (world.ok()) {
     rank = (*world)->rank();
-    uint64_t hash = 1469598103934665603ull;  // FNV-1a of the command's name: never a run's or tune's
-    for (unsigned char ch : "braid " + name) hash = (hash ^ ch) * 1099511628211ull;
-    braid::Status same = braid::SameAsRank0(**world, hash, braid::cli::kArgumentsDiffer);
+    // The command's name: never a run's or tune's arguments.
+    braid::Status same =
+        braid::SameAsRank0(**world, braid::cli::HashOfArguments("braid " + name), braid::cli::kArgumentsDiffer);
     same = braid::AgreeOnStatus(**world, same);
     if (!same.ok()) why = same;
   }

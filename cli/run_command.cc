@@ -193,9 +193,7 @@ uint64_t ArgumentsHash(const RunArgs& a) {
       std::to_string(a.warmup) + '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
       std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
       '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0));
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  return h;
+  return HashOfArguments(key);
 }
 
 Status SameArgumentsEverywhere(Launcher& world, const RunArgs& a) {

@@ -309,9 +309,7 @@ uint64_t ArgumentsHash(const TuneArgs& a) {
                                    std::to_string(a.seed)}) {
     key += field + '\x1f';
   }
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  return h;
+  return HashOfArguments(key);
 }
 
 // mpirun -np P braid tune: rank 0 prepares, runs the session on a
