@@ -10,7 +10,8 @@
 namespace braid::cli {
 
 void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
-  sub->add_flag("--loopback", o->loopback, "cuda: run every rank on GPU 0 (transfers become device copies)");
+  sub->add_flag("--loopback", o->loopback,
+                "cuda: run every rank on GPU 0 (transfers become device copies); sim: predict such a run");
   // Three defaults: the cuda and cpu watchdogs' (their options), and 300 s under mpirun (cli/mpi_job.h).
   char help[240];
   std::snprintf(help, sizeof help,
@@ -39,14 +40,16 @@ Status CheckTimeoutApplies(std::string_view backend, const CLI::Option* timeout_
 
 namespace {
 
-// Cuda-only flags given to a backend that would ignore them. --timeout is
-// CheckTimeoutApplies's: only the flag's count tells it given.
+// Cuda-only flags given to a backend that would ignore them (--loopback: sim
+// predicts it too). --timeout is CheckTimeoutApplies's: only the flag's
+// count tells it given.
 Status CheckCudaOnlyOptions(std::string_view backend, const CudaBackendOptions& o) {
   const CudaBackendOptions d;
   if (backend == "cuda") return Status::Ok();
-  if (o.loopback != d.loopback || o.tf32 != d.tf32) {
-    return Status::Invalid("--loopback and --tf32 apply to the cuda backend only");
+  if (o.loopback != d.loopback && backend != "sim") {
+    return Status::Invalid("--loopback applies to the cuda and sim backends only");
   }
+  if (o.tf32 != d.tf32) return Status::Invalid("--tf32 applies to the cuda backend only");
   return Status::Ok();
 }
 
@@ -71,7 +74,10 @@ Result<std::unique_ptr<Backend>> MakeOtherBackend(std::string_view name, const C
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::string& topology,
                                              const CpuBackendOptions& cpu, const CudaBackendOptions& cuda) {
   BRAID_RETURN_IF_ERROR(CheckCudaOnlyOptions(name, cuda));
-  if (name == "sim") return MakeSimBackend(topology);
+  if (name == "sim") {
+    BRAID_ASSIGN_OR_RETURN(auto hw, LoadSimHardware(topology));
+    return MakeBackend(name, hw, cpu, cuda);
+  }
   std::string gpu;
   if (name == "cuda") {
     if (auto topo = LoadTopology(topology); topo.ok()) gpu = topo->gpu;
@@ -82,7 +88,10 @@ Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const std::s
 Result<std::unique_ptr<Backend>> MakeBackend(std::string_view name, const SimHardware& hw, const CpuBackendOptions& cpu,
                                              const CudaBackendOptions& cuda) {
   BRAID_RETURN_IF_ERROR(CheckCudaOnlyOptions(name, cuda));
-  if (name == "sim") return std::unique_ptr<Backend>(std::make_unique<SimBackend>(hw.gpu, hw.topo));
+  if (name == "sim") {
+    return std::unique_ptr<Backend>(
+        std::make_unique<SimBackend>(hw.gpu, hw.topo, SimModelOptions{.loopback = cuda.loopback}));
+  }
   return MakeOtherBackend(name, cpu, cuda, hw.topo.gpu);
 }
 

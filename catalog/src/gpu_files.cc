@@ -69,6 +69,7 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
                                   {"l2_miss", 0.0, 1.0, &g->l2_miss},
                                   {"hbm_copy_weight", 0.1, 10.0, &g->hbm_copy_weight},
                                   {"hbm_ce_weight", 0.1, 10.0, &g->hbm_ce_weight},
+                                  {"loopback_copy_efficiency", 0.01, 1.0, &g->loopback_copy_efficiency},
                                   // <= 1: the fused kernel never computes faster than
                                   // the GEMM outside it (the lower bound stays a bound).
                                   {"fused_gemm_efficiency", 0.001, 1.0, &g->fused_gemm_efficiency},
@@ -129,6 +130,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "l2_miss",
                                          "hbm_copy_weight",
                                          "hbm_ce_weight",
+                                         "loopback_copy_efficiency",
                                          "fused_gemm_efficiency",
                                          "fused_sm_transfer_gbs",
                                          "kernel"}));

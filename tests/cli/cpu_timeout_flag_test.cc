@@ -47,8 +47,8 @@ TEST(CliCpuTimeout, BadValuesAreOneLineAndExitTwoBeforeAnythingIsWritten) {
 TEST(CliCpuTimeout, CpuTakesTimeoutButNotTheCudaOnlyFlags) {
   const Outcome ok = Braid(kRun + "--timeout 600 --verify --no-db --json");
   EXPECT_EQ(ok.code, 0) << ok.err;
-  ExpectRefused(Braid(kRun + "--loopback --no-db"), "--loopback and --tf32 apply to the cuda backend only");
-  ExpectRefused(Braid(kRun + "--tf32 --no-db"), "--loopback and --tf32 apply to the cuda backend only");
+  ExpectRefused(Braid(kRun + "--loopback --no-db"), "--loopback applies to the cuda and sim backends only");
+  ExpectRefused(Braid(kRun + "--tf32 --no-db"), "--tf32 applies to the cuda backend only");
   // Any value on sim, the cuda default (60) included; tune writes no store.
   const std::string db = TempPath("sim_timeout.db");
   for (const std::string t : {"5", "60"}) {

@@ -149,6 +149,18 @@ TEST(GpuFiles, KernelCandidatesAndFittedFiguresParse) {
   EXPECT_THAT(not_table.status().message(), HasSubstr("[[kernel]]"));
 }
 
+TEST(GpuFiles, LoopbackCopyEfficiencyIsAShareOfTheHbmRate) {
+  EXPECT_DOUBLE_EQ(ParseGpuToml(kGood, "toy.toml")->loopback_copy_efficiency, 1.0);  // absent: one big copy's rate
+  auto half = ParseGpuToml(std::string(kGood) + "loopback_copy_efficiency = 0.5\n", "toy.toml");
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_DOUBLE_EQ(half->loopback_copy_efficiency, 0.5);
+  for (const char* v : {"0.0", "1.5", "-0.2"}) {
+    auto bad = ParseGpuToml(std::string(kGood) + "loopback_copy_efficiency = " + v + "\n", "toy.toml");
+    ASSERT_FALSE(bad.ok()) << v;
+    EXPECT_THAT(bad.status().message(), HasSubstr("loopback_copy_efficiency"));
+  }
+}
+
 TEST(GpuFiles, MalformedFieldNamesFileLineAndField) {
   std::string bad = kGood;
   bad.replace(bad.find("sm_count = 4"), 12, "sm_count = -4");

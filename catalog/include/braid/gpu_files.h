@@ -51,6 +51,11 @@ struct GpuSpec {
   double l2_miss = 0;            // share of a GEMM's tile re-reads that reach HBM
   double hbm_copy_weight = 1.0;  // an SM copy's weight against a GEMM when HBM is oversubscribed
   double hbm_ce_weight = 1.0;    // a copy-engine copy's weight, likewise
+  // The share of the HBM rate (read + write) that every rank's device copies
+  // reach together in a cuda loopback run (P ranks on this one GPU, many
+  // smaller copies behind stream-ordered flags; braid/sim_loopback.h). 1.0 =
+  // the rate one large copy-engine copy reaches.
+  double loopback_copy_efficiency = 1.0;
   // The fused P2P+GEMM kernel (sim_models.h FusedKernelTime), until measured
   // by `calibrate --measure` (fused_kernel.csv, sim_measured.h):
   double fused_gemm_efficiency = 1.0;  // its GEMM tiles' rate over the chosen cuBLAS-like kernel's, <= 1

@@ -5,6 +5,7 @@
 
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
+#include "braid/sim_loopback.h"
 #include "braid/step_event.h"
 #include "braid/topology_files.h"
 #include "sim_engine.h"
@@ -17,19 +18,19 @@ SimBackend::SimBackend(GpuSpec gpu, Topology topo, SimModelOptions options)
     : gpu_(std::move(gpu)),
       topo_(std::move(topo)),
       model_(options),
-      engine_(std::make_unique<sim::Engine>(gpu_, topo_, model_.comm_sm_contention)) {}
+      engine_(std::make_unique<sim::Engine>(gpu_, topo_, model_.comm_sm_contention, model_.loopback)) {}
 
 SimBackend::~SimBackend() = default;
 
 Result<int64_t> SimBackend::Evaluate(const Plan& plan) { return Simulate(plan, false); }
 
 Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
-  BRAID_RETURN_IF_ERROR(topo_.CheckFits(plan.tp()));
+  BRAID_RETURN_IF_ERROR(model_.loopback ? sim::CheckLoopback(gpu_, plan) : topo_.CheckFits(plan.tp()));
   BRAID_RETURN_IF_ERROR(gpu_.CheckSupports(plan.workload.dtype));
   if (!std::isfinite(model_.comm_sm_contention) || model_.comm_sm_contention < 0) {
     return Status::Invalid("sim: comm_sm_contention must be a finite number >= 0");
   }
-  if (plan.config.algorithm == Algorithm::kFused) {
+  if (plan.config.algorithm == Algorithm::kFused && !model_.loopback) {
     const int comm_sms = sim::CommSms(topo_, plan.config.comm_sms);
     if (comm_sms >= gpu_.sm_count) {
       return Status::Invalid("fused: `comm_sms` " + std::to_string(comm_sms) + " leaves no SMs for the GEMM on " +
@@ -54,6 +55,11 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   RunOutput out;
   out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
   out.notes.push_back("sim computes no data: timings are simulated on " + gpu_.name + " / " + topo_.name);
+  if (model_.loopback) {
+    out.notes.push_back("loopback: all " + std::to_string(plan.tp()) + " ranks on one " + gpu_.name +
+                        ", transfers as device copies");
+    out.settings.emplace_back("loopback", 1);
+  }
   if (options.verify) out.notes.push_back("verification does not apply to sim (sim computes no data)");
   out.iteration_ns.assign(size_t(options.iters), makespan);
   if (!options.trace) return out;

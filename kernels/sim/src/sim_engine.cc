@@ -55,13 +55,13 @@ Status Engine::RunOnce() {
   events_.clear();
   events_head_ = 0;
   fin_heap_.clear();
-  rank_.assign(size_t(tp_), RankState{});
-  for (int r = 0; r < tp_; ++r) {
-    rank_[size_t(r)].gemm_sms = std::max(1, gpu_.sm_count);
-    rank_[size_t(r)].run_off = run_off_[size_t(r)];
+  gpu_state_.assign(size_t(devs_), GpuState{});
+  for (int d = 0; d < devs_; ++d) {
+    gpu_state_[size_t(d)].gemm_sms = std::max(1, gpu_.sm_count);
+    gpu_state_[size_t(d)].run_off = run_off_[size_t(d)];
   }
   hbm_cap_ = gpu_.hbm_gbs * gpu_.hbm_efficiency;
-  scratch_ranks_.resize(size_t(std::max(tp_, 2)));
+  scratch_devs_.resize(size_t(std::max(devs_, 2)));
   makespan_ = 0;
 
   const std::span<const int> in_degrees = graph_.in_degrees();
@@ -90,8 +90,9 @@ Status Engine::RunOnce() {
   }
   for (size_t g = 0; completed_ != n && g < n; ++g) {  // a step completes once: a full count is all of them
     if (pending_[g] != -1) {
-      return Status::Internal("sim: step " + std::to_string(g - size_t(first_step(steps_[g].rank))) + " of rank " +
-                              std::to_string(steps_[g].rank) + " never ran");
+      const int r = graph_.rank_of(int(g));
+      return Status::Internal("sim: step " + std::to_string(g - size_t(first_step(r))) + " of rank " +
+                              std::to_string(r) + " never ran");
     }
   }
   return Status::Ok();
@@ -126,24 +127,24 @@ Status Engine::RunOnce() {
   }
 }
 
-int Engine::ActivityRanks(int a, int* out) const {
+int Engine::ActivityDevices(int a, int* out) const {
   if (a < n_steps_) {
     const StepStatic& st = steps_[size_t(a)];
-    out[0] = st.rank;
-    if (st.act == Act::kTransfer && st.dst_rank != st.rank) {
-      out[1] = st.dst_rank;
+    out[0] = st.dev;
+    if (st.act == Act::kTransfer && st.dst_dev != st.dev) {
+      out[1] = st.dst_dev;
       return 2;
     }
     return 1;
   }
-  for (int r = 0; r < tp_; ++r) out[r] = r;
-  return tp_;
+  for (int d = 0; d < devs_; ++d) out[d] = d;
+  return devs_;
 }
 
 // Removal keeps the others' order: ReevaluateRanks visits them in it.
-inline void Engine::Track(int rank, int a, int sign) {
-  int* list = run_buf_.data() + rank_[size_t(rank)].run_off;
-  int& len = rank_[size_t(rank)].run_len;
+inline void Engine::Track(int dev, int a, int sign) {
+  int* list = run_buf_.data() + gpu_state_[size_t(dev)].run_off;
+  int& len = gpu_state_[size_t(dev)].run_len;
   if (sign > 0) {
     list[len++] = a;
     return;
@@ -158,38 +159,41 @@ inline void Engine::Track(int rank, int a, int sign) {
   if (a >= n) {
     const int c = a - n;
     const int port = coll_port_[size_t(c)];
-    for (int r = 0; r < tp_; ++r) {
-      Track(r, a, sign);
-      rank_[size_t(r)].held_sms += sign * coll_sm_hold_[size_t(c)];
-      UpdateGemmSms(r);
-      rank_[size_t(r)].hbm_sum += sign * coll_hbm_[size_t(c)];
-      UpdateHbmFactor(r);
-      rank_[size_t(r)].port_out[port] += sign;
-      rank_[size_t(r)].port_in[port] += sign;
+    for (int d = 0; d < devs_; ++d) {
+      Track(d, a, sign);
+      gpu_state_[size_t(d)].held_sms += sign * coll_sm_hold_[size_t(c)];
+      UpdateGemmSms(d);
+      gpu_state_[size_t(d)].hbm_sum += sign * coll_hbm_[size_t(c)];
+      gpu_state_[size_t(d)].port_out[port] += sign;
+      gpu_state_[size_t(d)].port_in[port] += sign;
+      UpdateHbmFactor(d);  // after the ports: in loopback port 0 counts the copies
     }
     return;
   }
   const StepStatic& st = steps_[size_t(a)];
-  const int r = st.rank;
+  const int r = st.dev;
   Track(r, a, sign);
   // A factor is recomputed only where its inputs moved: the same values.
   if (st.hbm_demand != 0) {
-    rank_[size_t(r)].hbm_sum += sign * st.hbm_demand;
+    (loopback_ && st.act == Act::kGemm ? gpu_state_[size_t(r)].gemm_hbm : gpu_state_[size_t(r)].hbm_sum) +=
+        sign * st.hbm_demand;
     UpdateHbmFactor(r);
   }
   if (st.sm_hold != 0 || st.act == Act::kGemm) {
-    rank_[size_t(r)].held_sms += sign * st.sm_hold;
-    if (st.act == Act::kGemm) rank_[size_t(r)].gemms += sign;
+    gpu_state_[size_t(r)].held_sms += sign * st.sm_hold;
+    if (st.act == Act::kGemm) gpu_state_[size_t(r)].gemms += sign;
     UpdateGemmSms(r);
+    if (loopback_) UpdateHbmFactor(r);  // the GEMMs' SM shares moved
   }
   if (st.act == Act::kTransfer) {
-    rank_[size_t(r)].port_out[st.port_class] += sign;
-    rank_[size_t(st.dst_rank)].port_in[st.port_class] += sign;
-    if (st.dst_rank != r) {
-      Track(st.dst_rank, a, sign);
+    gpu_state_[size_t(r)].port_out[st.port_class] += sign;
+    gpu_state_[size_t(st.dst_dev)].port_in[st.port_class] += sign;
+    if (loopback_) UpdateHbmFactor(r);  // a device copy: one more or less on the copy port
+    if (st.dst_dev != r) {
+      Track(st.dst_dev, a, sign);
       if (st.hbm_demand != 0) {
-        rank_[size_t(st.dst_rank)].hbm_sum += sign * st.hbm_demand;
-        UpdateHbmFactor(st.dst_rank);
+        gpu_state_[size_t(st.dst_dev)].hbm_sum += sign * st.hbm_demand;
+        UpdateHbmFactor(st.dst_dev);
       }
     }
   }
@@ -198,15 +202,26 @@ inline void Engine::Track(int rank, int a, int sign) {
 // Demands share the achievable HBM rate in proportion; copies count
 // hbm_copy_weight times their own rate (see GemmBesideHeldSmsNs). Kept per
 // rank as the demands change: RateOf reads it far more often.
-// SMs each GEMM on `rank` gets: what the comm kernels leave, shared evenly.
-inline void Engine::UpdateGemmSms(int rank) {
-  const int free_sms = gpu_.sm_count - rank_[size_t(rank)].held_sms, gemms = rank_[size_t(rank)].gemms;
-  rank_[size_t(rank)].gemm_sms = std::max(1, gemms > 1 ? free_sms / gemms : free_sms);  // mostly one GEMM: no division
+// SMs each GEMM on GPU `dev` gets: what the comm kernels leave, shared
+// evenly (in loopback among every rank's GEMMs).
+inline void Engine::UpdateGemmSms(int dev) {
+  const int free_sms = gpu_.sm_count - gpu_state_[size_t(dev)].held_sms, gemms = gpu_state_[size_t(dev)].gemms;
+  gpu_state_[size_t(dev)].gemm_sms =
+      std::max(1, gemms > 1 ? free_sms / gemms : free_sms);  // mostly one GEMM: no division
 }
 
-inline void Engine::UpdateHbmFactor(int rank) {
-  const double sum = rank_[size_t(rank)].hbm_sum;
-  rank_[size_t(rank)].hbm_factor = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
+// In loopback, running device copies and memory kernels (users of port 0)
+// demand loopback_copy_hbm_ together however many run: one copy-engine copy
+// already takes the whole HBM rate, more only share it (sim_loopback.h).
+inline void Engine::UpdateHbmFactor(int dev) {
+  const GpuState& g = gpu_state_[size_t(dev)];
+  double sum = g.hbm_sum;
+  if (loopback_) {
+    // P ranks' GEMMs split the SMs: each pulls HBM at its SM share's rate.
+    const double share = std::min(1.0, double(g.gemm_sms) / double(gpu_.sm_count));
+    sum += g.gemm_hbm * share + (g.port_out[0] > 0 ? loopback_copy_hbm_ : 0.0);
+  }
+  gpu_state_[size_t(dev)].hbm_factor = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
 }
 
 [[gnu::always_inline]] inline double Engine::RateOf(int a) {
@@ -214,33 +229,33 @@ inline void Engine::UpdateHbmFactor(int rank) {
   if (a >= n) {
     const int port = coll_port_[size_t(a - n)];
     double rate = 1.0;
-    for (int r = 0; r < tp_; ++r) {
-      const int users = std::max(rank_[size_t(r)].port_out[port], rank_[size_t(r)].port_in[port]);
-      rate = std::min(rate, rank_[size_t(r)].hbm_factor / std::max(users, 1));
+    for (int r = 0; r < devs_; ++r) {
+      const int users = std::max(gpu_state_[size_t(r)].port_out[port], gpu_state_[size_t(r)].port_in[port]);
+      rate = std::min(rate, gpu_state_[size_t(r)].hbm_factor / std::max(users, 1));
     }
     return rate;
   }
   const StepStatic& st = steps_[size_t(a)];
-  const int r = st.rank;
+  const int r = st.dev;
   switch (st.act) {
     case Act::kGemm: {
-      const int sms = rank_[size_t(r)].gemm_sms;
+      const int sms = gpu_state_[size_t(r)].gemm_sms;
       GemmEntry& ge = gemm_costs_[size_t(st.gemm)];
-      if (sms == gpu_.sm_count) return rank_[size_t(r)].hbm_factor;  // work_ns is the full-SM body
+      if (sms == gpu_.sm_count) return gpu_state_[size_t(r)].hbm_factor;  // work_ns is the full-SM body
       if (sms != ge.other_sms) {
         ge.other_sms = sms;
         ge.other_ns = ge.cost.BodyNs(sms);
         ge.other_ratio = ge.full_ns / ge.other_ns;  // work_ns / other_ns: work_ns is full_ns
       }
-      return ge.other_ratio * rank_[size_t(r)].hbm_factor;
+      return ge.other_ratio * gpu_state_[size_t(r)].hbm_factor;
     }
     case Act::kTransfer: {
-      const int users =
-          std::max(rank_[size_t(r)].port_out[st.port_class], rank_[size_t(st.dst_rank)].port_in[st.port_class]);
-      return std::min(rank_[size_t(r)].hbm_factor, rank_[size_t(st.dst_rank)].hbm_factor) / std::max(users, 1);
+      const int users = std::max(gpu_state_[size_t(r)].port_out[st.port_class],
+                                 gpu_state_[size_t(st.dst_dev)].port_in[st.port_class]);
+      return std::min(gpu_state_[size_t(r)].hbm_factor, gpu_state_[size_t(st.dst_dev)].hbm_factor) / std::max(users, 1);
     }
     default:
-      return rank_[size_t(r)].hbm_factor;
+      return gpu_state_[size_t(r)].hbm_factor;
   }
 }
 
@@ -258,23 +273,23 @@ inline void Engine::UpdateHbmFactor(int rank) {
   FinSet(a, now + x.remaining / rate);
 }
 
-// Every running activity on the ranks `a` runs on, each once, in the order
-// of the ranks' running lists.
+// Every running activity on the GPUs `a` runs on, each once, in the order
+// of the GPUs' running lists.
 [[gnu::always_inline]] inline void Engine::ReevaluateRanks(int a, double now) {
   const int n = n_steps_;
   if (a < n) {
     const StepStatic& st = steps_[size_t(a)];
-    const int r = st.rank;
+    const int r = st.dev;
     // Reevaluate changes no running list: the ends stay put.
     for (const int *b = RunningBegin(r), *end = RunningEnd(r); b != end; ++b) Reevaluate(*b, now);
-    if (st.act != Act::kTransfer || st.dst_rank == r) return;
-    for (const int *b = RunningBegin(st.dst_rank), *end = RunningEnd(st.dst_rank); b != end; ++b) {
+    if (st.act != Act::kTransfer || st.dst_dev == r) return;
+    for (const int *b = RunningBegin(st.dst_dev), *end = RunningEnd(st.dst_dev); b != end; ++b) {
       if (!RunsOn(*b, r)) Reevaluate(*b, now);  // else done from r's list
     }
     return;
   }
   ++stamp_now_;
-  for (int r = 0; r < tp_; ++r) {
+  for (int r = 0; r < devs_; ++r) {
     for (const int *it = RunningBegin(r), *end = RunningEnd(r); it != end; ++it) {
       const int b = *it;
       if (stamp_[size_t(b)] == stamp_now_) continue;
@@ -284,10 +299,10 @@ inline void Engine::UpdateHbmFactor(int rank) {
   }
 }
 
-inline bool Engine::RunsOn(int a, int rank) const {
-  if (a >= n_steps_) return true;  // a collective runs on every rank
+inline bool Engine::RunsOn(int a, int dev) const {
+  if (a >= n_steps_) return true;  // a collective runs on every GPU
   const StepStatic& st = steps_[size_t(a)];
-  return st.rank == rank || (st.act == Act::kTransfer && st.dst_rank == rank);
+  return st.dev == dev || (st.act == Act::kTransfer && st.dst_dev == dev);
 }
 
 [[gnu::always_inline]] inline void Engine::WorkStart(int a, double now) {
@@ -299,19 +314,19 @@ inline bool Engine::RunsOn(int a, int rank) const {
     // Without a higher stream priority, a comm kernel's CTAs get SMs only as
     // the running GEMM's current wave retires.
     const int prio = a < n ? steps_[size_t(a)].priority : steps_[size_t(graph_.group_members(a - n)[0])].priority;
-    int* ranks = scratch_ranks_.data();
-    const int nr = ActivityRanks(a, ranks);
+    int* ranks = scratch_devs_.data();
+    const int nr = ActivityDevices(a, ranks);
     double delay = 0;
     for (int i = 0; i < nr; ++i) {
       // Most comm kernels outrank every GEMM of their ranks: nothing to look for.
-      if (rank_[size_t(ranks[i])].gemms == 0 || gemm_priority_[size_t(ranks[i])] < prio) continue;
+      if (gpu_state_[size_t(ranks[i])].gemms == 0 || gemm_priority_[size_t(ranks[i])] < prio) continue;
       for (const int* it = RunningBegin(ranks[i]); it != RunningEnd(ranks[i]); ++it) {
         const int b = *it;
         if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
         const StepStatic& gs = steps_[size_t(b)];
         GemmEntry& ge = gemm_costs_[size_t(gs.gemm)];
-        const int r = gs.rank;
-        const int sms = rank_[size_t(r)].gemm_sms;
+        const int r = gs.dev;
+        const int sms = gpu_state_[size_t(r)].gemm_sms;
         if (ge.cost.tiles < sms) continue;
         if (sms != ge.waves_sms) {
           ge.waves_sms = sms;

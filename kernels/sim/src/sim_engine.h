@@ -22,9 +22,10 @@ namespace braid::sim {
 class Engine {
  public:
   // comm_sm_contention: see CommSmsLost (1.0 = a comm kernel takes exactly
-  // its own SMs from a concurrent GEMM).
-  Engine(const GpuSpec& gpu, const Topology& topo, double comm_sm_contention = 1.0)
-      : gpu_(gpu), topo_(topo), contention_(comm_sm_contention) {}
+  // its own SMs from a concurrent GEMM). loopback: every rank on one GPU
+  // (sim_loopback.h): one device's SMs, HBM and copy engines for all.
+  Engine(const GpuSpec& gpu, const Topology& topo, double comm_sm_contention = 1.0, bool loopback = false)
+      : gpu_(gpu), topo_(topo), contention_(comm_sm_contention), loopback_(loopback) {}
 
   // @pre CheckPlanStructure(plan).ok() and the topology holds plan.tp() GPUs.
   // A plan whose graph does not build (PlanGraph's rules) loads nothing and
@@ -60,12 +61,12 @@ class Engine {
     double fixed_ns;    // launch + event waits (+ latency for transfers)
     double work_ns;     // uncontended duration of the contended part
     double hbm_demand;  // bytes per ns at rate 1
-    int rank, priority;
-    int sm_hold;   // SMs a concurrent GEMM loses while it runs (CommSmsLost)
-    int partner;   // send ↔ recv global index (PlanGraph::partner)
-    int coll;      // collective group (PlanGraph::group_of), or -1
-    int dst_rank;  // transfers: the receiver
-    int gemm;      // index into gemms_costs_, or -1
+    int dev, priority;  // dev: the GPU it runs on (its rank, or 0 in loopback)
+    int sm_hold;        // SMs a concurrent GEMM loses while it runs (CommSmsLost)
+    int partner;        // send ↔ recv global index (PlanGraph::partner)
+    int coll;           // collective group (PlanGraph::group_of), or -1
+    int dst_dev;        // transfers: the receiver's GPU
+    int gemm;           // index into gemms_costs_, or -1
     StepKind kind;
     Act act;
     uint8_t port_class;  // transfers: the link's port class on each end (PortClass)
@@ -118,22 +119,27 @@ class Engine {
   void Reevaluate(int a, double now);
   void ReevaluateRanks(int a, double now);
   double RateOf(int a);  // updates the GEMM body memo
-  void UpdateHbmFactor(int rank);
-  void UpdateGemmSms(int rank);
-  bool RunsOn(int a, int rank) const;  // activity a involves `rank`
+  void UpdateHbmFactor(int dev);
+  void UpdateGemmSms(int dev);
+  bool RunsOn(int a, int dev) const;  // activity a involves GPU `dev`
   void Touch(int a, int sign);
-  void Track(int rank, int a, int sign);  // add a to / remove a from rank's running list
-  // Rank r's running activities, in the order they started.
-  const int* RunningBegin(int r) const { return run_buf_.data() + rank_[size_t(r)].run_off; }
-  const int* RunningEnd(int r) const { return RunningBegin(r) + rank_[size_t(r)].run_len; }
-  int ActivityRanks(int a, int* out) const;
+  void Track(int dev, int a, int sign);  // add a to / remove a from dev's running list
+  // GPU d's running activities, in the order they started.
+  const int* RunningBegin(int r) const { return run_buf_.data() + gpu_state_[size_t(r)].run_off; }
+  const int* RunningEnd(int r) const { return RunningBegin(r) + gpu_state_[size_t(r)].run_len; }
+  int ActivityDevices(int a, int* out) const;
   // Each GPU has an intra-node, an inter-node and an NVLink-pair port.
   static constexpr int kPortClasses = 3;
 
   const GpuSpec& gpu_;
   const Topology& topo_;
   double contention_ = 1.0;
+  bool loopback_ = false;
   int tp_ = 0;
+  int devs_ = 0;  // GPUs the ranks run on: tp_, or 1 in loopback
+  // Loopback: the HBM demand of the device copies running (LoopbackCopy's
+  // hbm_demand, for any number of them); 0 otherwise.
+  double loopback_copy_hbm_ = 0;
 
   PlanGraph graph_;
   Status load_status_;
@@ -167,25 +173,29 @@ class Engine {
   std::vector<FinEntry> fin_heap_;  // running activities' finishes, a min-heap
   // One GPU's state, in one cache line: starting or ending an activity
   // reads and writes several of these together.
-  struct RankState {
+  struct GpuState {
     double hbm_sum = 0;
     double hbm_factor = 1.0;  // min(1, hbm_cap_ / hbm_sum)
     int held_sms = 0, gemms = 0;
     int gemm_sms = 0;                                             // SMs each running GEMM gets (UpdateGemmSms)
     int run_off = 0, run_len = 0;                                 // its running list in run_buf_
     int port_out[kPortClasses] = {}, port_in[kPortClasses] = {};  // users of each port class
+    // Loopback only: the running GEMMs' demands at full SMs, counted at the
+    // share of the SMs they get (UpdateHbmFactor). Apart, a GEMM runs on
+    // (nearly) all SMs and hbm_sum holds its demand as it is.
+    double gemm_hbm = 0;
   };
-  std::vector<RankState> rank_;
+  std::vector<GpuState> gpu_state_;
   double hbm_cap_ = 0;
-  // Per rank: running activities, in start order, in one flat buffer (rank
-  // r's list starts at run_off_[r], copied to RankState::run_off by RunOnce;
+  // Per GPU: running activities, in start order, in one flat buffer (GPU
+  // d's list starts at run_off_[d], copied to GpuState::run_off by RunOnce;
   // room for every activity that can run on it, sized by Load), so that
   // starting or ending one allocates nothing.
   std::vector<int> run_buf_, run_off_;
-  std::vector<int> gemm_priority_;  // per rank: the highest priority of its GEMM-like steps (Load)
+  std::vector<int> gemm_priority_;  // per GPU: the highest priority of its GEMM-like steps (Load)
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
-  std::vector<int> scratch_ranks_;
+  std::vector<int> scratch_devs_;
   std::vector<GemmEntry> gemm_costs_;
   struct CostMemo {
     int64_t m, n, k;

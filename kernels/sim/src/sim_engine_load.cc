@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "braid/sim_loopback.h"
 #include "sim_engine.h"
 
 namespace braid::sim {
@@ -19,6 +20,9 @@ void Engine::Load(const Plan& plan) {
 void Engine::LoadWithBuiltGraph(const Plan& plan) {
   load_status_ = Status::Ok();
   tp_ = plan.tp();
+  devs_ = loopback_ ? 1 : tp_;
+  loopback_copy_hbm_ = loopback_ ? LoopbackTransfer(gpu_, 0).hbm_demand : 0.0;
+  const double loopback_copy_weight = loopback_copy_hbm_ / (gpu_.hbm_gbs * gpu_.hbm_efficiency);
   const int comm_sms = CommSms(topo_, plan.config.comm_sms);
   // What a running comm kernel takes from a concurrent GEMM.
   const int comm_lost = CommSmsLost(comm_sms, contention_, gpu_.sm_count);
@@ -27,10 +31,10 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
 
   steps_.resize(size_t(graph_.steps()));
   n_steps_ = graph_.steps();
-  // Running-list room per rank (see run_off_): its steps, the transfers
-  // into it, every group; counted at r + 1, then summed into offsets.
-  run_off_.assign(size_t(tp_) + 1, 0);
-  gemm_priority_.assign(size_t(tp_), std::numeric_limits<int>::min());
+  // Running-list room per GPU (see run_off_): its steps, the transfers
+  // into it, every group; counted at d + 1, then summed into offsets.
+  run_off_.assign(size_t(devs_) + 1, 0);
+  gemm_priority_.assign(size_t(devs_), std::numeric_limits<int>::min());
   gemm_costs_.clear();
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
@@ -42,7 +46,8 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
 
   for (int r = 0; r < tp_; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
-    run_off_[size_t(r) + 1] += int(rp.steps.size());
+    const int dev = loopback_ ? 0 : r;
+    run_off_[size_t(dev) + 1] += int(rp.steps.size());
     for (const Step& s : rp.steps) {
       const int g = graph_.global(r, s.id);
       const Lane& lane = plan.lanes[size_t(s.lane)];
@@ -50,12 +55,12 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
       st = StepStatic{.fixed_ns = launch + graph_.cross_lane_deps(g) * wait,
                       .work_ns = 0,
                       .hbm_demand = 0,
-                      .rank = r,
+                      .dev = dev,
                       .priority = lane.priority,
                       .sm_hold = 0,
                       .partner = graph_.partner(g),
                       .coll = graph_.group_of(g),
-                      .dst_rank = -1,
+                      .dst_dev = -1,
                       .gemm = -1,
                       .kind = s.kind,
                       .act = Act::kNone,
@@ -108,8 +113,32 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           st.work_ns = last_mem_ns;
           st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
           st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
+          if (loopback_) {
+            // Every rank's memory kernels stream through the one HBM: with
+            // the device copies on port 0, they share the rate a single one
+            // takes instead of each demanding all of it.
+            st.act = Act::kTransfer;
+            st.work_ns = last_mem_ns / loopback_copy_weight;
+            st.hbm_demand = 0;
+            st.dst_dev = dev;
+          }
           break;
         case StepKind::kSend: {
+          if (loopback_) {
+            // A device copy on the one GPU, on its copy port (0): the copies
+            // running share the HBM rate (UpdateHbmFactor), holding no SMs.
+            if (s.bytes != last_bytes) {
+              const LoopbackCopy lc = LoopbackTransfer(gpu_, s.bytes);
+              last_ct = {lc.latency_ns, lc.work_ns};
+              last_bytes = s.bytes;
+              last_from = -1;  // the link memo no longer matches last_ct
+            }
+            st.act = Act::kTransfer;
+            st.fixed_ns += last_ct.latency_ns;
+            st.work_ns = last_ct.transfer_ns;
+            st.dst_dev = dev;
+            break;
+          }
           if (r != last_from || s.peer != last_to) {
             const Link& link = LinkBetween(topo_, r, s.peer);
             last_port = PortClass(topo_, link);
@@ -131,7 +160,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
                               ? double(s.bytes) / ct.transfer_ns * (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
                               : 0;
           st.sm_hold = ce ? 0 : comm_lost;
-          st.dst_rank = s.peer;
+          st.dst_dev = s.peer;
           break;
         }
         case StepKind::kRecv:
@@ -142,7 +171,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           break;
       }
       // What WorkStart's wave wait looks for: GEMM-like activities.
-      if (st.act == Act::kGemm) gemm_priority_[size_t(r)] = std::max(gemm_priority_[size_t(r)], st.priority);
+      if (st.act == Act::kGemm) gemm_priority_[size_t(dev)] = std::max(gemm_priority_[size_t(dev)], st.priority);
     }
   }
 
@@ -161,13 +190,26 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
       const int64_t m = std::max(s.a.total_rows(), s.c.total_rows());
       const int64_t k = rp.buffers[size_t(s.a.buffer)].cols, nn = rp.buffers[size_t(s.b.buffer)].cols;
       const int fused_sms = std::min(comm_sms, gpu_.sm_count - 1);
-      const FusedTime ft = FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.collective, s.bytes, tp_,
-                                           fused_sms, CommSmsLost(fused_sms, contention_, gpu_.sm_count));
+      const FusedTime ft = loopback_
+                               ? LoopbackFusedTime(gpu_, m, nn, k, plan.workload.dtype, s.collective, s.bytes, tp_,
+                                                   comm_sms, contention_)
+                               : FusedKernelTime(gpu_, topo_, m, nn, k, plan.workload.dtype, s.collective, s.bytes, tp_,
+                                                 fused_sms, CommSmsLost(fused_sms, contention_, gpu_.sm_count));
       coll_time_.push_back({0, ft.total_ns});
       coll_hbm_.push_back(ft.total_ns > 0 ? ft.hbm_bytes / ft.total_ns : 0);
       coll_sm_hold_.push_back(0);
-      coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
+      // In loopback, not a copy-engine copy: off the copy port (0).
+      coll_port_.push_back(loopback_ ? 1 : PortClass(topo_, CollectiveLink(topo_, tp_)));
       coll_fused_.push_back(ft);
+      continue;
+    }
+    if (loopback_) {
+      const LoopbackCopy lc = LoopbackCollective(gpu_, s.collective, s.bytes, tp_);
+      coll_time_.push_back({lc.latency_ns, lc.work_ns});
+      coll_fused_.push_back({});
+      coll_hbm_.push_back(0);      // its copies' demand comes with the copy port (UpdateHbmFactor)
+      coll_sm_hold_.push_back(0);  // copy engines; the add kernel's SMs are not modelled
+      coll_port_.push_back(0);
       continue;
     }
     const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
@@ -180,7 +222,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
   }
-  for (int r = 0; r < tp_; ++r) run_off_[size_t(r) + 1] += run_off_[size_t(r)] + graph_.groups();
+  for (int d = 0; d < devs_; ++d) run_off_[size_t(d) + 1] += run_off_[size_t(d)] + graph_.groups();
   run_buf_.resize(size_t(run_off_.back()));
 }
 

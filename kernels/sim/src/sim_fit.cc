@@ -472,6 +472,7 @@ std::string GpuToml(const GpuSpec& g) {
   num("l2_miss", g.l2_miss);
   num("hbm_copy_weight", g.hbm_copy_weight);
   num("hbm_ce_weight", g.hbm_ce_weight);
+  num("loopback_copy_efficiency", g.loopback_copy_efficiency);
   num("fused_gemm_efficiency", g.fused_gemm_efficiency);
   num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
   out += "source = " + TomlQuote(g.source) + "\n";

@@ -52,6 +52,11 @@ struct SimModelOptions {
   // [0, sm_count − 1], from a concurrent GEMM (sim_models.h CommSmsLost).
   // 1.0 = exactly its own SMs. Must be finite and >= 0.
   double comm_sm_contention = 1.0;
+  // Predict a cuda loopback run (CudaBackendOptions::loopback): all P ranks
+  // on one GPU of the topology's kind, sharing its SMs and HBM, transfers as
+  // device copies (braid/sim_loopback.h). The topology's size and links do
+  // not apply; CheckLoopback does.
+  bool loopback = false;
 };
 
 class SimBackend : public Backend {
@@ -65,7 +70,8 @@ class SimBackend : public Backend {
   SimBackend& operator=(const SimBackend&) = delete;
 
   std::string_view name() const override { return "sim"; }
-  // Checks the plan (CheckPlanStructure) and that the topology has P GPUs.
+  // Checks the plan (CheckPlanStructure) and that the topology has P GPUs
+  // (in loopback: CheckLoopback).
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
 
   // One evaluation: simulates one iteration of a plan that already passed

@@ -1,0 +1,68 @@
+// Loopback on the simulator: what a cuda loopback run (CudaBackendOptions::
+// loopback) costs when all P ranks share one GPU. The cuda backend then moves
+// every transfer as a device-to-device copy into the receiver's inbox with a
+// stream-ordered flag (kernels/cuda/host/transfer_layout.h), collectives as
+// P−1 such copies per rank (plus an add kernel for reductions), and the fused
+// kernel of each rank gets a P-th of the SMs. So the model is:
+//   - one GPU's state for every rank (sim_engine.h): GEMMs of all ranks share
+//     its SMs, every kernel and copy shares its HBM;
+//   - a copy of B bytes reads and writes 2B of HBM. Measured on an H100
+//     (../shared/calibration/h100-measured copy_engine.csv: 2 GiB in 1.431 ms,
+//     3001 GB/s read + write) one large copy-engine copy runs at the
+//     achievable HBM rate hbm_gbs × hbm_efficiency, and beside a GEMM it
+//     weighs hbm_ce_weight times its own traffic (the fitted
+//     GemmBesideCopyEngineNs). A loopback run's copies, all ranks' together,
+//     reach the GPU file's loopback_copy_efficiency of that rate (fitted on
+//     an H200 to the comm-alone times of presets/measured/h200). Their demand
+//     is weight × that rate, and their work is scaled so that alone they take
+//     traffic / rate; beside a GEMM both slow as fitted, and n copies share
+//     the rate evenly (however many run, they demand it once);
+//   - no links: the topology gives only the GPU, and holds no ranks.
+#pragma once
+
+#include <cstdint>
+
+#include "braid/gpu_files.h"
+#include "braid/plan.h"
+#include "braid/sim_models.h"
+#include "braid/status.h"
+
+namespace braid::sim {
+
+// One device copy (or a collective's copies) as the engine runs it: a fixed
+// part, then `work_ns` at rate 1 demanding `hbm_demand` bytes per ns.
+struct LoopbackCopy {
+  double latency_ns = 0;
+  double work_ns = 0;
+  double hbm_demand = 0;
+};
+
+// A send of `bytes` as a device copy: the flag wait (event_wait_us) and the
+// copy at the achievable HBM rate (2 × bytes of traffic).
+LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes);
+
+// A collective of `bytes` (nccl-tests convention) over `ranks` ranks on the
+// one GPU, as one activity of all of them: each rank copies its
+// BusBwFactor(kind, ranks) × bytes to its peers (issued one after another:
+// ranks − 1 launches, then a flag wait), and a reduction's add kernel reads
+// every slot and writes its share (bytes × (1 + 1/ranks) per rank).
+LoopbackCopy LoopbackCollective(const GpuSpec& gpu, CollectiveKind kind, int64_t bytes, int ranks);
+
+// The SMs each rank's fused kernel gets in loopback (the cuda backend's
+// FusedSmsPerRank): sm_count / ranks.
+int LoopbackFusedSms(const GpuSpec& gpu, int ranks);
+
+// The fused kernels of all ranks at once (one activity): each rank's on
+// LoopbackFusedSms SMs, min(comm_sms, that − 1) of them moving its tiles as
+// device copies at a P-th of the HBM copy rate (every rank copies at once),
+// the rest computing (FusedKernelTime on that share). hbm_bytes: all ranks'.
+// @pre CheckLoopback passed for this fused plan.
+FusedTime LoopbackFusedTime(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, CollectiveKind kind,
+                            int64_t send_bytes, int ranks, int comm_sms, double contention);
+
+// Whether a plan can run in loopback on `gpu`: every rank needs an SM of its
+// own (tp <= sm_count), and a fused plan two per rank (one for its transfers,
+// one for its GEMM). Invalid otherwise, naming `tp` and the GPU.
+Status CheckLoopback(const GpuSpec& gpu, const Plan& plan);
+
+}  // namespace braid::sim

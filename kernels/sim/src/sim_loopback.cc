@@ -1,0 +1,77 @@
+#include "braid/sim_loopback.h"
+
+#include <algorithm>
+#include <string>
+
+#include "braid/topology.h"
+
+namespace braid::sim {
+
+namespace {
+
+double HbmRate(const GpuSpec& gpu) { return gpu.hbm_gbs * gpu.hbm_efficiency; }
+
+// `traffic` bytes of copy traffic at the copies' rate, weighted as a
+// copy-engine copy (see the header).
+LoopbackCopy CopyOf(const GpuSpec& gpu, double traffic, double latency_ns) {
+  const double rate = HbmRate(gpu) * gpu.loopback_copy_efficiency;
+  const double demand = rate * std::max(gpu.hbm_ce_weight, 1e-9);
+  // The HBM factor the copies get alone (UpdateHbmFactor): at it they must
+  // take traffic / rate, so the work at rate 1 is that much shorter.
+  const double alone = std::min(1.0, HbmRate(gpu) / demand);
+  return {latency_ns, traffic / rate * alone, demand};
+}
+
+}  // namespace
+
+LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes) {
+  return CopyOf(gpu, 2.0 * double(bytes), gpu.event_wait_us * 1e3);
+}
+
+LoopbackCopy LoopbackCollective(const GpuSpec& gpu, CollectiveKind kind, int64_t bytes, int ranks) {
+  if (ranks <= 1) return {};
+  const double n = ranks, b = double(bytes);
+  double traffic = n * 2.0 * b * BusBwFactor(kind, ranks);
+  if (kind != CollectiveKind::kAllGather) traffic += n * b * (1.0 + 1.0 / n);
+  return CopyOf(gpu, traffic, (n - 1) * gpu.launch_us * 1e3 + gpu.event_wait_us * 1e3);
+}
+
+int LoopbackFusedSms(const GpuSpec& gpu, int ranks) { return gpu.sm_count / std::max(ranks, 1); }
+
+FusedTime LoopbackFusedTime(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, CollectiveKind kind,
+                            int64_t send_bytes, int ranks, int comm_sms, double contention) {
+  GpuSpec share = gpu;
+  share.sm_count = LoopbackFusedSms(gpu, ranks);
+  // The ranks' copies share the device: a P-th of its copy rate each, as
+  // the link FusedKernelTime reads.
+  Topology on_one_gpu;
+  on_one_gpu.name = "loopback";
+  on_one_gpu.gpu = gpu.name;
+  on_one_gpu.gpus_per_node = ranks;
+  on_one_gpu.intra.bandwidth_gbs = HbmRate(gpu) * gpu.loopback_copy_efficiency / 2.0 / double(std::max(ranks, 1));
+  on_one_gpu.intra.latency_us = gpu.event_wait_us;
+  on_one_gpu.intra.simple_latency_us = gpu.event_wait_us;
+  on_one_gpu.intra.simple_efficiency = 1.0;
+  on_one_gpu.nccl_channels = std::max(1, share.sm_count - 1);
+  const int sms = std::clamp(comm_sms, 1, std::max(1, share.sm_count - 1));
+  FusedTime t = FusedKernelTime(share, on_one_gpu, m, n, k, dtype, kind, send_bytes, ranks, sms,
+                                CommSmsLost(sms, contention, share.sm_count));
+  t.hbm_bytes *= double(ranks);
+  return t;
+}
+
+Status CheckLoopback(const GpuSpec& gpu, const Plan& plan) {
+  const int p = plan.tp();
+  if (p > gpu.sm_count) {
+    return Status::Invalid("`loopback`: `tp` " + std::to_string(p) + " ranks cannot share one " + gpu.name + " (" +
+                           std::to_string(gpu.sm_count) + " SMs; each rank needs one)");
+  }
+  if (plan.config.algorithm == Algorithm::kFused && LoopbackFusedSms(gpu, p) < 2) {
+    return Status::Invalid("`loopback`: a fused kernel of each of `tp` " + std::to_string(p) +
+                           " ranks needs 2 of the " + std::to_string(gpu.sm_count) + " SMs of one " + gpu.name +
+                           "; use fewer ranks");
+  }
+  return Status::Ok();
+}
+
+}  // namespace braid::sim

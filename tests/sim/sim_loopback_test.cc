@@ -1,0 +1,210 @@
+// The sim's loopback mode (braid/sim_loopback.h): P ranks on one GPU.
+#include "braid/sim_loopback.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "braid/planner.h"
+#include "braid/sim_backend.h"
+#include "braid/sim_models.h"
+#include "braid/topology_files.h"
+
+namespace braid {
+namespace {
+
+using ::testing::HasSubstr;
+
+SimBackend Backend(const char* topology, bool loopback) {
+  const Topology t = *LoadTopology(topology);
+  return SimBackend(*LoadGpu(t.gpu), t, SimModelOptions{.loopback = loopback});
+}
+
+Plan MakePlan(Op op, Algorithm algo, int tp, int64_t m, int64_t n, int64_t k, int chunks = 1) {
+  OverlapConfig c;
+  c.algorithm = algo;
+  c.chunks = chunks;
+  auto p = BuildPlan(Workload{op, m, n, k, DType::kBf16, tp}, c);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return *p;
+}
+
+double Makespan(SimBackend& b, const Plan& plan) {
+  auto ns = b.Evaluate(plan);
+  EXPECT_TRUE(ns.ok()) << ns.status().message();
+  return ns.ok() ? double(*ns) : 0.0;
+}
+
+// Two ranks, each one transfer of `bytes` to the other and nothing else
+// (`both`: both send at once; else only rank 0).
+Plan CopyPlan(int64_t bytes, bool both) {
+  Plan p;
+  p.workload = {Op::kAgGemm, 64, 64, 64, DType::kBf16, 2};
+  p.lanes = {{"compute", LaneKind::kCompute, 0}, {"send", LaneKind::kComm, 0}, {"recv", LaneKind::kComm, 0}};
+  const int64_t cols = 1024, rows = bytes / (cols * 2);
+  for (int r = 0; r < 2; ++r) {
+    RankPlan rp;
+    rp.buffers.push_back({"X", rows, cols, BufferRole::kWorkspace, {}});
+    rp.buffers.push_back({"Y", rows, cols, BufferRole::kWorkspace, {}});
+    rp.output = 1;
+    rp.output_window = {0, rows, 0, cols};
+    int id = 0;
+    if (r == 0 || both) {
+      Step s;
+      s.id = id++;
+      s.kind = StepKind::kSend;
+      s.name = "send";
+      s.lane = 1;
+      s.peer = 1 - r;
+      s.match = 10 + r;
+      s.a = Region::Rows(0, 0, rows);
+      s.bytes = rows * cols * 2;
+      rp.steps.push_back(s);
+    }
+    if (r == 1 || both) {
+      Step s;
+      s.id = id++;
+      s.kind = StepKind::kRecv;
+      s.name = "recv";
+      s.lane = 2;
+      s.peer = 1 - r;
+      s.match = 10 + (1 - r);
+      s.c = Region::Rows(1, 0, rows);
+      s.bytes = rows * cols * 2;
+      rp.steps.push_back(s);
+    }
+    p.ranks.push_back(rp);
+  }
+  return p;
+}
+
+TEST(SimLoopback, RanksShareOneGpuSoTheirGemmsTakeAsLongAsAllOfThemInARow) {
+  // Serial gemm_rs: each rank's GEMM, then the reduce-scatter. On P GPUs
+  // the GEMMs run side by side; on one they share its SMs.
+  const Plan plan = MakePlan(Op::kGemmRs, Algorithm::kSerial, 4, 8192, 8192, 8192);
+  SimBackend apart = Backend("h100-sxm", false), one = Backend("h100-sxm", true);
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const double gemm = sim::GemmTimeNs(gpu, 8192, 8192, 8192 / 4, DType::kBf16, gpu.sm_count);
+  const double loop = Makespan(one, plan), spread = Makespan(apart, plan);
+  EXPECT_GT(loop, 3.5 * gemm);  // four GEMMs' work on one GPU
+  EXPECT_LT(loop, 4.0 * gemm + 1.5e6);
+  EXPECT_LT(spread, 1.5 * gemm + 1.5e6);
+  EXPECT_GT(loop, 2.0 * spread);
+}
+
+TEST(SimLoopback, ATransferIsADeviceCopyAtTheHbmRateWhateverTheLinks) {
+  const int64_t bytes = int64_t(1) << 30;
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const double hbm = gpu.hbm_gbs * gpu.hbm_efficiency;  // bytes per ns, read + write
+  // The same GPU behind NVSwitch or across two nodes: one GPU in loopback.
+  for (const char* topo : {"h100-sxm", "h100-sxm-2node-ib"}) {
+    SCOPED_TRACE(topo);
+    SimBackend b = Backend(topo, true);
+    const double one = Makespan(b, CopyPlan(bytes, false));
+    EXPECT_NEAR(one, 2.0 * double(bytes) / hbm, 0.02 * one);
+    // Two copies at once share the HBM: twice as long, not as fast as one.
+    EXPECT_NEAR(Makespan(b, CopyPlan(bytes, true)), 2.0 * one, 0.02 * one);
+  }
+  // Apart, the same bytes cross NVLink (450 GB/s) far slower than a device copy.
+  SimBackend apart = Backend("h100-sxm", false), one = Backend("h100-sxm", true);
+  EXPECT_GT(Makespan(apart, CopyPlan(bytes, false)), 2.0 * Makespan(one, CopyPlan(bytes, false)));
+}
+
+TEST(SimLoopback, TheGpuFilesLoopbackCopyEfficiencySetsTheCopiesRate) {
+  GpuSpec gpu = *LoadGpu("h100-sxm");
+  const Topology topo = *LoadTopology("h100-sxm");
+  SimBackend full(gpu, topo, SimModelOptions{.loopback = true});
+  gpu.loopback_copy_efficiency = 0.5;
+  SimBackend half(gpu, topo, SimModelOptions{.loopback = true});
+  const Plan plan = CopyPlan(int64_t(1) << 30, false);
+  EXPECT_NEAR(Makespan(half, plan), 2.0 * Makespan(full, plan), 0.02 * Makespan(half, plan));
+  // The shipped H200 file carries the figure fitted to its loopback runs.
+  EXPECT_DOUBLE_EQ(LoadGpu("h200-sxm")->loopback_copy_efficiency, 0.45);
+}
+
+TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
+  // GemmBesideCopyEngineNs is fitted to an H100 GEMM beside a copy-engine
+  // device copy (h100-measured copy_engine.csv); loopback must agree.
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const double beside = sim::GemmBesideCopyEngineNs(gpu, 8192, 8192, 8192, DType::kBf16);
+  const double alone = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
+  ASSERT_GT(beside, 1.3 * alone);
+  // Rank 0 multiplies while rank 1 copies into it for longer than the GEMM.
+  Plan p = CopyPlan(int64_t(8) << 30, false);
+  p.workload = {Op::kAgGemm, 8192, 8192, 8192, DType::kBf16, 2};
+  RankPlan& r0 = p.ranks[0];
+  r0.buffers.push_back({"A", 8192, 8192, BufferRole::kInput, {Matrix::kA, 0, 8192, 0, 8192, 0}});
+  r0.buffers.push_back({"B", 8192, 8192, BufferRole::kInput, {Matrix::kB, 0, 8192, 0, 8192, 0}});
+  r0.buffers.push_back({"C", 8192, 8192, BufferRole::kOutput, {}});
+  Step g;
+  g.id = 1;
+  g.kind = StepKind::kGemm;
+  g.name = "gemm";
+  g.a = Region::Rows(2, 0, 8192);
+  g.b = Region::Rows(3, 0, 8192);
+  g.c = Region::Rows(4, 0, 8192);
+  g.flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  r0.steps.push_back(g);
+  SimBackend b = Backend("h100-sxm", true);
+  RunOptions o;
+  o.warmup = 0;
+  o.iters = 1;
+  auto out = b.Run(p, o);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  int gemms = 0;
+  for (const Event& e : out->events) {
+    if (e.name != "gemm") continue;
+    ++gemms;
+    EXPECT_NEAR(double(e.end_ns - e.start_ns), beside - gpu.launch_us * 1e3, 0.03 * beside);
+  }
+  EXPECT_EQ(gemms, 1);
+}
+
+TEST(SimLoopback, EveryAlgorithmRunsAndTheNotesSaySo) {
+  SimBackend b = Backend("h100-sxm", true);
+  for (Algorithm a :
+       {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kFused}) {
+    for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+      SCOPED_TRACE(std::string(AlgorithmName(a)) + " " + std::string(OpName(op)));
+      const Plan plan = MakePlan(op, a, 4, 4096, 4096, 4096, a == Algorithm::kChunked ? 4 : 1);
+      RunOptions o;
+      o.warmup = 0;
+      o.iters = 1;
+      auto out = b.Run(plan, o);
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      EXPECT_EQ(out->events.size(), plan.total_steps() + (a == Algorithm::kFused ? plan.total_steps() : 0));
+      EXPECT_THAT(out->notes.back(), HasSubstr("loopback: all 4 ranks on one"));
+      EXPECT_GT(out->iteration_ns[0], 0);
+    }
+  }
+}
+
+TEST(SimLoopback, PlansOneGpuCannotHoldAreRefusedNamingTp) {
+  GpuSpec gpu = *LoadGpu("h100-sxm");
+  gpu.sm_count = 6;
+  Topology topo = *LoadTopology("h100-sxm");
+  topo.gpus_per_node = 16;
+  SimBackend b(gpu, topo, SimModelOptions{.loopback = true});
+  auto many = b.Evaluate(MakePlan(Op::kAgGemm, Algorithm::kRing, 8, 1024, 1024, 1024));
+  ASSERT_FALSE(many.ok());
+  EXPECT_THAT(many.status().message(), HasSubstr("`tp` 8 ranks cannot share one"));
+  auto fused = b.Evaluate(MakePlan(Op::kAgGemm, Algorithm::kFused, 4, 1024, 1024, 1024));
+  ASSERT_FALSE(fused.ok());
+  EXPECT_THAT(fused.status().message(), HasSubstr("needs 2 of the 6 SMs"));
+  // Four plain ranks fit (one SM each); apart, 16 GPUs would be needed.
+  EXPECT_TRUE(b.Evaluate(MakePlan(Op::kAgGemm, Algorithm::kRing, 4, 1024, 1024, 1024)).ok());
+}
+
+TEST(SimLoopback, LoopbackLeavesTheMultiGpuModelAsItWas) {
+  // The same backend type without loopback gives what it gave before: the
+  // per-GPU state is per rank again (SimGolden pins the figures).
+  SimBackend a = Backend("h100-sxm", false), b = Backend("h100-sxm", false);
+  const Plan plan = MakePlan(Op::kAgGemm, Algorithm::kRing, 8, 8192, 8192, 8192);
+  EXPECT_EQ(Makespan(a, plan), Makespan(b, plan));
+  SimBackend l = Backend("h100-sxm", true);
+  EXPECT_NE(Makespan(l, plan), Makespan(a, plan));
+}
+
+}  // namespace
+}  // namespace braid
