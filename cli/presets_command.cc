@@ -1,5 +1,6 @@
 #include "presets_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -93,13 +94,20 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
     std::cout << nlohmann::json{{"version", version}, {"presets", list}}.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << "gpu        topology        workload                                  config                            "
-               "            time        vs serial  backend\n";
+  // Names grow (cluster topologies, "-loopback" keys): the first two columns fit the longest.
+  size_t gpu_w = 11, topo_w = 16, config_w = 46;
+  for (const Preset& p : table.presets()) {
+    gpu_w = std::max(gpu_w, DisplayColumns(p.key.gpu) + 1);
+    topo_w = std::max(topo_w, DisplayColumns(p.key.topology) + 1);
+    config_w = std::max(config_w, DisplayColumns(p.config.Describe()) + 1);
+  }
+  std::cout << Pad("gpu", gpu_w) << Pad("topology", topo_w) << Pad("workload", 42) << Pad("config", config_w)
+            << "time        vs serial  backend\n";
   for (const Preset& p : table.presets()) {
     char speed[32];
     std::snprintf(speed, sizeof speed, "%.2fx", p.speedup_vs_serial);
-    std::cout << Pad(p.key.gpu, 11) << Pad(p.key.topology, 16) << Pad(p.key.workload.Describe(), 42)
-              << Pad(p.config.Describe(), 46) << Pad(FormatDuration(p.time_ns), 12) << Pad(speed, 11) << p.backend
+    std::cout << Pad(p.key.gpu, gpu_w) << Pad(p.key.topology, topo_w) << Pad(p.key.workload.Describe(), 42)
+              << Pad(p.config.Describe(), config_w) << Pad(FormatDuration(p.time_ns), 12) << Pad(speed, 11) << p.backend
               << (p.key.layer.empty() ? "" : "  " + p.key.layer)
               << (p.key.pass == Pass::kFprop ? "" : "  " + std::string(PassName(p.key.pass))) << "\n";
   }

@@ -186,7 +186,9 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   q.targets = std::move(targets);
   q.block = std::move(block);
   q.workload_key = workload_key;
-  q.topology = topo.name;
+  // A loopback tune's winners are for P ranks sharing one GPU: keyed apart,
+  // so that they never replace (or get looked up as) the topology's own.
+  q.topology = a.cuda.loopback ? topo.name + "-loopback" : topo.name;
   q.gpu = topo.gpu;
   q.gpu_sms = p.hw->gpu.sm_count;
   q.backend = a.backend;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli_runner.h"
 
@@ -379,14 +380,25 @@ TEST(CliRun, SimLoopbackOfMoreRanksThanOneGpuHoldsIsOneLineAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
-TEST(CliRun, SimLoopbackTunesAndWritesPresets) {
+TEST(CliRun, SimLoopbackTunesPresetsKeyedApartFromTheTopologysOwn) {
   const std::string db = TempPath("loopback_tune.db"), out = TempPath("loopback_tune.toml");
-  const Outcome o = Braid(
-      "tune --backend sim --loopback --topology h200-sxm --op ag_gemm --m 2048 --n 2048 "
-      "--k 2048 --tp 4 --no-progress --db " +
-      db + " --out " + out);
-  ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_TRUE(std::filesystem::exists(out));
+  const std::string tune =
+      "tune --backend sim --topology h200-sxm --op ag_gemm --m 2048 --n 2048 --k 2048 --tp 4 "
+      "--no-progress --db " +
+      db + " --out " + out;
+  const Outcome real = Braid(tune);
+  ASSERT_EQ(real.code, 0) << real.err;
+  const Outcome loop = Braid(tune + " --loopback");
+  ASSERT_EQ(loop.code, 0) << loop.err;
+  // Both stay: the loopback winner does not replace the 4-GPU one.
+  const Outcome show = Braid("presets show --json " + out);
+  ASSERT_EQ(show.code, 0) << show.err;
+  const auto j = nlohmann::json::parse(show.out);
+  ASSERT_EQ(j["presets"].size(), 2u);
+  std::vector<std::string> topologies;
+  for (const auto& p : j["presets"]) topologies.push_back(p["key"]["topology"].get<std::string>());
+  std::sort(topologies.begin(), topologies.end());
+  EXPECT_EQ(topologies, (std::vector<std::string>{"h200-sxm", "h200-sxm-loopback"}));
 }
 
 // The H200's loopback runs (presets/measured/h200, cuda backend) against the
