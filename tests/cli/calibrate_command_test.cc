@@ -70,7 +70,7 @@ TEST(CalibrateCommand, CheckPrintsTheTableAndSucceeds) {
   const auto j = Calibrate("--check --json");
   EXPECT_EQ(j.code, 0) << j.err;
   const auto parsed = nlohmann::json::parse(j.out);
-  EXPECT_EQ(parsed.at("points").size(), 35u);
+  EXPECT_EQ(parsed.at("points").size(), 39u);
   EXPECT_TRUE(parsed.at("ok").get<bool>());
 }
 
@@ -129,7 +129,7 @@ TEST(CalibrateCommand, TpZeroIsRefused) {
 // one line and exit 2, before any prediction.
 TEST(CalibrateCommand, TopologyFilesAndTpBeyondThemAreRefused) {
   ExpectUsage("--collective all_reduce --bytes 1G --topology gb200-nvl72 --tp 80",
-              "`tp` 80 needs more GPUs than topology 'gb200-nvl72' has (72)");
+              "--tp 80 needs more GPUs than topology 'gb200-nvl72' has (72)");
   ExpectUsage("--collective all_reduce --bytes 1G --topology b200-sxm-4node-ib --tp 33", "has (32)");
   const std::string rack = testing_cli::TempPath("rack.toml");
   const std::string head = "name = \"rack\"\ngpu = \"b200-sxm\"\ngpus_per_node = 4\n";

@@ -139,7 +139,7 @@ TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
                      << "[intra]\nkind = \"nvswitch\"\nbandwidth_gbs = 450.0\nlatency_us = 1.9\nsource = \"t\"\n";
   ExpectUsageError(kGood + "--algo ring --topology " + bad, "nvlink_domain_gpus 36 must be whole nodes");
   ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 32 --k 64 --tp 80 --algo ring --topology gb200-nvl72",
-                   "`tp` 80 needs more GPUs than topology 'gb200-nvl72' has (72)");
+                   "--tp 80 needs more GPUs than topology 'gb200-nvl72' has (72)");
 }
 
 TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {
