@@ -40,10 +40,11 @@ Result<std::string> TopologyLine(const std::string& name) {
   BRAID_ASSIGN_OR_RETURN(auto t, LoadTopology(name));
   BRAID_ASSIGN_OR_RETURN(auto g, LoadGpu(t.gpu));
   std::string line = std::to_string(t.total_gpus()) + " x " + t.gpu + " (" + std::to_string(g.sm_count) + " SMs), " +
-                     std::to_string(t.nodes) + (t.nodes == 1 ? " node" : " nodes") + "; intra-node " +
-                     LinkText(t.intra);
+                     std::to_string(t.nodes) + (t.nodes == 1 ? " node" : " nodes");
+  if (t.domain_gpus() > t.gpus_per_node) line += ", NVLink domains of " + std::to_string(t.domain_gpus()) + " GPUs";
+  line += "; intra-node " + LinkText(t.intra);
   if (t.has_pair) line += "; NVLink pairs " + LinkText(t.pair);
-  if (t.nodes > 1) line += "; inter-node " + LinkText(t.inter);
+  if (t.domains() > 1) line += "; inter-node " + LinkText(t.inter);
   return line;
 }
 

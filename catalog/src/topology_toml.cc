@@ -53,9 +53,32 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   }
   if (max_nics > 0 && t->Find("nics_per_node") != nullptr) {
     BRAID_ASSIGN_OR_RETURN(auto nics, f.Integer("nics_per_node", 1, max_nics));
+    // Each NIC serves the same number of GPUs (a ring per rail at one NIC's
+    // rate, sim_models.cc): 3 NICs for 8 GPUs would leave one NIC carrying
+    // more rings than the others, which the model would overstate.
+    if (max_nics % nics != 0) {
+      return Status::Invalid(f.Where(*t->Find("nics_per_node")) + ": " + f.Name("nics_per_node") + " " +
+                             std::to_string(nics) + " must divide gpus_per_node (" + std::to_string(max_nics) +
+                             "): every NIC serves as many GPUs as the next");
+    }
     link.nics_per_node = int(nics);
   }
   return link;
+}
+
+// An NVLink domain is whole nodes (a tray's GPUs share its NVLink ports)
+// and the file is whole domains (every TP group of domain size fits one).
+Status CheckDomain(const Topology& t, int domain, const std::string& where) {
+  const std::string head = where + ": nvlink_domain_gpus " + std::to_string(domain);
+  if (domain % t.gpus_per_node != 0) {
+    return Status::Invalid(head + " must be whole nodes, a multiple of gpus_per_node (" +
+                           std::to_string(t.gpus_per_node) + ")");
+  }
+  if (domain > t.total_gpus() || t.total_gpus() % domain != 0) {
+    return Status::Invalid(head + " must divide the file's " + std::to_string(t.total_gpus()) + " GPUs (nodes " +
+                           std::to_string(t.nodes) + " x gpus_per_node " + std::to_string(t.gpus_per_node) + ")");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -63,8 +86,8 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
 Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origin) {
   BRAID_ASSIGN_OR_RETURN(auto doc, ParseToml(text, origin));
   const TomlFields f(doc, origin, "");
-  BRAID_RETURN_IF_ERROR(
-      f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "intra", "inter", "pair", "nccl_channels"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
+      {"name", "gpu", "gpus_per_node", "nodes", "nvlink_domain_gpus", "intra", "inter", "pair", "nccl_channels"}));
   Topology t;
   BRAID_ASSIGN_OR_RETURN(auto name, f.String("name"));
   t.name = name;
@@ -78,9 +101,16 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
     BRAID_ASSIGN_OR_RETURN(auto ch, f.Integer("nccl_channels", 1, 1024));
     t.nccl_channels = int(ch);
   }
+  if (doc.Find("nvlink_domain_gpus") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(auto domain, f.Integer("nvlink_domain_gpus", 1, 4096 * 4096));
+    BRAID_RETURN_IF_ERROR(CheckDomain(t, int(domain), f.Where(*doc.Find("nvlink_domain_gpus"))));
+    t.nvlink_domain_gpus = int(domain);
+  }
   BRAID_ASSIGN_OR_RETURN(auto intra, ReadLink(f, "intra", origin));
   t.intra = intra;
-  if (t.nodes > 1) {
+  // [inter] joins NVLink domains: required when there are several, read
+  // (and checked) when a one-domain file such as an NVL72 rack gives it.
+  if (t.domains() > 1 || doc.Find("inter") != nullptr) {
     BRAID_ASSIGN_OR_RETURN(auto inter, ReadLink(f, "inter", origin, t.gpus_per_node));
     t.inter = inter;
   }

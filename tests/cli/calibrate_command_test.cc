@@ -70,7 +70,7 @@ TEST(CalibrateCommand, CheckPrintsTheTableAndSucceeds) {
   const auto j = Calibrate("--check --json");
   EXPECT_EQ(j.code, 0) << j.err;
   const auto parsed = nlohmann::json::parse(j.out);
-  EXPECT_EQ(parsed.at("points").size(), 35u);
+  EXPECT_EQ(parsed.at("points").size(), 39u);
   EXPECT_TRUE(parsed.at("ok").get<bool>());
 }
 
@@ -123,6 +123,30 @@ TEST(CalibrateCommand, CollectiveSweepPrintsAnNcclTestsTable) {
 TEST(CalibrateCommand, TpZeroIsRefused) {
   ExpectUsage("--collective all_reduce --bytes 1G --tp 0", "--tp must be at least 2, got 0");
   ExpectUsage("--collective all_reduce --bytes 1G --tp 1", "--tp must be at least 2");
+}
+
+// NVLink domains and rails: a bad topology file or a --tp beyond its GPUs is
+// one line and exit 2, before any prediction.
+TEST(CalibrateCommand, TopologyFilesAndTpBeyondThemAreRefused) {
+  ExpectUsage("--collective all_reduce --bytes 1G --topology gb200-nvl72 --tp 80",
+              "--tp 80 needs more GPUs than topology 'gb200-nvl72' has (72)");
+  ExpectUsage("--collective all_reduce --bytes 1G --topology b200-sxm-4node-ib --tp 33", "has (32)");
+  const std::string rack = testing_cli::TempPath("rack.toml");
+  const std::string head = "name = \"rack\"\ngpu = \"b200-sxm\"\ngpus_per_node = 4\n";
+  const std::string intra = "[intra]\nkind = \"nvswitch\"\nbandwidth_gbs = 900.0\nlatency_us = 1.9\nsource = \"t\"\n";
+  const std::string inter = "[inter]\nkind = \"infiniband\"\nbandwidth_gbs = 50.0\nlatency_us = 6.0\nsource = \"t\"\n";
+  for (auto [body, what] :
+       {std::tuple<std::string, std::string>{"nodes = 18\nnvlink_domain_gpus = 70\n" + intra, "must be whole nodes"},
+        {"nodes = 18\nnvlink_domain_gpus = 48\n" + intra, "must divide the file's 72 GPUs"},
+        {"nodes = 0\n" + intra, "nodes must be an integer between 1"},
+        {"nodes = 2\n" + intra + inter + "nics_per_node = 3\n", "must divide gpus_per_node (4)"},
+        {"nodes = 2\n" + intra + inter + "nics_per_node = 8\n", "between 1 and 4"},
+        {"nodes = 1\n" + intra.substr(0, intra.find("latency_us")), "missing field"},
+        {"nodes = 2\n" + intra, "missing table [inter]"}}) {
+    std::ofstream(rack) << head << body;
+    ExpectUsage("--collective all_reduce --bytes 1G --topology " + rack, what);
+  }
+  std::remove(rack.c_str());
 }
 
 TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {

@@ -131,6 +131,18 @@ TEST(CliRun, TopologyFilesAreCheckedBeforeRunning) {
   const std::string bad = TempPath("bad_topology.toml");
   std::ofstream(bad) << "name = \"x\"\ngpu = \"y\"\ngpus_per_node = \"eight\"\nnodes = 1\n";
   ExpectUsageError(kGood + "--algo ring --topology " + bad, "gpus_per_node must be an integer");
+  // Rails that do not divide the node's GPUs, and a tray size that does not
+  // divide the NVLink domain.
+  std::ofstream(bad) << "name = \"x\"\ngpu = \"h100-sxm\"\ngpus_per_node = 8\nnodes = 2\n"
+                     << "[intra]\nkind = \"nvswitch\"\nbandwidth_gbs = 450.0\nlatency_us = 1.9\nsource = \"t\"\n"
+                     << "[inter]\nkind = \"infiniband\"\nbandwidth_gbs = 50.0\nlatency_us = 6.0\nsource = \"t\"\n"
+                     << "nics_per_node = 6\n";
+  ExpectUsageError(kGood + "--algo ring --topology " + bad, "inter.nics_per_node 6 must divide gpus_per_node (8)");
+  std::ofstream(bad) << "name = \"x\"\ngpu = \"h100-sxm\"\ngpus_per_node = 8\nnodes = 9\nnvlink_domain_gpus = 36\n"
+                     << "[intra]\nkind = \"nvswitch\"\nbandwidth_gbs = 450.0\nlatency_us = 1.9\nsource = \"t\"\n";
+  ExpectUsageError(kGood + "--algo ring --topology " + bad, "nvlink_domain_gpus 36 must be whole nodes");
+  ExpectUsageError("run --no-db --op gemm_rs --m 64 --n 32 --k 64 --tp 80 --algo ring --topology gb200-nvl72",
+                   "--tp 80 needs more GPUs than topology 'gb200-nvl72' has (72)");
 }
 
 TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {

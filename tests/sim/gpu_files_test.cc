@@ -199,7 +199,7 @@ TEST(GpuFiles, CalibrationPointsParseWithSources) {
   auto p = BuiltinCalibrationPoints();
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->gemm.size(), 17u);
-  EXPECT_EQ(p->collective.size(), 18u);
+  EXPECT_EQ(p->collective.size(), 22u);
   for (const auto& g : p->gemm) EXPECT_FALSE(g.source.empty());
   for (const auto& c : p->collective) EXPECT_FALSE(c.source.empty());
 }

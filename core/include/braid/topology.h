@@ -3,6 +3,7 @@
 // module); this is the in-memory form every module shares.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -34,16 +35,26 @@ struct Link {
   // [inter] only: NICs (rails) per node, each `bandwidth_gbs` per direction;
   // HGX/DGX nodes have one per GPU. NCCL runs a ring per rail, so a ring
   // across nodes moves up to nics_per_node × one NIC's rate (sim_models.cc).
+  // It must divide gpus_per_node: every NIC then serves as many GPUs as the
+  // next, which is what "a ring per rail at one NIC's rate" assumes.
   int nics_per_node = 1;
 };
 
 struct Topology {
   std::string name;
   std::string gpu;
-  int gpus_per_node = 1;
+  int gpus_per_node = 1;  // a host: one OS, one MPI node, its own NICs
   int nodes = 1;
-  Link intra;  // within a node
-  Link inter;  // between nodes (unused when nodes == 1)
+  // NVLink domain: how many GPUs share one NVLink fabric, in whole nodes.
+  // 0 (the default) means the node: HGX/DGX NVLink stops at the board. A
+  // GB200 NVL72 rack is 18 compute trays (nodes) of 4 GPUs on one set of
+  // NVSwitch trays: nvlink_domain_gpus = 72, so a TP group spanning trays
+  // stays on `intra`. `inter` joins domains. Why not one 72-GPU "node":
+  // hosts, MPI placement and NICs are per tray (docs/mpi.md).
+  // @pre 0, or a multiple of gpus_per_node that divides total_gpus().
+  int nvlink_domain_gpus = 0;
+  Link intra;  // within an NVLink domain (a node unless nvlink_domain_gpus says more)
+  Link inter;  // between NVLink domains (unused when there is one)
   // NVLink-bridge pairs: GPUs 2k and 2k+1 of a node are joined by `pair`;
   // every other pair of GPUs in the node talks over `intra` (e.g. PCIe).
   bool has_pair = false;
@@ -51,6 +62,8 @@ struct Topology {
   int nccl_channels = 0;  // default comm SMs (channels) of a collective; 0 = backend default
 
   int total_gpus() const { return gpus_per_node * nodes; }
+  int domain_gpus() const { return nvlink_domain_gpus > 0 ? nvlink_domain_gpus : gpus_per_node; }
+  int domains() const { return total_gpus() / std::max(domain_gpus(), 1); }
   // A TP degree P uses the first P GPUs; it must fit.
   Status CheckFits(int tp) const;
 };

@@ -54,8 +54,9 @@ std::string HostsNote(const std::vector<std::string>& hosts) {
 
 NodeLinks NodeLinksOf(const Topology& topo) {
   NodeLinks n;
-  if (topo.nodes > 1 && topo.intra.bandwidth_gbs > 0 && topo.inter.bandwidth_gbs > 0) {
-    n.ranks_per_node = topo.gpus_per_node;
+  // The slow link is between NVLink domains (a node, unless a rack's trays share one).
+  if (topo.domains() > 1 && topo.intra.bandwidth_gbs > 0 && topo.inter.bandwidth_gbs > 0) {
+    n.ranks_per_node = topo.domain_gpus();
     n.bandwidth_ratio = topo.inter.bandwidth_gbs / topo.intra.bandwidth_gbs;
     n.latency_ratio = topo.intra.latency_us > 0 ? topo.inter.latency_us / topo.intra.latency_us : 1;
   }

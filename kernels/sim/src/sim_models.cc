@@ -165,16 +165,18 @@ double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes) {
   return gpu.launch_us * 1e3 + double(bytes) / (gpu.hbm_gbs * gpu.hbm_efficiency);
 }
 
+// Two GPUs of one NVLink domain (a node, or an NVL72 rack's trays) talk
+// over `intra`; the network joins domains.
 const Link& LinkBetween(const Topology& topo, int a, int b) {
-  const int per = std::max(topo.gpus_per_node, 1);
+  const int per = std::max(topo.domain_gpus(), 1);
   if (a / per != b / per) return topo.inter;
   return topo.has_pair && a / 2 == b / 2 ? topo.pair : topo.intra;
 }
 
-// A ring over the ranks is as slow as its slowest hop: the inter-node link
-// when it spans nodes, the NVLink bridge only for the two GPUs of one pair.
+// A ring over the ranks is as slow as its slowest hop: the network when it
+// spans NVLink domains, the NVLink bridge only for the two GPUs of one pair.
 const Link& CollectiveLink(const Topology& topo, int ranks) {
-  if (ranks > topo.gpus_per_node && topo.nodes > 1) return topo.inter;
+  if (ranks > topo.domain_gpus() && topo.domains() > 1) return topo.inter;
   return topo.has_pair && ranks == 2 ? topo.pair : topo.intra;
 }
 
@@ -203,16 +205,19 @@ CommTime RingTime(const RingRates& r, int steps, double step_bytes) {
   return ll.total_ns() <= simple.total_ns() ? ll : simple;
 }
 
-// A ring over `ranks` GPUs of `nodes` nodes. NCCL builds one ring per rail,
-// each leaving a node through its own NIC, so the network carries
-// nics_per_node × one NIC's rate; the NVLink hops inside the nodes carry
-// the same bytes and cap it. A chunk crosses the network on nodes / ranks of
-// its hops and NVLink on the others: the step latency is that mix.
+// A ring over `ranks` GPUs of several NVLink domains (HGX: a domain is a
+// node). NCCL builds one ring per rail, each leaving a domain through its own
+// NIC, so the network carries the domain's NICs (nics_per_node × its nodes)
+// × one NIC's rate; the NVLink hops inside the domains carry the same bytes
+// and cap it. A chunk crosses the network on domains / ranks of its hops and
+// NVLink on the others: the step latency is that mix.
 RingRates CrossNodeRates(const Topology& topo, int ranks) {
   const Link &net = topo.inter, &in = topo.intra;
-  const double rails = std::clamp(net.nics_per_node, 1, std::max(topo.gpus_per_node, 1));
-  const double nodes = std::ceil(double(ranks) / double(std::max(topo.gpus_per_node, 1)));
-  const double cross = nodes / double(ranks);
+  const int per_domain = std::max(topo.domain_gpus(), 1);
+  const int nodes_per_domain = std::max(per_domain / std::max(topo.gpus_per_node, 1), 1);
+  const double rails = std::clamp(net.nics_per_node * nodes_per_domain, 1, per_domain);
+  const double domains = std::ceil(double(ranks) / double(per_domain));
+  const double cross = domains / double(ranks);
   return {cross * net.latency_us + (1 - cross) * in.latency_us,
           cross * SimpleLatencyUs(net) + (1 - cross) * SimpleLatencyUs(in),
           std::min(rails * net.bandwidth_gbs * net.ll_efficiency, in.bandwidth_gbs * in.ll_efficiency),
