@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "braid/sim_calibration.h"
 #include "braid/topology_files.h"
 
@@ -75,6 +77,48 @@ TEST(SimGemmKernels, AOneWaveGridLosesAWholeWaveToAFewHeldSms) {
   const double half = GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, 66, false);
   EXPECT_GT(half, big * 1.35);
   EXPECT_LT(half, big * 1.95);  // fewer busy SMs clock higher: less than ×2
+}
+
+// Issue 28: cuBLAS sizes its grid for all SMs. 512×7168×8192 is 112 tiles of
+// 128×256: one data-parallel wave that held SMs leave alone until they cut
+// into its 112 SMs (measured on an H100: nothing lost at 4 or 8 held SMs, a
+// sharp slowdown from about 16); a stream-K grid of all 132 SMs would lose a
+// whole round to the first held SM.
+TEST(SimGemmKernels, ASubWaveGridLosesNothingUntilHeldSmsCutIntoIt) {
+  const GpuSpec g = H100();
+  const GemmCost c = GemmCostOf(g, 512, 7168, 8192, DType::kBf16);
+  EXPECT_FALSE(c.stream_k);
+  EXPECT_LE(c.tiles, g.sm_count);
+  const double alone = GemmTimeNs(g, 512, 7168, 8192, DType::kBf16);
+  for (int held : {4, 8}) {
+    EXPECT_LT(GemmBesideHeldSmsNs(g, 512, 7168, 8192, DType::kBf16, held, false), alone * 1.05) << held;
+  }
+  EXPECT_GT(GemmBesideHeldSmsNs(g, 512, 7168, 8192, DType::kBf16, 32, false), alone * 1.15);
+  // Once cut into, the grid runs an extra partial wave, which clocks higher
+  // on its few SMs: slower, but less than twice.
+  const double cut = GemmBesideHeldSmsNs(g, 512, 7168, 8192, DType::kBf16, 32, false);
+  EXPECT_LT(cut, alone * 2.0);
+}
+
+// Large grids degrade gradually: each held-SM row of the measured board
+// (spin and copy, 8192³ and 4096×8192×1024) within the check's tolerance.
+TEST(SimGemmKernels, LargeGridsCliffWithinTheMeasuredTolerance) {
+  const GpuSpec g = H100();
+  // gemm_beside_held_sms.csv, spin holder: {held SMs, time / alone}.
+  const std::pair<int, double> big[] = {{4, 1.0195},  {8, 1.0195},  {16, 1.1130}, {24, 1.1031},
+                                        {32, 1.1948}, {48, 1.3522}, {66, 1.6046}};
+  const double alone = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16);
+  for (auto [held, ratio] : big) {
+    const double r = GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, held, false) / alone;
+    EXPECT_NEAR(r, ratio, ratio * 0.15) << held;
+  }
+  const std::pair<int, double> short_k[] = {{4, 1.2517},  {8, 1.2158},  {16, 1.2962}, {24, 1.2975},
+                                            {32, 1.3735}, {48, 1.5554}, {66, 1.8855}};
+  const double alone_k = GemmTimeNs(g, 4096, 8192, 1024, DType::kBf16);
+  for (auto [held, ratio] : short_k) {
+    const double r = GemmBesideHeldSmsNs(g, 4096, 8192, 1024, DType::kBf16, held, false) / alone_k;
+    EXPECT_NEAR(r, ratio, ratio * 0.15) << held;
+  }
 }
 
 TEST(SimGemmKernels, ACopyingHolderCostsMoreThanASpinningOne) {

@@ -17,17 +17,25 @@ double GemmCost::BodyNs(int sms) const {
     const double compute = double(Waves(sms)) * tile_ns;
     return std::sqrt(compute * compute + memory_ns * memory_ns);
   }
-  double units = 0;
+  // Power-limited clocks: `busy` SMs of the grid's run at
+  // (grid_sms / busy)^boost_exponent, at most boost_cap.
+  const auto slow = [&](int64_t busy) {
+    return std::max(1.0 / boost_cap,
+                    std::pow(double(std::min<int64_t>(busy, grid_sms)) / double(grid_sms), boost_exponent));
+  };
+  double compute = 0;
   if (stream_k) {
     const int64_t full = tiles / grid_sms, rest = tiles - full * grid_sms;
-    units = double(CeilDiv(full * grid_sms, sms));
+    double units = double(CeilDiv(full * grid_sms, sms));
     if (rest > 0) units += double(CeilDiv(grid_sms, sms)) * double(rest) / double(grid_sms) + fixup;
+    compute = units * tile_ns * slow(sms);
   } else {
-    units = double(CeilDiv(tiles, sms));
+    // Full waves on all `sms`, then the CTAs left over as one partial wave
+    // on as many SMs (which clock higher): a grid of fewer CTAs than SMs
+    // loses nothing to held SMs until they cut into the SMs it uses.
+    const int64_t full = tiles / sms, rest = tiles - full * sms;
+    compute = tile_ns * (double(full) * slow(sms) + (rest > 0 ? slow(rest) : 0.0));
   }
-  const double boost =
-      std::min(boost_cap, std::pow(double(grid_sms) / double(std::min(sms, grid_sms)), boost_exponent));
-  const double compute = units * tile_ns / boost;
   const int busy = int(std::min<int64_t>(tiles, sms));
   double bw = hbm_gbs;
   if (sm_copy_gbs > 0) bw = hbm_gbs * -std::expm1(-double(busy) * sm_copy_gbs / hbm_gbs);
@@ -81,6 +89,11 @@ GemmCost ChosenKernelCost(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, D
     for (int stream_k = 0; stream_k < 2; ++stream_k) {
       for (int split : kSplits) {
         if (split > 1 && (stream_k || tiles * split > 2 * grid_sms || k / split < kMinKSlice)) continue;
+        // Stream-K only past one wave of tiles, and below two waves only
+        // while the second wave is less than half full (CUTLASS's Sm90
+        // stream-K heuristic); else the grid is data-parallel (split-K where
+        // that fills more SMs), sized for all SMs but no more CTAs.
+        if (stream_k && (tiles <= grid_sms || (tiles < 2 * grid_sms && 2 * (tiles - grid_sms) >= grid_sms))) continue;
         GemmCost c;
         c.choice = true;
         c.stream_k = stream_k != 0;

@@ -17,15 +17,19 @@ namespace braid::sim {
 //
 // Files with [[kernel]] candidates (the kernel-choice model): every
 // candidate tile is tried as a data-parallel grid (one CTA per tile, split-K
-// by 2…16 while the tiles cannot fill the SMs, partials through HBM) and as a
-// persistent stream-K grid of sm_count CTAs (full waves data-parallel, the
-// remainder shared evenly by all CTAs); the fastest on all SMs is chosen, as
-// cuBLAS's heuristic does without knowing that SMs are held. A tile takes
+// by 2…16 while the tiles cannot fill the SMs, partials through HBM) and, by
+// shape as CUTLASS's Sm90 heuristic does, as a persistent stream-K grid of
+// sm_count CTAs (full waves data-parallel, the remainder shared evenly by all
+// CTAs) only past one wave of tiles and, below two waves, only while the
+// second wave is under half full; the fastest on all SMs is chosen, as
+// cuBLAS's heuristic does without knowing that SMs are held, so a grid of
+// fewer CTAs than SMs loses nothing until held SMs cut into it. A tile takes
 // 2·tm·tn·K_slice / (per-SM peak · efficiency · board_rate) plus
 // tile_overhead_us. On `sms` SMs the compute part is the units of work the
-// grid needs there (ceil(CTAs / sms) waves, or for stream-K the full waves
-// re-packed plus ceil(sm_count / sms) rounds of the remainder share) over
-// the clock boost (sm_count / sms)^sm_boost_exponent ≤ sm_boost_cap that a
+// grid needs there (floor(CTAs / sms) full waves plus a partial wave on the
+// CTAs left, or for stream-K the full waves re-packed plus
+// ceil(sm_count / sms) rounds of the remainder share), each wave over the
+// clock boost (sm_count / busy SMs)^sm_boost_exponent ≤ sm_boost_cap that a
 // power-limited board gives fewer busy SMs; the memory part is the bytes of
 // A, B, C (and split-K partials) over what the busy SMs can pull
 // (CopyBandwidthGbs); the kernel takes the larger, plus for split-K the
