@@ -110,7 +110,12 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
             last_mem_ns = MemoryKernelNs(gpu_, s.bytes) - launch;
             last_mem_bytes = s.bytes;
           }
-          st.work_ns = last_mem_ns;
+          // Its demand is weighted (hbm_copy_weight, fitted to GEMMs beside
+          // copies), so alone it gets 1 / weight of the HBM rate: its work is
+          // scaled by that, so that alone it still takes MemoryKernelNs (it
+          // ran 1.69× slower on h100-sxm, and a gemm_rs ring's chain of adds
+          // with it).
+          st.work_ns = last_mem_ns * std::min(1.0, 1.0 / gpu_.hbm_copy_weight);
           st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
           st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
           if (loopback_) {
