@@ -140,6 +140,11 @@ class Engine {
   // Loopback: the HBM demand of the device copies running (LoopbackCopy's
   // hbm_demand, for any number of them); 0 otherwise.
   double loopback_copy_hbm_ = 0;
+  // Loopback only: the running GEMMs' demands at full SMs, counted at the
+  // share of the SMs they get (UpdateHbmFactor). Apart, a GEMM runs on
+  // (nearly) all SMs and hbm_sum holds its demand as it is. Outside
+  // GpuState, which stays one cache line.
+  double loopback_gemm_hbm_ = 0;
 
   PlanGraph graph_;
   Status load_status_;
@@ -180,10 +185,6 @@ class Engine {
     int gemm_sms = 0;                                             // SMs each running GEMM gets (UpdateGemmSms)
     int run_off = 0, run_len = 0;                                 // its running list in run_buf_
     int port_out[kPortClasses] = {}, port_in[kPortClasses] = {};  // users of each port class
-    // Loopback only: the running GEMMs' demands at full SMs, counted at the
-    // share of the SMs they get (UpdateHbmFactor). Apart, a GEMM runs on
-    // (nearly) all SMs and hbm_sum holds its demand as it is.
-    double gemm_hbm = 0;
   };
   std::vector<GpuState> gpu_state_;
   double hbm_cap_ = 0;
