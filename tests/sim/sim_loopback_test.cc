@@ -49,31 +49,21 @@ Plan CopyPlan(int64_t bytes, bool both) {
     rp.buffers.push_back({"Y", rows, cols, BufferRole::kWorkspace, {}});
     rp.output = 1;
     rp.output_window = {0, rows, 0, cols};
-    int id = 0;
-    if (r == 0 || both) {
+    // Rank r sends its X to the other rank (match 10 + r) and receives into Y.
+    const auto add = [&](StepKind kind, int match) {
       Step s;
-      s.id = id++;
-      s.kind = StepKind::kSend;
-      s.name = "send";
-      s.lane = 1;
+      s.id = int(rp.steps.size());
+      s.kind = kind;
+      s.name = kind == StepKind::kSend ? "send" : "recv";
+      s.lane = kind == StepKind::kSend ? 1 : 2;
       s.peer = 1 - r;
-      s.match = 10 + r;
-      s.a = Region::Rows(0, 0, rows);
+      s.match = match;
+      (kind == StepKind::kSend ? s.a : s.c) = Region::Rows(kind == StepKind::kSend ? 0 : 1, 0, rows);
       s.bytes = rows * cols * 2;
       rp.steps.push_back(s);
-    }
-    if (r == 1 || both) {
-      Step s;
-      s.id = id++;
-      s.kind = StepKind::kRecv;
-      s.name = "recv";
-      s.lane = 2;
-      s.peer = 1 - r;
-      s.match = 10 + (1 - r);
-      s.c = Region::Rows(1, 0, rows);
-      s.bytes = rows * cols * 2;
-      rp.steps.push_back(s);
-    }
+    };
+    if (r == 0 || both) add(StepKind::kSend, 10 + r);
+    if (r == 1 || both) add(StepKind::kRecv, 10 + (1 - r));
     p.ranks.push_back(rp);
   }
   return p;
