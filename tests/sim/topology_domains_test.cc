@@ -147,7 +147,7 @@ std::string Replace(std::string text, const std::string& from, const std::string
 std::string Refusal(const std::string& text) {
   auto t = ParseTopologyToml(text, "bad.toml");
   EXPECT_FALSE(t.ok()) << text;
-  const std::string m = t.ok() ? "" : t.status().message();
+  std::string m = t.ok() ? "" : t.status().message();
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   return m;
 }
