@@ -36,6 +36,31 @@ enum EventType { kWorkStart = 0, kComplete = 1 };
   }
 }
 
+// The event loop, compiled once per mode: in the multi-GPU one the loopback
+// branches of Touch and UpdateHbmFactor are gone (2 % of braid_sim_bench's
+// instructions when they were tested at run time).
+template <bool kLoopback>
+void Engine::EventLoop() {
+  for (;;) {
+    const bool events = events_head_ < events_.size();
+    if (!events && fin_heap_.empty()) break;
+    // Finishes first at equal times: they free resources for what starts.
+    if (!fin_heap_.empty() && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
+      const int a = fin_heap_[0].a;
+      const double t = fin_heap_[0].finish;
+      FinRemove(a);
+      Finish<kLoopback>(a, t);
+      continue;
+    }
+    const TimedEvent e = Pop();
+    if (e.type == kWorkStart) {
+      WorkStart<kLoopback>(e.id, e.t);
+    } else {
+      Complete(e.id, e.t);
+    }
+  }
+}
+
 Status Engine::RunOnce() {
   if (!load_status_.ok()) return load_status_;
   const size_t n = steps_.size(), groups = coll_time_.size();
@@ -71,23 +96,10 @@ Status Engine::RunOnce() {
   for (size_t g = 0; g < n; ++g) {
     if (pending_[g] == 0) Ready(int(g), 0);
   }
-  for (;;) {
-    const bool events = events_head_ < events_.size();
-    if (!events && fin_heap_.empty()) break;
-    // Finishes first at equal times: they free resources for what starts.
-    if (!fin_heap_.empty() && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
-      const int a = fin_heap_[0].a;
-      const double t = fin_heap_[0].finish;
-      FinRemove(a);
-      Finish(a, t);
-      continue;
-    }
-    const TimedEvent e = Pop();
-    if (e.type == kWorkStart) {
-      WorkStart(e.id, e.t);
-    } else {
-      Complete(e.id, e.t);
-    }
+  if (loopback_) {
+    EventLoop<true>();
+  } else {
+    EventLoop<false>();
   }
   for (size_t g = 0; completed_ != n && g < n; ++g) {  // a step completes once: a full count is all of them
     if (pending_[g] != -1) {
@@ -143,7 +155,7 @@ int Engine::ActivityDevices(int a, int* out) const {
 }
 
 // Removal keeps the others' order: ReevaluateRanks visits them in it.
-inline void Engine::Track(int dev, int a, int sign) {
+[[gnu::always_inline]] inline void Engine::Track(int dev, int a, int sign) {
   int* list = run_buf_.data() + gpu_state_[size_t(dev)].run_off;
   int& len = gpu_state_[size_t(dev)].run_len;
   if (sign > 0) {
@@ -155,6 +167,7 @@ inline void Engine::Track(int dev, int a, int sign) {
   for (--len; i < len; ++i) list[i] = list[i + 1];
 }
 
+template <bool kLoopback>
 [[gnu::always_inline]] inline void Engine::Touch(int a, int sign) {
   const int n = n_steps_;
   if (a >= n) {
@@ -167,7 +180,7 @@ inline void Engine::Track(int dev, int a, int sign) {
       gpu_state_[size_t(d)].hbm_sum += sign * coll_hbm_[size_t(c)];
       gpu_state_[size_t(d)].port_out[port] += sign;
       gpu_state_[size_t(d)].port_in[port] += sign;
-      UpdateHbmFactor(d);  // after the ports: in loopback port 0 counts the copies
+      UpdateHbmFactor<kLoopback>(d);  // after the ports: in loopback port 0 counts the copies
     }
     return;
   }
@@ -176,24 +189,24 @@ inline void Engine::Track(int dev, int a, int sign) {
   Track(r, a, sign);
   // A factor is recomputed only where its inputs moved: the same values.
   if (st.hbm_demand != 0) {
-    (loopback_ && st.act == Act::kGemm ? loopback_gemm_hbm_ : gpu_state_[size_t(r)].hbm_sum) += sign * st.hbm_demand;
-    UpdateHbmFactor(r);
+    (kLoopback && st.act == Act::kGemm ? loopback_gemm_hbm_ : gpu_state_[size_t(r)].hbm_sum) += sign * st.hbm_demand;
+    UpdateHbmFactor<kLoopback>(r);
   }
   if (st.sm_hold != 0 || st.act == Act::kGemm) {
     gpu_state_[size_t(r)].held_sms += sign * st.sm_hold;
     if (st.act == Act::kGemm) gpu_state_[size_t(r)].gemms += sign;
     UpdateGemmSms(r);
-    if (loopback_) UpdateHbmFactor(r);  // the GEMMs' SM shares moved
+    if constexpr (kLoopback) UpdateHbmFactor<kLoopback>(r);  // the GEMMs' SM shares moved
   }
   if (st.act == Act::kTransfer) {
     gpu_state_[size_t(r)].port_out[st.port_class] += sign;
     gpu_state_[size_t(st.dst_dev)].port_in[st.port_class] += sign;
-    if (loopback_) UpdateHbmFactor(r);  // a device copy: one more or less on the copy port
+    if constexpr (kLoopback) UpdateHbmFactor<kLoopback>(r);  // a device copy: one more or less on the copy port
     if (st.dst_dev != r) {
       Track(st.dst_dev, a, sign);
       if (st.hbm_demand != 0) {
         gpu_state_[size_t(st.dst_dev)].hbm_sum += sign * st.hbm_demand;
-        UpdateHbmFactor(st.dst_dev);
+        UpdateHbmFactor<kLoopback>(st.dst_dev);
       }
     }
   }
@@ -204,7 +217,7 @@ inline void Engine::Track(int dev, int a, int sign) {
 // rank as the demands change: RateOf reads it far more often.
 // SMs each GEMM on GPU `dev` gets: what the comm kernels leave, shared
 // evenly (in loopback among every rank's GEMMs).
-inline void Engine::UpdateGemmSms(int dev) {
+[[gnu::always_inline]] inline void Engine::UpdateGemmSms(int dev) {
   const int free_sms = gpu_.sm_count - gpu_state_[size_t(dev)].held_sms, gemms = gpu_state_[size_t(dev)].gemms;
   gpu_state_[size_t(dev)].gemm_sms =
       std::max(1, gemms > 1 ? free_sms / gemms : free_sms);  // mostly one GEMM: no division
@@ -215,10 +228,11 @@ inline void Engine::UpdateGemmSms(int dev) {
 // already takes the whole HBM rate, more only share it (sim_loopback.h).
 // Always inlined, as before loopback made it longer: out of line it cost
 // the event loop 3 % (callgrind on braid_sim_bench).
+template <bool kLoopback>
 [[gnu::always_inline]] inline void Engine::UpdateHbmFactor(int dev) {
   GpuState& g = gpu_state_[size_t(dev)];
   double sum = g.hbm_sum;
-  if (loopback_) [[unlikely]] {
+  if constexpr (kLoopback) {
     // P ranks' GEMMs split the SMs: each pulls HBM at its SM share's rate.
     const double share = std::min(1.0, double(g.gemm_sms) / double(gpu_.sm_count));
     sum += loopback_gemm_hbm_ * share + (g.port_out[0] > 0 ? loopback_copy_hbm_ : 0.0);
@@ -307,6 +321,7 @@ inline bool Engine::RunsOn(int a, int dev) const {
   return st.dev == dev || (st.act == Act::kTransfer && st.dst_dev == dev);
 }
 
+template <bool kLoopback>
 [[gnu::always_inline]] inline void Engine::WorkStart(int a, double now) {
   const int n = n_steps_;
   Activity& x = acts_[size_t(a)];
@@ -349,20 +364,21 @@ inline bool Engine::RunsOn(int a, int dev) const {
   }
   if (a >= n) coll_start_[size_t(a - n)] = now;
   if (work <= 0) {
-    Touch(a, +1);
-    Finish(a, now);
+    Touch<kLoopback>(a, +1);
+    Finish<kLoopback>(a, now);
     return;
   }
   x.remaining = work;
   x.last = now;
   x.rate = 0;
-  Touch(a, +1);
+  Touch<kLoopback>(a, +1);
   ReevaluateRanks(a, now);
 }
 
+template <bool kLoopback>
 [[gnu::always_inline]] inline void Engine::Finish(int a, double now) {
   const int n = n_steps_;
-  Touch(a, -1);
+  Touch<kLoopback>(a, -1);
   ReevaluateRanks(a, now);
   if (a >= n) {
     const int c = a - n;

@@ -105,6 +105,8 @@ class Engine {
     int type;
   };
 
+  template <bool kLoopback>
+  void EventLoop();  // RunOnce's loop, per mode (loopback or not)
   GemmCost CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype);
   void Push(double t, int type, int id);
   TimedEvent Pop();              // @pre events_head_ < events_.size()
@@ -113,15 +115,19 @@ class Engine {
   void FinSiftUp(int pos);
   void FinSiftDown(int pos);
   void Ready(int g, double now);
+  template <bool kLoopback>
   void WorkStart(int a, double now);
+  template <bool kLoopback>
   void Finish(int a, double now);
   void Complete(int g, double now);
   void Reevaluate(int a, double now);
   void ReevaluateRanks(int a, double now);
   double RateOf(int a);  // updates the GEMM body memo
+  template <bool kLoopback>
   void UpdateHbmFactor(int dev);
   void UpdateGemmSms(int dev);
   bool RunsOn(int a, int dev) const;  // activity a involves GPU `dev`
+  template <bool kLoopback>
   void Touch(int a, int sign);
   void Track(int dev, int a, int sign);  // add a to / remove a from dev's running list
   // GPU d's running activities, in the order they started.

@@ -10,7 +10,7 @@
 
 namespace braid::sim {
 
-inline void Engine::FinSiftUp(int pos) {
+[[gnu::always_inline]] inline void Engine::FinSiftUp(int pos) {
   FinEntry* heap = fin_heap_.data();
   const FinEntry e = heap[pos];
   while (pos > 0) {
@@ -24,7 +24,7 @@ inline void Engine::FinSiftUp(int pos) {
   acts_[size_t(e.a)].heap_pos = pos;
 }
 
-inline void Engine::FinSiftDown(int pos) {
+[[gnu::always_inline]] inline void Engine::FinSiftDown(int pos) {
   FinEntry* heap = fin_heap_.data();
   const int n = int(fin_heap_.size());
   const FinEntry e = heap[pos];
