@@ -22,7 +22,6 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   tp_ = plan.tp();
   devs_ = loopback_ ? 1 : tp_;
   loopback_copy_hbm_ = loopback_ ? LoopbackTransfer(gpu_, 0).hbm_demand : 0.0;
-  const double loopback_copy_weight = loopback_copy_hbm_ / (gpu_.hbm_gbs * gpu_.hbm_efficiency);
   const int comm_sms = CommSms(topo_, plan.config.comm_sms);
   // What a running comm kernel takes from a concurrent GEMM.
   const int comm_lost = CommSmsLost(comm_sms, contention_, gpu_.sm_count);
@@ -111,19 +110,18 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
             last_mem_bytes = s.bytes;
           }
           // Its demand is weighted (hbm_copy_weight, fitted to GEMMs beside
-          // copies), so alone it gets 1 / weight of the HBM rate: its work is
-          // scaled by that, so that alone it still takes MemoryKernelNs (it
-          // ran 1.69× slower on h100-sxm, and a gemm_rs ring's chain of adds
-          // with it).
-          st.work_ns = last_mem_ns * std::min(1.0, 1.0 / gpu_.hbm_copy_weight);
+          // copies): scaled by HbmShareAlone, alone it still takes
+          // MemoryKernelNs (unscaled it ran 1.69× slower on h100-sxm, and a
+          // gemm_rs ring's chain of adds with it).
           st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
+          st.work_ns = last_mem_ns * HbmShareAlone(gpu_, st.hbm_demand);
           st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
           if (loopback_) {
             // Every rank's memory kernels stream through the one HBM: with
             // the device copies on port 0, they share the rate a single one
             // takes instead of each demanding all of it.
             st.act = Act::kTransfer;
-            st.work_ns = last_mem_ns / loopback_copy_weight;
+            st.work_ns = LoopbackMemoryKernel(gpu_, s.bytes).work_ns;
             st.hbm_demand = 0;
             st.dst_dev = dev;
           }
@@ -136,7 +134,6 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
               const LoopbackCopy lc = LoopbackTransfer(gpu_, s.bytes);
               last_ct = {lc.latency_ns, lc.work_ns};
               last_bytes = s.bytes;
-              last_from = -1;  // the link memo no longer matches last_ct
             }
             st.act = Act::kTransfer;
             st.fixed_ns += last_ct.latency_ns;

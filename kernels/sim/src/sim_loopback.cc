@@ -16,10 +16,7 @@ double HbmRate(const GpuSpec& gpu) { return gpu.hbm_gbs * gpu.hbm_efficiency; }
 LoopbackCopy CopyOf(const GpuSpec& gpu, double traffic, double latency_ns) {
   const double rate = HbmRate(gpu) * gpu.loopback_copy_efficiency;
   const double demand = rate * std::max(gpu.hbm_ce_weight, 1e-9);
-  // The HBM factor the copies get alone (UpdateHbmFactor): at it they must
-  // take traffic / rate, so the work at rate 1 is that much shorter.
-  const double alone = std::min(1.0, HbmRate(gpu) / demand);
-  return {latency_ns, traffic / rate * alone, demand};
+  return {latency_ns, traffic / rate * HbmShareAlone(gpu, demand), demand};
 }
 
 }  // namespace
@@ -27,6 +24,8 @@ LoopbackCopy CopyOf(const GpuSpec& gpu, double traffic, double latency_ns) {
 LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes) {
   return CopyOf(gpu, 2.0 * double(bytes), gpu.event_wait_us * 1e3);
 }
+
+LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes) { return CopyOf(gpu, double(bytes), 0); }
 
 LoopbackCopy LoopbackCollective(const GpuSpec& gpu, CollectiveKind kind, int64_t bytes, int ranks) {
   if (ranks <= 1) return {};

@@ -174,6 +174,11 @@ double GemmTimeNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dty
   return c.launch_ns + c.BodyNs(sms > 0 ? std::min(sms, gpu.sm_count) : gpu.sm_count);
 }
 
+double HbmShareAlone(const GpuSpec& gpu, double demand) {
+  const double hbm = gpu.hbm_gbs * gpu.hbm_efficiency;
+  return demand > hbm ? hbm / demand : 1.0;
+}
+
 double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes) {
   return gpu.launch_us * 1e3 + double(bytes) / (gpu.hbm_gbs * gpu.hbm_efficiency);
 }

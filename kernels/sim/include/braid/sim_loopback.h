@@ -41,6 +41,11 @@ struct LoopbackCopy {
 // copy at the achievable HBM rate (2 × bytes of traffic).
 LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes);
 
+// A reduce or copy kernel moving `bytes` of HBM traffic (MemoryKernelNs's
+// bytes): every rank's memory kernels stream through the one HBM with the
+// copies, so it is costed as their traffic (launch not included).
+LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes);
+
 // A collective of `bytes` (nccl-tests convention) over `ranks` ranks on the
 // one GPU, as one activity of all of them: each rank copies its
 // BusBwFactor(kind, ranks) × bytes to its peers (issued one after another:

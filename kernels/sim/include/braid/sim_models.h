@@ -86,6 +86,13 @@ double GemmBesideCopyEngineNs(const GpuSpec& gpu, int64_t m, int64_t n, int64_t 
 // A memory-bound elementwise kernel (reduce, copy) touching `bytes`.
 double MemoryKernelNs(const GpuSpec& gpu, int64_t bytes);
 
+// The share of its own rate an activity demanding `demand` bytes per ns of
+// HBM gets when it runs alone: min(1, achievable HBM rate / demand). The
+// engine shares HBM in proportion to weighted demands, so a weighted copy
+// alone would run at 1 / weight; its work is scaled by this share so that
+// alone it takes its own time.
+double HbmShareAlone(const GpuSpec& gpu, double demand);
+
 // A transfer or collective: a fixed latency part and a bandwidth part that
 // contention can stretch.
 struct CommTime {
