@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
 #include <utility>
 
 #include "braid/sim_calibration.h"
@@ -104,21 +106,20 @@ TEST(SimGemmKernels, ASubWaveGridLosesNothingUntilHeldSmsCutIntoIt) {
 // (spin and copy, 8192³ and 4096×8192×1024) within the check's tolerance.
 TEST(SimGemmKernels, LargeGridsCliffWithinTheMeasuredTolerance) {
   const GpuSpec g = H100();
-  // gemm_beside_held_sms.csv, spin holder: {held SMs, time / alone}.
-  const std::pair<int, double> big[] = {{4, 1.0195},  {8, 1.0195},  {16, 1.1130}, {24, 1.1031},
-                                        {32, 1.1948}, {48, 1.3522}, {66, 1.6046}};
-  const double alone = GemmTimeNs(g, 8192, 8192, 8192, DType::kBf16);
-  for (auto [held, ratio] : big) {
-    const double r = GemmBesideHeldSmsNs(g, 8192, 8192, 8192, DType::kBf16, held, false) / alone;
-    EXPECT_NEAR(r, ratio, ratio * 0.15) << held;
-  }
-  const std::pair<int, double> short_k[] = {{4, 1.2517},  {8, 1.2158},  {16, 1.2962}, {24, 1.2975},
-                                            {32, 1.3735}, {48, 1.5554}, {66, 1.8855}};
-  const double alone_k = GemmTimeNs(g, 4096, 8192, 1024, DType::kBf16);
-  for (auto [held, ratio] : short_k) {
-    const double r = GemmBesideHeldSmsNs(g, 4096, 8192, 1024, DType::kBf16, held, false) / alone_k;
-    EXPECT_NEAR(r, ratio, ratio * 0.15) << held;
-  }
+  // Each {held SMs, time / alone} row of one shape within 15 %.
+  const auto expect_rows = [&](int64_t m, int64_t n, int64_t k, std::initializer_list<std::pair<int, double>> rows) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const double alone = GemmTimeNs(g, m, n, k, DType::kBf16);
+    for (auto [held, ratio] : rows) {
+      const double r = GemmBesideHeldSmsNs(g, m, n, k, DType::kBf16, held, false) / alone;
+      EXPECT_NEAR(r, ratio, ratio * 0.15) << held;
+    }
+  };
+  // gemm_beside_held_sms.csv, spin holder.
+  expect_rows(8192, 8192, 8192,
+              {{4, 1.0195}, {8, 1.0195}, {16, 1.1130}, {24, 1.1031}, {32, 1.1948}, {48, 1.3522}, {66, 1.6046}});
+  expect_rows(4096, 8192, 1024,
+              {{4, 1.2517}, {8, 1.2158}, {16, 1.2962}, {24, 1.2975}, {32, 1.3735}, {48, 1.5554}, {66, 1.8855}});
 }
 
 TEST(SimGemmKernels, ACopyingHolderCostsMoreThanASpinningOne) {
