@@ -2,20 +2,24 @@
 // column-major Cᵀ = Bᵀ·Aᵀ (no transposes, operands swapped; FP8 takes B
 // stored transposed, see blaslt_api.h). One handle per
 // rank; one workspace per stream, so concurrent GEMM lanes never share one.
+// cuBLASLt is reached through the table of real/cublaslt_library.h, opened
+// when the first handle is made.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <map>
 
 #include "cuda_check.h"
+#include "real/cublaslt_library.h"
 #include "real/real_seams.h"
 
-#define BRAID_CUBLAS_STATUS(call)                                                                           \
-  ([&]() -> ::braid::Status {                                                                               \
-    const cublasStatus_t braid_s_ = (call);                                                                 \
-    if (braid_s_ == CUBLAS_STATUS_SUCCESS) return ::braid::Status::Ok();                                    \
-    return ::braid::Status::Internal(std::string(#call) + " failed: " + cublasLtGetStatusString(braid_s_) + \
-                                     " (" BRAID_SOURCE_FILE ":" + std::to_string(__LINE__) + ")");          \
+// `lt_` is the RealBlasLt's table.
+#define BRAID_CUBLAS_STATUS(call)                                                                      \
+  ([&]() -> ::braid::Status {                                                                          \
+    const cublasStatus_t braid_s_ = (call);                                                            \
+    if (braid_s_ == CUBLAS_STATUS_SUCCESS) return ::braid::Status::Ok();                               \
+    return ::braid::Status::Internal(std::string(#call) + " failed: " + lt_->status_string(braid_s_) + \
+                                     " (" BRAID_SOURCE_FILE ":" + std::to_string(__LINE__) + ")");     \
   }())
 
 namespace braid::cuda {
@@ -42,11 +46,12 @@ cudaDataType_t DataType(DType d) {
 
 class RealBlasLt : public BlasLtApi {
  public:
+  explicit RealBlasLt(const CublasLtLibrary* lt) : lt_(lt) {}
   ~RealBlasLt() override {
     for (auto& [stream, ws] : workspace_) (void)cudaFree(ws);
-    if (handle_ != nullptr) (void)cublasLtDestroy(handle_);
+    if (handle_ != nullptr) (void)lt_->destroy(handle_);
   }
-  Status Init() { return BRAID_CUBLAS_STATUS(cublasLtCreate(&handle_)); }
+  Status Init() { return BRAID_CUBLAS_STATUS(lt_->create(&handle_)); }
 
   Status Matmul(const MatmulArgs& m, GpuStream s) override {
     if (m.m == 0 || m.n == 0) return Status::Ok();
@@ -62,11 +67,10 @@ class RealBlasLt : public BlasLtApi {
     cublasLtMatmulDesc_t desc = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
-    Status st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F));
+    Status st = BRAID_CUBLAS_STATUS(lt_->desc_create(&desc, compute, CUDA_R_32F));
     const int32_t sms = m.sm_count_target;
     if (st.ok() && sms > 0) {
-      st = BRAID_CUBLAS_STATUS(
-          cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms));
+      st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms));
     }
     // Column-major view: "A" = B (n×k, ld ldb), "B" = A (k×m, ld lda), D = Cᵀ (n×m, ld ldc).
     // FP8 ("TN", the only layout Hopper's FP8 kernels take): B is stored as
@@ -74,51 +78,47 @@ class RealBlasLt : public BlasLtApi {
     // transposed; A stays k×m untransposed.
     if (fp8) {
       const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-      if (st.ok())
-        st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-      if (st.ok())
-        st = BRAID_CUBLAS_STATUS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
+      if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+      if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
       // "A" is our B, "B" our A: the scales follow the operands.
       const void* sa = m.fp8.b_scale;
       const void* sb = m.fp8.a_scale;
       if (st.ok()) {
-        st = BRAID_CUBLAS_STATUS(
-            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+        st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
       }
       if (st.ok()) {
-        st = BRAID_CUBLAS_STATUS(
-            cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+        st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
       }
       if (st.ok()) {
-        st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&la, type_b, uint64_t(m.k), uint64_t(m.n), m.ldb));
+        st = BRAID_CUBLAS_STATUS(lt_->layout_create(&la, type_b, uint64_t(m.k), uint64_t(m.n), m.ldb));
       }
     } else if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&la, type_b, uint64_t(m.n), uint64_t(m.k), m.ldb));
+      st = BRAID_CUBLAS_STATUS(lt_->layout_create(&la, type_b, uint64_t(m.n), uint64_t(m.k), m.ldb));
     }
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&lb, type_a, uint64_t(m.k), uint64_t(m.m), m.lda));
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatrixLayoutCreate(&lc, type_c, uint64_t(m.n), uint64_t(m.m), m.ldc));
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(cublasLtMatmulPreferenceCreate(&pref));
+    if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->layout_create(&lb, type_a, uint64_t(m.k), uint64_t(m.m), m.lda));
+    if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->layout_create(&lc, type_c, uint64_t(m.n), uint64_t(m.m), m.ldc));
+    if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->preference_create(&pref));
     const uint64_t ws_bytes = kWorkspaceBytes;
     if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                                    &ws_bytes, sizeof ws_bytes));
+      st = BRAID_CUBLAS_STATUS(
+          lt_->preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
     }
     cublasLtMatmulHeuristicResult_t heur{};
     int found = 0;
     if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(cublasLtMatmulAlgoGetHeuristic(handle_, desc, la, lb, lc, lc, pref, 1, &heur, &found));
+      st = BRAID_CUBLAS_STATUS(lt_->algo_get_heuristic(handle_, desc, la, lb, lc, lc, pref, 1, &heur, &found));
     }
     if (st.ok() && found == 0) st = Status::Internal("cuBLASLt found no algorithm for this GEMM");
     const float alpha = 1.0f, beta = 0.0f;
     if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(cublasLtMatmul(handle_, desc, &alpha, m.b, la, m.a, lb, &beta, m.c, lc, m.c, lc,
-                                              &heur.algo, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
+      st = BRAID_CUBLAS_STATUS(lt_->matmul(handle_, desc, &alpha, m.b, la, m.a, lb, &beta, m.c, lc, m.c, lc, &heur.algo,
+                                           ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
     }
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    if (lc) cublasLtMatrixLayoutDestroy(lc);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (pref) lt_->preference_destroy(pref);
+    if (lc) lt_->layout_destroy(lc);
+    if (lb) lt_->layout_destroy(lb);
+    if (la) lt_->layout_destroy(la);
+    if (desc) lt_->desc_destroy(desc);
     return st;
   }
 
@@ -134,6 +134,7 @@ class RealBlasLt : public BlasLtApi {
     return Status::Ok();
   }
 
+  const CublasLtLibrary* lt_;
   cublasLtHandle_t handle_ = nullptr;
   std::map<GpuStream, void*> workspace_;
 };
@@ -141,7 +142,8 @@ class RealBlasLt : public BlasLtApi {
 }  // namespace
 
 Result<std::unique_ptr<BlasLtApi>> MakeRealBlasLt() {
-  auto blas = std::make_unique<RealBlasLt>();
+  BRAID_ASSIGN_OR_RETURN(const CublasLtLibrary* lt, LoadCublasLt());
+  auto blas = std::make_unique<RealBlasLt>(lt);
   BRAID_RETURN_IF_ERROR(blas->Init());
   return std::unique_ptr<BlasLtApi>(std::move(blas));
 }
