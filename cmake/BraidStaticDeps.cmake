@@ -1,7 +1,8 @@
 # BRAID_STATIC_DEPS (the GPU bundle's braid, kernels/cuda/bundle): Debian's
 # libraries linked statically, so that the bundle runs where only glibc and
 # the CUDA libraries are: libstdc++ and libgcc, SQLite (libsqlite3-dev's .a),
-# OpenBLAS (libopenblas-pthread-dev's .a), zlib (zlib1g-dev's .a). simdjson
+# OpenBLAS (libopenblas-pthread-dev's .a), zlib (zlib1g-dev's .a), libdeflate
+# (libdeflate-dev's .a, found in the top CMakeLists.txt). simdjson
 # stays shared: Debian ships no libsimdjson.a (the bundle carries the .so
 # beside braid, found through the RPATH $ORIGIN/../lib). CUDA's libraries
 # stay shared and are found on the target.

@@ -1,5 +1,6 @@
 #include "file_bytes.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -27,6 +28,44 @@ size_t GuessInflatedSize(std::string_view gz) {
   return std::max<size_t>(guess, 4096);
 }
 
+void FinishPadded(PaddedBytes* out, size_t produced) {
+  out->Reserve(produced);
+  std::memset(const_cast<char*>(out->data()) + produced, 0, PaddedBytes::kPadding);
+  out->SetSize(produced);
+}
+
+// libdeflate, member by member into one buffer sized from each trailer's
+// ISIZE and grown when that was short (a member over 4 GiB, or a last
+// member's trailer that says nothing of the others). False when it cannot
+// tell good data from bad (truncated, corrupt): the caller asks zlib, which
+// names the problem.
+bool InflateFast(std::string_view gz, PaddedBytes* out, size_t max_bytes) {
+  std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(libdeflate_alloc_decompressor(),
+                                                                                      &libdeflate_free_decompressor);
+  if (!d) return false;
+  size_t produced = 0, cap = std::min(GuessInflatedSize(gz), max_bytes + 1);
+  while (IsGzip(gz)) {
+    size_t used_in = 0, made = 0;
+    char* base = out->Reserve(cap);
+    const libdeflate_result rc =
+        libdeflate_gzip_decompress_ex(d.get(), gz.data(), gz.size(), base + produced, cap - produced, &used_in, &made);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      if (cap > max_bytes) return false;  // zlib says how much is too much
+      cap = std::min(cap * 2, max_bytes + 1);
+      continue;
+    }
+    if (rc != LIBDEFLATE_SUCCESS) return false;
+    produced += made;
+    gz.remove_prefix(used_in);  // anything after the last member is ignored, as gzip(1) does
+    if (IsGzip(gz) && cap - produced < gz.size()) {
+      cap = std::min(std::max(cap * 2, produced + GuessInflatedSize(gz)), max_bytes + 1);
+    }
+  }
+  if (produced > max_bytes) return false;
+  FinishPadded(out, produced);
+  return true;
+}
+
 }  // namespace
 
 char* PaddedBytes::Reserve(size_t n) {
@@ -39,6 +78,11 @@ bool IsGzip(std::string_view b) {
 }
 
 Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes) {
+  if (InflateFast(gz, out, max_bytes)) return Status::Ok();
+  return GunzipWithZlib(gz, label, out, max_bytes);
+}
+
+Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 16) != Z_OK) return Fail(label, "cannot initialise zlib");
   std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&zs, &inflateEnd);
@@ -88,9 +132,7 @@ Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, siz
   if (produced > max_bytes) {
     return Fail(label, "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
   }
-  out->Reserve(produced);
-  std::memset(const_cast<char*>(out->data()) + produced, 0, PaddedBytes::kPadding);
-  out->SetSize(produced);
+  FinishPadded(out, produced);
   return Status::Ok();
 }
 
@@ -123,8 +165,9 @@ Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes
   std::memset(p + got, 0, PaddedBytes::kPadding);
   out->SetSize(got);
   if (IsGzip(out->view())) {
-    const std::string gz(out->view());
-    return Gunzip(gz, path, out, max_bytes);
+    PaddedBytes gz;
+    std::swap(gz, *out);  // the compressed bytes move out: no copy
+    return Gunzip(gz.view(), path, out, max_bytes);
   }
   return Status::Ok();
 }

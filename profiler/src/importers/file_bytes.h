@@ -37,7 +37,10 @@ inline constexpr size_t kMaxTraceBytes = size_t(8) << 30;
 
 // Inflates one or more concatenated gzip members, at most `max_bytes` of
 // them. `label` names the input in errors ("<label>: truncated gzip data").
+// libdeflate first; zlib where libdeflate refuses, to name the problem.
 Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
+// zlib's streaming inflate alone (the fallback; tests compare the two).
+Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
 
 // Reads the regular file `path` (a FIFO or a device is refused before it is
 // opened: opening or reading one may never end); gzip content is inflated.
