@@ -285,6 +285,34 @@ TEST(Schema, DeletingARunCascadesToItsRowsAndUnlinksTrials) {
   EXPECT_EQ(raw.Text("PRAGMA foreign_key_check"), "");
 }
 
+// Runs are written with the foreign-key checks off (run_writer.cc): every
+// key they hold is still good, and the connection checks keys again after.
+TEST(Schema, RunsWrittenWithoutKeyChecksHoldGoodKeysAndChecksComeBack) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  {
+    Result<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE((*store)
+                      ->WriteRun(SampleMeta(), testing::MakeLanes(2, 2), MakeEvents(2, 2, 2, 5 + i),
+                                 {{0, 0, "makespan_ns", 1.0}})
+                      .ok());
+    }
+    Result<int64_t> session = (*store)->CreateSession({"k", "t", "sim", "random", 1, ""});
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE((*store)
+                    ->AddTrialWithRun(*session, {0, "{}", "ok", 5, "", ""}, SampleMeta(), testing::MakeLanes(2, 2),
+                                      MakeEvents(2, 2, 2, 4), {{0, 0, "makespan_ns", 2.0}})
+                    .ok());
+    // Checked again: a trial naming a run that is not there is refused.
+    EXPECT_FALSE((*store)->AddTrial(*session, {999, "{}", "ok", 5, "", ""}).ok());
+  }
+  RawDb raw(path);
+  EXPECT_EQ(raw.Text("PRAGMA foreign_key_check"), "");
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM runs"), 4);
+}
+
 // LoadEvents' query walks the events primary key: no sort, no extra index.
 TEST(Schema, EventsAreReadInKeyOrderWithoutASort) {
   TempDir dir;

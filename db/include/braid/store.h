@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,6 +130,25 @@ class Store {
   // duplicate metric rows.
   Result<int64_t> WriteRun(const RunMeta& meta, const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
                            const std::vector<MetricRow>& metrics);
+
+  // A run written as it is produced, in one transaction like WriteRun:
+  // next() gives parts (their lanes and events; nullptr when there are no
+  // more), each stored before the next is asked for, so that a producer on
+  // other threads (the Kineto import's workers) runs while the store writes;
+  // then finish() gives the run's row and metrics, which may depend on every
+  // part (an import's figures). An error from either, or a bad part, rolls
+  // everything back. A part's events are stored like WriteRun's; lanes and
+  // (rank, lane, start_ns, seq) keys must not repeat across parts.
+  struct RunPart {
+    std::vector<LaneInfo> lanes;
+    std::vector<Event> events;
+  };
+  struct RunEnd {
+    RunMeta meta;
+    std::vector<MetricRow> metrics;
+  };
+  Result<int64_t> WriteRunInParts(const std::function<Result<const RunPart*>()>& next,
+                                  const std::function<Result<RunEnd>()>& finish);
 
   Result<std::vector<StoredRun>> ListRuns() const;                // complete runs, id order
   Result<StoredRun> GetRun(int64_t id) const;                     // NotFound: "no run 42 in FILE"
