@@ -15,22 +15,16 @@ namespace braid::cli {
 
 void AddImportOptions(CLI::App* sub, ImportArgs* a) {
   sub->add_option("format", a->format, "kineto | nsys")->required();
-  sub->add_option("files", a->files, "trace files (Kineto: one per rank, .json or .json.gz; nsys: one .sqlite)")
+  sub->add_option("files", a->files,
+                  "trace files (Kineto: one per rank, .json or .json.gz, or the job's directory; nsys: one .sqlite)")
       ->required();
+  sub->add_option("--threads", a->threads, "Kineto: files read at once (default: every hardware thread)")
+      ->check(CLI::Range(1, 64));
   sub->add_option("--db", a->db, "SQLite store")->capture_default_str();
   sub->add_flag("--json", a->json, "print the stored run as one JSON object");
 }
 
 namespace {
-
-Result<ImportedTrace> Import(const ImportArgs& a) {
-  if (a.format == "kineto") return ImportKineto(a.files);
-  if (a.format == "nsys") {
-    if (a.files.size() != 1) return Status::Invalid("import nsys takes one .sqlite file");
-    return ImportNsys(a.files[0]);
-  }
-  return Status::Invalid("unknown trace format '" + OneLine(a.format) + "' (known: kineto, nsys)");
-}
 
 std::string LaneKind(const std::string& name) {
   if (name == "cpu runtime") return "cpu";
@@ -38,25 +32,23 @@ std::string LaneKind(const std::string& name) {
   return "gpu stream";
 }
 
-// One run for the whole trace: every rank's events, lanes and HTA figures.
-struct ImportedRun {
-  RunRecord record;
-  std::vector<LaneInfo> lanes;
-  std::vector<Event> events;
-};
+void AddLanes(const ImportedRank& rank, std::vector<LaneInfo>* out) {
+  for (const ImportedLane& l : rank.lanes) out->push_back({rank.rank, l.lane, l.name, LaneKind(l.name)});
+}
 
-Result<ImportedRun> ToRun(const ImportArgs& a, ImportedTrace trace) {
-  ImportedRun out;
-  RunRecord& r = out.record;
+// The run's row for the whole trace: every rank's HTA figures, and Braid's
+// figures over `events` (every rank's).
+Result<RunRecord> RecordOf(const ImportedTrace& trace, const std::vector<Event>& events) {
+  RunRecord r;
   r.source = "imported";
   r.backend = trace.format;
   r.has_workload = false;
   r.config = nlohmann::json::object();
-  r.notes["files"] = a.files;
+  r.notes["files"] = trace.files;
   r.notes["hta"] = nlohmann::json::array();
   std::set<int> seen;
   int world = 0, iterations = 0;
-  for (ImportedRank& rank : trace.ranks) {
+  for (const ImportedRank& rank : trace.ranks) {
     if (!seen.insert(rank.rank).second) {
       return Status::Invalid("two traces claim rank " + std::to_string(rank.rank) + "; give one file per rank");
     }
@@ -71,16 +63,62 @@ Result<ImportedRun> ToRun(const ImportArgs& a, ImportedTrace trace) {
                               {"overlap_pct", rank.hta.overlap_pct},
                               {"idle_pct", rank.hta.idle_pct},
                               {"compute_pct", rank.hta.compute_pct}});
-    for (const ImportedLane& l : rank.lanes) out.lanes.push_back({rank.rank, l.lane, l.name, LaneKind(l.name)});
-    for (Event& e : rank.events) {
-      iterations = std::max(iterations, e.iteration + 1);
-      out.events.push_back(std::move(e));
-    }
   }
+  for (const Event& e : events) iterations = std::max(iterations, e.iteration + 1);
   r.workload.tp = world;
   r.iterations = iterations;
-  r.figures = FiguresOf(ComputeRunMetrics(out.events), std::nullopt);
-  return out;
+  r.figures = FiguresOf(ComputeRunMetrics(events), std::nullopt);
+  return r;
+}
+
+// nsys: one file, read whole, then stored.
+Result<RunRecord> ImportNsysRun(const ImportArgs& a, Store& store) {
+  if (a.files.size() != 1) return Status::Invalid("import nsys takes one .sqlite file");
+  BRAID_ASSIGN_OR_RETURN(ImportedTrace trace, ImportNsys(a.files[0]));
+  std::vector<LaneInfo> lanes;
+  std::vector<Event> events;
+  for (ImportedRank& rank : trace.ranks) {
+    AddLanes(rank, &lanes);
+    for (Event& e : rank.events) events.push_back(std::move(e));
+  }
+  BRAID_ASSIGN_OR_RETURN(RunRecord record, RecordOf(trace, events));
+  BRAID_ASSIGN_OR_RETURN(record.run_id, store.WriteRun(MetaOf(record), lanes, events, RowsOf(record)));
+  return record;
+}
+
+// Kineto: each rank stored as soon as its file is read, while the workers
+// read the next files (KinetoJob), all in one transaction: a bad file
+// anywhere leaves nothing of the run in the store.
+Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
+  std::vector<Event> all;  // every rank's, for the run's figures
+  Store::RunPart part;
+  const auto next = [&]() -> Result<const Store::RunPart*> {
+    if (all.empty()) all.reserve(part.events.size() * job.files().size());
+    for (Event& e : part.events) all.push_back(std::move(e));
+    part.events.clear();
+    part.lanes.clear();
+    BRAID_ASSIGN_OR_RETURN(ImportedRank * rank, job.Next());
+    if (rank == nullptr) return static_cast<const Store::RunPart*>(nullptr);
+    AddLanes(*rank, &part.lanes);
+    part.events = std::move(rank->events);
+    return &part;
+  };
+  RunRecord record;
+  const auto finish = [&]() -> Result<Store::RunEnd> {
+    BRAID_ASSIGN_OR_RETURN(ImportedTrace trace, job.Finish());
+    BRAID_ASSIGN_OR_RETURN(record, RecordOf(trace, all));
+    return Store::RunEnd{MetaOf(record), RowsOf(record)};
+  };
+  BRAID_ASSIGN_OR_RETURN(record.run_id, store.WriteRunInParts(next, finish));
+  return record;
+}
+
+// A store this command created is removed again when the import fails: a
+// bad trace leaves no empty store behind (one that was there is kept, its
+// runs untouched: the transaction rolled back).
+void RemoveCreatedStore(const std::string& db) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(db + suffix, ec);
 }
 
 }  // namespace
@@ -92,21 +130,32 @@ int ExecuteImport(const ImportArgs& a) {
   }
   for (const std::string& f : a.files) {
     std::error_code ec;
-    if (std::filesystem::is_directory(f, ec)) {
-      return ReportError("import", Status::Invalid("'" + OneLine(f) + "' is a directory, not a trace file"));
+    if (a.format == "nsys" && std::filesystem::is_directory(f, ec)) {
+      return ReportError("import", Status::Invalid("'" + OneLine(f) + "' is a directory, not an nsys export"));
     }
   }
   if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("import", s);
-  auto trace = Import(a);
-  if (!trace.ok()) return ReportError("import", trace.status());
-  auto run = ToRun(a, std::move(*trace));
-  if (!run.ok()) return ReportError("import", run.status());
-  auto store = OpenStoreForWrite(a.db);
-  if (!store.ok()) return ReportError("import", store.status());
-  auto id = (*store)->WriteRun(MetaOf(run->record), run->lanes, run->events, RowsOf(run->record));
-  if (!id.ok()) return ReportError("import", id.status());
-  run->record.run_id = *id;
-  std::cout << (a.json ? RunJson(run->record).dump(2) + "\n" : RunTable(run->record));
+  // Kineto: the files are listed and the workers started before the store
+  // is opened, so that a directory without traces creates nothing.
+  std::unique_ptr<KinetoJob> job;
+  if (a.format == "kineto") {
+    auto started = KinetoJob::Start(a.files, {.threads = a.threads});
+    if (!started.ok()) return ReportError("import", started.status());
+    job = std::move(started).value();
+  }
+  std::error_code ec;
+  const bool store_existed = std::filesystem::exists(a.db, ec);
+  Result<RunRecord> record = Status::Internal("import: not run");
+  {
+    auto store = OpenStoreForWrite(a.db);
+    if (!store.ok()) return ReportError("import", store.status());
+    record = job ? ImportKinetoRun(*job, **store) : ImportNsysRun(a, **store);
+  }  // the store is closed before a failed import's new file is removed
+  if (!record.ok()) {
+    if (!store_existed) RemoveCreatedStore(a.db);
+    return ReportError("import", record.status());
+  }
+  std::cout << (a.json ? RunJson(*record).dump(2) + "\n" : RunTable(*record));
   return kExitOk;
 }
 

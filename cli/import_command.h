@@ -1,4 +1,4 @@
-// `braid import kineto FILE... | nsys FILE`: traces users already have,
+// `braid import kineto FILE...|DIR | nsys FILE`: traces users already have,
 // stored as one run with Braid's metrics and HolisticTraceAnalysis figures.
 #pragma once
 
@@ -14,6 +14,7 @@ struct ImportArgs {
   std::vector<std::string> files;
   std::string db = "braid.db";
   bool json = false;
+  int threads = 0;  // Kineto files read at once; 0: every hardware thread
 };
 
 void AddImportOptions(CLI::App* sub, ImportArgs* args);

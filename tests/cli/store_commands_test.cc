@@ -169,6 +169,68 @@ TEST(CliStore, ImportOfCorruptTracesLeavesNoRun) {
   EXPECT_EQ(RunCount(db), 1);
 }
 
+// Rank `rank` of a `world`-rank Kineto job, or a file that is not JSON.
+std::string RankTrace(int rank, int world) {
+  const std::string r = std::to_string(rank);
+  return R"J({"distributedInfo": {"rank": )J" + r + R"J(, "world_size": )J" + std::to_string(world) +
+         R"J(}, "traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 100, "dur": 2, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "void gemm()", "ts": 110, "dur": )J" +
+         std::to_string(20 + rank) + R"J(, "args": {"stream": 7, "correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllGather", "ts": 115, "dur": 30, "args": {"stream": 20}}]})J";
+}
+
+std::string JobDir(const std::string& name, int ranks, int bad_rank = -1, int other_world_rank = -1) {
+  const std::string dir = TempPath(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (int r = 0; r < ranks; ++r) {
+    const int world = r == other_world_rank ? ranks + 1 : ranks;
+    std::ofstream(dir + "/rank" + std::to_string(r) + ".json") << (r == bad_rank ? "{not json" : RankTrace(r, world));
+  }
+  return dir;
+}
+
+// A job given as its directory: one run, every rank, the files it read; the
+// same stored events whatever the thread count.
+TEST(CliStore, ImportOfAJobDirectoryStoresEveryRankOnce) {
+  const std::string dir = JobDir("job8", 8), db = TempPath("job.db");
+  const Outcome o = Braid("import kineto " + dir + "/ --json --db " + db);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json j = json::parse(o.out);
+  ASSERT_EQ(j["ranks"].size(), 8u);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(j["ranks"][r]["rank"], r);
+  const Outcome one = Braid("import kineto " + dir + " --threads 1 --json --db " + db);
+  ASSERT_EQ(one.code, 0) << one.err;
+  const std::string a = TempPath("job_a.json"), b = TempPath("job_b.json");
+  ASSERT_EQ(Braid("export --db " + db + " --run 1 -o " + a).code, 0);
+  ASSERT_EQ(Braid("export --db " + db + " --run 2 -o " + b).code, 0);
+  EXPECT_TRUE(json::parse(ReadFile(a))["traceEvents"] == json::parse(ReadFile(b))["traceEvents"]);
+  const Outcome report = Braid("report --json --db " + db + " --run 2");
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_EQ(json::parse(report.out)["ranks"].size(), 8u);
+  ExpectUsageError(Braid("import kineto " + dir + " --threads 0 --db " + db), "--threads");
+}
+
+// A bad file anywhere in the job, or files of two jobs: one line, exit 2,
+// no run; a store the command would have created is not left behind, and
+// an existing one keeps its runs.
+TEST(CliStore, ImportOfABadJobLeavesNoRunAndNoNewStore) {
+  const std::string fresh = TempPath("job_fresh.db");
+  std::filesystem::remove(fresh);
+  const std::string bad = JobDir("job_bad", 12, /*bad_rank=*/9);
+  ExpectUsageError(Braid("import kineto " + bad + " --db " + fresh), bad + "/rank9.json: invalid JSON");
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_FALSE(std::filesystem::exists(fresh + "-wal"));
+
+  const std::string db = TempPath("job_kept.db");
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  ExpectUsageError(Braid("import kineto " + bad + " --db " + db), "rank9.json");
+  const std::string mixed = JobDir("job_mixed", 6, -1, /*other_world_rank=*/4);
+  ExpectUsageError(Braid("import kineto " + mixed + " --db " + db), "world_size 7, but");
+  EXPECT_EQ(RunCount(db), 1);
+}
+
 TEST(CliStore, ImportedTracesReportHtaFiguresThatMatchExpected) {
   BRAID_SKIP_WITHOUT_SHARED(braid::testing_shared::kSharedTraces);
   const std::string traces = braid::testing_shared::SharedPath(braid::testing_shared::kSharedTraces).string();

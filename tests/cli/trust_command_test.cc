@@ -246,12 +246,16 @@ TEST(CliTrust, DirectoriesGivenAsFilesAreNamedAsDirectories) {
            "run --no-db --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo serial --topology " + d,
            "run --db " + d + " --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo serial",
            "presets show " + d,
-           "import kineto " + d + " --db " + (s / "x.db"),
+           "import nsys " + d + " --db " + (s / "x.db"),
        }) {
     const Outcome o = Braid(args);
     EXPECT_EQ(o.code, 2) << args;
     EXPECT_THAT(o.err, HasSubstr("is a directory")) << args << "\n" << o.err;
   }
+  // A Kineto job may be given as its directory: one without traces is refused.
+  const Outcome kineto = Braid("import kineto " + d + " --db " + (s / "x.db"));
+  EXPECT_EQ(kineto.code, 2);
+  EXPECT_THAT(kineto.err, HasSubstr("holds no Kineto traces")) << kineto.err;
   EXPECT_EQ(s.Entries(), 0u);  // nothing was created
 }
 

@@ -63,7 +63,7 @@ TEST(ImportBadInput, KinetoMissingFile) {
   TempDir dir;
   const std::string path = dir.Path("missing.json");
   ExpectInvalid(ImportKineto({path}), path, "cannot open");
-  ExpectInvalid(ImportKineto({dir.Path("")}), dir.Path(""), "is a directory");
+  ExpectInvalid(ImportKineto({dir.Path("")}), dir.Path(""), "holds no Kineto traces");
   EXPECT_FALSE(ImportKineto({}).ok());
 }
 

@@ -27,7 +27,14 @@
 // starts with the file's path.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "braid/event.h"
@@ -51,16 +58,69 @@ struct ImportedRank {
 };
 
 struct ImportedTrace {
-  std::string format;  // "kineto" | "nsys"
+  std::string format;              // "kineto" | "nsys"
+  std::vector<std::string> files;  // what was read, directories listed; ranks[i] is files[i] (Kineto)
   std::vector<ImportedRank> ranks;
 };
 
-// One rank per file, plain JSON or gzip (detected by content). Rank and
-// world come from "distributedInfo"; without it, the file's index and the
-// number of files (or the world size the other files give). Files of one job
-// must agree: two world sizes, a rank given twice or a rank not below the
-// world size are refused, naming both files.
-Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths);
+struct KinetoImportOptions {
+  // Files read at once, each on its own thread; 0: the machine's hardware
+  // threads. Each holds one file's bytes (about 3x its JSON) while it works.
+  int threads = 0;
+};
+
+// One rank per file, plain JSON or gzip (detected by content); a directory
+// stands for its *.json and *.json.gz files, in name order. Rank and world
+// come from "distributedInfo"; without it, the file's index and the number
+// of files (or the world size the other files give). Files of one job must
+// agree: two world sizes, a rank given twice or a rank not below the world
+// size are refused, naming both files. The files are read in parallel
+// (options.threads); the result is the same whatever the thread count, and
+// of several bad files the first in order is the one reported.
+Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths, const KinetoImportOptions& options = {});
+
+// ImportKineto a rank at a time: the files are read on worker threads and
+// handed out in file order as they are ready, so that a caller can store one
+// rank while the next are being read (braid import). Finish() then makes the
+// checks across files and gives the whole trace, as ImportKineto does.
+class KinetoJob {
+ public:
+  // Lists directories, then starts the workers.
+  static Result<std::unique_ptr<KinetoJob>> Start(const std::vector<std::string>& paths,
+                                                  const KinetoImportOptions& options = {});
+  // Stops the workers: files not started by then are not read.
+  ~KinetoJob();
+  KinetoJob(const KinetoJob&) = delete;
+  KinetoJob& operator=(const KinetoJob&) = delete;
+
+  const std::vector<std::string>& files() const { return paths_; }
+  // The next file's rank, waiting for its worker; nullptr after the last.
+  // The job keeps it until Finish(); the caller may read its events (they
+  // are not touched again). The first bad file in order is the error.
+  Result<ImportedRank*> Next();
+  // Every rank (those not taken by Next() are waited for), checked across
+  // files: one world size, each rank once, each below the world size.
+  Result<ImportedTrace> Finish();
+
+ private:
+  KinetoJob(std::vector<std::string> paths, const KinetoImportOptions& options);
+  Status StartWorkers();
+  void Work();
+
+  std::vector<std::string> paths_;
+  int threads_;
+  std::vector<ImportedRank> ranks_;
+  std::vector<std::optional<int>> said_world_;  // each file's distributedInfo.world_size
+  std::vector<Status> status_;
+  std::vector<char> done_;  // guarded by mu_
+  size_t given_ = 0;        // files handed out by Next()
+  std::atomic<size_t> next_{0};
+  std::atomic<size_t> first_failed_{std::numeric_limits<size_t>::max()};
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::vector<std::thread> workers_;
+};
 
 // One rank per CUDA device, ranked by device id. Opened read-only.
 Result<ImportedTrace> ImportNsys(const std::string& sqlite_path);

@@ -30,7 +30,6 @@ size_t GuessInflatedSize(std::string_view gz) {
 
 void FinishPadded(PaddedBytes* out, size_t produced) {
   out->Reserve(produced);
-  std::memset(const_cast<char*>(out->data()) + produced, 0, PaddedBytes::kPadding);
   out->SetSize(produced);
 }
 
@@ -69,8 +68,19 @@ bool InflateFast(std::string_view gz, PaddedBytes* out, size_t max_bytes) {
 }  // namespace
 
 char* PaddedBytes::Reserve(size_t n) {
-  if (buf_.size() < n + kPadding) buf_.resize(n + kPadding);
-  return buf_.data();
+  if (cap_ < n + kPadding) {
+    auto grown = std::make_unique_for_overwrite<char[]>(n + kPadding);
+    if (cap_ > 0) std::memcpy(grown.get(), buf_.get(), cap_);
+    buf_ = std::move(grown);
+    cap_ = n + kPadding;
+  }
+  return buf_.get();
+}
+
+void PaddedBytes::SetSize(size_t n) {
+  Reserve(n);
+  std::memset(buf_.get() + n, 0, kPadding);
+  size_ = n;
 }
 
 bool IsGzip(std::string_view b) {
@@ -140,14 +150,13 @@ Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedByte
   if (IsGzip(bytes)) return Gunzip(bytes, label, out);
   char* p = out->Reserve(bytes.size());
   std::memcpy(p, bytes.data(), bytes.size());
-  std::memset(p + bytes.size(), 0, PaddedBytes::kPadding);
   out->SetSize(bytes.size());
   return Status::Ok();
 }
 
 // Through the safe reader's open (regular files only, never blocking, the
 // size capped before the read), the bytes straight into the padded buffer.
-Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes) {
+Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes, PaddedBytes* scratch) {
   if (const std::string kind = NonRegularKind(path); !kind.empty()) {
     return Fail(path, "is " + kind + ", not a trace file");
   }
@@ -162,11 +171,11 @@ Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes
     if (*n == 0) break;  // it shrank: what is there is read
     got += *n;
   }
-  std::memset(p + got, 0, PaddedBytes::kPadding);
   out->SetSize(got);
   if (IsGzip(out->view())) {
-    PaddedBytes gz;
-    std::swap(gz, *out);  // the compressed bytes move out: no copy
+    PaddedBytes local;
+    PaddedBytes& gz = scratch != nullptr ? *scratch : local;
+    std::swap(gz, *out);  // the compressed bytes move over: no copy
     return Gunzip(gz.view(), path, out, max_bytes);
   }
   return Status::Ok();

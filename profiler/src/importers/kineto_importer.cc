@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <new>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -14,6 +16,7 @@
 #include "kineto_parse.h"
 #include "kineto_records.h"
 #include "rank_assembly.h"
+#include "trace_dir.h"
 
 namespace braid::importers {
 namespace {
@@ -99,6 +102,13 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
 
 }  // namespace
 
+// The threads a job of `files` files gets: `requested` when above 0, else
+// the machine's hardware threads; never more than the files, at most 64.
+int WorkerThreads(int requested, size_t files) {
+  const int wanted = requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
+  return int(std::clamp<size_t>(size_t(wanted), 1, std::clamp<size_t>(files, 1, 64)));
+}
+
 Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world) {
   ImportedRank rank;
   rank.rank = in.rank.value_or(default_rank);
@@ -171,24 +181,93 @@ Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view l
 
 namespace braid {
 
-Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths) {
-  if (paths.empty()) return Status::Invalid("kineto import: no trace files given");
+Result<std::unique_ptr<KinetoJob>> KinetoJob::Start(const std::vector<std::string>& given,
+                                                    const KinetoImportOptions& options) {
+  if (given.empty()) return Status::Invalid("kineto import: no trace files given");
+  BRAID_ASSIGN_OR_RETURN(std::vector<std::string> paths, importers::ExpandTraceDirs(given));
+  std::unique_ptr<KinetoJob> job(new KinetoJob(std::move(paths), options));
+  BRAID_RETURN_IF_ERROR(job->StartWorkers());
+  return job;
+}
+
+KinetoJob::KinetoJob(std::vector<std::string> paths, const KinetoImportOptions& options)
+    : paths_(std::move(paths)),
+      threads_(importers::WorkerThreads(options.threads, paths_.size())),
+      ranks_(paths_.size()),
+      said_world_(paths_.size()),
+      status_(paths_.size()),
+      done_(paths_.size(), 0) {}
+
+KinetoJob::~KinetoJob() {
+  stop_.store(true);
+  for (std::thread& t : workers_) t.join();
+}
+
+Status KinetoJob::StartWorkers() {
+  for (int t = 0; t < threads_; ++t) {
+    try {
+      workers_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      if (t == 0) return Status::Internal("kineto import: cannot start a thread to read the traces");
+      break;  // fewer threads do the same work
+    }
+  }
+  return Status::Ok();
+}
+
+// One worker: file after file in index order, its buffers reused. Once a
+// file has failed no later one starts: only the first failure is reported.
+void KinetoJob::Work() {
+  importers::PaddedBytes json, gz;
+  const int files = static_cast<int>(paths_.size());
+  for (size_t i = next_.fetch_add(1); i < paths_.size(); i = next_.fetch_add(1)) {
+    if (stop_.load() || i > first_failed_.load()) break;
+    const std::string& path = paths_[i];
+    Status s;
+    try {
+      importers::KinetoRecords records;
+      s = importers::ReadMaybeGzip(path, &json, importers::kMaxTraceBytes, &gz);
+      if (s.ok()) s = importers::ReadKinetoRecords(json, path, &records);
+      if (s.ok()) {
+        said_world_[i] = records.world;
+        Result<ImportedRank> rank = importers::BuildRank(std::move(records), path, int(i), files);
+        if (rank.ok()) {
+          ranks_[i] = std::move(rank).value();
+        } else {
+          s = rank.status();
+        }
+      }
+    } catch (const std::bad_alloc&) {
+      s = Status::Internal(OneLine(path) + ": out of memory while importing it");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!s.ok()) {
+      status_[i] = std::move(s);
+      first_failed_.store(std::min(first_failed_.load(), i));
+    }
+    done_[i] = 1;
+    ready_.notify_all();
+  }
+}
+
+Result<ImportedRank*> KinetoJob::Next() {
+  if (given_ == paths_.size()) return static_cast<ImportedRank*>(nullptr);
+  const size_t i = given_;
+  std::unique_lock<std::mutex> lock(mu_);
+  ready_.wait(lock, [&] { return done_[i] != 0; });  // a worker owns every index up to a failure, and i is not past it
+  if (!status_[i].ok()) return status_[i];
+  ++given_;
+  return &ranks_[i];
+}
+
+Result<ImportedTrace> KinetoJob::Finish() {
+  while (given_ < paths_.size()) BRAID_RETURN_IF_ERROR(Next().status());
   ImportedTrace trace;
   trace.format = "kineto";
-  const int files = static_cast<int>(paths.size());
-  // What each file's distributedInfo says, checked across the files of the
-  // job once all are read: one world size, each rank once, every rank in it.
-  std::vector<std::optional<int>> said_world(paths.size());
-  for (int i = 0; i < files; ++i) {
-    const std::string& path = paths[size_t(i)];
-    importers::PaddedBytes json;
-    BRAID_RETURN_IF_ERROR(importers::ReadMaybeGzip(path, &json));
-    importers::KinetoRecords records;
-    BRAID_RETURN_IF_ERROR(importers::ReadKinetoRecords(json, path, &records));
-    said_world[size_t(i)] = records.world;
-    BRAID_ASSIGN_OR_RETURN(ImportedRank rank, importers::BuildRank(std::move(records), path, i, files));
-    trace.ranks.push_back(std::move(rank));
-  }
+  trace.files = paths_;
+  trace.ranks = std::move(ranks_);
+  const std::vector<std::string>& paths = paths_;
+  const std::vector<std::optional<int>>& said_world = said_world_;
   std::optional<int> world;
   size_t world_file = 0;
   std::map<int, size_t> file_of_rank;
@@ -216,6 +295,11 @@ Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths) {
     if (world) trace.ranks[i].world = *world;
   }
   return trace;
+}
+
+Result<ImportedTrace> ImportKineto(const std::vector<std::string>& paths, const KinetoImportOptions& options) {
+  BRAID_ASSIGN_OR_RETURN(std::unique_ptr<KinetoJob> job, KinetoJob::Start(paths, options));
+  return job->Finish();
 }
 
 }  // namespace braid

@@ -16,6 +16,10 @@ namespace braid::importers {
 Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view label, int default_rank,
                                      int default_world);
 
+// The threads a Kineto job of `files` files is read on: `requested` when
+// above 0, else the machine's hardware threads; at most the files and 64.
+int WorkerThreads(int requested, size_t files);
+
 // One rank from the records of its file (ParseKinetoJson's second half).
 Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world);
 

@@ -161,6 +161,7 @@ Result<ImportedTrace> ImportNsys(const std::string& sqlite_path) {
 
   ImportedTrace trace;
   trace.format = "nsys";
+  trace.files = {sqlite_path};
   const std::vector<RankRows> split = SplitByRank(rows, rank_of_device);
   for (const auto& [device, rank] : rank_of_device) {
     trace.ranks.push_back(BuildRank(rows, split[size_t(rank)], rank, next, device));
