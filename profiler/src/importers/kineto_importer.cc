@@ -109,7 +109,7 @@ int WorkerThreads(int requested, size_t files) {
   return int(std::clamp<size_t>(size_t(wanted), 1, std::clamp<size_t>(files, 1, 64)));
 }
 
-Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world) {
+Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world) {
   ImportedRank rank;
   rank.rank = in.rank.value_or(default_rank);
   rank.world = in.world.value_or(default_world);
@@ -167,7 +167,7 @@ Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view l
                                      int default_world) {
   KinetoRecords records;
   BRAID_RETURN_IF_ERROR(ReadKinetoRecords(json, label, &records));
-  return BuildRank(std::move(records), label, default_rank, default_world);
+  return BuildRank(records, label, default_rank, default_world);
 }
 
 Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view label, int default_rank,
@@ -219,18 +219,23 @@ Status KinetoJob::StartWorkers() {
 // file has failed no later one starts: only the first failure is reported.
 void KinetoJob::Work() {
   importers::PaddedBytes json, gz;
+  importers::KinetoParser parser;
+  importers::KinetoRecords records;  // its buffer, too, serves file after file
   const int files = static_cast<int>(paths_.size());
   for (size_t i = next_.fetch_add(1); i < paths_.size(); i = next_.fetch_add(1)) {
     if (stop_.load() || i > first_failed_.load()) break;
     const std::string& path = paths_[i];
     Status s;
     try {
-      importers::KinetoRecords records;
+      records.events.clear();
+      records.events_seen = 0;
+      records.rank.reset();
+      records.world.reset();
       s = importers::ReadMaybeGzip(path, &json, importers::kMaxTraceBytes, &gz);
-      if (s.ok()) s = importers::ReadKinetoRecords(json, path, &records);
+      if (s.ok()) s = importers::ReadKinetoRecords(json, path, &records, &parser);
       if (s.ok()) {
         said_world_[i] = records.world;
-        Result<ImportedRank> rank = importers::BuildRank(std::move(records), path, int(i), files);
+        Result<ImportedRank> rank = importers::BuildRank(records, path, int(i), files);
         if (rank.ok()) {
           ranks_[i] = std::move(rank).value();
         } else {

@@ -193,10 +193,18 @@ Status Reader::ReadDistributedInfo(od::object info, KinetoRecords* out) {
 
 }  // namespace
 
-Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out) {
+struct KinetoParser::Impl {
+  od::parser parser;
+};
+
+KinetoParser::KinetoParser() : impl_(std::make_unique<Impl>()) {}
+KinetoParser::~KinetoParser() = default;
+
+Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out, KinetoParser* given) {
   Reader reader(label);
   if (json.size() == 0) return reader.Fail("empty file");
-  od::parser parser;
+  KinetoParser local_parser;
+  od::parser& parser = (given != nullptr ? given : &local_parser)->impl_->parser;
   od::document doc;
   const simdjson::padded_string_view view(json.data(), json.size(), json.capacity());
   if (auto e = parser.iterate(view).get(doc)) return reader.JsonFail("the start", e);

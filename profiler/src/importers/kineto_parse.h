@@ -21,7 +21,8 @@ Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view l
 int WorkerThreads(int requested, size_t files);
 
 // One rank from the records of its file (ParseKinetoJson's second half).
-Result<ImportedRank> BuildRank(KinetoRecords in, std::string_view label, int default_rank, int default_world);
+// Takes the records' names (the records are spent; their buffer stays).
+Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world);
 
 // As ParseKinetoJson, for bytes that may be gzip.
 Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view label, int default_rank,

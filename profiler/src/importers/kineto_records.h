@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,7 +44,27 @@ struct KinetoRecords {
   std::optional<int> world;
 };
 
+// simdjson's parser, kept from file to file by a worker: a new one per file
+// allocated and faulted in its index buffers afresh, and freed them after
+// (a tenth of a 64-rank import's time went to those page faults and unmaps).
+class KinetoParser {
+ public:
+  KinetoParser();
+  ~KinetoParser();
+  KinetoParser(const KinetoParser&) = delete;
+  KinetoParser& operator=(const KinetoParser&) = delete;
+
+ private:
+  friend Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
+                                  KinetoParser* parser);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Appends to out->events (clear it first to reuse its buffer); `parser`
+// given, its buffers are reused.
 // @post on error, a one-line Status::Invalid starting with `label`.
-Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out);
+Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
+                         KinetoParser* parser = nullptr);
 
 }  // namespace braid::importers
