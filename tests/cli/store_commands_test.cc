@@ -181,7 +181,7 @@ std::string RankTrace(int rank, int world) {
 }
 
 std::string JobDir(const std::string& name, int ranks, int bad_rank = -1, int other_world_rank = -1) {
-  const std::string dir = TempPath(name);
+  std::string dir = TempPath(name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (int r = 0; r < ranks; ++r) {

@@ -82,7 +82,8 @@ Status Reader::ReadEvents(od::array events, KinetoRecords* out) {
   size_t index = 0;
   for (auto item : events) {
     od::value v;
-    if (auto e = std::move(item).get(v)) return JsonFail(EventWhere(index), e);
+    // get() is rvalue-qualified, whatever clang-tidy's view of the type.
+    if (auto e = std::move(item).get(v)) return JsonFail(EventWhere(index), e);  // NOLINT(performance-move-const-arg)
     od::object ev;
     if (auto e = v.get_object().get(ev)) {
       return e == simdjson::INCORRECT_TYPE ? Fail(EventWhere(index) + " is not an object")
