@@ -12,7 +12,7 @@
 # measured_fuzz (bytes = a board's measurement CSV for calibrate --fit).
 # Exits non-zero when a target finds a crash, a sanitizer report, a timeout or a broken invariant;
 # the input is left in WORK_DIR/artifacts. Needs clang++ (14+), python3 and
-# the -dev packages of simdjson, zlib and sqlite3.
+# the -dev packages of simdjson, libdeflate, zlib and sqlite3.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +37,7 @@ sources=(
   "$root/profiler/src/importers/file_bytes.cc"
   "$root/profiler/src/importers/kineto_json.cc"
   "$root/profiler/src/importers/kineto_importer.cc"
+  "$root/profiler/src/importers/trace_dir.cc"
   "$root/profiler/src/importers/nsys_importer.cc"
   "$root/profiler/src/importers/nsys_rows.cc"
   "$root/profiler/src/importers/sqlite_reader.cc"
@@ -94,7 +95,7 @@ wait
 for target in "${targets[@]}"; do
   # shellcheck disable=SC2086
   "$cxx" $cxxflags -fsanitize=fuzzer -I"$root/tests/fuzz" "$root/tests/fuzz/$target.cc" "${objects[@]}" \
-    -lsimdjson -lz -lsqlite3 -o "$target"
+    -lsimdjson -ldeflate -lz -lsqlite3 -o "$target"
 done
 
 echo "== seeds"
