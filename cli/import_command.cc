@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <set>
 
 #include "braid/metric_rows.h"
@@ -18,7 +19,7 @@ void AddImportOptions(CLI::App* sub, ImportArgs* a) {
   sub->add_option("files", a->files,
                   "trace files (Kineto: one per rank, .json or .json.gz, or the job's directory; nsys: one .sqlite)")
       ->required();
-  sub->add_option("--threads", a->threads, "Kineto: files read at once (default: every hardware thread)")
+  sub->add_option("--threads", a->threads, "Kineto: files read at once (default: every hardware thread, at most 16)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--db", a->db, "SQLite store")->capture_default_str();
   sub->add_flag("--json", a->json, "print the stored run as one JSON object");
@@ -90,11 +91,10 @@ Result<RunRecord> ImportNsysRun(const ImportArgs& a, Store& store) {
 // read the next files (KinetoJob), all in one transaction: a bad file
 // anywhere leaves nothing of the run in the store.
 Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
-  std::vector<Event> all;  // every rank's, for the run's figures
+  std::vector<std::vector<Event>> stored;  // every rank's, for the run's figures
   Store::RunPart part;
   const auto next = [&]() -> Result<const Store::RunPart*> {
-    if (all.empty()) all.reserve(part.events.size() * job.files().size());
-    for (Event& e : part.events) all.push_back(std::move(e));
+    if (!part.events.empty()) stored.push_back(std::move(part.events));
     part.events.clear();
     part.lanes.clear();
     BRAID_ASSIGN_OR_RETURN(ImportedRank * rank, job.Next());
@@ -106,6 +106,14 @@ Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
   RunRecord record;
   const auto finish = [&]() -> Result<Store::RunEnd> {
     BRAID_ASSIGN_OR_RETURN(ImportedTrace trace, job.Finish());
+    size_t total = 0;
+    for (const std::vector<Event>& rank : stored) total += rank.size();
+    std::vector<Event> all;
+    all.reserve(total);
+    for (std::vector<Event>& rank : stored) {
+      std::move(rank.begin(), rank.end(), std::back_inserter(all));
+      std::vector<Event>().swap(rank);  // its buffer goes as soon as it is copied
+    }
     BRAID_ASSIGN_OR_RETURN(record, RecordOf(trace, all));
     return Store::RunEnd{MetaOf(record), RowsOf(record)};
   };

@@ -14,7 +14,7 @@ struct ImportArgs {
   std::vector<std::string> files;
   std::string db = "braid.db";
   bool json = false;
-  int threads = 0;  // Kineto files read at once; 0: every hardware thread
+  int threads = 0;  // Kineto files read at once; 0: every hardware thread, at most 16
 };
 
 void AddImportOptions(CLI::App* sub, ImportArgs* args);

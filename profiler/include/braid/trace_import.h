@@ -65,7 +65,8 @@ struct ImportedTrace {
 
 struct KinetoImportOptions {
   // Files read at once, each on its own thread; 0: the machine's hardware
-  // threads. Each holds one file's bytes (about 3x its JSON) while it works.
+  // threads, at most 16. Each holds one file's bytes (about 3x its JSON)
+  // while it works.
   int threads = 0;
 };
 

@@ -17,7 +17,9 @@ Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view l
                                      int default_world);
 
 // The threads a Kineto job of `files` files is read on: `requested` when
-// above 0, else the machine's hardware threads; at most the files and 64.
+// above 0, else the machine's hardware threads up to kDefaultMaxWorkers; at
+// most the files and 64.
+inline constexpr unsigned kDefaultMaxWorkers = 16;
 int WorkerThreads(int requested, size_t files);
 
 // One rank from the records of its file (ParseKinetoJson's second half).
