@@ -28,11 +28,6 @@ size_t GuessInflatedSize(std::string_view gz) {
   return std::max<size_t>(guess, 4096);
 }
 
-void FinishPadded(PaddedBytes* out, size_t produced) {
-  out->Reserve(produced);
-  out->SetSize(produced);
-}
-
 // libdeflate, member by member into one buffer sized from each trailer's
 // ISIZE and grown when that was short (a member over 4 GiB, or a last
 // member's trailer that says nothing of the others). False when it cannot
@@ -61,7 +56,7 @@ bool InflateFast(std::string_view gz, PaddedBytes* out, size_t max_bytes) {
     }
   }
   if (produced > max_bytes) return false;
-  FinishPadded(out, produced);
+  out->SetSize(produced);  // zeroes the padding after the content
   return true;
 }
 
@@ -142,7 +137,7 @@ Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* 
   if (produced > max_bytes) {
     return Fail(label, "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
   }
-  FinishPadded(out, produced);
+  out->SetSize(produced);  // zeroes the padding after the content
   return Status::Ok();
 }
 
