@@ -2,6 +2,7 @@
 // ProfilerStep iterations, and the HTA figures in µs.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <new>
 #include <optional>
@@ -247,6 +248,8 @@ void KinetoJob::Work() {
       }
     } catch (const std::bad_alloc&) {
       s = Status::Internal(OneLine(path) + ": out of memory while importing it");
+    } catch (const std::exception& e) {  // on a worker thread it would end the process
+      s = Status::Internal(OneLine(path) + ": " + OneLine(e.what()));
     }
     std::lock_guard<std::mutex> lock(mu_);
     if (!s.ok()) {
