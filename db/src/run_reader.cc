@@ -1,5 +1,6 @@
 // Queries over complete runs: listing, metadata, events, lanes, metrics.
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include "braid/store.h"
@@ -102,32 +103,38 @@ Status Store::CheckRunExists(int64_t run) const {
   return Status::Ok();
 }
 
-Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
+Status Store::ScanEvents(int64_t run, const EventScan& scan,
+                         const std::function<Status(std::span<const Event>)>& visit) const {
   BRAID_ASSIGN_OR_RETURN(StoredRun meta, GetRun(run));
   BRAID_ASSIGN_OR_RETURN(NameCache names, MakeNameCache(db_));
-  // The ORDER BY is the primary key's order: no sort step.
-  BRAID_ASSIGN_OR_RETURN(
-      db::Statement st,
-      db::Statement::Prepare(
-          db_,
-          "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
-          " correlation FROM events WHERE run = ?1 ORDER BY rank, lane, start_ns, seq"));
+  // The ORDER BY is the primary key's order: no sort step, and SQLite hands
+  // rows over as it walks the key, so nothing here grows with the run.
+  std::string sql =
+      "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
+      " correlation FROM events WHERE run = ?1";
+  if (scan.iteration) sql += " AND iteration = ?2";
+  sql += " ORDER BY rank, lane, start_ns, seq";
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, sql));
   st.BindInt(1, run);
-  // The stored count is a claim, not a size: a damaged `runs` row (a
-  // negative or enormous count) must not become an allocation. It only
-  // sizes the first reservation, capped; the rows decide, and a count
-  // that disagrees with them is reported.
+  if (scan.iteration) st.BindInt(2, *scan.iteration);
   const std::string where = "damaged store: run " + std::to_string(run) + " of " + path_;
   if (meta.event_count < 0) {
     return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " (not a count)");
   }
-  constexpr int64_t kReserveAtMost = 1 << 20;
+  const size_t batch = std::max<size_t>(1, scan.batch);
+  // The stored count is a claim, not a size: a damaged `runs` row must not
+  // become an allocation, so it only caps the first reservation.
   std::vector<Event> events;
-  events.reserve(size_t(std::min(meta.event_count, kReserveAtMost)));
+  events.reserve(size_t(std::min<int64_t>(meta.event_count, int64_t(batch))));
+  int64_t seen = 0;
   for (;;) {
     Result<bool> row = st.Step();
     if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
-    if (!*row) break;
+    if (!*row || events.size() == batch) {
+      if (!events.empty()) BRAID_RETURN_IF_ERROR(visit(std::span<const Event>(events)));
+      events.clear();
+      if (!*row) break;
+    }
     Result<const std::string*> name = names.Get(st.Int(6));
     if (!name.ok() && name.status().code() == StatusCode::kInvalidArgument) {
       return Status::Invalid(where + ": an event " + name.status().message());
@@ -151,12 +158,44 @@ Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
     e.step = int(st.Int(10));
     e.peer = int(st.Int(11));
     e.correlation = st.Int(12);
+    ++seen;
   }
-  if (int64_t(events.size()) != meta.event_count) {
+  // A filtered scan sees part of the run; only a whole one can be counted.
+  if (!scan.iteration && seen != meta.event_count) {
     return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " but " +
-                           std::to_string(events.size()) + " events");
+                           std::to_string(seen) + " events");
   }
-  return events;
+  return Status::Ok();
+}
+
+Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {
+  std::vector<Event> all;
+  BRAID_RETURN_IF_ERROR(ScanEvents(run, {}, [&](std::span<const Event> batch) {
+    if (all.empty()) all.reserve(batch.size());
+    all.insert(all.end(), batch.begin(), batch.end());
+    return Status::Ok();
+  }));
+  return all;
+}
+
+Result<EventExtent> Store::GetEventExtent(int64_t run, std::optional<int> iteration) const {
+  BRAID_RETURN_IF_ERROR(CheckRunExists(run));
+  std::string sql = "SELECT COUNT(*), MIN(start_ns), MIN(iteration), MAX(iteration) FROM events WHERE run = ?1";
+  if (iteration) sql += " AND iteration = ?2";
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, sql));
+  st.BindInt(1, run);
+  if (iteration) st.BindInt(2, *iteration);
+  Result<bool> row = st.Step();
+  if (!row.ok()) return db::WithContext(row.status(), "reading run " + std::to_string(run) + " of " + path_);
+  EventExtent x;
+  if (!*row) return x;
+  x.count = st.Int(0);
+  if (x.count > 0) {
+    x.first_start_ns = st.Int(1);
+    x.first_iteration = int(st.Int(2));
+    x.last_iteration = int(st.Int(3));
+  }
+  return x;
 }
 
 Result<std::vector<LaneInfo>> Store::LoadLanes(int64_t run) const {

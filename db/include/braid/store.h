@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,13 @@ struct MetricRow {
   int rank = 0;
   std::string name;
   double value = 0;
+};
+
+// What GetEventExtent finds: zeros when there are no events.
+struct EventExtent {
+  int64_t count = 0;
+  int64_t first_start_ns = 0;
+  int first_iteration = 0, last_iteration = 0;
 };
 
 struct StoredRun {
@@ -150,9 +158,24 @@ class Store {
   Result<int64_t> WriteRunInParts(const std::function<Result<const RunPart*>()>& next,
                                   const std::function<Result<RunEnd>()>& finish);
 
-  Result<std::vector<StoredRun>> ListRuns() const;                // complete runs, id order
-  Result<StoredRun> GetRun(int64_t id) const;                     // NotFound: "no run 42 in FILE"
-  Result<std::vector<Event>> LoadEvents(int64_t run) const;       // by rank, lane, start_ns
+  Result<std::vector<StoredRun>> ListRuns() const;           // complete runs, id order
+  Result<StoredRun> GetRun(int64_t id) const;                // NotFound: "no run 42 in FILE"
+  Result<std::vector<Event>> LoadEvents(int64_t run) const;  // by rank, lane, start_ns
+  // The run's events in LoadEvents' order, streamed: `visit` gets at most
+  // `batch` events at a time (a buffer reused between calls, so memory does
+  // not grow with the run) and ends the scan early by returning an error,
+  // which ScanEvents returns (a cancelled load). With `iteration`, only that
+  // iteration's events. A whole scan checks the rows against the run's
+  // stored count at the end, as LoadEvents does.
+  struct EventScan {
+    std::optional<int> iteration;
+    size_t batch = size_t(1) << 16;
+  };
+  Status ScanEvents(int64_t run, const EventScan& scan,
+                    const std::function<Status(std::span<const Event>)>& visit) const;
+  // Count, first start and iteration range of a run's events (or of one
+  // iteration's), without reading them.
+  Result<EventExtent> GetEventExtent(int64_t run, std::optional<int> iteration = std::nullopt) const;
   Result<std::vector<LaneInfo>> LoadLanes(int64_t run) const;     // by rank, lane
   Result<std::vector<MetricRow>> LoadMetrics(int64_t run) const;  // by iteration, rank, name
 
