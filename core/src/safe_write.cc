@@ -60,17 +60,37 @@ Result<std::pair<int, std::string>> CreateTemporary(const std::string& target) {
   return Status::Internal("cannot create a temporary file beside '" + OneLine(target) + "'");
 }
 
+// Makes a rename durable: it survives a power cut once the directory is
+// synced.
+void SyncDirectoryOf(const std::string& path) {
+  const int dir = ::open(DirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+// The temporary for a resolved regular-file target, with an existing
+// target's permission bits.
+Result<std::pair<int, std::string>> CreateTemporaryFor(const std::string& target) {
+  BRAID_ASSIGN_OR_RETURN(auto tmp, CreateTemporary(target));
+  struct stat old {};
+  if (::stat(target.c_str(), &old) == 0 && ::fchmod(tmp.first, old.st_mode & 07777) != 0) {
+    const std::string why = Errno();
+    ::close(tmp.first);
+    ::unlink(tmp.second.c_str());
+    return Status::Internal("cannot write '" + OneLine(target) + "': cannot copy its permissions: " + why);
+  }
+  return tmp;
+}
+
 // The target is a resolved regular-file path (ResolveWriteTarget).
 Status ReplaceFile(const std::string& target, std::string_view bytes) {
-  BRAID_ASSIGN_OR_RETURN(auto tmp, CreateTemporary(target));
+  BRAID_ASSIGN_OR_RETURN(auto tmp, CreateTemporaryFor(target));
   auto [fd, tmp_path] = tmp;
   // The first failing step, or empty when all succeeded.
   std::string why;
-  struct stat old {};
-  if (::stat(target.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0) {
-    why = "cannot copy its permissions: " + Errno();
-  }
-  if (why.empty() && !WriteAll(fd, bytes)) why = Errno();
+  if (!WriteAll(fd, bytes)) why = Errno();
   if (why.empty() && ::fsync(fd) != 0) why = Errno();
   if (::close(fd) != 0 && why.empty()) why = Errno();
   if (why.empty() && ::rename(tmp_path.c_str(), target.c_str()) != 0) why = Errno();
@@ -78,12 +98,7 @@ Status ReplaceFile(const std::string& target, std::string_view bytes) {
     ::unlink(tmp_path.c_str());
     return Status::Internal("cannot write '" + OneLine(target) + "': " + why);
   }
-  // The rename itself survives a power cut once the directory is synced.
-  const int dir = ::open(DirOf(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
+  SyncDirectoryOf(target);
   return Status::Ok();
 }
 
@@ -184,6 +199,60 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool
   if (path == "-" && allow_stdout) return WriteStdout(bytes);
   BRAID_ASSIGN_OR_RETURN(auto target, ResolveWriteTarget(path == "-" ? "./-" : path));
   return ReplaceFile(target, bytes);
+}
+
+Result<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Open(const std::string& path, bool allow_stdout) {
+  if (path == "-" && allow_stdout) {
+    std::fflush(stdout);  // what the command printed before comes first
+    return std::unique_ptr<AtomicFileWriter>(new AtomicFileWriter(STDOUT_FILENO, "", ""));
+  }
+  BRAID_ASSIGN_OR_RETURN(auto target, ResolveWriteTarget(path == "-" ? "./-" : path));
+  BRAID_ASSIGN_OR_RETURN(auto tmp, CreateTemporaryFor(target));
+  return std::unique_ptr<AtomicFileWriter>(new AtomicFileWriter(tmp.first, target, tmp.second));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (!temporary_.empty() && fd_ >= 0) ::close(fd_);
+  if (!temporary_.empty() && !done_) ::unlink(temporary_.c_str());
+}
+
+Status AtomicFileWriter::Fail(const std::string& why) {
+  done_ = true;
+  if (temporary_.empty()) return Status::Internal("cannot write standard output: " + why);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(temporary_.c_str());
+  temporary_.clear();
+  return Status::Internal("cannot write '" + OneLine(target_) + "': " + why);
+}
+
+Status AtomicFileWriter::Append(std::string_view bytes) {
+  if (done_) return Status::Internal("cannot write '" + OneLine(target_) + "': the file is already closed");
+  if (!WriteAll(fd_, bytes)) return Fail(Errno());
+  written_ += int64_t(bytes.size());
+  return Status::Ok();
+}
+
+Status AtomicFileWriter::Commit() {
+  if (done_) return Status::Internal("cannot write '" + OneLine(target_) + "': the file is already closed");
+  if (temporary_.empty()) {
+    done_ = true;
+    return Status::Ok();
+  }
+  // The target may have changed kind while the pieces were written (a FIFO
+  // put in its place): a special file is never replaced.
+  if (Status s = ResolveWriteTarget(target_).status(); !s.ok()) {
+    (void)Fail("");
+    return s;
+  }
+  if (::fsync(fd_) != 0) return Fail(Errno());
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) return Fail(Errno());
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) return Fail(Errno());
+  done_ = true;
+  SyncDirectoryOf(target_);
+  return Status::Ok();
 }
 
 Status UpdateFileAtomically(const std::string& path, const FileMerge& merge, int lock_wait_s) {

@@ -112,6 +112,73 @@ TEST_F(SafeWrite, DashIsStandardOutputWhenAllowed) {
   EXPECT_FALSE(fs::exists("-"));
 }
 
+TEST_F(SafeWrite, AFileWrittenInPiecesAppearsOnlyAtCommit) {
+  const std::string p = Path("big.json");
+  std::ofstream(p) << "old";
+  ASSERT_EQ(::chmod(p.c_str(), 0600), 0);
+  auto w = AtomicFileWriter::Open(p);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE((*w)->Append("new ").ok());
+  ASSERT_TRUE((*w)->Append("bytes").ok());
+  EXPECT_EQ(Read(p), "old");  // readers see the old file until the commit
+  EXPECT_EQ(Entries(), 2u);   // and the temporary beside it
+  EXPECT_EQ((*w)->bytes_written(), 9);
+  Status s = (*w)->Commit();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(Read(p), "new bytes");
+  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(Entries(), 1u);
+  EXPECT_FALSE((*w)->Append("more").ok());  // one commit; nothing after it
+  EXPECT_EQ(Read(p), "new bytes");
+}
+
+TEST_F(SafeWrite, AWriterDroppedWithoutCommitLeavesTheTargetAndNoTemporary) {
+  const std::string p = Path("kept.json");
+  std::ofstream(p) << "kept";
+  {
+    auto w = AtomicFileWriter::Open(p);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append("half a trace").ok());
+  }
+  EXPECT_EQ(Read(p), "kept");
+  EXPECT_EQ(Entries(), 1u);
+}
+
+TEST_F(SafeWrite, AWriterRefusesSpecialFilesAtOpenAndAtCommit) {
+  ASSERT_EQ(::mkfifo(Path("fifo").c_str(), 0600), 0);
+  auto refused = AtomicFileWriter::Open(Path("fifo"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("a FIFO"), std::string::npos) << refused.status().message();
+  // A FIFO put in the target's place while the pieces were written is not
+  // replaced at the commit.
+  const std::string p = Path("out.json");
+  auto w = AtomicFileWriter::Open(p);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Append("x").ok());
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  Status s = (*w)->Commit();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("a FIFO"), std::string::npos) << s.message();
+  EXPECT_TRUE(fs::is_fifo(p));
+  EXPECT_EQ(Entries(), 2u);  // the two FIFOs; the temporary is gone
+}
+
+TEST_F(SafeWrite, AWriterToDashStreamsStandardOutput) {
+  const std::string captured = Path("stdout.txt");
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  ASSERT_TRUE(std::freopen(captured.c_str(), "w", stdout) != nullptr);
+  auto w = AtomicFileWriter::Open("-", /*allow_stdout=*/true);
+  Status s = w.ok() ? (*w)->Append("piece one, ") : w.status();
+  if (s.ok()) s = (*w)->Append("piece two");
+  if (s.ok()) s = (*w)->Commit();
+  std::fflush(stdout);
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(Read(captured), "piece one, piece two");
+}
+
 TEST_F(SafeWrite, UpdateSeesTheCurrentBytesAndRemovesItsLock) {
   const std::string p = Path("list.txt");
   auto append = [](const std::string& line) {

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "braid/gzip_bytes.h"
 #include "file_bytes.h"
 #include "shared_dir.h"
 #include "test_files.h"
@@ -86,6 +87,48 @@ TEST(Gunzip, DamagedDataFailsAsZlibFailsWithItsMessage) {
       EXPECT_EQ(f.message(), s.message());
     }
   }
+}
+
+// The export's compressor: fed in pieces of any size, its output inflates to
+// the text, and a sink's error stops it.
+TEST(GzipStream, PiecesOfAnySizeInflateToTheWholeText) {
+  const std::string text = TraceLikeText(3'000'000, 11);
+  for (size_t piece : {size_t(1) << 10, size_t(65537), size_t(3'000'000)}) {
+    std::string gz;
+    size_t handed = 0;
+    auto stream = GzipStream::Start([&](std::string_view p) {
+      gz.append(p);
+      ++handed;
+      return Status::Ok();
+    });
+    ASSERT_TRUE(stream.ok());
+    for (size_t at = 0; at < text.size(); at += piece) {
+      ASSERT_TRUE((*stream)->Write(std::string_view(text).substr(at, piece)).ok());
+    }
+    ASSERT_TRUE((*stream)->Finish().ok());
+    EXPECT_FALSE((*stream)->Write("late").ok());
+    EXPECT_GT(handed, 1u);  // handed over as it went, not held to the end
+    ExpectSameAsZlib(gz, text);
+  }
+  auto whole = GzipBytes(text);
+  ASSERT_TRUE(whole.ok());
+  ExpectSameAsZlib(*whole, text);
+}
+
+TEST(GzipStream, ASinksErrorEndsTheStream) {
+  int calls = 0;
+  auto stream =
+      GzipStream::Start([&](std::string_view) { return ++calls == 1 ? Status::Internal("disk full") : Status::Ok(); });
+  ASSERT_TRUE(stream.ok());
+  Status s;
+  const std::string text = TraceLikeText(4'000'000, 5);
+  for (size_t at = 0; at < text.size() && s.ok(); at += 100'000) {
+    s = (*stream)->Write(std::string_view(text).substr(at, 100'000));
+  }
+  if (s.ok()) s = (*stream)->Finish();
+  EXPECT_EQ(s.message(), "disk full");
+  EXPECT_EQ((*stream)->Finish().message(), "disk full");
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(Gunzip, SharedTracesInflateAsZlibDoes) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,36 @@ Result<std::string> ResolveWriteTarget(const std::string& path);
 // Writes `bytes` to `path` atomically. "-" writes standard output when
 // allow_stdout, and is otherwise a file named "-" in the working directory.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool allow_stdout = false);
+
+// A file written in pieces, with WriteFileAtomically's guarantees, for
+// outputs too large to hold (an export of millions of events): the pieces go
+// to a temporary beside the target, which Commit() fsyncs and renames over
+// it. Destroyed without a Commit (an error part-way), the temporary is
+// removed and the target is untouched. "-" with allow_stdout streams to
+// standard output, where nothing can be taken back.
+class AtomicFileWriter {
+ public:
+  static Result<std::unique_ptr<AtomicFileWriter>> Open(const std::string& path, bool allow_stdout = false);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  Status Append(std::string_view bytes);
+  // Once: after it (either way) the writer takes no more bytes.
+  Status Commit();
+  int64_t bytes_written() const { return written_; }
+
+ private:
+  AtomicFileWriter(int fd, std::string target, std::string temporary)
+      : fd_(fd), target_(std::move(target)), temporary_(std::move(temporary)) {}
+  Status Fail(const std::string& why);
+
+  int fd_;                 // -1 once closed
+  std::string target_;     // "" for standard output
+  std::string temporary_;  // removed unless committed
+  int64_t written_ = 0;
+  bool done_ = false;
+};
 
 // Read-merge-write. While holding an exclusive lock (flock on the sidecar
 // "<target>.lock", removed on release), reads the target (nullopt when it
