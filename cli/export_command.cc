@@ -1,8 +1,13 @@
 #include "export_command.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "braid/chrome_trace.h"
 #include "braid/gzip_bytes.h"
@@ -39,20 +44,42 @@ Status CheckExportArgs(const ExportArgs& a) {
   return target.ok() ? Status::Ok() : target.status();
 }
 
-// Keeps the events of one iteration; NotFound naming the stored ones when
-// there are none.
-Status KeepIteration(std::vector<Event>& events, int iteration, int64_t run) {
-  int lo = 0, hi = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    lo = i == 0 ? events[i].iteration : std::min(lo, events[i].iteration);
-    hi = i == 0 ? events[i].iteration : std::max(hi, events[i].iteration);
-  }
-  const bool any = !events.empty();
-  std::erase_if(events, [&](const Event& e) { return e.iteration != iteration; });
-  if (!events.empty()) return Status::Ok();
-  const std::string have = !any ? "no events" : "iterations " + std::to_string(lo) + ".." + std::to_string(hi);
+// NotFound naming the stored iterations when `iteration` has no events.
+Status CheckIterationHasEvents(const Store& store, int64_t run, int iteration) {
+  BRAID_ASSIGN_OR_RETURN(EventExtent only, store.GetEventExtent(run, iteration));
+  if (only.count > 0) return Status::Ok();
+  BRAID_ASSIGN_OR_RETURN(EventExtent all, store.GetEventExtent(run));
+  const std::string have =
+      all.count == 0 ? "no events"
+                     : "iterations " + std::to_string(all.first_iteration) + ".." + std::to_string(all.last_iteration);
   return Status::NotFound("run " + std::to_string(run) + " has no iteration " + std::to_string(iteration) + " (" +
                           have + ")");
+}
+
+// The trace streamed from the store to the output: batches of events go
+// through the Chrome writer, the gzip stream when the name asks for it, and
+// the atomic writer, so that memory does not grow with the run. Any error
+// drops the temporary; the target is replaced only at the commit.
+Result<int64_t> StreamTrace(const Store& store, const ExportArgs& a, const std::string& title) {
+  std::optional<int> iteration;
+  if (a.iteration) iteration = int(*a.iteration);
+  BRAID_ASSIGN_OR_RETURN(EventExtent extent, store.GetEventExtent(a.run, iteration));
+  BRAID_ASSIGN_OR_RETURN(std::vector<LaneInfo> lanes, store.LoadLanes(a.run));
+  std::vector<TraceLane> names;
+  for (const LaneInfo& l : lanes) names.push_back({l.rank, l.lane, l.name});
+  BRAID_ASSIGN_OR_RETURN(auto file, AtomicFileWriter::Open(a.out, /*allow_stdout=*/true));
+  std::unique_ptr<GzipStream> gz;
+  if (NamesGzipFile(a.out)) {
+    BRAID_ASSIGN_OR_RETURN(gz, GzipStream::Start([&](std::string_view piece) { return file->Append(piece); }));
+  }
+  ChromeTraceWriter trace([&](std::string_view piece) { return gz ? gz->Write(piece) : file->Append(piece); },
+                          extent.first_start_ns);
+  BRAID_RETURN_IF_ERROR(store.ScanEvents(a.run, {.iteration = iteration, .batch = size_t(1) << 14},
+                                         [&](std::span<const Event> batch) { return trace.Add(batch); }));
+  BRAID_RETURN_IF_ERROR(trace.Finish(title, names));
+  if (gz) BRAID_RETURN_IF_ERROR(gz->Finish());
+  BRAID_RETURN_IF_ERROR(file->Commit());
+  return trace.slices();
 }
 
 }  // namespace
@@ -65,29 +92,22 @@ int ExecuteExport(const ExportArgs& a) {
   // `report` refuses it, before anything is written.
   auto run = LoadRunRecord(**store, a.run);
   if (!run.ok()) return ReportError("export", run.status());
-  auto events = (*store)->LoadEvents(a.run);
-  if (!events.ok()) return ReportError("export", events.status());
-  auto lanes = (*store)->LoadLanes(a.run);
-  if (!lanes.ok()) return ReportError("export", lanes.status());
   if (a.iteration) {
-    if (Status s = KeepIteration(*events, int(*a.iteration), a.run); !s.ok()) return ReportError("export", s);
+    if (Status s = CheckIterationHasEvents(**store, a.run, int(*a.iteration)); !s.ok()) {
+      return ReportError("export", s);
+    }
   }
-
-  ChromeTraceInput in;
-  in.title = "braid run " + std::to_string(a.run) + " (" + run->backend + ")";
-  if (a.iteration) in.title += ", iteration " + std::to_string(*a.iteration);
-  for (const LaneInfo& l : *lanes) in.lanes.push_back({l.rank, l.lane, l.name});
-  in.events = std::move(*events);
-  const size_t count = in.events.size();
-  std::string bytes = ChromeTrace(in).dump();
-  if (NamesGzipFile(a.out)) {
-    auto gz = GzipBytes(bytes);
-    if (!gz.ok()) return ReportError("export", gz.status());
-    bytes = std::move(*gz);
+  std::string title = "braid run " + std::to_string(a.run) + " (" + run->backend + ")";
+  if (a.iteration) title += ", iteration " + std::to_string(*a.iteration);
+  Result<int64_t> count = Status::Internal("not exported");
+  try {
+    count = StreamTrace(**store, a, title);
+  } catch (const std::bad_alloc&) {
+    count = Status::Internal("out of memory while exporting run " + std::to_string(a.run));
   }
-  if (Status s = WriteFileAtomically(a.out, bytes, /*allow_stdout=*/true); !s.ok()) return ReportError("export", s);
+  if (!count.ok()) return ReportError("export", count.status());
   // With -o - the trace is standard output: the note goes to stderr.
-  (a.out == "-" ? std::cerr : std::cout) << "wrote " << count << " events of run " << a.run
+  (a.out == "-" ? std::cerr : std::cout) << "wrote " << *count << " events of run " << a.run
                                          << (a.iteration ? " iteration " + std::to_string(*a.iteration) : "") << " to "
                                          << (a.out == "-" ? "standard output" : a.out) << "\n";
   return kExitOk;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,68 @@ TEST(CliStore, ExportWritesAPerfettoTraceWithNamedLanesAndFlows) {
   // Ring gemm_rs at P=4 with 2 sub-chunks: 3 steps × 2 sends per rank × 4 ranks × 3 iterations.
   EXPECT_EQ(flow_ends.size(), size_t(3 * 2 * 4 * 3));
   for (const auto& [id, ends] : flow_ends) EXPECT_EQ(ends, 11) << "flow " << id << " needs one start and one end";
+}
+
+std::string GunzipFile(const std::string& path) {
+  std::string out;
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return out;
+  char buf[1 << 16];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  gzclose(f);
+  return out;
+}
+
+// The streamed export: gzip or not, to a file or standard output, the same
+// trace; one iteration keeps that iteration's slices only.
+TEST(CliStore, ExportStreamsTheSameTraceToEveryKindOfOutput) {
+  const std::string db = TempPath("export_stream.db"), plain = TempPath("stream.json"), gz = TempPath("stream.json.gz");
+  std::filesystem::remove(db);
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  ASSERT_EQ(Braid("export --db " + db + " --run 1 -o " + plain).code, 0);
+  const Outcome z = Braid("export --db " + db + " --run 1 -o " + gz);
+  ASSERT_EQ(z.code, 0) << z.err;
+  const Outcome piped = Braid("export --db " + db + " --run 1 -o -");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(GunzipFile(gz), ReadFile(plain));
+  EXPECT_EQ(piped.out, ReadFile(plain));
+  const json whole = json::parse(ReadFile(plain));
+  const std::string one = TempPath("stream_it1.json");
+  ASSERT_EQ(Braid("export --db " + db + " --run 1 --iteration 1 -o " + one).code, 0);
+  size_t in_one = 0, in_whole = 0;
+  const json part = json::parse(ReadFile(one));
+  for (const auto& e : part["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++in_one;
+    EXPECT_EQ(e["args"]["iteration"], 1);
+  }
+  for (const auto& e : whole["traceEvents"]) in_whole += e["ph"] == "X";
+  EXPECT_EQ(in_one * 3, in_whole);  // three timed iterations alike
+  ExpectUsageError(Braid("export --db " + db + " --run 1 --iteration 7 -o " + one), "iterations 0..2");
+}
+
+// Damage found half way through the stream (the rows end before the run's
+// count says): one line, exit 2, the old output kept and no temporary left.
+TEST(CliStore, AnExportThatFailsHalfWayKeepsTheOldFile) {
+  const std::string db = TempPath("export_half.db");
+  const std::filesystem::path dir = std::filesystem::path(TempPath("export_half_out"));
+  std::filesystem::remove(db);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directory(dir);
+  const std::string out = (dir / "trace.json").string();
+  std::ofstream(out) << "the previous export";
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "DELETE FROM events WHERE rank = 3", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  for (const std::string& name : {out, out + ".gz"}) {
+    ExpectUsageError(Braid("export --db " + db + " --run 1 -o " + name), "damaged store: run 1");
+  }
+  EXPECT_EQ(ReadFile(out), "the previous export");
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u);
 }
 
 TEST(CliStore, BadStoreInputIsOneLineExitTwoAndChangesNothing) {
