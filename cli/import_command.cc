@@ -121,14 +121,6 @@ Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
   return record;
 }
 
-// A store this command created is removed again when the import fails: a
-// bad trace leaves no empty store behind (one that was there is kept, its
-// runs untouched: the transaction rolled back).
-void RemoveCreatedStore(const std::string& db) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(db + suffix, ec);
-}
-
 }  // namespace
 
 int ExecuteImport(const ImportArgs& a) {

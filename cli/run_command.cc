@@ -3,7 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <memory>
+#include <new>
 #include <optional>
 
 #include "backend_choice.h"
@@ -151,21 +154,28 @@ Result<PreparedRun> PrepareRunFromArgs(const RunArgs& a, bool writes_store) {
   return PrepareRun(request);
 }
 
-int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
-  if (!a.no_db) {
-    auto store = OpenStoreForWrite(a.db);
-    if (!store.ok()) return ReportError("run", store.status());
-    if (auto id = StoreRun(**store, p, run); !id.ok()) return ReportError("run", id.status());
-  }
+void PrintRun(const RunArgs& a, const RecordedRun& run) {
   if (a.json) {
     std::cout << RunJson(run.record).dump(2) << "\n";
   } else {
     std::cout << RunTable(run.record);
   }
   std::cout.flush();
+}
+
+int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
+  if (!a.no_db) {
+    auto store = OpenStoreForWrite(a.db);
+    if (!store.ok()) return ReportError("run", store.status());
+    if (auto id = StoreRun(**store, p, run); !id.ok()) return ReportError("run", id.status());
+  }
+  PrintRun(a, run);
   return kExitOk;
 }
 
+// In one process the events are streamed: each iteration goes into the
+// store as the backend finishes it, so that a run of millions of events is
+// never held whole (the store is opened, and checked, before the run).
 int ExecuteRunInProcess(const RunArgs& a) {
   auto prepared = PrepareRunFromArgs(a, true);
   if (!prepared.ok()) return ReportError("run", prepared.status());
@@ -173,9 +183,27 @@ int ExecuteRunInProcess(const RunArgs& a) {
   auto backend = MakeBackend(a.backend, a.topology,
                              CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
   if (!backend.ok()) return ReportError("run", backend.status());
-  auto run = ExecuteRun(*prepared, **backend);
-  if (!run.ok()) return ReportError("run", run.status());
-  if (int code = StoreAndPrint(a, *prepared, *run); code != kExitOk) return code;
+  std::error_code ec;
+  const bool store_existed = !a.no_db && std::filesystem::exists(a.db, ec);
+  Result<RecordedRun> run = Status::Internal("not run");
+  {
+    std::unique_ptr<Store> store;
+    if (!a.no_db) {
+      auto opened = OpenStoreForWrite(a.db);
+      if (!opened.ok()) return ReportError("run", opened.status());
+      store = std::move(*opened);
+    }
+    try {
+      run = ExecuteRunStreamed(*prepared, **backend, store.get());
+    } catch (const std::bad_alloc&) {
+      run = Status::Internal("out of memory while running and storing the run (nothing was stored)");
+    }
+  }  // the store is closed before a failed run's new file is removed
+  if (!run.ok()) {
+    if (!a.no_db && !store_existed) RemoveCreatedStore(a.db);
+    return ReportError("run", run.status());
+  }
+  PrintRun(a, *run);
   if (Status v = VerifyVerdict(run->output); !v.ok()) return ReportError("run", v);
   return kExitOk;
 }

@@ -31,4 +31,9 @@ Result<std::unique_ptr<Store>> OpenStoreForRead(const std::string& path) {
   return Store::Open(path, /*read_only=*/true);
 }
 
+void RemoveCreatedStore(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
 }  // namespace braid::cli

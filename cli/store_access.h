@@ -18,6 +18,12 @@ inline constexpr const char* kDefaultStore = "braid.db";
 Status CheckStoreWritable(const std::string& path);
 
 Result<std::unique_ptr<Store>> OpenStoreForWrite(const std::string& path);
+// A store a failed command created is removed again (with its WAL files):
+// bad input leaves no empty store behind. Call it only for a store that did
+// not exist before the command and is closed; one that was there keeps its
+// runs (the failed run's transaction rolled back).
+void RemoveCreatedStore(const std::string& path);
+
 // NotFound (exit 2) when the file does not exist; never creates it.
 Result<std::unique_ptr<Store>> OpenStoreForRead(const std::string& path);
 

@@ -280,34 +280,77 @@ Result<int64_t> Store::WriteRun(const RunMeta& meta, const std::vector<LaneInfo>
   return run;
 }
 
-Result<int64_t> Store::WriteRunInParts(const std::function<Result<const RunPart*>()>& next,
-                                       const std::function<Result<RunEnd>()>& finish) {
+// What a run being written holds between parts. Members are destroyed in
+// reverse order: the statements first, then the transaction rolls back
+// (unless committed), then the foreign-key checks come back on.
+struct Store::RunWriter::Open {
+  Open(sqlite3* db, std::string where) : unchecked(db), tx(db), context(std::move(where)) {}
+  ForeignKeysOffWhileWriting unchecked;  // before the transaction: inside it the pragma does nothing
+  db::Transaction tx;                    // rolls back unless Finish commits: no part of the run stays
+  std::string context;
+  int64_t run = 0;
+  std::optional<Interner> names;
+  size_t stored = 0;
+};
+
+Store::RunWriter::RunWriter(sqlite3* db, std::unique_ptr<Open> open) : db_(db), open_(std::move(open)) {}
+Store::RunWriter::~RunWriter() = default;
+
+Result<std::unique_ptr<Store::RunWriter>> Store::BeginRun() {
   BRAID_RETURN_IF_ERROR(CheckWritable());
-  const std::string context = "writing a run to " + path_;
-  const ForeignKeysOffWhileWriting unchecked(db_);  // before the transaction: inside it the pragma does nothing
-  db::Transaction tx(db_);                          // rolls back on every early return: no part of the run stays
-  BRAID_RETURN_IF_ERROR(db::WithContext(tx.Begin(), context));
-  RunMeta provisional;  // replaced by finish()'s once every part is in
+  auto open = std::make_unique<RunWriter::Open>(db_, "writing a run to " + path_);
+  BRAID_RETURN_IF_ERROR(db::WithContext(open->tx.Begin(), open->context));
+  RunMeta provisional;  // replaced by Finish's once every part is in
   provisional.source = "imported";
   provisional.has_workload = false;
   Result<int64_t> run = InsertRun(db_, provisional, 0);
-  if (!run.ok()) return db::WithContext(run.status(), context);
+  if (!run.ok()) return db::WithContext(run.status(), open->context);
+  open->run = *run;
   BRAID_ASSIGN_OR_RETURN(Interner names, Interner::Create(db_));
-  size_t stored = 0;
+  open->names.emplace(std::move(names));
+  return std::unique_ptr<RunWriter>(new RunWriter(db_, std::move(open)));
+}
+
+Status Store::RunWriter::Fail(Status s) {
+  open_.reset();  // rolls back now: the store is the caller's again
+  return s;
+}
+
+Status Store::RunWriter::Add(const RunPart& part) {
+  if (!open_) return Status::Internal("run writer: the run is already finished or failed");
+  if (Status s = ValidateEvents(part.events); !s.ok()) return Fail(s);
+  if (Status s = InsertLanes(db_, open_->run, part.lanes); !s.ok()) return Fail(db::WithContext(s, open_->context));
+  if (Status s = InsertEvents(db_, open_->run, part.events, *open_->names, open_->stored); !s.ok()) {
+    return Fail(db::WithContext(s, open_->context));
+  }
+  open_->stored += part.events.size();
+  return Status::Ok();
+}
+
+Result<int64_t> Store::RunWriter::Finish(const RunEnd& end) {
+  if (!open_) return Status::Internal("run writer: the run is already finished or failed");
+  if (Status s = ValidateMeta(end.meta); !s.ok()) return Fail(s);
+  const std::string& context = open_->context;
+  if (Status s = UpdateRun(db_, open_->run, end.meta, open_->stored); !s.ok()) return Fail(db::WithContext(s, context));
+  if (Status s = InsertMetrics(db_, open_->run, end.metrics, *open_->names); !s.ok()) {
+    return Fail(db::WithContext(s, context));
+  }
+  if (Status s = open_->tx.Commit(); !s.ok()) return Fail(db::WithContext(s, context));
+  const int64_t run = open_->run;
+  open_.reset();
+  return run;
+}
+
+Result<int64_t> Store::WriteRunInParts(const std::function<Result<const RunPart*>()>& next,
+                                       const std::function<Result<RunEnd>()>& finish) {
+  BRAID_ASSIGN_OR_RETURN(auto writer, BeginRun());
   for (;;) {
     BRAID_ASSIGN_OR_RETURN(const RunPart* part, next());
     if (part == nullptr) break;
-    BRAID_RETURN_IF_ERROR(ValidateEvents(part->events));
-    BRAID_RETURN_IF_ERROR(db::WithContext(InsertLanes(db_, *run, part->lanes), context));
-    BRAID_RETURN_IF_ERROR(db::WithContext(InsertEvents(db_, *run, part->events, names, stored), context));
-    stored += part->events.size();
+    BRAID_RETURN_IF_ERROR(writer->Add(*part));
   }
   BRAID_ASSIGN_OR_RETURN(RunEnd end, finish());
-  BRAID_RETURN_IF_ERROR(ValidateMeta(end.meta));
-  BRAID_RETURN_IF_ERROR(db::WithContext(UpdateRun(db_, *run, end.meta, stored), context));
-  BRAID_RETURN_IF_ERROR(db::WithContext(InsertMetrics(db_, *run, end.metrics, names), context));
-  BRAID_RETURN_IF_ERROR(db::WithContext(tx.Commit(), context));
-  return run;
+  return writer->Finish(end);
 }
 
 Result<Store::TrialIds> Store::AddTrialWithRun(int64_t session, TrialInfo trial, const RunMeta& meta,

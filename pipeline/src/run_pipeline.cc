@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <utility>
 
 #include "braid/comm_sms_effect.h"
 #include "braid/gpu_files.h"
 #include "braid/lower_bound.h"
+#include "braid/metrics.h"
 #include "braid/planner.h"
 #include "braid/run_options_check.h"
 #include "braid/topology_files.h"
@@ -107,6 +109,65 @@ Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::op
   out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
                            out.output, known);
   if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer, &run.plan);
+  return out;
+}
+
+namespace {
+
+// A backend's whole event list as per-iteration batches, moved.
+std::vector<std::vector<Event>> ByIteration(std::vector<Event>& events) {
+  std::vector<std::vector<Event>> batches;
+  for (Event& e : events) {
+    const size_t it = size_t(std::max(0, e.iteration));
+    if (batches.size() <= it) batches.resize(it + 1);
+    batches[it].push_back(std::move(e));
+  }
+  events.clear();
+  events.shrink_to_fit();
+  return batches;
+}
+
+}  // namespace
+
+Result<RecordedRun> ExecuteRunStreamed(const PreparedRun& run, Backend& backend, Store* store,
+                                       std::optional<LowerBound> known) {
+  std::unique_ptr<Store::RunWriter> writer;
+  if (store != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(writer, store->BeginRun());
+  }
+  RunMetricsBuilder figures;
+  Store::RunPart part;
+  bool lanes_stored = false;
+  const auto take = [&](std::vector<Event>& events) -> Status {
+    BRAID_RETURN_IF_ERROR(figures.Add(events));
+    if (!writer) return Status::Ok();
+    part.lanes.clear();
+    if (!lanes_stored) part.lanes = LanesOf(run.plan);
+    lanes_stored = true;
+    // Swapped, not moved: the backend reuses the buffer it gets back.
+    part.events.swap(events);
+    return writer->Add(part);
+  };
+  RunOptions options = run.options;
+  options.on_iteration = take;
+  RecordedRun out;
+  BRAID_ASSIGN_OR_RETURN(auto ran, backend.Run(run.plan, options));
+  out.output = std::move(ran);
+  for (std::vector<Event>& batch : ByIteration(out.output.events)) {
+    if (!batch.empty()) BRAID_RETURN_IF_ERROR(take(batch));
+  }
+  part = {};
+  out.output.notes.insert(out.output.notes.end(), run.notes.begin(), run.notes.end());
+  if (!known) {
+    BRAID_ASSIGN_OR_RETURN(auto lb, MeasureRunLowerBound(run, backend));
+    known = lb;
+  }
+  out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
+                           out.output, figures.Finish(), known);
+  if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer, &run.plan);
+  if (!writer) return out;
+  if (!lanes_stored) BRAID_RETURN_IF_ERROR(writer->Add({LanesOf(run.plan), {}}));
+  BRAID_ASSIGN_OR_RETURN(out.record.run_id, writer->Finish({MetaOf(out.record), RowsOf(out.record)}));
   return out;
 }
 

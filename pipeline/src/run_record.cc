@@ -19,6 +19,12 @@ std::string RunWhere(long long run) { return "run " + std::to_string(run); }
 
 RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
                       const RunOptions& options, const RunOutput& output, std::optional<LowerBound> lower_bound) {
+  return RecordOfRun(plan, topology, backend, options, output, ComputeRunMetrics(output.events), lower_bound);
+}
+
+RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
+                      const RunOptions& options, const RunOutput& output, const RunMetrics& metrics,
+                      std::optional<LowerBound> lower_bound) {
   RunRecord r;
   r.workload = plan.workload;
   r.topology = topology;
@@ -43,7 +49,7 @@ RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string
                               {"comm_alone_ns", lower_bound->comm_alone_ns},
                               {"lower_bound_ns", lower_bound->lower_bound_ns()}};
   }
-  r.figures = FiguresOf(ComputeRunMetrics(output.events), lower_bound);
+  r.figures = FiguresOf(metrics, lower_bound);
   return r;
 }
 

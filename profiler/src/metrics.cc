@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "braid/intervals.h"
 
@@ -113,26 +115,55 @@ RunMetrics SummarizeRunMetrics(std::vector<std::vector<MetricValues>> values, st
   return rm;
 }
 
-RunMetrics ComputeRunMetrics(const std::vector<Event>& events) {
-  int iterations = 0, ranks = 0;
+Status RunMetricsBuilder::Add(const std::vector<Event>& events) {
+  int iterations = int(values_.size()), ranks = ranks_;
   for (const Event& e : events) {
     iterations = std::max(iterations, e.iteration + 1);
     ranks = std::max(ranks, e.rank + 1);
   }
-  const size_t n_it = static_cast<size_t>(iterations), n_rank = static_cast<size_t>(ranks);
-  std::vector<std::vector<std::vector<const Event*>>> groups(n_it, std::vector<std::vector<const Event*>>(n_rank));
+  // This batch's groups, indexed like values_ but only over what it brings.
+  std::map<std::pair<int, int>, std::vector<const Event*>> groups;
   for (const Event& e : events) {
-    if (e.iteration >= 0 && e.rank >= 0) groups[size_t(e.iteration)][size_t(e.rank)].push_back(&e);
+    if (e.iteration >= 0 && e.rank >= 0) groups[{e.iteration, e.rank}].push_back(&e);
   }
-  std::vector<std::vector<MetricValues>> values(n_it, std::vector<MetricValues>(n_rank));
+  for (const auto& [key, group] : groups) {
+    const auto [it, r] = key;
+    if (size_t(it) < values_.size() && size_t(r) < values_[size_t(it)].size() && values_[size_t(it)][size_t(r)]) {
+      return Status::Internal("metrics: events of iteration " + std::to_string(it) + " rank " + std::to_string(r) +
+                              " came in two batches");
+    }
+  }
+  values_.resize(size_t(iterations));
+  ranks_ = ranks;
+  for (const auto& [key, group] : groups) {
+    auto& row = values_[size_t(key.first)];
+    if (row.size() <= size_t(key.second)) row.resize(size_t(key.second) + 1);
+    row[size_t(key.second)] = RankIterationMetrics(group);
+  }
+  return Status::Ok();
+}
+
+RunMetrics RunMetricsBuilder::Finish() const {
+  const size_t n_rank = size_t(ranks_);
+  // An (iteration, rank) without events has the figures of no events.
+  const MetricValues none = RankIterationMetrics({});
+  std::vector<std::vector<MetricValues>> values(values_.size(), std::vector<MetricValues>(n_rank, none));
   std::vector<bool> present(n_rank, false);
-  for (int it = 0; it < iterations; ++it) {
-    for (int r = 0; r < ranks; ++r) {
-      values[size_t(it)][size_t(r)] = RankIterationMetrics(groups[size_t(it)][size_t(r)]);
-      if (!groups[size_t(it)][size_t(r)].empty()) present[size_t(r)] = true;
+  for (size_t it = 0; it < values_.size(); ++it) {
+    for (size_t r = 0; r < values_[it].size(); ++r) {
+      if (!values_[it][r]) continue;
+      values[it][r] = *values_[it][r];
+      present[r] = true;
     }
   }
   return SummarizeRunMetrics(std::move(values), std::move(present));
+}
+
+RunMetrics ComputeRunMetrics(const std::vector<Event>& events) {
+  RunMetricsBuilder b;
+  // One batch cannot bring a group twice.
+  (void)b.Add(events);
+  return b.Finish();
 }
 
 }  // namespace braid

@@ -75,4 +75,20 @@ TEST(CliCpuTimeout, AnIterationOverTheBoundFailsTheRunNamingTheWait) {
   EXPECT_EQ(slow.code, 0) << slow.err;
 }
 
+// The store is opened before the run (its events go in as they come): a run
+// that fails leaves no run behind, and no store where there was none.
+TEST(CliCpuTimeout, AFailedRunLeavesNoStoreItCreatedAndNoRunInOneThatWasThere) {
+  const std::string db = TempPath("timeout_new.db");
+  std::filesystem::remove(db);
+  const std::string slow = "--link-gbps 100 --link-latency-us 500000 --timeout 0.05 --db ";
+  EXPECT_EQ(Braid(kRun + slow + db).code, 1);
+  EXPECT_FALSE(std::filesystem::exists(db));
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
+  ASSERT_EQ(Braid(kRun + "--db " + db).code, 0);
+  EXPECT_EQ(Braid(kRun + slow + db).code, 1);
+  const Outcome listed = Braid("report --db " + db + " --run 2");
+  EXPECT_EQ(listed.code, 2) << listed.err;  // no run 2
+  EXPECT_EQ(Braid("report --db " + db + " --run 1").code, 0);
+}
+
 }  // namespace

@@ -120,5 +120,44 @@ TEST(StoreParts, AFailureAnywhereLeavesNothing) {
   EXPECT_EQ(raw.Text("PRAGMA foreign_key_check"), "");
 }
 
+// The push form: parts added as a producer makes them; a writer dropped
+// before Finish, or one whose part fails, leaves nothing and frees the store.
+TEST(StoreParts, APushedRunReadsBackAndADroppedOneLeavesNothing) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  auto store = Store::Open(path);
+  ASSERT_TRUE(store.ok());
+  const std::vector<Event> events = MakeEvents(2, 3, 2, 4);
+  const std::vector<LaneInfo> lanes = MakeLanes(3, 2);
+  {
+    auto w = (*store)->BeginRun();
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    for (const Store::RunPart& p : PartsByRank(events, lanes, {1, 0})) ASSERT_TRUE((*w)->Add(p).ok());
+  }  // dropped: rolled back
+  {
+    auto w = (*store)->BeginRun();
+    ASSERT_TRUE(w.ok());
+    Store::RunPart bad = PartsByRank(events, lanes, {0})[0];
+    bad.events[0].end_ns = bad.events[0].start_ns - 1;
+    EXPECT_FALSE((*w)->Add(bad).ok());
+    EXPECT_FALSE((*w)->Finish({SampleMeta(), {}}).ok());  // a failed writer takes nothing more
+  }
+  auto w = (*store)->BeginRun();
+  ASSERT_TRUE(w.ok()) << w.status().message();  // the store is free again
+  for (const Store::RunPart& p : PartsByRank(events, lanes, {2, 0, 1})) ASSERT_TRUE((*w)->Add(p).ok());
+  Result<int64_t> id = (*w)->Finish({SampleMeta(), {{0, 0, "makespan_ns", 1.0}}});
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto loaded = (*store)->LoadEvents(*id);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), events.size());
+  EXPECT_EQ((*store)->LoadMetrics(*id)->size(), 1u);
+  w->reset();
+  store->reset();
+  RawDb raw(path);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM runs"), 1);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM events"), int64_t(events.size()));
+  EXPECT_EQ(raw.Text("PRAGMA foreign_key_check"), "");
+}
+
 }  // namespace
 }  // namespace braid

@@ -86,3 +86,48 @@ TEST(Metrics, AbsentRanksTakeNoPartInTheWorstRank) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+// Iterations added one batch at a time give the figures of the whole run,
+// rank 2 appearing only in the last batch included.
+TEST(RunMetricsBuilder, BatchesGiveTheFiguresOfTheWholeRun) {
+  std::vector<std::vector<Event>> batches(3);
+  std::vector<Event> all;
+  for (int it = 0; it < 3; ++it) {
+    for (int r = 0; r < (it == 2 ? 3 : 2); ++r) {
+      const int64_t t = it * 100 + r;
+      for (const Event& e :
+           {Ev(it, r, EventKind::kCompute, t, t + 10 + it), Ev(it, r, EventKind::kComm, t + 5, t + 30)}) {
+        batches[size_t(it)].push_back(e);
+        all.push_back(e);
+      }
+    }
+  }
+  RunMetricsBuilder b;
+  for (const auto& batch : batches) ASSERT_TRUE(b.Add(batch).ok());
+  const RunMetrics streamed = b.Finish(), whole = ComputeRunMetrics(all);
+  ASSERT_EQ(streamed.iterations, 3);
+  ASSERT_EQ(streamed.ranks, 3);
+  EXPECT_EQ(streamed.present, whole.present);
+  for (int it = 0; it < 3; ++it) {
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(streamed.values[it][r].v, whole.values[it][r].v) << it << "," << r;
+  }
+  for (Metric m : kAllMetrics) {
+    EXPECT_EQ(streamed.overall[m].p50, whole.overall[m].p50);
+    EXPECT_EQ(streamed.overall[m].p99, whole.overall[m].p99);
+  }
+}
+
+TEST(RunMetricsBuilder, AnIterationRankSplitOverTwoBatchesIsRefused) {
+  RunMetricsBuilder b;
+  ASSERT_TRUE(b.Add({Ev(0, 0, EventKind::kCompute, 0, 10)}).ok());
+  const Status s = b.Add({Ev(0, 1, EventKind::kCompute, 0, 10), Ev(0, 0, EventKind::kComm, 0, 5)});
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_NE(s.message().find("iteration 0 rank 0"), std::string::npos) << s.message();
+  EXPECT_EQ(b.Finish().ranks, 1);  // nothing of the refused batch was kept
+}
+
+}  // namespace
+}  // namespace braid

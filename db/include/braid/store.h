@@ -158,6 +158,30 @@ class Store {
   Result<int64_t> WriteRunInParts(const std::function<Result<const RunPart*>()>& next,
                                   const std::function<Result<RunEnd>()>& finish);
 
+  // The same, pushed by a producer that runs on the caller's thread (a
+  // streamed `braid run` hands each iteration over as it is done): BeginRun
+  // opens the transaction; Add stores a part; Finish writes the run's row
+  // and metrics and commits. An error, or a writer destroyed before Finish,
+  // rolls everything back. The writer holds the store's write transaction:
+  // use the Store for nothing else until it is finished or destroyed.
+  class RunWriter {
+   public:
+    ~RunWriter();
+    RunWriter(const RunWriter&) = delete;
+    RunWriter& operator=(const RunWriter&) = delete;
+    Status Add(const RunPart& part);
+    Result<int64_t> Finish(const RunEnd& end);
+
+   private:
+    friend class Store;
+    struct Open;
+    RunWriter(sqlite3* db, std::unique_ptr<Open> open);
+    Status Fail(Status s);
+    sqlite3* db_;
+    std::unique_ptr<Open> open_;  // null once finished or failed
+  };
+  Result<std::unique_ptr<RunWriter>> BeginRun();
+
   Result<std::vector<StoredRun>> ListRuns() const;           // complete runs, id order
   Result<StoredRun> GetRun(int64_t id) const;                // NotFound: "no run 42 in FILE"
   Result<std::vector<Event>> LoadEvents(int64_t run) const;  // by rank, lane, start_ns

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,13 @@ struct RunOptions {
   // iterations' amax); values beyond the format's max / scale saturate.
   // Unset: each tensor's own amax (current scaling, Fp8ScaleForAmax).
   std::optional<double> fp8_scale_a, fp8_scale_b;
+  // Streaming: a backend that can hand each timed iteration's events over as
+  // the iteration is done (sim) calls this once per iteration, in order,
+  // with that iteration's events (the callee may take them), and leaves
+  // RunOutput::events empty, so that a run of millions of events is never
+  // held whole. An error it returns ends the run with that error. Backends
+  // that cannot stream ignore it and return the events as usual.
+  std::function<Status(std::vector<Event>& iteration_events)> on_iteration;
 };
 
 struct VerifyResult {

@@ -63,7 +63,12 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   if (options.verify) out.notes.push_back("verification does not apply to sim (sim computes no data)");
   out.iteration_ns.assign(size_t(options.iters), makespan);
   if (!options.trace) return out;
-  out.events.reserve(size_t(options.iters) * plan.total_steps());
+  // Streamed, each iteration's events are built, handed over and dropped;
+  // otherwise they all collect in the output.
+  const bool streamed = bool(options.on_iteration);
+  std::vector<Event> streaming;
+  std::vector<Event>& events = streamed ? streaming : out.events;
+  events.reserve(size_t(streamed ? 1 : options.iters) * plan.total_steps());
   for (int it = 0; it < options.iters; ++it) {
     const int64_t offset = int64_t(it) * makespan;
     for (int r = 0; r < plan.tp(); ++r) {
@@ -92,13 +97,17 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
           c.end_ns = offset + int64_t(std::llround(span.comm_end));
           c.flops = 0;
           c.bytes = s.bytes;
-          out.events.push_back(std::move(e));
-          out.events.push_back(std::move(c));
+          events.push_back(std::move(e));
+          events.push_back(std::move(c));
           continue;
         }
-        out.events.push_back(EventOfStep(s, it, r, offset + int64_t(std::llround(engine_->start_ns(g))),
-                                         offset + int64_t(std::llround(engine_->end_ns(g)))));
+        events.push_back(EventOfStep(s, it, r, offset + int64_t(std::llround(engine_->start_ns(g))),
+                                     offset + int64_t(std::llround(engine_->end_ns(g)))));
       }
+    }
+    if (streamed) {
+      BRAID_RETURN_IF_ERROR(options.on_iteration(streaming));
+      streaming.clear();
     }
   }
   return out;

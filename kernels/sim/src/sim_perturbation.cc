@@ -115,7 +115,11 @@ Result<int64_t> PerturbedSimBackend::TrueTimeNs(const Plan& plan) {
 }
 
 Result<RunOutput> PerturbedSimBackend::Run(const Plan& plan, const RunOptions& options) {
-  BRAID_ASSIGN_OR_RETURN(RunOutput o, sim_.Run(plan, options));
+  // The noise applies to the whole output, so the events come back whole
+  // (this backend does not stream; the caller takes them from the output).
+  RunOptions whole = options;
+  whole.on_iteration = nullptr;
+  BRAID_ASSIGN_OR_RETURN(RunOutput o, sim_.Run(plan, whole));
   const size_t iters = o.iteration_ns.size();
   // Each iteration's factor, its start in the plain sim output (the sim
   // places iteration i at i·makespan) and its start after the noise.

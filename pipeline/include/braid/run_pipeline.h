@@ -72,6 +72,16 @@ struct RecordedRun {
 [[nodiscard]] Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend,
                                              std::optional<LowerBound> known = std::nullopt);
 
+// ExecuteRun and StoreRun in one pass with the events streamed: each timed
+// iteration goes into the store (when `store` is given) and into the
+// figures as the backend finishes it, so that memory does not grow with the
+// run (a 10-million-event sim run). The run is one transaction as with
+// StoreRun: an error anywhere leaves nothing of it. run.output.events comes
+// back empty. A backend that cannot stream returns its events whole; they
+// then go in iteration by iteration the same way.
+[[nodiscard]] Result<RecordedRun> ExecuteRunStreamed(const PreparedRun& run, Backend& backend, Store* store,
+                                                     std::optional<LowerBound> known = std::nullopt);
+
 // Writes the run (record, lanes, events, figure rows) in one transaction and
 // sets run.record.run_id.
 [[nodiscard]] Result<int64_t> StoreRun(Store& store, const PreparedRun& prepared, RecordedRun& run);

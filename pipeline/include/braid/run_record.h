@@ -44,6 +44,11 @@ struct RunRecord {
 RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
                       const RunOptions& options, const RunOutput& output,
                       std::optional<LowerBound> lower_bound = std::nullopt);
+// The same with the figures already computed (a streamed run, whose output
+// holds no events: RunMetricsBuilder saw them as they came).
+RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
+                      const RunOptions& options, const RunOutput& output, const RunMetrics& metrics,
+                      std::optional<LowerBound> lower_bound = std::nullopt);
 
 // What the store keeps of a record (the events and lanes go beside it).
 RunMeta MetaOf(const RunRecord& r);

@@ -5,10 +5,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "braid/event.h"
+#include "braid/status.h"
 
 namespace braid {
 
@@ -65,6 +67,24 @@ struct RunMetrics {
 // events (0..max seen); a present rank with no events in an iteration counts
 // zeros there.
 RunMetrics ComputeRunMetrics(const std::vector<Event>& events);
+
+// The same figures built as events arrive, a batch at a time (a streamed
+// run's iterations), so that the run is never held whole: what is kept is
+// one MetricValues per (iteration, rank). Every event of one (iteration,
+// rank) must come in one batch.
+class RunMetricsBuilder {
+ public:
+  // Internal when a batch brings events of an (iteration, rank) that an
+  // earlier batch had; then nothing of the batch is kept.
+  Status Add(const std::vector<Event>& events);
+  // ComputeRunMetrics of every event added.
+  RunMetrics Finish() const;
+
+ private:
+  // [iteration][rank]; nullopt where no event came (yet).
+  std::vector<std::vector<std::optional<MetricValues>>> values_;
+  int ranks_ = 0;
+};
 
 // Summaries of per-(iteration, rank) values, e.g. metric rows read back
 // from the store; values[iteration][rank].
