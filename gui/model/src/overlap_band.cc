@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "gallop.h"
+
 namespace braid::view {
 
 std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b) {
@@ -138,7 +140,7 @@ std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, in
     while (next < b) {
       // Intervals starting before cur.end + gap join cur; ends increase in a
       // merged set, so the last joined one ends last.
-      const auto it = std::lower_bound(merged.begin() + ptrdiff_t(next), merged.begin() + ptrdiff_t(b),
+      const auto it = GallopLowerBound(merged.begin() + ptrdiff_t(next), merged.begin() + ptrdiff_t(b),
                                        cur.end + min_gap_ns, [](const Interval& x, int64_t t) { return x.begin < t; });
       const size_t j = size_t(it - merged.begin());
       if (j == next) break;

@@ -11,7 +11,8 @@ namespace braid::view {
 
 namespace {
 
-constexpr int kMinTextPx = 40;  // narrower events and folds are drawn without text
+constexpr int kMinTextPx = 40;     // narrower events and folds are drawn without text
+constexpr int kMinBoundaryPx = 4;  // closer iteration boundaries are drawn as one
 
 struct Frame {
   const TimelineWidget& w;
@@ -41,10 +42,18 @@ void PaintAxis(QPainter& p, const TimelineWidget& w) {
 
 void PaintIterationBoundaries(QPainter& p, const Frame& f, int bottom) {
   p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1, Qt::DashLine));
+  // Hundreds of iterations seen whole would be a wall of dashed lines under
+  // overlapping labels, and a text layout each per repaint: a line is drawn
+  // only kMinBoundaryPx after the last one, a label kMinTextPx after the last.
+  double line_x = -1e9, label_x = -1e9;
   for (const IterationSpan& it : f.t.iterations) {
     if (it.begin_ns < f.t0 || it.begin_ns > f.t1) continue;
     const double x = f.X(it.begin_ns);
+    if (x - line_x < kMinBoundaryPx) continue;
+    line_x = x;
     p.drawLine(QPointF(x, TimelineWidget::kAxisHeight), QPointF(x, bottom));
+    if (x - label_x < kMinTextPx) continue;
+    label_x = x;
     p.drawText(QPointF(x + 3, TimelineWidget::kAxisHeight + 11), QString("iter %1").arg(it.iteration));
   }
 }
