@@ -58,52 +58,54 @@ void Append(std::vector<Interval>& to, const std::vector<Interval>& from) {
 
 std::vector<RankBand> ComputeOverlapBands(const Timeline& t) {
   std::vector<RankBand> bands;
-  for (int rank : t.ranks) {
-    RankBand band;
-    band.rank = rank;
-    // Per iteration, as the metrics module groups them.
-    struct PerIteration {
-      std::vector<Interval> compute, comm;
-      int64_t last_end = INT64_MIN, last_compute_end = INT64_MIN;
-    };
-    std::map<int, PerIteration> iters;
-    const auto [first, last] = t.RowsOfRank(rank);
-    for (size_t r = first; r < last; ++r) {
-      PerIteration* cur = nullptr;
-      int cur_it = 0;
-      for (const Event& e : t.rows[r].events) {
-        if (e.kind == EventKind::kMarker || e.kind == EventKind::kSync) continue;
-        if (!cur || cur_it != e.iteration) cur = &iters[cur_it = e.iteration];
-        PerIteration& p = *cur;
-        p.last_end = std::max(p.last_end, e.end_ns);
-        if (e.kind == EventKind::kCompute) {
-          p.compute.push_back({e.start_ns, e.end_ns});
-          p.last_compute_end = std::max(p.last_compute_end, e.end_ns);
-        } else if (e.kind == EventKind::kComm) {
-          p.comm.push_back({e.start_ns, e.end_ns});
-        }
-      }
-    }
-    for (auto& [it, p] : iters) {
-      const std::vector<Interval> compute = MergeIntervals(std::move(p.compute));
-      const std::vector<Interval> comm = MergeIntervals(std::move(p.comm));
-      Append(band.compute, compute);
-      Append(band.comm, comm);
-      Append(band.overlap, Intersect(compute, comm));
-      Append(band.exposed_comm, Subtract(comm, compute));
-      if (p.last_compute_end != INT64_MIN && p.last_end > p.last_compute_end) {
-        band.tails.push_back({p.last_compute_end, p.last_end});
-      }
-    }
-    // Iterations may touch or (in imported traces) overlap: merge across them.
-    band.compute = MergeIntervals(std::move(band.compute));
-    band.comm = MergeIntervals(std::move(band.comm));
-    band.overlap = MergeIntervals(std::move(band.overlap));
-    band.exposed_comm = MergeIntervals(std::move(band.exposed_comm));
-    band.tails = MergeIntervals(std::move(band.tails));
-    bands.push_back(std::move(band));
-  }
+  for (int rank : t.ranks) bands.push_back(ComputeRankBand(t, rank));
   return bands;
+}
+
+RankBand ComputeRankBand(const Timeline& t, int rank) {
+  RankBand band;
+  band.rank = rank;
+  // Per iteration, as the metrics module groups them.
+  struct PerIteration {
+    std::vector<Interval> compute, comm;
+    int64_t last_end = INT64_MIN, last_compute_end = INT64_MIN;
+  };
+  std::map<int, PerIteration> iters;
+  const auto [first, last] = t.RowsOfRank(rank);
+  for (size_t r = first; r < last; ++r) {
+    PerIteration* cur = nullptr;
+    int cur_it = 0;
+    for (const Event& e : t.rows[r].events) {
+      if (e.kind == EventKind::kMarker || e.kind == EventKind::kSync) continue;
+      if (!cur || cur_it != e.iteration) cur = &iters[cur_it = e.iteration];
+      PerIteration& p = *cur;
+      p.last_end = std::max(p.last_end, e.end_ns);
+      if (e.kind == EventKind::kCompute) {
+        p.compute.push_back({e.start_ns, e.end_ns});
+        p.last_compute_end = std::max(p.last_compute_end, e.end_ns);
+      } else if (e.kind == EventKind::kComm) {
+        p.comm.push_back({e.start_ns, e.end_ns});
+      }
+    }
+  }
+  for (auto& [it, p] : iters) {
+    const std::vector<Interval> compute = MergeIntervals(std::move(p.compute));
+    const std::vector<Interval> comm = MergeIntervals(std::move(p.comm));
+    Append(band.compute, compute);
+    Append(band.comm, comm);
+    Append(band.overlap, Intersect(compute, comm));
+    Append(band.exposed_comm, Subtract(comm, compute));
+    if (p.last_compute_end != INT64_MIN && p.last_end > p.last_compute_end) {
+      band.tails.push_back({p.last_compute_end, p.last_end});
+    }
+  }
+  // Iterations may touch or (in imported traces) overlap: merge across them.
+  band.compute = MergeIntervals(std::move(band.compute));
+  band.comm = MergeIntervals(std::move(band.comm));
+  band.overlap = MergeIntervals(std::move(band.overlap));
+  band.exposed_comm = MergeIntervals(std::move(band.exposed_comm));
+  band.tails = MergeIntervals(std::move(band.tails));
+  return band;
 }
 
 RangeStats StatsInRange(const std::vector<RankBand>& bands, int64_t t0, int64_t t1) {

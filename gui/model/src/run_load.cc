@@ -1,7 +1,10 @@
 #include "braid/view/run_load.h"
 
+#include <algorithm>
+#include <future>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "timeline_builder.h"
@@ -9,6 +12,27 @@
 namespace braid::view {
 
 Status LoadCancelled(int64_t run) { return Status::Unavailable("loading run " + std::to_string(run) + " cancelled"); }
+
+namespace {
+
+// The ranks' bands on up to 8 threads (rank i on thread i mod n): at 10M
+// events they take seconds on one core. An exception in a thread reaches the
+// caller through its future.
+std::vector<RankBand> BandsInParallel(const Timeline& t) {
+  const size_t n = t.ranks.size();
+  std::vector<RankBand> bands(n);
+  const size_t threads = std::max<size_t>(1, std::min<size_t>({std::thread::hardware_concurrency(), 8, n}));
+  auto part = [&](size_t first) {
+    for (size_t i = first; i < n; i += threads) bands[i] = ComputeRankBand(t, t.ranks[i]);
+  };
+  std::vector<std::future<void>> others;
+  for (size_t k = 1; k < threads; ++k) others.push_back(std::async(std::launch::async, part, k));
+  part(0);
+  for (auto& f : others) f.get();
+  return bands;
+}
+
+}  // namespace
 
 Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl& control) {
   if (control.cancelled()) return LoadCancelled(run);
@@ -43,7 +67,7 @@ Result<LoadedRun> LoadRunForView(const Store& store, int64_t run, const LoadCont
   BRAID_ASSIGN_OR_RETURN(out.summary, SummarizeRun(meta, rows));
   BRAID_ASSIGN_OR_RETURN(Timeline t, LoadTimeline(store, run, control));
   if (control.cancelled()) return LoadCancelled(run);
-  out.bands = ComputeOverlapBands(t);
+  out.bands = BandsInParallel(t);
   out.timeline = std::make_shared<const Timeline>(std::move(t));
   return out;
 }

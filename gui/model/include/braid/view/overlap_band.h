@@ -23,6 +23,9 @@ struct RankBand {
 
 // One band per rank of `t.ranks`, in that order.
 std::vector<RankBand> ComputeOverlapBands(const Timeline& t);
+// The band of one rank: ranks are independent, so a loader may compute
+// them on several threads.
+RankBand ComputeRankBand(const Timeline& t, int rank);
 
 // Interval-set helpers (inputs merged and sorted, as MergeIntervals makes them).
 std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b);
