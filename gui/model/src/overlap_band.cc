@@ -1,6 +1,7 @@
 #include "braid/view/overlap_band.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 
 #include "gallop.h"
@@ -105,6 +106,8 @@ RankBand ComputeRankBand(const Timeline& t, int rank) {
   band.overlap = MergeIntervals(std::move(band.overlap));
   band.exposed_comm = MergeIntervals(std::move(band.exposed_comm));
   band.tails = MergeIntervals(std::move(band.tails));
+  band.overlap_levels = MakeDrawLevels(band.overlap);
+  band.exposed_comm_levels = MakeDrawLevels(band.exposed_comm);
   return band;
 }
 
@@ -153,6 +156,30 @@ std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, in
     i = next;
   }
   return out;
+}
+
+DrawLevels MakeDrawLevels(const std::vector<Interval>& merged) {
+  DrawLevels d;
+  // Each level from the last kept one: closing gaps below g, then below
+  // g' >= g, closes what closing below g' at once does. A level that does not
+  // halve the count is not kept (memory for little); gaps stop at ~11 days,
+  // far from overflowing end + gap.
+  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) {
+    const std::vector<Interval>& from = d.levels.empty() ? merged : d.levels.back();
+    if (from.size() <= 64) break;
+    std::vector<Interval> level = CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gap);
+    if (level.size() * 2 > from.size()) continue;
+    d.gap_ns.push_back(gap);
+    d.levels.push_back(std::move(level));
+  }
+  return d;
+}
+
+const std::vector<Interval>& CoarsestFor(const std::vector<Interval>& merged, const DrawLevels& levels,
+                                         int64_t min_gap_ns) {
+  const std::vector<Interval>* best = &merged;
+  for (size_t k = 0; k < levels.levels.size() && levels.gap_ns[k] <= min_gap_ns; ++k) best = &levels.levels[k];
+  return *best;
 }
 
 }  // namespace braid::view
