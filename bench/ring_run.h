@@ -17,6 +17,10 @@ constexpr int64_t kIterationNs = 50'000'000;
 
 std::vector<Event> MakeRingRun();
 
+// The kRanks x kLanes x kPerLane (40,000) events of iteration `it` alone,
+// for a run of any number of iterations written in parts.
+std::vector<Event> MakeRingIteration(int it);
+
 // The run's lanes: per rank, lane 0 "compute" and lane 1 "comm".
 std::vector<LaneInfo> RingRunLanes();
 

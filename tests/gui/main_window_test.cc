@@ -11,6 +11,7 @@
 #include <QAbstractItemModelTester>
 #include <QImage>
 #include <QScrollArea>
+#include <QSignalSpy>
 #include <QTest>
 #include <cstdio>
 #include <fstream>
@@ -23,6 +24,13 @@ namespace {
 
 using testing::FileBytes;
 using testing::TempDir;
+
+// Waits for the load an action started (runs the event loop, 60 s at most);
+// true when it showed its run.
+bool LoadShowsRun(MainWindow& w) {
+  QSignalSpy done(&w, &MainWindow::loadFinished);
+  return done.wait(60'000) && done[0][1].toBool();
+}
 
 class MainWindowTest : public ::testing::Test {
  protected:
@@ -87,6 +95,7 @@ TEST_F(MainWindowTest, ActivatingARunShowsItsTimelineAndAClickFillsTheDetails) {
   ASSERT_TRUE(w.OpenStore(path).ok());
   w.show();
   emit w.browser()->runActivated(hand);
+  ASSERT_TRUE(LoadShowsRun(w));
   ASSERT_NE(w.timeline()->timeline(), nullptr);
   EXPECT_EQ(w.timeline()->timeline()->run, hand);
   EXPECT_EQ(w.message(), "");
@@ -143,6 +152,7 @@ TEST_F(MainWindowTest, TimelinesScrollRowsOnlyAndTakeTheViewsWidth) {
   ASSERT_TRUE(w.OpenStore(path).ok());
   w.show();
   emit w.browser()->runActivated(ring);
+  ASSERT_TRUE(LoadShowsRun(w));
   int found = 0;
   for (TimelineWidget* t : {w.timeline(), w.compare()->first(), w.compare()->second()}) {
     for (QScrollArea* area : w.findChildren<QScrollArea*>()) {
@@ -179,11 +189,13 @@ TEST_F(MainWindowTest, SessionTrialsSortByTimeAndOpenTheirTimeline) {
   const auto ring_dot = s->plot()->PointOf(1);
   ASSERT_TRUE(ring_dot);
   QTest::mouseClick(s->plot(), Qt::LeftButton, Qt::NoModifier, ring_dot->toPoint());
+  ASSERT_TRUE(LoadShowsRun(w));
   ASSERT_NE(w.timeline()->timeline(), nullptr);
   EXPECT_EQ(w.timeline()->timeline()->run, trial_runs[1]);
   // Activating a row of the table does the same.
   ASSERT_TRUE(w.ShowSession(session).ok());
   emit s->table()->activated(p->index(2, 0));
+  ASSERT_TRUE(LoadShowsRun(w));
   EXPECT_EQ(w.timeline()->timeline()->run, trial_runs[0]);
 }
 

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
+#include <utility>
 
 #include "braid/metrics.h"
 #include "gui_test_util.h"
@@ -114,6 +117,56 @@ TEST(ViewOverlapBand, CoalescingClosesOnlyGapsNarrowerThanAPixel) {
   EXPECT_EQ(c[2].begin, 100);
   EXPECT_EQ(CoalesceForDrawing(set, 0, 200, 1).size(), 5u);
   EXPECT_EQ(CoalesceForDrawing(set, 25, 90, 1).size(), 2u);
+}
+
+// The drawn union clipped to [t0, t1): what the painter shows of a window.
+// A gap narrower than a pixel (`gap`) at either edge of the window is closed:
+// a coarse level may bridge it where the full set, cut at the edge, cannot.
+std::vector<Interval> Clipped(const std::vector<Interval>& drawn, int64_t t0, int64_t t1, int64_t gap) {
+  std::vector<Interval> out;
+  for (Interval i : drawn) {
+    i.begin = std::max(i.begin, t0);
+    i.end = std::min(i.end, t1);
+    if (i.begin < i.end) out.push_back(i);
+  }
+  if (!out.empty() && out.front().begin - t0 < gap) out.front().begin = t0;
+  if (!out.empty() && t1 - out.back().end < gap) out.back().end = t1;
+  return out;
+}
+
+TEST(ViewOverlapBand, DrawLevelsDrawWhatTheFullSetDrawsAtEveryZoom) {
+  // Irregular gaps from 1 ns to 50 µs, 20,000 intervals.
+  std::mt19937_64 rng(11);
+  std::vector<Interval> raw;
+  int64_t t = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const int64_t gap = int64_t(rng() % 4 == 0 ? rng() % 50'000 : rng() % 3000) + 1;
+    const int64_t len = int64_t(rng() % 2000) + 1;
+    raw.push_back({t + gap, t + gap + len});
+    t += gap + len;
+  }
+  const std::vector<Interval> set = MergeIntervals(raw);
+  const DrawLevels levels = MakeDrawLevels(set);
+  ASSERT_GE(levels.levels.size(), 2u) << "a set this long gets coarser levels";
+  for (size_t k = 1; k < levels.levels.size(); ++k) {
+    EXPECT_GT(levels.gap_ns[k], levels.gap_ns[k - 1]);
+    EXPECT_LE(levels.levels[k].size() * 2, levels.levels[k - 1].size());
+  }
+  for (int64_t gap : {int64_t(1), int64_t(999), int64_t(1000), int64_t(7000), int64_t(64'000), int64_t(3'000'000)}) {
+    const std::vector<Interval>& coarse = CoarsestFor(set, levels, gap);
+    if (gap >= levels.gap_ns[0]) {
+      EXPECT_LT(coarse.size(), set.size()) << gap;
+    }
+    for (const auto& [t0, t1] : {std::pair<int64_t, int64_t>{0, t}, {t / 3, t / 3 + 100'000}, {t / 2, t}}) {
+      const auto want = Clipped(CoalesceForDrawing(set, t0, t1, gap), t0, t1, gap);
+      const auto got = Clipped(CoalesceForDrawing(coarse, t0, t1, gap), t0, t1, gap);
+      ASSERT_EQ(got.size(), want.size()) << "gap " << gap << " window " << t0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].begin, want[i].begin);
+        EXPECT_EQ(got[i].end, want[i].end);
+      }
+    }
+  }
 }
 
 TEST(ViewRangeStats, OverlapOfASelectionAveragedOverRanks) {

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "braid/view/level_of_detail.h"
+#include "gallop.h"
 #include "gui_test_util.h"
 
 namespace braid::view {
@@ -188,6 +189,23 @@ TEST(ViewLevelOfDetail, AWindowInTheMiddleCoversOnlyItsEvents) {
   const auto blocks = FoldForDrawing(t.rows[0], 5000, 6000, 1.0);
   ASSERT_EQ(blocks.size(), 50u);
   EXPECT_EQ(blocks.front().first, 250u);
+}
+
+TEST(ViewGallop, FindsWhatLowerBoundFindsFromAnyStart) {
+  std::mt19937 rng(7);
+  for (int n : {0, 1, 2, 3, 5, 64, 1000}) {
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (auto& x : v) x = int64_t(rng() % 50);
+    std::sort(v.begin(), v.end());
+    for (size_t from = 0; from <= v.size(); from += 1 + v.size() / 7) {
+      for (int64_t target = -1; target <= 51; ++target) {
+        const auto first = v.begin() + ptrdiff_t(from);
+        EXPECT_EQ(GallopLowerBound(first, v.end(), target) - v.begin(),
+                  std::lower_bound(first, v.end(), target) - v.begin())
+            << "n " << n << " from " << from << " target " << target;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gallop.h"
+
 namespace braid::view {
 
 std::vector<DrawBlock> FoldForDrawing(const TimelineRow& row, int64_t t0, int64_t t1, double ns_per_px, double min_px) {
@@ -23,7 +25,7 @@ std::vector<DrawBlock> FoldForDrawing(const TimelineRow& row, int64_t t0, int64_
     while (next < b) {
       // Every event before the first whose running max end reaches
       // block end + min_ns ends within the block's last pixels: fold them.
-      const auto jump = std::lower_bound(row.max_end.begin() + ptrdiff_t(next), row.max_end.begin() + ptrdiff_t(b),
+      const auto jump = GallopLowerBound(row.max_end.begin() + ptrdiff_t(next), row.max_end.begin() + ptrdiff_t(b),
                                          block.end_ns + min_ns);
       const size_t j = size_t(jump - row.max_end.begin());
       if (j > next) {

@@ -1,7 +1,10 @@
 #include "braid/view/overlap_band.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
+
+#include "gallop.h"
 
 namespace braid::view {
 
@@ -56,52 +59,56 @@ void Append(std::vector<Interval>& to, const std::vector<Interval>& from) {
 
 std::vector<RankBand> ComputeOverlapBands(const Timeline& t) {
   std::vector<RankBand> bands;
-  for (int rank : t.ranks) {
-    RankBand band;
-    band.rank = rank;
-    // Per iteration, as the metrics module groups them.
-    struct PerIteration {
-      std::vector<Interval> compute, comm;
-      int64_t last_end = INT64_MIN, last_compute_end = INT64_MIN;
-    };
-    std::map<int, PerIteration> iters;
-    const auto [first, last] = t.RowsOfRank(rank);
-    for (size_t r = first; r < last; ++r) {
-      PerIteration* cur = nullptr;
-      int cur_it = 0;
-      for (const Event& e : t.rows[r].events) {
-        if (e.kind == EventKind::kMarker || e.kind == EventKind::kSync) continue;
-        if (!cur || cur_it != e.iteration) cur = &iters[cur_it = e.iteration];
-        PerIteration& p = *cur;
-        p.last_end = std::max(p.last_end, e.end_ns);
-        if (e.kind == EventKind::kCompute) {
-          p.compute.push_back({e.start_ns, e.end_ns});
-          p.last_compute_end = std::max(p.last_compute_end, e.end_ns);
-        } else if (e.kind == EventKind::kComm) {
-          p.comm.push_back({e.start_ns, e.end_ns});
-        }
-      }
-    }
-    for (auto& [it, p] : iters) {
-      const std::vector<Interval> compute = MergeIntervals(std::move(p.compute));
-      const std::vector<Interval> comm = MergeIntervals(std::move(p.comm));
-      Append(band.compute, compute);
-      Append(band.comm, comm);
-      Append(band.overlap, Intersect(compute, comm));
-      Append(band.exposed_comm, Subtract(comm, compute));
-      if (p.last_compute_end != INT64_MIN && p.last_end > p.last_compute_end) {
-        band.tails.push_back({p.last_compute_end, p.last_end});
-      }
-    }
-    // Iterations may touch or (in imported traces) overlap: merge across them.
-    band.compute = MergeIntervals(std::move(band.compute));
-    band.comm = MergeIntervals(std::move(band.comm));
-    band.overlap = MergeIntervals(std::move(band.overlap));
-    band.exposed_comm = MergeIntervals(std::move(band.exposed_comm));
-    band.tails = MergeIntervals(std::move(band.tails));
-    bands.push_back(std::move(band));
-  }
+  for (int rank : t.ranks) bands.push_back(ComputeRankBand(t, rank));
   return bands;
+}
+
+RankBand ComputeRankBand(const Timeline& t, int rank) {
+  RankBand band;
+  band.rank = rank;
+  // Per iteration, as the metrics module groups them.
+  struct PerIteration {
+    std::vector<Interval> compute, comm;
+    int64_t last_end = INT64_MIN, last_compute_end = INT64_MIN;
+  };
+  std::map<int, PerIteration> iters;
+  const auto [first, last] = t.RowsOfRank(rank);
+  for (size_t r = first; r < last; ++r) {
+    PerIteration* cur = nullptr;
+    int cur_it = 0;
+    for (const Event& e : t.rows[r].events) {
+      if (e.kind == EventKind::kMarker || e.kind == EventKind::kSync) continue;
+      if (!cur || cur_it != e.iteration) cur = &iters[cur_it = e.iteration];
+      PerIteration& p = *cur;
+      p.last_end = std::max(p.last_end, e.end_ns);
+      if (e.kind == EventKind::kCompute) {
+        p.compute.push_back({e.start_ns, e.end_ns});
+        p.last_compute_end = std::max(p.last_compute_end, e.end_ns);
+      } else if (e.kind == EventKind::kComm) {
+        p.comm.push_back({e.start_ns, e.end_ns});
+      }
+    }
+  }
+  for (auto& [it, p] : iters) {
+    const std::vector<Interval> compute = MergeIntervals(std::move(p.compute));
+    const std::vector<Interval> comm = MergeIntervals(std::move(p.comm));
+    Append(band.compute, compute);
+    Append(band.comm, comm);
+    Append(band.overlap, Intersect(compute, comm));
+    Append(band.exposed_comm, Subtract(comm, compute));
+    if (p.last_compute_end != INT64_MIN && p.last_end > p.last_compute_end) {
+      band.tails.push_back({p.last_compute_end, p.last_end});
+    }
+  }
+  // Iterations may touch or (in imported traces) overlap: merge across them.
+  band.compute = MergeIntervals(std::move(band.compute));
+  band.comm = MergeIntervals(std::move(band.comm));
+  band.overlap = MergeIntervals(std::move(band.overlap));
+  band.exposed_comm = MergeIntervals(std::move(band.exposed_comm));
+  band.tails = MergeIntervals(std::move(band.tails));
+  band.overlap_levels = MakeDrawLevels(band.overlap);
+  band.exposed_comm_levels = MakeDrawLevels(band.exposed_comm);
+  return band;
 }
 
 RangeStats StatsInRange(const std::vector<RankBand>& bands, int64_t t0, int64_t t1) {
@@ -138,7 +145,7 @@ std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, in
     while (next < b) {
       // Intervals starting before cur.end + gap join cur; ends increase in a
       // merged set, so the last joined one ends last.
-      const auto it = std::lower_bound(merged.begin() + ptrdiff_t(next), merged.begin() + ptrdiff_t(b),
+      const auto it = GallopLowerBound(merged.begin() + ptrdiff_t(next), merged.begin() + ptrdiff_t(b),
                                        cur.end + min_gap_ns, [](const Interval& x, int64_t t) { return x.begin < t; });
       const size_t j = size_t(it - merged.begin());
       if (j == next) break;
@@ -149,6 +156,30 @@ std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, in
     i = next;
   }
   return out;
+}
+
+DrawLevels MakeDrawLevels(const std::vector<Interval>& merged) {
+  DrawLevels d;
+  // Each level from the last kept one: closing gaps below g, then below
+  // g' >= g, closes what closing below g' at once does. A level that does not
+  // halve the count is not kept (memory for little); gaps stop at ~11 days,
+  // far from overflowing end + gap.
+  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) {
+    const std::vector<Interval>& from = d.levels.empty() ? merged : d.levels.back();
+    if (from.size() <= 64) break;
+    std::vector<Interval> level = CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gap);
+    if (level.size() * 2 > from.size()) continue;
+    d.gap_ns.push_back(gap);
+    d.levels.push_back(std::move(level));
+  }
+  return d;
+}
+
+const std::vector<Interval>& CoarsestFor(const std::vector<Interval>& merged, const DrawLevels& levels,
+                                         int64_t min_gap_ns) {
+  const std::vector<Interval>* best = &merged;
+  for (size_t k = 0; k < levels.levels.size() && levels.gap_ns[k] <= min_gap_ns; ++k) best = &levels.levels[k];
+  return *best;
 }
 
 }  // namespace braid::view

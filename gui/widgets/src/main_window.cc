@@ -1,13 +1,18 @@
 #include "braid/view/main_window.h"
 
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
+#include <optional>
 
 #include "braid/view/time_axis.h"
+#include "run_loader.h"
 #include "vertical_scroll.h"
 
 namespace braid::view {
@@ -36,7 +41,14 @@ MainWindow::MainWindow(QWidget* parent)
       session_(new SessionView),
       browser_(new RunBrowser),
       sessions_(new QListWidget),
-      details_(new DetailsPanel) {
+      details_(new DetailsPanel),
+      progress_(new QProgressBar),
+      cancel_(new QPushButton("Cancel")),
+      loader_(new RunLoader(
+          [this](uint64_t id, int64_t run, Result<LoadedRun> r, RunLoader::End end) {
+            LoadDone(id, run, std::move(r), end != RunLoader::End::kSuperseded, end != RunLoader::End::kFinished);
+          },
+          [this](int64_t run, int64_t read, int64_t total) { LoadProgress(run, read, total); }, this)) {
   setWindowTitle("braid-view");
   message_->setAlignment(Qt::AlignCenter);
   message_->setWordWrap(true);
@@ -68,13 +80,23 @@ MainWindow::MainWindow(QWidget* parent)
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::OpenFromDialog);
   file->addAction("&Refresh", QKeySequence::Refresh, this, [this] { (void)Refresh(); });
+  file->addAction("&Cancel loading", this, &MainWindow::CancelLoad);
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
 
-  connect(browser_, &RunBrowser::runActivated, this, [this](qint64 id) { (void)ShowRun(id); });
+  progress_->setFormat("%v / %m events");
+  progress_->setMaximumWidth(320);
+  progress_->hide();
+  cancel_->hide();
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+  connect(cancel_, &QPushButton::clicked, this, &MainWindow::CancelLoad);
+
+  // Interactive opens never block: the result arrives with loadFinished.
+  connect(browser_, &RunBrowser::runActivated, this, [this](qint64 id) { (void)OpenRun(id); });
   connect(browser_, &RunBrowser::compareRequested, this, [this](qint64 a, qint64 b) { (void)ShowCompare(a, b); });
   connect(sessions_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* i) { (void)ShowSession(i->data(Qt::UserRole).toLongLong()); });
-  connect(session_, &SessionView::trialRunRequested, this, [this](qint64 id) { (void)ShowRun(id); });
+  connect(session_, &SessionView::trialRunRequested, this, [this](qint64 id) { (void)OpenRun(id); });
   for (TimelineWidget* w : {timeline_, compare_->first(), compare_->second()}) {
     connect(w, &TimelineWidget::eventSelected, this, [this, w](std::optional<EventRef> e) { ShowDetails(w, e); });
     connect(w, &TimelineWidget::rangeSelected, this, [this](const RangeStats& s) {
@@ -85,7 +107,16 @@ MainWindow::MainWindow(QWidget* parent)
   ShowMessage("Open a Braid store (File ▸ Open, or braid-view FILE.db).");
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // Stop the workers before the widgets their results would go to.
+  delete loader_;
+}
+
+QString MainWindow::status_text() const { return statusBar()->currentMessage(); }
+
+bool MainWindow::loading() const { return loader_->busy(); }
+
+void MainWindow::set_load_batch(size_t batch) { loader_->set_batch(batch); }
 
 QString MainWindow::message() const { return pages_->currentWidget() == message_ ? message_->text() : QString(); }
 
@@ -149,15 +180,75 @@ Result<std::shared_ptr<const Timeline>> MainWindow::Load(int64_t run, RunSummary
   return std::shared_ptr<const Timeline>(std::make_shared<Timeline>(std::move(t)));
 }
 
+Status MainWindow::OpenRun(int64_t run) {
+  if (!store_) return Status::Invalid("no store is open");
+  (void)StartLoad(run);
+  return Status::Ok();
+}
+
+uint64_t MainWindow::StartLoad(int64_t run) {
+  const uint64_t id = loader_->Start(store_->path(), run);
+  progress_->setRange(0, 0);  // busy until the first report gives the total
+  progress_->show();
+  cancel_->show();
+  statusBar()->showMessage(QString("loading run %1 …").arg(run));
+  return id;
+}
+
 Status MainWindow::ShowRun(int64_t run) {
-  RunSummary s;
-  auto t = Load(run, &s);
-  if (!t.ok()) {
-    ShowMessage(Q(t.status().message()));
-    return t.status();
+  if (!store_) return Status::Invalid("no store is open");
+  const uint64_t id = StartLoad(run);
+  // The window keeps painting and answering input (Cancel included) while
+  // this waits; every load ends, cancelled or not, and reports once.
+  QEventLoop wait;
+  std::optional<Status> outcome;
+  const auto conn = connect(this, &MainWindow::loadFinished, &wait, [&] {
+    if (last_done_id_ != id) return;
+    outcome = last_done_;
+    wait.quit();
+  });
+  while (!outcome) wait.exec();
+  disconnect(conn);
+  return *outcome;
+}
+
+void MainWindow::CancelLoad() { loader_->Cancel(); }
+
+void MainWindow::LoadProgress(int64_t run, int64_t read, int64_t total) {
+  (void)run;
+  // QProgressBar counts in int: scale a count past 2^31 down.
+  const int shift = total > INT32_MAX ? 10 : 0;
+  progress_->setRange(0, int(std::max<int64_t>(1, total >> shift)));
+  progress_->setValue(int(std::min(read, total) >> shift));
+}
+
+void MainWindow::LoadDone(uint64_t id, int64_t run, Result<LoadedRun> r, bool current, bool cancelled) {
+  // A superseded load's successor is still running: its progress stays.
+  if (current) {
+    progress_->hide();
+    cancel_->hide();
   }
-  const bool empty = (*t)->empty();
-  timeline_->SetTimeline(*t, QString("run %1 has no events").arg(run));
+  Status st = r.ok() ? Status::Ok() : r.status();
+  if (cancelled) {
+    st = LoadCancelled(run);
+    // The view stays as it was; only the load that was asked to stop says so.
+    if (current) statusBar()->showMessage(Q(st.message()));
+  } else if (!r.ok()) {
+    statusBar()->clearMessage();
+    ShowMessage(Q(st.message()));
+  } else {
+    statusBar()->clearMessage();
+    ShowLoadedRun(run, *r);
+  }
+  last_done_id_ = id;
+  last_done_ = st;
+  emit loadFinished(run, st.ok());
+}
+
+void MainWindow::ShowLoadedRun(int64_t run, LoadedRun& loaded) {
+  const RunSummary& s = loaded.summary;
+  const bool empty = loaded.timeline->empty();
+  timeline_->SetTimeline(std::move(loaded.timeline), std::move(loaded.bands), QString("run %1 has no events").arg(run));
   ops_ = s.ops;
   run_title_->setText(QString("run %1 · %2 · %3 · %4 %5 · makespan %6 · overlap %7 % · exposed comm %8 · tail %9")
                           .arg(run)
@@ -169,7 +260,6 @@ Status MainWindow::ShowRun(int64_t run) {
   details_->Clear();
   pages_->setCurrentWidget(timeline_page_);
   if (empty) statusBar()->showMessage(QString("run %1 has no events").arg(run));
-  return Status::Ok();
 }
 
 Status MainWindow::ShowCompare(int64_t a, int64_t b) {

@@ -11,7 +11,8 @@ namespace braid::view {
 
 namespace {
 
-constexpr int kMinTextPx = 40;  // narrower events and folds are drawn without text
+constexpr int kMinTextPx = 40;     // narrower events and folds are drawn without text
+constexpr int kMinBoundaryPx = 4;  // closer iteration boundaries are drawn as one
 
 struct Frame {
   const TimelineWidget& w;
@@ -41,30 +42,45 @@ void PaintAxis(QPainter& p, const TimelineWidget& w) {
 
 void PaintIterationBoundaries(QPainter& p, const Frame& f, int bottom) {
   p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1, Qt::DashLine));
+  // Hundreds of iterations seen whole would be a wall of dashed lines under
+  // overlapping labels, and a text layout each per repaint: a line is drawn
+  // only kMinBoundaryPx after the last one, a label kMinTextPx after the last.
+  double line_x = -1e9, label_x = -1e9;
   for (const IterationSpan& it : f.t.iterations) {
     if (it.begin_ns < f.t0 || it.begin_ns > f.t1) continue;
     const double x = f.X(it.begin_ns);
+    if (x - line_x < kMinBoundaryPx) continue;
+    line_x = x;
     p.drawLine(QPointF(x, TimelineWidget::kAxisHeight), QPointF(x, bottom));
+    if (x - label_x < kMinTextPx) continue;
+    label_x = x;
     p.drawText(QPointF(x + 3, TimelineWidget::kAxisHeight + 11), QString("iter %1").arg(it.iteration));
   }
 }
 
-void PaintIntervals(QPainter& p, const Frame& f, const std::vector<Interval>& set, int y, int h, const QColor& c) {
+void PaintIntervals(QPainter& p, const Frame& f, const std::vector<Interval>& set, const DrawLevels& levels, int y,
+                    int h, const QColor& c) {
   const int64_t gap = std::max<int64_t>(1, int64_t(f.ns_per_px));
-  for (const Interval& i : CoalesceForDrawing(set, f.t0, f.t1, gap)) p.fillRect(f.Span(i.begin, i.end, y, h), c);
+  for (const Interval& i : CoalesceForDrawing(CoarsestFor(set, levels, gap), f.t0, f.t1, gap)) {
+    p.fillRect(f.Span(i.begin, i.end, y, h), c);
+  }
 }
 
 void PaintBand(QPainter& p, const Frame& f, const RankBand& band, int y) {
   const int h = TimelineWidget::kBandHeight;
   p.fillRect(QRectF(TimelineWidget::kHeaderWidth, y, f.w.plot_width(), h), kBandBackground);
-  PaintIntervals(p, f, band.overlap, y, h - 5, kOverlapColor);
-  PaintIntervals(p, f, band.exposed_comm, y, h - 5, kExposedColor);
-  PaintIntervals(p, f, band.tails, y + h - 4, 4, kTailColor);
-  // The tail's start, across the band, so that it reads at any zoom.
+  PaintIntervals(p, f, band.overlap, band.overlap_levels, y, h - 5, kOverlapColor);
+  PaintIntervals(p, f, band.exposed_comm, band.exposed_comm_levels, y, h - 5, kExposedColor);
+  PaintIntervals(p, f, band.tails, {}, y + h - 4, 4, kTailColor);
+  // The tail's start, across the band, so that it reads at any zoom (once
+  // per 2 px: hundreds of iterations seen whole are not hundreds of lines).
   p.setPen(QPen(kTailColor, 2));
   const auto [a, b] = IntervalsWithin(band.tails, f.t0, f.t1);
+  double last_x = -1e9;
   for (size_t i = a; i < b; ++i) {
     const double x = f.X(band.tails[i].begin);
+    if (x - last_x < 2) continue;
+    last_x = x;
     p.drawLine(QPointF(x, y), QPointF(x, y + h));
   }
 }

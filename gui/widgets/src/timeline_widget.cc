@@ -25,8 +25,13 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
 }
 
 void TimelineWidget::SetTimeline(std::shared_ptr<const Timeline> t, QString message) {
+  std::vector<RankBand> bands = t ? ComputeOverlapBands(*t) : std::vector<RankBand>{};
+  SetTimeline(std::move(t), std::move(bands), std::move(message));
+}
+
+void TimelineWidget::SetTimeline(std::shared_ptr<const Timeline> t, std::vector<RankBand> bands, QString message) {
   timeline_ = std::move(t);
-  bands_ = timeline_ ? ComputeOverlapBands(*timeline_) : std::vector<RankBand>{};
+  bands_ = std::move(bands);
   message_ = std::move(message);
   selected_.reset();
   matches_.clear();

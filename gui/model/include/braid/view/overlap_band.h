@@ -15,14 +15,36 @@
 
 namespace braid::view {
 
+// A merged set coalesced for drawing at coarser and coarser gaps (levels[k]
+// closes every gap shorter than kDrawLevelBaseNs * 8^k), so that a whole
+// run seen at milliseconds per pixel is drawn from a few intervals per
+// pixel instead of walking thousands (a mip-map).
+struct DrawLevels {
+  std::vector<int64_t> gap_ns;
+  std::vector<std::vector<Interval>> levels;
+};
+inline constexpr int64_t kDrawLevelBaseNs = 1000;
+DrawLevels MakeDrawLevels(const std::vector<Interval>& merged);
+// The coarsest of `merged` and its levels whose gap is at most `min_gap_ns`:
+// CoalesceForDrawing of it gives, inside any window, what it gives of
+// `merged`, but for a gap narrower than min_gap_ns at the window's edges
+// that a coarse interval bridges (less than the pixel that is drawn anyway).
+const std::vector<Interval>& CoarsestFor(const std::vector<Interval>& merged, const DrawLevels& levels,
+                                         int64_t min_gap_ns);
+
 struct RankBand {
   int rank = 0;
   // All merged and sorted, over the whole run (stored times).
   std::vector<Interval> compute, comm, overlap, exposed_comm, tails;
+  // The drawn sets' levels.
+  DrawLevels overlap_levels, exposed_comm_levels;
 };
 
 // One band per rank of `t.ranks`, in that order.
 std::vector<RankBand> ComputeOverlapBands(const Timeline& t);
+// The band of one rank: ranks are independent, so a loader may compute
+// them on several threads.
+RankBand ComputeRankBand(const Timeline& t, int rank);
 
 // Interval-set helpers (inputs merged and sorted, as MergeIntervals makes them).
 std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b);

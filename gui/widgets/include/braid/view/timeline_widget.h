@@ -46,6 +46,9 @@ class TimelineWidget : public QWidget {
   // Shows `t` (null clears) fitted to its whole length; `message` is drawn
   // instead when the timeline is empty.
   void SetTimeline(std::shared_ptr<const Timeline> t, QString message = {});
+  // The same with `t`'s overlap bands (ComputeOverlapBands) computed by the
+  // caller, e.g. on the thread that loaded it: nothing scans the run here.
+  void SetTimeline(std::shared_ptr<const Timeline> t, std::vector<RankBand> bands, QString message = {});
   const Timeline* timeline() const { return timeline_.get(); }
   const std::vector<RankBand>& bands() const { return bands_; }
 

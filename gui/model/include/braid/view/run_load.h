@@ -1,0 +1,52 @@
+// Loading a run for the viewer off the UI thread. The events are streamed
+// from the store in batches (Store::ScanEvents) straight into the timeline's
+// rows, so a 10-million-event run is never held twice; between batches the
+// load reports progress and honours a cancel flag.
+//
+// Threading: these functions use `store` only; give each loading thread its
+// own read-only Store (a Store is used from one thread at a time).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "braid/status.h"
+#include "braid/store.h"
+#include "braid/view/overlap_band.h"
+#include "braid/view/run_summary.h"
+#include "braid/view/timeline.h"
+
+namespace braid::view {
+
+struct LoadControl {
+  // After each batch, on the loading thread: events read so far and the
+  // count the run's record claims (a damaged record is caught at the end).
+  std::function<void(int64_t read, int64_t total)> progress;
+  // Set from any thread to stop the load at the next batch.
+  const std::atomic<bool>* cancel = nullptr;
+  size_t batch = size_t(1) << 16;
+
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+};
+
+// What a cancelled load returns: Unavailable, "loading run 7 cancelled".
+Status LoadCancelled(int64_t run);
+
+// Reads run `run` as LoadTimeline(store, run) does, streaming. NotFound
+// names a missing run; a damaged store gives its one-line error.
+Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl& control);
+
+// Everything the window shows of a run, computed where the load runs: the
+// timeline, its overlap bands and the run's summary line.
+struct LoadedRun {
+  std::shared_ptr<const Timeline> timeline;
+  std::vector<RankBand> bands;
+  RunSummary summary;
+};
+Result<LoadedRun> LoadRunForView(const Store& store, int64_t run, const LoadControl& control);
+
+}  // namespace braid::view

@@ -1,0 +1,72 @@
+#include "timeline_builder.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+namespace braid::view {
+
+namespace {
+
+bool StartsBefore(const Event& a, const Event& b) { return a.start_ns < b.start_ns; }
+
+}  // namespace
+
+TimelineBuilder::TimelineBuilder(const std::vector<LaneInfo>& lanes) {
+  for (const LaneInfo& l : lanes) {
+    TimelineRow& row = RowOf(l.rank, l.lane);
+    if (!l.name.empty()) row.name = l.name;
+    row.kind = l.kind;
+  }
+  into_ = nullptr;
+  t_.origin_ns = INT64_MAX;
+  t_.end_ns = INT64_MIN;
+}
+
+TimelineRow& TimelineBuilder::RowOf(int rank, int lane) {
+  auto [it, added] = rows_.try_emplace({rank, lane});
+  if (added) {
+    it->second.rank = rank;
+    it->second.lane = lane;
+    it->second.name = "lane " + std::to_string(lane);
+  }
+  return it->second;
+}
+
+void TimelineBuilder::Add(Event e) {
+  t_.origin_ns = std::min(t_.origin_ns, e.start_ns);
+  t_.end_ns = std::max(t_.end_ns, e.end_ns);
+  if (!span_ || span_->iteration != e.iteration) {
+    span_ = &spans_.try_emplace(e.iteration, IterationSpan{e.iteration, e.start_ns, e.end_ns}).first->second;
+  }
+  span_->begin_ns = std::min(span_->begin_ns, e.start_ns);
+  span_->end_ns = std::max(span_->end_ns, e.end_ns);
+  if (!into_ || into_->rank != e.rank || into_->lane != e.lane) into_ = &RowOf(e.rank, e.lane);
+  into_->events.push_back(std::move(e));
+  ++t_.event_count;
+}
+
+Timeline TimelineBuilder::Finish() && {
+  Timeline t = std::move(t_);
+  if (t.event_count == 0) t.origin_ns = t.end_ns = 0;
+  for (const auto& [iteration, s] : spans_) t.iterations.push_back(s);
+  t.rows.reserve(rows_.size());
+  for (auto& [key, r] : rows_) {
+    TimelineRow& row = t.rows.emplace_back(std::move(r));
+    // The store returns events sorted by start already; stable keeps ties.
+    if (!std::is_sorted(row.events.begin(), row.events.end(), StartsBefore)) {
+      std::stable_sort(row.events.begin(), row.events.end(), StartsBefore);
+    }
+    row.max_end.resize(row.events.size());
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < row.events.size(); ++i) row.max_end[i] = m = std::max(m, row.events[i].end_ns);
+    if (t.ranks.empty() || t.ranks.back() != row.rank) t.ranks.push_back(row.rank);
+  }
+  rows_.clear();
+  spans_.clear();
+  into_ = nullptr;
+  span_ = nullptr;
+  return t;
+}
+
+}  // namespace braid::view

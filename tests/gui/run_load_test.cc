@@ -1,0 +1,228 @@
+// The streaming loader (braid/view/run_load.h): the timeline it builds from
+// batches is the one BuildTimeline makes of the whole run; progress rises to
+// the run's count; a cancel ends the scan at the next batch; a damaged store
+// is its one-line error.
+#include "braid/view/run_load.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <atomic>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gui_test_util.h"
+
+namespace braid::view {
+namespace {
+
+using testing::TempDir;
+
+void ExpectSameEvent(const Event& a, const Event& b) {
+  EXPECT_EQ(a.iteration, b.iteration);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.lane, b.lane);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.start_ns, b.start_ns);
+  EXPECT_EQ(a.end_ns, b.end_ns);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.flops, b.flops);
+  EXPECT_EQ(a.chunk, b.chunk);
+  EXPECT_EQ(a.step, b.step);
+  EXPECT_EQ(a.peer, b.peer);
+  EXPECT_EQ(a.correlation, b.correlation);
+}
+
+void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
+  EXPECT_EQ(a.run, b.run);
+  EXPECT_EQ(a.event_count, b.event_count);
+  EXPECT_EQ(a.origin_ns, b.origin_ns);
+  EXPECT_EQ(a.end_ns, b.end_ns);
+  EXPECT_EQ(a.ranks, b.ranks);
+  ASSERT_EQ(a.iterations.size(), b.iterations.size());
+  for (size_t i = 0; i < a.iterations.size(); ++i) {
+    EXPECT_EQ(a.iterations[i].iteration, b.iterations[i].iteration);
+    EXPECT_EQ(a.iterations[i].begin_ns, b.iterations[i].begin_ns);
+    EXPECT_EQ(a.iterations[i].end_ns, b.iterations[i].end_ns);
+  }
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  for (size_t r = 0; r < a.rows.size(); ++r) {
+    const TimelineRow &x = a.rows[r], &y = b.rows[r];
+    EXPECT_EQ(x.rank, y.rank);
+    EXPECT_EQ(x.lane, y.lane);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.max_end, y.max_end);
+    ASSERT_EQ(x.events.size(), y.events.size());
+    for (size_t i = 0; i < x.events.size(); ++i) ExpectSameEvent(x.events[i], y.events[i]);
+  }
+}
+
+// The whole run read at once and laid out by BuildTimeline: the reference.
+Timeline LoadedWhole(const Store& store, int64_t run) {
+  auto events = store.LoadEvents(run);
+  auto lanes = store.LoadLanes(run);
+  EXPECT_TRUE(events.ok() && lanes.ok());
+  Timeline t = BuildTimeline(std::move(*events), *lanes);
+  t.run = run;
+  return t;
+}
+
+void Exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+class RunLoadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path = dir.Path("runs.db");
+    auto s = Store::Open(path);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    hand = testing::WriteRun(**s, testing::HandEvents(), testing::HandLanes());
+    ring = testing::WriteSimRun(**s, testing::MakeSimRun("ring", 2));
+    dense = testing::WriteRun(**s, testing::DenseEvents(2000, 5, 5), {});
+    empty = testing::WriteRun(**s, {}, {}, R"({"algorithm":"serial"})");
+  }
+  std::unique_ptr<Store> Reader() {
+    auto s = Store::Open(path, /*read_only=*/true);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+  TempDir dir;
+  std::string path;
+  int64_t hand = 0, ring = 0, dense = 0, empty = 0;
+};
+
+TEST_F(RunLoadTest, StreamedTimelineIsTheOneBuiltFromTheWholeRun) {
+  auto store = Reader();
+  for (int64_t run : {hand, ring, dense, empty}) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    for (size_t batch : {size_t(1), size_t(7), size_t(1) << 16}) {
+      LoadControl control;
+      control.batch = batch;
+      auto t = LoadTimeline(*store, run, control);
+      ASSERT_TRUE(t.ok()) << t.status().message();
+      ExpectSameTimeline(*t, LoadedWhole(*store, run));
+    }
+  }
+  // The ring run has many events per row: the comparison saw them.
+  EXPECT_GT(LoadedWhole(*store, ring).event_count, 100u);
+}
+
+TEST_F(RunLoadTest, LoadRunForViewGivesTheBandsAndSummaryOfTheRun) {
+  auto store = Reader();
+  auto loaded = LoadRunForView(*store, ring, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const Timeline whole = LoadedWhole(*store, ring);
+  ExpectSameTimeline(*loaded->timeline, whole);
+  const std::vector<RankBand> bands = ComputeOverlapBands(whole);
+  ASSERT_EQ(loaded->bands.size(), bands.size());
+  for (size_t r = 0; r < bands.size(); ++r) {
+    EXPECT_EQ(loaded->bands[r].rank, bands[r].rank);
+    EXPECT_EQ(loaded->bands[r].overlap.size(), bands[r].overlap.size());
+    EXPECT_EQ(LengthWithin(loaded->bands[r].overlap, whole.origin_ns, whole.end_ns),
+              LengthWithin(bands[r].overlap, whole.origin_ns, whole.end_ns));
+    EXPECT_GT(LengthWithin(bands[r].overlap, whole.origin_ns, whole.end_ns), 0);
+  }
+  auto meta = store->GetRun(ring);
+  auto rows = store->LoadMetrics(ring);
+  ASSERT_TRUE(meta.ok() && rows.ok());
+  auto summary = SummarizeRun(*meta, *rows);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(loaded->summary.id, ring);
+  EXPECT_EQ(loaded->summary.config, summary->config);
+  EXPECT_EQ(loaded->summary.makespan_ns, summary->makespan_ns);
+  EXPECT_GT(loaded->summary.makespan_ns, 0);
+}
+
+TEST_F(RunLoadTest, ProgressRisesBatchByBatchToTheRunsCount) {
+  auto store = Reader();
+  std::vector<std::pair<int64_t, int64_t>> seen;
+  LoadControl control;
+  control.batch = 300;
+  control.progress = [&](int64_t read, int64_t total) { seen.emplace_back(read, total); };
+  auto t = LoadTimeline(*store, dense, control);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  // 0 first, then one report per batch of 300 (the last one short).
+  ASSERT_EQ(seen.size(), 1u + 7u);
+  EXPECT_EQ(seen.front().first, 0);
+  for (size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_GT(seen[i].first, seen[i - 1].first);
+    EXPECT_LE(seen[i].first - seen[i - 1].first, 300);
+  }
+  for (const auto& [read, total] : seen) EXPECT_EQ(total, 2000);
+  EXPECT_EQ(seen.back().first, 2000);
+}
+
+TEST_F(RunLoadTest, CancelEndsTheScanAtTheNextBatch) {
+  auto store = Reader();
+  std::atomic<bool> cancel{false};
+  int64_t last_read = 0;
+  int reports = 0;
+  LoadControl control;
+  control.batch = 100;
+  control.cancel = &cancel;
+  control.progress = [&](int64_t read, int64_t) {
+    last_read = read;
+    // Cancelled while the third batch is reported: no fourth is read.
+    if (++reports == 1 + 3) cancel = true;
+  };
+  auto t = LoadTimeline(*store, dense, control);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(t.status().message(), "loading run " + std::to_string(dense) + " cancelled");
+  EXPECT_EQ(reports, 1 + 3);
+  EXPECT_EQ(last_read, 300);
+
+  // Cancelled before it starts, nothing is read; LoadRunForView says the same.
+  reports = 0;
+  auto again = LoadRunForView(*store, dense, control);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(), "loading run " + std::to_string(dense) + " cancelled");
+  EXPECT_EQ(reports, 0);
+}
+
+TEST_F(RunLoadTest, AMissingRunIsNotFound) {
+  auto store = Reader();
+  auto t = LoadRunForView(*store, 99, {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RunLoadTest, ARunWhoseCountIsWrongIsTheStoresOneLineError) {
+  Exec(path, "UPDATE runs SET event_count = event_count + 5 WHERE id = " + std::to_string(dense));
+  auto store = Reader();
+  std::vector<int64_t> reads;
+  LoadControl control;
+  control.batch = 500;
+  control.progress = [&](int64_t read, int64_t) { reads.push_back(read); };
+  auto t = LoadRunForView(*store, dense, control);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("damaged store"), std::string::npos) << t.status().message();
+  EXPECT_NE(t.status().message().find("2005"), std::string::npos) << t.status().message();
+  EXPECT_EQ(t.status().message().find('\n'), std::string::npos);
+  // Found at the end of the scan, after every batch was read.
+  ASSERT_FALSE(reads.empty());
+  EXPECT_EQ(reads.back(), 2000);
+}
+
+TEST_F(RunLoadTest, AnEventWhoseNameIsGoneIsTheStoresOneLineError) {
+  // The ring run's step names; the hand run's are others.
+  Exec(path, "DELETE FROM strings WHERE id = (SELECT name_id FROM events WHERE run = " + std::to_string(ring) +
+                 " ORDER BY rank DESC, lane DESC, start_ns DESC LIMIT 1)");
+  auto store = Reader();
+  auto t = LoadRunForView(*store, ring, {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("damaged store"), std::string::npos) << t.status().message();
+  EXPECT_EQ(t.status().message().find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace braid::view
