@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,10 @@ int CheckStdout(int rc) {
 int main(int argc, char** argv) {
   try {
     return CheckStdout(Main(argc, argv));
+  } catch (const std::bad_alloc&) {
+    // Commands that write catch it themselves where they can say what was
+    // kept; elsewhere (planning a huge layer) it still ends in one line.
+    std::fprintf(stderr, "braid: out of memory\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "braid: internal error: %s\n", braid::OneLine(e.what()).c_str());
   } catch (...) {
