@@ -44,15 +44,17 @@ Status CheckExportArgs(const ExportArgs& a) {
   return target.ok() ? Status::Ok() : target.status();
 }
 
-// NotFound naming the stored iterations when `iteration` has no events.
-Status CheckIterationHasEvents(const Store& store, int64_t run, int iteration) {
-  BRAID_ASSIGN_OR_RETURN(EventExtent only, store.GetEventExtent(run, iteration));
-  if (only.count > 0) return Status::Ok();
+// What will be exported: the run's events, or one iteration's (counting
+// them is a scan of the run's rows, so it is done once, here). NotFound
+// names the stored iterations when `iteration` has no events.
+Result<EventExtent> ExtentToExport(const Store& store, int64_t run, std::optional<int> iteration) {
+  BRAID_ASSIGN_OR_RETURN(EventExtent extent, store.GetEventExtent(run, iteration));
+  if (!iteration || extent.count > 0) return extent;
   BRAID_ASSIGN_OR_RETURN(EventExtent all, store.GetEventExtent(run));
   const std::string have =
       all.count == 0 ? "no events"
                      : "iterations " + std::to_string(all.first_iteration) + ".." + std::to_string(all.last_iteration);
-  return Status::NotFound("run " + std::to_string(run) + " has no iteration " + std::to_string(iteration) + " (" +
+  return Status::NotFound("run " + std::to_string(run) + " has no iteration " + std::to_string(*iteration) + " (" +
                           have + ")");
 }
 
@@ -60,10 +62,8 @@ Status CheckIterationHasEvents(const Store& store, int64_t run, int iteration) {
 // through the Chrome writer, the gzip stream when the name asks for it, and
 // the atomic writer, so that memory does not grow with the run. Any error
 // drops the temporary; the target is replaced only at the commit.
-Result<int64_t> StreamTrace(const Store& store, const ExportArgs& a, const std::string& title) {
-  std::optional<int> iteration;
-  if (a.iteration) iteration = int(*a.iteration);
-  BRAID_ASSIGN_OR_RETURN(EventExtent extent, store.GetEventExtent(a.run, iteration));
+Result<int64_t> StreamTrace(const Store& store, const ExportArgs& a, std::optional<int> iteration,
+                            const EventExtent& extent, const std::string& title) {
   BRAID_ASSIGN_OR_RETURN(std::vector<LaneInfo> lanes, store.LoadLanes(a.run));
   std::vector<TraceLane> names;
   for (const LaneInfo& l : lanes) names.push_back({l.rank, l.lane, l.name});
@@ -92,16 +92,15 @@ int ExecuteExport(const ExportArgs& a) {
   // `report` refuses it, before anything is written.
   auto run = LoadRunRecord(**store, a.run);
   if (!run.ok()) return ReportError("export", run.status());
-  if (a.iteration) {
-    if (Status s = CheckIterationHasEvents(**store, a.run, int(*a.iteration)); !s.ok()) {
-      return ReportError("export", s);
-    }
-  }
+  std::optional<int> iteration;
+  if (a.iteration) iteration = int(*a.iteration);
+  auto extent = ExtentToExport(**store, a.run, iteration);
+  if (!extent.ok()) return ReportError("export", extent.status());
   std::string title = "braid run " + std::to_string(a.run) + " (" + run->backend + ")";
   if (a.iteration) title += ", iteration " + std::to_string(*a.iteration);
   Result<int64_t> count = Status::Internal("not exported");
   try {
-    count = StreamTrace(**store, a, title);
+    count = StreamTrace(**store, a, iteration, *extent, title);
   } catch (const std::bad_alloc&) {
     count = Status::Internal("out of memory while exporting run " + std::to_string(a.run));
   }
