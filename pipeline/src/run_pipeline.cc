@@ -97,18 +97,31 @@ Result<LowerBound> MeasureRunLowerBound(const PreparedRun& run, Backend& backend
   return MeasureLowerBound(backend, serial, run.options);
 }
 
-Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::optional<LowerBound> known) {
-  RecordedRun out;
-  BRAID_ASSIGN_OR_RETURN(auto ran, backend.Run(run.plan, run.options));
-  out.output = std::move(ran);
+namespace {
+
+// What a run is recorded with once the backend is done, whole or streamed:
+// the caller's notes, the lower bound (measured unless known), the figures
+// and the layer note.
+Status RecordRun(const PreparedRun& run, Backend& backend, const RunMetrics& metrics, std::optional<LowerBound> known,
+                 RecordedRun& out) {
   out.output.notes.insert(out.output.notes.end(), run.notes.begin(), run.notes.end());
   if (!known) {
     BRAID_ASSIGN_OR_RETURN(auto lb, MeasureRunLowerBound(run, backend));
     known = lb;
   }
   out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
-                           out.output, known);
+                           out.output, metrics, known);
   if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer, &run.plan);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::optional<LowerBound> known) {
+  RecordedRun out;
+  BRAID_ASSIGN_OR_RETURN(auto ran, backend.Run(run.plan, run.options));
+  out.output = std::move(ran);
+  BRAID_RETURN_IF_ERROR(RecordRun(run, backend, ComputeRunMetrics(out.output.events), known, out));
   return out;
 }
 
@@ -157,14 +170,7 @@ Result<RecordedRun> ExecuteRunStreamed(const PreparedRun& run, Backend& backend,
     if (!batch.empty()) BRAID_RETURN_IF_ERROR(take(batch));
   }
   part = {};
-  out.output.notes.insert(out.output.notes.end(), run.notes.begin(), run.notes.end());
-  if (!known) {
-    BRAID_ASSIGN_OR_RETURN(auto lb, MeasureRunLowerBound(run, backend));
-    known = lb;
-  }
-  out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
-                           out.output, figures.Finish(), known);
-  if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer, &run.plan);
+  BRAID_RETURN_IF_ERROR(RecordRun(run, backend, figures.Finish(), known, out));
   if (!writer) return out;
   if (!lanes_stored) BRAID_RETURN_IF_ERROR(writer->Add({LanesOf(run.plan), {}}));
   BRAID_ASSIGN_OR_RETURN(out.record.run_id, writer->Finish({MetaOf(out.record), RowsOf(out.record)}));

@@ -18,11 +18,6 @@ std::string RunWhere(long long run) { return "run " + std::to_string(run); }
 }  // namespace
 
 RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
-                      const RunOptions& options, const RunOutput& output, std::optional<LowerBound> lower_bound) {
-  return RecordOfRun(plan, topology, backend, options, output, ComputeRunMetrics(output.events), lower_bound);
-}
-
-RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
                       const RunOptions& options, const RunOutput& output, const RunMetrics& metrics,
                       std::optional<LowerBound> lower_bound) {
   RunRecord r;

@@ -40,12 +40,9 @@ struct RunRecord {
   RunFigures figures;
 };
 
-// A run the backend just made; `lower_bound` from MeasureLowerBound.
-RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
-                      const RunOptions& options, const RunOutput& output,
-                      std::optional<LowerBound> lower_bound = std::nullopt);
-// The same with the figures already computed (a streamed run, whose output
-// holds no events: RunMetricsBuilder saw them as they came).
+// A run the backend just made, with its figures (ComputeRunMetrics of its
+// events, or RunMetricsBuilder's when they were streamed and the output
+// holds none); `lower_bound` from MeasureLowerBound.
 RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
                       const RunOptions& options, const RunOutput& output, const RunMetrics& metrics,
                       std::optional<LowerBound> lower_bound = std::nullopt);
