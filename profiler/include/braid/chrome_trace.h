@@ -65,7 +65,6 @@ class ChromeTraceWriter {
   // title, and the closing brackets. Lanes absent here are named "lane N".
   Status Finish(const std::string& title, const std::vector<TraceLane>& lanes);
   int64_t slices() const { return slices_; }
-  int64_t flows() const { return flow_id_; }
 
  private:
   struct End;
