@@ -74,7 +74,8 @@ Result<int64_t> StreamTrace(const Store& store, const ExportArgs& a, std::option
   }
   ChromeTraceWriter trace([&](std::string_view piece) { return gz ? gz->Write(piece) : file->Append(piece); },
                           extent.first_start_ns);
-  BRAID_RETURN_IF_ERROR(store.ScanEvents(a.run, {.iteration = iteration, .batch = size_t(1) << 14},
+  BRAID_RETURN_IF_ERROR(store.ScanEvents(a.run,
+                                         {.iteration = iteration, .batch = size_t(1) << 14, .ranks = std::nullopt},
                                          [&](std::span<const Event> batch) { return trace.Add(batch); }));
   BRAID_RETURN_IF_ERROR(trace.Finish(title, names));
   if (gz) BRAID_RETURN_IF_ERROR(gz->Finish());

@@ -54,15 +54,24 @@ class NameCache {
  public:
   explicit NameCache(db::Statement lookup) : lookup_(std::move(lookup)) {}
   Result<const std::string*> Get(int64_t id) {
-    if (auto it = names_.find(id); it != names_.end()) return &it->second;
+    // The last id first: a lane's events mostly repeat a few names, and a
+    // hash lookup per row was a tenth of reading a 10M-event run.
+    if (id == last_id_ && last_) return last_;
+    if (auto it = names_.find(id); it != names_.end()) {
+      last_id_ = id;
+      return last_ = &it->second;
+    }
     BRAID_ASSIGN_OR_RETURN(bool row, lookup_.BindInt(1, id).Step());
     if (!row) return Status::Invalid("names string " + std::to_string(id) + ", which the store does not have");
     const std::string* text = &names_.emplace(id, lookup_.Text(0)).first->second;
     BRAID_RETURN_IF_ERROR(lookup_.Reset());
-    return text;
+    last_id_ = id;
+    return last_ = text;
   }
 
  private:
+  int64_t last_id_ = 0;
+  const std::string* last_ = nullptr;  // names_ never moves its values
   db::Statement lookup_;
   std::unordered_map<int64_t, std::string> names_;
 };
@@ -104,7 +113,7 @@ Status Store::CheckRunExists(int64_t run) const {
 }
 
 Status Store::ScanEvents(int64_t run, const EventScan& scan,
-                         const std::function<Status(std::span<const Event>)>& visit) const {
+                         const std::function<Status(std::span<Event>)>& visit) const {
   BRAID_ASSIGN_OR_RETURN(StoredRun meta, GetRun(run));
   BRAID_ASSIGN_OR_RETURN(NameCache names, MakeNameCache(db_));
   // The ORDER BY is the primary key's order: no sort step, and SQLite hands
@@ -113,10 +122,12 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
       "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
       " correlation FROM events WHERE run = ?1";
   if (scan.iteration) sql += " AND iteration = ?2";
+  if (scan.ranks) sql += " AND rank >= ?3 AND rank < ?4";
   sql += " ORDER BY rank, lane, start_ns, seq";
   BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, sql));
   st.BindInt(1, run);
   if (scan.iteration) st.BindInt(2, *scan.iteration);
+  if (scan.ranks) st.BindInt(3, scan.ranks->first).BindInt(4, scan.ranks->second);
   const std::string where = "damaged store: run " + std::to_string(run) + " of " + path_;
   if (meta.event_count < 0) {
     return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " (not a count)");
@@ -124,15 +135,19 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
   const size_t batch = std::max<size_t>(1, scan.batch);
   // The stored count is a claim, not a size: a damaged `runs` row must not
   // become an allocation, so it only caps the first reservation.
+  // The buffer's events are overwritten in place, never destroyed between
+  // batches: their names' storage is reused (or refilled where the visitor
+  // moved them out).
   std::vector<Event> events;
   events.reserve(size_t(std::min<int64_t>(meta.event_count, int64_t(batch))));
+  size_t used = 0;
   int64_t seen = 0;
   for (;;) {
     Result<bool> row = st.Step();
     if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
-    if (!*row || events.size() == batch) {
-      if (!events.empty()) BRAID_RETURN_IF_ERROR(visit(std::span<const Event>(events)));
-      events.clear();
+    if (!*row || used == batch) {
+      if (used > 0) BRAID_RETURN_IF_ERROR(visit(std::span<Event>(events.data(), used)));
+      used = 0;
       if (!*row) break;
     }
     Result<const std::string*> name = names.Get(st.Int(6));
@@ -144,7 +159,8 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
     if (kind < 0 || kind > int64_t(EventKind::kMarker)) {
       return Status::Invalid(where + ": an event has kind " + std::to_string(kind) + " (not an event kind)");
     }
-    Event& e = events.emplace_back();
+    Event& e = used < events.size() ? events[used] : events.emplace_back();
+    ++used;
     e.rank = int(st.Int(0));
     e.lane = int(st.Int(1));
     e.start_ns = st.Int(2);
@@ -161,7 +177,7 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
     ++seen;
   }
   // A filtered scan sees part of the run; only a whole one can be counted.
-  if (!scan.iteration && seen != meta.event_count) {
+  if (!scan.iteration && !scan.ranks && seen != meta.event_count) {
     return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " but " +
                            std::to_string(seen) + " events");
   }
@@ -196,6 +212,27 @@ Result<EventExtent> Store::GetEventExtent(int64_t run, std::optional<int> iterat
     x.last_iteration = int(st.Int(3));
   }
   return x;
+}
+
+Result<std::optional<std::pair<int, int>>> Store::GetEventRankRange(int64_t run) const {
+  BRAID_RETURN_IF_ERROR(CheckRunExists(run));
+  // Two statements: SQLite answers a lone MIN or MAX of a key prefix from
+  // the index's edge, but MIN and MAX together by a scan.
+  std::optional<std::pair<int, int>> range;
+  for (const char* sql :
+       {"SELECT MIN(rank) FROM events WHERE run = ?1", "SELECT MAX(rank) FROM events WHERE run = ?1"}) {
+    BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, sql));
+    Result<bool> row = st.BindInt(1, run).Step();
+    if (!row.ok()) return db::WithContext(row.status(), "reading run " + std::to_string(run) + " of " + path_);
+    if (!*row || st.IsNull(0)) return std::optional<std::pair<int, int>>();
+    const int rank = int(st.Int(0));
+    if (!range) {
+      range = std::pair<int, int>(rank, rank);
+    } else {
+      range->second = rank;
+    }
+  }
+  return range;
 }
 
 Result<std::vector<LaneInfo>> Store::LoadLanes(int64_t run) const {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "braid/event.h"
@@ -187,16 +188,21 @@ class Store {
   Result<std::vector<Event>> LoadEvents(int64_t run) const;  // by rank, lane, start_ns
   // The run's events in LoadEvents' order, streamed: `visit` gets at most
   // `batch` events at a time (a buffer reused between calls, so memory does
-  // not grow with the run) and ends the scan early by returning an error,
-  // which ScanEvents returns (a cancelled load). With `iteration`, only that
-  // iteration's events. A whole scan checks the rows against the run's
+  // not grow with the run; the visitor may move the events out) and ends the
+  // scan early by returning an error, which ScanEvents returns (a cancelled
+  // load). With `iteration`, only that iteration's events; with `ranks`,
+  // only ranks in [first, second) (a range of the key: the scan reads no
+  // other rank's rows). A whole scan checks the rows against the run's
   // stored count at the end, as LoadEvents does.
   struct EventScan {
     std::optional<int> iteration;
     size_t batch = size_t(1) << 16;
+    std::optional<std::pair<int, int>> ranks;
   };
-  Status ScanEvents(int64_t run, const EventScan& scan,
-                    const std::function<Status(std::span<const Event>)>& visit) const;
+  Status ScanEvents(int64_t run, const EventScan& scan, const std::function<Status(std::span<Event>)>& visit) const;
+  // The lowest and highest rank that has events in `run` (two index
+  // lookups, no scan); nullopt when the run has no events.
+  Result<std::optional<std::pair<int, int>>> GetEventRankRange(int64_t run) const;
   // Count, first start and iteration range of a run's events (or of one
   // iteration's), without reading them.
   Result<EventExtent> GetEventExtent(int64_t run, std::optional<int> iteration = std::nullopt) const;
