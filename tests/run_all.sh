@@ -19,9 +19,9 @@ for preset in release asan; do
     bash tests/clang_tidy.sh build/release
   fi
 done
-echo "== tsan (cpu backend, cuda orchestration on the fakes, the Kineto import's workers)"
+echo "== tsan (cpu backend, cuda orchestration on the fakes, the Kineto import's workers, the viewer's loader threads)"
 cmake --preset tsan > /dev/null
-cmake --build build/tsan -j "$jobs" --target braid_cpu_tests braid_cuda_tests braid_importers_tests
+cmake --build build/tsan -j "$jobs" --target braid_cpu_tests braid_cuda_tests braid_importers_tests braid_gui_model_tests
 ctest --preset tsan -j "$jobs"
 echo "== fuzz (importers, topology files)"
 bash tests/fuzz/run_fuzz.sh "${BRAID_FUZZ_SECONDS:-20}" build/fuzz

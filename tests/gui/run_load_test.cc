@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <utility>
@@ -58,6 +59,11 @@ void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
     ASSERT_EQ(x.events.size(), y.events.size());
     for (size_t i = 0; i < x.events.size(); ++i) ExpectSameEvent(x.events[i], y.events[i]);
   }
+}
+
+bool SameIntervals(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Interval& x, const Interval& y) { return x.begin == y.begin && x.end == y.end; });
 }
 
 // The whole run read at once and laid out by BuildTimeline: the reference.
@@ -147,6 +153,7 @@ TEST_F(RunLoadTest, ProgressRisesBatchByBatchToTheRunsCount) {
   std::vector<std::pair<int64_t, int64_t>> seen;
   LoadControl control;
   control.batch = 300;
+  control.threads = 1;  // one reader: one report per batch
   control.progress = [&](int64_t read, int64_t total) { seen.emplace_back(read, total); };
   auto t = LoadTimeline(*store, dense, control);
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -168,6 +175,7 @@ TEST_F(RunLoadTest, CancelEndsTheScanAtTheNextBatch) {
   int reports = 0;
   LoadControl control;
   control.batch = 100;
+  control.threads = 1;  // one reader: the batches come in order
   control.cancel = &cancel;
   control.progress = [&](int64_t read, int64_t) {
     last_read = read;
@@ -187,6 +195,105 @@ TEST_F(RunLoadTest, CancelEndsTheScanAtTheNextBatch) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().message(), "loading run " + std::to_string(dense) + " cancelled");
   EXPECT_EQ(reports, 0);
+}
+
+// Ranks read in parts on several threads, each with its own connection:
+// the same timeline and bands as one reader, whatever the split (more
+// threads than ranks, ranks that do not divide evenly).
+TEST_F(RunLoadTest, ThreadsReadingRanksInPartsGiveTheSameTimelineAndBands) {
+  auto store = Reader();
+  for (int64_t run : {hand, ring, dense, empty}) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    const Timeline whole = LoadedWhole(*store, run);
+    const std::vector<RankBand> bands = ComputeOverlapBands(whole);
+    for (int threads : {1, 2, 3, 8}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      LoadControl control;
+      control.threads = threads;
+      control.batch = 64;
+      auto t = LoadTimeline(*store, run, control);
+      ASSERT_TRUE(t.ok()) << t.status().message();
+      ExpectSameTimeline(*t, whole);
+      auto loaded = LoadRunForView(*store, run, control);
+      ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+      ExpectSameTimeline(*loaded->timeline, whole);
+      ASSERT_EQ(loaded->bands.size(), bands.size());
+      for (size_t r = 0; r < bands.size(); ++r) {
+        EXPECT_EQ(loaded->bands[r].rank, bands[r].rank);
+        EXPECT_TRUE(SameIntervals(loaded->bands[r].compute, bands[r].compute));
+        EXPECT_TRUE(SameIntervals(loaded->bands[r].comm, bands[r].comm));
+        EXPECT_TRUE(SameIntervals(loaded->bands[r].overlap, bands[r].overlap));
+        EXPECT_TRUE(SameIntervals(loaded->bands[r].exposed_comm, bands[r].exposed_comm));
+      }
+    }
+  }
+  // The ring run's 4 ranks split into real parts (3 threads: uneven ones);
+  // the dense run's one rank is more threads than ranks.
+  EXPECT_EQ(LoadedWhole(*store, ring).ranks.size(), 4u);
+  EXPECT_EQ(LoadedWhole(*store, dense).ranks.size(), 1u);
+}
+
+// The ring run's 4 ranks on 3 threads: the caller's thread reports what all
+// of them have read, up to the run's count.
+TEST_F(RunLoadTest, ProgressFromSeveralThreadsRisesToTheRunsCount) {
+  auto store = Reader();
+  const int64_t count = int64_t(LoadedWhole(*store, ring).event_count);
+  std::vector<int64_t> reads;
+  LoadControl control;
+  control.batch = 16;
+  control.threads = 3;
+  control.progress = [&](int64_t read, int64_t total) {
+    reads.push_back(read);
+    EXPECT_EQ(total, count);
+  };
+  auto t = LoadTimeline(*store, ring, control);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_GE(reads.size(), 3u);
+  EXPECT_EQ(reads.front(), 0);
+  EXPECT_TRUE(std::is_sorted(reads.begin(), reads.end()));
+  EXPECT_EQ(reads.back(), count);
+}
+
+TEST_F(RunLoadTest, CancelStopsEveryThread) {
+  auto store = Reader();
+  std::atomic<bool> cancel{false};
+  LoadControl control;
+  control.batch = 4;
+  control.threads = 3;
+  control.cancel = &cancel;
+  control.progress = [&](int64_t read, int64_t) {
+    if (read > 0) cancel = true;
+  };
+  auto t = LoadRunForView(*store, ring, control);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "loading run " + std::to_string(ring) + " cancelled");
+}
+
+// Each part's scan is a range of ranks and cannot check the run's count;
+// the load checks their sum, with the same one line as a single scan.
+TEST_F(RunLoadTest, ADamagedRunReadInPartsIsOneLine) {
+  int64_t count = 0;
+  {
+    auto store = Reader();
+    count = int64_t(LoadedWhole(*store, ring).event_count);
+  }
+  Exec(path, "UPDATE runs SET event_count = event_count - 3 WHERE id = " + std::to_string(ring));
+  auto store = Reader();
+  for (int threads : {1, 2, 4}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    LoadControl control;
+    control.threads = threads;
+    auto t = LoadRunForView(*store, ring, control);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(t.status().message().find("damaged store: run " + std::to_string(ring)), std::string::npos)
+        << t.status().message();
+    EXPECT_NE(t.status().message().find("event_count " + std::to_string(count - 3) + " but " + std::to_string(count) +
+                                        " events"),
+              std::string::npos)
+        << t.status().message();
+    EXPECT_EQ(t.status().message().find('\n'), std::string::npos);
+  }
 }
 
 TEST_F(RunLoadTest, AMissingRunIsNotFound) {

@@ -33,7 +33,7 @@ TimelineRow& TimelineBuilder::RowOf(int rank, int lane) {
   return it->second;
 }
 
-void TimelineBuilder::Add(Event e) {
+void TimelineBuilder::Add(Event&& e) {
   t_.origin_ns = std::min(t_.origin_ns, e.start_ns);
   t_.end_ns = std::max(t_.end_ns, e.end_ns);
   if (!span_ || span_->iteration != e.iteration) {

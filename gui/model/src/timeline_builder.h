@@ -18,7 +18,7 @@ class TimelineBuilder {
 
   // Events may come in any order; grouped by (rank, lane) and iteration, as
   // the store hands them, each costs no map lookup.
-  void Add(Event e);
+  void Add(Event&& e);
 
   // The rows in (rank, lane) order, each sorted by start with its running
   // maximum end. The builder is spent afterwards.

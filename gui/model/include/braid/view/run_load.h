@@ -3,8 +3,10 @@
 // rows, so a 10-million-event run is never held twice; between batches the
 // load reports progress and honours a cancel flag.
 //
-// Threading: these functions use `store` only; give each loading thread its
-// own read-only Store (a Store is used from one thread at a time).
+// Threading: a load reads the ranks in parts on up to `threads` threads:
+// the calling thread with `store`, each other one with its own read-only
+// Store opened on store.path() (a Store is used from one thread at a time).
+// Give each loading thread its own `store`.
 #pragma once
 
 #include <atomic>
@@ -23,12 +25,17 @@
 namespace braid::view {
 
 struct LoadControl {
-  // After each batch, on the loading thread: events read so far and the
-  // count the run's record claims (a damaged record is caught at the end).
+  // After each batch the calling thread reads, and once at the end, on that
+  // thread: events read so far by all threads and the count the run's
+  // record claims (a damaged record is caught at the end).
   std::function<void(int64_t read, int64_t total)> progress;
   // Set from any thread to stop the load at the next batch.
   const std::atomic<bool>* cancel = nullptr;
   size_t batch = size_t(1) << 16;
+  // Threads that read and lay out ranks at once (each a contiguous range of
+  // ranks, with its own connection); 0: one per core, at most 8. The result
+  // does not depend on it.
+  int threads = 0;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };
