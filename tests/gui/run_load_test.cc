@@ -296,6 +296,21 @@ TEST_F(RunLoadTest, ADamagedRunReadInPartsIsOneLine) {
   }
 }
 
+// The record's iteration and event counts size the rows' room: damaged to
+// huge values they must not become an allocation, only the count's error.
+TEST_F(RunLoadTest, HugeCountsInADamagedRecordAreItsErrorNotAnAllocation) {
+  Exec(path, "UPDATE runs SET iterations = 2000000000, event_count = 4000000000000 WHERE id = " + std::to_string(ring));
+  auto store = Reader();
+  for (int threads : {1, 3}) {
+    LoadControl control;
+    control.threads = threads;
+    auto t = LoadRunForView(*store, ring, control);
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.status().message().find("damaged store"), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find("event_count 4000000000000"), std::string::npos) << t.status().message();
+  }
+}
+
 TEST_F(RunLoadTest, AMissingRunIsNotFound) {
   auto store = Reader();
   auto t = LoadRunForView(*store, 99, {});

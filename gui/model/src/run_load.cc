@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <new>
@@ -43,14 +44,15 @@ bool InPart(const Part& p, int rank) { return !p.ranks || (rank >= p.ranks->firs
 // out of the scan's buffer), then computes its ranks' bands: a rank's band
 // reads that rank's rows only, so the parts need each other for nothing.
 // `reports`: this part runs on the caller's thread and calls progress.
-Status LoadPart(int64_t run, const std::vector<LaneInfo>& lanes, const LoadControl& control, int64_t total,
-                bool reports, bool with_bands, Shared& shared, Part& part) {
+Status LoadPart(int64_t run, const std::vector<LaneInfo>& lanes, int iterations, int64_t most_events,
+                const LoadControl& control, int64_t total, bool reports, bool with_bands, Shared& shared, Part& part) {
   try {
     std::vector<LaneInfo> own;
     for (const LaneInfo& l : lanes) {
       if (InPart(part, l.rank)) own.push_back(l);
     }
     TimelineBuilder b(own);
+    b.ExpectIterations(iterations, most_events);
     Store::EventScan scan;
     scan.batch = control.batch;
     scan.ranks = part.ranks;
@@ -168,10 +170,17 @@ Result<Loaded> LoadInParts(const Store& store, int64_t run, const LoadControl& c
   std::vector<std::unique_ptr<Store>> own_stores;
   BRAID_ASSIGN_OR_RETURN(std::vector<Part> parts, PlanParts(store, run, meta, lanes, control, own_stores));
 
+  // What a row may reserve: the record's count, but never more events than
+  // the file can hold (a stored event takes more than 16 bytes), so that a
+  // damaged record does not become an allocation.
+  std::error_code ec;
+  const uintmax_t file_bytes = std::filesystem::file_size(store.path(), ec);
+  const int64_t most_events = ec ? 0 : std::min<int64_t>(total, int64_t(file_bytes / 16));
+
   Shared shared;
   auto load = [&](size_t i) {
     Part& p = parts[i];
-    p.status = LoadPart(run, lanes, control, total, i == 0, with_bands, shared, p);
+    p.status = LoadPart(run, lanes, meta.meta.iterations, most_events, control, total, i == 0, with_bands, shared, p);
     if (!p.status.ok()) shared.failed.store(true, std::memory_order_relaxed);
   };
   std::vector<std::future<void>> others;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <exception>
 #include <string>
 
 namespace braid::view {
@@ -23,6 +24,11 @@ TimelineBuilder::TimelineBuilder(const std::vector<LaneInfo>& lanes) {
   t_.end_ns = INT64_MIN;
 }
 
+void TimelineBuilder::ExpectIterations(int iterations, int64_t most_events) {
+  expected_iterations_ = iterations;
+  most_events_ = std::max<int64_t>(most_events, 0);
+}
+
 TimelineRow& TimelineBuilder::RowOf(int rank, int lane) {
   auto [it, added] = rows_.try_emplace({rank, lane});
   if (added) {
@@ -41,7 +47,22 @@ void TimelineBuilder::Add(Event&& e) {
   }
   span_->begin_ns = std::min(span_->begin_ns, e.start_ns);
   span_->end_ns = std::max(span_->end_ns, e.end_ns);
-  if (!into_ || into_->rank != e.rank || into_->lane != e.lane) into_ = &RowOf(e.rank, e.lane);
+  if (!into_ || into_->rank != e.rank || into_->lane != e.lane) {
+    into_ = &RowOf(e.rank, e.lane);
+    reserved_ = expected_iterations_ <= 1 || !into_->events.empty();
+  }
+  if (!reserved_ && !into_->events.empty() && e.iteration != into_->events.front().iteration) {
+    reserved_ = true;
+    const int64_t per_iteration = int64_t(into_->events.size());
+    const int64_t want = std::min(most_events_, per_iteration * expected_iterations_ / 8 * 9 + 16);
+    // A hint from a record that may be damaged: a room that cannot be had
+    // only leaves the row growing as before.
+    try {
+      if (want > int64_t(into_->events.capacity())) into_->events.reserve(size_t(want));
+    } catch (const std::exception&) {
+      // std::bad_alloc or std::length_error: the row is as it was, and grows as before.
+    }
+  }
   into_->events.push_back(std::move(e));
   ++t_.event_count;
 }

@@ -20,6 +20,14 @@ class TimelineBuilder {
   // the store hands them, each costs no map lookup.
   void Add(Event&& e);
 
+  // A hint, before the first Add: the run has about `iterations` iterations
+  // and at most `most_events` events. A row whose events come in iteration
+  // order then reserves room for all of them once its first iteration is
+  // in (its count × iterations, an eighth more), instead of growing by
+  // doubling: at 10M events the copies and the pages touched twice were a
+  // fifth of a load. Room beyond what is used is never touched (no memory).
+  void ExpectIterations(int iterations, int64_t most_events);
+
   // The rows in (rank, lane) order, each sorted by start with its running
   // maximum end. The builder is spent afterwards.
   Timeline Finish() &&;
@@ -32,6 +40,9 @@ class TimelineBuilder {
   Timeline t_;
   TimelineRow* into_ = nullptr;
   IterationSpan* span_ = nullptr;
+  int expected_iterations_ = 0;
+  int64_t most_events_ = 0;
+  bool reserved_ = false;  // into_ has reserved (or will not)
 };
 
 }  // namespace braid::view
