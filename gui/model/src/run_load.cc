@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -183,9 +184,20 @@ Result<Loaded> LoadInParts(const Store& store, int64_t run, const LoadControl& c
     p.status = LoadPart(run, lanes, meta.meta.iterations, most_events, control, total, i == 0, with_bands, shared, p);
     if (!p.status.ok()) shared.failed.store(true, std::memory_order_relaxed);
   };
+  // A thread that cannot be started (std::async throws std::system_error,
+  // e.g. under a process limit) must not escape as an exception: the parts
+  // not started run here after the first, so the load only takes longer.
+  // `others` has its room first, so that a started part is always kept.
   std::vector<std::future<void>> others;
-  for (size_t i = 1; i < parts.size(); ++i) others.push_back(std::async(std::launch::async, load, i));
+  others.reserve(parts.size());
+  size_t started = 1;
+  try {
+    for (; started < parts.size(); ++started) others.push_back(std::async(std::launch::async, load, started));
+  } catch (const std::system_error&) {
+    // parts [started, size) run below, on this thread
+  }
   load(0);
+  for (size_t i = started; i < parts.size(); ++i) load(i);
   for (auto& f : others) f.get();
 
   if (control.cancelled()) return LoadCancelled(run);
