@@ -35,6 +35,16 @@ std::string FormatDuration(double ns) {
   return Fmt("%.3g s", ns / 1e9);
 }
 
+std::string SignedDuration(double ns) { return ns < 0 ? "-" + FormatDuration(-ns) : FormatDuration(ns); }
+
+std::string GapLine(const BoundGap& g) {
+  const std::string side(BoundSideName(g.side));
+  return Pad("gap", 15) + SignedDuration(g.gap_ns()) + "  (" + side + " bound: " + side + " busy " +
+         SignedDuration(g.stretched_ns) + " over alone, idle " + SignedDuration(g.idle_ns) + "; compute at " +
+         Fmt("%.2f", g.compute_slowdown) + "x, comm at " + Fmt("%.2f", g.comm_slowdown) + "x alone; rank " +
+         std::to_string(g.rank) + ", iteration " + std::to_string(g.iteration) + ")\n";
+}
+
 std::string RunTable(const RunRecord& r) {
   std::ostringstream os;
   if (r.run_id >= 0) os << "run       " << r.run_id << " (" << r.source << ")\n";
@@ -75,6 +85,7 @@ std::string RunTable(const RunRecord& r) {
        << Pad("efficiency", 15) << Pad(Fmt("%.3f", r.figures.efficiency.p50), 13)
        << Fmt("%.3f", r.figures.efficiency.p99) << "\n";
   }
+  if (const std::optional<BoundGap> g = BoundGapOf(r.figures)) os << GapLine(*g);
   os << "\nrank  makespan    compute     comm        exposed     tail        overlap  (p50)\n";
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
     if (!r.figures.metrics.present[size_t(rank)]) continue;

@@ -16,6 +16,13 @@ std::string RunTable(const RunRecord& r);
 // "12.3 µs", "4.56 ms": three significant digits in a unit that fits.
 std::string FormatDuration(double ns);
 
+// ns with its sign: "-1.20 µs".
+std::string SignedDuration(double ns);
+
+// The table's "gap" line: makespan − lower bound, split into the bound
+// side's stretch and idle time (braid/bound_gap.h).
+std::string GapLine(const BoundGap& g);
+
 // The display columns of UTF-8 `text` ("µ" is two bytes, one column).
 size_t DisplayColumns(const std::string& text);
 

@@ -24,6 +24,12 @@ std::string Fixed2(double x) {
   return buf;
 }
 
+// "comm: busy +14 µs, idle 22 µs": the bound side's stretch and idle time.
+std::string GapCell(const BoundGap& g) {
+  const std::string busy = g.stretched_ns < 0 ? SignedDuration(g.stretched_ns) : "+" + FormatDuration(g.stretched_ns);
+  return std::string(BoundSideName(g.side)) + ": busy " + busy + ", idle " + SignedDuration(g.idle_ns);
+}
+
 // The GEMMs a result decides: its own, and a backward pair's wgrad.
 nlohmann::json GemmsJson(const TuneResult& r) {
   nlohmann::json gemms = nlohmann::json::array();
@@ -80,6 +86,7 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
         {"tail_ns", r.tail_ns},
         {"lower_bound_ns", r.lower_bound_ns},
         {"efficiency", Ratio(r.lower_bound_ns, r.time_ns)},
+        {"gap", r.gap ? BoundGapJson(*r.gap) : nlohmann::json(nullptr)},
         {"pass", PassName(r.pass)},
         {"gemms", GemmsJson(r)},
         {"candidates", r.candidates},
@@ -119,12 +126,14 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
   size_t config_width = s.block ? 50 : 44;
   for (const TuneResult& r : s.results) config_width = std::max(config_width, r.config.Describe().size() + 2);
   os << Pad("op", op_width) << Pad("best config", config_width) << Pad("time", 11) << Pad("vs serial", 11)
-     << Pad("vs TE default", 15) << Pad("overlap", 9) << Pad("eff", 6) << "tail\n";
+     << Pad("vs TE default", 15) << Pad("overlap", 9) << Pad("eff", 6) << Pad("tail", 10) << Pad("gemm", 7)
+     << "gap to bound\n";
   for (const TuneResult& r : s.results) {
     os << Pad(r.op, op_width) << Pad(r.config.Describe(), config_width) << Pad(FormatDuration(r.time_ns), 11)
        << Pad(Times(Ratio(r.serial_ns, r.time_ns)), 11) << Pad(Times(Ratio(r.te_default_ns, r.time_ns)), 15)
        << Pad(Fixed2(r.overlap_ratio), 9) << Pad(Fixed2(Ratio(r.lower_bound_ns, r.time_ns)), 6)
-       << FormatDuration(r.tail_ns) << "\n";
+       << Pad(FormatDuration(r.tail_ns), 10) << Pad(r.gap ? Times(r.gap->compute_slowdown) : "-", 7)
+       << (r.gap ? GapCell(*r.gap) : "-") << "\n";
     if (r.train_ops && r.train_ops->ops.size() == 2) {
       os << Pad("", op_width) << r.train_ops->ops[0].name << " " << AlgorithmName(r.config.algorithm) << ", "
          << r.train_ops->ops[1].name << " " << r.wgrad_config.Describe() << " (times are the pair's)\n";

@@ -14,6 +14,13 @@ nlohmann::json MetricsJson(const MetricSummary& s) {
 
 }  // namespace
 
+nlohmann::json BoundGapJson(const BoundGap& g) {
+  return {{"bound", BoundSideName(g.side)},  {"iteration", g.iteration},     {"rank", g.rank},
+          {"makespan_ns", g.makespan_ns},    {"lower_bound_ns", g.bound_ns}, {"gap_ns", g.gap_ns()},
+          {"stretched_ns", g.stretched_ns},  {"idle_ns", g.idle_ns},         {"compute_slowdown", g.compute_slowdown},
+          {"comm_slowdown", g.comm_slowdown}};
+}
+
 nlohmann::json RunJson(const RunRecord& r) {
   nlohmann::json j;
   j["run"] = r.run_id >= 0 ? nlohmann::json(r.run_id) : nlohmann::json(nullptr);
@@ -48,6 +55,9 @@ nlohmann::json RunJson(const RunRecord& r) {
     j["lower_bound"] = {
         {"compute_alone_ns", lb->compute_alone_ns}, {"comm_alone_ns", lb->comm_alone_ns}, {"lower_bound_ns", bound}};
   }
+  // null where there is no lower bound (imported traces).
+  const std::optional<BoundGap> gap = BoundGapOf(r.figures);
+  j["gap"] = gap ? BoundGapJson(*gap) : nlohmann::json(nullptr);
   j["ranks"] = nlohmann::json::array();
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
     if (!r.figures.metrics.present[size_t(rank)]) continue;

@@ -94,6 +94,15 @@ TEST(CliReport, ListShowsEachRunsKeyFigures) {
     const json m = json::parse(one.out)["metrics"];
     EXPECT_DOUBLE_EQ(m["makespan_ns"]["p50"].get<double>(), f["makespan_ns"].get<double>());
     EXPECT_DOUBLE_EQ(m["efficiency"]["p50"].get<double>(), f["efficiency"].get<double>());
+    // The gap to the bound is derived from the stored figures, as `run` gave it.
+    const json gap = json::parse(one.out)["gap"];
+    ASSERT_TRUE(gap.is_object());
+    EXPECT_NEAR(gap["gap_ns"].get<double>(),
+                gap["makespan_ns"].get<double>() - m["lower_bound_ns"]["p50"].get<double>(), 1e-6);
+    const Outcome text = Braid("report --db " + db + " --run " + r["run"].dump());
+    ASSERT_EQ(text.code, 0);
+    EXPECT_THAT(text.out, HasSubstr("gap            "));
+    EXPECT_THAT(text.out, HasSubstr(gap["bound"].get<std::string>() + " bound: "));
   }
   const Outcome table = Braid("report --db " + db);
   ASSERT_EQ(table.code, 0);

@@ -164,6 +164,19 @@ TEST(CliRun, SimIsTheDefaultBackendAndModelsTheTopology) {
   EXPECT_NEAR(j["metrics"]["efficiency"]["p50"].get<double>(), lb / t_h100, 1e-9);
   EXPECT_DOUBLE_EQ(lb, std::max(j["lower_bound"]["compute_alone_ns"].get<double>(),
                                 j["lower_bound"]["comm_alone_ns"].get<double>()));
+  // The gap to the bound: the bound side's stretch and idle time add up to it.
+  const auto& gap = j["gap"];
+  ASSERT_TRUE(gap.is_object()) << j.dump();
+  EXPECT_EQ(gap["bound"],
+            j["lower_bound"]["comm_alone_ns"] > j["lower_bound"]["compute_alone_ns"] ? "comm" : "compute");
+  EXPECT_DOUBLE_EQ(gap["makespan_ns"].get<double>(), t_h100);
+  EXPECT_DOUBLE_EQ(gap["lower_bound_ns"].get<double>(), lb);
+  EXPECT_NEAR(gap["stretched_ns"].get<double>() + gap["idle_ns"].get<double>(), t_h100 - lb, 1e-6);
+  EXPECT_NEAR(gap["gap_ns"].get<double>(), t_h100 - lb, 1e-6);
+  EXPECT_NEAR(gap["compute_slowdown"].get<double>(),
+              j["metrics"]["compute_ns"]["p50"].get<double>() / j["lower_bound"]["compute_alone_ns"].get<double>(),
+              1e-9);
+  EXPECT_GE(gap["compute_slowdown"].get<double>(), 1.0) << "the sim never runs a GEMM faster beside comm";
   // Deterministic: p50 == p99, and a second run gives the same figures.
   EXPECT_EQ(j["metrics"]["makespan_ns"]["p50"], j["metrics"]["makespan_ns"]["p99"]);
   EXPECT_EQ(nlohmann::json::parse(Braid(args + "--topology h100-sxm").out)["metrics"], j["metrics"]);

@@ -108,9 +108,12 @@ TEST(CliTune, ModelTunesEveryTpGemmOfTheBlockAndPrintsATable) {
   Outcome o = Braid("tune --model llama3-8b --seq 4096 --batch 1 --tp 4 --strategy guided" + f.Args());
   ASSERT_EQ(o.code, 0) << o.err;
   for (const char* op : {"qkv ", "out_proj ", "fc1 ", "fc2 "}) EXPECT_NE(o.out.find(op), std::string::npos) << op;
-  for (const char* col : {"best config", "vs serial", "vs TE default", "overlap", "tail"}) {
+  for (const char* col : {"best config", "vs serial", "vs TE default", "overlap", "tail", "gemm", "gap to bound"}) {
     EXPECT_NE(o.out.find(col), std::string::npos) << col;
   }
+  // Each op's row says which side bounds it and how its gap splits.
+  EXPECT_NE(o.out.find(": busy "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(", idle "), std::string::npos) << o.out;
   Result<PresetTable> table = PresetTable::Load(f.out);
   ASSERT_TRUE(table.ok());
   ASSERT_EQ(table->size(), 4u);
@@ -133,6 +136,12 @@ TEST(CliTune, TrainPhaseTunesTheTwelveGemmsAndTheWholeBlock) {
   for (const auto& r : j["results"]) {
     EXPECT_LE(r["time_ns"].get<double>(), r["serial_ns"].get<double>()) << r["op"];
     EXPECT_GT(r["efficiency"].get<double>(), 0) << r["op"];
+    // Why the winner misses its bound: the winner's run's gap.
+    ASSERT_TRUE(r["gap"].is_object()) << r["op"];
+    EXPECT_NEAR(r["gap"]["lower_bound_ns"].get<double>(), r["lower_bound_ns"].get<double>(), 1e-6) << r["op"];
+    EXPECT_NEAR(r["gap"]["stretched_ns"].get<double>() + r["gap"]["idle_ns"].get<double>(),
+                r["gap"]["makespan_ns"].get<double>() - r["lower_bound_ns"].get<double>(), 1e-6)
+        << r["op"];
     for (const auto& g : r["gemms"]) gemms.insert(g["op"].get<std::string>() + "/" + g["pass"].get<std::string>());
   }
   EXPECT_EQ(gemms.size(), 12u);

@@ -66,6 +66,7 @@ Result<int64_t> FindOrCreateSession(Store& store, const TuneRequest& q, const Se
 // Overlap ratio, tail and lower bound of a stored run (p50 of the worst rank).
 struct StoredFigures {
   double overlap_ratio = 0, tail_ns = 0, lower_bound_ns = 0;
+  std::optional<BoundGap> gap;
 };
 
 StoredFigures FiguresOfRun(const Store& store, int64_t run) {
@@ -77,6 +78,7 @@ StoredFigures FiguresOfRun(const Store& store, int64_t run) {
   f.overlap_ratio = figures.metrics.overall[Metric::kOverlapRatio].p50;
   f.tail_ns = figures.metrics.overall[Metric::kTail].p50;
   if (figures.lower_bound) f.lower_bound_ns = figures.lower_bound->lower_bound_ns();
+  f.gap = BoundGapOf(figures);
   return f;
 }
 
@@ -212,6 +214,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     r->overlap_ratio = f.overlap_ratio;
     r->tail_ns = f.tail_ns;
     r->lower_bound_ns = f.lower_bound_ns;
+    r->gap = f.gap;
     if (observer.on_result) observer.on_result(*r);
     summary.trials += r->trials;
     summary.results.push_back(std::move(*r));

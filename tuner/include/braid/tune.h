@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "braid/backend.h"
+#include "braid/bound_gap.h"
 #include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
 #include "braid/plan.h"
@@ -105,6 +106,9 @@ struct TuneResult {
   std::string note;           // e.g. the search's best lost to a baseline
   int64_t run = -1;           // the stored run of the winner's full measurement
   double lower_bound_ns = 0;  // of the target (its serial plan's compute alone, comm alone); 0 if unknown
+  // Where the winner's time goes beyond that bound (its full measurement's
+  // stored figures); nullopt if unknown.
+  std::optional<BoundGap> gap;
   Pass pass = Pass::kFprop;
   // A backward pair: the ops it planned, and the config its wgrad followed
   // with the winner (bulk, external or serial).
