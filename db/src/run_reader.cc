@@ -81,6 +81,51 @@ Result<NameCache> MakeNameCache(sqlite3* db) {
   return NameCache(std::move(st));
 }
 
+// An events row's columns, in the order ReadEventRow reads them: the
+// timeline's first, then the details a timeline scan leaves out.
+constexpr const char* kEventTimelineColumns = "rank, lane, start_ns, end_ns, iteration, kind, name_id, correlation";
+constexpr const char* kEventDetailColumns = ", bytes, flops, chunk, step, peer";
+
+// Fills `e` from the current row of a statement that selects
+// kEventTimelineColumns (and kEventDetailColumns if `details`). `where`
+// names the run in a damaged store's message, `context` a read failure's.
+Status ReadEventRow(const db::Statement& st, NameCache& names, bool details, const std::string& where,
+                    const std::string& context, Event& e) {
+  Result<const std::string*> name = names.Get(st.Int(6));
+  if (!name.ok() && name.status().code() == StatusCode::kInvalidArgument) {
+    return Status::Invalid(where + ": an event " + name.status().message());
+  }
+  if (!name.ok()) return db::WithContext(name.status(), context);
+  const int64_t kind = st.Int(5);
+  if (kind < 0 || kind > int64_t(EventKind::kMarker)) {
+    return Status::Invalid(where + ": an event has kind " + std::to_string(kind) + " (not an event kind)");
+  }
+  e.rank = int(st.Int(0));
+  e.lane = int(st.Int(1));
+  e.start_ns = st.Int(2);
+  e.end_ns = st.Int(3);
+  e.iteration = int(st.Int(4));
+  e.kind = EventKind(kind);
+  e.name = **name;
+  e.correlation = st.Int(7);
+  if (details) {
+    e.bytes = st.Int(8);
+    e.flops = st.Double(9);
+    e.chunk = int(st.Int(10));
+    e.step = int(st.Int(11));
+    e.peer = int(st.Int(12));
+  } else {
+    // Reset: the scan's buffer reuses its events from batch to batch.
+    const Event none;
+    e.bytes = none.bytes;
+    e.flops = none.flops;
+    e.chunk = none.chunk;
+    e.step = none.step;
+    e.peer = none.peer;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<StoredRun>> Store::ListRuns() const {
@@ -118,9 +163,8 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
   BRAID_ASSIGN_OR_RETURN(NameCache names, MakeNameCache(db_));
   // The ORDER BY is the primary key's order: no sort step, and SQLite hands
   // rows over as it walks the key, so nothing here grows with the run.
-  std::string sql =
-      "SELECT rank, lane, start_ns, end_ns, iteration, kind, name_id, bytes, flops, chunk, step, peer,"
-      " correlation FROM events WHERE run = ?1";
+  std::string sql = std::string("SELECT ") + kEventTimelineColumns + (scan.details ? kEventDetailColumns : "") +
+                    " FROM events WHERE run = ?1";
   if (scan.iteration) sql += " AND iteration = ?2";
   if (scan.ranks) sql += " AND rank >= ?3 AND rank < ?4";
   sql += " ORDER BY rank, lane, start_ns, seq";
@@ -129,6 +173,7 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
   if (scan.iteration) st.BindInt(2, *scan.iteration);
   if (scan.ranks) st.BindInt(3, scan.ranks->first).BindInt(4, scan.ranks->second);
   const std::string where = "damaged store: run " + std::to_string(run) + " of " + path_;
+  const std::string context = "loading run " + std::to_string(run) + " of " + path_;
   if (meta.event_count < 0) {
     return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " (not a count)");
   }
@@ -144,36 +189,15 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
   int64_t seen = 0;
   for (;;) {
     Result<bool> row = st.Step();
-    if (!row.ok()) return db::WithContext(row.status(), "loading run " + std::to_string(run) + " of " + path_);
+    if (!row.ok()) return db::WithContext(row.status(), context);
     if (!*row || used == batch) {
       if (used > 0) BRAID_RETURN_IF_ERROR(visit(std::span<Event>(events.data(), used)));
       used = 0;
       if (!*row) break;
     }
-    Result<const std::string*> name = names.Get(st.Int(6));
-    if (!name.ok() && name.status().code() == StatusCode::kInvalidArgument) {
-      return Status::Invalid(where + ": an event " + name.status().message());
-    }
-    if (!name.ok()) return db::WithContext(name.status(), "loading run " + std::to_string(run) + " of " + path_);
-    const int64_t kind = st.Int(5);
-    if (kind < 0 || kind > int64_t(EventKind::kMarker)) {
-      return Status::Invalid(where + ": an event has kind " + std::to_string(kind) + " (not an event kind)");
-    }
     Event& e = used < events.size() ? events[used] : events.emplace_back();
+    BRAID_RETURN_IF_ERROR(ReadEventRow(st, names, scan.details, where, context, e));
     ++used;
-    e.rank = int(st.Int(0));
-    e.lane = int(st.Int(1));
-    e.start_ns = st.Int(2);
-    e.end_ns = st.Int(3);
-    e.iteration = int(st.Int(4));
-    e.kind = EventKind(kind);
-    e.name = **name;
-    e.bytes = st.Int(7);
-    e.flops = st.Double(8);
-    e.chunk = int(st.Int(9));
-    e.step = int(st.Int(10));
-    e.peer = int(st.Int(11));
-    e.correlation = st.Int(12);
     ++seen;
   }
   // A filtered scan sees part of the run; only a whole one can be counted.
@@ -182,6 +206,27 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
                            std::to_string(seen) + " events");
   }
   return Status::Ok();
+}
+
+Result<Event> Store::GetEvent(int64_t run, int rank, int lane, int64_t start_ns, int64_t ordinal) const {
+  const std::string what = "event " + std::to_string(ordinal) + " at " + std::to_string(start_ns) + " ns on rank " +
+                           std::to_string(rank) + " lane " + std::to_string(lane) + " of run " + std::to_string(run);
+  if (ordinal < 0) return Status::NotFound("no " + what + " in " + path_);
+  BRAID_RETURN_IF_ERROR(CheckRunExists(run));
+  BRAID_ASSIGN_OR_RETURN(NameCache names, MakeNameCache(db_));
+  const std::string sql = std::string("SELECT ") + kEventTimelineColumns + kEventDetailColumns +
+                          " FROM events WHERE run = ?1 AND rank = ?2 AND lane = ?3 AND start_ns = ?4"
+                          " ORDER BY seq LIMIT 1 OFFSET ?5";
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, sql));
+  st.BindInt(1, run).BindInt(2, rank).BindInt(3, lane).BindInt(4, start_ns).BindInt(5, ordinal);
+  Result<bool> row = st.Step();
+  if (!row.ok()) return db::WithContext(row.status(), "reading " + what + " of " + path_);
+  if (!*row) return Status::NotFound("no " + what + " in " + path_);
+  Event e;
+  BRAID_RETURN_IF_ERROR(ReadEventRow(st, names, /*details=*/true,
+                                     "damaged store: run " + std::to_string(run) + " of " + path_,
+                                     "reading " + what + " of " + path_, e));
+  return e;
 }
 
 Result<std::vector<Event>> Store::LoadEvents(int64_t run) const {

@@ -3,6 +3,7 @@
 // damaged count is still caught at the end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -197,6 +198,90 @@ TEST(StoreScan, RankRangeIsTheLowestAndHighestRankWithEvents) {
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
   EXPECT_EQ(s.store->GetEventRankRange(*empty + 1).status().code(), StatusCode::kNotFound);
+}
+
+TEST(StoreScan, WithoutDetailsTheDrawnFieldsAreReadAndTheRestLeftAtDefaults) {
+  Stored s;
+  std::vector<Event> got;
+  // Batches of 3 reuse the buffer: details read for no event must not leak into the next.
+  Status st =
+      s.store->ScanEvents(s.run, {.iteration = std::nullopt, .batch = 3, .ranks = std::nullopt, .details = false},
+                          [&](std::span<const Event> b) {
+                            got.insert(got.end(), b.begin(), b.end());
+                            return Status::Ok();
+                          });
+  ASSERT_TRUE(st.ok()) << st.message();
+  auto all = s.store->LoadEvents(s.run);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(got.size(), all->size());
+  const Event none;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const Event &a = got[i], &b = (*all)[i];
+    EXPECT_TRUE(a.rank == b.rank && a.lane == b.lane && a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
+                a.iteration == b.iteration && a.name == b.name && a.kind == b.kind && a.correlation == b.correlation)
+        << i;
+    EXPECT_TRUE(a.bytes == none.bytes && a.flops == none.flops && a.chunk == none.chunk && a.step == none.step &&
+                a.peer == none.peer)
+        << i;
+  }
+  // The stored run has details to leave out.
+  EXPECT_TRUE(std::any_of(all->begin(), all->end(), [](const Event& e) { return e.bytes > 0 && e.peer >= 0; }));
+}
+
+TEST(StoreGetEvent, EachEventIsFoundByItsLaneStartAndOrdinal) {
+  TempDir dir;
+  auto store = Store::Open(dir.Path("runs.db"));
+  ASSERT_TRUE(store.ok());
+  std::vector<Event> events = MakeEvents(2, 2, 2, 3);
+  // Three events start together on rank 1 lane 0: told apart by their ordinal.
+  for (int i = 0; i < 3; ++i) {
+    Event e = events.back();
+    e.rank = 1;
+    e.lane = 0;
+    e.start_ns = 5;
+    e.end_ns = 6 + i;
+    e.bytes = 1000 + i;
+    events.push_back(e);
+  }
+  auto run = (*store)->WriteRun(SampleMeta(), MakeLanes(2, 2), events, {});
+  ASSERT_TRUE(run.ok());
+  auto all = (*store)->LoadEvents(*run);
+  ASSERT_TRUE(all.ok());
+  for (size_t i = 0; i < all->size(); ++i) {
+    const Event& want = (*all)[i];
+    int64_t ordinal = 0;
+    for (size_t j = i; j > 0 && (*all)[j - 1].rank == want.rank && (*all)[j - 1].lane == want.lane &&
+                       (*all)[j - 1].start_ns == want.start_ns;
+         --j) {
+      ++ordinal;
+    }
+    auto got = (*store)->GetEvent(*run, want.rank, want.lane, want.start_ns, ordinal);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_TRUE(got->end_ns == want.end_ns && got->bytes == want.bytes && got->flops == want.flops &&
+                got->chunk == want.chunk && got->step == want.step && got->peer == want.peer &&
+                got->correlation == want.correlation && got->name == want.name && got->iteration == want.iteration)
+        << i;
+  }
+  EXPECT_EQ((*store)->GetEvent(*run, 1, 0, 5, 3).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*store)->GetEvent(*run, 1, 0, 5, -1).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*store)->GetEvent(*run, 1, 0, 4, 0).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*store)->GetEvent(*run + 1, 1, 0, 5, 0).status().code(), StatusCode::kNotFound);
+}
+
+TEST(StoreGetEvent, ADamagedRowIsTheStoresOneLineError) {
+  Stored s;
+  const Event& first = s.events.front();
+  {
+    RawDb raw(s.store->path());
+    ASSERT_EQ(raw.Exec("PRAGMA ignore_check_constraints = ON; UPDATE events SET kind = 9 WHERE run = " +
+                       std::to_string(s.run) + " AND rank = " + std::to_string(first.rank) + " AND lane = " +
+                       std::to_string(first.lane) + " AND start_ns = " + std::to_string(first.start_ns)),
+              "");
+  }
+  auto got = s.store->GetEvent(s.run, first.rank, first.lane, first.start_ns, 0);
+  EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(got.status().message().find("damaged store: run"), std::string::npos) << got.status().message();
+  EXPECT_NE(got.status().message().find("kind 9"), std::string::npos) << got.status().message();
 }
 
 TEST(StoreScan, AMissingRunIsNotFound) {

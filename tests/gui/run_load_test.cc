@@ -4,6 +4,7 @@
 // is its one-line error.
 #include "braid/view/run_load.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -20,7 +21,9 @@ namespace {
 
 using testing::TempDir;
 
-void ExpectSameEvent(const Event& a, const Event& b) {
+// `a_details` false: `a` was loaded without its details, which must then
+// be Event's defaults.
+void ExpectSameEvent(const Event& a, const Event& b, bool a_details = true) {
   EXPECT_EQ(a.iteration, b.iteration);
   EXPECT_EQ(a.rank, b.rank);
   EXPECT_EQ(a.lane, b.lane);
@@ -28,15 +31,20 @@ void ExpectSameEvent(const Event& a, const Event& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.start_ns, b.start_ns);
   EXPECT_EQ(a.end_ns, b.end_ns);
-  EXPECT_EQ(a.bytes, b.bytes);
-  EXPECT_EQ(a.flops, b.flops);
-  EXPECT_EQ(a.chunk, b.chunk);
-  EXPECT_EQ(a.step, b.step);
-  EXPECT_EQ(a.peer, b.peer);
   EXPECT_EQ(a.correlation, b.correlation);
+  const Event none;
+  const Event& want = a_details ? b : none;
+  EXPECT_EQ(a.bytes, want.bytes);
+  EXPECT_EQ(a.flops, want.flops);
+  EXPECT_EQ(a.chunk, want.chunk);
+  EXPECT_EQ(a.step, want.step);
+  EXPECT_EQ(a.peer, want.peer);
 }
 
+// `a` as loaded (without details), `b` built from the whole run.
 void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
+  EXPECT_TRUE(a.without_details);
+  EXPECT_FALSE(b.without_details);
   EXPECT_EQ(a.run, b.run);
   EXPECT_EQ(a.event_count, b.event_count);
   EXPECT_EQ(a.origin_ns, b.origin_ns);
@@ -57,7 +65,7 @@ void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
     EXPECT_EQ(x.kind, y.kind);
     EXPECT_EQ(x.max_end, y.max_end);
     ASSERT_EQ(x.events.size(), y.events.size());
-    for (size_t i = 0; i < x.events.size(); ++i) ExpectSameEvent(x.events[i], y.events[i]);
+    for (size_t i = 0; i < x.events.size(); ++i) ExpectSameEvent(x.events[i], y.events[i], /*a_details=*/false);
   }
 }
 
@@ -120,6 +128,61 @@ TEST_F(RunLoadTest, StreamedTimelineIsTheOneBuiltFromTheWholeRun) {
   }
   // The ring run has many events per row: the comparison saw them.
   EXPECT_GT(LoadedWhole(*store, ring).event_count, 100u);
+}
+
+TEST_F(RunLoadTest, EveryEventOfALoadedTimelineReadsBackWhole) {
+  // Ties: three events start together on one lane, two on another rank.
+  std::vector<Event> ties;
+  for (int i = 0; i < 5; ++i) {
+    Event e;
+    e.rank = i < 3 ? 0 : 1;
+    e.kind = EventKind::kComm;
+    e.name = "t" + std::to_string(i);
+    e.start_ns = 10;
+    e.end_ns = 20 + i;
+    e.bytes = 100 + i;
+    e.flops = 0.5 * i;
+    e.chunk = i;
+    e.step = 2 * i;
+    e.peer = i % 2;
+    e.correlation = 7;
+    ties.push_back(e);
+  }
+  int64_t tied = 0;
+  {
+    auto w = Store::Open(path);
+    ASSERT_TRUE(w.ok());
+    tied = testing::WriteRun(**w, ties, {});
+  }
+  auto store = Reader();
+  for (int64_t run : {hand, ring, dense, tied}) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    auto t = LoadTimeline(*store, run, {});
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    const Timeline whole = LoadedWhole(*store, run);
+    ASSERT_EQ(t->rows.size(), whole.rows.size());
+    for (size_t r = 0; r < t->rows.size(); ++r) {
+      for (size_t i = 0; i < t->rows[r].events.size(); ++i) {
+        auto e = EventWithDetails(*store, *t, {r, i});
+        ASSERT_TRUE(e.ok()) << e.status().message();
+        ExpectSameEvent(*e, whole.rows[r].events[i]);
+        // A timeline built with its details gives its own event.
+        ExpectSameEvent(*EventWithDetails(*store, whole, {r, i}), whole.rows[r].events[i]);
+      }
+    }
+  }
+}
+
+TEST_F(RunLoadTest, AnEventGoneFromTheStoreIsNotFoundNotAnotherEvent) {
+  auto store = Reader();
+  auto t = LoadTimeline(*store, hand, {});
+  ASSERT_TRUE(t.ok());
+  ASSERT_FALSE(t->rows.empty());
+  ASSERT_FALSE(t->rows[0].events.empty());
+  Exec(path, "DELETE FROM events WHERE run = " + std::to_string(hand));
+  auto e = EventWithDetails(*store, *t, {0, 0});
+  EXPECT_EQ(e.status().code(), StatusCode::kNotFound) << e.status().message();
+  EXPECT_THAT(e.status().message(), ::testing::HasSubstr("of run " + std::to_string(hand)));
 }
 
 TEST_F(RunLoadTest, LoadRunForViewGivesTheBandsAndSummaryOfTheRun) {

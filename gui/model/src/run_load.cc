@@ -57,6 +57,7 @@ Status LoadPart(int64_t run, const std::vector<LaneInfo>& lanes, int iterations,
     Store::EventScan scan;
     scan.batch = control.batch;
     scan.ranks = part.ranks;
+    scan.details = false;  // EventWithDetails reads them for the event shown
     BRAID_RETURN_IF_ERROR(part.store->ScanEvents(run, scan, [&](std::span<Event> batch) {
       if (control.cancelled()) return LoadCancelled(run);
       if (shared.failed.load(std::memory_order_relaxed)) {
@@ -130,6 +131,7 @@ Result<std::vector<Part>> PlanParts(const Store& store, int64_t run, const Store
 Timeline MergeParts(std::vector<Part>& parts, int64_t run) {
   Timeline t;
   t.run = run;
+  t.without_details = true;
   t.origin_ns = INT64_MAX;
   t.end_ns = INT64_MIN;
   std::map<int, IterationSpan> spans;
@@ -227,6 +229,17 @@ Result<Loaded> LoadInParts(const Store& store, int64_t run, const LoadControl& c
 Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl& control) {
   BRAID_ASSIGN_OR_RETURN(Loaded loaded, LoadInParts(store, run, control, /*with_bands=*/false));
   return std::move(loaded.timeline);
+}
+
+Result<Event> EventWithDetails(const Store& store, const Timeline& t, EventRef ref) {
+  const TimelineRow& row = t.rows[ref.row];
+  const Event& e = row.events[ref.index];
+  if (!t.without_details) return e;
+  // A row holds its lane's events by start, ties in stored order: the
+  // event's ordinal among those starting when it does.
+  int64_t ordinal = 0;
+  for (size_t i = ref.index; i > 0 && row.events[i - 1].start_ns == e.start_ns; --i) ++ordinal;
+  return store.GetEvent(t.run, row.rank, row.lane, e.start_ns, ordinal);
 }
 
 Result<LoadedRun> LoadRunForView(const Store& store, int64_t run, const LoadControl& control) {

@@ -301,8 +301,16 @@ void MainWindow::ShowDetails(TimelineWidget* w, std::optional<EventRef> e) {
     return;
   }
   const TimelineRow& row = t->rows[e->row];
-  details_->ShowLines(
-      EventDetails(row.events[e->index], row.name, t->origin_ns, w == timeline_ ? ops_ : std::vector<OpNote>{}));
+  const std::vector<OpNote> ops = w == timeline_ ? ops_ : std::vector<OpNote>{};
+  // A loaded timeline lacks the details: read this one event whole.
+  Result<Event> whole = store_ ? EventWithDetails(*store_, *t, *e) : Result<Event>(row.events[e->index]);
+  if (!whole.ok()) {
+    std::vector<DetailLine> lines = EventDetails(row.events[e->index], row.name, t->origin_ns, ops);
+    lines.push_back({"details", whole.status().message()});
+    details_->ShowLines(lines);
+    return;
+  }
+  details_->ShowLines(EventDetails(*whole, row.name, t->origin_ns, ops));
 }
 
 void MainWindow::OpenFromDialog() {
