@@ -185,6 +185,25 @@ TEST_F(RunLoadTest, AnEventGoneFromTheStoreIsNotFoundNotAnotherEvent) {
   EXPECT_THAT(e.status().message(), ::testing::HasSubstr("of run " + std::to_string(hand)));
 }
 
+TEST_F(RunLoadTest, DetailsAreReadOnlyFromTheStoreTheRunCameFrom) {
+  auto store = Reader();
+  auto t = LoadTimeline(*store, hand, {});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->store_path, path);
+  // Another store with a run of the same id: its events are another run's.
+  const std::string other_path = dir.Path("other.db");
+  {
+    auto w = Store::Open(other_path);
+    ASSERT_TRUE(w.ok());
+    ASSERT_EQ(testing::WriteRun(**w, testing::HandEvents(), testing::HandLanes()), hand);
+  }
+  auto other = Store::Open(other_path, /*read_only=*/true);
+  ASSERT_TRUE(other.ok());
+  auto e = EventWithDetails(**other, *t, {0, 0});
+  EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.status().message(), ::testing::HasSubstr("was loaded from " + path));
+}
+
 TEST_F(RunLoadTest, LoadRunForViewGivesTheBandsAndSummaryOfTheRun) {
   auto store = Reader();
   auto loaded = LoadRunForView(*store, ring, {});

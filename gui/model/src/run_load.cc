@@ -221,6 +221,7 @@ Result<Loaded> LoadInParts(const Store& store, int64_t run, const LoadControl& c
     for (RankBand& band : p.bands) out.bands.push_back(std::move(band));
   }
   out.timeline = MergeParts(parts, run);
+  out.timeline.store_path = store.path();
   return out;
 }
 
@@ -235,6 +236,10 @@ Result<Event> EventWithDetails(const Store& store, const Timeline& t, EventRef r
   const TimelineRow& row = t.rows[ref.row];
   const Event& e = row.events[ref.index];
   if (!t.without_details) return e;
+  if (store.path() != t.store_path) {
+    return Status::Invalid("run " + std::to_string(t.run) + " was loaded from " + t.store_path + ", not " +
+                           store.path());
+  }
   // A row holds its lane's events by start, ties in stored order: the
   // event's ordinal among those starting when it does.
   int64_t ordinal = 0;

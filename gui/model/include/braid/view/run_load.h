@@ -50,8 +50,9 @@ Status LoadCancelled(int64_t run);
 Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl& control);
 
 // Event `ref` of `t` with every stored field: as it is when `t` has its
-// details, else read from `store` (one key lookup of t.run's events).
-// @pre ref names an event of t.
+// details, else read from `store` (one key lookup of t.run's events), which
+// must be the store `t` was loaded from (Invalid otherwise: another store's
+// run of the same id is another run). @pre ref names an event of t.
 Result<Event> EventWithDetails(const Store& store, const Timeline& t, EventRef ref);
 
 // Everything the window shows of a run, computed where the load runs: the

@@ -45,6 +45,7 @@ struct Timeline {
   // peer): LoadTimeline reads only what is drawn, and EventWithDetails
   // (run_load.h) reads one event whole when it is shown.
   bool without_details = false;
+  std::string store_path;  // the store it was loaded from (LoadTimeline), else ""
 
   bool empty() const { return event_count == 0; }
   int64_t duration_ns() const { return end_ns - origin_ns; }
