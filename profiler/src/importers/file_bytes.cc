@@ -3,10 +3,14 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "braid/safe_read.h"
 
@@ -62,12 +66,24 @@ bool InflateFast(std::string_view gz, PaddedBytes* out, size_t max_bytes) {
 
 }  // namespace
 
+void PaddedBytes::Free::operator()(char* p) const { std::free(p); }
+
 char* PaddedBytes::Reserve(size_t n) {
   if (cap_ < n + kPadding) {
-    auto grown = std::make_unique_for_overwrite<char[]>(n + kPadding);
+    // A trace's bytes are written once, front to back: on 2 MiB pages where
+    // the kernel allows it (transparent huge pages on madvise), a 35 MB
+    // trace takes 18 page faults instead of 8,500.
+    constexpr size_t kHuge = size_t(2) << 20;
+    const size_t want = n + kPadding;
+    const bool huge = want >= 2 * kHuge;
+    const size_t bytes = huge ? (want + kHuge - 1) / kHuge * kHuge : want;
+    char* p = static_cast<char*>(huge ? std::aligned_alloc(kHuge, bytes) : std::malloc(bytes));
+    if (p == nullptr) throw std::bad_alloc();
+    if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE);  // a hint: refused, the pages are small
+    std::unique_ptr<char[], Free> grown(p);
     if (cap_ > 0) std::memcpy(grown.get(), buf_.get(), cap_);
     buf_ = std::move(grown);
-    cap_ = n + kPadding;
+    cap_ = bytes;
   }
   return buf_.get();
 }

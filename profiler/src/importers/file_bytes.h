@@ -29,7 +29,10 @@ class PaddedBytes {
   void SetSize(size_t n);
 
  private:
-  std::unique_ptr<char[]> buf_;
+  struct Free {
+    void operator()(char* p) const;
+  };
+  std::unique_ptr<char[], Free> buf_;
   size_t cap_ = 0;
   size_t size_ = 0;
 };
