@@ -2,18 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "timed_event.h"
+
 namespace braid {
 namespace {
 
-Event Ev(int it, int rank, EventKind kind, int64_t s, int64_t e) {
-  Event ev;
-  ev.iteration = it;
-  ev.rank = rank;
-  ev.kind = kind;
-  ev.start_ns = s;
-  ev.end_ns = e;
-  return ev;
-}
+constexpr auto Ev = testing::TimedEvent;
 
 TEST(BoundGap, ACommBoundRunSplitsItsGapIntoCommStretchAndCommIdle) {
   // comm busy 70 + 15 = 85 of a 100 ns makespan; alone it takes 70.
