@@ -60,6 +60,7 @@ sources=(
   "$root/presets/src/preset_table.cc"
   "$root/profiler/src/metrics.cc"
   "$root/profiler/src/run_figures.cc"
+  "$root/profiler/src/bound_gap.cc"
   "$root/core/src/version.cc"
   "$root/core/src/plan.cc"
   "$root/db/src/sqlite_check.cc"
