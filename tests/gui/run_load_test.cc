@@ -43,8 +43,8 @@ void ExpectSameEvent(const Event& a, const Event& b, bool a_details = true) {
 
 // `a` as loaded (without details), `b` built from the whole run.
 void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
-  EXPECT_TRUE(a.without_details);
-  EXPECT_FALSE(b.without_details);
+  EXPECT_TRUE(a.without_details());
+  EXPECT_FALSE(b.without_details());
   EXPECT_EQ(a.run, b.run);
   EXPECT_EQ(a.event_count, b.event_count);
   EXPECT_EQ(a.origin_ns, b.origin_ns);

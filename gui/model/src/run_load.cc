@@ -131,7 +131,6 @@ Result<std::vector<Part>> PlanParts(const Store& store, int64_t run, const Store
 Timeline MergeParts(std::vector<Part>& parts, int64_t run) {
   Timeline t;
   t.run = run;
-  t.without_details = true;
   t.origin_ns = INT64_MAX;
   t.end_ns = INT64_MIN;
   std::map<int, IterationSpan> spans;
@@ -221,7 +220,7 @@ Result<Loaded> LoadInParts(const Store& store, int64_t run, const LoadControl& c
     for (RankBand& band : p.bands) out.bands.push_back(std::move(band));
   }
   out.timeline = MergeParts(parts, run);
-  out.timeline.store_path = store.path();
+  out.timeline.store_path = store.path();  // which also says its events lack their details
   return out;
 }
 
@@ -235,7 +234,7 @@ Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl
 Result<Event> EventWithDetails(const Store& store, const Timeline& t, EventRef ref) {
   const TimelineRow& row = t.rows[ref.row];
   const Event& e = row.events[ref.index];
-  if (!t.without_details) return e;
+  if (!t.without_details()) return e;
   if (store.path() != t.store_path) {
     return Status::Invalid("run " + std::to_string(t.run) + " was loaded from " + t.store_path + ", not " +
                            store.path());

@@ -45,7 +45,7 @@ Status LoadCancelled(int64_t run);
 
 // Reads run `run` as LoadTimeline(store, run) does, streaming. NotFound
 // names a missing run; a damaged store gives its one-line error. The events
-// come without their details (Timeline::without_details): a third less to
+// come without their details (Timeline::without_details()): a third less to
 // read at 10M events, and the details panel shows one event at a time.
 Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl& control);
 

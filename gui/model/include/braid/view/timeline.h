@@ -41,11 +41,13 @@ struct Timeline {
   int64_t origin_ns = 0;  // earliest start (0 when empty)
   int64_t end_ns = 0;     // latest end
   size_t event_count = 0;
-  // True when the events lack their details (bytes, flops, chunk, step,
-  // peer): LoadTimeline reads only what is drawn, and EventWithDetails
-  // (run_load.h) reads one event whole when it is shown.
-  bool without_details = false;
-  std::string store_path;  // the store it was loaded from (LoadTimeline), else ""
+  // The store it was loaded from (LoadTimeline), else "" (BuildTimeline).
+  // A loaded timeline's events lack their details (bytes, flops, chunk,
+  // step, peer): LoadTimeline reads only what is drawn, and EventWithDetails
+  // (run_load.h) reads one event whole, from this store, when it is shown.
+  std::string store_path;
+
+  bool without_details() const { return !store_path.empty(); }
 
   bool empty() const { return event_count == 0; }
   int64_t duration_ns() const { return end_ns - origin_ns; }
