@@ -163,6 +163,8 @@ void PrintRun(const RunArgs& a, const RecordedRun& run) {
   std::cout.flush();
 }
 
+#if defined(BRAID_HAVE_MPI)
+// The MPI leader's ending; a braid without MPI (the GPU bundle) has no caller.
 int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
   if (!a.no_db) {
     auto store = OpenStoreForWrite(a.db);
@@ -172,6 +174,7 @@ int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
   PrintRun(a, run);
   return kExitOk;
 }
+#endif
 
 // In one process the events are streamed: each iteration goes into the
 // store as the backend finishes it, so that a run of millions of events is

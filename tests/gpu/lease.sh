@@ -7,20 +7,29 @@
 #
 # Phases, each under a time cap so that one hang cannot eat the lease
 # (SECONDS, default 400, is the whole script's budget):
+#   0. cpu:      with BRAID_SIM_BENCH_DIR (a folder of braid_sim_bench*
+#                binaries and the libbenchmark they need), each bench twice,
+#                alternated, on this machine's CPU (sim_bench.txt);
 #   1. env:      nvidia-smi, the driver, nvcc, PyTorch's CUDA and NCCL, and
 #                where the bundle's CUDA libraries resolve (ldd);
 #   2. probe:    one small loopback run, printed whole;
 #   3. run.sh:   tests/gpu/run.sh through the bundle (every row of its table,
 #                the fused timeout path, calibrate --measure --quick, whose
 #                CSVs and fitted GPU file land in measure/), sections in the
-#                order BRAID_GPU_SECTIONS gives (default: training, fused,
-#                timeout path, measure, then the forward ops), rows started
-#                within 55 % of SECONDS;
+#                order BRAID_GPU_SECTIONS gives (default: FP8, measure, the
+#                forward ops, training, fused, timeout path: what has run
+#                least first), rows started within half of SECONDS;
 #   4. loopback: braid run --backend cuda --loopback --json for the configs the
-#                simulator is held against (every algorithm on gemm_rs and
-#                ag_gemm at 8192^3, P 2 and 4; llama3-70b's four TP GEMMs at
-#                seq 8192, P 8), stored in loopback.db;
-#   5. export:   the Chrome trace of one loopback ring run (braid export).
+#                simulator is held against, FP8 (E4M3) beside bf16 first
+#                (serial and ring gemm_rs and ag_gemm at 8192^3, P 4;
+#                llama3-70b's four TP GEMMs at seq 8192, P 8), then the other
+#                bf16 algorithms at P 4 and P 2, until 80 % of SECONDS; stored
+#                in loopback.db; FP8 training steps of a small block
+#                (--verify) among the FP8 runs;
+#   5. export:   the Chrome trace of one loopback ring run (braid export);
+#   6. repeat:   the row that hung before (bidir_ring gemm_rs P 4 with one
+#                comm lane, --timeout 5) again and again until SECONDS - 10,
+#                each exit and last line in bidir_repeat.txt.
 # Every braid invocation goes through a wrapper that bounds it (timeout) and
 # keeps its arguments, exit code, stdout and stderr under logs/NNN/.
 set -u
@@ -40,6 +49,18 @@ pack() { tar -C "$work" -czf "$out/gpu-results.tar.gz.tmp" res && mv "$out/gpu-r
 
 tar -C "$work" -xzf "$bundle" || { echo "lease: cannot unpack $bundle"; exit 1; }
 bin="$work/braid-gpu-bundle/braid"
+
+# --- 0. cpu ---------------------------------------------------------------
+if [[ -n "${BRAID_SIM_BENCH_DIR:-}" && -d "$BRAID_SIM_BENCH_DIR" ]]; then
+  say "cpu: sim bench"
+  for round in 1 2; do
+    for b in "$BRAID_SIM_BENCH_DIR"/braid_sim_bench*; do
+      echo "== $(basename "$b") round $round: $(grep -m1 'model name' /proc/cpuinfo)"
+      LD_LIBRARY_PATH="$BRAID_SIM_BENCH_DIR" timeout 60 "$b" 2>&1
+    done
+  done >"$res/sim_bench.txt"
+  grep -E '^==|evaluations per' "$res/sim_bench.txt"
+fi
 
 # --- 1. env ---------------------------------------------------------------
 {
@@ -80,7 +101,7 @@ n=\$(( \$(ls "$res/logs" | wc -l) + 1 ))
 d="$res/logs/\$(printf %03d \$n)"
 mkdir -p "\$d"
 printf '%s\n' "\$*" >"\$d/args"
-t=90
+t=\${BRAID_WRAP_TIMEOUT:-90}
 [[ "\$1" == calibrate ]] && t=150
 [[ "\$*" == *" --m 8192 "* ]] && t=45
 [[ -n "\${BRAID_FUSED_NEVER_SET:-}" ]] && t=45
@@ -106,8 +127,8 @@ pack
 say "run.sh"
 # What has never run on a GPU goes first; run.sh stops starting rows at its
 # share (its summary still prints), the timeout is only a backstop.
-share=$((budget * 11 / 20 - $(elapsed)))
-TMPDIR="$work/tmp" BRAID_GPU_SECTIONS="${BRAID_GPU_SECTIONS:-train fused hang measure ops}" BRAID_GPU_BUDGET=$share \
+share=$((budget / 2 - $(elapsed)))
+TMPDIR="$work/tmp" BRAID_GPU_SECTIONS="${BRAID_GPU_SECTIONS:-fp8 measure ops train fused hang}" BRAID_GPU_BUDGET=$share \
   timeout -k 5 $((share + 160)) bash "$here/run.sh" "$B" 2>&1 |
   tee "$res/run_sh.txt"
 say "run.sh: exit ${PIPESTATUS[0]}"
@@ -121,7 +142,7 @@ db="$res/loopback.db"
 loop() {  # name, then run flags
   local name="$1"
   shift
-  if (($(elapsed) > budget - 25)); then
+  if (($(elapsed) > budget * 4 / 5)); then
     echo "$name: skipped (lease budget)" | tee -a "$res/loopback/skipped.txt"
     return
   fi
@@ -137,35 +158,57 @@ algo_flags() {
     fused) echo "--algo fused" ;;
   esac
 }
-# P 4 first, then llama3-70b (seq 8192, sequence parallel, P 8:
-# core/src/layer_workload.cc's shapes), then P 2: what a short lease drops
-# comes last.
-for op in gemm_rs ag_gemm; do
-  for algo in serial chunked ring bidir_ring fused; do
-    # shellcheck disable=SC2046  # algo_flags prints words
-    loop "8192_${op}_p4_${algo}" --op "$op" --m 8192 --n 8192 --k 8192 --tp 4 $(algo_flags "$algo")
+# FP8 beside bf16 first (8192^3 at P 4; llama3-70b at seq 8192, sequence
+# parallel, P 8: core/src/layer_workload.cc's shapes), then the other bf16
+# algorithms: what a short lease drops comes last.
+# FP8 training steps (never run on a GPU before this lease): forward and
+# backward of a small block, every GEMM verified, with the timings kept.
+cat >"$work/train.toml" <<'TOML'
+name = "gpu-check"
+hidden = 1024
+heads = 16
+kv_heads = 8
+head_dim = 64
+ffn = 2048
+gated_mlp = true
+layers = 1
+source = "tests/gpu/lease.sh: run.sh's training block"
+TOML
+for p in 2 4; do
+  for algo in ring bulk; do
+    loop "train_p${p}_${algo}_fp8_e4m3" --model "$work/train.toml" --seq 2048 --tp "$p" --phase train \
+      --dtype fp8_e4m3 --algo "$algo" --verify
   done
 done
-pack
-for g in "qkv ag_gemm 10240 8192" "out_proj gemm_rs 8192 8192" "fc1 ag_gemm 57344 8192" "fc2 gemm_rs 8192 28672"; do
-  read -r name op n k <<<"$g"
-  for algo in serial ring; do
-    # shellcheck disable=SC2046
-    loop "llama3-70b_${name}_p8_${algo}" --op "$op" --m 8192 --n "$n" --k "$k" --tp 8 $(algo_flags "$algo")
+for dtype in fp8_e4m3 bf16; do
+  for op in gemm_rs ag_gemm; do
+    for algo in serial ring; do
+      # shellcheck disable=SC2046  # algo_flags prints words
+      loop "8192_${op}_p4_${algo}_${dtype}" --op "$op" --m 8192 --n 8192 --k 8192 --tp 4 --dtype "$dtype" $(algo_flags "$algo")
+    done
   done
+  for g in "qkv ag_gemm 10240 8192" "out_proj gemm_rs 8192 8192" "fc1 ag_gemm 57344 8192" "fc2 gemm_rs 8192 28672"; do
+    read -r name op n k <<<"$g"
+    for algo in serial ring; do
+      # shellcheck disable=SC2046
+      loop "llama3-70b_${name}_p8_${algo}_${dtype}" --op "$op" --m 8192 --n "$n" --k "$k" --tp 8 --dtype "$dtype" $(algo_flags "$algo")
+    done
+  done
+  pack
 done
-pack
-for op in gemm_rs ag_gemm; do
-  for algo in serial chunked ring bidir_ring fused; do
-    # shellcheck disable=SC2046
-    loop "8192_${op}_p2_${algo}" --op "$op" --m 8192 --n 8192 --k 8192 --tp 2 $(algo_flags "$algo")
+for p in 4 2; do
+  for op in gemm_rs ag_gemm; do
+    for algo in chunked bidir_ring; do
+      # shellcheck disable=SC2046
+      loop "8192_${op}_p${p}_${algo}_bf16" --op "$op" --m 8192 --n 8192 --k 8192 --tp "$p" $(algo_flags "$algo")
+    done
   done
 done
 pack
 
 # --- 5. export ------------------------------------------------------------
 say "export"
-run_id="$(python3 - "$res/loopback/8192_gemm_rs_p4_ring.json" <<'PY'
+run_id="$(python3 - "$res/loopback/8192_gemm_rs_p4_ring_bf16.json" <<'PY'
 import json, sys
 try:
     t = open(sys.argv[1]).read()
@@ -177,8 +220,20 @@ PY
 if [[ -n "$run_id" ]]; then
   "$B" export --db "$db" --run "$run_id" -o "$res/loopback_ring_gemm_rs_p4.trace.json.gz"
 else
-  echo "export: no run id in 8192_gemm_rs_p4_ring.json"
+  echo "export: no run id in 8192_gemm_rs_p4_ring_bf16.json"
 fi
+pack
+
+# --- 6. repeat --------------------------------------------------------------
+say "repeat: bidir_ring gemm_rs P 4, one comm lane"
+n=0
+while (($(elapsed) < budget - 10)); do
+  n=$((n + 1))
+  o="$(BRAID_WRAP_TIMEOUT=40 "$B" run --backend cuda --loopback --op gemm_rs --m 2048 --n 1024 --k 1024 --tp 4 \
+       --algo bidir_ring --streams 2 --chunks 2 --verify --iters 3 --warmup 1 --timeout 5 --no-db 2>&1)"
+  echo "$n: exit $? $(tail -n 1 <<<"$o" | cut -c1-600)" >>"$res/bidir_repeat.txt"
+done
+[[ -f "$res/bidir_repeat.txt" ]] && awk '{ print $2, $3 }' "$res/bidir_repeat.txt" | sort | uniq -c
 pack
 say "done"
 # The last lines of the reply: run.sh's summary and the loopback exits.
