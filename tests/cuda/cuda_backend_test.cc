@@ -51,10 +51,16 @@ TEST(CudaBackend, LoopbackRunsEveryRankOnOneGpu) {
 // chunked gemm_rs: a kernel's first launch (CUDA lazy loading) waited for the
 // device while another rank's stream waited on this thread's flags. The fake
 // models lazy loading; every kernel must be loaded before any rank waits.
+// The second H200 run (2026-11-28) hung three times more, each at iteration
+// 0's first transfer step (chunked ag_gemm P 2 and 4, bidir_ring gemm_rs P 4)
+// with every kernel loaded: the fake also makes each stream's first copy and
+// flag operation wait for the device, and this test failed until PrimeKernels
+// issued them too.
 TEST(CudaBackend, EveryKernelIsLoadedBeforeAnyRankWaitsOnAnother) {
   cuda::FakeGpuConfig one;
   one.devices = 1;
   ASSERT_TRUE(one.lazy_module_loading);
+  ASSERT_TRUE(one.lazy_stream_setup);
   CudaBackendOptions loop;
   loop.loopback = true;
   for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
@@ -69,6 +75,7 @@ TEST(CudaBackend, EveryKernelIsLoadedBeforeAnyRankWaitsOnAnother) {
                                 << out.status().message();
           EXPECT_TRUE(out->verify.ok);
           EXPECT_GT(stats.kernel_loads, 0);
+          EXPECT_GE(stats.stream_setups, 2 * p);  // a copy and a flag operation per rank at least
         }
       }
     }

@@ -184,6 +184,7 @@ class FakeCuda : public CudaApi {
     const size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
     const std::string what = "memcpy " + std::to_string(width * height) + " bytes (" + ThisThread().label + ")";
     if (!w_->CheckAccess(i, dst, dspan, what) || !w_->CheckAccess(i, src, sspan, what)) return Error();
+    if (!w_->SetUpStream(i, "copy")) return Error();
     FakeOp op;
     op.what = "memcpy";
     op.duration = int64_t(width * height / 200 + 2);
@@ -237,6 +238,7 @@ class FakeCuda : public CudaApi {
     const int i = w_->StreamIndex(s, "cuStreamWriteValue32");
     if (i < 0) return Error();
     if (!w_->CheckAccess(i, flag, sizeof(uint32_t), "flag write (" + ThisThread().label + ")")) return Error();
+    if (!w_->SetUpStream(i, "stream memory operation")) return Error();
     FakeOp op;
     op.kind = OpKind::kWriteFlag;
     op.what = "flag write";
@@ -254,6 +256,7 @@ class FakeCuda : public CudaApi {
     const int i = w_->StreamIndex(s, "cuStreamWaitValue32");
     if (i < 0) return Error();
     if (!w_->CheckAccess(i, flag, sizeof(uint32_t), "flag wait (" + ThisThread().label + ")")) return Error();
+    if (!w_->SetUpStream(i, "stream memory operation")) return Error();
     FakeOp op;
     op.kind = OpKind::kWaitFlag;
     op.what = "flag wait";

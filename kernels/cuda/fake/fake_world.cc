@@ -320,6 +320,23 @@ bool FakeGpu::World::LoadKernel(int stream, const std::string& kernel) {
   const FakeStream& at = streams[size_t(stream)];
   if (!loaded_kernels.emplace(at.process, at.device, kernel).second) return true;
   ++stats.kernel_loads;
+  return WaitForDrain(
+      stream, "the first launch of " + kernel + " (" + ThisThread().label + ") loads its module (CUDA lazy loading)");
+}
+
+bool FakeGpu::World::SetUpStream(int stream, const std::string& engine) {
+  if (!config.lazy_stream_setup) return true;
+  const FakeStream& at = streams[size_t(stream)];
+  if (!loaded_kernels.emplace(at.process, at.device, "stream " + std::to_string(stream) + " " + engine).second) {
+    return true;
+  }
+  ++stats.stream_setups;
+  return WaitForDrain(stream, "the first " + engine + " on stream " + std::to_string(stream) + " (" +
+                                  ThisThread().label + ") sets up its channel");
+}
+
+bool FakeGpu::World::WaitForDrain(int stream, const std::string& why) {
+  const FakeStream& at = streams[size_t(stream)];
   Progress();  // the load waits for the device to drain
   std::string stuck;
   for (size_t i = 0; i < streams.size(); ++i) {
@@ -328,9 +345,7 @@ bool FakeGpu::World::LoadKernel(int stream, const std::string& kernel) {
     stuck += (stuck.empty() ? "" : "; ") + DescribeHead(*this, int(i));
   }
   if (stuck.empty()) return true;
-  Fail("the first launch of " + kernel + " (" + ThisThread().label +
-       ") loads its module (CUDA lazy loading), which waits for the device to drain, but " + stuck +
-       ": a deadlock on a real GPU");
+  Fail(why + ", which waits for the device to drain, but " + stuck + ": a deadlock on a real GPU");
   return false;
 }
 

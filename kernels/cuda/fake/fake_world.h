@@ -176,6 +176,11 @@ struct FakeGpu::World {
   // A launch of `kernel` on `stream`: its first in the stream's process and
   // device loads it, which needs that device idle (fails if it cannot drain).
   bool LoadKernel(int stream, const std::string& kernel);
+  // The first copy or flag operation (`engine`) on `stream`: needs the device
+  // idle too (FakeGpuConfig::lazy_stream_setup).
+  bool SetUpStream(int stream, const std::string& engine);
+  // Drains what can run; fails naming `why` if a stream of `stream`'s device cannot drain.
+  bool WaitForDrain(int stream, const std::string& why);
   void Emit(int stream, const FakeOp& op, int64_t start, int64_t end);
 };
 

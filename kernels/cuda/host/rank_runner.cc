@@ -258,7 +258,7 @@ class Runner {
   // the cuBLASLt workspace of each lane allocated.
   Status Prime() {
     Mark(RankProgress::kPriming);
-    BRAID_ASSIGN_OR_RETURN(st_.prime_scratch, Alloc(16));
+    BRAID_ASSIGN_OR_RETURN(st_.prime_scratch, Alloc(kPrimeScratchBytes));
     BRAID_RETURN_IF_ERROR(PrimeKernels(st_));
     Mark(RankProgress::kWaiting);  // the watchdog bounds this wait, not the stall limit
     return WaitIdle(-1);

@@ -67,7 +67,7 @@ struct RankState {
   std::vector<GpuEvent> done;                  // per step, recorded when the step's work ends
   NcclComm comm = nullptr;
   std::vector<DevPtr> scratch;     // compute steps' operands
-  DevPtr prime_scratch = nullptr;  // PrimeKernels' add kernel operand
+  DevPtr prime_scratch = nullptr;  // PrimeKernels' operands: add [0, 16), copy [16, 48), flag [48, 52)
   std::vector<FusedStepState> fused;
 
   const RankPlan& rank_plan() const { return plan->ranks[size_t(rank)]; }
@@ -82,10 +82,17 @@ struct RankState {
 // Issues step `s`'s GPU work on its stream(s) for iteration epoch `epoch` (>= 1).
 Status IssueStep(RankState& st, const Step& s, uint32_t epoch);
 
+inline constexpr size_t kPrimeScratchBytes = 64;
+
 // Launches every kernel this rank's iterations launch once, on its lanes,
 // with no transfer or flag: every GEMM and compute step on its own buffers
 // (each iteration rewrites what they write before anything reads it, which
-// the plan checker proves) and the add kernel on `prime_scratch`.
+// the plan checker proves) and the add kernel on `prime_scratch`; then a
+// 16-byte copy and a flag write and wait on every lane and send queue, on
+// `prime_scratch` too. Why the copies and flags: the H200 run of 2026-11-28
+// hung three times in loopback, each at iteration 0's first transfer step
+// with every kernel loaded; a stream's first copy or stream memory operation
+// evidently waits for the device too (FakeGpuConfig::lazy_stream_setup).
 // Why: CUDA loads a kernel at its first launch (lazy loading, the default
 // since CUDA 12.2) and the load waits for the device to drain. Inside an
 // iteration a stream may wait on a flag that another rank's thread has yet to

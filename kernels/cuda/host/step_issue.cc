@@ -2,6 +2,7 @@
 // step's lane stream (and the lane's send queue for NCCL sends). Every step
 // ends by recording its `done` event on its lane.
 #include <string>
+#include <vector>
 
 #include "fused_step.h"
 #include "rank_state.h"
@@ -291,6 +292,21 @@ Status PrimeKernels(RankState& st) {
     // On a scratch element of its own: the add kernel is the same for every size.
     BRAID_RETURN_IF_ERROR(
         st.api.cuda->Add(st.prime_scratch, st.prime_scratch, st.prime_scratch, 1, st.dtype, st.lanes[0]));
+  }
+  // A copy, and over flags a flag write and wait, on every stream that may
+  // carry them, on scratch bytes of the rank's own (NCCL moves data without
+  // stream memory operations: none is issued there).
+  DevPtr from = Offset(st.prime_scratch, 16, 1), to = Offset(st.prime_scratch, 32, 1);
+  DevPtr flag = Offset(st.prime_scratch, 48, 1);
+  std::vector<GpuStream> streams = st.lanes;
+  for (GpuStream q : st.send_queue) {
+    if (q != nullptr) streams.push_back(q);
+  }
+  for (GpuStream q : streams) {
+    BRAID_RETURN_IF_ERROR(st.api.cuda->Copy2D(to, 16, from, 16, 16, 1, q));
+    if (st.transport != Transport::kFlags) continue;
+    BRAID_RETURN_IF_ERROR(st.api.cuda->WriteFlag(flag, 1, q));
+    BRAID_RETURN_IF_ERROR(st.api.cuda->WaitFlag(flag, 1, q));
   }
   return Status::Ok();
 }

@@ -119,6 +119,12 @@ struct FakeGpuConfig {
   // reports it. Kernels: a matmul per shape, dtype and SM target (cuBLASLt
   // picks its kernel by those), the add kernel per dtype.
   bool lazy_module_loading = true;
+  // The same wait for a stream's first copy and first stream memory operation
+  // (cuStreamWriteValue32 / cuStreamWaitValue32), as if each set up the
+  // stream's channel for that engine. The H200 run of 2026-11-28 hung three
+  // times, each at iteration 0's first transfer step while every kernel was
+  // already loaded; this is our reading of it, not documented CUDA behaviour.
+  bool lazy_stream_setup = true;
   // Fault injection: a matmul issued under a label containing this text never
   // returns to its caller (a CUDA call stuck in a wedged driver).
   std::string block_thread_in;
@@ -144,6 +150,7 @@ struct FakeGpuStats {
   std::vector<int> comm_max_ctas;  // of every communicator
   int64_t live_allocations = 0;    // allocations not freed
   int64_t kernel_loads = 0;        // first launches (lazy module loads)
+  int64_t stream_setups = 0;       // first copies and flag operations per stream
   // cudaFree calls made while a stream of that device could not drain, and
   // still cannot once every thread is done (read at stats()): on a real GPU
   // cudaFree waits for the device, so each is a hang.
