@@ -18,7 +18,10 @@ after="${2:?}" out="${3:?}" seconds="${4:?}" loops="${5:-4}"
 work=/tmp/braid-hang-rows
 rm -rf "$work"
 mkdir -p "$work/before" "$work/after" "$out"
-tar -C "$work/before" -xzf "$before" && tar -C "$work/after" -xzf "$after" || { echo "hang_rows: cannot unpack"; exit 1; }
+if ! tar -C "$work/before" -xzf "$before" || ! tar -C "$work/after" -xzf "$after"; then
+  echo "hang_rows: cannot unpack the bundles"
+  exit 1
+fi
 log="$out/hang_rows.txt"
 : >"$log"
 rows=("--dtype fp8_e4m3 --op ag_gemm --tp 2 --algo chunked --chunks 2"

@@ -75,5 +75,23 @@ out="$(BRAID_GPU_SECTIONS="nonsense ops" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?
 [[ $rc -eq 1 ]] && grep -q "unknown section 'nonsense'" <<<"$out" || fail "unknown section: exit $rc"
 
+# hang_rows.sh: two stand-in bundles, the "before" one stalling on chunked
+# ag_gemm at P 4 (exit 1, the watchdog's line); the counts must say so.
+for b in before after; do
+  mkdir -p "$tmp/$b/braid-gpu-bundle"
+  {
+    echo '#!/usr/bin/env bash'
+    [[ $b == before ]] && echo '[[ " $* " == *" --tp 4 --algo chunked "* ]] && { echo "rank 2 step 0 not finished"; exit 1; }'
+    echo 'echo "{\"verify\":{\"ok\":true}}"'
+  } >"$tmp/$b/braid-gpu-bundle/braid"
+  chmod +x "$tmp/$b/braid-gpu-bundle/braid"
+  tar -C "$tmp/$b" -czf "$tmp/$b.tar.gz" braid-gpu-bundle
+done
+out="$(bash "$here/hang_rows.sh" "$tmp/before.tar.gz" "$tmp/after.tar.gz" "$tmp/hang" 8 2 2>&1)"
+grep -Eq '^before row1 +runs +[0-9]+ +not ok +[1-9]' <<<"$out" || fail "hang_rows: the stalling row is not counted: $out"
+grep -Eq '^after +row1 +runs +[1-9][0-9]* +not ok +0$' <<<"$out" || fail "hang_rows: the fixed build: $out"
+grep -Eq '^before row0 +runs +[1-9][0-9]* +not ok +0$' <<<"$out" || fail "hang_rows: a passing row: $out"
+grep -q "rank 2 step 0 not finished" "$tmp/hang/hang_rows.txt" || fail "hang_rows: the stall's last line is not kept"
+
 [[ $failed -eq 0 ]] && echo "run_sh_test: passed"
 exit "$failed"
