@@ -163,20 +163,9 @@ algo_flags() {
 # algorithms: what a short lease drops comes last.
 # FP8 training steps (never run on a GPU before this lease): forward and
 # backward of a small block, every GEMM verified, with the timings kept.
-cat >"$work/train.toml" <<'TOML'
-name = "gpu-check"
-hidden = 1024
-heads = 16
-kv_heads = 8
-head_dim = 64
-ffn = 2048
-gated_mlp = true
-layers = 1
-source = "tests/gpu/lease.sh: run.sh's training block"
-TOML
 for p in 2 4; do
   for algo in ring bulk; do
-    loop "train_p${p}_${algo}_fp8_e4m3" --model "$work/train.toml" --seq 2048 --tp "$p" --phase train \
+    loop "train_p${p}_${algo}_fp8_e4m3" --model "$here/train_block.toml" --seq 2048 --tp "$p" --phase train \
       --dtype fp8_e4m3 --algo "$algo" --verify
   done
 done

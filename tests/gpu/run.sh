@@ -176,19 +176,9 @@ section_fp8() {
 # Training steps: a small model's forward and backward (dgrad and wgrad as
 # cuBLASLt GEMMs with their transposes, bulk collectives on their own
 # stream, external wgrads fed by the ring), every GEMM verified.
-train_model="$(mktemp --suffix=.toml)"
-trap 'rm -f "$train_model"' EXIT
-cat >"$train_model" <<'TOML'
-name = "gpu-check"
-hidden = 1024
-heads = 16
-kv_heads = 8
-head_dim = 64
-ffn = 2048
-gated_mlp = true
-layers = 1
-source = "tests/gpu/run.sh: a block small enough for every row to finish in seconds"
-TOML
+# The block is train_block.toml beside this script (in the repository and
+# in the GPU bundle).
+train_model="$here/train_block.toml"
 check_train() {  # mode algo p
   local mode="$1" algo="$2" p="$3" extra=()
   out_of_time && return
