@@ -453,14 +453,14 @@ TEST(CliRun, SimLoopbackPredictsTheMeasuredH200LoopbackRuns) {
       return nlohmann::json::parse(o.out)["metrics"]["makespan_ns"]["p50"].get<double>();
     };
     const double err = std::abs(predicted(one) - measured) / measured;
-    // Serial within 25 %; the worst now is qkv ring at 46 % (its small per-step GEMMs).
+    // Serial within 25 % (23 % now); the worst is qkv ring at 45 % (its small per-step GEMMs).
     EXPECT_LT(err, c["algorithm"] == "serial" ? 0.25 : 0.50);
     sum_err += err;
     sum_err_apart += std::abs(predicted(apart) - measured) / measured;
     ++rows;
   }
   ASSERT_EQ(rows, 19);
-  EXPECT_LT(sum_err / rows, 0.20);        // 16.6 % when written
+  EXPECT_LT(sum_err / rows, 0.20);        // 16.6 % when written; 18.5 % with the H100 kernel model (docs/simulator.md)
   EXPECT_GT(sum_err_apart / rows, 0.50);  // P GPUs instead of one: 76 %
 }
 
