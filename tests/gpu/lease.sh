@@ -158,17 +158,17 @@ algo_flags() {
     fused) echo "--algo fused" ;;
   esac
 }
-# FP8 beside bf16 first (8192^3 at P 4; llama3-70b at seq 8192, sequence
-# parallel, P 8: core/src/layer_workload.cc's shapes), then the other bf16
-# algorithms: what a short lease drops comes last.
-# FP8 training steps (never run on a GPU before this lease): forward and
-# backward of a small block, every GEMM verified, with the timings kept.
+# FP8 training steps first: forward and backward of run.sh's small block,
+# every GEMM verified, with the timings kept.
 for p in 2 4; do
   for algo in ring bulk; do
     loop "train_p${p}_${algo}_fp8_e4m3" --model "$here/train_block.toml" --seq 2048 --tp "$p" --phase train \
       --dtype fp8_e4m3 --algo "$algo" --verify
   done
 done
+# Then FP8 beside bf16 (8192^3 at P 4; llama3-70b at seq 8192, sequence
+# parallel, P 8: core/src/layer_workload.cc's shapes), then the other bf16
+# algorithms: what a short lease drops comes last.
 for dtype in fp8_e4m3 bf16; do
   for op in gemm_rs ag_gemm; do
     for algo in serial ring; do

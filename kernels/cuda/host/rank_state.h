@@ -84,20 +84,22 @@ Status IssueStep(RankState& st, const Step& s, uint32_t epoch);
 
 inline constexpr size_t kPrimeScratchBytes = 64;
 
-// Launches every kernel this rank's iterations launch once, on its lanes,
-// with no transfer or flag: every GEMM and compute step on its own buffers
-// (each iteration rewrites what they write before anything reads it, which
-// the plan checker proves) and the add kernel on `prime_scratch`; then a
-// 16-byte copy and a flag write and wait on every lane and send queue, on
-// `prime_scratch` too. Why the copies and flags: the H200 run of 2026-11-28
-// hung three times in loopback, each at iteration 0's first transfer step
-// with every kernel loaded; a stream's first copy or stream memory operation
-// evidently waits for the device too (FakeGpuConfig::lazy_stream_setup).
+// Does, before any rank waits on another, each kind of GPU work whose first
+// use waits for the device to drain, touching no other rank: launches every
+// kernel this rank's iterations launch once, on its lanes (every GEMM and
+// compute step on its own buffers, which each iteration rewrites before
+// anything reads them, as the plan checker proves; the add kernel on
+// `prime_scratch`), then a 16-byte copy on every lane and send queue and,
+// over the flags transport, a flag write and wait there, on `prime_scratch`.
 // Why: CUDA loads a kernel at its first launch (lazy loading, the default
 // since CUDA 12.2) and the load waits for the device to drain. Inside an
 // iteration a stream may wait on a flag that another rank's thread has yet to
 // write; if that thread's first launch of a kernel comes then, neither ever
-// moves (seen on an H200: loopback runs that hung at P 2 and 4).
+// moves (seen on an H200: loopback runs that hung at P 2 and 4). The copies
+// and flags: a later H200 run (2026-11-28) stalled at iteration 0's first
+// transfer step with every kernel loaded, so a stream's first copy or stream
+// memory operation evidently waits for the device too
+// (FakeGpuConfig::lazy_stream_setup; 4 of 49 runs before, 0 of 50 after).
 Status PrimeKernels(RankState& st);
 
 }  // namespace braid::cuda
