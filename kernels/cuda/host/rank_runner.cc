@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "braid/compute_stand_in.h"
 #include "braid/fp8.h"
 #include "braid/status_context.h"
 #include "ce_window.h"
@@ -166,15 +167,23 @@ class Runner {
       const std::vector<uint8_t> bytes = Encode(d, t, host);
       BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(p, bytes.data(), bytes.size()));
     }
+    // The compute steps' stand-in GEMMs share three zeroed operands, sized
+    // for the largest of them (a rank without compute steps has none).
+    int64_t a_elems = 0, b_elems = 0, c_elems = 0;
     for (const Step& s : rp.steps) {
       if (s.kind != StepKind::kCompute) continue;
-      for (int i = 0; i < 3; ++i) {
-        BRAID_ASSIGN_OR_RETURN(auto p, Alloc(256 * 256 * st_.esize));
-        std::vector<uint8_t> zero(256 * 256 * st_.esize, 0);
+      const ComputeStandIn shape = StandInFor(s.flops);
+      a_elems = std::max(a_elems, shape.m * shape.k);
+      b_elems = std::max(b_elems, shape.k * shape.n);
+      c_elems = std::max(c_elems, shape.m * shape.n);
+    }
+    if (c_elems > 0) {
+      for (const int64_t elems : {a_elems, b_elems, c_elems}) {
+        BRAID_ASSIGN_OR_RETURN(auto p, Alloc(size_t(elems) * size_t(DTypeBytes(st_.dtype))));
+        std::vector<uint8_t> zero(size_t(elems) * size_t(DTypeBytes(st_.dtype)), 0);
         BRAID_RETURN_IF_ERROR(st_.api.cuda->Upload(p, zero.data(), zero.size()));
         st_.scratch.push_back(p);
       }
-      break;
     }
     return Status::Ok();
   }

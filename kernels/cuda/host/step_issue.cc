@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/compute_stand_in.h"
 #include "fused_step.h"
 #include "rank_state.h"
 #include "region_runs.h"
@@ -121,15 +122,14 @@ Status Gemm(RankState& st, const Step& s, GpuStream stream) {
   return Status::Ok();
 }
 
-// An attention-like compute step: matmuls of the same FLOPs on scratch tiles.
+// An attention-like compute step: GEMMs of the same FLOPs on scratch
+// operands (braid/compute_stand_in.h: few and large, as fast as attention).
 Status Compute(RankState& st, const Step& s, GpuStream stream) {
-  constexpr int64_t kTile = 256;
-  const double tile_flops = 2.0 * double(kTile * kTile * kTile);
-  const int64_t tiles = int64_t(s.flops / tile_flops + 0.999999);
-  for (int64_t t = 0; t < tiles; ++t) {
+  const ComputeStandIn shape = StandInFor(s.flops);
+  for (int64_t t = 0; t < shape.count; ++t) {
     MatmulArgs m;
-    m.m = m.n = m.k = kTile;
-    m.lda = m.ldb = m.ldc = kTile;
+    m.m = shape.m, m.n = shape.n, m.k = shape.k;
+    m.lda = shape.k, m.ldb = shape.n, m.ldc = shape.n;
     m.a = st.scratch[0];
     m.b = st.scratch[1];
     m.c = st.scratch[2];

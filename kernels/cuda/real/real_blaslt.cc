@@ -1,7 +1,8 @@
 // BlasLtApi forwarded to cuBLASLt. Row-major C = A·B is computed as the
 // column-major Cᵀ = Bᵀ·Aᵀ (no transposes, operands swapped; FP8 takes B
 // stored transposed, see blaslt_api.h). One handle per
-// rank; one workspace per stream, so concurrent GEMM lanes never share one.
+// rank; one workspace per stream, so concurrent GEMM lanes never share one;
+// the heuristic's algorithm cached per MatmulKey (asked once per shape).
 // cuBLASLt is reached through the table of real/cublaslt_library.h, opened
 // when the first handle is made.
 #include <cublasLt.h>
@@ -103,16 +104,19 @@ class RealBlasLt : public BlasLtApi {
       st = BRAID_CUBLAS_STATUS(
           lt_->preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
     }
-    cublasLtMatmulHeuristicResult_t heur{};
-    int found = 0;
-    if (st.ok()) {
+    const MatmulKey key = KeyOf(m);
+    auto known = algo_.find(key);
+    if (st.ok() && known == algo_.end()) {
+      cublasLtMatmulHeuristicResult_t heur{};
+      int found = 0;
       st = BRAID_CUBLAS_STATUS(lt_->algo_get_heuristic(handle_, desc, la, lb, lc, lc, pref, 1, &heur, &found));
+      if (st.ok() && found == 0) st = Status::Internal("cuBLASLt found no algorithm for this GEMM");
+      if (st.ok()) known = algo_.emplace(key, heur.algo).first;
     }
-    if (st.ok() && found == 0) st = Status::Internal("cuBLASLt found no algorithm for this GEMM");
     const float alpha = 1.0f, beta = 0.0f;
     if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(lt_->matmul(handle_, desc, &alpha, m.b, la, m.a, lb, &beta, m.c, lc, m.c, lc, &heur.algo,
-                                           ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
+      st = BRAID_CUBLAS_STATUS(lt_->matmul(handle_, desc, &alpha, m.b, la, m.a, lb, &beta, m.c, lc, m.c, lc,
+                                           &known->second, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
     }
     if (pref) lt_->preference_destroy(pref);
     if (lc) lt_->layout_destroy(lc);
@@ -137,6 +141,9 @@ class RealBlasLt : public BlasLtApi {
   const CublasLtLibrary* lt_;
   cublasLtHandle_t handle_ = nullptr;
   std::map<GpuStream, void*> workspace_;
+  // One rank's thread calls Matmul (a rank's lanes are issued in turn), so
+  // no lock; a run's shapes are few, so no bound.
+  std::map<MatmulKey, cublasLtMatmulAlgo_t> algo_;
 };
 
 }  // namespace

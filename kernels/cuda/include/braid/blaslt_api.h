@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 
 #include "braid/cuda_api.h"
 
@@ -39,6 +40,25 @@ struct MatmulArgs {
 // bytes; every pointer 16-byte aligned; both scale pointers set. The message
 // names the first rule broken.
 Status CheckFp8Matmul(const MatmulArgs& args);
+
+// What cuBLASLt's algorithm choice depends on in a MatmulArgs: everything
+// but the addresses, except how far they are aligned (the heuristic may pick
+// a kernel that needs more than 16 bytes). Two GEMMs with equal keys can
+// share one heuristic answer, which the real forwarder caches: the query
+// cost tens of microseconds of host time per launch, and a ring's steps or
+// a compute stand-in launch the same shape again and again.
+struct MatmulKey {
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  DType dtype = DType::kBf16, b_dtype = DType::kBf16;  // b_dtype: FP8's B, else dtype
+  int sm_count_target = 0;
+  bool tf32 = false;
+  int align = 0;  // the least alignment of a, b and c: 16, 32, 64, 128 or 256 bytes (less: 0)
+
+  auto Tie() const { return std::tie(m, n, k, lda, ldb, ldc, dtype, b_dtype, sm_count_target, tf32, align); }
+  bool operator<(const MatmulKey& o) const { return Tie() < o.Tie(); }
+  bool operator==(const MatmulKey& o) const { return Tie() == o.Tie(); }
+};
+MatmulKey KeyOf(const MatmulArgs& args);
 
 // One object per rank (it owns that device's handle and workspaces).
 class BlasLtApi {
