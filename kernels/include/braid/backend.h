@@ -84,6 +84,11 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   virtual Result<RunOutput> Run(const Plan& plan, const RunOptions& options) = 0;
+  // Whether RunOutput::iteration_ns is each iteration's makespan as its
+  // events give it (the sim's), so that a figure held against the makespan
+  // (the lower bound) may be taken from it without recording events; where
+  // it is the host's time for the iteration (cuda, cpu), it is not.
+  virtual bool IterationTimesAreMakespans() const { return false; }
 };
 
 }  // namespace braid

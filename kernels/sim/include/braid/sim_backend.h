@@ -70,6 +70,7 @@ class SimBackend : public Backend {
   SimBackend& operator=(const SimBackend&) = delete;
 
   std::string_view name() const override { return "sim"; }
+  bool IterationTimesAreMakespans() const override { return true; }
   // Checks the plan (CheckPlanStructure) and that the topology has P GPUs
   // (in loopback: CheckLoopback).
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;

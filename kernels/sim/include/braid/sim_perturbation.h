@@ -76,6 +76,7 @@ class PerturbedSimBackend : public Backend {
                       uint64_t noise_seed);
 
   std::string_view name() const override { return "sim"; }
+  bool IterationTimesAreMakespans() const override { return true; }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
 
   // The noise-free perturbed makespan of one iteration (checks the plan's
