@@ -33,22 +33,11 @@
 # Every braid invocation goes through a wrapper that bounds it (timeout) and
 # keeps its arguments, exit code, stdout and stderr under logs/NNN/.
 set -u
-bundle="${1:?usage: lease.sh BUNDLE.tar.gz OUT_DIR [SECONDS]}"
-out="${2:?usage: lease.sh BUNDLE.tar.gz OUT_DIR [SECONDS]}"
-budget="${3:-400}"
 here="$(cd "$(dirname "$0")" && pwd)"
-start=$(date +%s)
-elapsed() { echo $(($(date +%s) - start)); }
-say() { echo "[lease $(elapsed)s] $*"; }
-
-work=/tmp/braid-lease
-rm -rf "$work"
-mkdir -p "$work/res/logs" "$work/res/loopback" "$work/tmp" "$out"
-res="$work/res"
-pack() { tar -C "$work" -czf "$out/gpu-results.tar.gz.tmp" res && mv "$out/gpu-results.tar.gz.tmp" "$out/gpu-results.tar.gz"; }
-
-tar -C "$work" -xzf "$bundle" || { echo "lease: cannot unpack $bundle"; exit 1; }
-bin="$work/braid-gpu-bundle/braid"
+# shellcheck source=tests/gpu/lease_setup.sh
+. "$here/lease_setup.sh"
+lease_open lease gpu-results 400 "$@"
+mkdir -p "$res/loopback"
 
 # --- 0. cpu ---------------------------------------------------------------
 if [[ -n "${BRAID_SIM_BENCH_DIR:-}" && -d "$BRAID_SIM_BENCH_DIR" ]]; then
@@ -63,8 +52,7 @@ if [[ -n "${BRAID_SIM_BENCH_DIR:-}" && -d "$BRAID_SIM_BENCH_DIR" ]]; then
 fi
 
 # --- 1. env ---------------------------------------------------------------
-# shellcheck source=tests/gpu/lease_setup.sh
-. "$here/lease_setup.sh"
+lease_record_machine
 pack
 
 # --- 2. probe -------------------------------------------------------------

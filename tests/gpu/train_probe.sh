@@ -18,25 +18,14 @@
 #              braid's own CUPTI collection).
 # Everything lands in OUT_DIR/probe-results.tar.gz, packed after each phase.
 set -u
-bundle="${1:?usage: train_probe.sh BUNDLE.tar.gz OUT_DIR [SECONDS]}"
-out="${2:?usage: train_probe.sh BUNDLE.tar.gz OUT_DIR [SECONDS]}"
-budget="${3:-300}"
 here="$(cd "$(dirname "$0")" && pwd)"
-start=$(date +%s)
-elapsed() { echo $(($(date +%s) - start)); }
-say() { echo "[probe $(elapsed)s] $*"; }
-
-work=/tmp/braid-probe
-rm -rf "$work"
-mkdir -p "$work/res/logs" "$work/res/runs" "$work/tmp" "$out"
-res="$work/res"
-pack() { tar -C "$work" -czf "$out/probe-results.tar.gz.tmp" res && mv "$out/probe-results.tar.gz.tmp" "$out/probe-results.tar.gz"; }
-tar -C "$work" -xzf "$bundle" || { echo "probe: cannot unpack $bundle"; exit 1; }
-bin="$work/braid-gpu-bundle/braid"
-
-# --- 1. env -----------------------------------------------------------------
 # shellcheck source=tests/gpu/lease_setup.sh
 . "$here/lease_setup.sh"
+lease_open probe probe-results 300 "$@"
+mkdir -p "$res/runs"
+
+# --- 1. env -----------------------------------------------------------------
+lease_record_machine
 head -n 20 "$res/env.txt"
 pack
 

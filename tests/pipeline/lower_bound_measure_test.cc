@@ -56,23 +56,25 @@ Plan SerialPlan() {
   return *plan;
 }
 
+LowerBound Measure(Backend& backend) {
+  auto lb = MeasureLowerBound(backend, SerialPlan(), RunOptions{});
+  EXPECT_TRUE(lb.ok()) << lb.status().message();
+  return lb.ok() ? *lb : LowerBound{};
+}
+
 TEST(RunPipelineLowerBound, HostTimedBackendsAreMeasuredByTheirEvents) {
   TwoClockBackend host_timed(false, 66, 176);
-  RunOptions o;
-  auto lb = MeasureLowerBound(host_timed, SerialPlan(), o);
-  ASSERT_TRUE(lb.ok()) << lb.status().message();
+  const LowerBound lb = Measure(host_timed);
   EXPECT_TRUE(host_timed.traced());
-  EXPECT_DOUBLE_EQ(lb->compute_alone_ns, 66);
-  EXPECT_DOUBLE_EQ(lb->comm_alone_ns, 66);
+  EXPECT_DOUBLE_EQ(lb.compute_alone_ns, 66);
+  EXPECT_DOUBLE_EQ(lb.comm_alone_ns, 66);
 }
 
 TEST(RunPipelineLowerBound, MakespanTimedBackendsRecordNoEvents) {
   TwoClockBackend sim_like(true, 66, 176);
-  RunOptions o;
-  auto lb = MeasureLowerBound(sim_like, SerialPlan(), o);
-  ASSERT_TRUE(lb.ok()) << lb.status().message();
+  const LowerBound lb = Measure(sim_like);
   EXPECT_FALSE(sim_like.traced());
-  EXPECT_DOUBLE_EQ(lb->compute_alone_ns, 176);
+  EXPECT_DOUBLE_EQ(lb.compute_alone_ns, 176);
 }
 
 }  // namespace
