@@ -27,6 +27,43 @@ TEST(CudaStepEvents, CorrelationRoundTrips) {
   }
 }
 
+Event HostCallRecord(int64_t correlation, int64_t start, int64_t end, EventKind kind = EventKind::kSync) {
+  Event e = Record(correlation, start, end);
+  e.kind = kind;
+  e.name = kind == EventKind::kSync ? "stream wait event" : "marker";
+  return e;
+}
+
+// A GEMM's cudaStreamWaitEvent is timed where the host calls it, before the
+// GPU gets there: the step spans its kernel, whatever order the records
+// come in; a step with nothing but host calls keeps their span.
+TEST(CudaStepEvents, HostCallsDoNotStretchAStepThatHasGpuWork) {
+  const Plan plan = testing::CudaPlan(Op::kAgGemm, 32, 16, 32, 2, Algorithm::kSerial);
+  const Step* gemm = nullptr;
+  for (const Step& s : plan.ranks[0].steps) {
+    if (s.kind == StepKind::kGemm) gemm = &s;
+  }
+  ASSERT_NE(gemm, nullptr);
+  const int64_t id = int64_t(StepCorrelation(0, 0, gemm->id));
+  const std::vector<std::vector<Event>> orders = {
+      {HostCallRecord(id, 20, 22), Record(id, 50, 90), HostCallRecord(id, 95, 99, EventKind::kMarker)},
+      {Record(id, 50, 90), HostCallRecord(id, 20, 22)},
+      {HostCallRecord(id, 20, 22), HostCallRecord(id, 21, 23), Record(id, 50, 70), Record(id, 75, 90)},
+  };
+  for (const std::vector<Event>& records : orders) {
+    const std::vector<Event> events = StepEvents(plan, records);
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].start_ns, 50);
+    EXPECT_EQ(events[0].end_ns, 90);
+    EXPECT_EQ(events[0].kind, EventKind::kCompute);
+    EXPECT_EQ(events[0].name, gemm->name);
+  }
+  const std::vector<Event> only_host = StepEvents(plan, {HostCallRecord(id, 20, 22), HostCallRecord(id, 30, 31)});
+  ASSERT_EQ(only_host.size(), 1u);
+  EXPECT_EQ(only_host[0].start_ns, 20);
+  EXPECT_EQ(only_host[0].end_ns, 31);
+}
+
 TEST(CudaStepEvents, AStepsRecordsBecomeOneEventSpanningThem) {
   const Plan plan = testing::CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kRing, 1, 2);
   const Step& send = [&]() -> const Step& {

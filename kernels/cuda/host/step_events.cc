@@ -15,22 +15,35 @@ uint64_t StepCorrelation(int iteration, int rank, int step) {
 
 StepKey DecodeCorrelation(uint64_t id) { return {int(id >> 40) - 1, int((id >> 24) & 0xffff), int(id & 0xffffff)}; }
 
-// One event per (iteration, rank, step): the span of the GPU work tagged with it.
+namespace {
+
+bool HostCall(const Event& rec) { return rec.kind == EventKind::kSync || rec.kind == EventKind::kMarker; }
+
+}  // namespace
+
+// One event per (iteration, rank, step): the span of the GPU work tagged with
+// it; of its host calls only where it has no GPU work.
 std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& records) {
   std::map<std::tuple<int, int, int>, Event> by_step;
+  std::map<std::tuple<int, int, int>, bool> from_host_calls;  // spans taken from host calls so far
   for (const Event& rec : records) {
     if (rec.correlation < 0) continue;
     const StepKey key = DecodeCorrelation(uint64_t(rec.correlation));
     if (key.iteration < 0 || key.rank >= plan.tp()) continue;
     const RankPlan& rp = plan.ranks[size_t(key.rank)];
     if (key.step >= int(rp.steps.size())) continue;
-    auto [it, fresh] = by_step.try_emplace({key.iteration, key.rank, key.step});
+    const std::tuple<int, int, int> at{key.iteration, key.rank, key.step};
+    auto [it, fresh] = by_step.try_emplace(at);
     Event& e = it->second;
-    if (fresh) {
+    bool& host_only = from_host_calls[at];
+    const bool host = HostCall(rec);
+    if (fresh || (host_only && !host)) {  // the first record, or the first GPU record after host calls
       const Step& s = rp.steps[size_t(key.step)];
       e = EventOfStep(s, key.iteration, key.rank, rec.start_ns, rec.end_ns);
       if (s.match < 0) e.correlation = rec.correlation;  // unmatched steps keep the tracer's id
+      host_only = host;
     }
+    if (host && !host_only) continue;
     e.start_ns = std::min(e.start_ns, rec.start_ns);
     e.end_ns = std::max(e.end_ns, rec.end_ns);
   }
