@@ -50,6 +50,8 @@ TEST(CudaComputeStandIn, AttentionOfAFewGflopsIsOneOrTwoLargeGemms) {
 
 TEST(CudaComputeStandIn, NoFlopsIsNoGemmAndTinyStepsOneSmallGemm) {
   for (double f : {0.0, -5.0, std::numeric_limits<double>::quiet_NaN()}) EXPECT_EQ(StandInFor(f).count, 0);
+  EXPECT_EQ(StandInFor(std::numeric_limits<double>::infinity()).count, int64_t(1e15));
+  EXPECT_EQ(StandInFor(1e300).k, cuda::kStandInMaxK);
   const ComputeStandIn tiny = StandInFor(100.0);
   EXPECT_EQ(tiny.count, 1);
   EXPECT_EQ(tiny.m * tiny.n * tiny.k, 16 * 16 * 16);

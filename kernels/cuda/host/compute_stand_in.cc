@@ -25,8 +25,10 @@ ComputeStandIn StandInFor(double flops) {
     // Largest m and n; as many GEMMs as k ≤ kStandInMaxK needs, k shared out
     // evenly (each at least half of kStandInMaxK once there are two).
     s.m = s.n = kStandInMaxDim;
-    s.count = int64_t(std::ceil(flops / full));
-    s.k = std::min(kStandInMaxK, RoundTo16(flops / (2.0 * dim * dim * double(s.count))));
+    // Capped so that the cast stays defined (no plan's step comes near: a
+    // 10^15-launch step would never finish anyway).
+    s.count = int64_t(std::min(std::ceil(flops / full), 1e15));
+    s.k = RoundTo16(std::min(flops / (2.0 * dim * dim * double(s.count)), double(kStandInMaxK)));
     return s;
   }
   // One GEMM of k = kMinK and m = n below kStandInMaxDim; the smallest steps
