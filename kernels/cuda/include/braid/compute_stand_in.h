@@ -6,8 +6,9 @@
 //
 // On an H200, 256³ tiles (the first stand-in) ran at about 1.7 TFLOP/s: a
 // 4.3 GFLOP attention forward took 2.6 ms, 128 launches each with its own
-// cuBLASLt heuristic query; its training steps' makespans were 10 to 20×
-// the simulator's. A few GEMMs of up to 2048 × 2048 × 1024 keep the
+// cuBLASLt heuristic query; its training steps' makespans were 13 to 29×
+// the simulator's. The operands are zeros, which may draw less power than
+// real activations (an upper bound on the rate, if anything). A few GEMMs of up to 2048 × 2048 × 1024 keep the
 // launches to one per 8.6 GFLOP.
 #pragma once
 
@@ -21,8 +22,8 @@ struct ComputeStandIn {
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(count); }
 };
 
-// Largest stand-in operands: a scratch of MaxStandIn's m×k, k×n and m×n
-// elements holds any step's.
+// The largest stand-in GEMM: m and n at most kStandInMaxDim, k at most
+// kStandInMaxK (each rank's scratch is sized for its largest step).
 inline constexpr int64_t kStandInMaxDim = 2048;
 inline constexpr int64_t kStandInMaxK = 1024;
 
