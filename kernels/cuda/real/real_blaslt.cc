@@ -2,7 +2,7 @@
 // column-major Cᵀ = Bᵀ·Aᵀ (no transposes, operands swapped; FP8 takes B
 // stored transposed, see blaslt_api.h). One handle per
 // rank; one workspace per stream, so concurrent GEMM lanes never share one;
-// the heuristic's algorithm cached per MatmulKey (asked once per shape).
+// the descriptor, layouts and heuristic's algorithm made once per MatmulKey.
 // cuBLASLt is reached through the table of real/cublaslt_library.h, opened
 // when the first handle is made.
 #include <cublasLt.h>
@@ -49,6 +49,7 @@ class RealBlasLt : public BlasLtApi {
  public:
   explicit RealBlasLt(const CublasLtLibrary* lt) : lt_(lt) {}
   ~RealBlasLt() override {
+    for (auto& [key, prepared] : prepared_) Destroy(prepared);
     for (auto& [stream, ws] : workspace_) (void)cudaFree(ws);
     if (handle_ != nullptr) (void)lt_->destroy(handle_);
   }
@@ -59,19 +60,58 @@ class RealBlasLt : public BlasLtApi {
     BRAID_RETURN_IF_ERROR(CheckFp8Matmul(m));
     void* ws = nullptr;
     BRAID_RETURN_IF_ERROR(Workspace(s, ws));
+    const MatmulKey key = KeyOf(m);
+    auto known = prepared_.find(key);
+    if (known == prepared_.end()) {
+      Prepared p;
+      const Status st = Prepare(m, p);
+      if (!st.ok()) {
+        Destroy(p);
+        return st;
+      }
+      known = prepared_.emplace(key, p).first;
+    }
+    const Prepared& p = known->second;
+    if (IsFp8(m.dtype)) {
+      // The scales are the call's own (per tensor): set on the shared
+      // descriptor each time. "A" is our B, "B" our A: the scales follow the
+      // operands.
+      const void* sa = m.fp8.b_scale;
+      const void* sb = m.fp8.a_scale;
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa)));
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb)));
+    }
+    const float alpha = 1.0f, beta = 0.0f;
+    return BRAID_CUBLAS_STATUS(lt_->matmul(handle_, p.desc, &alpha, m.b, p.la, m.a, p.lb, &beta, m.c, p.lc, m.c, p.lc,
+                                           &p.algo, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
+  }
+
+ private:
+  // What a GEMM of one MatmulKey needs besides its pointers: the descriptor,
+  // the three layouts and the heuristic's algorithm, made on its first call
+  // and kept (creating and destroying five objects and asking the heuristic
+  // cost tens of microseconds of host time per launch, and on an H200 a
+  // small training step's GPU waited on its host).
+  struct Prepared {
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+  };
+
+  Status Prepare(const MatmulArgs& m, Prepared& p) {
     const bool fp8 = IsFp8(m.dtype);
     const cudaDataType_t type_a = DataType(m.dtype);
     const cudaDataType_t type_b = fp8 ? DataType(m.fp8.b) : type_a;
     const cudaDataType_t type_c = fp8 ? CUDA_R_16BF : type_a;
     const cublasComputeType_t compute =
         m.dtype == DType::kFp32 && m.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    cublasLtMatmulDesc_t desc = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-    cublasLtMatmulPreference_t pref = nullptr;
-    Status st = BRAID_CUBLAS_STATUS(lt_->desc_create(&desc, compute, CUDA_R_32F));
+    BRAID_RETURN_IF_ERROR(BRAID_CUBLAS_STATUS(lt_->desc_create(&p.desc, compute, CUDA_R_32F)));
     const int32_t sms = m.sm_count_target;
-    if (st.ok() && sms > 0) {
-      st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms));
+    if (sms > 0) {
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms)));
     }
     // Column-major view: "A" = B (n×k, ld ldb), "B" = A (k×m, ld lda), D = Cᵀ (n×m, ld ldc).
     // FP8 ("TN", the only layout Hopper's FP8 kernels take): B is stored as
@@ -79,54 +119,53 @@ class RealBlasLt : public BlasLtApi {
     // transposed; A stays k×m untransposed.
     if (fp8) {
       const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-      if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-      if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
-      // "A" is our B, "B" our A: the scales follow the operands.
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t)));
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n)));
+      // The heuristic is asked with this call's scales set; each later call
+      // sets its own before the matmul.
       const void* sa = m.fp8.b_scale;
       const void* sb = m.fp8.a_scale;
-      if (st.ok()) {
-        st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
-      }
-      if (st.ok()) {
-        st = BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
-      }
-      if (st.ok()) {
-        st = BRAID_CUBLAS_STATUS(lt_->layout_create(&la, type_b, uint64_t(m.k), uint64_t(m.n), m.ldb));
-      }
-    } else if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(lt_->layout_create(&la, type_b, uint64_t(m.n), uint64_t(m.k), m.ldb));
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa)));
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb)));
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->layout_create(&p.la, type_b, uint64_t(m.k), uint64_t(m.n), m.ldb)));
+    } else {
+      BRAID_RETURN_IF_ERROR(
+          BRAID_CUBLAS_STATUS(lt_->layout_create(&p.la, type_b, uint64_t(m.n), uint64_t(m.k), m.ldb)));
     }
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->layout_create(&lb, type_a, uint64_t(m.k), uint64_t(m.m), m.lda));
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->layout_create(&lc, type_c, uint64_t(m.n), uint64_t(m.m), m.ldc));
-    if (st.ok()) st = BRAID_CUBLAS_STATUS(lt_->preference_create(&pref));
+    BRAID_RETURN_IF_ERROR(BRAID_CUBLAS_STATUS(lt_->layout_create(&p.lb, type_a, uint64_t(m.k), uint64_t(m.m), m.lda)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUBLAS_STATUS(lt_->layout_create(&p.lc, type_c, uint64_t(m.n), uint64_t(m.m), m.ldc)));
+    cublasLtMatmulPreference_t pref = nullptr;
+    Status st = BRAID_CUBLAS_STATUS(lt_->preference_create(&pref));
     const uint64_t ws_bytes = kWorkspaceBytes;
     if (st.ok()) {
       st = BRAID_CUBLAS_STATUS(
           lt_->preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
     }
-    const MatmulKey key = KeyOf(m);
-    auto known = algo_.find(key);
-    if (st.ok() && known == algo_.end()) {
-      cublasLtMatmulHeuristicResult_t heur{};
-      int found = 0;
-      st = BRAID_CUBLAS_STATUS(lt_->algo_get_heuristic(handle_, desc, la, lb, lc, lc, pref, 1, &heur, &found));
-      if (st.ok() && found == 0) st = Status::Internal("cuBLASLt found no algorithm for this GEMM");
-      if (st.ok()) known = algo_.emplace(key, heur.algo).first;
-    }
-    const float alpha = 1.0f, beta = 0.0f;
+    cublasLtMatmulHeuristicResult_t heur{};
+    int found = 0;
     if (st.ok()) {
-      st = BRAID_CUBLAS_STATUS(lt_->matmul(handle_, desc, &alpha, m.b, la, m.a, lb, &beta, m.c, lc, m.c, lc,
-                                           &known->second, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
+      st =
+          BRAID_CUBLAS_STATUS(lt_->algo_get_heuristic(handle_, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &heur, &found));
     }
+    if (st.ok() && found == 0) st = Status::Internal("cuBLASLt found no algorithm for this GEMM");
+    if (st.ok()) p.algo = heur.algo;
     if (pref) lt_->preference_destroy(pref);
-    if (lc) lt_->layout_destroy(lc);
-    if (lb) lt_->layout_destroy(lb);
-    if (la) lt_->layout_destroy(la);
-    if (desc) lt_->desc_destroy(desc);
     return st;
   }
 
- private:
+  void Destroy(Prepared& p) {
+    if (p.lc) lt_->layout_destroy(p.lc);
+    if (p.lb) lt_->layout_destroy(p.lb);
+    if (p.la) lt_->layout_destroy(p.la);
+    if (p.desc) lt_->desc_destroy(p.desc);
+    p = Prepared{};
+  }
+
   Status Workspace(GpuStream s, void*& ws) {
     auto it = workspace_.find(s);
     if (it != workspace_.end()) {
@@ -143,7 +182,7 @@ class RealBlasLt : public BlasLtApi {
   std::map<GpuStream, void*> workspace_;
   // One rank's thread calls Matmul (a rank's lanes are issued in turn), so
   // no lock; a run's shapes are few, so no bound.
-  std::map<MatmulKey, cublasLtMatmulAlgo_t> algo_;
+  std::map<MatmulKey, Prepared> prepared_;
 };
 
 }  // namespace

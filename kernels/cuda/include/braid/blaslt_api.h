@@ -43,10 +43,11 @@ Status CheckFp8Matmul(const MatmulArgs& args);
 
 // What cuBLASLt's algorithm choice depends on in a MatmulArgs: everything
 // but the addresses, except how far they are aligned (the heuristic may pick
-// a kernel that needs more than 16 bytes). Two GEMMs with equal keys can
-// share one heuristic answer, which the real forwarder caches: the query
-// cost tens of microseconds of host time per launch, and a ring's steps or
-// a compute stand-in launch the same shape again and again.
+// a kernel that needs more than 16 bytes). GEMMs with equal keys share one
+// descriptor, its layouts and one heuristic answer, which the real
+// forwarder makes once and keeps: made per call they cost tens of
+// microseconds of host time per launch, and a ring's steps or a compute
+// stand-in launch the same shape again and again.
 struct MatmulKey {
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   DType dtype = DType::kBf16, b_dtype = DType::kBf16;  // b_dtype: FP8's B, else dtype
