@@ -64,7 +64,7 @@ class RealBlasLt : public BlasLtApi {
     auto known = prepared_.find(key);
     if (known == prepared_.end()) {
       Prepared p;
-      const Status st = Prepare(m, p);
+      Status st = Prepare(m, p);
       if (!st.ok()) {
         Destroy(p);
         return st;
@@ -72,17 +72,9 @@ class RealBlasLt : public BlasLtApi {
       known = prepared_.emplace(key, p).first;
     }
     const Prepared& p = known->second;
-    if (IsFp8(m.dtype)) {
-      // The scales are the call's own (per tensor): set on the shared
-      // descriptor each time. "A" is our B, "B" our A: the scales follow the
-      // operands.
-      const void* sa = m.fp8.b_scale;
-      const void* sb = m.fp8.a_scale;
-      BRAID_RETURN_IF_ERROR(
-          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa)));
-      BRAID_RETURN_IF_ERROR(
-          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb)));
-    }
+    // The scales are the call's own (per tensor): set on the shared
+    // descriptor each time.
+    if (IsFp8(m.dtype)) BRAID_RETURN_IF_ERROR(SetScales(p.desc, m));
     const float alpha = 1.0f, beta = 0.0f;
     return BRAID_CUBLAS_STATUS(lt_->matmul(handle_, p.desc, &alpha, m.b, p.la, m.a, p.lb, &beta, m.c, p.lc, m.c, p.lc,
                                            &p.algo, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
@@ -125,12 +117,7 @@ class RealBlasLt : public BlasLtApi {
           BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n)));
       // The heuristic is asked with this call's scales set; each later call
       // sets its own before the matmul.
-      const void* sa = m.fp8.b_scale;
-      const void* sb = m.fp8.a_scale;
-      BRAID_RETURN_IF_ERROR(
-          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa)));
-      BRAID_RETURN_IF_ERROR(
-          BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb)));
+      BRAID_RETURN_IF_ERROR(SetScales(p.desc, m));
       BRAID_RETURN_IF_ERROR(
           BRAID_CUBLAS_STATUS(lt_->layout_create(&p.la, type_b, uint64_t(m.k), uint64_t(m.n), m.ldb)));
     } else {
@@ -156,6 +143,15 @@ class RealBlasLt : public BlasLtApi {
     if (st.ok()) p.algo = heur.algo;
     if (pref) lt_->preference_destroy(pref);
     return st;
+  }
+
+  // "A" is our B, "B" our A: the scales follow the operands.
+  Status SetScales(cublasLtMatmulDesc_t desc, const MatmulArgs& m) {
+    const void* sa = m.fp8.b_scale;
+    const void* sb = m.fp8.a_scale;
+    BRAID_RETURN_IF_ERROR(
+        BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa)));
+    return BRAID_CUBLAS_STATUS(lt_->desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
   }
 
   void Destroy(Prepared& p) {
