@@ -3,8 +3,8 @@
 // cpu), from the iteration times where they are the makespans (sim).
 #include <gtest/gtest.h>
 
+#include "backend_test_util.h"
 #include "braid/lower_bound.h"
-#include "braid/planner.h"
 
 namespace braid {
 namespace {
@@ -44,20 +44,9 @@ class TwoClockBackend : public Backend {
   bool traced_ = false;
 };
 
-Plan SerialPlan() {
-  Workload w;
-  w.op = Op::kAgGemm;
-  w.tp = 2;
-  w.m = 64;
-  w.n = 32;
-  w.k = 16;
-  auto plan = BuildPlan(w, OverlapConfig{});
-  EXPECT_TRUE(plan.ok()) << plan.status().message();
-  return *plan;
-}
-
 LowerBound Measure(Backend& backend) {
-  auto lb = MeasureLowerBound(backend, SerialPlan(), RunOptions{});
+  auto lb = MeasureLowerBound(
+      backend, testing::MustBuildPlan({Op::kAgGemm, 64, 32, 16, DType::kBf16, 2}, OverlapConfig{}), RunOptions{});
   EXPECT_TRUE(lb.ok()) << lb.status().message();
   return lb.ok() ? *lb : LowerBound{};
 }

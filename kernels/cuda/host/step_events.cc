@@ -24,32 +24,33 @@ bool HostCall(const Event& rec) { return rec.kind == EventKind::kSync || rec.kin
 // One event per (iteration, rank, step): the span of the GPU work tagged with
 // it; of its host calls only where it has no GPU work.
 std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& records) {
-  std::map<std::tuple<int, int, int>, Event> by_step;
-  std::map<std::tuple<int, int, int>, bool> from_host_calls;  // spans taken from host calls so far
+  struct Span {
+    Event event;
+    bool from_host_calls = false;  // no GPU record seen yet
+  };
+  std::map<std::tuple<int, int, int>, Span> by_step;
   for (const Event& rec : records) {
     if (rec.correlation < 0) continue;
     const StepKey key = DecodeCorrelation(uint64_t(rec.correlation));
     if (key.iteration < 0 || key.rank >= plan.tp()) continue;
     const RankPlan& rp = plan.ranks[size_t(key.rank)];
     if (key.step >= int(rp.steps.size())) continue;
-    const std::tuple<int, int, int> at{key.iteration, key.rank, key.step};
-    auto [it, fresh] = by_step.try_emplace(at);
-    Event& e = it->second;
-    bool& host_only = from_host_calls[at];
+    auto [it, fresh] = by_step.try_emplace({key.iteration, key.rank, key.step});
+    Span& span = it->second;
     const bool host = HostCall(rec);
-    if (fresh || (host_only && !host)) {  // the first record, or the first GPU record after host calls
+    if (fresh || (span.from_host_calls && !host)) {  // the first record, or the first GPU record after host calls
       const Step& s = rp.steps[size_t(key.step)];
-      e = EventOfStep(s, key.iteration, key.rank, rec.start_ns, rec.end_ns);
-      if (s.match < 0) e.correlation = rec.correlation;  // unmatched steps keep the tracer's id
-      host_only = host;
+      span.event = EventOfStep(s, key.iteration, key.rank, rec.start_ns, rec.end_ns);
+      if (s.match < 0) span.event.correlation = rec.correlation;  // unmatched steps keep the tracer's id
+      span.from_host_calls = host;
     }
-    if (host && !host_only) continue;
-    e.start_ns = std::min(e.start_ns, rec.start_ns);
-    e.end_ns = std::max(e.end_ns, rec.end_ns);
+    if (host && !span.from_host_calls) continue;
+    span.event.start_ns = std::min(span.event.start_ns, rec.start_ns);
+    span.event.end_ns = std::max(span.event.end_ns, rec.end_ns);
   }
   std::vector<Event> events;
   events.reserve(by_step.size());
-  for (auto& [key, e] : by_step) events.push_back(std::move(e));
+  for (auto& [key, span] : by_step) events.push_back(std::move(span.event));
   std::stable_sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
     return std::tie(x.iteration, x.rank, x.start_ns, x.lane) < std::tie(y.iteration, y.rank, y.start_ns, y.lane);
   });

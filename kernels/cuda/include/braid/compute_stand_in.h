@@ -7,9 +7,9 @@
 // On an H200, 256³ tiles (the first stand-in) ran at about 1.7 TFLOP/s: a
 // 4.3 GFLOP attention forward took 2.6 ms, 128 launches each with its own
 // cuBLASLt heuristic query; its training steps' makespans were 13 to 29×
-// the simulator's. The operands are zeros, which may draw less power than
-// real activations (an upper bound on the rate, if anything). A few GEMMs of up to 2048 × 2048 × 1024 keep the
-// launches to one per 8.6 GFLOP.
+// the simulator's. A few GEMMs of up to 2048 × 2048 × 1024 keep the launches
+// to one per 8.6 GFLOP. The operands are zeros, which may draw less power
+// than real activations: if anything, the stand-in runs a little fast.
 #pragma once
 
 #include <cstdint>
