@@ -159,5 +159,49 @@ TEST(StoreParts, APushedRunReadsBackAndADroppedOneLeavesNothing) {
   EXPECT_EQ(raw.Text("PRAGMA foreign_key_check"), "");
 }
 
+// A run's event rows go in as multi-row INSERT OR ROLLBACK statements (no
+// statement journal): when SQLite refuses a row half way through a part,
+// it ends the whole transaction itself. Nothing of the run stays, the run
+// before is kept, and the store takes the next run.
+TEST(StoreParts, ARowSqliteRefusesHalfWayEndsTheWholeRun) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  auto store = Store::Open(path);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->WriteRun(SampleMeta(), MakeLanes(1, 1), MakeEvents(1, 1, 1, 3), {}).ok());
+  const std::vector<Event> events = MakeEvents(2, 3, 2, 20);  // 80 per rank: seq 100 is rank 1's 21st
+  const std::vector<LaneInfo> lanes = MakeLanes(3, 2);
+  const auto good_end = []() -> Result<Store::RunEnd> { return Store::RunEnd{SampleMeta(), {}}; };
+  {
+    RawDb raw(path);
+    ASSERT_EQ(raw.Exec("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.seq = 100"
+                       " BEGIN SELECT RAISE(ROLLBACK, 'refused row'); END"),
+              "");
+  }
+  Feed parts{PartsByRank(events, lanes, {0, 1, 2})};
+  Result<int64_t> parted = (*store)->WriteRunInParts([&] { return parts.Next(); }, good_end);
+  ASSERT_FALSE(parted.ok());
+  EXPECT_NE(parted.status().message().find("refused row"), std::string::npos) << parted.status().message();
+  EXPECT_EQ(parts.next, 2u);  // the first part was in when the second failed
+
+  Result<int64_t> whole = (*store)->WriteRun(SampleMeta(), lanes, events, {});
+  ASSERT_FALSE(whole.ok());
+  EXPECT_NE(whole.status().message().find("refused row"), std::string::npos) << whole.status().message();
+  {
+    RawDb raw(path);
+    EXPECT_EQ(raw.Int("SELECT count(*) FROM runs"), 1);
+    EXPECT_EQ(raw.Int("SELECT count(*) FROM events"), 3);
+    ASSERT_EQ(raw.Exec("DROP TRIGGER refuse"), "");
+  }
+  Feed again{PartsByRank(events, lanes, {0, 1, 2})};
+  Result<int64_t> id = (*store)->WriteRunInParts([&] { return again.Next(); }, good_end);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ((*store)->LoadEvents(*id)->size(), events.size());
+  store->reset();
+  RawDb raw(path);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM runs"), 2);
+  EXPECT_EQ(raw.Text("PRAGMA foreign_key_check"), "");
+}
+
 }  // namespace
 }  // namespace braid
