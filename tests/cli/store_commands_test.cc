@@ -291,6 +291,14 @@ TEST(CliStore, ImportOfABadJobLeavesNoRunAndNoNewStore) {
   ExpectUsageError(Braid("import kineto " + bad + " --db " + db), "rank9.json");
   const std::string mixed = JobDir("job_mixed", 6, -1, /*other_world_rank=*/4);
   ExpectUsageError(Braid("import kineto " + mixed + " --db " + db), "world_size 7, but");
+  // The same rank in two files: named by its files, before the second is
+  // stored (the store's own key check would only name a table).
+  const std::string twice = JobDir("job_twice", 4);
+  std::ofstream(twice + "/rank3.json") << RankTrace(1, 4);
+  ExpectUsageError(Braid("import kineto " + twice + " --db " + db),
+                   twice + "/rank3.json: rank 1 again (" + twice + "/rank1.json is rank 1 too)");
+  ExpectUsageError(Braid("import kineto " + twice + " --db " + fresh), "rank 1 again");
+  EXPECT_FALSE(std::filesystem::exists(fresh));
   EXPECT_EQ(RunCount(db), 1);
 }
 

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -97,7 +98,9 @@ class KinetoJob {
   const std::vector<std::string>& files() const { return paths_; }
   // The next file's rank, waiting for its worker; nullptr after the last.
   // The job keeps it until Finish(); the caller may read its events (they
-  // are not touched again). The first bad file in order is the error.
+  // are not touched again). The first bad file in order is the error, and
+  // a rank that an earlier file had is one: a caller storing each rank as
+  // it comes never meets it twice.
   Result<ImportedRank*> Next();
   // Every rank (those not taken by Next() are waited for), checked across
   // files: one world size, each rank once, each below the world size.
@@ -115,6 +118,7 @@ class KinetoJob {
   std::vector<Status> status_;
   std::vector<char> done_;  // guarded by mu_
   size_t given_ = 0;        // files handed out by Next()
+  std::map<int, size_t> file_of_rank_;  // the ranks handed out, and their files
   std::atomic<size_t> next_{0};
   std::atomic<size_t> first_failed_{std::numeric_limits<size_t>::max()};
   std::atomic<bool> stop_{false};

@@ -267,6 +267,11 @@ Result<ImportedRank*> KinetoJob::Next() {
   std::unique_lock<std::mutex> lock(mu_);
   ready_.wait(lock, [&] { return done_[i] != 0; });  // a worker owns every index up to a failure, and i is not past it
   if (!status_[i].ok()) return status_[i];
+  const int r = ranks_[i].rank;
+  if (auto [it, fresh] = file_of_rank_.emplace(r, i); !fresh) {
+    return Status::Invalid(OneLine(paths_[i]) + ": rank " + std::to_string(r) + " again (" +
+                           OneLine(paths_[it->second]) + " is rank " + std::to_string(r) + " too)");
+  }
   ++given_;
   return &ranks_[i];
 }
@@ -281,7 +286,6 @@ Result<ImportedTrace> KinetoJob::Finish() {
   const std::vector<std::optional<int>>& said_world = said_world_;
   std::optional<int> world;
   size_t world_file = 0;
-  std::map<int, size_t> file_of_rank;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (said_world[i]) {
       if (world && *world != *said_world[i]) {
@@ -298,10 +302,6 @@ Result<ImportedTrace> KinetoJob::Finish() {
     if (world && r >= *world) {
       return Status::Invalid(OneLine(paths[i]) + ": rank " + std::to_string(r) + " is not below the job's world_size " +
                              std::to_string(*world));
-    }
-    if (auto [it, fresh] = file_of_rank.emplace(r, i); !fresh) {
-      return Status::Invalid(OneLine(paths[i]) + ": rank " + std::to_string(r) + " again (" +
-                             OneLine(paths[it->second]) + " is rank " + std::to_string(r) + " too)");
     }
     if (world) trace.ranks[i].world = *world;
   }
