@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "kineto_records.h"
@@ -24,6 +25,14 @@ class Reader {
 
   Status ReadRoot(od::document& doc, KinetoRecords* out);
 
+  // For a read in parts (ReadInParts): this part's events are numbered on
+  // from `first`; after ReadRoot, the number after its last, how many
+  // traceEvents arrays it met, and whether one was the root's last key.
+  void NumberFrom(size_t first) { first_index_ = first; }
+  size_t next_index() const { return next_index_; }
+  int events_arrays() const { return events_arrays_; }
+  bool ended_with_events() const { return ended_with_events_; }
+
  private:
   Status ReadEvents(od::array events, KinetoRecords* out);
   Status ReadEvent(od::object ev, size_t index, KinetoRecords* out);
@@ -31,6 +40,9 @@ class Reader {
   Status ReadDistributedInfo(od::object info, KinetoRecords* out);
 
   std::string_view label_;
+  size_t first_index_ = 0, next_index_ = 0;
+  int events_arrays_ = 0;
+  bool ended_with_events_ = false;
 };
 
 std::string EventWhere(size_t index) { return "traceEvents[" + std::to_string(index) + "]"; }
@@ -59,7 +71,9 @@ Status Reader::ReadRoot(od::document& doc, KinetoRecords* out) {
     if (auto e = std::move(field_result).get(field)) return JsonFail("the root object", e);
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return JsonFail("a root key", e);
+    ended_with_events_ = key == "traceEvents";
     if (key == "traceEvents") {
+      ++events_arrays_;
       od::array events;
       if (auto e = field.value().get_array().get(events)) {
         return e == simdjson::INCORRECT_TYPE ? Fail("not a Kineto trace: traceEvents is not an array")
@@ -79,7 +93,7 @@ Status Reader::ReadRoot(od::document& doc, KinetoRecords* out) {
 }
 
 Status Reader::ReadEvents(od::array events, KinetoRecords* out) {
-  size_t index = 0;
+  size_t index = first_index_;
   for (auto item : events) {
     od::value v;
     // get() is rvalue-qualified, whatever clang-tidy's view of the type.
@@ -93,6 +107,7 @@ Status Reader::ReadEvents(od::array events, KinetoRecords* out) {
     ++index;
   }
   out->events_seen = static_cast<int>(std::min<size_t>(index, std::numeric_limits<int>::max()));
+  next_index_ = index;
   return Status::Ok();
 }
 
@@ -192,23 +207,117 @@ Status Reader::ReadDistributedInfo(od::object info, KinetoRecords* out) {
   return Status::Ok();
 }
 
+// A big trace is read in parts of about `part_bytes`, each copied into one
+// small buffer and parsed on its own, so that simdjson's index and string
+// buffers (about 1.3x the JSON for a whole file, each byte a fresh page to
+// fault in and zero) stay small and in cache. Parts end where the bytes
+// look like the end of an element of traceEvents ("}" "," "{"); part 0 is
+// the file's start closed with "]}", later parts are opened with
+// kPartPrefix. That guess is checked by the parse itself: a part whose end
+// fell inside a string has an odd number of quotes (simdjson refuses it),
+// and one whose end fell anywhere but between two elements of traceEvents
+// either does not parse or does not end with traceEvents as the root's
+// last key and nothing after. Any failure, and any problem in the trace,
+// sends the caller back to one read of the whole file, which gives the
+// records and errors (with their indexes) of a plain read.
+// On the shared traces (2 cores, a new process each): 35 MB of JSON in
+// 98 ms instead of 124, 9.8 MB in 41 instead of 48, with 512 KiB parts
+// (256 KiB and 1 MiB within 2 %, 2 MiB 5 % slower).
+constexpr std::string_view kPartPrefix = R"({"traceEvents": [)";
+
+bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// From `at` on, the first "," with "}" before it and "{" after it (only
+// whitespace between): its offset in `comma`, the "{"'s in `next`.
+bool FindPartEnd(std::string_view json, size_t at, size_t* comma, size_t* next) {
+  while (at < json.size()) {
+    const void* found = std::memchr(json.data() + at, ',', json.size() - at);
+    if (found == nullptr) return false;
+    const size_t c = size_t(static_cast<const char*>(found) - json.data());
+    size_t before = c, after = c + 1;
+    while (before > 0 && IsJsonSpace(json[before - 1])) --before;
+    while (after < json.size() && IsJsonSpace(json[after])) ++after;
+    if (before > 0 && json[before - 1] == '}' && after < json.size() && json[after] == '{') {
+      *comma = c;
+      *next = after;
+      return true;
+    }
+    at = c + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 struct KinetoParser::Impl {
   od::parser parser;
+  PaddedBytes part;  // ReadInParts' copy of one part
 };
+
+namespace {
+
+// True when every part read cleanly (see above); out then holds what a
+// whole read gives. False: out may hold some parts' records. `parser` and
+// `part` are the caller's, kept from file to file.
+bool ReadInParts(const PaddedBytes& json, std::string_view label, size_t part_bytes, KinetoRecords* out,
+                 od::parser& parser, PaddedBytes& part) {
+  const std::string_view all = json.view();
+  size_t from = 0, index = 0;
+  for (bool first = true;; first = false) {
+    size_t comma = 0, next = 0;
+    const bool last = part_bytes >= all.size() - from || !FindPartEnd(all, from + part_bytes, &comma, &next);
+    // "" rather than a default view: memcpy may not be given a null source.
+    const std::string_view prefix = first ? std::string_view("") : kPartPrefix;
+    const std::string_view body = all.substr(from, (last ? all.size() : comma) - from);
+    const std::string_view suffix = last ? std::string_view("") : std::string_view("]}");
+    char* p = part.Reserve(prefix.size() + body.size() + suffix.size());
+    std::memcpy(p, prefix.data(), prefix.size());
+    std::memcpy(p + prefix.size(), body.data(), body.size());
+    std::memcpy(p + prefix.size() + body.size(), suffix.data(), suffix.size());
+    part.SetSize(prefix.size() + body.size() + suffix.size());
+
+    Reader reader(label);
+    reader.NumberFrom(index);
+    od::document doc;
+    const simdjson::padded_string_view view(part.data(), part.size(), part.capacity());
+    if (parser.iterate(view).get(doc) != simdjson::SUCCESS || !reader.ReadRoot(doc, out).ok() ||
+        reader.events_arrays() != 1) {
+      return false;
+    }
+    ++out->parts;
+    if (last) return true;
+    // Nothing after the root's "}" (ours): current_location is past the end.
+    if (!reader.ended_with_events() || doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return false;
+    index = reader.next_index();
+    from = next;
+  }
+}
+
+}  // namespace
 
 KinetoParser::KinetoParser() : impl_(std::make_unique<Impl>()) {}
 KinetoParser::~KinetoParser() = default;
 
-Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out, KinetoParser* given) {
+Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out, KinetoParser* given,
+                         size_t part_bytes) {
   Reader reader(label);
   if (json.size() == 0) return reader.Fail("empty file");
   KinetoParser local_parser;
-  od::parser& parser = (given != nullptr ? given : &local_parser)->impl_->parser;
+  KinetoParser::Impl& impl = *(given != nullptr ? given : &local_parser)->impl_;
+  if (part_bytes > 0 && json.size() / 2 >= part_bytes) {
+    const size_t kept = out->events.size();
+    const KinetoRecords before{{}, out->events_seen, 0, out->rank, out->world};
+    out->parts = 0;
+    if (ReadInParts(json, label, part_bytes, out, impl.parser, impl.part)) return Status::Ok();
+    out->events.resize(kept);  // as it came: the whole read starts afresh
+    out->events_seen = before.events_seen;
+    out->rank = before.rank;
+    out->world = before.world;
+  }
+  out->parts = 1;
   od::document doc;
   const simdjson::padded_string_view view(json.data(), json.size(), json.capacity());
-  if (auto e = parser.iterate(view).get(doc)) return reader.JsonFail("the start", e);
+  if (auto e = impl.parser.iterate(view).get(doc)) return reader.JsonFail("the start", e);
   return reader.ReadRoot(doc, out);
 }
 

@@ -40,6 +40,7 @@ struct KinetoRecord {
 struct KinetoRecords {
   std::vector<KinetoRecord> events;
   int events_seen = 0;  // all of traceEvents, kept or not
+  int parts = 0;        // how many parts ReadKinetoRecords read it in (1: whole)
   std::optional<int> rank;
   std::optional<int> world;
 };
@@ -56,15 +57,20 @@ class KinetoParser {
 
  private:
   friend Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
-                                  KinetoParser* parser);
+                                  KinetoParser* parser, size_t part_bytes);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// How much of a trace one parse takes at a time: a file of at least twice
+// this is read in parts of about this size (see kineto_json.cc), with the
+// records and errors of a whole read. 0: always whole.
+inline constexpr size_t kKinetoPartBytes = size_t(512) << 10;
 
 // Appends to out->events (clear it first to reuse its buffer); `parser`
 // given, its buffers are reused.
 // @post on error, a one-line Status::Invalid starting with `label`.
 Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
-                         KinetoParser* parser = nullptr);
+                         KinetoParser* parser = nullptr, size_t part_bytes = kKinetoPartBytes);
 
 }  // namespace braid::importers

@@ -1,0 +1,183 @@
+// A Kineto trace read in parts (ReadKinetoRecords with a part size) gives
+// exactly the records, counts and errors of one read of the whole file,
+// wherever the guessed part ends fall: between events, inside strings,
+// inside nested arrays, in another root array, or past a bad event.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "file_bytes.h"
+#include "kineto_records.h"
+
+namespace braid::importers {
+namespace {
+
+PaddedBytes Bytes(std::string_view text) {
+  PaddedBytes b;
+  std::memcpy(b.Reserve(text.size()), text.data(), text.size());
+  b.SetSize(text.size());
+  return b;
+}
+
+// One event in Kineto's layout; `name` is put in as given (already JSON
+// text between the quotes), `extra_args` after the usual ones.
+std::string Event(int i, std::string_view name, std::string_view extra_args = "") {
+  const std::string n = std::to_string(i);
+  return "  {\n    \"ph\": \"X\", \"cat\": \"" + std::string(i % 3 == 0 ? "kernel" : "cuda_runtime") + "\", \"name\": \"" +
+         std::string(name) + "\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " + std::to_string(1000 + i * 10) +
+         ".5, \"dur\": 4,\n    \"args\": {\n      \"stream\": 7, \"correlation\": " + n + ", \"device\": 0" +
+         std::string(extra_args) + "\n    }\n  }";
+}
+
+struct TraceShape {
+  int events = 400;
+  std::string (*name)(int) = [](int i) { return "gemm_" + std::to_string(i); };
+  std::string (*extra_args)(int) = [](int) { return std::string(); };
+  std::string before;  // root keys before traceEvents (each ending with ",\n")
+  std::string after;   // root keys after it (each starting with ",\n")
+};
+
+std::string Trace(const TraceShape& t) {
+  std::string s = "{\n  \"schemaVersion\": 1,\n" + t.before + "  \"traceEvents\": [\n";
+  for (int i = 0; i < t.events; ++i) s += (i > 0 ? ",\n" : "") + Event(i, t.name(i), t.extra_args(i));
+  return s + "\n  ]" + t.after + "\n}\n";
+}
+
+struct Read {
+  Status status;
+  KinetoRecords records;
+};
+
+Read ReadWith(const PaddedBytes& json, size_t part_bytes) {
+  Read r;
+  KinetoParser parser;
+  r.status = ReadKinetoRecords(json, "t.json", &r.records, &parser, part_bytes);
+  return r;
+}
+
+// Returns how many parts the read in parts took (1: it fell back to a
+// whole read).
+int ExpectSameRead(const std::string& text, size_t part_bytes) {
+  SCOPED_TRACE("part_bytes " + std::to_string(part_bytes));
+  const PaddedBytes json = Bytes(text);
+  const Read whole = ReadWith(json, 0), parts = ReadWith(json, part_bytes);
+  EXPECT_EQ(whole.records.parts, 1);
+  EXPECT_EQ(parts.status.ok(), whole.status.ok());
+  EXPECT_EQ(parts.status.message(), whole.status.message());
+  if (!whole.status.ok() || !parts.status.ok()) return parts.records.parts;
+  EXPECT_EQ(parts.records.events_seen, whole.records.events_seen);
+  EXPECT_EQ(parts.records.rank, whole.records.rank);
+  EXPECT_EQ(parts.records.world, whole.records.world);
+  EXPECT_EQ(parts.records.events.size(), whole.records.events.size());
+  for (size_t i = 0; i < whole.records.events.size() && i < parts.records.events.size(); ++i) {
+    const KinetoRecord &a = parts.records.events[i], &b = whole.records.events[i];
+    EXPECT_TRUE(a.cat == b.cat && a.name == b.name && a.ts == b.ts && a.dur == b.dur && a.stream == b.stream &&
+                a.correlation == b.correlation && a.device == b.device && a.bytes == b.bytes &&
+                a.has_correlation == b.has_correlation)
+        << "record " << i << ": " << a.name << " vs " << b.name;
+  }
+  return parts.records.parts;
+}
+
+// Part sizes that put the guessed ends at many different places; the
+// parts each took.
+std::vector<int> ExpectSameReadAtManySizes(const std::string& text) {
+  std::vector<int> parts;
+  for (size_t part : {size_t(64), size_t(200), size_t(1000), size_t(4096), text.size() / 3}) {
+    parts.push_back(ExpectSameRead(text, part));
+  }
+  return parts;
+}
+
+TEST(KinetoParts, APlainTraceReadsTheSameInParts) {
+  TraceShape t;
+  t.before = "  \"distributedInfo\": {\"rank\": 3, \"world_size\": 8},\n";
+  const std::string text = Trace(t);
+  // 64-byte parts end after each event; a third of the file, in 3 or 4.
+  const std::vector<int> parts = ExpectSameReadAtManySizes(text);
+  EXPECT_EQ(parts.front(), 400);
+  EXPECT_GE(parts.back(), 3);
+  const Read r = ReadWith(Bytes(text), 1000);
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(r.records.events_seen, 400);
+  EXPECT_EQ(r.records.rank, 3);
+  EXPECT_GT(r.records.parts, 50);
+}
+
+TEST(KinetoParts, RootKeysAfterTheEventsAreRead) {
+  TraceShape t;
+  t.after = ",\n  \"distributedInfo\": {\"rank\": 5, \"world_size\": 6},\n  \"traceName\": \"x\"";
+  EXPECT_EQ(ExpectSameReadAtManySizes(Trace(t)).front(), 400);
+  EXPECT_EQ(ReadWith(Bytes(Trace(t)), 200).records.world, 6);
+}
+
+// Names holding "}, {" (escaped quotes around it) put guessed ends inside
+// strings: those parts are refused and the whole file is read.
+TEST(KinetoParts, EndsGuessedInsideStrings) {
+  TraceShape t;
+  t.name = [](int i) { return "op \\\"}, {\\\" " + std::to_string(i) + " },\\n{ \\\\"; };
+  EXPECT_EQ(ExpectSameReadAtManySizes(Trace(t)).front(), 1);  // the first guess is in a name
+}
+
+// Arrays of objects nested in args, and other root arrays of objects
+// before and after traceEvents, all look like ends of events. (A guess in
+// one sends the read back to whole: such traces gain nothing from parts.)
+TEST(KinetoParts, EndsGuessedInNestedOrOtherArrays) {
+  TraceShape nested;
+  nested.extra_args = [](int i) {
+    return ", \"inputs\": [{\"shape\": [" + std::to_string(i) + "]},\n {\"shape\": []}, {\"x\": {}}]";
+  };
+  ExpectSameReadAtManySizes(Trace(nested));
+
+  TraceShape other;
+  std::string devices = ",\n  \"deviceProperties\": [";
+  for (int d = 0; d < 200; ++d) devices += (d ? "},\n    {" : "{") + std::string("\"id\": ") + std::to_string(d);
+  other.after = devices + "}]";
+  other.before = "  \"deviceProperties0\": [{\"id\": 0},\n {\"id\": 1}],\n";
+  const std::vector<int> parts = ExpectSameReadAtManySizes(Trace(other));
+  EXPECT_EQ(parts.front(), 1);  // the first guess is in deviceProperties0
+}
+
+// A second traceEvents array, and events that are not objects: whatever a
+// whole read makes of them.
+TEST(KinetoParts, TwoEventArraysAndOddElements) {
+  TraceShape t;
+  t.after = ",\n  \"traceEvents\": [" + Event(9000, "late") + ",\n" + Event(9001, "later") + "]";
+  ExpectSameReadAtManySizes(Trace(t));
+  std::string odd = Trace(TraceShape{});
+  odd.insert(odd.find("  {", odd.size() / 2), "7,\n  [],\n");
+  ExpectSameReadAtManySizes(odd);
+}
+
+// What follows the root object is not read by a whole read; a guessed end
+// there must not make the read in parts take it as events.
+TEST(KinetoParts, ContentAfterTheRootIsNotRead) {
+  TraceShape t;
+  t.events = 40;
+  std::string text = Trace(t) + " {\"x\": [";
+  for (int i = 0; i < 300; ++i) text += (i ? "},\n  {" : "{") + std::string("\"ph\": \"X\", \"ts\": 1");
+  text += "}]}";
+  const Read whole = ReadWith(Bytes(text), 0);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.message();
+  EXPECT_EQ(whole.records.events_seen, 40);
+  ExpectSameReadAtManySizes(text);
+}
+
+// A bad event in a late part: the error, and its index, of a whole read.
+TEST(KinetoParts, AnErrorLateInTheFileNamesTheSameEvent) {
+  std::string text = Trace(TraceShape{});
+  const size_t at = text.find("\"ts\": ", text.size() * 3 / 4);
+  text.replace(at, 6, "\"ts\": \"soon\", \"x\": ");
+  const Read whole = ReadWith(Bytes(text), 0);
+  ASSERT_FALSE(whole.status.ok());
+  EXPECT_NE(whole.status.message().find("traceEvents["), std::string::npos) << whole.status.message();
+  ExpectSameReadAtManySizes(text);
+  // Truncated anywhere: the same error too.
+  for (size_t cut : {text.size() / 2, text.size() - 3}) ExpectSameReadAtManySizes(text.substr(0, cut));
+}
+
+}  // namespace
+}  // namespace braid::importers
