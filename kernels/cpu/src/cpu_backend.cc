@@ -1,7 +1,5 @@
 #include "braid/cpu_backend.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -10,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "blas_library.h"
 #include "block_inputs.h"
 #include "braid/cpu_transport.h"
 #include "braid/cpu_verify.h"
@@ -42,7 +41,7 @@ int HardwareThreads() { return std::max(1, int(std::thread::hardware_concurrency
 // product in the block's reference forward or backward); the worst op decides.
 VerifyResult Verify(const Plan& plan, const std::vector<HostMatrix>& a, const std::vector<HostMatrix>& b,
                     const std::vector<cpu::RankMemory>& memory, const std::vector<WireFormat>& wires) {
-  openblas_set_num_threads(HardwareThreads());  // the reference is outside timing
+  cpu::SetBlasThreads(HardwareThreads());  // the reference is outside timing
   VerifyResult worst;
   for (size_t op = 0; op < a.size(); ++op) {
     if (a[op].rows == 0) continue;  // a compute op: nothing to check
@@ -74,12 +73,12 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
                              const CpuBackend::TransportFactory& factory) {
   // One A and B per op (a single-op plan has one op); compute ops have none.
   // Verifying, a layer's are one block's (block_inputs.h): sgemms outside timing.
-  openblas_set_num_threads(HardwareThreads());
+  cpu::SetBlasThreads(HardwareThreads());
   const cpu::Fp8Scaling scaling = cpu::Fp8ScalingOf(options);
   cpu::RunInputs inputs = cpu::MakeRunInputs(plan, options.seed, options.verify, scaling);
   const std::vector<WireFormat> wires = cpu::RunWireFormats(plan, inputs);
   // Ranks run their own sgemm side by side; one rank may use every core.
-  openblas_set_num_threads(plan.tp() > 1 ? 1 : HardwareThreads());
+  cpu::SetBlasThreads(plan.tp() > 1 ? 1 : HardwareThreads());
   std::vector<HostMatrix>& a = inputs.a;
   std::vector<HostMatrix>& b = inputs.b;
   std::vector<cpu::RankMemory> memory;
@@ -121,6 +120,7 @@ Result<RunOutput> CpuBackend::Run(const Plan& plan, const RunOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckCpuBackendOptions(options_));
   // A hand-edited or foreign plan could corrupt memory or hang: check it first.
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  BRAID_RETURN_IF_ERROR(cpu::LoadBlas());  // timed GEMMs need the library, not Sgemm's plain loop
   for (const RankPlan& rp : plan.ranks) {
     for (const Step& s : rp.steps) {
       if (s.kind == StepKind::kFused) {

@@ -1,7 +1,5 @@
 #include "braid/cpu_process_backend.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "blas_library.h"
 #include "block_inputs.h"
 #include "braid/cpu_verify.h"
 #include "braid/plan_check.h"
@@ -71,6 +70,7 @@ Status CpuProcessBackend::CheckLocally(const Plan& plan, const RunOptions& optio
                            std::to_string(launcher_->world_size()) + ")");
   }
   BRAID_RETURN_IF_ERROR(CheckPlanStructure(plan));
+  BRAID_RETURN_IF_ERROR(cpu::LoadBlas());  // every rank agrees, so one without it stops them all
   for (const RankPlan& rp : plan.ranks) {
     for (const Step& s : rp.steps) {
       if (s.kind == StepKind::kFused) {
@@ -104,7 +104,7 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
   Launcher& world = *launcher_;
   const int rank = world.rank();
   const RankPlan& rp = plan.ranks[size_t(rank)];
-  openblas_set_num_threads(1);  // ranks share the host's cores
+  cpu::SetBlasThreads(1);  // ranks share the host's cores
   // Verifying, a layer's inputs are one block's (block_inputs.h): every
   // process computes the same ones, so each rank's windows are that block's.
   const cpu::Fp8Scaling scaling = cpu::Fp8ScalingOf(options);

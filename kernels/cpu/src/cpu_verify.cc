@@ -1,17 +1,16 @@
 #include "braid/cpu_verify.h"
 
-#include <cblas.h>
-
 #include <cmath>
 #include <limits>
+
+#include "blas_library.h"
 
 namespace braid {
 
 HostMatrix ReferenceGemm(const HostMatrix& a, const HostMatrix& b) {
   HostMatrix c(a.rows, b.cols);
   if (a.rows == 0 || b.cols == 0) return c;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(a.rows), blasint(b.cols), blasint(a.cols), 1.0f,
-              a.data.data(), blasint(a.cols), b.data.data(), blasint(b.cols), 0.0f, c.data.data(), blasint(c.cols));
+  cpu::Sgemm(a.rows, b.cols, a.cols, a.data.data(), a.cols, b.data.data(), b.cols, 0.0f, c.data.data(), c.cols);
   return c;
 }
 
@@ -34,9 +33,8 @@ double WindowRelErrorFromInputs(const HostMatrix& a, const HostMatrix& b, const 
   const OutputWindow& w = out.window;
   HostMatrix ref(w.rows, w.cols);
   if (w.rows > 0 && w.cols > 0 && a.cols > 0) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(w.rows), blasint(w.cols), blasint(a.cols), 1.0f,
-                a.row(w.row0), blasint(a.cols), b.data.data() + w.col0, blasint(b.cols), 0.0f, ref.data.data(),
-                blasint(w.cols));
+    cpu::Sgemm(w.rows, w.cols, a.cols, a.row(w.row0), a.cols, b.data.data() + w.col0, b.cols, 0.0f, ref.data.data(),
+               w.cols);
   }
   RankOutput local = out;
   local.window.row0 = 0;

@@ -1,9 +1,8 @@
 #include "step_exec.h"
 
-#include <cblas.h>
-
 #include <cstring>
 
+#include "blas_library.h"
 #include "cpu_collectives.h"
 
 namespace braid::cpu {
@@ -18,9 +17,8 @@ int64_t Gemm(const Step& s, const StepContext& x) {
   const RowSpan b = x.memory->Whole(s.b.buffer);
   if (s.a.rows > 0 && b.cols > 0) {
     for (int p = 0; p < s.a.pieces; ++p) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(s.a.rows), blasint(b.cols), blasint(b.rows), 1.0f,
-                  a.base + s.a.piece_row(p) * a.cols, blasint(a.cols), b.base, blasint(b.cols), 0.0f,
-                  c.base + s.c.piece_row(p) * c.cols, blasint(c.cols));
+      Sgemm(s.a.rows, b.cols, b.rows, a.base + s.a.piece_row(p) * a.cols, a.cols, b.base, b.cols, 0.0f,
+            c.base + s.c.piece_row(p) * c.cols, c.cols);
     }
   }
   return c.elements() * kFloat;
@@ -107,8 +105,7 @@ int64_t Compute(const Step& s, const StepContext& x) {
   float* c = b + kTileK * kTileN;
   const int64_t tiles = int64_t(s.flops / kTileFlops + 0.999999);
   for (int64_t t = 0; t < tiles; ++t) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(kTileM), blasint(kTileN), blasint(kTileK), 1.0f, a,
-                blasint(kTileK), b, blasint(kTileN), t > 0 ? 1.0f : 0.0f, c, blasint(kTileN));
+    Sgemm(kTileM, kTileN, kTileK, a, kTileK, b, kTileN, t > 0 ? 1.0f : 0.0f, c, kTileN);
   }
   return s.bytes;
 }
