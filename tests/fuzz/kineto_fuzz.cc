@@ -1,7 +1,7 @@
 // libFuzzer target: the bytes are a Kineto trace file (plain JSON or gzip).
 // Also differential: read in parts as small as 64 bytes (so that guessed
-// part ends fall everywhere), the records and errors must be those of one
-// whole read.
+// part ends fall everywhere), from memory or from gzip as it inflates, the
+// records and errors must be those of one whole read.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -31,12 +31,22 @@ bool SameRecords(const braid::importers::KinetoRecords& a, const braid::importer
 
 void CheckPartsReadAsWhole(std::string_view bytes) {
   braid::importers::PaddedBytes json;
-  if (!braid::importers::BytesMaybeGzip(bytes, "fuzz.json", &json).ok()) return;
-  braid::importers::KinetoRecords whole, parts;
+  if (!braid::importers::BytesMaybeGzip(bytes, "fuzz.json", &json).ok()) {
+    // Gzip that Gunzip refuses: the inflating read must refuse it too.
+    braid::importers::KinetoRecords none;
+    braid::fuzz::Require(!braid::importers::ReadKinetoRecordsInflating(bytes, "fuzz.json", &none, nullptr, 64),
+                         "an inflating read refuses gzip that Gunzip refuses");
+    return;
+  }
+  braid::importers::KinetoRecords whole, parts, inflating;
   const braid::Status a = braid::importers::ReadKinetoRecords(json, "fuzz.json", &whole, nullptr, 0);
   const braid::Status b = braid::importers::ReadKinetoRecords(json, "fuzz.json", &parts, nullptr, 64);
   braid::fuzz::Require(a.ok() == b.ok() && a.message() == b.message(), "a read in parts fails as a whole read does");
   if (a.ok()) braid::fuzz::Require(SameRecords(whole, parts), "a read in parts gives the whole read's records");
+  // Gzip read as it inflates: only what a whole read takes, and its records.
+  if (braid::importers::ReadKinetoRecordsInflating(bytes, "fuzz.json", &inflating, nullptr, 64)) {
+    braid::fuzz::Require(a.ok() && SameRecords(whole, inflating), "an inflating read gives the whole read's records");
+  }
 }
 
 }  // namespace

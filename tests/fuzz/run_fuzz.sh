@@ -12,7 +12,8 @@
 # measured_fuzz (bytes = a board's measurement CSV for calibrate --fit).
 # Exits non-zero when a target finds a crash, a sanitizer report, a timeout or a broken invariant;
 # the input is left in WORK_DIR/artifacts. Needs clang++ (14+), python3 and
-# the -dev packages of simdjson, libdeflate, zlib and sqlite3.
+# the -dev packages of simdjson, libdeflate, zlib and sqlite3 (and ISA-L's,
+# libisal-dev, for the inflating reader).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,11 +31,15 @@ cd "$work"
 mkdir -p "$work/gen"
 echo '#define BRAID_GIT_REVISION "fuzz"' > "$work/gen/braid_git_revision.h"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cxxflags="-std=c++20 -g -O1 $sanitize -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli -I$root/kernels/sim/include -I$work/gen"
+# ISA-L (libisal-dev) where it is installed, as the CMake build does.
+isal_flags="" isal_lib=""
+if [[ -f /usr/include/isa-l/igzip_lib.h ]]; then isal_flags="-DBRAID_HAVE_ISAL" isal_lib="-lisal"; fi
+cxxflags="-std=c++20 -g -O1 $sanitize $isal_flags -I$root/core/include -I$root/profiler/include -I$root/profiler/src/importers -I$root/presets/include -I$root/catalog/include -I$root/db/include -I$root/db/src -I$root/kernels/include -I$root/tuner/include -I$root/pipeline/include -I$root/db/codec/include -I$root/cli -I$root/kernels/sim/include -I$work/gen"
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
   "$root/profiler/src/importers/file_bytes.cc"
+  "$root/profiler/src/importers/gzip_window.cc"
   "$root/profiler/src/importers/kineto_json.cc"
   "$root/profiler/src/importers/kineto_importer.cc"
   "$root/profiler/src/importers/trace_dir.cc"
@@ -96,7 +101,7 @@ wait
 for target in "${targets[@]}"; do
   # shellcheck disable=SC2086
   "$cxx" $cxxflags -fsanitize=fuzzer -I"$root/tests/fuzz" "$root/tests/fuzz/$target.cc" "${objects[@]}" \
-    -lsimdjson -ldeflate -lz -lsqlite3 -o "$target"
+    -lsimdjson -ldeflate -lz -lsqlite3 $isal_lib -o "$target"
 done
 
 echo "== seeds"

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "file_bytes.h"
+#include "gzip_window.h"
 #include "kineto_records.h"
+#include "test_files.h"
 
 namespace braid::importers {
 namespace {
@@ -26,8 +28,9 @@ PaddedBytes Bytes(std::string_view text) {
 // text between the quotes), `extra_args` after the usual ones.
 std::string Event(int i, std::string_view name, std::string_view extra_args = "") {
   const std::string n = std::to_string(i);
-  return "  {\n    \"ph\": \"X\", \"cat\": \"" + std::string(i % 3 == 0 ? "kernel" : "cuda_runtime") + "\", \"name\": \"" +
-         std::string(name) + "\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " + std::to_string(1000 + i * 10) +
+  return "  {\n    \"ph\": \"X\", \"cat\": \"" + std::string(i % 3 == 0 ? "kernel" : "cuda_runtime") +
+         "\", \"name\": \"" + std::string(name) +
+         "\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " + std::to_string(1000 + i * 10) +
          ".5, \"dur\": 4,\n    \"args\": {\n      \"stream\": 7, \"correlation\": " + n + ", \"device\": 0" +
          std::string(extra_args) + "\n    }\n  }";
 }
@@ -82,12 +85,47 @@ int ExpectSameRead(const std::string& text, size_t part_bytes) {
   return parts.records.parts;
 }
 
+// The same text gzipped and read as it inflates (ReadKinetoRecordsInflating):
+// when that reads it, the records of a whole read; when a whole read fails,
+// it does not read it (the caller's whole read names the problem). Returns
+// its parts (0: it did not read it).
+int ExpectInflatingReadAsWhole(const std::string& text, size_t part_bytes) {
+  SCOPED_TRACE("inflating, part_bytes " + std::to_string(part_bytes));
+  const Read whole = ReadWith(Bytes(text), 0);
+  Read inflating;
+  KinetoParser parser;
+  const bool read =
+      ReadKinetoRecordsInflating(testing_files::Gzip(text), "t.json", &inflating.records, &parser, part_bytes);
+  if (!read) {
+    EXPECT_EQ(inflating.records.events.size(), 0u) << "a refused read leaves the records as they came";
+    return 0;
+  }
+  EXPECT_TRUE(whole.status.ok()) << "read what a whole read refuses: " << whole.status.message();
+  EXPECT_EQ(inflating.records.events_seen, whole.records.events_seen);
+  EXPECT_EQ(inflating.records.rank, whole.records.rank);
+  EXPECT_EQ(inflating.records.world, whole.records.world);
+  EXPECT_EQ(inflating.records.events.size(), whole.records.events.size());
+  for (size_t i = 0; i < whole.records.events.size() && i < inflating.records.events.size(); ++i) {
+    const KinetoRecord &a = inflating.records.events[i], &b = whole.records.events[i];
+    EXPECT_TRUE(a.cat == b.cat && a.name == b.name && a.ts == b.ts && a.dur == b.dur && a.stream == b.stream &&
+                a.correlation == b.correlation && a.device == b.device && a.bytes == b.bytes &&
+                a.has_correlation == b.has_correlation)
+        << "record " << i << ": " << a.name << " vs " << b.name;
+  }
+  return inflating.records.parts;
+}
+
 // Part sizes that put the guessed ends at many different places; the
-// parts each took.
+// parts each took (from memory; from gzip as it inflates, too, when this
+// build has ISA-L).
 std::vector<int> ExpectSameReadAtManySizes(const std::string& text) {
   std::vector<int> parts;
   for (size_t part : {size_t(64), size_t(200), size_t(1000), size_t(4096), text.size() / 3}) {
     parts.push_back(ExpectSameRead(text, part));
+    const int inflating = ExpectInflatingReadAsWhole(text, part);
+    if (GzipWindow::Available() && inflating > 0) {
+      EXPECT_EQ(inflating, parts.back());
+    }
   }
   return parts;
 }
@@ -105,6 +143,9 @@ TEST(KinetoParts, APlainTraceReadsTheSameInParts) {
   EXPECT_EQ(r.records.events_seen, 400);
   EXPECT_EQ(r.records.rank, 3);
   EXPECT_GT(r.records.parts, 50);
+  if (GzipWindow::Available()) {
+    EXPECT_EQ(ExpectInflatingReadAsWhole(text, 1000), r.records.parts);
+  }
 }
 
 TEST(KinetoParts, RootKeysAfterTheEventsAreRead) {

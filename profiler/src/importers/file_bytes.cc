@@ -167,7 +167,7 @@ Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedByte
 
 // Through the safe reader's open (regular files only, never blocking, the
 // size capped before the read), the bytes straight into the padded buffer.
-Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes, PaddedBytes* scratch) {
+Status ReadTraceFile(const std::string& path, PaddedBytes* out, size_t max_bytes) {
   if (const std::string kind = NonRegularKind(path); !kind.empty()) {
     return Fail(path, "is " + kind + ", not a trace file");
   }
@@ -183,6 +183,11 @@ Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes
     got += *n;
   }
   out->SetSize(got);
+  return Status::Ok();
+}
+
+Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes, PaddedBytes* scratch) {
+  BRAID_RETURN_IF_ERROR(ReadTraceFile(path, out, max_bytes));
   if (IsGzip(out->view())) {
     PaddedBytes local;
     PaddedBytes& gz = scratch != nullptr ? *scratch : local;

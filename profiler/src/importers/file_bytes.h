@@ -51,7 +51,10 @@ Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, siz
 Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
 
 // Reads the regular file `path` (a FIFO or a device is refused before it is
-// opened: opening or reading one may never end); gzip content is inflated.
+// opened: opening or reading one may never end), as it is.
+Status ReadTraceFile(const std::string& path, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
+
+// ReadTraceFile, and gzip content inflated.
 // `scratch` holds the compressed bytes meanwhile: given, its buffer (and
 // out's) is reused by the next file instead of allocated again.
 Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes,

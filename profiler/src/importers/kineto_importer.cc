@@ -235,8 +235,17 @@ void KinetoJob::Work() {
       records.events_seen = 0;
       records.rank.reset();
       records.world.reset();
-      s = importers::ReadMaybeGzip(path, &json, importers::kMaxTraceBytes, &gz);
-      if (s.ok()) s = importers::ReadKinetoRecords(json, path, &records, &parser);
+      // Gzip is read as it inflates (kineto_records.h) where it can be;
+      // otherwise inflated whole first, which names any problem in it.
+      s = importers::ReadTraceFile(path, &gz, importers::kMaxTraceBytes);
+      if (s.ok() && !importers::ReadKinetoRecordsInflating(gz.view(), path, &records, &parser)) {
+        if (importers::IsGzip(gz.view())) {
+          s = importers::Gunzip(gz.view(), path, &json);
+          if (s.ok()) s = importers::ReadKinetoRecords(json, path, &records, &parser);
+        } else {
+          s = importers::ReadKinetoRecords(gz, path, &records, &parser);  // plain JSON, as read
+        }
+      }
       if (s.ok()) {
         said_world_[i] = records.world;
         Result<ImportedRank> rank = importers::BuildRank(records, path, int(i), files);

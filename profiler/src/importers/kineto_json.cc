@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "gzip_window.h"
 #include "kineto_records.h"
 #include "rank_assembly.h"
 
@@ -251,28 +252,66 @@ bool FindPartEnd(std::string_view json, size_t at, size_t* comma, size_t* next) 
 
 struct KinetoParser::Impl {
   od::parser parser;
-  PaddedBytes part;  // ReadInParts' copy of one part
+  PaddedBytes part;    // ReadInParts' copy of one part
+  PaddedBytes window;  // ReadKinetoRecordsInflating's inflated bytes
 };
 
 namespace {
 
+// The whole JSON in memory, as a window over it (GzipWindow's interface).
+class MemoryWindow {
+ public:
+  explicit MemoryWindow(std::string_view all) : rest_(all) {}
+  static bool Hold(size_t) { return true; }
+  std::string_view bytes() const { return rest_; }
+  static bool ended() { return true; }
+  void Drop(size_t n) { rest_.remove_prefix(n); }
+
+ private:
+  std::string_view rest_;
+};
+
+// Where a part read from the window's start ends: from `part_bytes` on,
+// the first "," between two events (FindPartEnd), in `comma` and `next`;
+// false when the data ends first (the rest is the last part). The window
+// is filled as far as the end needs; `*failed` when it cannot be.
+template <typename Window>
+bool NextPartEnd(Window& w, size_t part_bytes, size_t* comma, size_t* next, bool* failed) {
+  // Most events are short: look a little past the part, then further.
+  constexpr size_t kLookAhead = size_t(64) << 10;
+  size_t want = part_bytes + kLookAhead;
+  for (;;) {
+    if (!w.Hold(want)) {
+      *failed = true;
+      return false;
+    }
+    const std::string_view b = w.bytes();
+    if (part_bytes < b.size() && FindPartEnd(b, part_bytes, comma, next)) return true;
+    if (w.ended()) return false;
+    want = b.size() + part_bytes;
+  }
+}
+
 // True when every part read cleanly (see above); out then holds what a
 // whole read gives. False: out may hold some parts' records. `parser` and
 // `part` are the caller's, kept from file to file.
-bool ReadInParts(const PaddedBytes& json, std::string_view label, size_t part_bytes, KinetoRecords* out,
-                 od::parser& parser, PaddedBytes& part) {
-  const std::string_view all = json.view();
-  size_t from = 0, index = 0;
+template <typename Window>
+bool ReadInParts(Window& w, std::string_view label, size_t part_bytes, KinetoRecords* out, od::parser& parser,
+                 PaddedBytes& part) {
+  size_t index = 0;
   for (bool first = true;; first = false) {
     size_t comma = 0, next = 0;
-    const bool last = part_bytes >= all.size() - from || !FindPartEnd(all, from + part_bytes, &comma, &next);
+    bool failed = false;
+    const bool last = !NextPartEnd(w, part_bytes, &comma, &next, &failed);
+    if (failed) return false;
+    const std::string_view held = w.bytes();
     // "" rather than a default view: memcpy may not be given a null source.
     const std::string_view prefix = first ? std::string_view("") : kPartPrefix;
-    const std::string_view body = all.substr(from, (last ? all.size() : comma) - from);
+    const std::string_view body = last ? held : held.substr(0, comma);
     const std::string_view suffix = last ? std::string_view("") : std::string_view("]}");
     char* p = part.Reserve(prefix.size() + body.size() + suffix.size());
     std::memcpy(p, prefix.data(), prefix.size());
-    std::memcpy(p + prefix.size(), body.data(), body.size());
+    if (!body.empty()) std::memcpy(p + prefix.size(), body.data(), body.size());
     std::memcpy(p + prefix.size() + body.size(), suffix.data(), suffix.size());
     part.SetSize(prefix.size() + body.size() + suffix.size());
 
@@ -289,8 +328,24 @@ bool ReadInParts(const PaddedBytes& json, std::string_view label, size_t part_by
     // Nothing after the root's "}" (ours): current_location is past the end.
     if (!reader.ended_with_events() || doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return false;
     index = reader.next_index();
-    from = next;
+    w.Drop(next);
   }
+}
+
+// ReadInParts with `out` put back as it came when it fails.
+template <typename Window>
+bool ReadInPartsOrNothing(Window& w, std::string_view label, size_t part_bytes, KinetoRecords* out, od::parser& parser,
+                          PaddedBytes& part) {
+  const size_t kept = out->events.size();
+  const KinetoRecords before{{}, out->events_seen, 0, out->rank, out->world};
+  out->parts = 0;
+  if (ReadInParts(w, label, part_bytes, out, parser, part)) return true;
+  out->events.resize(kept);
+  out->events_seen = before.events_seen;
+  out->rank = before.rank;
+  out->world = before.world;
+  out->parts = 0;
+  return false;
 }
 
 }  // namespace
@@ -305,20 +360,27 @@ Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, Kineto
   KinetoParser local_parser;
   KinetoParser::Impl& impl = *(given != nullptr ? given : &local_parser)->impl_;
   if (part_bytes > 0 && json.size() / 2 >= part_bytes) {
-    const size_t kept = out->events.size();
-    const KinetoRecords before{{}, out->events_seen, 0, out->rank, out->world};
-    out->parts = 0;
-    if (ReadInParts(json, label, part_bytes, out, impl.parser, impl.part)) return Status::Ok();
-    out->events.resize(kept);  // as it came: the whole read starts afresh
-    out->events_seen = before.events_seen;
-    out->rank = before.rank;
-    out->world = before.world;
+    MemoryWindow w(json.view());
+    if (ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part)) return Status::Ok();
   }
-  out->parts = 1;
+  out->parts = 1;  // the whole read starts afresh
   od::document doc;
   const simdjson::padded_string_view view(json.data(), json.size(), json.capacity());
   if (auto e = impl.parser.iterate(view).get(doc)) return reader.JsonFail("the start", e);
   return reader.ReadRoot(doc, out);
+}
+
+}  // namespace braid::importers
+
+namespace braid::importers {
+
+bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out, KinetoParser* given,
+                                size_t part_bytes, size_t max_bytes) {
+  if (part_bytes == 0 || !GzipWindow::Available() || !IsGzip(gz)) return false;
+  KinetoParser local_parser;
+  KinetoParser::Impl& impl = *(given != nullptr ? given : &local_parser)->impl_;
+  GzipWindow w(gz, max_bytes, impl.window);
+  return ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part);
 }
 
 }  // namespace braid::importers

@@ -58,6 +58,8 @@ class KinetoParser {
  private:
   friend Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
                                   KinetoParser* parser, size_t part_bytes);
+  friend bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out,
+                                         KinetoParser* parser, size_t part_bytes, size_t max_bytes);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -72,5 +74,15 @@ inline constexpr size_t kKinetoPartBytes = size_t(512) << 10;
 // @post on error, a one-line Status::Invalid starting with `label`.
 Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
                          KinetoParser* parser = nullptr, size_t part_bytes = kKinetoPartBytes);
+
+// As ReadKinetoRecords in parts, for gzip bytes inflated a part at a time
+// (GzipWindow), so that the whole JSON is never held. False when it could
+// not (a build without ISA-L, corrupt or oversized gzip, a part refused,
+// any problem in the trace): `out` is then as it
+// came, and the caller inflates the file whole and reads that, which names
+// any problem. True: `out` holds what ReadKinetoRecords gives.
+bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out,
+                                KinetoParser* parser = nullptr, size_t part_bytes = kKinetoPartBytes,
+                                size_t max_bytes = kMaxTraceBytes);
 
 }  // namespace braid::importers
