@@ -22,7 +22,7 @@ TEST(CpuBlas, LoadsAndMatchesThePlainLoop) {
   // above the used width), for beta 0 and 1.
   for (const auto& [m, n, k] : {std::tuple{1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {64, 64, 64}}) {
     const int lda = k + 3, ldb = n + 2, ldc = n + 5;
-    std::vector<float> a(size_t(m * lda)), b(size_t(k * ldb)), c0(size_t(m * ldc));
+    std::vector<float> a(size_t(m) * size_t(lda)), b(size_t(k) * size_t(ldb)), c0(size_t(m) * size_t(ldc));
     for (float& x : a) x = u(rng);
     for (float& x : b) x = u(rng);
     for (float& x : c0) x = u(rng);
@@ -32,14 +32,15 @@ TEST(CpuBlas, LoadsAndMatchesThePlainLoop) {
       PlainSgemm(m, n, k, a.data(), lda, b.data(), ldb, beta, plain.data(), ldc);
       for (int i = 0; i < m; ++i) {
         for (int j = 0; j < ldc; ++j) {
-          const size_t at = size_t(i * ldc + j);
+          const size_t at = size_t(i) * size_t(ldc) + size_t(j);
           if (j >= n) {  // outside the product: untouched by both
             ASSERT_EQ(blas[at], c0[at]);
             ASSERT_EQ(plain[at], c0[at]);
             continue;
           }
           double want = beta * double(c0[at]);
-          for (int p = 0; p < k; ++p) want += double(a[size_t(i * lda + p)]) * double(b[size_t(p * ldb + j)]);
+          for (int p = 0; p < k; ++p)
+            want += double(a[size_t(i) * size_t(lda) + size_t(p)]) * double(b[size_t(p) * size_t(ldb) + size_t(j)]);
           ASSERT_NEAR(blas[at], want, 1e-4 * (1 + k)) << m << "x" << n << "x" << k << " beta " << beta;
           ASSERT_NEAR(plain[at], want, 1e-5 * (1 + k));
         }
