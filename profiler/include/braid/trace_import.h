@@ -116,8 +116,8 @@ class KinetoJob {
   std::vector<ImportedRank> ranks_;
   std::vector<std::optional<int>> said_world_;  // each file's distributedInfo.world_size
   std::vector<Status> status_;
-  std::vector<char> done_;  // guarded by mu_
-  size_t given_ = 0;        // files handed out by Next()
+  std::vector<char> done_;              // guarded by mu_
+  size_t given_ = 0;                    // files handed out by Next()
   std::map<int, size_t> file_of_rank_;  // the ranks handed out, and their files
   std::atomic<size_t> next_{0};
   std::atomic<size_t> first_failed_{std::numeric_limits<size_t>::max()};
