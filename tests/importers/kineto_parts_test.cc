@@ -61,6 +61,20 @@ Read ReadWith(const PaddedBytes& json, size_t part_bytes) {
   return r;
 }
 
+void ExpectSameRecords(const KinetoRecords& got, const KinetoRecords& want) {
+  EXPECT_EQ(got.events_seen, want.events_seen);
+  EXPECT_EQ(got.rank, want.rank);
+  EXPECT_EQ(got.world, want.world);
+  EXPECT_EQ(got.events.size(), want.events.size());
+  for (size_t i = 0; i < want.events.size() && i < got.events.size(); ++i) {
+    const KinetoRecord &a = got.events[i], &b = want.events[i];
+    EXPECT_TRUE(a.cat == b.cat && a.name == b.name && a.ts == b.ts && a.dur == b.dur && a.stream == b.stream &&
+                a.correlation == b.correlation && a.device == b.device && a.bytes == b.bytes &&
+                a.has_correlation == b.has_correlation)
+        << "record " << i << ": " << a.name << " vs " << b.name;
+  }
+}
+
 // Returns how many parts the read in parts took (1: it fell back to a
 // whole read).
 int ExpectSameRead(const std::string& text, size_t part_bytes) {
@@ -71,17 +85,7 @@ int ExpectSameRead(const std::string& text, size_t part_bytes) {
   EXPECT_EQ(parts.status.ok(), whole.status.ok());
   EXPECT_EQ(parts.status.message(), whole.status.message());
   if (!whole.status.ok() || !parts.status.ok()) return parts.records.parts;
-  EXPECT_EQ(parts.records.events_seen, whole.records.events_seen);
-  EXPECT_EQ(parts.records.rank, whole.records.rank);
-  EXPECT_EQ(parts.records.world, whole.records.world);
-  EXPECT_EQ(parts.records.events.size(), whole.records.events.size());
-  for (size_t i = 0; i < whole.records.events.size() && i < parts.records.events.size(); ++i) {
-    const KinetoRecord &a = parts.records.events[i], &b = whole.records.events[i];
-    EXPECT_TRUE(a.cat == b.cat && a.name == b.name && a.ts == b.ts && a.dur == b.dur && a.stream == b.stream &&
-                a.correlation == b.correlation && a.device == b.device && a.bytes == b.bytes &&
-                a.has_correlation == b.has_correlation)
-        << "record " << i << ": " << a.name << " vs " << b.name;
-  }
+  ExpectSameRecords(parts.records, whole.records);
   return parts.records.parts;
 }
 
@@ -101,17 +105,7 @@ int ExpectInflatingReadAsWhole(const std::string& text, size_t part_bytes) {
     return 0;
   }
   EXPECT_TRUE(whole.status.ok()) << "read what a whole read refuses: " << whole.status.message();
-  EXPECT_EQ(inflating.records.events_seen, whole.records.events_seen);
-  EXPECT_EQ(inflating.records.rank, whole.records.rank);
-  EXPECT_EQ(inflating.records.world, whole.records.world);
-  EXPECT_EQ(inflating.records.events.size(), whole.records.events.size());
-  for (size_t i = 0; i < whole.records.events.size() && i < inflating.records.events.size(); ++i) {
-    const KinetoRecord &a = inflating.records.events[i], &b = whole.records.events[i];
-    EXPECT_TRUE(a.cat == b.cat && a.name == b.name && a.ts == b.ts && a.dur == b.dur && a.stream == b.stream &&
-                a.correlation == b.correlation && a.device == b.device && a.bytes == b.bytes &&
-                a.has_correlation == b.has_correlation)
-        << "record " << i << ": " << a.name << " vs " << b.name;
-  }
+  ExpectSameRecords(inflating.records, whole.records);
   return inflating.records.parts;
 }
 
