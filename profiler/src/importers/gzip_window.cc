@@ -13,7 +13,7 @@ namespace braid::importers {
 #ifdef BRAID_HAVE_ISAL
 
 struct GzipWindow::State {
-  inflate_state inflater;  // about 100 KB: on the heap
+  inflate_state inflater;  // 87 KB (ISA-L 2.30): on the heap
 };
 
 bool GzipWindow::Available() { return true; }
@@ -65,8 +65,10 @@ bool GzipWindow::Hold(size_t n) {
       rest_ = remaining;
       continue;
     }
-    if (made == 0 && s.avail_in == in_before && s.avail_in == 0 && rest_.empty()) {
-      failed_ = true;  // truncated: no input left and the member not finished
+    if (made == 0 && s.avail_in == in_before && !(s.avail_in == 0 && !rest_.empty())) {
+      // No progress and no input to give it: truncated data (the member
+      // unfinished), or an inflater that would spin: either way, stop.
+      failed_ = true;
       break;
     }
   }

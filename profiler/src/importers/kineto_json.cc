@@ -370,10 +370,6 @@ Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, Kineto
   return reader.ReadRoot(doc, out);
 }
 
-}  // namespace braid::importers
-
-namespace braid::importers {
-
 bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out, KinetoParser* given,
                                 size_t part_bytes, size_t max_bytes) {
   if (part_bytes == 0 || !GzipWindow::Available() || !IsGzip(gz)) return false;
