@@ -186,15 +186,4 @@ Status ReadTraceFile(const std::string& path, PaddedBytes* out, size_t max_bytes
   return Status::Ok();
 }
 
-Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes, PaddedBytes* scratch) {
-  BRAID_RETURN_IF_ERROR(ReadTraceFile(path, out, max_bytes));
-  if (IsGzip(out->view())) {
-    PaddedBytes local;
-    PaddedBytes& gz = scratch != nullptr ? *scratch : local;
-    std::swap(gz, *out);  // the compressed bytes move over: no copy
-    return Gunzip(gz.view(), path, out, max_bytes);
-  }
-  return Status::Ok();
-}
-
 }  // namespace braid::importers

@@ -54,12 +54,6 @@ Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* 
 // opened: opening or reading one may never end), as it is.
 Status ReadTraceFile(const std::string& path, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
 
-// ReadTraceFile, and gzip content inflated.
-// `scratch` holds the compressed bytes meanwhile: given, its buffer (and
-// out's) is reused by the next file instead of allocated again.
-Status ReadMaybeGzip(const std::string& path, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes,
-                     PaddedBytes* scratch = nullptr);
-
 // The bytes as given, or inflated when they are gzip.
 Status BytesMaybeGzip(std::string_view bytes, std::string_view label, PaddedBytes* out);
 
