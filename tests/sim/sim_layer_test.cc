@@ -1,7 +1,9 @@
-// Layer plans on the sim backend: attention as a compute kernel, and the
-// shipped models' blocks under every algorithm, iso included.
+// Layer plans on the sim backend: attention as a compute kernel, the
+// shipped models' blocks under every algorithm, iso included, and the
+// ring's gain on llama3 blocks beside the published async-TP figures.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "braid/layer_workload.h"
@@ -102,12 +104,6 @@ TEST(SimLayer, DecodeRuns) {
   EXPECT_FALSE(out.iteration_ns.empty());
 }
 
-}  // namespace
-}  // namespace braid
-
-namespace braid {
-namespace {
-
 // The duration of rank 0's step `name` (one timed iteration).
 double StepNs(const RunOutput& out, const std::string& name) {
   for (const Event& e : out.events) {
@@ -143,6 +139,62 @@ TEST(SimLayer, ABulkCollectiveContendsWithTheGemmBesideIt) {
   // The wgrad GEMM beside the dgrad's reduce-scatter too.
   EXPECT_GT(StepNs(bulk32, "fc1.wgrad.gemm"), StepNs(serial, "fc1.wgrad.gemm"));
   EXPECT_LT(bulk8.iteration_ns.at(0), serial.iteration_ns.at(0));
+}
+
+// The ring's forward gain over serial on whole llama3 blocks (TP8,
+// h100-sxm, seq 8192), held to the public figures it was calibrated
+// against (docs/simulator.md, "Ring gains beside published figures").
+// PyTorch's async-TP post (discuss.pytorch.org/t/209487) reports "up to
+// ~29 %" forward speedup for the 8B and "up to ~20 %" for the 70B on 8
+// H100s; torchtitan's async-TP benchmark
+// (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md) runs the 8B at a
+// local batch of 12 sequences of 8192. The ring is async-TP's pattern:
+// copy engines, two comm streams.
+double RingGain(const std::string& model, int64_t batch, int chunks) {
+  auto m = LoadModel(model);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  if (!m.ok()) return 0;
+  auto lw = MakeLayerWorkload(*m, 8192, batch, Phase::kPrefill, 8, DType::kBf16, true);
+  EXPECT_TRUE(lw.ok()) << lw.status().message();
+  if (!lw.ok()) return 0;
+  OverlapConfig ring;
+  ring.algorithm = Algorithm::kRing;
+  ring.chunks = chunks;
+  ring.comm_lanes = 2;
+  ring.comm_engine = CommEngine::kCopyEngine;
+  OverlapConfig serial;
+  serial.algorithm = Algorithm::kSerial;
+  auto ring_plan = BuildLayerPlan(*lw, ring);
+  auto serial_plan = BuildLayerPlan(*lw, serial);
+  EXPECT_TRUE(ring_plan.ok() && serial_plan.ok());
+  if (!ring_plan.ok() || !serial_plan.ok()) return 0;
+  SimBackend b = H100Backend();
+  auto ring_ns = b.Evaluate(*ring_plan);
+  auto serial_ns = b.Evaluate(*serial_plan);
+  EXPECT_TRUE(ring_ns.ok() && serial_ns.ok());
+  if (!ring_ns.ok() || !serial_ns.ok()) return 0;
+  return double(*serial_ns) / double(*ring_ns);
+}
+
+TEST(SimLayer, RingGainsOnLlama3AreWithinTenPercentOfThePublishedAsyncTpForwardGains) {
+  // 8B at torchtitan's batch: 1.29 published.
+  const double gain_8b = RingGain("llama3-8b", 12, 2);
+  EXPECT_GT(gain_8b, 1.29 * 0.9);
+  EXPECT_LT(gain_8b, 1.29 * 1.1);
+  // 70B at one sequence: 1.20 published.
+  const double gain_70b = RingGain("llama3-70b", 1, 1);
+  EXPECT_GT(gain_70b, 1.20 * 0.9);
+  EXPECT_LT(gain_70b, 1.20 * 1.1);
+}
+
+// Why the 8B gains less at one sequence: each ring step's GEMM has M / P
+// rows (1024 at seq 8192), well below the rate of the whole GEMM; more
+// sequences give larger steps and the gain grows toward the published one.
+TEST(SimLayer, TheRingGainGrowsWithTheRowsEachStepComputes) {
+  const double one = RingGain("llama3-8b", 1, 1);
+  const double four = RingGain("llama3-8b", 4, 1);
+  EXPECT_GT(one, 1.0);
+  EXPECT_GT(four, one + 0.05);
 }
 
 }  // namespace
