@@ -19,7 +19,9 @@ void AddImportOptions(CLI::App* sub, ImportArgs* a) {
   sub->add_option("files", a->files,
                   "trace files (Kineto: one per rank, .json or .json.gz, or the job's directory; nsys: one .sqlite)")
       ->required();
-  sub->add_option("--threads", a->threads, "Kineto: files read at once (default: every hardware thread, at most 16)")
+  sub->add_option("--threads", a->threads,
+                  "Kineto: threads to read the files on, one file each, or two for a file when the threads are twice "
+                  "the files (default: every hardware thread, at most 16)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--db", a->db, "SQLite store")->capture_default_str();
   sub->add_flag("--json", a->json, "print the stored run as one JSON object");

@@ -1,7 +1,7 @@
 // libFuzzer target: the bytes are a Kineto trace file (plain JSON or gzip).
 // Also differential: read in parts as small as 64 bytes (so that guessed
-// part ends fall everywhere), from memory or from gzip as it inflates, the
-// records and errors must be those of one whole read.
+// part ends fall everywhere), from memory or from gzip as it inflates, on
+// one thread or two, the records and errors must be those of one whole read.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -12,6 +12,12 @@
 #include "kineto_records.h"
 
 namespace {
+
+// Parts on two threads; kept from input to input, as a worker keeps it.
+braid::importers::KinetoParser& TwoThreads() {
+  static braid::importers::KinetoParser parser(2);
+  return parser;
+}
 
 bool SameRecords(const braid::importers::KinetoRecords& a, const braid::importers::KinetoRecords& b) {
   if (a.events_seen != b.events_seen || a.rank != b.rank || a.world != b.world || a.events.size() != b.events.size()) {
@@ -38,14 +44,21 @@ void CheckPartsReadAsWhole(std::string_view bytes) {
                          "an inflating read refuses gzip that Gunzip refuses");
     return;
   }
-  braid::importers::KinetoRecords whole, parts, inflating;
+  braid::importers::KinetoRecords whole, parts, parts2, inflating, inflating2;
   const braid::Status a = braid::importers::ReadKinetoRecords(json, "fuzz.json", &whole, nullptr, 0);
   const braid::Status b = braid::importers::ReadKinetoRecords(json, "fuzz.json", &parts, nullptr, 64);
   braid::fuzz::Require(a.ok() == b.ok() && a.message() == b.message(), "a read in parts fails as a whole read does");
   if (a.ok()) braid::fuzz::Require(SameRecords(whole, parts), "a read in parts gives the whole read's records");
+  const braid::Status c = braid::importers::ReadKinetoRecords(json, "fuzz.json", &parts2, &TwoThreads(), 64);
+  braid::fuzz::Require(a.ok() == c.ok() && a.message() == c.message(), "parts on two threads fail as a whole read");
+  if (a.ok()) braid::fuzz::Require(SameRecords(whole, parts2), "parts on two threads give the whole read's records");
   // Gzip read as it inflates: only what a whole read takes, and its records.
   if (braid::importers::ReadKinetoRecordsInflating(bytes, "fuzz.json", &inflating, nullptr, 64)) {
     braid::fuzz::Require(a.ok() && SameRecords(whole, inflating), "an inflating read gives the whole read's records");
+  }
+  if (braid::importers::ReadKinetoRecordsInflating(bytes, "fuzz.json", &inflating2, &TwoThreads(), 64)) {
+    braid::fuzz::Require(a.ok() && SameRecords(whole, inflating2),
+                         "inflating on two threads: the whole read's records");
   }
 }
 

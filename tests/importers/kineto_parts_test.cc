@@ -1,7 +1,8 @@
-// A Kineto trace read in parts (ReadKinetoRecords with a part size) gives
-// exactly the records, counts and errors of one read of the whole file,
-// wherever the guessed part ends fall: between events, inside strings,
-// inside nested arrays, in another root array, or past a bad event.
+// A Kineto trace read in parts (ReadKinetoRecords with a part size), on one
+// thread or two, gives exactly the records, counts and errors of one read
+// of the whole file, wherever the guessed part ends fall: between events,
+// inside strings, inside nested arrays, in another root array, or past a
+// bad event.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "file_bytes.h"
 #include "gzip_window.h"
+#include "kineto_parse.h"
 #include "kineto_records.h"
 #include "test_files.h"
 
@@ -54,9 +56,10 @@ struct Read {
   KinetoRecords records;
 };
 
-Read ReadWith(const PaddedBytes& json, size_t part_bytes) {
+// `threads`: the parser's part threads (2: parts parsed on two threads).
+Read ReadWith(const PaddedBytes& json, size_t part_bytes, int threads = 1) {
   Read r;
-  KinetoParser parser;
+  KinetoParser parser(threads);
   r.status = ReadKinetoRecords(json, "t.json", &r.records, &parser, part_bytes);
   return r;
 }
@@ -77,10 +80,17 @@ void ExpectSameRecords(const KinetoRecords& got, const KinetoRecords& want) {
 
 // Returns how many parts the read in parts took (1: it fell back to a
 // whole read).
-int ExpectSameRead(const std::string& text, size_t part_bytes) {
-  SCOPED_TRACE("part_bytes " + std::to_string(part_bytes));
+int ExpectSameRead(const std::string& text, size_t part_bytes, int threads) {
+  SCOPED_TRACE("part_bytes " + std::to_string(part_bytes) + ", threads " + std::to_string(threads));
   const PaddedBytes json = Bytes(text);
-  const Read whole = ReadWith(json, 0), parts = ReadWith(json, part_bytes);
+  const Read whole = ReadWith(json, 0), parts = ReadWith(json, part_bytes, threads);
+  if (threads == 1 || parts.records.parts == 1) {
+    EXPECT_EQ(parts.records.parts_second, 0);
+  }
+  // The second thread is free when the first part is cut: it takes it.
+  if (threads == 2 && parts.records.parts > 1) {
+    EXPECT_GE(parts.records.parts_second, 1);
+  }
   EXPECT_EQ(whole.records.parts, 1);
   EXPECT_EQ(parts.status.ok(), whole.status.ok());
   EXPECT_EQ(parts.status.message(), whole.status.message());
@@ -93,11 +103,11 @@ int ExpectSameRead(const std::string& text, size_t part_bytes) {
 // when that reads it, the records of a whole read; when a whole read fails,
 // it does not read it (the caller's whole read names the problem). Returns
 // its parts (0: it did not read it).
-int ExpectInflatingReadAsWhole(const std::string& text, size_t part_bytes) {
-  SCOPED_TRACE("inflating, part_bytes " + std::to_string(part_bytes));
+int ExpectInflatingReadAsWhole(const std::string& text, size_t part_bytes, int threads = 1) {
+  SCOPED_TRACE("inflating, part_bytes " + std::to_string(part_bytes) + ", threads " + std::to_string(threads));
   const Read whole = ReadWith(Bytes(text), 0);
   Read inflating;
-  KinetoParser parser;
+  KinetoParser parser(threads);
   const bool read =
       ReadKinetoRecordsInflating(testing_files::Gzip(text), "t.json", &inflating.records, &parser, part_bytes);
   if (!read) {
@@ -111,14 +121,17 @@ int ExpectInflatingReadAsWhole(const std::string& text, size_t part_bytes) {
 
 // Part sizes that put the guessed ends at many different places; the
 // parts each took (from memory; from gzip as it inflates, too, when this
-// build has ISA-L).
+// build has ISA-L), on one thread and on two alike.
 std::vector<int> ExpectSameReadAtManySizes(const std::string& text) {
   std::vector<int> parts;
   for (size_t part : {size_t(64), size_t(200), size_t(1000), size_t(4096), text.size() / 3}) {
-    parts.push_back(ExpectSameRead(text, part));
-    const int inflating = ExpectInflatingReadAsWhole(text, part);
-    if (GzipWindow::Available() && inflating > 0) {
-      EXPECT_EQ(inflating, parts.back());
+    parts.push_back(ExpectSameRead(text, part, 1));
+    EXPECT_EQ(ExpectSameRead(text, part, 2), parts.back());
+    for (int threads : {1, 2}) {
+      const int inflating = ExpectInflatingReadAsWhole(text, part, threads);
+      if (GzipWindow::Available() && inflating > 0) {
+        EXPECT_EQ(inflating, parts.back());
+      }
     }
   }
   return parts;
@@ -212,6 +225,20 @@ TEST(KinetoParts, AnErrorLateInTheFileNamesTheSameEvent) {
   ExpectSameReadAtManySizes(text);
   // Truncated anywhere: the same error too.
   for (size_t cut : {text.size() / 2, text.size() - 3}) ExpectSameReadAtManySizes(text.substr(0, cut));
+}
+
+// A job's threads: one file each, and a file's parts on two only where the
+// threads are at least twice the files (a user's --threads 1 stays one).
+TEST(KinetoParts, AFileIsParsedOnTwoThreadsOnlyWhenTheJobHasTwiceTheThreads) {
+  EXPECT_EQ(WorkerThreads(2, 1), 1);
+  EXPECT_EQ(PartThreads(2, 1), 2);
+  EXPECT_EQ(PartThreads(1, 1), 1);
+  EXPECT_EQ(PartThreads(3, 1), 2);
+  EXPECT_EQ(WorkerThreads(2, 2), 2);
+  EXPECT_EQ(PartThreads(2, 2), 1);
+  EXPECT_EQ(PartThreads(4, 2), 2);
+  EXPECT_EQ(PartThreads(3, 2), 1);
+  EXPECT_EQ(PartThreads(16, 64), 1);
 }
 
 }  // namespace

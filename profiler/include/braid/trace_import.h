@@ -65,9 +65,10 @@ struct ImportedTrace {
 };
 
 struct KinetoImportOptions {
-  // Files read at once, each on its own thread; 0: the machine's hardware
+  // Threads the files are read on, one file each; 0: the machine's hardware
   // threads, at most 16. Each holds one file's bytes (about 3x its JSON)
-  // while it works.
+  // while it works. With at least twice as many threads as files, each
+  // file's parts are parsed on two.
   int threads = 0;
 };
 
@@ -113,6 +114,7 @@ class KinetoJob {
 
   std::vector<std::string> paths_;
   int threads_;
+  int part_threads_;  // per worker, for one file's parts (KinetoParser)
   std::vector<ImportedRank> ranks_;
   std::vector<std::optional<int>> said_world_;  // each file's distributedInfo.world_size
   std::vector<Status> status_;

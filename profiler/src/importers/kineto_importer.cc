@@ -107,10 +107,20 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
 // the machine's hardware threads up to 16 (each worker holds one file's
 // bytes, about 3x its JSON: 16 hold ~1.7 GB of 35 MB traces); never more
 // than the files, at most 64.
+namespace {
+int ThreadsWanted(int requested) {
+  return requested > 0 ? requested : int(std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxWorkers));
+}
+}  // namespace
+
 int WorkerThreads(int requested, size_t files) {
-  const int wanted =
-      requested > 0 ? requested : int(std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxWorkers));
-  return int(std::clamp<size_t>(size_t(wanted), 1, std::clamp<size_t>(files, 1, 64)));
+  return int(std::clamp<size_t>(size_t(ThreadsWanted(requested)), 1, std::clamp<size_t>(files, 1, 64)));
+}
+
+// One file on two cores waited on one: its parts parse on both (35 MB of
+// JSON: see docs/cli.md, "Import speed").
+int PartThreads(int requested, size_t files) {
+  return ThreadsWanted(requested) >= 2 * WorkerThreads(requested, files) ? 2 : 1;
 }
 
 Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world) {
@@ -197,6 +207,7 @@ Result<std::unique_ptr<KinetoJob>> KinetoJob::Start(const std::vector<std::strin
 KinetoJob::KinetoJob(std::vector<std::string> paths, const KinetoImportOptions& options)
     : paths_(std::move(paths)),
       threads_(importers::WorkerThreads(options.threads, paths_.size())),
+      part_threads_(importers::PartThreads(options.threads, paths_.size())),
       ranks_(paths_.size()),
       said_world_(paths_.size()),
       status_(paths_.size()),
@@ -223,7 +234,7 @@ Status KinetoJob::StartWorkers() {
 // file has failed no later one starts: only the first failure is reported.
 void KinetoJob::Work() {
   importers::PaddedBytes json, gz;
-  importers::KinetoParser parser;
+  importers::KinetoParser parser(part_threads_);
   importers::KinetoRecords records;  // its buffer, too, serves file after file
   const int files = static_cast<int>(paths_.size());
   for (size_t i = next_.fetch_add(1); i < paths_.size(); i = next_.fetch_add(1)) {

@@ -2,9 +2,16 @@
 // event's fields taken in document order, values we do not need skipped.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
 
 #include "gzip_window.h"
 #include "kineto_records.h"
@@ -248,12 +255,149 @@ bool FindPartEnd(std::string_view json, size_t at, size_t* comma, size_t* next) 
   return false;
 }
 
+// Part `held` (the window's bytes from the part's start) into `part`:
+// opened with kPartPrefix unless it is the file's first, cut at `comma`
+// and closed with "]}" unless it is the last.
+void CopyPart(std::string_view held, bool first, bool last, size_t comma, PaddedBytes& part) {
+  // "" rather than a default view: memcpy may not be given a null source.
+  const std::string_view prefix = first ? std::string_view("") : kPartPrefix;
+  const std::string_view body = last ? held : held.substr(0, comma);
+  const std::string_view suffix = last ? std::string_view("") : std::string_view("]}");
+  char* p = part.Reserve(prefix.size() + body.size() + suffix.size());
+  std::memcpy(p, prefix.data(), prefix.size());
+  if (!body.empty()) std::memcpy(p + prefix.size(), body.data(), body.size());
+  std::memcpy(p + prefix.size() + body.size(), suffix.data(), suffix.size());
+  part.SetSize(prefix.size() + body.size() + suffix.size());
+}
+
+// Parses one part into `out`, its events numbered from `first_index`: true
+// when it read cleanly as the part it was cut as (see above), and then
+// `*next_index` is the number after its last event.
+bool ParsePart(std::string_view label, const PaddedBytes& part, bool last, size_t first_index, od::parser& parser,
+               KinetoRecords* out, size_t* next_index) {
+  Reader reader(label);
+  reader.NumberFrom(first_index);
+  od::document doc;
+  const simdjson::padded_string_view view(part.data(), part.size(), part.capacity());
+  if (parser.iterate(view).get(doc) != simdjson::SUCCESS || !reader.ReadRoot(doc, out).ok() ||
+      reader.events_arrays() != 1) {
+    return false;
+  }
+  // Nothing after the root's "}" (ours): current_location is past the end.
+  if (!last && (!reader.ended_with_events() || doc.current_location().error() != simdjson::OUT_OF_BOUNDS)) {
+    return false;
+  }
+  *next_index = reader.next_index();
+  return true;
+}
+
+// The second thread of a read in parts on two threads: it parses each part
+// it is given, with a parser and a part buffer of its own, into records of
+// its own, while the reading thread inflates, cuts and parses the others.
+class PartThread {
+ public:
+  PartThread() : thread_([this] { Loop(); }) {}  // std::system_error when no thread can start
+  ~PartThread() {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  PartThread(const PartThread&) = delete;
+  PartThread& operator=(const PartThread&) = delete;
+
+  // Whether it is parsing a part (not yet Taken or not: Take waits).
+  bool Busy() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return state_ == State::kParsing;
+  }
+  // Its buffer, which the reading thread fills while it is not Busy and
+  // holds no part untaken.
+  PaddedBytes& part() { return part_; }
+  // Parses part() (`label` must outlive the Take that follows).
+  void Give(std::string_view label, bool last) {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      label_ = label;
+      last_ = last;
+      records_ = KinetoRecords{};
+      state_ = State::kParsing;
+    }
+    wake_.notify_all();
+  }
+  // Waits for the part given and moves its records to `out`: false when it
+  // did not read cleanly.
+  bool Take(KinetoRecords* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return state_ != State::kParsing; });
+    state_ = State::kIdle;
+    *out = std::move(records_);
+    return ok_;
+  }
+
+ private:
+  enum class State { kIdle, kParsing, kParsed };
+
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stop_ || state_ == State::kParsing; });
+      if (stop_) return;
+      lock.unlock();
+      // Its own numbering: the reading thread adds the counts up. Errors
+      // send the file to a whole read, which numbers them.
+      size_t seen = 0;
+      bool ok = false;
+      try {
+        ok = ParsePart(label_, part_, last_, 0, parser_, &records_, &seen);
+      } catch (const std::exception&) {  // bad_alloc: on this thread it would end the process
+        ok = false;
+      }
+      lock.lock();
+      ok_ = ok;
+      state_ = State::kParsed;
+      done_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  State state_ = State::kIdle;
+  bool stop_ = false;
+  // The part's, written by the reading thread while kIdle and read by this
+  // one while kParsing (the mutex orders the two).
+  std::string_view label_;
+  bool last_ = false;
+  bool ok_ = false;
+  PaddedBytes part_;
+  od::parser parser_;
+  KinetoRecords records_;
+  std::thread thread_;  // last: started once everything it uses is built
+};
+
 }  // namespace
 
 struct KinetoParser::Impl {
   od::parser parser;
   PaddedBytes part;    // ReadInParts' copy of one part
   PaddedBytes window;  // ReadKinetoRecordsInflating's inflated bytes
+  int part_threads = 1;
+  std::unique_ptr<PartThread> second;  // part_threads 2: started on first use
+
+  // The second thread when this parser has one and it can start.
+  PartThread* Second() {
+    if (part_threads < 2) return nullptr;
+    if (!second) {
+      try {
+        second = std::make_unique<PartThread>();
+      } catch (const std::system_error&) {
+        part_threads = 1;  // one thread does the same work
+      }
+    }
+    return second.get();
+  }
 };
 
 namespace {
@@ -304,53 +448,96 @@ bool ReadInParts(Window& w, std::string_view label, size_t part_bytes, KinetoRec
     bool failed = false;
     const bool last = !NextPartEnd(w, part_bytes, &comma, &next, &failed);
     if (failed) return false;
-    const std::string_view held = w.bytes();
-    // "" rather than a default view: memcpy may not be given a null source.
-    const std::string_view prefix = first ? std::string_view("") : kPartPrefix;
-    const std::string_view body = last ? held : held.substr(0, comma);
-    const std::string_view suffix = last ? std::string_view("") : std::string_view("]}");
-    char* p = part.Reserve(prefix.size() + body.size() + suffix.size());
-    std::memcpy(p, prefix.data(), prefix.size());
-    if (!body.empty()) std::memcpy(p + prefix.size(), body.data(), body.size());
-    std::memcpy(p + prefix.size() + body.size(), suffix.data(), suffix.size());
-    part.SetSize(prefix.size() + body.size() + suffix.size());
-
-    Reader reader(label);
-    reader.NumberFrom(index);
-    od::document doc;
-    const simdjson::padded_string_view view(part.data(), part.size(), part.capacity());
-    if (parser.iterate(view).get(doc) != simdjson::SUCCESS || !reader.ReadRoot(doc, out).ok() ||
-        reader.events_arrays() != 1) {
-      return false;
-    }
+    CopyPart(w.bytes(), first, last, comma, part);
+    if (!ParsePart(label, part, last, index, parser, out, &index)) return false;
     ++out->parts;
     if (last) return true;
-    // Nothing after the root's "}" (ours): current_location is past the end.
-    if (!reader.ended_with_events() || doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return false;
-    index = reader.next_index();
     w.Drop(next);
   }
+}
+
+// ReadInParts on two threads: each part goes to `second` when it is free,
+// else the reading thread parses it itself, each into records of its own;
+// they are joined in file order once every part has read cleanly.
+template <typename Window>
+bool ReadInPartsOnTwoThreads(Window& w, std::string_view label, size_t part_bytes, KinetoRecords* out,
+                             od::parser& parser, PaddedBytes& part, PartThread& second) {
+  std::vector<KinetoRecords> parts;  // in file order
+  constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  size_t second_has = kNone;  // the part `second` was given and not yet taken
+  int given = 0;
+  const auto take = [&] {
+    if (second_has == kNone) return true;
+    const bool ok = second.Take(&parts[second_has]);
+    second_has = kNone;
+    return ok;
+  };
+  bool ok = true;
+  for (bool first = true; ok; first = false) {
+    size_t comma = 0, next = 0;
+    bool failed = false;
+    const bool last = !NextPartEnd(w, part_bytes, &comma, &next, &failed);
+    if (failed) {
+      ok = false;
+      break;
+    }
+    parts.emplace_back();
+    if (!second.Busy()) {
+      ok = take();
+      if (!ok) break;
+      CopyPart(w.bytes(), first, last, comma, second.part());
+      second_has = parts.size() - 1;
+      second.Give(label, last);
+      ++given;
+    } else {
+      CopyPart(w.bytes(), first, last, comma, part);
+      size_t seen = 0;
+      ok = ParsePart(label, part, last, 0, parser, &parts.back(), &seen);
+    }
+    if (last) break;
+    w.Drop(next);
+  }
+  ok = take() && ok;  // always: `second` reads `label` and its buffer until then
+  if (!ok) return false;
+  size_t records = out->events.size(), seen = 0;
+  for (const KinetoRecords& p : parts) records += p.events.size();
+  out->events.reserve(records);
+  for (KinetoRecords& p : parts) {
+    std::move(p.events.begin(), p.events.end(), std::back_inserter(out->events));
+    seen += size_t(p.events_seen);
+    if (p.rank) out->rank = p.rank;  // a later distributedInfo wins, as in one read
+    if (p.world) out->world = p.world;
+  }
+  out->events_seen = static_cast<int>(std::min<size_t>(seen, std::numeric_limits<int>::max()));
+  out->parts = static_cast<int>(parts.size());
+  out->parts_second = given;
+  return true;
 }
 
 // ReadInParts with `out` put back as it came when it fails.
 template <typename Window>
 bool ReadInPartsOrNothing(Window& w, std::string_view label, size_t part_bytes, KinetoRecords* out, od::parser& parser,
-                          PaddedBytes& part) {
+                          PaddedBytes& part, PartThread* second) {
   const size_t kept = out->events.size();
-  const KinetoRecords before{{}, out->events_seen, 0, out->rank, out->world};
+  const KinetoRecords before{{}, out->events_seen, 0, 0, out->rank, out->world};
   out->parts = 0;
-  if (ReadInParts(w, label, part_bytes, out, parser, part)) return true;
+  out->parts_second = 0;
+  if (second != nullptr ? ReadInPartsOnTwoThreads(w, label, part_bytes, out, parser, part, *second)
+                        : ReadInParts(w, label, part_bytes, out, parser, part)) {
+    return true;
+  }
   out->events.resize(kept);
   out->events_seen = before.events_seen;
   out->rank = before.rank;
   out->world = before.world;
   out->parts = 0;
+  out->parts_second = 0;
   return false;
 }
 
 }  // namespace
 
-KinetoParser::KinetoParser() : impl_(std::make_unique<Impl>()) {}
+KinetoParser::KinetoParser(int part_threads) : impl_(std::make_unique<Impl>()) { impl_->part_threads = part_threads; }
 KinetoParser::~KinetoParser() = default;
 
 Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out, KinetoParser* given,
@@ -361,7 +548,7 @@ Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, Kineto
   KinetoParser::Impl& impl = *(given != nullptr ? given : &local_parser)->impl_;
   if (part_bytes > 0 && json.size() / 2 >= part_bytes) {
     MemoryWindow w(json.view());
-    if (ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part)) return Status::Ok();
+    if (ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part, impl.Second())) return Status::Ok();
   }
   out->parts = 1;  // the whole read starts afresh
   od::document doc;
@@ -376,7 +563,7 @@ bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, Kin
   KinetoParser local_parser;
   KinetoParser::Impl& impl = *(given != nullptr ? given : &local_parser)->impl_;
   GzipWindow w(gz, max_bytes, impl.window);
-  return ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part);
+  return ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part, impl.Second());
 }
 
 }  // namespace braid::importers

@@ -22,6 +22,11 @@ Result<ImportedRank> ParseKinetoJson(const PaddedBytes& json, std::string_view l
 inline constexpr unsigned kDefaultMaxWorkers = 16;
 int WorkerThreads(int requested, size_t files);
 
+// The threads each of those workers parses a file's parts on
+// (KinetoParser): 2 when the threads the job may use (`requested`, or the
+// hardware's as above) are at least twice the workers, else 1.
+int PartThreads(int requested, size_t files);
+
 // One rank from the records of its file (ParseKinetoJson's second half).
 // Takes the records' names (the records are spent; their buffer stays).
 Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world);

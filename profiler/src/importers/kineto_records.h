@@ -41,6 +41,7 @@ struct KinetoRecords {
   std::vector<KinetoRecord> events;
   int events_seen = 0;  // all of traceEvents, kept or not
   int parts = 0;        // how many parts ReadKinetoRecords read it in (1: whole)
+  int parts_second = 0;  // of them, parsed on the parser's second thread
   std::optional<int> rank;
   std::optional<int> world;
 };
@@ -48,9 +49,13 @@ struct KinetoRecords {
 // simdjson's parser, kept from file to file by a worker: a new one per file
 // allocated and faulted in its index buffers afresh, and freed them after
 // (a tenth of a 64-rank import's time went to those page faults and unmaps).
+// `part_threads` 2: a file read in parts has its parts parsed on two
+// threads, the caller's and one the parser keeps (started on first use),
+// for a worker with a core to spare (one file on two cores). The records
+// and errors are the same as with 1.
 class KinetoParser {
  public:
-  KinetoParser();
+  explicit KinetoParser(int part_threads = 1);
   ~KinetoParser();
   KinetoParser(const KinetoParser&) = delete;
   KinetoParser& operator=(const KinetoParser&) = delete;
