@@ -2,6 +2,9 @@
 // of the run is visible to readers; a process killed before COMMIT leaves
 // uncommitted WAL frames that SQLite discards on the next open.
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -48,6 +51,40 @@ Status ValidateRun(const RunMeta& meta, const std::vector<Event>& events) {
   return ValidateEvents(events);
 }
 
+// Storage order from events whose starts never go back within a (rank,
+// lane), as an importer's time-sorted events are: a stable split by (rank,
+// lane), in two passes instead of a sort (35 MB trace: 34,000 events in
+// 5 lanes). False, with `order` unspecified, when some lane's starts do go
+// back.
+bool SplitByLane(const std::vector<Event>& events, std::vector<size_t>* order) {
+  struct Lane {
+    size_t count = 0, next = 0;
+    int64_t last_start = INT64_MIN;
+  };
+  std::map<std::pair<int, int>, Lane> lanes;
+  std::vector<Lane*> lane_of(events.size());
+  Lane* last = nullptr;
+  std::pair<int, int> last_key;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const std::pair<int, int> key{events[i].rank, events[i].lane};
+    if (last == nullptr || key != last_key) {
+      last = &lanes[key];  // std::map: the pointers stay valid as lanes are added
+      last_key = key;
+    }
+    if (events[i].start_ns < last->last_start) return false;
+    last->last_start = events[i].start_ns;
+    ++last->count;
+    lane_of[i] = last;
+  }
+  size_t at = 0;
+  for (auto& [key, lane] : lanes) {  // in (rank, lane) order
+    lane.next = at;
+    at += lane.count;
+  }
+  for (size_t i = 0; i < events.size(); ++i) (*order)[lane_of[i]->next++] = i;
+  return true;
+}
+
 // Indices of `events` in storage order: (rank, lane, start_ns), ties in input
 // order. Backends mostly emit in that order already; check before sorting.
 std::vector<size_t> StorageOrder(const std::vector<Event>& events) {
@@ -61,7 +98,9 @@ std::vector<size_t> StorageOrder(const std::vector<Event>& events) {
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
     return a < b;
   };
-  if (!std::is_sorted(order.begin(), order.end(), less)) std::sort(order.begin(), order.end(), less);
+  if (std::is_sorted(order.begin(), order.end(), less) || SplitByLane(events, &order)) return order;
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), less);
   return order;
 }
 

@@ -35,12 +35,48 @@ class StepIndex {
   std::vector<int64_t> starts_;
 };
 
+// Orders by (start_ns, lane, end_ns), ties as they came: a stable sort.
+// The keys are sorted apart and the events then moved into place along the
+// permutation's cycles, each once: a merge sort of the events themselves
+// moved each ~15 times, at ~100 bytes apiece, through a buffer as large as
+// they are (35 MB trace: 34,000 events, 2.2 ms -> see docs/cli.md).
 inline void SortEvents(std::vector<Event>* events) {
-  std::stable_sort(events->begin(), events->end(), [](const Event& a, const Event& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    if (a.lane != b.lane) return a.lane < b.lane;
-    return a.end_ns < b.end_ns;
-  });
+  struct Key {
+    int64_t start, end;
+    int lane;
+    uint32_t at;  // where the event is now; the last key, which makes the sort stable
+    bool operator<(const Key& o) const {
+      if (start != o.start) return start < o.start;
+      if (lane != o.lane) return lane < o.lane;
+      if (end != o.end) return end < o.end;
+      return at < o.at;
+    }
+  };
+  std::vector<Event>& ev = *events;
+  if (ev.size() > UINT32_MAX) {  // beyond any trace kMaxTraceBytes lets in; still right
+    std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
+      return Key{a.start_ns, a.end_ns, a.lane, 0} < Key{b.start_ns, b.end_ns, b.lane, 0};
+    });
+    return;
+  }
+  std::vector<Key> keys(ev.size());
+  for (size_t i = 0; i < ev.size(); ++i) keys[i] = {ev[i].start_ns, ev[i].end_ns, ev[i].lane, uint32_t(i)};
+  if (std::is_sorted(keys.begin(), keys.end())) return;
+  std::sort(keys.begin(), keys.end());
+  // keys[j].at: the event that goes to j. Each cycle is walked once.
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].at == i) continue;
+    Event held = std::move(ev[i]);
+    size_t j = i;
+    while (keys[j].at != i) {
+      const size_t from = keys[j].at;
+      ev[j] = std::move(ev[from]);
+      keys[j].at = uint32_t(j);
+      j = from;
+    }
+    ev[j] = std::move(held);
+    keys[j].at = uint32_t(j);
+  }
 }
 
 }  // namespace braid::importers
