@@ -150,5 +150,23 @@ TEST(Gunzip, SharedTracesInflateAsZlibDoes) {
   EXPECT_GE(seen, 2);
 }
 
+// A buffer that creeps up (parts a little larger each time) grows by half
+// again, keeping what it held, not by the few bytes asked for each time.
+TEST(PaddedBytesGrowth, GrowingAgainTakesHalfAgainAndKeepsTheBytes) {
+  PaddedBytes b;
+  char* p = b.Reserve(1000);
+  EXPECT_EQ(b.capacity(), 1000 + PaddedBytes::kPadding);
+  for (int i = 0; i < 1000; ++i) p[i] = char('a' + i % 26);
+  const size_t first = b.capacity();
+  p = b.Reserve(1001);
+  EXPECT_GE(b.capacity(), first + first / 2);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(p[i], char('a' + i % 26)) << i;
+  const size_t second = b.capacity();
+  b.Reserve(second - PaddedBytes::kPadding);  // fits: no growth
+  EXPECT_EQ(b.capacity(), second);
+  b.Reserve(10 * second);  // more than half again: what is asked
+  EXPECT_EQ(b.capacity(), 10 * second + PaddedBytes::kPadding);
+}
+
 }  // namespace
 }  // namespace braid

@@ -74,7 +74,10 @@ char* PaddedBytes::Reserve(size_t n) {
     // the kernel allows it (transparent huge pages on madvise), a 35 MB
     // trace takes 18 page faults instead of 8,500.
     constexpr size_t kHuge = size_t(2) << 20;
-    const size_t want = n + kPadding;
+    // Grown again (a part a little larger than any before it): by half
+    // again at least, so that a buffer that creeps up is not reallocated,
+    // copied and its fresh pages faulted in for every few bytes more.
+    const size_t want = cap_ > 0 ? std::max(n + kPadding, cap_ + cap_ / 2) : n + kPadding;
     const bool huge = want >= 2 * kHuge;
     const size_t bytes = huge ? (want + kHuge - 1) / kHuge * kHuge : want;
     char* p = static_cast<char*>(huge ? std::aligned_alloc(kHuge, bytes) : std::malloc(bytes));

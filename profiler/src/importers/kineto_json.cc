@@ -275,6 +275,12 @@ void CopyPart(std::string_view held, bool first, bool last, size_t comma, Padded
 // `*next_index` is the number after its last event.
 bool ParsePart(std::string_view label, const PaddedBytes& part, bool last, size_t first_index, od::parser& parser,
                KinetoRecords* out, size_t* next_index) {
+  // Room for a part a quarter larger than this one: simdjson reallocates
+  // its buffers (about 5x the part, fresh pages) for any larger document,
+  // and most parts run a little past the size they were cut at.
+  if (parser.capacity() < part.size() && parser.allocate(part.size() + part.size() / 4) != simdjson::SUCCESS) {
+    return false;
+  }
   Reader reader(label);
   reader.NumberFrom(first_index);
   od::document doc;
