@@ -478,6 +478,16 @@ bool ReadInPartsOnTwoThreads(Window& w, std::string_view label, size_t part_byte
     second_has = kNone;
     return ok;
   };
+  // Left by an exception (bad_alloc) too: the part given is waited for, so
+  // that the next read finds `second` idle.
+  struct WaitForSecond {
+    PartThread& second;
+    const size_t& has;
+    ~WaitForSecond() {
+      KinetoRecords dropped;
+      if (has != kNone) (void)second.Take(&dropped);
+    }
+  } wait_for_second{second, second_has};
   bool ok = true;
   for (bool first = true; ok; first = false) {
     size_t comma = 0, next = 0;
