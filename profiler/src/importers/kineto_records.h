@@ -39,8 +39,8 @@ struct KinetoRecord {
 
 struct KinetoRecords {
   std::vector<KinetoRecord> events;
-  int events_seen = 0;  // all of traceEvents, kept or not
-  int parts = 0;        // how many parts ReadKinetoRecords read it in (1: whole)
+  int events_seen = 0;   // all of traceEvents, kept or not
+  int parts = 0;         // how many parts ReadKinetoRecords read it in (1: whole)
   int parts_second = 0;  // of them, parsed on the parser's second thread
   std::optional<int> rank;
   std::optional<int> world;
