@@ -87,7 +87,6 @@ Status Engine::RunOnce() {
     gpu_state_[size_t(d)].run_off = run_off_[size_t(d)];
   }
   hbm_cap_ = gpu_.hbm_gbs * gpu_.hbm_efficiency;
-  scratch_devs_.resize(size_t(std::max(devs_, 2)));
   makespan_ = 0;
 
   const std::span<const int> in_degrees = graph_.in_degrees();
@@ -138,20 +137,6 @@ Status Engine::RunOnce() {
       Push(now + st.fixed_ns, kWorkStart, g);
       break;
   }
-}
-
-int Engine::ActivityDevices(int a, int* out) const {
-  if (a < n_steps_) {
-    const StepStatic& st = steps_[size_t(a)];
-    out[0] = st.dev;
-    if (st.act == Act::kTransfer && st.dst_dev != st.dev) {
-      out[1] = st.dst_dev;
-      return 2;
-    }
-    return 1;
-  }
-  for (int d = 0; d < devs_; ++d) out[d] = d;
-  return devs_;
 }
 
 // Removal keeps the others' order: ReevaluateRanks visits them in it.
@@ -321,6 +306,33 @@ inline bool Engine::RunsOn(int a, int dev) const {
   return st.dev == dev || (st.act == Act::kTransfer && st.dst_dev == dev);
 }
 
+// The longest a comm kernel of priority `prio` starting on GPU `dev` waits
+// for a GEMM's current wave there to retire: max(delay, those waits).
+[[gnu::always_inline]] inline double Engine::WaveDelay(int dev, int prio, double now, double delay) {
+  // Most comm kernels outrank every GEMM of their ranks: nothing to look for.
+  if (gpu_state_[size_t(dev)].gemms == 0 || gemm_priority_[size_t(dev)] < prio) return delay;
+  const int n = n_steps_;
+  for (const int* it = RunningBegin(dev); it != RunningEnd(dev); ++it) {
+    const int b = *it;
+    if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
+    const StepStatic& gs = steps_[size_t(b)];
+    GemmEntry& ge = gemm_costs_[size_t(gs.gemm)];
+    const int r = gs.dev;
+    const int sms = gpu_state_[size_t(r)].gemm_sms;
+    if (ge.cost.tiles < sms) continue;
+    if (sms != ge.waves_sms) {
+      ge.waves_sms = sms;
+      ge.waves = double(ge.cost.Waves(sms));
+    }
+    const Activity& y = acts_[size_t(b)];
+    const double waves = ge.waves;
+    const double pos = (1.0 - y.RemainingAt(now) / gs.work_ns) * waves;
+    const double frac = std::ceil(pos) - pos;
+    if (frac > 1e-9 && y.rate > 0) delay = std::max(delay, frac * gs.work_ns / (waves * y.rate));
+  }
+  return delay;
+}
+
 template <bool kLoopback>
 [[gnu::always_inline]] inline void Engine::WorkStart(int a, double now) {
   const int n = n_steps_;
@@ -330,31 +342,17 @@ template <bool kLoopback>
   if (hold > 0 && !x.delayed) {
     // Without a higher stream priority, a comm kernel's CTAs get SMs only as
     // the running GEMM's current wave retires.
-    const int prio = a < n ? steps_[size_t(a)].priority : steps_[size_t(graph_.group_members(a - n)[0])].priority;
-    int* ranks = scratch_devs_.data();
-    const int nr = ActivityDevices(a, ranks);
     double delay = 0;
-    for (int i = 0; i < nr; ++i) {
-      // Most comm kernels outrank every GEMM of their ranks: nothing to look for.
-      if (gpu_state_[size_t(ranks[i])].gemms == 0 || gemm_priority_[size_t(ranks[i])] < prio) continue;
-      for (const int* it = RunningBegin(ranks[i]); it != RunningEnd(ranks[i]); ++it) {
-        const int b = *it;
-        if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
-        const StepStatic& gs = steps_[size_t(b)];
-        GemmEntry& ge = gemm_costs_[size_t(gs.gemm)];
-        const int r = gs.dev;
-        const int sms = gpu_state_[size_t(r)].gemm_sms;
-        if (ge.cost.tiles < sms) continue;
-        if (sms != ge.waves_sms) {
-          ge.waves_sms = sms;
-          ge.waves = double(ge.cost.Waves(sms));
-        }
-        const Activity& y = acts_[size_t(b)];
-        const double waves = ge.waves;
-        const double pos = (1.0 - y.RemainingAt(now) / gs.work_ns) * waves;
-        const double frac = std::ceil(pos) - pos;
-        if (frac > 1e-9 && y.rate > 0) delay = std::max(delay, frac * gs.work_ns / (waves * y.rate));
-      }
+    // The GPUs it runs on, in order: a step's own (and a transfer's
+    // receiver), or every GPU for a group. Inline, without listing them
+    // first: most of these starts find no GEMM to wait for.
+    if (a < n) {
+      const StepStatic& st = steps_[size_t(a)];
+      delay = WaveDelay(st.dev, st.priority, now, delay);
+      if (st.act == Act::kTransfer && st.dst_dev != st.dev) delay = WaveDelay(st.dst_dev, st.priority, now, delay);
+    } else {
+      const int prio = steps_[size_t(graph_.group_members(a - n)[0])].priority;
+      for (int d = 0; d < devs_; ++d) delay = WaveDelay(d, prio, now, delay);
     }
     if (delay > 0) {
       x.delayed = true;

@@ -115,6 +115,7 @@ class Engine {
   void FinSiftUp(int pos);
   void FinSiftDown(int pos);
   void Ready(int g, double now);
+  double WaveDelay(int dev, int prio, double now, double delay);
   template <bool kLoopback>
   void WorkStart(int a, double now);
   template <bool kLoopback>
@@ -133,7 +134,6 @@ class Engine {
   // GPU d's running activities, in the order they started.
   const int* RunningBegin(int r) const { return run_buf_.data() + gpu_state_[size_t(r)].run_off; }
   const int* RunningEnd(int r) const { return RunningBegin(r) + gpu_state_[size_t(r)].run_len; }
-  int ActivityDevices(int a, int* out) const;
   // Each GPU has an intra-node, an inter-node and an NVLink-pair port.
   static constexpr int kPortClasses = 3;
 
@@ -202,7 +202,6 @@ class Engine {
   std::vector<int> gemm_priority_;  // per GPU: the highest priority of its GEMM-like steps (Load)
   std::vector<uint32_t> stamp_;
   uint32_t stamp_now_ = 0;
-  std::vector<int> scratch_devs_;
   std::vector<GemmEntry> gemm_costs_;
   struct CostMemo {
     int64_t m, n, k;
