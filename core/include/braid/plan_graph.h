@@ -95,6 +95,10 @@ class PlanGraph {
   // How many of g's deps are on another lane (repeats counted): the waits a
   // backend that runs each lane as a stream must add; lane order is free.
   int cross_lane_deps(int g) const { return cross_lane_deps_[size_t(g)]; }
+  // The per-step arrays whole, by global index, for loops over every step.
+  std::span<const int> cross_lane_deps() const { return cross_lane_deps_; }
+  std::span<const int> partners() const { return partner_; }
+  std::span<const int> groups_of() const { return group_of_; }
 
   // Every step once, each after everything it waits for; the members of a
   // group are adjacent, in rank order. Deterministic for a given plan.

@@ -37,28 +37,45 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   gemm_costs_.clear();
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
+  double last_gemm_demand = 0, last_send_demand = 0;  // the HBM demands of those
   const Link* last_link = nullptr;
   CommTime last_ct;
   int last_from = -1, last_to = -1, last_port = 0;
   int64_t last_mem_bytes = -1;
   double last_mem_ns = 0;
+  // A memory kernel's demand, and its share of the HBM rate alone: the same
+  // for every one.
+  const double mem_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
+  const double mem_share = HbmShareAlone(gpu_, mem_demand);
+  // The graph's per-step arrays and the steps, through local pointers: the
+  // loop's stores to steps_ would otherwise make the compiler reload every
+  // vector's data pointer per step.
+  const int* cross_lane = graph_.cross_lane_deps().data();
+  const int* partner = graph_.partners().data();
+  const int* group_of = graph_.groups_of().data();
+  const Lane* lanes = plan.lanes.data();
+  StepStatic* statics = steps_.data();
 
   for (int r = 0; r < tp_; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
     const int dev = loopback_ ? 0 : r;
-    run_off_[size_t(dev) + 1] += int(rp.steps.size());
-    for (const Step& s : rp.steps) {
-      const int g = graph_.global(r, s.id);
-      const Lane& lane = plan.lanes[size_t(s.lane)];
-      StepStatic& st = steps_[size_t(g)];
-      st = StepStatic{.fixed_ns = launch + graph_.cross_lane_deps(g) * wait,
+    const Step* rank_steps = rp.steps.data();
+    const int count = int(rp.steps.size());
+    const int base = graph_.first_step(r);
+    run_off_[size_t(dev) + 1] += count;
+    for (int i = 0; i < count; ++i) {
+      const Step& s = rank_steps[i];
+      const int g = base + i;  // the graph checked that step i has id i
+      const Lane& lane = lanes[s.lane];
+      StepStatic& st = statics[g];
+      st = StepStatic{.fixed_ns = launch + cross_lane[g] * wait,
                       .work_ns = 0,
                       .hbm_demand = 0,
                       .dev = dev,
                       .priority = lane.priority,
                       .sm_hold = 0,
-                      .partner = graph_.partner(g),
-                      .coll = graph_.group_of(g),
+                      .partner = partner[g],
+                      .coll = group_of[g],
                       .dst_dev = -1,
                       .gemm = -1,
                       .kind = s.kind,
@@ -73,12 +90,13 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           if (m != last_m || nn != last_n || k != last_k) {
             const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype);
             gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0, 0});
+            const double full_ns = gemm_costs_.back().full_ns;
+            last_gemm_demand = full_ns > 0 ? c.hbm_traffic / full_ns : 0;
             last_m = m, last_n = nn, last_k = k;
           }
           st.gemm = int(gemm_costs_.size()) - 1;
-          const GemmEntry& ge = gemm_costs_.back();
-          st.work_ns = ge.full_ns;
-          st.hbm_demand = st.work_ns > 0 ? ge.cost.hbm_traffic / st.work_ns : 0;
+          st.work_ns = gemm_costs_.back().full_ns;
+          st.hbm_demand = last_gemm_demand;
           break;
         }
         case StepKind::kCompute: {
@@ -113,8 +131,8 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           // copies): scaled by HbmShareAlone, alone it still takes
           // MemoryKernelNs (unscaled it ran 1.69× slower on h100-sxm, and a
           // gemm_rs ring's chain of adds with it).
-          st.hbm_demand = gpu_.hbm_gbs * gpu_.hbm_efficiency * gpu_.hbm_copy_weight;
-          st.work_ns = last_mem_ns * HbmShareAlone(gpu_, st.hbm_demand);
+          st.hbm_demand = mem_demand;
+          st.work_ns = last_mem_ns * mem_share;
           st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
           if (loopback_) {
             // Every rank's memory kernels stream through the one HBM: with
@@ -151,6 +169,9 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           if (s.bytes != last_bytes) {
             last_ct = ce ? P2pTime(*last_link, s.bytes) : SmDrivenP2pTime(gpu_, *last_link, s.bytes, comm_sms);
             last_bytes = s.bytes;
+            last_send_demand = last_ct.transfer_ns > 0 ? double(s.bytes) / last_ct.transfer_ns *
+                                                             (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
+                                                       : 0;
           }
           const CommTime ct = last_ct;
           st.port_class = uint8_t(last_port);
@@ -158,9 +179,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           st.act = Act::kTransfer;
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
-          st.hbm_demand = ct.transfer_ns > 0
-                              ? double(s.bytes) / ct.transfer_ns * (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
-                              : 0;
+          st.hbm_demand = last_send_demand;
           st.sm_hold = ce ? 0 : comm_lost;
           st.dst_dev = s.peer;
           break;
