@@ -22,8 +22,8 @@ enum EventType { kWorkStart = 0, kComplete = 1 };
 [[gnu::always_inline]] inline void Engine::FinSet(int a, double t) {
   Activity& x = acts_[size_t(a)];
   if (x.heap_pos < 0) {
-    fin_heap_.push_back({t, a});
-    FinSiftUp(int(fin_heap_.size()) - 1);
+    fin_heap_[size_t(fin_n_)] = {t, a};
+    FinSiftUp(fin_n_++);
     return;
   }
   double& key = fin_heap_[size_t(x.heap_pos)].finish;
@@ -42,10 +42,10 @@ enum EventType { kWorkStart = 0, kComplete = 1 };
 template <bool kLoopback>
 void Engine::EventLoop() {
   for (;;) {
-    const bool events = events_head_ < events_.size();
-    if (!events && fin_heap_.empty()) break;
+    const bool events = events_head_ < events_end_;
+    if (!events && fin_n_ == 0) break;
     // Finishes first at equal times: they free resources for what starts.
-    if (!fin_heap_.empty() && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
+    if (fin_n_ != 0 && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
       const int a = fin_heap_[0].a;
       const double t = fin_heap_[0].finish;
       FinRemove(a);
@@ -77,9 +77,12 @@ Status Engine::RunOnce() {
     stamp_.assign(n + groups, 0);
     stamp_now_ = 0;
   }
-  events_.clear();
-  events_head_ = 0;
-  fin_heap_.clear();
+  // Room for every event and finish a run can queue (see events_), sized
+  // once: Push and FinSet then never check capacity.
+  if (events_.size() < 2 * (n + groups)) events_.resize(2 * (n + groups));
+  if (fin_heap_.size() < n + groups) fin_heap_.resize(n + groups);
+  events_head_ = events_end_ = 0;
+  fin_n_ = 0;
   gpu_state_.assign(size_t(devs_), GpuState{});
   loopback_gemm_hbm_ = 0;
   for (int d = 0; d < devs_; ++d) {

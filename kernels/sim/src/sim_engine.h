@@ -109,7 +109,7 @@ class Engine {
   void EventLoop();  // RunOnce's loop, per mode (loopback or not)
   GemmCost CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype);
   void Push(double t, int type, int id);
-  TimedEvent Pop();              // @pre events_head_ < events_.size()
+  TimedEvent Pop();              // @pre events_head_ < events_end_
   void FinSet(int a, double t);  // insert or move activity a's finish
   void FinRemove(int a);
   void FinSiftUp(int pos);
@@ -174,14 +174,17 @@ class Engine {
   // Pending timed events from events_head_ on, sorted by time: a new event
   // mostly comes last (now + a launch), so Push compares a few from the back
   // and Pop moves nothing. A run pushes at most one per step or group and
-  // one per delayed start: the vector never needs compacting.
+  // one per delayed start (each at most once): RunOnce makes room for twice
+  // the steps and groups, so the vector never needs compacting nor growing;
+  // events_end_ ends those queued.
   std::vector<TimedEvent> events_;
-  size_t events_head_ = 0;
+  size_t events_head_ = 0, events_end_ = 0;
   struct FinEntry {
     double finish;
     int a;
   };
-  std::vector<FinEntry> fin_heap_;  // running activities' finishes, a min-heap
+  std::vector<FinEntry> fin_heap_;  // running activities' finishes, a min-heap of fin_n_ entries
+  int fin_n_ = 0;
   // One GPU's state, in one cache line: starting or ending an activity
   // reads and writes several of these together.
   struct GpuState {

@@ -26,7 +26,7 @@ namespace braid::sim {
 
 [[gnu::always_inline]] inline void Engine::FinSiftDown(int pos) {
   FinEntry* heap = fin_heap_.data();
-  const int n = int(fin_heap_.size());
+  const int n = fin_n_;
   const FinEntry e = heap[pos];
   for (;;) {
     int child = 2 * pos + 1;
@@ -45,8 +45,7 @@ inline void Engine::FinRemove(int a) {
   const int pos = acts_[size_t(a)].heap_pos;
   if (pos < 0) return;
   acts_[size_t(a)].heap_pos = -1;
-  const FinEntry last = fin_heap_.back();
-  fin_heap_.pop_back();
+  const FinEntry last = fin_heap_[size_t(--fin_n_)];
   if (last.a == a) return;
   fin_heap_[size_t(pos)] = last;
   if (pos == 0) {  // the event loop's case: nothing above the root
@@ -59,9 +58,8 @@ inline void Engine::FinRemove(int a) {
 
 // Insertion from the back; equal times keep their push order.
 [[gnu::always_inline]] inline void Engine::Push(double t, int type, int id) {
-  events_.push_back({t, id, type});
   TimedEvent* e = events_.data();
-  size_t i = events_.size() - 1;
+  size_t i = events_end_++;
   for (; i > events_head_ && e[i - 1].t > t; --i) e[i] = e[i - 1];
   e[i] = {t, id, type};
 }
