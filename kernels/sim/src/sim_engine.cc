@@ -49,7 +49,7 @@ void Engine::EventLoop() {
       const int a = fin_heap_[0].a;
       const double t = fin_heap_[0].finish;
       FinRemove(a);
-      Finish<kLoopback>(a, t);
+      Finish<kLoopback>(a, t, false);
       continue;
     }
     const TimedEvent e = Pop();
@@ -155,8 +155,10 @@ Status Engine::RunOnce() {
   for (--len; i < len; ++i) list[i] = list[i + 1];
 }
 
+// Returns whether another activity's rate may have moved: false when only
+// a's own GPU's HBM factor and GEMM SMs could have, and neither did.
 template <bool kLoopback>
-[[gnu::always_inline]] inline void Engine::Touch(int a, int sign) {
+[[gnu::always_inline]] inline bool Engine::Touch(int a, int sign) {
   const int n = n_steps_;
   if (a >= n) {
     const int c = a - n;
@@ -170,10 +172,12 @@ template <bool kLoopback>
       gpu_state_[size_t(d)].port_in[port] += sign;
       UpdateHbmFactor<kLoopback>(d);  // after the ports: in loopback port 0 counts the copies
     }
-    return;
+    return true;
   }
   const StepStatic& st = steps_[size_t(a)];
   const int r = st.dev;
+  const double old_factor = gpu_state_[size_t(r)].hbm_factor;
+  const int old_sms = gpu_state_[size_t(r)].gemm_sms;
   Track(r, a, sign);
   // A factor is recomputed only where its inputs moved: the same values.
   if (st.hbm_demand != 0) {
@@ -197,7 +201,11 @@ template <bool kLoopback>
         UpdateHbmFactor<kLoopback>(st.dst_dev);
       }
     }
+    return true;  // its ports moved
   }
+  // A GEMM or memory kernel: what other rates read of r is its HBM factor
+  // and its GEMMs' SMs (RateOf).
+  return gpu_state_[size_t(r)].hbm_factor != old_factor || gpu_state_[size_t(r)].gemm_sms != old_sms;
 }
 
 // Demands share the achievable HBM rate in proportion; copies count
@@ -278,9 +286,17 @@ template <bool kLoopback>
 }
 
 // Every running activity on the GPUs `a` runs on, each once, in the order
-// of the GPUs' running lists.
-[[gnu::always_inline]] inline void Engine::ReevaluateRanks(int a, double now) {
+// of the GPUs' running lists. Unless `others` (Touch said their rates may
+// have moved), only a itself when it has just started (kStarted): the
+// others' RateOf would return their rates unchanged. A GEMM's start or end
+// mostly moves no other rate (callgrind on braid_sim_bench).
+template <bool kStarted>
+[[gnu::always_inline]] inline void Engine::ReevaluateRanks(int a, double now, bool others) {
   const int n = n_steps_;
+  if (!others) {
+    if (kStarted) Reevaluate(a, now);  // the last of its GPU's list (Track appends): visited last
+    return;
+  }
   if (a < n) {
     const StepStatic& st = steps_[size_t(a)];
     const int r = st.dev;
@@ -365,22 +381,24 @@ template <bool kLoopback>
   }
   if (a >= n) coll_start_[size_t(a - n)] = now;
   if (work <= 0) {
-    Touch<kLoopback>(a, +1);
-    Finish<kLoopback>(a, now);
+    const bool moved = Touch<kLoopback>(a, +1);
+    Finish<kLoopback>(a, now, moved);
     return;
   }
   x.remaining = work;
   x.last = now;
   x.rate = 0;
-  Touch<kLoopback>(a, +1);
-  ReevaluateRanks(a, now);
+  const bool moved = Touch<kLoopback>(a, +1);
+  ReevaluateRanks<true>(a, now, moved);
 }
 
+// moved: whether a Touch(a, +1) just before moved other rates (a step
+// that started with no work); then a's start and end together may have.
 template <bool kLoopback>
-[[gnu::always_inline]] inline void Engine::Finish(int a, double now) {
+[[gnu::always_inline]] inline void Engine::Finish(int a, double now, bool moved) {
   const int n = n_steps_;
-  Touch<kLoopback>(a, -1);
-  ReevaluateRanks(a, now);
+  const bool others = Touch<kLoopback>(a, -1) || moved;
+  ReevaluateRanks<false>(a, now, others);
   if (a >= n) {
     const int c = a - n;
     for (int g : graph_.group_members(c)) Complete(g, now);

@@ -119,17 +119,18 @@ class Engine {
   template <bool kLoopback>
   void WorkStart(int a, double now);
   template <bool kLoopback>
-  void Finish(int a, double now);
+  void Finish(int a, double now, bool moved);
   void Complete(int g, double now);
   void Reevaluate(int a, double now);
-  void ReevaluateRanks(int a, double now);
+  template <bool kStarted>
+  void ReevaluateRanks(int a, double now, bool others);
   double RateOf(int a);  // updates the GEMM body memo
   template <bool kLoopback>
   void UpdateHbmFactor(int dev);
   void UpdateGemmSms(int dev);
   bool RunsOn(int a, int dev) const;  // activity a involves GPU `dev`
   template <bool kLoopback>
-  void Touch(int a, int sign);
+  bool Touch(int a, int sign);
   void Track(int dev, int a, int sign);  // add a to / remove a from dev's running list
   // GPU d's running activities, in the order they started.
   const int* RunningBegin(int r) const { return run_buf_.data() + gpu_state_[size_t(r)].run_off; }
