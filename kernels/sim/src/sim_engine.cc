@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "sim_engine_queues.h"
@@ -79,9 +80,12 @@ Status Engine::RunOnce() {
   }
   // Room for every event and finish a run can queue (see events_), sized
   // once: Push and FinSet then never check capacity.
-  if (events_.size() < 2 * (n + groups)) events_.resize(2 * (n + groups));
-  if (fin_heap_.size() < n + groups) fin_heap_.resize(n + groups);
-  events_head_ = events_end_ = 0;
+  // Below them, Push's -inf sentinel; past the heap, +inf sentinels for
+  // FinSiftDown's children (the heap ends every run empty, each slot so).
+  if (events_.size() < 2 * (n + groups) + 1) events_.resize(2 * (n + groups) + 1);
+  if (fin_heap_.size() < 2 * (n + groups) + 2) fin_heap_.resize(2 * (n + groups) + 2, kFinSentinel);
+  events_[0].t = -std::numeric_limits<double>::infinity();
+  events_head_ = events_end_ = 1;
   fin_n_ = 0;
   gpu_state_.assign(size_t(devs_), GpuState{});
   loopback_gemm_hbm_ = 0;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "braid/gpu_files.h"
@@ -184,6 +185,7 @@ class Engine {
     double finish;
     int a;
   };
+  static constexpr FinEntry kFinSentinel{std::numeric_limits<double>::infinity(), -1};
   std::vector<FinEntry> fin_heap_;  // running activities' finishes, a min-heap of fin_n_ entries
   int fin_n_ = 0;
   // One GPU's state, in one cache line: starting or ending an activity
