@@ -201,9 +201,10 @@ class Engine {
   std::vector<GpuState> gpu_state_;
   double hbm_cap_ = 0;
   // Per GPU: running activities, in start order, in one flat buffer (GPU
-  // d's list starts at run_off_[d], copied to GpuState::run_off by RunOnce;
-  // room for every activity that can run on it, sized by Load), so that
-  // starting or ending one allocates nothing.
+  // d's room starts at run_off_[d], copied to GpuState::run_off by RunOnce,
+  // which then moves on as the oldest end (Track); room for every activity
+  // that can run on it, sized by Load), so that starting or ending one
+  // allocates nothing.
   std::vector<int> run_buf_, run_off_;
   std::vector<int> gemm_priority_;  // per GPU: the highest priority of its GEMM-like steps (Load)
   std::vector<uint32_t> stamp_;
