@@ -72,7 +72,11 @@ Status Engine::RunOnce() {
   arrived_.assign(n, 0);
   coll_arrivals_.assign(groups, 0);
   coll_ready_.assign(groups, 0);
-  acts_.assign(n + groups, Activity{});
+  if (acts_.size() < n + groups) acts_.resize(n + groups);
+  if (++run_ == 0) {  // wrapped: no stale delayed_run may equal a new run_
+    for (Activity& x : acts_) x.delayed_run = 0;
+    run_ = 1;
+  }
   coll_start_.assign(groups, 0);
   if (stamp_.size() != n + groups || stamp_now_ > (1u << 30)) {
     stamp_.assign(n + groups, 0);
@@ -372,7 +376,7 @@ template <bool kLoopback>
   Activity& x = acts_[size_t(a)];
   const double work = a < n ? steps_[size_t(a)].work_ns : coll_time_[size_t(a - n)].transfer_ns;
   const int hold = a < n ? steps_[size_t(a)].sm_hold : coll_sm_hold_[size_t(a - n)];
-  if (hold > 0 && !x.delayed) {
+  if (hold > 0 && x.delayed_run != run_) {
     // Without a higher stream priority, a comm kernel's CTAs get SMs only as
     // the running GEMM's current wave retires.
     double delay = 0;
@@ -388,7 +392,7 @@ template <bool kLoopback>
       for (int d = 0; d < devs_; ++d) delay = WaveDelay(d, prio, now, delay);
     }
     if (delay > 0) {
-      x.delayed = true;
+      x.delayed_run = run_;
       Push(now + delay, kWorkStart, a);
       return;
     }
@@ -402,6 +406,7 @@ template <bool kLoopback>
   x.remaining = work;
   x.last = now;
   x.rate = 0;
+  x.heap_pos = -1;
   const bool moved = Touch<kLoopback>(a, +1);
   ReevaluateRanks<true>(a, now, moved);
 }

@@ -88,10 +88,12 @@ class Engine {
   };
 
   // A running contended part: a step (id < steps) or a collective group.
+  // Not reset between runs: WorkStart sets what a run reads, and
+  // delayed_run says whether the start was delayed in this run.
   struct Activity {
     double remaining = 0, rate = 0, last = 0;  // remaining work as of `last`, when the rate last changed
     int heap_pos = -1;                         // index in fin_heap_, or -1
-    bool delayed = false;
+    uint32_t delayed_run = 0;                  // the run_ whose start was delayed (wave wait)
     // The work left at `now` at the current rate.
     double RemainingAt(double now) const { return std::max(0.0, remaining - (now - last) * rate); }
   };
@@ -173,6 +175,7 @@ class Engine {
   std::vector<int> coll_arrivals_;
   std::vector<double> coll_ready_;
   std::vector<Activity> acts_;
+  uint32_t run_ = 0;  // counts RunOnce calls, from 1 (Activity::delayed_run)
   // Pending timed events from events_head_ on, sorted by time: a new event
   // mostly comes last (now + a launch), so Push compares a few from the back
   // and Pop moves nothing. A run pushes at most one per step or group and
