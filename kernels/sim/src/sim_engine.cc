@@ -103,8 +103,10 @@ Status Engine::RunOnce() {
   const std::span<const int> in_degrees = graph_.in_degrees();
   std::copy(in_degrees.begin(), in_degrees.end(), pending_.begin());
   completed_ = 0;
+  // Ready changes no in-degree: the graph's, read through a local pointer,
+  // are pending_'s here.
   for (size_t g = 0; g < n; ++g) {
-    if (pending_[g] == 0) Ready(int(g), 0);
+    if (in_degrees[g] == 0) Ready(int(g), 0);
   }
   if (loopback_) {
     EventLoop<true>();
