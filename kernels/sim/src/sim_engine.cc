@@ -284,7 +284,8 @@ template <bool kLoopback>
     case Act::kTransfer: {
       const int users = std::max(gpu_state_[size_t(r)].port_out[st.port_class],
                                  gpu_state_[size_t(st.dst_dev)].port_in[st.port_class]);
-      return std::min(gpu_state_[size_t(r)].hbm_factor, gpu_state_[size_t(st.dst_dev)].hbm_factor) / std::max(users, 1);
+      const double factor = std::min(gpu_state_[size_t(r)].hbm_factor, gpu_state_[size_t(st.dst_dev)].hbm_factor);
+      return users > 1 ? factor / users : factor;  // mostly alone on its ports: x / 1 is x, without a division
     }
     default:
       return gpu_state_[size_t(r)].hbm_factor;
