@@ -44,15 +44,16 @@ template <bool kLoopback>
 void Engine::EventLoop() {
   for (;;) {
     const bool events = events_head_ < events_end_;
-    if (!events && fin_n_ == 0) break;
+    const bool finishes = fin_n_ != 0;
     // Finishes first at equal times: they free resources for what starts.
-    if (fin_n_ != 0 && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
+    if (finishes && (!events || fin_heap_[0].finish <= events_[events_head_].t)) {
       const int a = fin_heap_[0].a;
       const double t = fin_heap_[0].finish;
       FinRemove(a);
       Finish<kLoopback>(a, t, false);
       continue;
     }
+    if (!events) break;  // nor finishes
     const TimedEvent e = Pop();
     if (e.type == kWorkStart) {
       WorkStart<kLoopback>(e.id, e.t);
