@@ -46,6 +46,24 @@ TEST(Schema, NewStoreIsCurrentWalAndOurs) {
   for (size_t i = 0; i < db::Migrations().size(); ++i) EXPECT_EQ(db::Migrations()[i].version, int(i) + 1);
 }
 
+// A new store is made without fsyncs (synchronous off, nothing in it to
+// lose); every writable store is back at NORMAL before Open returns.
+TEST(Schema, EveryWritableStoreSyncsNormallyOnceOpen) {
+  TempDir dir;
+  const std::string path = dir.Path("runs.db");
+  Result<std::unique_ptr<Store>> fresh = Store::Open(path);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+  EXPECT_EQ(*(*fresh)->SyncLevel(), 1);
+  ASSERT_TRUE((*fresh)->WriteRun(SampleMeta(), {}, MakeEvents(1, 1, 1, 3), {}).ok());
+  fresh->reset();
+  Result<std::unique_ptr<Store>> again = Store::Open(path);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(*(*again)->SyncLevel(), 1);
+  RawDb raw(path);
+  EXPECT_EQ(raw.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM events"), 3);
+}
+
 TEST(Schema, EmptyFileBecomesAStore) {
   TempDir dir;
   const std::string path = dir.Path("empty.db");

@@ -239,6 +239,11 @@ class Store {
                                    const std::vector<LaneInfo>& lanes, const std::vector<Event>& events,
                                    const std::vector<MetricRow>& metrics);
 
+  // What a commit risks on a power cut: this connection's PRAGMA
+  // synchronous (0 off, 1 normal, 2 full). A writable store is at 1 once
+  // Open returns, a new one too (it is made at 0).
+  Result<int> SyncLevel() const;
+
  private:
   Store(sqlite3* db, std::string path, bool read_only);
   Status CheckWritable() const;
