@@ -87,45 +87,40 @@ std::vector<Event> InStorageOrder(std::vector<Event> ev) {
   return ev;
 }
 
-TEST(StoreRoundTrip, EveryEventFieldSurvives) {
+// Writes `events` as a run of a new store and reads them back: they must
+// come back whole, in storage order (rank, lane, start; ties as given).
+std::vector<Event> ExpectStoredInStorageOrder(const std::vector<Event>& events) {
   TempDir dir;
   auto store = OpenOrDie(dir.Path("runs.db"));
-  const std::vector<Event> events = EdgeEvents();
   Result<int64_t> id = store->WriteRun(SampleMeta(), {}, events, {});
-  ASSERT_TRUE(id.ok()) << id.status().message();
-
+  EXPECT_TRUE(id.ok()) << id.status().message();
+  if (!id.ok()) return {};
   Result<std::vector<Event>> loaded = store->LoadEvents(*id);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+  if (!loaded.ok()) return {};
   const std::vector<Event> want = InStorageOrder(events);
-  ASSERT_EQ(loaded->size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
+  EXPECT_EQ(loaded->size(), want.size());
+  for (size_t i = 0; i < want.size() && i < loaded->size(); ++i) {
     SCOPED_TRACE("event " + std::to_string(i));
     ExpectSameEvent((*loaded)[i], want[i]);
   }
+  return *loaded;
 }
+
+TEST(StoreRoundTrip, EveryEventFieldSurvives) { ExpectStoredInStorageOrder(EdgeEvents()); }
 
 // An importer's events: in time order across lanes, so each lane's starts
 // never go back (the writer splits them by lane instead of sorting); the
 // tie keeps the order it came in.
 TEST(StoreRoundTrip, EventsInTimeOrderAcrossLanesAreStoredByLaneWithTiesAsGiven) {
-  TempDir dir;
-  auto store = OpenOrDie(dir.Path("runs.db"));
   std::vector<Event> events = EdgeEvents();
   std::stable_sort(events.begin(), events.end(),
                    [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
-  Result<int64_t> id = store->WriteRun(SampleMeta(), {}, events, {});
-  ASSERT_TRUE(id.ok()) << id.status().message();
-  Result<std::vector<Event>> loaded = store->LoadEvents(*id);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  const std::vector<Event> want = InStorageOrder(events);
-  ASSERT_EQ(loaded->size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    SCOPED_TRACE("event " + std::to_string(i));
-    ExpectSameEvent((*loaded)[i], want[i]);
-  }
+  const std::vector<Event> loaded = ExpectStoredInStorageOrder(events);
+  ASSERT_GE(loaded.size(), 2u);
   // The two events that start together on rank 0's lane 0 kept their order.
-  EXPECT_EQ((*loaded)[0].name, "copy");
-  EXPECT_EQ((*loaded)[1].name, "tie: second of two at the same start");
+  EXPECT_EQ(loaded[0].name, "copy");
+  EXPECT_EQ(loaded[1].name, "tie: second of two at the same start");
 }
 
 TEST(StoreRoundTrip, MetaSurvivesAndRunIsComplete) {
