@@ -10,6 +10,9 @@ set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+# run.sh keeps calibrate's folder under TMPDIR (braid-gpu-measure-*): here
+# it goes with the rest, not into /tmp at every test run.
+export TMPDIR="$tmp"
 fake="$tmp/braid"
 cat >"$fake" <<'FAKE'
 #!/usr/bin/env bash
