@@ -103,16 +103,17 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
 
 }  // namespace
 
-// The threads a job of `files` files gets: `requested` when above 0, else
-// the machine's hardware threads up to 16 (each worker holds one file's
-// bytes, about 3x its JSON: 16 hold ~1.7 GB of 35 MB traces); never more
-// than the files, at most 64.
 namespace {
+// The threads a job may use: `requested` when above 0, else the machine's
+// hardware threads up to 16 (each worker holds one file's bytes, about 3x
+// its JSON: 16 hold ~1.7 GB of 35 MB traces).
 int ThreadsWanted(int requested) {
   return requested > 0 ? requested : int(std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxWorkers));
 }
 }  // namespace
 
+// The workers a job of `files` files gets: ThreadsWanted, never more than
+// the files, at most 64.
 int WorkerThreads(int requested, size_t files) {
   return int(std::clamp<size_t>(size_t(ThreadsWanted(requested)), 1, std::clamp<size_t>(files, 1, 64)));
 }

@@ -442,6 +442,22 @@ bool NextPartEnd(Window& w, size_t part_bytes, size_t* comma, size_t* next, bool
   }
 }
 
+// Cuts the window into parts (NextPartEnd) and calls
+// each(held, first, last, comma) on each, held being the window's bytes from
+// the part's start, then drops the part. False when a cut cannot be made or
+// `each` returns false.
+template <typename Window, typename Each>
+bool ForEachPart(Window& w, size_t part_bytes, Each&& each) {
+  for (bool first = true;; first = false) {
+    size_t comma = 0, next = 0;
+    bool failed = false;
+    const bool last = !NextPartEnd(w, part_bytes, &comma, &next, &failed);
+    if (failed || !each(w.bytes(), first, last, comma)) return false;
+    if (last) return true;
+    w.Drop(next);
+  }
+}
+
 // True when every part read cleanly (see above); out then holds what a
 // whole read gives. False: out may hold some parts' records. `parser` and
 // `part` are the caller's, kept from file to file.
@@ -449,17 +465,12 @@ template <typename Window>
 bool ReadInParts(Window& w, std::string_view label, size_t part_bytes, KinetoRecords* out, od::parser& parser,
                  PaddedBytes& part) {
   size_t index = 0;
-  for (bool first = true;; first = false) {
-    size_t comma = 0, next = 0;
-    bool failed = false;
-    const bool last = !NextPartEnd(w, part_bytes, &comma, &next, &failed);
-    if (failed) return false;
-    CopyPart(w.bytes(), first, last, comma, part);
+  return ForEachPart(w, part_bytes, [&](std::string_view held, bool first, bool last, size_t comma) {
+    CopyPart(held, first, last, comma, part);
     if (!ParsePart(label, part, last, index, parser, out, &index)) return false;
     ++out->parts;
-    if (last) return true;
-    w.Drop(next);
-  }
+    return true;
+  });
 }
 
 // ReadInParts on two threads: each part goes to `second` when it is free,
@@ -488,31 +499,20 @@ bool ReadInPartsOnTwoThreads(Window& w, std::string_view label, size_t part_byte
       if (has != kNone) (void)second.Take(&dropped);
     }
   } wait_for_second{second, second_has};
-  bool ok = true;
-  for (bool first = true; ok; first = false) {
-    size_t comma = 0, next = 0;
-    bool failed = false;
-    const bool last = !NextPartEnd(w, part_bytes, &comma, &next, &failed);
-    if (failed) {
-      ok = false;
-      break;
-    }
+  bool ok = ForEachPart(w, part_bytes, [&](std::string_view held, bool first, bool last, size_t comma) {
     parts.emplace_back();
-    if (!second.Busy()) {
-      ok = take();
-      if (!ok) break;
-      CopyPart(w.bytes(), first, last, comma, second.part());
-      second_has = parts.size() - 1;
-      second.Give(label, last);
-      ++given;
-    } else {
-      CopyPart(w.bytes(), first, last, comma, part);
+    if (second.Busy()) {
+      CopyPart(held, first, last, comma, part);
       size_t seen = 0;
-      ok = ParsePart(label, part, last, 0, parser, &parts.back(), &seen);
+      return ParsePart(label, part, last, 0, parser, &parts.back(), &seen);
     }
-    if (last) break;
-    w.Drop(next);
-  }
+    if (!take()) return false;
+    CopyPart(held, first, last, comma, second.part());
+    second_has = parts.size() - 1;
+    second.Give(label, last);
+    ++given;
+    return true;
+  });
   ok = take() && ok;  // always: `second` reads `label` and its buffer until then
   if (!ok) return false;
   size_t records = out->events.size(), seen = 0;
