@@ -31,8 +31,9 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--backend", a->backend, "sim | cpu | cuda")->capture_default_str();
   AddWorkloadOptions(sub, &a->workload,
                      "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
-  sub->add_option("--algo", a->algo,
-                  "serial | chunked | ring | bidir_ring | iso (layer workloads) | fused | bulk (--phase train)")
+  sub->add_option(
+         "--algo", a->algo,
+         "serial | chunked | ring | bidir_ring | direct | iso (layer workloads) | fused | bulk (--phase train)")
       ->required();
   sub->add_option("--chunks", a->chunks, "chunks (chunked) or sub-chunks per ring step")->capture_default_str();
   sub->add_option("--splits", a->splits, "uneven chunk weights for chunked, e.g. 1,2,1");

@@ -11,6 +11,7 @@ bool CommSmsTakeEffect(const OverlapConfig& c, Op op) {
     case Algorithm::kChunked:
     case Algorithm::kRing:
     case Algorithm::kBidirRing:
+    case Algorithm::kDirect:
     case Algorithm::kIso:
     case Algorithm::kBulk:      // its collectives run beside the other GEMM
     case Algorithm::kExternal:  // its dgrad's ring does

@@ -111,6 +111,8 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
         s = BuildFusedPlan(po.workload, cfg, plan_, scope);
       } else if (cfg.algorithm == Algorithm::kRing || cfg.algorithm == Algorithm::kBidirRing) {
         s = BuildRingPlan(po.workload, cfg, plan_, scope);
+      } else if (cfg.algorithm == Algorithm::kDirect) {
+        s = BuildDirectPlan(po.workload, cfg, plan_, scope);
       } else {
         s = BuildCollectivePlan(po.workload, cfg, plan_, scope);
       }

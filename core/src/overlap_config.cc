@@ -25,6 +25,8 @@ std::string_view AlgorithmName(Algorithm a) {
       return "bulk";
     case Algorithm::kExternal:
       return "external";
+    case Algorithm::kDirect:
+      return "direct";
   }
   return "?";
 }
@@ -38,8 +40,9 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "fused") return Algorithm::kFused;
   if (name == "bulk") return Algorithm::kBulk;
   if (name == "external") return Algorithm::kExternal;
+  if (name == "direct") return Algorithm::kDirect;
   return Status::Invalid("unknown algorithm '" + OneLine(name) +
-                         "' (known: serial, chunked, ring, bidir_ring, iso, fused, bulk, external)");
+                         "' (known: serial, chunked, ring, bidir_ring, direct, iso, fused, bulk, external)");
 }
 
 std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
@@ -80,7 +83,8 @@ struct SplitTarget {
 };
 
 SplitTarget TargetFor(const Workload& w, Algorithm a) {
-  const bool blocked = w.op != Op::kGemmAr || a == Algorithm::kRing || a == Algorithm::kBidirRing;
+  const bool blocked =
+      w.op != Op::kGemmAr || a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect;
   if (!blocked) return {w.m, 1, "rows of M"};
   if (a == Algorithm::kBidirRing) return {w.m / w.tp / 2, 2, "rows per half block (M/P/2)"};
   return {w.m / w.tp, 1, "rows per rank block (M/P)"};
@@ -167,13 +171,19 @@ Status OverlapConfig::Validate(const Workload& w) const {
     }
     return Status::Ok();
   }
+  if (algorithm == Algorithm::kDirect && w.op == Op::kGemmAr) {
+    return Status::Invalid(
+        "direct does not apply to gemm_ar: it sends an all-gather's blocks or a reduce-scatter's "
+        "partials straight to their owners; use gemm_rs + ag_gemm (sequence parallelism on) or ring");
+  }
   if (algorithm == Algorithm::kSerial && (chunks != 1 || !splits.empty())) {
     return Status::Invalid("serial runs the collective whole: it takes no `chunks` or `splits`");
   }
   if (!splits.empty() && algorithm != Algorithm::kChunked) {
     return Status::Invalid("`splits` applies to the chunked algorithm only");
   }
-  if ((algorithm == Algorithm::kRing || algorithm == Algorithm::kBidirRing) && w.m % w.tp != 0) {
+  if ((algorithm == Algorithm::kRing || algorithm == Algorithm::kBidirRing || algorithm == Algorithm::kDirect) &&
+      w.m % w.tp != 0) {
     return Status::Invalid(std::string(AlgorithmName(algorithm)) + " needs M=" + std::to_string(w.m) +
                            " divisible by P=" + std::to_string(w.tp) + " (one block per rank)");
   }

@@ -74,6 +74,8 @@ OpBuffers AddOpBuffers(const Workload& w, int rank, RankBuilder& rb, RankPlan& r
 // Both append to every rank of `plan`, scoped by `scope` (default: a single-op plan).
 Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
+// direct: P−1 transfers straight between each pair of ranks (direct_planner.cc).
+Status BuildDirectPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 // fused: one kFused step per rank (P == 1: a plain GEMM).
 Status BuildFusedPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 

@@ -21,6 +21,9 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config) {
     case Algorithm::kBidirRing:
       s = detail::BuildRingPlan(workload, config, plan);
       break;
+    case Algorithm::kDirect:
+      s = detail::BuildDirectPlan(workload, config, plan);
+      break;
     case Algorithm::kFused:
       s = detail::BuildFusedPlan(workload, config, plan);
       break;

@@ -129,6 +129,22 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
                              " (sub-chunks per ring step; TE's ring_exchange uses one step per rank, num_splits = tp)");
       }
       break;
+    case Algorithm::kDirect:
+      // TE's ring_exchange reduce-scatter is this pattern: step i sends the
+      // partial for rank tp_id+i straight to it. Its all-gather passes
+      // blocks around a ring instead.
+      if (ag) {
+        t.comments.push_back(
+            "not expressible: direct for an all-gather (TE's ring_exchange all-gather passes blocks around a "
+            "ring; nearest: ring_exchange)");
+      }
+      SetRingExchange(t, c, tp);
+      if (c.chunks > 1) {
+        t.comments.push_back("not expressible: " + chunks +
+                             " (sub-chunks per transfer; TE's ring_exchange uses one transfer per rank, num_splits = "
+                             "tp)");
+      }
+      break;
     case Algorithm::kChunked:
       if (ag) {
         t.comments.push_back(

@@ -76,6 +76,21 @@ TEST(TeExportMap, BidirRingIsTheUnidirectionalRingWithAComment) {
   EXPECT_TRUE(Mentions(t, "bidirectional ring not expressible in TE; nearest: unidirectional ring_exchange"));
 }
 
+// TE's ring_exchange reduce-scatter sends each step's partial straight to
+// its owner: that is direct, so nothing is lost; its all-gather is a ring.
+TEST(TeExportMap, DirectReduceScatterIsRingExchangeAndItsAllGatherTheNearest) {
+  OverlapConfig ce = Config(Algorithm::kDirect);
+  ce.comm_engine = CommEngine::kCopyEngine;
+  const TeSettings rs = MapToTe(ce, Op::kGemmRs, kTp, kDefaultSms);
+  ExpectRingExchange(rs, 1);
+  EXPECT_EQ(NotExpressible(rs), 0) << ::testing::PrintToString(rs.comments);
+  const TeSettings ag = MapToTe(Config(Algorithm::kDirect, 2), Op::kAgGemm, kTp, kDefaultSms);
+  ExpectRingExchange(ag, 0);
+  EXPECT_TRUE(Mentions(ag, "direct for an all-gather")) << ::testing::PrintToString(ag.comments);
+  EXPECT_TRUE(Mentions(ag, "chunks=2"));
+  EXPECT_EQ(NotExpressible(ag), 2);
+}
+
 TEST(TeExportMap, ChunkedReduceScatterIsPipeline) {
   OverlapConfig c = Config(Algorithm::kChunked, 4);
   c.comm_sms = 16;

@@ -47,7 +47,8 @@ TEST(CommDType, UnsetFollowsTheWorkloadAndSetOverridesIt) {
 
 TEST(CommDType, AnFp8AllGatherMovesHalfTheBytesOfABf16One) {
   const Workload ag{Op::kAgGemm, 256, 128, 64, DType::kFp8E4m3, 4};
-  for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing}) {
+  for (Algorithm a :
+       {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kDirect}) {
     OverlapConfig fp8 = Config(a, std::nullopt), bf16 = Config(a, DType::kBf16);
     if (a == Algorithm::kChunked) fp8.chunks = bf16.chunks = 2;
     Result<Plan> p8 = BuildPlan(ag, fp8), p16 = BuildPlan(ag, bf16);
@@ -70,7 +71,7 @@ TEST(CommDType, Fp8PartialSumsGoThroughRingsOnly) {
     ASSERT_TRUE(p16.ok()) << p16.status().message();
     EXPECT_EQ(CommBytesOfRank0(*p16), 2 * CommBytesOfRank0(*p8)) << AlgorithmName(a);
   }
-  for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked}) {
+  for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kDirect}) {
     const Status s = Config(a, DType::kFp8E4m3).Validate(rs);
     EXPECT_FALSE(s.ok());
     EXPECT_HAS(s, "only ring and bidir_ring");

@@ -102,6 +102,15 @@ TEST(LayerPlan, EveryAlgorithmIsProvenForEveryTpDegree) {
       BuildsAndChecks(lw, Config(Algorithm::kRing, 1));
       BuildsAndChecks(lw, Config(Algorithm::kRing, 2, 2));
       BuildsAndChecks(lw, Config(Algorithm::kBidirRing, 1, 2));
+      if (sp) {  // without sequence parallelism the TP GEMMs are gemm_ar, which direct refuses
+        BuildsAndChecks(lw, Config(Algorithm::kDirect, 1));
+        BuildsAndChecks(lw, Config(Algorithm::kDirect, 2, 2));
+      } else {
+        const Result<Plan> refused = BuildLayerPlan(lw, Config(Algorithm::kDirect, 1));
+        ASSERT_FALSE(refused.ok());
+        EXPECT_NE(refused.status().message().find("direct does not apply to gemm_ar"), std::string::npos)
+            << refused.status().message();
+      }
     }
     const LayerWorkload iso = MustLayer(p, Phase::kPrefill, false);
     BuildsAndChecks(iso, Config(Algorithm::kIso, 1));

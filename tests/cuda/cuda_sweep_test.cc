@@ -22,8 +22,10 @@ TEST(CudaSweep, EveryAlgorithmOpTpAndTransportVerifiesThroughTheFakes) {
   const DType dtypes[] = {DType::kBf16, DType::kFp16, DType::kFp32};
   int which = 0;
   for (Mode mode : {Mode::kNccl, Mode::kCopyEngine, Mode::kLoopback}) {
-    for (Algorithm algo : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing}) {
+    for (Algorithm algo :
+         {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kDirect}) {
       for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
+        if (algo == Algorithm::kDirect && op == Op::kGemmAr) continue;  // refused (gemm_rs + ag_gemm)
         for (int p : {2, 4, 8}) {
           const int chunks = algo == Algorithm::kSerial ? 1 : 2;
           const int lanes = 1 + (p / 2 + int(algo)) % 2;
@@ -53,7 +55,7 @@ TEST(CudaSweep, EveryAlgorithmOpTpAndTransportVerifiesThroughTheFakes) {
       }
     }
   }
-  EXPECT_EQ(verified, 108);
+  EXPECT_EQ(verified, 108 + 18);  // direct: 3 transports × 2 ops × 3 P
 }
 
 // The fused kernel: its tables executed by the fake (FakeGpu's fused kernel)

@@ -44,6 +44,25 @@ TEST(CpuBackendSweep, EveryAlgorithmOpTpAndChunkCountVerifies) {
   EXPECT_EQ(verified, 150);
 }
 
+// direct sends every block or partial straight to its owner, step s to
+// rank r+s: real bytes through the threads' transport prove the pairing.
+TEST(CpuBackendSweep, DirectVerifiesEveryOpItTakes) {
+  int verified = 0;
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    for (int p : {1, 2, 3, 4, 8}) {
+      for (int chunks : {1, 2, 4}) {
+        const int lanes = 1 + (p + chunks) % 2;
+        const Plan plan = MustBuild(op, int64_t(p) * chunks * 4, 8 * p, 8 * p, p, Algorithm::kDirect, chunks, lanes);
+        SCOPED_TRACE(plan.workload.Describe() + " " + plan.config.Describe());
+        ASSERT_EQ(plan.tp(), p);
+        ExpectVerifies(plan);
+        if (!::testing::Test::HasFailure()) ++verified;
+      }
+    }
+  }
+  EXPECT_EQ(verified, 30);
+}
+
 TEST(CpuBackend, UnevenChunkSplitsVerify) {
   for (Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
     for (int p : {1, 2, 3, 4}) {
@@ -76,6 +95,7 @@ TEST(CpuBackend, PacedLinksStillVerify) {
   paced.link_gbps = 50;
   paced.link_latency_us = 20;
   ExpectVerifies(MustBuild(Op::kGemmAr, 16, 16, 16, 4, Algorithm::kBidirRing, 2, 2), VerifyOnce(), paced);
+  ExpectVerifies(MustBuild(Op::kGemmRs, 16, 16, 16, 4, Algorithm::kDirect, 2, 2), VerifyOnce(), paced);
 }
 
 TEST(CpuBackend, ReducedPrecisionRequestsAreComputedInFp32WithANote) {

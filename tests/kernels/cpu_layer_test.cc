@@ -51,6 +51,10 @@ TEST(CpuLayer, EveryAlgorithmVerifiesEveryGemmOp) {
         SCOPED_TRACE(std::to_string(p) + " " + plan.config.Describe() + (sp ? " sp" : ""));
         ExpectVerifies(plan);
       }
+      if (sp) {  // direct takes gemm_rs and ag_gemm, not gemm_ar
+        SCOPED_TRACE("direct P=" + std::to_string(p));
+        ExpectVerifies(MustLayerPlan(p, Algorithm::kDirect, 2, sp));
+      }
     }
     SCOPED_TRACE("iso P=" + std::to_string(p));
     ExpectVerifies(MustLayerPlan(p, Algorithm::kIso, 2, false));

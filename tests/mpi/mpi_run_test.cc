@@ -65,6 +65,11 @@ INSTANTIATE_TEST_SUITE_P(ThreeProcesses, MpiVerify,
                          ::testing::Combine(::testing::Values(3), ::testing::Values("ag_gemm", "gemm_rs", "gemm_ar"),
                                             ::testing::Values("ring", "bidir_ring")),
                          VerifyName);
+// direct: every rank sends to every other one, r+s at step s (not gemm_ar).
+INSTANTIATE_TEST_SUITE_P(DirectTwoThreeAndFourProcesses, MpiVerify,
+                         ::testing::Combine(::testing::Values(2, 3, 4), ::testing::Values("ag_gemm", "gemm_rs"),
+                                            ::testing::Values("direct")),
+                         VerifyName);
 
 // A training step across processes: every GEMM of the forward and the
 // backward (bulk pairs, external wgrads) verifies on every rank against one
@@ -77,7 +82,7 @@ TEST(MpiRun, TrainPhaseVerifiesEveryPassAcrossProcesses) {
     out << "name = \"tiny\"\nhidden = 48\nheads = 12\nkv_heads = 12\nhead_dim = 4\nffn = 96\n"
            "gated_mlp = true\nlayers = 1\nsource = \"a test\"\n";
   }
-  for (const auto& [np, algo] : {std::pair{2, "serial"}, {3, "bulk"}, {3, "ring"}, {4, "bidir_ring"}}) {
+  for (const auto& [np, algo] : {std::pair{2, "serial"}, {3, "bulk"}, {3, "ring"}, {4, "bidir_ring"}, {3, "direct"}}) {
     const Outcome o = MpiBraid(np, "run --backend cpu --model " + model + " --seq 24 --tp " + std::to_string(np) +
                                        " --phase train --iters 1 --warmup 0 --verify --json --no-db --algo " + algo);
     ASSERT_EQ(o.code, 0) << algo << ": " << o.err;

@@ -74,6 +74,17 @@ TEST(PresetPass, AnAllFpropFileIsWrittenAsVersionOneAndVersionOneStillLoads) {
   ASSERT_TRUE(MergeInto(*back, update).ok());
   EXPECT_EQ(back->presets.size(), 2u);
   EXPECT_EQ(PresetFormatVersionFor(*back), 2);
+  // A direct preset makes it version 3, which an older reader refuses by
+  // its version rather than by an algorithm it does not know.
+  PresetFile direct;
+  direct.presets = {Entry(Pass::kFprop, Op::kGemmRs, Algorithm::kDirect, 40)};
+  ASSERT_TRUE(MergeInto(*back, direct).ok());
+  EXPECT_EQ(PresetFormatVersionFor(*back), 3);
+  const std::string v3 = WritePresets(*back);
+  EXPECT_NE(v3.find("version = 3"), std::string::npos);
+  auto reread = ParsePresetFile(v3, "p.toml");
+  ASSERT_TRUE(reread.ok()) << reread.status().message();
+  EXPECT_EQ(reread->presets.size(), 3u);
 }
 
 TEST(PresetPass, BadPassesAndMethodsTeRefusesAreOneLineNamingTheField) {
@@ -91,7 +102,8 @@ TEST(PresetPass, BadPassesAndMethodsTeRefusesAreOneLineNamingTheField) {
   refused(Text(2, "op = \"ag_gemm\"\nalgorithm = \"bulk\"\npass = \"dgrad\"\n"), "this preset is dgrad ag_gemm");
   refused(Text(2, "op = \"ag_gemm\"\nalgorithm = \"external\"\npass = \"dgrad\"\n"),
           "external is for a row-parallel wgrad (pass wgrad)");
-  refused(Text(3, "op = \"gemm_rs\"\nalgorithm = \"ring\"\n"), "version 3 is not supported");
+  refused(Text(4, "op = \"gemm_rs\"\nalgorithm = \"ring\"\n"), "version 4 is not supported");
+  refused(Text(2, "op = \"gemm_rs\"\nalgorithm = \"direct\"\n"), "direct needs version = 3");
   auto ok = ParsePresetFile(Text(2, "op = \"ag_gemm\"\nalgorithm = \"external\"\npass = \"wgrad\"\n"), "p.toml");
   EXPECT_TRUE(ok.ok()) << ok.status().message();
 }

@@ -32,6 +32,11 @@ TEST(SearchSpace, EveryCandidateIsValidAndDistinctAndSerialComesFirst) {
     EXPECT_GT(Count(space, Algorithm::kChunked), 0);
     EXPECT_GT(Count(space, Algorithm::kRing), 0);
     EXPECT_GT(Count(space, Algorithm::kBidirRing), 0);
+    if (w.op == Op::kGemmAr) {
+      EXPECT_EQ(Count(space, Algorithm::kDirect), 0) << "direct refuses gemm_ar";
+    } else {
+      EXPECT_GT(Count(space, Algorithm::kDirect), 0);
+    }
     EXPECT_EQ(Count(space, Algorithm::kIso), 0) << "iso is a layer config, not a GEMM's";
   }
 }

@@ -43,15 +43,16 @@ void AddSmVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapCo
 }
 
 // Engines for a config: SMs always; the copy engine where the comm only
-// moves data (sends of a ring, all-gather collectives). Reduces of a ring
-// gemm_rs / gemm_ar still run on SMs (CommSmsTakeEffect).
+// moves data (sends of a ring or direct plan, all-gather collectives). Their
+// reduces (gemm_rs / gemm_ar) still run on SMs (CommSmsTakeEffect).
 void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c, const BackendKnobs& knobs,
                        int gpu_sms) {
-  const bool ring = c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kBidirRing;
+  const bool peer_to_peer =
+      c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kBidirRing || c.algorithm == Algorithm::kDirect;
   c.comm_engine = CommEngine::kSm;
   AddSmVariants(out, w, c, CommSmsTakeEffect(c, w.op), knobs, gpu_sms);
   if (!knobs.copy_engine) return;
-  const bool moves_only = ring || w.op == Op::kAgGemm;
+  const bool moves_only = peer_to_peer || w.op == Op::kAgGemm;
   if (!moves_only) return;
   c.comm_engine = CommEngine::kCopyEngine;
   AddSmVariants(out, w, c, CommSmsTakeEffect(c, w.op), knobs, gpu_sms);
@@ -102,6 +103,13 @@ std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnob
     for (int chunks : kRingChunks) {
       OverlapConfig c;
       c.algorithm = Algorithm::kRing;
+      c.chunks = chunks;
+      c.comm_lanes = lanes;
+      AddEngineVariants(out, w, c, knobs, gpu_sms);
+    }
+    for (int chunks : kRingChunks) {
+      OverlapConfig c;
+      c.algorithm = Algorithm::kDirect;  // Validate keeps it to ag_gemm and gemm_rs
       c.chunks = chunks;
       c.comm_lanes = lanes;
       AddEngineVariants(out, w, c, knobs, gpu_sms);

@@ -26,7 +26,13 @@ namespace braid {
 // and the wgrad's all-gather beside the dgrad GEMM (two independent
 // branches); external — a row-parallel wgrad's GEMM is fed slice by slice by
 // its dgrad's ring exchange. TransformerEngine's `bulk` and `external`.
-enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso, kFused, kBulk, kExternal };
+// kDirect (ag_gemm, gemm_rs and layers of them): the collective as P−1
+// transfers straight between each pair of ranks (step s: send to r+s,
+// receive from r−s), nothing passed on; `chunks` sub-chunks per transfer, as
+// for ring. TE's ring_exchange reduce-scatter and async-TP's pattern: on an
+// NVSwitch a reduce-scatter's partials each travel once and wait for no
+// add on the way. gemm_ar is refused.
+enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso, kFused, kBulk, kExternal, kDirect };
 
 enum class CommEngine { kSm, kCopyEngine };
 
@@ -37,7 +43,7 @@ Result<CommEngine> ParseCommEngine(std::string_view name);
 
 struct OverlapConfig {
   Algorithm algorithm = Algorithm::kSerial;
-  // chunked: number of data slices; ring / bidir_ring: sub-chunks per step;
+  // chunked: number of data slices; ring / bidir_ring / direct: sub-chunks per step;
   // iso: sequence parts.
   int chunks = 1;
   // Optional uneven split weights for `chunked` and `iso` (one per chunk, > 0). Empty

@@ -7,6 +7,9 @@
 //          gemm_ar the last step computes the rank's own block, so only one
 //          add follows the last GEMM.
 // bidir_ring  each block is halved; the halves travel in both directions.
+// direct   P−1 transfers straight between each pair of ranks (step s: to
+//          r+s, from r−s); gemm_rs sends each partial to its owner, which
+//          sums them as they land and adds its own, computed last.
 // fused    one fused kernel (StepKind::kFused) per rank, all ranks' matched.
 #pragma once
 
@@ -26,7 +29,7 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 // Ops are chained by order, not data: each GEMM op multiplies its own A and B
 // (which the cpu backend's --verify takes from one block's reference tensors:
 // kernels/cpu/src/block_inputs.h).
-//   serial / chunked / ring / bidir_ring / fused: each TP GEMM op planned as
+//   serial / chunked / ring / bidir_ring / direct / fused: each TP GEMM op planned as
 //     BuildPlan would plan it alone (buffers prefixed "qkv." etc., match ids
 //     offset per op); local GEMMs are one GEMM step; attention one compute step.
 //   iso: the sequence is cut into `chunks` parts (`splits` weights allowed);

@@ -1,8 +1,8 @@
 // The configurations the tuner may try for one GEMM op: every valid
 // combination of the knobs that matter on the chosen backend.
 //
-//   algorithm    serial, chunked, ring, bidir_ring, fused (sim and cuda; not gemm_ar)
-//   chunks       chunked 2, 3, 4, 6, 8; ring / bidir_ring sub-chunks 1, 2, 4
+//   algorithm    serial, chunked, ring, bidir_ring, direct (not gemm_ar), fused (sim and cuda; not gemm_ar)
+//   chunks       chunked 2, 3, 4, 6, 8; ring / bidir_ring / direct sub-chunks 1, 2, 4
 //   splits       chunked: uneven 4-way weights, light first (1,2,2,2) or light
 //                last (2,2,2,1): a small first slice starts an all-gather GEMM
 //                sooner, a small last slice shortens a reduce-scatter tail

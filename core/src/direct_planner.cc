@@ -1,0 +1,125 @@
+// direct: the collective as P−1 transfers straight between each pair of
+// ranks, none passed on. At step s (1 ≤ s < P) every rank sends to r+s and
+// receives from r−s, so each step is a permutation and every rank receives
+// exactly one block per step. This is what TransformerEngine's ring_exchange
+// reduce-scatter and PyTorch async-TP's symmetric-memory all-gather and
+// reduce-scatter do on an NVSwitch, where every pair of GPUs has the same
+// bandwidth.
+//   ag_gemm: the rank sends its own block to every peer (no transfer waits
+//     for an earlier one, unlike a ring's store-and-forward), multiplies its
+//     own block first and each peer's block as it lands.
+//   gemm_rs: the rank computes the partial for peer r+s and sends it
+//     straight to that peer, so each partial travels once and no partial
+//     waits for another's add (a ring adds at every hop). The partials that
+//     land are summed as they arrive; the rank's own partial is computed
+//     last, so only one add follows the last GEMM.
+#include "plan_builder.h"
+#include "row_split.h"
+
+namespace braid::detail {
+
+namespace {
+
+struct DirectContext {
+  const Workload& w;
+  const OverlapConfig& cfg;
+  const OpScope& scope;
+  std::vector<RowRange> subs;  // sub-chunks of a rank block
+  int p;
+  int64_t mb;  // rows per block
+
+  int SendLane() const { return 1; }
+  int RecvLane() const { return cfg.comm_lanes > 1 ? 2 : 1; }
+  // One id per (sender, step, sub-chunk): both ends compute the same number.
+  int64_t Match(int sender, int s, int j) const { return (int64_t(sender) * p + s) * int64_t(subs.size()) + j; }
+  Region BlockRows(BufferId buf, int blk, int j) const {
+    const RowRange s = subs[size_t(j)];
+    return Region::Rows(buf, int64_t(blk) * mb + s.begin, s.rows);
+  }
+  int subs_count() const { return int(subs.size()); }
+};
+
+void PlanAgRank(const DirectContext& x, int r, RankPlan& rp) {
+  RankBuilder rb(x.w, CommDType(x.w, x.cfg), &rp, &x.scope);
+  const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
+  for (int j = 0; j < x.subs_count(); ++j) {
+    rb.Gemm(0, x.BlockRows(ob.a, r, j), ob.b, x.BlockRows(ob.out, r, j), {}, j, 0);
+  }
+  for (int s = 1; s < x.p; ++s) {
+    const int dst = Mod(r + s, x.p), src = Mod(r - s, x.p);
+    for (int j = 0; j < x.subs_count(); ++j) {
+      rb.Send(x.SendLane(), x.BlockRows(ob.a, r, j), dst, x.Match(r, s, j), {}, j, s);
+      const int got = rb.Recv(x.RecvLane(), x.BlockRows(ob.a, src, j), src, x.Match(src, s, j), {}, j, s);
+      rb.Gemm(0, x.BlockRows(ob.a, src, j), ob.b, x.BlockRows(ob.out, src, j), {got}, j, s);
+    }
+  }
+}
+
+void PlanRsRank(const DirectContext& x, int r, RankPlan& rp) {
+  RankBuilder rb(x.w, CommDType(x.w, x.cfg), &rp, &x.scope);
+  const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
+  const BufferId work = rb.AddBuffer("partial", x.w.m, x.w.n, BufferRole::kWorkspace);
+  const BufferId inbox = rb.AddBuffer("received", x.w.m, x.w.n, BufferRole::kWorkspace);
+  // Per sub-chunk: the step that last wrote the running sum in the output
+  // (-1 while it is empty) and the first arrival, kept until a second one
+  // lands to be added to it.
+  std::vector<int> sum(size_t(x.subs_count()), -1), first(size_t(x.subs_count()), -1);
+  std::vector<int> first_src(size_t(x.subs_count()), -1);
+  for (int s = 1; s < x.p; ++s) {
+    const int dst = Mod(r + s, x.p), src = Mod(r - s, x.p);
+    for (int j = 0; j < x.subs_count(); ++j) {
+      const Region part = x.BlockRows(work, dst, j);
+      const int g = rb.Gemm(0, x.BlockRows(ob.a, dst, j), ob.b, part, {}, j, s);
+      rb.Send(x.SendLane(), part, dst, x.Match(r, s, j), {g}, j, s);
+      const Region in = x.BlockRows(inbox, src, j);
+      const int got = rb.Recv(x.RecvLane(), in, src, x.Match(src, s, j), {}, j, s);
+      const Region out = x.BlockRows(ob.out, 0, j);
+      if (first[size_t(j)] < 0 && sum[size_t(j)] < 0) {
+        first[size_t(j)] = got;
+        first_src[size_t(j)] = src;
+      } else if (sum[size_t(j)] < 0) {
+        sum[size_t(j)] = rb.Reduce(x.RecvLane(), out, x.BlockRows(inbox, first_src[size_t(j)], j), in,
+                                   {first[size_t(j)], got}, j, s);
+      } else {
+        sum[size_t(j)] = rb.Reduce(x.RecvLane(), out, out, in, {sum[size_t(j)], got}, j, s);
+      }
+    }
+  }
+  // The own block last: its add is the only one after the last GEMM.
+  for (int j = 0; j < x.subs_count(); ++j) {
+    const Region part = x.BlockRows(work, r, j);
+    const Region out = x.BlockRows(ob.out, 0, j);
+    const int g = rb.Gemm(0, x.BlockRows(ob.a, r, j), ob.b, part, {}, j, x.p);
+    if (sum[size_t(j)] >= 0) {
+      rb.Reduce(x.RecvLane(), out, out, part, {sum[size_t(j)], g}, j, x.p);
+    } else {  // P == 2: one arrival, added to the own partial
+      rb.Reduce(x.RecvLane(), out, x.BlockRows(inbox, first_src[size_t(j)], j), part, {first[size_t(j)], g}, j, x.p);
+    }
+  }
+}
+
+}  // namespace
+
+Status BuildDirectPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope) {
+  if (w.op == Op::kGemmAr) return Status::Invalid("direct does not apply to gemm_ar");
+  DirectContext x{w, cfg, scope, {}, w.tp, w.m / w.tp};
+  BRAID_ASSIGN_OR_RETURN(x.subs,
+                         SplitRows(x.mb, cfg.chunks, {}, "rows per rank block (M/P)", /*weights_allowed=*/false));
+  for (int r = 0; r < w.tp; ++r) {
+    RankPlan& rp = plan.ranks[size_t(r)];
+    if (w.tp == 1) {
+      RankBuilder rb(w, CommDType(w, cfg), &rp, &scope);
+      const OpBuffers ob = AddOpBuffers(w, r, rb, rp);
+      rb.Gemm(0, rb.Whole(ob.a), ob.b, rb.Whole(ob.out), {}, 0, -1);
+      continue;
+    }
+    if (w.op == Op::kAgGemm) {
+      PlanAgRank(x, r, rp);
+    } else {
+      PlanRsRank(x, r, rp);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace braid::detail
