@@ -165,6 +165,9 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
   if (version < 2 && (p.config.algorithm == Algorithm::kBulk || p.config.algorithm == Algorithm::kExternal)) {
     return BadValue(f, t, "algorithm", "bulk and external need version = 2");
   }
+  if (version < 3 && p.config.algorithm == Algorithm::kDirect) {
+    return BadValue(f, t, "algorithm", "direct needs version = 3");
+  }
   BRAID_RETURN_IF_ERROR(CheckMethodForPass(f, t, p));
   BRAID_ASSIGN_OR_RETURN(p.time_ns, f.Positive("time_ns"));
   BRAID_ASSIGN_OR_RETURN(p.speedup_vs_serial, f.Number("speedup_vs_serial", 0, 1e6));

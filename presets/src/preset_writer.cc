@@ -52,11 +52,13 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
 }  // namespace
 
 int PresetFormatVersionFor(const PresetFile& file) {
+  int version = 1;
   for (const Preset& p : file.presets) {
     const Algorithm a = p.config.algorithm;
-    if (p.key.pass != Pass::kFprop || a == Algorithm::kBulk || a == Algorithm::kExternal) return 2;
+    if (a == Algorithm::kDirect) return 3;
+    if (p.key.pass != Pass::kFprop || a == Algorithm::kBulk || a == Algorithm::kExternal) version = 2;
   }
-  return 1;
+  return version;
 }
 
 std::string WritePresets(const PresetFile& file) {

@@ -22,8 +22,9 @@ namespace braid {
 // Version 2 adds each preset's `pass` (fprop, dgrad, wgrad) and the backward
 // methods bulk and external. Version 1 files (every preset fprop) still load,
 // and a file whose presets are all fprop is written as version 1, so that
-// older readers keep reading it.
-inline constexpr int kPresetFormatVersion = 2;
+// older readers keep reading it. Version 3 adds the algorithm `direct`; a
+// file is written as version 3 only when one of its presets is direct.
+inline constexpr int kPresetFormatVersion = 3;
 inline constexpr int kOldestPresetFormatVersion = 1;
 
 // What a preset is for. Two presets with equal keys and the same backend
