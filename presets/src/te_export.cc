@@ -118,33 +118,30 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
   switch (c.algorithm) {
     case Algorithm::kRing:
     case Algorithm::kBidirRing:
+    case Algorithm::kDirect: {
       if (c.algorithm == Algorithm::kBidirRing) {
         t.comments.push_back(
             "not expressible: bidir_ring (bidirectional ring not expressible in TE; nearest: unidirectional "
             "ring_exchange)");
       }
-      SetRingExchange(t, c, tp);
-      if (c.chunks > 1) {
-        t.comments.push_back("not expressible: " + chunks +
-                             " (sub-chunks per ring step; TE's ring_exchange uses one step per rank, num_splits = tp)");
-      }
-      break;
-    case Algorithm::kDirect:
-      // TE's ring_exchange reduce-scatter is this pattern: step i sends the
-      // partial for rank tp_id+i straight to it. Its all-gather passes
+      // TE's ring_exchange reduce-scatter is direct's pattern: step i sends
+      // the partial for rank tp_id+i straight to it. Its all-gather passes
       // blocks around a ring instead.
-      if (ag) {
+      const bool direct = c.algorithm == Algorithm::kDirect;
+      if (direct && ag) {
         t.comments.push_back(
             "not expressible: direct for an all-gather (TE's ring_exchange all-gather passes blocks around a "
             "ring; nearest: ring_exchange)");
       }
       SetRingExchange(t, c, tp);
       if (c.chunks > 1) {
-        t.comments.push_back("not expressible: " + chunks +
-                             " (sub-chunks per transfer; TE's ring_exchange uses one transfer per rank, num_splits = "
-                             "tp)");
+        const std::string unit = direct ? "transfer" : "ring step";
+        t.comments.push_back("not expressible: " + chunks + " (sub-chunks per " + unit +
+                             "; TE's ring_exchange uses one " + (direct ? "transfer" : "step") +
+                             " per rank, num_splits = tp)");
       }
       break;
+    }
     case Algorithm::kChunked:
       if (ag) {
         t.comments.push_back(
