@@ -92,7 +92,7 @@ algo_flags() {
   case "$1" in
     serial) echo "--algo serial" ;;
     chunked) echo "--algo chunked --chunks 4 --streams 2" ;;
-    ring | bidir_ring) echo "--algo $1 --streams 2" ;;
+    ring | bidir_ring | direct) echo "--algo $1 --streams 2" ;;
     fused) echo "--algo fused" ;;
   esac
 }
@@ -116,7 +116,7 @@ for dtype in fp8_e4m3 bf16; do
   done
   for g in "qkv ag_gemm 10240 8192" "out_proj gemm_rs 8192 8192" "fc1 ag_gemm 57344 8192" "fc2 gemm_rs 8192 28672"; do
     read -r name op n k <<<"$g"
-    for algo in serial ring; do
+    for algo in serial ring direct; do
       # shellcheck disable=SC2046
       loop "llama3-70b_${name}_p8_${algo}_${dtype}" --op "$op" --m 8192 --n "$n" --k "$k" --tp 8 --dtype "$dtype" $(algo_flags "$algo")
     done

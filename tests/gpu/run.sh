@@ -82,7 +82,7 @@ if j:
     missing = [n for n in j.get("notes", []) if "no GPU activity record" in n]
     events = "MISSING" if missing else "all"
     ok = v.get("ok") and not missing
-    if algo in ("ring", "bidir_ring") and mode in ("devices", "processes", "dev-ce", "proc-ce") and ov <= 0:
+    if algo in ("ring", "bidir_ring", "direct") and mode in ("devices", "processes", "dev-ce", "proc-ce") and ov <= 0:
         ok = False
     status = "ok" if ok else "FAIL"
 else:
@@ -154,6 +154,8 @@ section_ops() {
       for algo in serial chunked ring bidir_ring; do
         for op in ag_gemm gemm_rs gemm_ar; do check "$mode" "$algo" "$op" "$p"; done
       done
+      # direct: every rank sends to every other one (not gemm_ar).
+      for op in ag_gemm gemm_rs; do check "$mode" direct "$op" "$p"; done
     done
   done
 }
