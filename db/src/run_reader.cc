@@ -81,6 +81,44 @@ Result<NameCache> MakeNameCache(sqlite3* db) {
   return NameCache(std::move(st));
 }
 
+// strings.id -> index into a scan's own table of distinct names, for
+// ScanDrawnEvents: a row costs an array lookup, not a string copy. Ids are
+// the strings table's rowids, small and dense in a store, so most are
+// looked up in an array; a stray large one (a damaged or odd store) in a
+// hash map, so that it never becomes an allocation.
+class NameIndex {
+ public:
+  explicit NameIndex(NameCache texts) : texts_(std::move(texts)) {}
+
+  Result<int32_t> Get(int64_t id) {
+    if (id == last_id_ && last_ >= 0) return last_;
+    int32_t* slot = nullptr;
+    if (id >= 0 && id < kDenseIds) {
+      if (size_t(id) >= dense_.size()) dense_.resize(size_t(id) + 1, -1);
+      slot = &dense_[size_t(id)];
+    } else {
+      slot = &sparse_.try_emplace(id, -1).first->second;
+    }
+    if (*slot < 0) {
+      BRAID_ASSIGN_OR_RETURN(const std::string* text, texts_.Get(id));
+      *slot = int32_t(names_.size());
+      names_.push_back(*text);
+    }
+    last_id_ = id;
+    return last_ = *slot;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  static constexpr int64_t kDenseIds = int64_t(1) << 20;
+  NameCache texts_;
+  std::vector<int32_t> dense_;  // -1: not seen yet
+  std::unordered_map<int64_t, int32_t> sparse_;
+  std::vector<std::string> names_;
+  int64_t last_id_ = 0;
+  int32_t last_ = -1;
+};
+
 // An events row's columns, in the order ReadEventRow reads them: the
 // timeline's first, then the details a timeline scan leaves out.
 constexpr const char* kEventTimelineColumns = "rank, lane, start_ns, end_ns, iteration, kind, name_id, correlation";
@@ -89,23 +127,30 @@ constexpr const char* kEventDetailColumns = ", bytes, flops, chunk, step, peer";
 // Fills `e` from the current row of a statement that selects
 // kEventTimelineColumns (and kEventDetailColumns if `details`). `where`
 // names the run in a damaged store's message, `context` a read failure's.
-Status ReadEventRow(const db::Statement& st, NameCache& names, bool details, const std::string& where,
-                    const std::string& context, Event& e) {
-  Result<const std::string*> name = names.Get(st.Int(6));
-  if (!name.ok() && name.status().code() == StatusCode::kInvalidArgument) {
-    return Status::Invalid(where + ": an event " + name.status().message());
-  }
-  if (!name.ok()) return db::WithContext(name.status(), context);
-  const int64_t kind = st.Int(5);
+// A name that cannot be read: a damaged store's message, or a failed read's.
+Status NameError(const Status& s, const std::string& where, const std::string& context) {
+  if (s.code() == StatusCode::kInvalidArgument) return Status::Invalid(where + ": an event " + s.message());
+  return db::WithContext(s, context);
+}
+
+Result<EventKind> KindOfRow(int64_t kind, const std::string& where) {
   if (kind < 0 || kind > int64_t(EventKind::kMarker)) {
     return Status::Invalid(where + ": an event has kind " + std::to_string(kind) + " (not an event kind)");
   }
+  return EventKind(kind);
+}
+
+Status ReadEventRow(const db::Statement& st, NameCache& names, bool details, const std::string& where,
+                    const std::string& context, Event& e) {
+  Result<const std::string*> name = names.Get(st.Int(6));
+  if (!name.ok()) return NameError(name.status(), where, context);
+  BRAID_ASSIGN_OR_RETURN(const EventKind kind, KindOfRow(st.Int(5), where));
   e.rank = int(st.Int(0));
   e.lane = int(st.Int(1));
   e.start_ns = st.Int(2);
   e.end_ns = st.Int(3);
   e.iteration = int(st.Int(4));
-  e.kind = EventKind(kind);
+  e.kind = kind;
   e.name = **name;
   e.correlation = st.Int(7);
   if (details) {
@@ -124,6 +169,63 @@ Status ReadEventRow(const db::Statement& st, NameCache& names, bool details, con
     e.peer = none.peer;
   }
   return Status::Ok();
+}
+
+// The drawn columns of the current row, read in the order they are
+// stored (each sqlite3_column_* call parses the record up to its column).
+Status ReadDrawnRow(const db::Statement& st, NameIndex& names, const std::string& where, const std::string& context,
+                    Store::DrawnEventRow& e) {
+  Result<int32_t> name = names.Get(st.Int(6));
+  if (!name.ok()) return NameError(name.status(), where, context);
+  BRAID_ASSIGN_OR_RETURN(e.kind, KindOfRow(st.Int(5), where));
+  e.rank = int(st.Int(0));
+  e.lane = int(st.Int(1));
+  e.start_ns = st.Int(2);
+  e.end_ns = st.Int(3);
+  e.iteration = int(st.Int(4));
+  e.name = *name;
+  e.correlation = st.Int(7);
+  return Status::Ok();
+}
+
+// A scan of `run`'s events in key order: the ORDER BY is the primary key's
+// order, so there is no sort step, and SQLite hands rows over as it walks
+// the key: nothing here grows with the run.
+Result<db::Statement> PrepareEventScan(sqlite3* db, int64_t run, const Store::EventScan& scan, bool details) {
+  std::string sql = std::string("SELECT ") + kEventTimelineColumns + (details ? kEventDetailColumns : "") +
+                    " FROM events WHERE run = ?1";
+  if (scan.iteration) sql += " AND iteration = ?2";
+  if (scan.ranks) sql += " AND rank >= ?3 AND rank < ?4";
+  sql += " ORDER BY rank, lane, start_ns, seq";
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db, sql));
+  st.BindInt(1, run);
+  if (scan.iteration) st.BindInt(2, *scan.iteration);
+  if (scan.ranks) st.BindInt(3, scan.ranks->first).BindInt(4, scan.ranks->second);
+  return st;
+}
+
+Status CheckedCount(const StoredRun& meta, const std::string& where) {
+  if (meta.event_count < 0) {
+    return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " (not a count)");
+  }
+  return Status::Ok();
+}
+
+// A filtered scan sees part of the run; only a whole one can be counted.
+Status CheckSeen(const StoredRun& meta, const Store::EventScan& scan, int64_t seen, const std::string& where) {
+  if (!scan.iteration && !scan.ranks && seen != meta.event_count) {
+    return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " but " +
+                           std::to_string(seen) + " events");
+  }
+  return Status::Ok();
+}
+
+std::string DamagedRun(int64_t run, const std::string& path) {
+  return "damaged store: run " + std::to_string(run) + " of " + path;
+}
+
+std::string LoadingRun(int64_t run, const std::string& path) {
+  return "loading run " + std::to_string(run) + " of " + path;
 }
 
 }  // namespace
@@ -161,22 +263,10 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
                          const std::function<Status(std::span<Event>)>& visit) const {
   BRAID_ASSIGN_OR_RETURN(StoredRun meta, GetRun(run));
   BRAID_ASSIGN_OR_RETURN(NameCache names, MakeNameCache(db_));
-  // The ORDER BY is the primary key's order: no sort step, and SQLite hands
-  // rows over as it walks the key, so nothing here grows with the run.
-  std::string sql = std::string("SELECT ") + kEventTimelineColumns + (scan.details ? kEventDetailColumns : "") +
-                    " FROM events WHERE run = ?1";
-  if (scan.iteration) sql += " AND iteration = ?2";
-  if (scan.ranks) sql += " AND rank >= ?3 AND rank < ?4";
-  sql += " ORDER BY rank, lane, start_ns, seq";
-  BRAID_ASSIGN_OR_RETURN(db::Statement st, db::Statement::Prepare(db_, sql));
-  st.BindInt(1, run);
-  if (scan.iteration) st.BindInt(2, *scan.iteration);
-  if (scan.ranks) st.BindInt(3, scan.ranks->first).BindInt(4, scan.ranks->second);
-  const std::string where = "damaged store: run " + std::to_string(run) + " of " + path_;
-  const std::string context = "loading run " + std::to_string(run) + " of " + path_;
-  if (meta.event_count < 0) {
-    return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " (not a count)");
-  }
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, PrepareEventScan(db_, run, scan, scan.details));
+  const std::string where = DamagedRun(run, path_);
+  const std::string context = LoadingRun(run, path_);
+  BRAID_RETURN_IF_ERROR(CheckedCount(meta, where));
   const size_t batch = std::max<size_t>(1, scan.batch);
   // The stored count is a claim, not a size: a damaged `runs` row must not
   // become an allocation, so it only caps the first reservation.
@@ -200,12 +290,37 @@ Status Store::ScanEvents(int64_t run, const EventScan& scan,
     ++used;
     ++seen;
   }
-  // A filtered scan sees part of the run; only a whole one can be counted.
-  if (!scan.iteration && !scan.ranks && seen != meta.event_count) {
-    return Status::Invalid(where + " has event_count " + std::to_string(meta.event_count) + " but " +
-                           std::to_string(seen) + " events");
+  return CheckSeen(meta, scan, seen, where);
+}
+
+Status Store::ScanDrawnEvents(
+    int64_t run, const EventScan& scan,
+    const std::function<Status(std::span<const DrawnEventRow>, const std::vector<std::string>& names)>& visit) const {
+  BRAID_ASSIGN_OR_RETURN(StoredRun meta, GetRun(run));
+  BRAID_ASSIGN_OR_RETURN(NameCache texts, MakeNameCache(db_));
+  NameIndex names(std::move(texts));
+  BRAID_ASSIGN_OR_RETURN(db::Statement st, PrepareEventScan(db_, run, scan, /*details=*/false));
+  const std::string where = DamagedRun(run, path_);
+  const std::string context = LoadingRun(run, path_);
+  BRAID_RETURN_IF_ERROR(CheckedCount(meta, where));
+  const size_t batch = std::max<size_t>(1, scan.batch);
+  std::vector<DrawnEventRow> rows(size_t(std::min<int64_t>(meta.event_count, int64_t(batch))));
+  size_t used = 0;
+  int64_t seen = 0;
+  for (;;) {
+    Result<bool> row = st.Step();
+    if (!row.ok()) return db::WithContext(row.status(), context);
+    if (!*row || used == batch) {
+      if (used > 0) BRAID_RETURN_IF_ERROR(visit(std::span<const DrawnEventRow>(rows.data(), used), names.names()));
+      used = 0;
+      if (!*row) break;
+    }
+    if (used == rows.size()) rows.resize(std::min(batch, std::max<size_t>(16, rows.size() * 2)));
+    BRAID_RETURN_IF_ERROR(ReadDrawnRow(st, names, where, context, rows[used]));
+    ++used;
+    ++seen;
   }
-  return Status::Ok();
+  return CheckSeen(meta, scan, seen, where);
 }
 
 Result<Event> Store::GetEvent(int64_t run, int rank, int lane, int64_t start_ns, int64_t ordinal) const {

@@ -228,6 +228,97 @@ TEST(StoreScan, WithoutDetailsTheDrawnFieldsAreReadAndTheRestLeftAtDefaults) {
   EXPECT_TRUE(std::any_of(all->begin(), all->end(), [](const Event& e) { return e.bytes > 0 && e.peer >= 0; }));
 }
 
+// The drawn scan hands over ScanEvents' rows in the same order, each name
+// an index into a table of distinct names that only grows.
+TEST(StoreScan, DrawnRowsAreTheEventsWithTheirNamesIndexed) {
+  Stored s;
+  auto all = s.store->LoadEvents(s.run);
+  ASSERT_TRUE(all.ok());
+  for (size_t batch : {size_t(1), size_t(3), size_t(1000)}) {
+    std::vector<Store::DrawnEventRow> got;
+    std::vector<std::string> names;
+    Status st = s.store->ScanDrawnEvents(
+        s.run, {.iteration = std::nullopt, .batch = batch, .ranks = std::nullopt},
+        [&](std::span<const Store::DrawnEventRow> b, const std::vector<std::string>& n) {
+          EXPECT_LE(b.size(), batch);
+          // Earlier names keep their places.
+          EXPECT_TRUE(std::equal(names.begin(), names.end(), n.begin(), n.begin() + ptrdiff_t(names.size())));
+          names = n;
+          for (const Store::DrawnEventRow& row : b) EXPECT_LT(size_t(row.name), n.size());
+          got.insert(got.end(), b.begin(), b.end());
+          return Status::Ok();
+        });
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(got.size(), all->size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      const Store::DrawnEventRow& a = got[i];
+      const Event& b = (*all)[i];
+      EXPECT_TRUE(a.rank == b.rank && a.lane == b.lane && a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
+                  a.iteration == b.iteration && names[size_t(a.name)] == b.name && a.kind == b.kind &&
+                  a.correlation == b.correlation)
+          << i;
+    }
+    // One entry per distinct name.
+    std::vector<std::string> distinct = names;
+    std::sort(distinct.begin(), distinct.end());
+    EXPECT_EQ(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    EXPECT_LT(names.size(), got.size());
+  }
+}
+
+TEST(StoreScan, DrawnRowsOfARangeOfRanksAndAVisitorsError) {
+  Stored s;
+  size_t n = 0;
+  Status st = s.store->ScanDrawnEvents(s.run, {.iteration = 2, .batch = 5, .ranks = std::pair(3, 4)},
+                                       [&](std::span<const Store::DrawnEventRow> b, const std::vector<std::string>&) {
+                                         for (const Store::DrawnEventRow& row : b) {
+                                           EXPECT_EQ(row.rank, 3);
+                                           EXPECT_EQ(row.iteration, 2);
+                                           ++n;
+                                         }
+                                         return Status::Ok();
+                                       });
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(n, s.events.size() / 3 / 4);
+  int calls = 0;
+  st = s.store->ScanDrawnEvents(s.run, {.iteration = std::nullopt, .batch = 10, .ranks = std::nullopt},
+                                [&](std::span<const Store::DrawnEventRow>, const std::vector<std::string>&) {
+                                  return ++calls == 2 ? Status::Unavailable("stop here") : Status::Ok();
+                                });
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(st.message(), "stop here");
+}
+
+// Damage is the same one-line error as ScanEvents gives: a count that
+// disagrees, a kind out of range, a name the strings table lacks.
+TEST(StoreScan, ADamagedRunIsTheSameOneLineErrorForTheDrawnScan) {
+  auto drawn = [](const Stored& s) {
+    return s.store->ScanDrawnEvents(
+        s.run, {.iteration = std::nullopt, .batch = 16, .ranks = std::nullopt},
+        [](std::span<const Store::DrawnEventRow>, const std::vector<std::string>&) { return Status::Ok(); });
+  };
+  auto whole = [](const Stored& s) {
+    return s.store->ScanEvents(s.run, {.iteration = std::nullopt, .batch = 16, .ranks = std::nullopt},
+                               [](std::span<const Event>) { return Status::Ok(); });
+  };
+  for (const char* damage :
+       {"UPDATE runs SET event_count = event_count + 1",
+        "PRAGMA ignore_check_constraints = ON; UPDATE events SET kind = 9 WHERE rank = 2",
+        "PRAGMA foreign_keys = OFF; DELETE FROM strings WHERE id = (SELECT MAX(name_id) FROM events)"}) {
+    SCOPED_TRACE(damage);
+    Stored s;
+    {
+      RawDb raw(s.store->path());
+      ASSERT_EQ(raw.Exec(damage), "");
+    }
+    const Status a = drawn(s), b = whole(s);
+    EXPECT_EQ(a.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(a.message().find("damaged store"), std::string::npos) << a.message();
+    EXPECT_EQ(a.message().find('\n'), std::string::npos);
+    EXPECT_EQ(a.message(), b.message());
+  }
+}
+
 TEST(StoreGetEvent, EachEventIsFoundByItsLaneStartAndOrdinal) {
   TempDir dir;
   auto store = Store::Open(dir.Path("runs.db"));

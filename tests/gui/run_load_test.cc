@@ -65,7 +65,12 @@ void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
     EXPECT_EQ(x.kind, y.kind);
     EXPECT_EQ(x.max_end, y.max_end);
     ASSERT_EQ(x.events.size(), y.events.size());
-    for (size_t i = 0; i < x.events.size(); ++i) ExpectSameEvent(x.events[i], y.events[i], /*a_details=*/false);
+    EXPECT_TRUE(x.whole.empty());
+    ASSERT_EQ(y.whole.size(), y.events.size());
+    for (size_t i = 0; i < x.events.size(); ++i) {
+      ExpectSameEvent(EventOf(a, {r, i}), y.whole[i], /*a_details=*/false);
+      EXPECT_EQ(a.NameOf(x.events[i]), b.NameOf(y.events[i]));
+    }
   }
 }
 
@@ -165,9 +170,9 @@ TEST_F(RunLoadTest, EveryEventOfALoadedTimelineReadsBackWhole) {
       for (size_t i = 0; i < t->rows[r].events.size(); ++i) {
         auto e = EventWithDetails(*store, *t, {r, i});
         ASSERT_TRUE(e.ok()) << e.status().message();
-        ExpectSameEvent(*e, whole.rows[r].events[i]);
+        ExpectSameEvent(*e, whole.rows[r].whole[i]);
         // A timeline built with its details gives its own event.
-        ExpectSameEvent(*EventWithDetails(*store, whole, {r, i}), whole.rows[r].events[i]);
+        ExpectSameEvent(*EventWithDetails(*store, whole, {r, i}), whole.rows[r].whole[i]);
       }
     }
   }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "braid/view/level_of_detail.h"
 #include "gallop.h"
@@ -53,7 +55,7 @@ TEST(ViewTimeline, RowsAreSortedByStartWhateverTheInputOrder) {
   const Timeline t = BuildTimeline(ev, HandLanes());
   for (const TimelineRow& row : t.rows) {
     EXPECT_TRUE(std::is_sorted(row.events.begin(), row.events.end(),
-                               [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; }));
+                               [](const DrawnEvent& a, const DrawnEvent& b) { return a.start_ns < b.start_ns; }));
   }
 }
 
@@ -98,12 +100,61 @@ TEST(ViewTimeline, CullingFindsExactlyTheEventsInTheWindowEvenWithLongOverlappin
 TEST(ViewTimeline, TransfersAreMatchedByCorrelationWithinTheIteration) {
   const Timeline t = BuildTimeline(HandEvents(), HandLanes());
   // Rank 0's send0 of iteration 0 is rows[1].events[0].
-  ASSERT_EQ(t.rows[1].events[0].name, "send0");
+  ASSERT_EQ(t.NameOf(t.rows[1].events[0]), "send0");
   const std::vector<EventRef> m = MatchingTransfers(t, {1, 0});
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(t.rows[m[0].row].rank, 1);
   EXPECT_EQ(t.rows[m[0].row].events[m[0].index].iteration, 0);
   EXPECT_TRUE(MatchingTransfers(t, {0, 0}).empty());  // a GEMM has no partner
+}
+
+TEST(ViewNameTable, EqualNamesShareOneIndex) {
+  NameTable names;
+  const int32_t a = names.Intern("gemm_rs gemm step 12");
+  const int32_t b = names.Intern("gemm_rs send step 12");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(names.Intern(std::string("gemm_rs gemm step ") + "12"), a);
+  EXPECT_EQ(names.Intern("gemm_rs send step 12"), b);
+  EXPECT_EQ(names.Intern(""), 2);
+  EXPECT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[a], "gemm_rs gemm step 12");
+  EXPECT_EQ(names[b], "gemm_rs send step 12");
+}
+
+// A built timeline keeps one name per distinct name, and each event whole
+// beside its drawn form, in the same order.
+TEST(ViewTimeline, BuiltTimelineInternsNamesAndKeepsEachEventWhole) {
+  std::vector<Event> ev = HandEvents();
+  std::mt19937 rng(5);
+  std::shuffle(ev.begin(), ev.end(), rng);
+  const Timeline t = BuildTimeline(ev, HandLanes());
+  std::vector<std::string> distinct;
+  for (const Event& e : ev) distinct.push_back(e.name);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  EXPECT_EQ(t.names.size(), distinct.size());
+  size_t seen = 0;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const TimelineRow& row = t.rows[r];
+    ASSERT_EQ(row.whole.size(), row.events.size());
+    for (size_t i = 0; i < row.events.size(); ++i, ++seen) {
+      const DrawnEvent& d = row.events[i];
+      const Event& w = row.whole[i];
+      EXPECT_EQ(t.NameOf(d), w.name);
+      EXPECT_EQ(d.start_ns, w.start_ns);
+      EXPECT_EQ(d.end_ns, w.end_ns);
+      EXPECT_EQ(d.kind, w.kind);
+      EXPECT_EQ(d.iteration, w.iteration);
+      EXPECT_EQ(d.correlation, w.correlation);
+      EXPECT_EQ(w.rank, row.rank);
+      EXPECT_EQ(w.lane, row.lane);
+      const Event e = EventOf(t, {r, i});
+      EXPECT_EQ(e.name, w.name);
+      EXPECT_EQ(e.bytes, w.bytes);
+      EXPECT_EQ(e.peer, w.peer);
+    }
+  }
+  EXPECT_EQ(seen, ev.size());
 }
 
 size_t Covered(const std::vector<DrawBlock>& blocks) {

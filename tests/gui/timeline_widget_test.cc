@@ -63,13 +63,13 @@ TEST_F(TimelineWidgetTest, ClickSelectsTheEventUnderTheCursor) {
   QSignalSpy spy(&w, &TimelineWidget::eventSelected);
   QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(kX0 + 120, RowY(1, 0) + 10));  // rank 1 gemm0 [10,110)
   ASSERT_TRUE(w.selected().has_value());
-  const Event& e = w.timeline()->rows[w.selected()->row].events[w.selected()->index];
+  const Event e = EventOf(*w.timeline(), *w.selected());
   EXPECT_EQ(e.name, "gemm1");  // t = 120 is in gemm1 [110, 210) of rank 1
   EXPECT_EQ(e.rank, 1);
   EXPECT_EQ(spy.count(), 1);
   QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(kX0 + 100, RowY(0, 1) + 10));  // rank 0 send0
   ASSERT_TRUE(w.selected().has_value());
-  EXPECT_EQ(w.timeline()->rows[w.selected()->row].events[w.selected()->index].name, "send0");
+  EXPECT_EQ(EventOf(*w.timeline(), *w.selected()).name, "send0");
   ASSERT_EQ(w.transfer_partners().size(), 1u);                                                // its recv side on rank 1
   QTest::mouseClick(&w, Qt::LeftButton, Qt::NoModifier, QPoint(kX0 + 700, RowY(0, 0) + 10));  // nothing at t=700
   EXPECT_FALSE(w.selected().has_value());

@@ -14,7 +14,7 @@ std::vector<DrawBlock> FoldForDrawing(const TimelineRow& row, int64_t t0, int64_
   const auto& ev = row.events;
   size_t i = a;
   while (i < b) {
-    const Event& e = ev[i];
+    const DrawnEvent& e = ev[i];
     DrawBlock block{e.start_ns, e.end_ns, i, 1, e.kind, false};
     if (e.end_ns - e.start_ns >= min_ns) {
       out.push_back(block);
@@ -39,7 +39,7 @@ std::vector<DrawBlock> FoldForDrawing(const TimelineRow& row, int64_t t0, int64_
       }
       // The next event reaches further: fold it only when it is narrow and
       // starts within min_ns of the block.
-      const Event& n = ev[next];
+      const DrawnEvent& n = ev[next];
       if (n.end_ns - n.start_ns >= min_ns || n.start_ns >= block.end_ns + min_ns) break;
       block.end_ns = std::max(block.end_ns, n.end_ns);
       block.mixed_kinds = block.mixed_kinds || n.kind != block.kind;

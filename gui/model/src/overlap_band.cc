@@ -76,7 +76,7 @@ RankBand ComputeRankBand(const Timeline& t, int rank) {
   for (size_t r = first; r < last; ++r) {
     PerIteration* cur = nullptr;
     int cur_it = 0;
-    for (const Event& e : t.rows[r].events) {
+    for (const DrawnEvent& e : t.rows[r].events) {
       if (e.kind == EventKind::kMarker || e.kind == EventKind::kSync) continue;
       if (!cur || cur_it != e.iteration) cur = &iters[cur_it = e.iteration];
       PerIteration& p = *cur;

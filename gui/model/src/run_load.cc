@@ -41,8 +41,8 @@ struct Shared {
 
 bool InPart(const Part& p, int rank) { return !p.ranks || (rank >= p.ranks->first && rank < p.ranks->second); }
 
-// Reads one part's rows straight into its own builder (the events are moved
-// out of the scan's buffer), then computes its ranks' bands: a rank's band
+// Reads one part's rows straight into its own builder (each a DrawnEvent,
+// its name an index: no string per event), then computes its ranks' bands: a rank's band
 // reads that rank's rows only, so the parts need each other for nothing.
 // `reports`: this part runs on the caller's thread and calls progress.
 Status LoadPart(int64_t run, const std::vector<LaneInfo>& lanes, int iterations, int64_t most_events,
@@ -57,20 +57,29 @@ Status LoadPart(int64_t run, const std::vector<LaneInfo>& lanes, int iterations,
     Store::EventScan scan;
     scan.batch = control.batch;
     scan.ranks = part.ranks;
-    scan.details = false;  // EventWithDetails reads them for the event shown
-    BRAID_RETURN_IF_ERROR(part.store->ScanEvents(run, scan, [&](std::span<Event> batch) {
+    // The scan's name indices to the timeline's: the same in practice (both
+    // tables grow in the order names are first seen), but not by contract.
+    std::vector<int32_t> to_timeline;
+    // Without the details: EventWithDetails reads them for the event shown.
+    auto visit = [&](std::span<const Store::DrawnEventRow> batch, const std::vector<std::string>& names) {
       if (control.cancelled()) return LoadCancelled(run);
       if (shared.failed.load(std::memory_order_relaxed)) {
         part.stopped = true;
         return Status::Unavailable("stopped");
       }
-      for (Event& e : batch) b.Add(std::move(e));
+      for (size_t i = to_timeline.size(); i < names.size(); ++i) to_timeline.push_back(b.names().Intern(names[i]));
+      for (const Store::DrawnEventRow& row : batch) {
+        b.Add(row.rank, row.lane,
+              DrawnEvent{row.start_ns, row.end_ns, row.correlation, row.iteration, to_timeline[size_t(row.name)],
+                         row.kind});
+      }
       part.seen += int64_t(batch.size());
       const int64_t read =
           shared.read.fetch_add(int64_t(batch.size()), std::memory_order_relaxed) + int64_t(batch.size());
       if (reports && control.progress) control.progress(read, total);
       return Status::Ok();
-    }));
+    };
+    BRAID_RETURN_IF_ERROR(part.store->ScanDrawnEvents(run, scan, visit));
     part.timeline = std::move(b).Finish();
     if (!with_bands) return Status::Ok();
     for (int rank : part.timeline.ranks) {
@@ -127,7 +136,22 @@ Result<std::vector<Part>> PlanParts(const Store& store, int64_t run, const Store
   return parts;
 }
 
-// The parts' rows in rank order, their iterations merged.
+// Gives `x`'s rows the merged timeline's name indices. The parts see the
+// same names in the same order in practice, so this rarely rewrites a row.
+void RenameInto(NameTable& merged, Timeline& x) {
+  std::vector<int32_t> to_merged;
+  bool same = true;
+  for (const std::string& name : x.names.names()) {
+    to_merged.push_back(merged.Intern(name));
+    same = same && to_merged.back() == int32_t(to_merged.size() - 1);
+  }
+  if (same) return;
+  for (TimelineRow& row : x.rows) {
+    for (DrawnEvent& e : row.events) e.name = to_merged[size_t(e.name)];
+  }
+}
+
+// The parts' rows in rank order, their iterations and names merged.
 Timeline MergeParts(std::vector<Part>& parts, int64_t run) {
   Timeline t;
   t.run = run;
@@ -136,6 +160,7 @@ Timeline MergeParts(std::vector<Part>& parts, int64_t run) {
   std::map<int, IterationSpan> spans;
   for (Part& p : parts) {
     Timeline& x = p.timeline;
+    RenameInto(t.names, x);
     for (TimelineRow& row : x.rows) t.rows.push_back(std::move(row));
     t.ranks.insert(t.ranks.end(), x.ranks.begin(), x.ranks.end());
     for (const IterationSpan& s : x.iterations) {
@@ -233,8 +258,8 @@ Result<Timeline> LoadTimeline(const Store& store, int64_t run, const LoadControl
 
 Result<Event> EventWithDetails(const Store& store, const Timeline& t, EventRef ref) {
   const TimelineRow& row = t.rows[ref.row];
-  const Event& e = row.events[ref.index];
-  if (!t.without_details()) return e;
+  const DrawnEvent& e = row.events[ref.index];
+  if (!t.without_details()) return EventOf(t, ref);
   if (store.path() != t.store_path) {
     return Status::Invalid("run " + std::to_string(t.run) + " was loaded from " + t.store_path + ", not " +
                            store.path());

@@ -1,6 +1,7 @@
 #include "braid/view/timeline.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "braid/view/run_load.h"
 #include "timeline_builder.h"
@@ -16,9 +17,21 @@ std::pair<size_t, size_t> Timeline::RowsOfRank(int rank) const {
 }
 
 Timeline BuildTimeline(std::vector<Event> events, const std::vector<LaneInfo>& lanes) {
+  // In row order first (stable: ties keep their order), so that each row's
+  // whole events line up with its drawn ones, which the builder keeps in
+  // the order they come when sorted.
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.rank, a.lane, a.start_ns) < std::tie(b.rank, b.lane, b.start_ns);
+  });
   TimelineBuilder b(lanes);
-  for (Event& e : events) b.Add(std::move(e));
-  return std::move(b).Finish();
+  for (const Event& e : events) b.Add(e);
+  Timeline t = std::move(b).Finish();
+  size_t r = 0;
+  for (Event& e : events) {
+    while (t.rows[r].rank != e.rank || t.rows[r].lane != e.lane) ++r;
+    t.rows[r].whole.push_back(std::move(e));
+  }
+  return t;
 }
 
 Result<Timeline> LoadTimeline(const Store& store, int64_t run) { return LoadTimeline(store, run, LoadControl{}); }
@@ -29,13 +42,29 @@ std::pair<size_t, size_t> VisibleEvents(const TimelineRow& row, int64_t t0, int6
   const size_t a = size_t(first - row.max_end.begin());
   // Events starting at or after t1 are outside.
   const auto last = std::lower_bound(row.events.begin() + ptrdiff_t(a), row.events.end(), t1,
-                                     [](const Event& e, int64_t t) { return e.start_ns < t; });
+                                     [](const DrawnEvent& e, int64_t t) { return e.start_ns < t; });
   return {a, size_t(last - row.events.begin())};
+}
+
+Event EventOf(const Timeline& t, EventRef ref) {
+  const TimelineRow& row = t.rows[ref.row];
+  if (!row.whole.empty()) return row.whole[ref.index];
+  const DrawnEvent& d = row.events[ref.index];
+  Event e;
+  e.iteration = d.iteration;
+  e.rank = row.rank;
+  e.lane = row.lane;
+  e.kind = d.kind;
+  e.name = t.NameOf(d);
+  e.start_ns = d.start_ns;
+  e.end_ns = d.end_ns;
+  e.correlation = d.correlation;
+  return e;
 }
 
 std::vector<EventRef> MatchingTransfers(const Timeline& t, EventRef e) {
   std::vector<EventRef> out;
-  const Event& ev = t.rows[e.row].events[e.index];
+  const DrawnEvent& ev = t.rows[e.row].events[e.index];
   if (ev.correlation < 0) return out;
   for (size_t r = 0; r < t.rows.size(); ++r) {
     if (r == e.row) continue;

@@ -9,7 +9,7 @@ namespace braid::view {
 
 namespace {
 
-bool StartsBefore(const Event& a, const Event& b) { return a.start_ns < b.start_ns; }
+bool StartsBefore(const DrawnEvent& a, const DrawnEvent& b) { return a.start_ns < b.start_ns; }
 
 }  // namespace
 
@@ -39,7 +39,18 @@ TimelineRow& TimelineBuilder::RowOf(int rank, int lane) {
   return it->second;
 }
 
-void TimelineBuilder::Add(Event&& e) {
+void TimelineBuilder::Add(const Event& e) {
+  DrawnEvent d;
+  d.start_ns = e.start_ns;
+  d.end_ns = e.end_ns;
+  d.correlation = e.correlation;
+  d.iteration = e.iteration;
+  d.name = t_.names.Intern(e.name);
+  d.kind = e.kind;
+  Add(e.rank, e.lane, d);
+}
+
+void TimelineBuilder::Add(int rank, int lane, const DrawnEvent& e) {
   t_.origin_ns = std::min(t_.origin_ns, e.start_ns);
   t_.end_ns = std::max(t_.end_ns, e.end_ns);
   if (!span_ || span_->iteration != e.iteration) {
@@ -47,8 +58,8 @@ void TimelineBuilder::Add(Event&& e) {
   }
   span_->begin_ns = std::min(span_->begin_ns, e.start_ns);
   span_->end_ns = std::max(span_->end_ns, e.end_ns);
-  if (!into_ || into_->rank != e.rank || into_->lane != e.lane) {
-    into_ = &RowOf(e.rank, e.lane);
+  if (!into_ || into_->rank != rank || into_->lane != lane) {
+    into_ = &RowOf(rank, lane);
     reserved_ = expected_iterations_ <= 1 || !into_->events.empty();
   }
   if (!reserved_ && !into_->events.empty() && e.iteration != into_->events.front().iteration) {
@@ -63,7 +74,7 @@ void TimelineBuilder::Add(Event&& e) {
       // std::bad_alloc or std::length_error: the row is as it was, and grows as before.
     }
   }
-  into_->events.push_back(std::move(e));
+  into_->events.push_back(e);
   ++t_.event_count;
 }
 

@@ -17,8 +17,13 @@ class TimelineBuilder {
   explicit TimelineBuilder(const std::vector<LaneInfo>& lanes);
 
   // Events may come in any order; grouped by (rank, lane) and iteration, as
-  // the store hands them, each costs no map lookup.
-  void Add(Event&& e);
+  // the store hands them, each costs no map lookup. The name is interned.
+  void Add(const Event& e);
+  // The same for an event already drawn: its name indexes names().
+  void Add(int rank, int lane, const DrawnEvent& e);
+
+  // The timeline's names, for Add(rank, lane, e)'s callers to intern into.
+  NameTable& names() { return t_.names; }
 
   // A hint, before the first Add: the run has about `iterations` iterations
   // and at most `most_events` events. A row whose events come in iteration

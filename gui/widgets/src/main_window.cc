@@ -303,9 +303,9 @@ void MainWindow::ShowDetails(TimelineWidget* w, std::optional<EventRef> e) {
   const TimelineRow& row = t->rows[e->row];
   const std::vector<OpNote> ops = w == timeline_ ? ops_ : std::vector<OpNote>{};
   // A loaded timeline lacks the details: read this one event whole.
-  Result<Event> whole = store_ ? EventWithDetails(*store_, *t, *e) : Result<Event>(row.events[e->index]);
+  Result<Event> whole = store_ ? EventWithDetails(*store_, *t, *e) : Result<Event>(EventOf(*t, *e));
   if (!whole.ok()) {
-    std::vector<DetailLine> lines = EventDetails(row.events[e->index], row.name, t->origin_ns, ops);
+    std::vector<DetailLine> lines = EventDetails(EventOf(*t, *e), row.name, t->origin_ns, ops);
     lines.push_back({"details", whole.status().message()});
     details_->ShowLines(lines);
     return;

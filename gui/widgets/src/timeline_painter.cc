@@ -93,7 +93,7 @@ void PaintRow(QPainter& p, const Frame& f, const TimelineRow& row, int y, const 
     const bool fold = b.count > 1;
     p.fillRect(r, fold ? FoldColor(b.kind) : KindColor(b.kind));
     if (r.width() < kMinTextPx) continue;
-    const QString text = fold ? QString("×%1").arg(b.count) : QString::fromStdString(row.events[b.first].name);
+    const QString text = fold ? QString("×%1").arg(b.count) : QString::fromStdString(f.t.NameOf(row.events[b.first]));
     p.setPen(Qt::white);
     p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(text, Qt::ElideRight, int(r.width()) - 5));
@@ -106,7 +106,7 @@ void PaintSelection(QPainter& p, const TimelineWidget& w, const Frame& f) {
   auto rect_of = [&](EventRef e) -> std::optional<QRectF> {
     for (const RankLayout& l : w.layout()) {
       if (e.row < l.first_row || e.row >= l.last_row || l.row_y.empty()) continue;
-      const Event& ev = f.t.rows[e.row].events[e.index];
+      const DrawnEvent& ev = f.t.rows[e.row].events[e.index];
       return f.Span(ev.start_ns, ev.end_ns, l.row_y[e.row - l.first_row] + 1, TimelineWidget::kRowHeight - 2);
     }
     return std::nullopt;

@@ -133,7 +133,7 @@ std::optional<EventRef> TimelineWidget::EventAt(QPoint p) const {
       std::optional<EventRef> best;
       int64_t best_d = INT64_MAX;
       for (size_t k = a; k < b; ++k) {
-        const Event& e = tr.events[k];
+        const DrawnEvent& e = tr.events[k];
         const int64_t d = t < e.start_ns ? e.start_ns - t : t >= e.end_ns ? t - e.end_ns : 0;
         if (d < best_d) {
           best_d = d;
@@ -220,7 +220,7 @@ void TimelineWidget::keyPressEvent(QKeyEvent* e) {
       break;
     case Qt::Key_F:
       if (selected_ && timeline_) {
-        const Event& ev = timeline_->rows[selected_->row].events[selected_->index];
+        const DrawnEvent& ev = timeline_->rows[selected_->row].events[selected_->index];
         SetView(
             ViewRange::Fit(double(ev.start_ns - timeline_->origin_ns), double(ev.end_ns - timeline_->origin_ns), 0.1));
       } else if (range_) {

@@ -16,16 +16,34 @@
 #include "braid/event.h"
 #include "braid/status.h"
 #include "braid/store.h"
+#include "braid/view/name_table.h"
 
 namespace braid::view {
+
+// What a timeline keeps of an event: what is drawn, picked and matched.
+// Its rank and lane are its row's; its name an index into the timeline's
+// names. 40 bytes where a braid::Event is about 100 and a heap name: at
+// 10M events the difference was 1.5 GB of pages to fault in.
+struct DrawnEvent {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t correlation = -1;
+  int iteration = 0;
+  int32_t name = 0;  // Timeline::names
+  EventKind kind = EventKind::kCompute;
+};
 
 struct TimelineRow {
   int rank = 0;
   int lane = 0;
-  std::string name;              // the store's lane name, or "lane N" when it has none
-  std::string kind;              // the store's lane kind ("compute", "comm", ...) or ""
-  std::vector<Event> events;     // sorted by start_ns
-  std::vector<int64_t> max_end;  // max_end[i] = max(events[0..i].end_ns)
+  std::string name;                // the store's lane name, or "lane N" when it has none
+  std::string kind;                // the store's lane kind ("compute", "comm", ...) or ""
+  std::vector<DrawnEvent> events;  // sorted by start_ns
+  std::vector<int64_t> max_end;    // max_end[i] = max(events[0..i].end_ns)
+  // The events whole, in `events`' order, when the timeline was built from
+  // them (BuildTimeline); empty when it was loaded (EventWithDetails reads
+  // the one event shown from the store).
+  std::vector<Event> whole;
 };
 
 struct IterationSpan {
@@ -38,6 +56,7 @@ struct Timeline {
   std::vector<TimelineRow> rows;  // by rank, then lane
   std::vector<int> ranks;         // the ranks that have rows, ascending
   std::vector<IterationSpan> iterations;
+  NameTable names;        // what DrawnEvent::name indexes
   int64_t origin_ns = 0;  // earliest start (0 when empty)
   int64_t end_ns = 0;     // latest end
   size_t event_count = 0;
@@ -53,6 +72,8 @@ struct Timeline {
   int64_t duration_ns() const { return end_ns - origin_ns; }
   // Rows of `rank` as [first, last) indices into `rows`.
   std::pair<size_t, size_t> RowsOfRank(int rank) const;
+
+  const std::string& NameOf(const DrawnEvent& e) const { return names[e.name]; }
 };
 
 // Builds rows from events in any order; lanes name the rows (events on a
@@ -72,6 +93,11 @@ struct EventRef {
   size_t index = 0;
   bool operator==(const EventRef&) const = default;
 };
+
+// Event `ref` as `t` has it: whole when `t` was built from events, else
+// its drawn fields with the details at Event's defaults (EventWithDetails,
+// run_load.h, reads those from the store).
+Event EventOf(const Timeline& t, EventRef ref);
 
 // The other ends of a transfer: events on other rows with the same
 // correlation id (send -> recv). Empty when the event has none.
