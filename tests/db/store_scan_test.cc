@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -287,6 +288,58 @@ TEST(StoreScan, DrawnRowsOfARangeOfRanksAndAVisitorsError) {
                                 });
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(st.message(), "stop here");
+}
+
+// The drawn scan walks the run lane by lane: keys with gaps, negative
+// ranks and lanes, and ranges that cut between them give ScanEvents' rows.
+TEST(StoreScan, DrawnRowsWalkLanesWithGapsAndNegativeKeys) {
+  TempDir dir;
+  auto store = Store::Open(dir.Path("runs.db"));
+  ASSERT_TRUE(store.ok());
+  std::vector<Event> events = MakeEvents(2, 1, 1, 3);
+  std::vector<Event> all;
+  for (int rank : {-2, 0, 3}) {
+    for (int lane : {-1, 0, 9}) {
+      if (rank == 0 && lane == 0) continue;  // a rank without lane 0
+      for (Event e : events) {
+        e.rank = rank;
+        e.lane = lane;
+        all.push_back(e);
+      }
+    }
+  }
+  auto id = (*store)->WriteRun(SampleMeta(), {}, all, {});
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  using Range = std::optional<std::pair<int, int>>;
+  for (const Range& ranks : {Range(), Range({-2, 1}), Range({-1, 3}), Range({0, 1}), Range({1, 3}), Range({3, 4})}) {
+    for (std::optional<int> iteration : {std::optional<int>(), std::optional<int>(1)}) {
+      SCOPED_TRACE(ranks ? std::to_string(ranks->first) + ".." + std::to_string(ranks->second) : "all");
+      const Store::EventScan scan{.iteration = iteration, .batch = 4, .ranks = ranks};
+      std::vector<Event> want;
+      ASSERT_TRUE((*store)
+                      ->ScanEvents(*id, scan,
+                                   [&](std::span<const Event> b) {
+                                     want.insert(want.end(), b.begin(), b.end());
+                                     return Status::Ok();
+                                   })
+                      .ok());
+      std::vector<std::pair<Store::DrawnEventRow, std::string>> got;
+      Status st = (*store)->ScanDrawnEvents(
+          *id, scan, [&](std::span<const Store::DrawnEventRow> b, const std::vector<std::string>& names) {
+            for (const Store::DrawnEventRow& row : b) got.emplace_back(row, names[size_t(row.name)]);
+            return Status::Ok();
+          });
+      ASSERT_TRUE(st.ok()) << st.message();
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        const auto& [a, name] = got[i];
+        const Event& b = want[i];
+        EXPECT_TRUE(a.rank == b.rank && a.lane == b.lane && a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
+                    a.iteration == b.iteration && name == b.name && a.kind == b.kind && a.correlation == b.correlation)
+            << i;
+      }
+    }
+  }
 }
 
 // Damage is the same one-line error as ScanEvents gives: a count that
