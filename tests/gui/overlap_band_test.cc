@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <utility>
@@ -167,6 +168,54 @@ TEST(ViewOverlapBand, DrawLevelsDrawWhatTheFullSetDrawsAtEveryZoom) {
       }
     }
   }
+}
+
+// The levels as they were first made: every level tried by coalescing,
+// kept when it halves the last kept one. MakeDrawLevels counts instead.
+DrawLevels LevelsByTryingEach(const std::vector<Interval>& merged) {
+  DrawLevels d;
+  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) {
+    const std::vector<Interval>& from = d.levels.empty() ? merged : d.levels.back();
+    if (from.size() <= 64) break;
+    std::vector<Interval> level = CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gap);
+    if (level.size() * 2 > from.size()) continue;
+    d.gap_ns.push_back(gap);
+    d.levels.push_back(std::move(level));
+  }
+  return d;
+}
+
+TEST(ViewOverlapBand, DrawLevelsAreTheOnesTryingEachLevelWouldKeep) {
+  std::mt19937_64 rng(11);
+  int layered = 0;  // rounds that got two levels or more: the comparison saw them
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE(round);
+    // Gaps spread over many powers of 8, some touching the level bounds.
+    std::vector<Interval> raw;
+    int64_t t = int64_t(rng() % 1000);
+    const int n = int(rng() % 3000);
+    for (int i = 0; i < n; ++i) {
+      int64_t gap = int64_t(1) << (rng() % 40);
+      if (rng() % 5 == 0) gap = kDrawLevelBaseNs << (3 * (rng() % 6));
+      gap += int64_t(rng() % 3) - 1;
+      const int64_t len = int64_t(rng() % 5000) + 1;
+      raw.push_back({t + gap, t + gap + len});
+      t += gap + len;
+    }
+    const std::vector<Interval> set = MergeIntervals(raw);
+    const DrawLevels want = LevelsByTryingEach(set), got = MakeDrawLevels(set);
+    ASSERT_EQ(got.gap_ns, want.gap_ns);
+    layered += want.levels.size() >= 2 ? 1 : 0;
+    ASSERT_EQ(got.levels.size(), want.levels.size());
+    for (size_t k = 0; k < want.levels.size(); ++k) {
+      ASSERT_EQ(got.levels[k].size(), want.levels[k].size());
+      for (size_t i = 0; i < want.levels[k].size(); ++i) {
+        EXPECT_EQ(got.levels[k][i].begin, want.levels[k][i].begin);
+        EXPECT_EQ(got.levels[k][i].end, want.levels[k][i].end);
+      }
+    }
+  }
+  EXPECT_GE(layered, 10);
 }
 
 TEST(ViewRangeStats, OverlapOfASelectionAveragedOverRanks) {

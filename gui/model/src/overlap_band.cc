@@ -160,17 +160,34 @@ std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, in
 
 DrawLevels MakeDrawLevels(const std::vector<Interval>& merged) {
   DrawLevels d;
+  // Gaps stop at ~11 days, far from overflowing end + gap.
+  std::vector<int64_t> gaps;
+  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) gaps.push_back(gap);
+  // Closing every gap below g leaves 1 + (gaps of `merged` of g or more)
+  // intervals, so one pass over its gaps tells what each level would hold:
+  // only the levels kept are built (trying each was a tenth of a 10M-event
+  // band). passes[m]: gaps at least as long as gaps[0..m) and no more.
+  std::vector<size_t> passes(gaps.size() + 1, 0);
+  for (size_t i = 1; i < merged.size(); ++i) {
+    const int64_t gap = merged[i].begin - merged[i - 1].end;
+    ++passes[size_t(std::upper_bound(gaps.begin(), gaps.end(), gap) - gaps.begin())];
+  }
+  std::vector<size_t> left(gaps.size());  // left[k]: intervals once gaps below gaps[k] are closed
+  size_t longer = 0;
+  for (size_t k = gaps.size(); k-- > 0;) {
+    longer += passes[k + 1];
+    left[k] = 1 + longer;
+  }
   // Each level from the last kept one: closing gaps below g, then below
-  // g' >= g, closes what closing below g' at once does. A level that does not
-  // halve the count is not kept (memory for little); gaps stop at ~11 days,
-  // far from overflowing end + gap.
-  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) {
+  // g' >= g, closes what closing below g' at once does. A level that does
+  // not halve the count is not kept (memory for little).
+  size_t from_size = merged.size();
+  for (size_t k = 0; k < gaps.size() && from_size > 64; ++k) {
+    if (left[k] * 2 > from_size) continue;
     const std::vector<Interval>& from = d.levels.empty() ? merged : d.levels.back();
-    if (from.size() <= 64) break;
-    std::vector<Interval> level = CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gap);
-    if (level.size() * 2 > from.size()) continue;
-    d.gap_ns.push_back(gap);
-    d.levels.push_back(std::move(level));
+    d.levels.push_back(CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gaps[k]));
+    d.gap_ns.push_back(gaps[k]);
+    from_size = d.levels.back().size();
   }
   return d;
 }

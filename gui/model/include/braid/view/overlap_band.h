@@ -24,6 +24,7 @@ struct DrawLevels {
   std::vector<std::vector<Interval>> levels;
 };
 inline constexpr int64_t kDrawLevelBaseNs = 1000;
+// @pre `merged` is merged (MergeIntervals): sorted, apart.
 DrawLevels MakeDrawLevels(const std::vector<Interval>& merged);
 // The coarsest of `merged` and its levels whose gap is at most `min_gap_ns`:
 // CoalesceForDrawing of it gives, inside any window, what it gives of
