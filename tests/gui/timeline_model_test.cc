@@ -12,6 +12,7 @@
 #include "braid/view/level_of_detail.h"
 #include "gallop.h"
 #include "gui_test_util.h"
+#include "timeline_builder.h"
 
 namespace braid::view {
 namespace {
@@ -106,6 +107,30 @@ TEST(ViewTimeline, TransfersAreMatchedByCorrelationWithinTheIteration) {
   EXPECT_EQ(t.rows[m[0].row].rank, 1);
   EXPECT_EQ(t.rows[m[0].row].events[m[0].index].iteration, 0);
   EXPECT_TRUE(MatchingTransfers(t, {0, 0}).empty());  // a GEMM has no partner
+}
+
+// Events that come out of start order (the store never hands them so)
+// still end up sorted, ties in the order they came, with their running
+// maximum end; rows that came in order keep theirs as they were built.
+TEST(ViewTimelineBuilder, RowsOutOfOrderAreSortedWithTheirRunningMaximumEnd) {
+  TimelineBuilder b({});
+  auto add = [&](int lane, int64_t start, int64_t end, int32_t name) {
+    b.Add(0, lane, DrawnEvent{start, end, -1, 0, name, EventKind::kCompute});
+  };
+  add(0, 50, 60, 0);
+  add(0, 10, 100, 1);
+  add(1, 5, 7, 2);
+  add(0, 10, 20, 3);
+  add(1, 6, 9, 4);
+  add(0, 30, 35, 5);
+  const Timeline t = std::move(b).Finish();
+  ASSERT_EQ(t.rows.size(), 2u);
+  std::vector<int32_t> order;
+  for (const DrawnEvent& e : t.rows[0].events) order.push_back(e.name);
+  EXPECT_EQ(order, (std::vector<int32_t>{1, 3, 5, 0}));
+  EXPECT_EQ(t.rows[0].max_end, (std::vector<int64_t>{100, 100, 100, 100}));
+  EXPECT_EQ(t.rows[1].max_end, (std::vector<int64_t>{7, 9}));
+  EXPECT_EQ(t.event_count, 6u);
 }
 
 TEST(ViewNameTable, EqualNamesShareOneIndex) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <utility>
 
 #include "gallop.h"
 
@@ -55,6 +56,20 @@ void Append(std::vector<Interval>& to, const std::vector<Interval>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
+// What MergeIntervals would give back unchanged: non-empty, sorted, apart.
+bool IsMerged(const std::vector<Interval>& v) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].end <= v[i].begin || (i > 0 && v[i].begin <= v[i - 1].end)) return false;
+  }
+  return true;
+}
+
+// Iterations may touch or (in imported traces) overlap: merged across
+// them, unless they are apart already, which spares a copy of the band.
+void MergeAcrossIterations(std::vector<Interval>& v) {
+  if (!IsMerged(v)) v = MergeIntervals(std::move(v));
+}
+
 }  // namespace
 
 std::vector<RankBand> ComputeOverlapBands(const Timeline& t) {
@@ -100,12 +115,11 @@ RankBand ComputeRankBand(const Timeline& t, int rank) {
       band.tails.push_back({p.last_compute_end, p.last_end});
     }
   }
-  // Iterations may touch or (in imported traces) overlap: merge across them.
-  band.compute = MergeIntervals(std::move(band.compute));
-  band.comm = MergeIntervals(std::move(band.comm));
-  band.overlap = MergeIntervals(std::move(band.overlap));
-  band.exposed_comm = MergeIntervals(std::move(band.exposed_comm));
-  band.tails = MergeIntervals(std::move(band.tails));
+  MergeAcrossIterations(band.compute);
+  MergeAcrossIterations(band.comm);
+  MergeAcrossIterations(band.overlap);
+  MergeAcrossIterations(band.exposed_comm);
+  MergeAcrossIterations(band.tails);
   band.overlap_levels = MakeDrawLevels(band.overlap);
   band.exposed_comm_levels = MakeDrawLevels(band.exposed_comm);
   return band;

@@ -60,6 +60,7 @@ void TimelineBuilder::Add(int rank, int lane, const DrawnEvent& e) {
   span_->end_ns = std::max(span_->end_ns, e.end_ns);
   if (!into_ || into_->rank != rank || into_->lane != lane) {
     into_ = &RowOf(rank, lane);
+    into_in_order_ = !unsorted_.contains(into_);
     reserved_ = expected_iterations_ <= 1 || !into_->events.empty();
   }
   if (!reserved_ && !into_->events.empty() && e.iteration != into_->events.front().iteration) {
@@ -69,12 +70,25 @@ void TimelineBuilder::Add(int rank, int lane, const DrawnEvent& e) {
     // A hint from a record that may be damaged: a room that cannot be had
     // only leaves the row growing as before.
     try {
-      if (want > int64_t(into_->events.capacity())) into_->events.reserve(size_t(want));
+      if (want > int64_t(into_->events.capacity())) {
+        into_->events.reserve(size_t(want));
+        into_->max_end.reserve(size_t(want));
+      }
     } catch (const std::exception&) {
       // std::bad_alloc or std::length_error: the row is as it was, and grows as before.
     }
   }
-  into_->events.push_back(e);
+  std::vector<DrawnEvent>& events = into_->events;
+  // The running maximum of ends as the events come, while they come in
+  // order (as the store hands them): Finish need not walk them again.
+  if (into_in_order_ && !events.empty() && e.start_ns < events.back().start_ns) {
+    unsorted_.insert(into_);
+    into_in_order_ = false;
+  }
+  if (into_in_order_) {
+    into_->max_end.push_back(into_->max_end.empty() ? e.end_ns : std::max(into_->max_end.back(), e.end_ns));
+  }
+  events.push_back(e);
   ++t_.event_count;
 }
 
@@ -84,17 +98,19 @@ Timeline TimelineBuilder::Finish() && {
   for (const auto& [iteration, s] : spans_) t.iterations.push_back(s);
   t.rows.reserve(rows_.size());
   for (auto& [key, r] : rows_) {
+    const bool sorted = !unsorted_.contains(&r);
     TimelineRow& row = t.rows.emplace_back(std::move(r));
     // The store returns events sorted by start already; stable keeps ties.
-    if (!std::is_sorted(row.events.begin(), row.events.end(), StartsBefore)) {
+    if (!sorted) {
       std::stable_sort(row.events.begin(), row.events.end(), StartsBefore);
+      row.max_end.resize(row.events.size());
+      int64_t m = INT64_MIN;
+      for (size_t i = 0; i < row.events.size(); ++i) row.max_end[i] = m = std::max(m, row.events[i].end_ns);
     }
-    row.max_end.resize(row.events.size());
-    int64_t m = INT64_MIN;
-    for (size_t i = 0; i < row.events.size(); ++i) row.max_end[i] = m = std::max(m, row.events[i].end_ns);
     if (t.ranks.empty() || t.ranks.back() != row.rank) t.ranks.push_back(row.rank);
   }
   rows_.clear();
+  unsorted_.clear();
   spans_.clear();
   into_ = nullptr;
   span_ = nullptr;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -41,13 +42,17 @@ class TimelineBuilder {
   TimelineRow& RowOf(int rank, int lane);
 
   std::map<std::pair<int, int>, TimelineRow> rows_;
+  // Rows whose events came out of start order: sorted, and their running
+  // maximum end made, by Finish (the others have theirs as they came).
+  std::set<const TimelineRow*> unsorted_;
   std::map<int, IterationSpan> spans_;
   Timeline t_;
   TimelineRow* into_ = nullptr;
   IterationSpan* span_ = nullptr;
   int expected_iterations_ = 0;
   int64_t most_events_ = 0;
-  bool reserved_ = false;  // into_ has reserved (or will not)
+  bool reserved_ = false;       // into_ has reserved (or will not)
+  bool into_in_order_ = false;  // into_ is not in unsorted_
 };
 
 }  // namespace braid::view
