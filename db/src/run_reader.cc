@@ -423,7 +423,8 @@ Status Store::ScanDrawnEvents(
   ReadSnapshot snapshot(db_);
   BRAID_RETURN_IF_ERROR(db::WithContext(snapshot.Begin(), context));
   // Lane by lane: a row's rank and lane are the lane's, bound rather than
-  // read, which saves two of eight columns per row (a sixth of the scan).
+  // read, which saves two of eight columns per row (with the mapping, a
+  // tenth of a 10M-event load's CPU).
   BRAID_ASSIGN_OR_RETURN(LaneKeys lanes, LaneKeys::Prepare(db_, run, scan));
   BRAID_ASSIGN_OR_RETURN(db::Statement lane_rows, PrepareLaneScan(db_, run, scan));
   const size_t batch = std::max<size_t>(1, scan.batch);
