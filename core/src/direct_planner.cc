@@ -60,11 +60,13 @@ void PlanRsRank(const DirectContext& x, int r, RankPlan& rp) {
   const OpBuffers ob = AddOpBuffers(x.w, r, rb, rp);
   const BufferId work = rb.AddBuffer("partial", x.w.m, x.w.n, BufferRole::kWorkspace);
   const BufferId inbox = rb.AddBuffer("received", x.w.m, x.w.n, BufferRole::kWorkspace);
-  // Per sub-chunk: the step that last wrote the running sum in the output
-  // (-1 while it is empty) and the first arrival, kept until a second one
-  // lands to be added to it.
-  std::vector<int> sum(size_t(x.subs_count()), -1), first(size_t(x.subs_count()), -1);
-  std::vector<int> first_src(size_t(x.subs_count()), -1);
+  // The running sum of a sub-chunk is step 1's arrival until a second one
+  // lands, then the output; `ready` is the step that last wrote it.
+  const int first_src = Mod(r - 1, x.p);
+  std::vector<int> ready(size_t(x.subs_count()), -1);
+  auto running_sum = [&](int s, int j) {
+    return s == 2 ? x.BlockRows(inbox, first_src, j) : x.BlockRows(ob.out, 0, j);
+  };
   for (int s = 1; s < x.p; ++s) {
     const int dst = Mod(r + s, x.p), src = Mod(r - s, x.p);
     for (int j = 0; j < x.subs_count(); ++j) {
@@ -73,28 +75,16 @@ void PlanRsRank(const DirectContext& x, int r, RankPlan& rp) {
       rb.Send(x.SendLane(), part, dst, x.Match(r, s, j), {g}, j, s);
       const Region in = x.BlockRows(inbox, src, j);
       const int got = rb.Recv(x.RecvLane(), in, src, x.Match(src, s, j), {}, j, s);
-      const Region out = x.BlockRows(ob.out, 0, j);
-      if (first[size_t(j)] < 0 && sum[size_t(j)] < 0) {
-        first[size_t(j)] = got;
-        first_src[size_t(j)] = src;
-      } else if (sum[size_t(j)] < 0) {
-        sum[size_t(j)] = rb.Reduce(x.RecvLane(), out, x.BlockRows(inbox, first_src[size_t(j)], j), in,
-                                   {first[size_t(j)], got}, j, s);
-      } else {
-        sum[size_t(j)] = rb.Reduce(x.RecvLane(), out, out, in, {sum[size_t(j)], got}, j, s);
-      }
+      ready[size_t(j)] = s == 1 ? got
+                                : rb.Reduce(x.RecvLane(), x.BlockRows(ob.out, 0, j), running_sum(s, j), in,
+                                            {ready[size_t(j)], got}, j, s);
     }
   }
   // The own block last: its add is the only one after the last GEMM.
   for (int j = 0; j < x.subs_count(); ++j) {
     const Region part = x.BlockRows(work, r, j);
-    const Region out = x.BlockRows(ob.out, 0, j);
     const int g = rb.Gemm(0, x.BlockRows(ob.a, r, j), ob.b, part, {}, j, x.p);
-    if (sum[size_t(j)] >= 0) {
-      rb.Reduce(x.RecvLane(), out, out, part, {sum[size_t(j)], g}, j, x.p);
-    } else {  // P == 2: one arrival, added to the own partial
-      rb.Reduce(x.RecvLane(), out, x.BlockRows(inbox, first_src[size_t(j)], j), part, {first[size_t(j)], g}, j, x.p);
-    }
+    rb.Reduce(x.RecvLane(), x.BlockRows(ob.out, 0, j), running_sum(x.p, j), part, {ready[size_t(j)], g}, j, x.p);
   }
 }
 
