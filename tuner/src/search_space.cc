@@ -100,19 +100,15 @@ std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnob
       c.comm_lanes = lanes;
       AddEngineVariants(out, w, c, knobs, gpu_sms);
     }
-    for (int chunks : kRingChunks) {
-      OverlapConfig c;
-      c.algorithm = Algorithm::kRing;
-      c.chunks = chunks;
-      c.comm_lanes = lanes;
-      AddEngineVariants(out, w, c, knobs, gpu_sms);
-    }
-    for (int chunks : kRingChunks) {
-      OverlapConfig c;
-      c.algorithm = Algorithm::kDirect;  // Validate keeps it to ag_gemm and gemm_rs
-      c.chunks = chunks;
-      c.comm_lanes = lanes;
-      AddEngineVariants(out, w, c, knobs, gpu_sms);
+    // Validate keeps direct to ag_gemm and gemm_rs.
+    for (Algorithm algorithm : {Algorithm::kRing, Algorithm::kDirect}) {
+      for (int chunks : kRingChunks) {
+        OverlapConfig c;
+        c.algorithm = algorithm;
+        c.chunks = chunks;
+        c.comm_lanes = lanes;
+        AddEngineVariants(out, w, c, knobs, gpu_sms);
+      }
     }
   }
   for (int chunks : kRingChunks) {
