@@ -74,6 +74,21 @@ TEST(CliPresets, NoMatchAndBadFilesAreReported) {
   EXPECT_THAT(newer.err, HasSubstr(bad + ":2:"));
   EXPECT_EQ(newer.out, "");
 
+  // A direct preset in a version-2 file: refused by the field, not read as
+  // something else.
+  const std::string old_version = TempPath("direct_v2_presets.toml");
+  std::ofstream(old_version) << "format = \"braid-presets\"\nversion = 2\n[[preset]]\ngpu = \"h100-sxm\"\n"
+                                "topology = \"h100-sxm\"\nbackend = \"sim\"\nop = \"gemm_rs\"\ndtype = \"bf16\"\n"
+                                "m = 8192\nn = 8192\nk = 8192\ntp = 8\nalgorithm = \"direct\"\nchunks = 1\n"
+                                "streams = 1\ncomm_sms = 0\ncomm_engine = \"sm\"\ncomm_priority = \"high\"\n"
+                                "time_ns = 1000\nspeedup_vs_serial = 1.2\nspeedup_vs_te_default = 1.0\n"
+                                "overlap_ratio = 0.5\ntail_ns = 0\nbraid_version = \"0.1.0\"\n"
+                                "date = \"2026-11-28\"\n";
+  const Outcome direct_v2 = Braid("presets show " + old_version);
+  EXPECT_EQ(direct_v2.code, 2);
+  EXPECT_THAT(direct_v2.err, HasSubstr("direct needs version = 3"));
+  EXPECT_EQ(direct_v2.out, "");
+
   const Outcome flag = Braid("presets lookup " + kExample + " --m 0" + kFc2);
   EXPECT_EQ(flag.code, 2);
   EXPECT_THAT(flag.err, HasSubstr("--m '0': must be positive"));

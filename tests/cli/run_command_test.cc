@@ -341,6 +341,23 @@ TEST(CliRun, FusedRunsOnSimForOpsAndModels) {
   ExpectUsageError("run --no-db --op ag_gemm --m 64 --n 64 --k 64 --tp 2 --algo fused --chunks 2", "takes no --chunks");
 }
 
+TEST(CliRun, DirectRunsOnSimAndRefusesWhatItCannotPlanWithExitTwo) {
+  const Outcome rs = Braid(
+      "run --no-db --json --op gemm_rs --m 4096 --n 8192 --k 8192 --tp 8 --algo direct --streams 2 "
+      "--iters 1 --warmup 0");
+  ASSERT_EQ(rs.code, 0) << rs.err;
+  const auto j = nlohmann::json::parse(rs.out);
+  EXPECT_EQ(j["config"]["algorithm"], "direct");
+  EXPECT_GT(j["metrics"]["overlap_ns"]["p50"].get<double>(), 0);
+  ExpectUsageError("run --no-db --op gemm_ar --m 64 --n 64 --k 64 --tp 2 --algo direct",
+                   "direct does not apply to gemm_ar");
+  ExpectUsageError("run --no-db --model llama3-8b --seq 1024 --tp 8 --phase decode --algo direct",
+                   "direct does not apply to gemm_ar");
+  ExpectUsageError(
+      "run --no-db --op gemm_rs --m 64 --n 64 --k 64 --tp 2 --algo direct --dtype fp8_e4m3 --comm-dtype fp8_e4m3",
+      "direct reduces in the wire dtype");
+}
+
 TEST(CliRun, FusedOnCpuIsRefusedWithExitTwo) {
   const Outcome o = Braid(
       "run --backend cpu --no-db --op ag_gemm --m 16 --n 8 --k 8 --tp 2 --algo fused "
