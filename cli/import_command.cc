@@ -100,7 +100,8 @@ Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
   Store::RunPart part;
   const auto next = [&]() -> Result<const Store::RunPart*> {
     if (!part.events.empty() && figures_status.ok()) figures_status = figures.Add(part.events);
-    std::vector<Event>().swap(part.events);  // its buffer goes too: the next rank's is the worker's
+    job.GiveBack(std::move(part.events));  // a worker frees them and reuses the buffer
+    part.events.clear();
     part.lanes.clear();
     BRAID_ASSIGN_OR_RETURN(ImportedRank * rank, job.Next());
     if (rank == nullptr) return static_cast<const Store::RunPart*>(nullptr);

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "braid/trace_import.h"
@@ -87,6 +89,57 @@ TEST(ImportKinetoJob, AnyThreadCountGivesTheSameTrace) {
     ASSERT_TRUE(many.ok()) << many.status().message();
     ExpectSameRanks(*one, *many);
   }
+}
+
+// A caller that stores each rank and gives its events back (braid import)
+// gets every rank as ImportKineto gives it: a worker reading into a buffer
+// given back starts from an empty one.
+TEST(ImportKinetoJob, RanksReadIntoBuffersGivenBackAreTheSame) {
+  TempDir dir;
+  std::vector<std::string> files;
+  for (int r = 0; r < 12; ++r) files.push_back(dir.Write("r" + std::to_string(r) + ".json", RankTrace(r, 12, 5 * r)));
+  auto whole = ImportKineto(files, {.threads = 1});
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  for (const int threads : {1, 2, 3}) {
+    auto job = KinetoJob::Start(files, {.threads = threads});
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    ImportedTrace streamed;
+    streamed.files = files;
+    for (;;) {
+      auto rank = (*job)->Next();
+      ASSERT_TRUE(rank.ok()) << rank.status().message();
+      if (*rank == nullptr) break;
+      streamed.ranks.push_back(**rank);              // a copy, as a store keeps it
+      (*job)->GiveBack(std::move((*rank)->events));  // the worker's next buffer
+    }
+    ASSERT_TRUE((*job)->Finish().ok());
+    ExpectSameRanks(*whole, streamed);
+  }
+}
+
+// Workers stay one file each ahead of the caller; a caller that stops
+// taking ranks (a failed store) and drops the job does not wait on them.
+TEST(ImportKinetoJob, AJobDroppedAfterOneRankEndsWithoutReadingTheRest) {
+  TempDir dir;
+  std::vector<std::string> files;
+  for (int r = 0; r < 40; ++r) files.push_back(dir.Write("r" + std::to_string(r) + ".json", RankTrace(r, 40, r)));
+  for (const int threads : {1, 2, 4}) {
+    auto job = KinetoJob::Start(files, {.threads = threads});
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    auto first = (*job)->Next();
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    ASSERT_NE(*first, nullptr);
+    EXPECT_EQ((*first)->rank, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the workers are waiting for their turn by now
+    job->reset();                                                // and are let go
+  }
+  // A bad first file: Next() fails, the workers ahead of it are let go.
+  files[0] = dir.Write("bad.json", "{not json");
+  auto job = KinetoJob::Start(files, {.threads = 2});
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_FALSE((*job)->Next().ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  job->reset();
 }
 
 // Of several bad files the first in order is reported, however the workers

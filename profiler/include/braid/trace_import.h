@@ -103,6 +103,11 @@ class KinetoJob {
   // a rank that an earlier file had is one: a caller storing each rank as
   // it comes never meets it twice.
   Result<ImportedRank*> Next();
+  // Hands back the events of a rank from Next() that the caller is done
+  // with: a worker frees them and reads its next file into their buffer,
+  // off the caller's thread (freeing a 64-rank job's 1.5M event names took
+  // the storing thread a twentieth of its time).
+  void GiveBack(std::vector<Event> events);
   // Every rank (those not taken by Next() are waited for), checked across
   // files: one world size, each rank once, each below the world size.
   Result<ImportedTrace> Finish();
@@ -111,6 +116,7 @@ class KinetoJob {
   KinetoJob(std::vector<std::string> paths, const KinetoImportOptions& options);
   Status StartWorkers();
   void Work();
+  std::vector<Event> TakeSpare();  // a buffer given back, or an empty one
 
   std::vector<std::string> paths_;
   int threads_;
@@ -118,14 +124,16 @@ class KinetoJob {
   std::vector<ImportedRank> ranks_;
   std::vector<std::optional<int>> said_world_;  // each file's distributedInfo.world_size
   std::vector<Status> status_;
-  std::vector<char> done_;              // guarded by mu_
-  size_t given_ = 0;                    // files handed out by Next()
-  std::map<int, size_t> file_of_rank_;  // the ranks handed out, and their files
+  std::vector<char> done_;                 // guarded by mu_
+  std::vector<std::vector<Event>> spare_;  // given back, guarded by mu_
+  size_t given_ = 0;                       // files handed out by Next()
+  std::map<int, size_t> file_of_rank_;     // the ranks handed out, and their files
   std::atomic<size_t> next_{0};
   std::atomic<size_t> first_failed_{std::numeric_limits<size_t>::max()};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
-  std::condition_variable ready_;
+  std::condition_variable ready_;  // a file is done
+  std::condition_variable taken_;  // Next() handed a file out: a worker may start one more
   std::vector<std::thread> workers_;
 };
 

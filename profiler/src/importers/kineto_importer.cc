@@ -124,8 +124,11 @@ int PartThreads(int requested, size_t files) {
   return ThreadsWanted(requested) >= 2 * WorkerThreads(requested, files) ? 2 : 1;
 }
 
-Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world) {
+Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world,
+                               std::vector<Event> storage) {
   ImportedRank rank;
+  storage.clear();
+  rank.events = std::move(storage);
   rank.rank = in.rank.value_or(default_rank);
   rank.world = in.world.value_or(default_world);
   if (rank.world <= rank.rank) rank.world = rank.rank + 1;
@@ -215,7 +218,11 @@ KinetoJob::KinetoJob(std::vector<std::string> paths, const KinetoImportOptions& 
       done_(paths_.size(), 0) {}
 
 KinetoJob::~KinetoJob() {
-  stop_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // a worker waiting its turn sees it
+    stop_.store(true);
+  }
+  taken_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
@@ -239,6 +246,14 @@ void KinetoJob::Work() {
   importers::KinetoRecords records;  // its buffer, too, serves file after file
   const int files = static_cast<int>(paths_.size());
   for (size_t i = next_.fetch_add(1); i < paths_.size(); i = next_.fetch_add(1)) {
+    {
+      // At most one file per worker ahead of the one the caller stores: a
+      // caller storing ranks is the slowest stage (SQLite, one thread), and
+      // workers racing ahead took the cores from it; it was then left to
+      // store the last tenth of a 64-rank job alone on one core.
+      std::unique_lock<std::mutex> lock(mu_);
+      taken_.wait(lock, [&] { return stop_.load() || i < given_ + size_t(threads_); });
+    }
     if (stop_.load() || i > first_failed_.load()) break;
     const std::string& path = paths_[i];
     Status s;
@@ -260,7 +275,7 @@ void KinetoJob::Work() {
       }
       if (s.ok()) {
         said_world_[i] = records.world;
-        Result<ImportedRank> rank = importers::BuildRank(records, path, int(i), files);
+        Result<ImportedRank> rank = importers::BuildRank(records, path, int(i), files, TakeSpare());
         if (rank.ok()) {
           ranks_[i] = std::move(rank).value();
         } else {
@@ -282,6 +297,21 @@ void KinetoJob::Work() {
   }
 }
 
+void KinetoJob::GiveBack(std::vector<Event> events) {
+  std::lock_guard<std::mutex> lock(mu_);
+  spare_.push_back(std::move(events));
+}
+
+std::vector<Event> KinetoJob::TakeSpare() {
+  std::vector<Event> events;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!spare_.empty()) {
+    events = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  return events;
+}
+
 Result<ImportedRank*> KinetoJob::Next() {
   if (given_ == paths_.size()) return static_cast<ImportedRank*>(nullptr);
   const size_t i = given_;
@@ -294,6 +324,8 @@ Result<ImportedRank*> KinetoJob::Next() {
                            OneLine(paths_[it->second]) + " is rank " + std::to_string(r) + " too)");
   }
   ++given_;
+  lock.unlock();
+  taken_.notify_all();
   return &ranks_[i];
 }
 

@@ -29,7 +29,10 @@ int PartThreads(int requested, size_t files);
 
 // One rank from the records of its file (ParseKinetoJson's second half).
 // Takes the records' names (the records are spent; their buffer stays).
-Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world);
+// The events go into `storage`, emptied first: a worker reuses the buffer
+// of a rank its caller has finished with.
+Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int default_rank, int default_world,
+                               std::vector<Event> storage = {});
 
 // As ParseKinetoJson, for bytes that may be gzip.
 Result<ImportedRank> ParseKinetoBytes(std::string_view bytes, std::string_view label, int default_rank,
