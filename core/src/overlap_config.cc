@@ -45,6 +45,10 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
                          "' (known: serial, chunked, ring, bidir_ring, direct, iso, fused, bulk, external)");
 }
 
+bool IsPeerToPeer(Algorithm a) {
+  return a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect;
+}
+
 std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
 
 Result<CommEngine> ParseCommEngine(std::string_view name) {
@@ -83,8 +87,7 @@ struct SplitTarget {
 };
 
 SplitTarget TargetFor(const Workload& w, Algorithm a) {
-  const bool blocked =
-      w.op != Op::kGemmAr || a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect;
+  const bool blocked = w.op != Op::kGemmAr || IsPeerToPeer(a);
   if (!blocked) return {w.m, 1, "rows of M"};
   if (a == Algorithm::kBidirRing) return {w.m / w.tp / 2, 2, "rows per half block (M/P/2)"};
   return {w.m / w.tp, 1, "rows per rank block (M/P)"};
@@ -182,8 +185,7 @@ Status OverlapConfig::Validate(const Workload& w) const {
   if (!splits.empty() && algorithm != Algorithm::kChunked) {
     return Status::Invalid("`splits` applies to the chunked algorithm only");
   }
-  if ((algorithm == Algorithm::kRing || algorithm == Algorithm::kBidirRing || algorithm == Algorithm::kDirect) &&
-      w.m % w.tp != 0) {
+  if (IsPeerToPeer(algorithm) && w.m % w.tp != 0) {
     return Status::Invalid(std::string(AlgorithmName(algorithm)) + " needs M=" + std::to_string(w.m) +
                            " divisible by P=" + std::to_string(w.tp) + " (one block per rank)");
   }

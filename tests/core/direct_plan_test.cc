@@ -179,5 +179,14 @@ TEST(DirectPlan, RefusesGemmArSplitsAndBlocksThatDoNotDivide) {
   EXPECT_NE(ParseAlgorithm("drect").status().message().find("direct"), std::string::npos);
 }
 
+// The rank-block algorithms, which share the M % P rule and the copy engine.
+TEST(DirectPlan, RingBidirRingAndDirectAreThePeerToPeerOnes) {
+  for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kIso,
+                      Algorithm::kFused, Algorithm::kBulk, Algorithm::kExternal, Algorithm::kDirect}) {
+    const bool expected = a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect;
+    EXPECT_EQ(IsPeerToPeer(a), expected) << AlgorithmName(a);
+  }
+}
+
 }  // namespace
 }  // namespace braid

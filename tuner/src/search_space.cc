@@ -47,8 +47,7 @@ void AddSmVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapCo
 // reduces (gemm_rs / gemm_ar) still run on SMs (CommSmsTakeEffect).
 void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, OverlapConfig c, const BackendKnobs& knobs,
                        int gpu_sms) {
-  const bool peer_to_peer =
-      c.algorithm == Algorithm::kRing || c.algorithm == Algorithm::kBidirRing || c.algorithm == Algorithm::kDirect;
+  const bool peer_to_peer = IsPeerToPeer(c.algorithm);
   c.comm_engine = CommEngine::kSm;
   AddSmVariants(out, w, c, CommSmsTakeEffect(c, w.op), knobs, gpu_sms);
   if (!knobs.copy_engine) return;

@@ -38,6 +38,9 @@ enum class CommEngine { kSm, kCopyEngine };
 
 std::string_view AlgorithmName(Algorithm a);
 Result<Algorithm> ParseAlgorithm(std::string_view name);
+// ring, bidir_ring and direct: the collective as point-to-point transfers of
+// rank blocks, so M splits into P blocks and the comm only moves data.
+bool IsPeerToPeer(Algorithm a);
 std::string_view CommEngineName(CommEngine e);
 Result<CommEngine> ParseCommEngine(std::string_view name);
 
