@@ -39,6 +39,16 @@ std::string RankTrace(int rank, int world, int shift) {
          n(115 + shift) + R"J(, "dur": 30, "args": {"stream": 20, "correlation": 2}}]})J";
 }
 
+// A job of `world` plain-JSON rank files r0.json … in `dir`, rank r's
+// kernels shifted by r * `shift` µs.
+std::vector<std::string> RankFiles(TempDir& dir, int world, int shift) {
+  std::vector<std::string> files;
+  for (int r = 0; r < world; ++r) {
+    files.push_back(dir.Write("r" + std::to_string(r) + ".json", RankTrace(r, world, shift * r)));
+  }
+  return files;
+}
+
 void ExpectSameRanks(const ImportedTrace& a, const ImportedTrace& b) {
   ASSERT_EQ(a.ranks.size(), b.ranks.size());
   EXPECT_EQ(a.files, b.files);
@@ -80,8 +90,7 @@ TEST(ImportKinetoJob, ADirectoryIsItsTraceFilesInNameOrder) {
 
 TEST(ImportKinetoJob, AnyThreadCountGivesTheSameTrace) {
   TempDir dir;
-  std::vector<std::string> files;
-  for (int r = 0; r < 16; ++r) files.push_back(dir.Write("r" + std::to_string(r) + ".json", RankTrace(r, 16, 3 * r)));
+  const std::vector<std::string> files = RankFiles(dir, 16, 3);
   auto one = ImportKineto(files, {.threads = 1});
   ASSERT_TRUE(one.ok()) << one.status().message();
   for (const int threads : {2, 5, 16, 0}) {
@@ -96,8 +105,7 @@ TEST(ImportKinetoJob, AnyThreadCountGivesTheSameTrace) {
 // given back starts from an empty one.
 TEST(ImportKinetoJob, RanksReadIntoBuffersGivenBackAreTheSame) {
   TempDir dir;
-  std::vector<std::string> files;
-  for (int r = 0; r < 12; ++r) files.push_back(dir.Write("r" + std::to_string(r) + ".json", RankTrace(r, 12, 5 * r)));
+  const std::vector<std::string> files = RankFiles(dir, 12, 5);
   auto whole = ImportKineto(files, {.threads = 1});
   ASSERT_TRUE(whole.ok()) << whole.status().message();
   for (const int threads : {1, 2, 3}) {
@@ -121,8 +129,7 @@ TEST(ImportKinetoJob, RanksReadIntoBuffersGivenBackAreTheSame) {
 // taking ranks (a failed store) and drops the job does not wait on them.
 TEST(ImportKinetoJob, AJobDroppedAfterOneRankEndsWithoutReadingTheRest) {
   TempDir dir;
-  std::vector<std::string> files;
-  for (int r = 0; r < 40; ++r) files.push_back(dir.Write("r" + std::to_string(r) + ".json", RankTrace(r, 40, r)));
+  std::vector<std::string> files = RankFiles(dir, 40, 1);
   for (const int threads : {1, 2, 4}) {
     auto job = KinetoJob::Start(files, {.threads = threads});
     ASSERT_TRUE(job.ok()) << job.status().message();
