@@ -181,11 +181,11 @@ TEST(DirectPlan, RefusesGemmArSplitsAndBlocksThatDoNotDivide) {
 
 // The rank-block algorithms, which share the M % P rule and the copy engine.
 TEST(DirectPlan, RingBidirRingAndDirectAreThePeerToPeerOnes) {
-  for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kIso,
-                      Algorithm::kFused, Algorithm::kBulk, Algorithm::kExternal, Algorithm::kDirect}) {
-    const bool expected = a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect;
-    EXPECT_EQ(IsPeerToPeer(a), expected) << AlgorithmName(a);
-  }
+  const std::pair<Algorithm, bool> expected[] = {
+      {Algorithm::kSerial, false},   {Algorithm::kChunked, false},  {Algorithm::kRing, true},
+      {Algorithm::kBidirRing, true}, {Algorithm::kIso, false},      {Algorithm::kFused, false},
+      {Algorithm::kBulk, false},     {Algorithm::kExternal, false}, {Algorithm::kDirect, true}};
+  for (const auto& [a, peer_to_peer] : expected) EXPECT_EQ(IsPeerToPeer(a), peer_to_peer) << AlgorithmName(a);
 }
 
 }  // namespace
