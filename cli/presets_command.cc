@@ -18,9 +18,6 @@
 #include "run_report.h"
 #include "workload_flags.h"
 
-#ifndef BRAID_VERSION
-#define BRAID_VERSION "unknown"
-#endif
 
 namespace braid::cli {
 
@@ -198,8 +195,7 @@ int ExportTe(const PresetsArgs& a, const PresetTable& table) {
   auto lw = MakeLayerWorkload(*model, *seq, *batch, *phase, *tp, *dtype, true);
   if (!lw.ok()) return ReportError(cmd, lw.status());
 
-  TeExportInfo info;
-  info.braid_version = BRAID_VERSION;
+  TeExportInfo info;  // provenance from core's version API
   info.source = a.file;
   if (topo->nccl_channels > 0) {
     info.default_comm_sms = topo->nccl_channels;

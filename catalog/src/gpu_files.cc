@@ -73,7 +73,8 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
                                   // <= 1: the fused kernel never computes faster than
                                   // the GEMM outside it (the lower bound stays a bound).
                                   {"fused_gemm_efficiency", 0.001, 1.0, &g->fused_gemm_efficiency},
-                                  {"fused_sm_transfer_gbs", 0.0, 1e5, &g->fused_sm_transfer_gbs}}) {
+                                  {"fused_sm_transfer_gbs", 0.0, 1e5, &g->fused_sm_transfer_gbs},
+                                  {"comm_sm_gbs", 0.0, 1e5, &g->comm_sm_gbs}}) {
     BRAID_RETURN_IF_ERROR(OptionalNumber(doc, f, key, lo, hi, dst));
   }
   const TomlValue* arr = doc.Find("kernel");
@@ -133,6 +134,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "loopback_copy_efficiency",
                                          "fused_gemm_efficiency",
                                          "fused_sm_transfer_gbs",
+                                         "comm_sm_gbs",
                                          "kernel"}));
   GpuSpec g;
   BRAID_ASSIGN_OR_RETURN(auto name, f.String("name"));

@@ -17,7 +17,8 @@ bool CommSmsTakeEffect(const OverlapConfig& c, Op op) {
     case Algorithm::kExternal:  // its dgrad's ring does
       break;
   }
-  return c.comm_engine == CommEngine::kSm || op != Op::kAgGemm;
+  // With a margin the GEMM gives up comm_sms SMs whatever the engine.
+  return c.sm_margin || c.comm_engine == CommEngine::kSm || op != Op::kAgGemm;
 }
 
 }  // namespace braid

@@ -87,6 +87,8 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
   po.part = part;
   po.method = cfg.algorithm;
   po.comm_dtype = CommDType(po.workload, cfg);
+  po.config = cfg;
+  po.knobs = KnobsOf(cfg);
   plan_.ops.push_back(po);
   OpScope scope{po.name + ".", index, int64_t(index) << 32, part};
   Emitted e;
@@ -145,7 +147,20 @@ int LayerBuilder::CommLane(bool high, int index) {
   return int(plan_.lanes.size()) - 1;
 }
 
-Emitted LayerBuilder::EmitExternal(const LayerOp& op, const Emitted& dgrad) {
+void LayerBuilder::SetBulkPair(int dgrad, const OverlapConfig& d, const OverlapConfig& w) {
+  PlanOp& dop = plan_.ops[size_t(dgrad)];
+  PlanOp& wop = plan_.ops[size_t(dgrad) + 1];
+  dop.method = wop.method = Algorithm::kBulk;
+  dop.config = d;
+  wop.config = w;
+  // The dgrad's reduce-scatter runs beside the wgrad GEMM and the wgrad's
+  // all-gather beside the dgrad GEMM: each on the other's budget; each
+  // GEMM's margin is its own config's budget, the comm's beside it.
+  dop.knobs = {.comm_sms = w.comm_sms, .comm_engine = w.comm_engine, .sm_margin = d.sm_margin, .margin_sms = d.comm_sms};
+  wop.knobs = {.comm_sms = d.comm_sms, .comm_engine = d.comm_engine, .sm_margin = w.sm_margin, .margin_sms = w.comm_sms};
+}
+
+Emitted LayerBuilder::EmitExternal(const LayerOp& op, const Emitted& dgrad, const OverlapConfig& cfg) {
   const int index = int(plan_.ops.size());
   PlanOp po;
   po.name = op.name;
@@ -153,6 +168,10 @@ Emitted LayerBuilder::EmitExternal(const LayerOp& op, const Emitted& dgrad) {
   po.local = true;
   po.method = Algorithm::kExternal;
   po.comm_dtype = po.workload.DefaultCommDType();  // fed by its dgrad's exchange: no transfers of its own
+  po.config = cfg;
+  // Its slices are GEMMs on the compute lane between the dgrad's: no comm
+  // kernel of its own, nor a margin (its dgrad's kernels hold what they hold).
+  po.knobs = OpKnobs{};
   plan_.ops.push_back(po);
   const OpScope scope{po.name + ".", index, int64_t(index) << 32, 0};
   const int p = lw_.tp;

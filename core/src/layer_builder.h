@@ -49,7 +49,8 @@ class LayerBuilder {
   // Row-parallel wgrad fed by `dgrad`'s ring (`external`): its local GEMM in
   // P row slices, slice j right after the dgrad GEMMs of ring step j on the
   // compute lane and waiting for them. Returns the range of both ops.
-  Emitted EmitExternal(const LayerOp& op, const Emitted& dgrad);
+  // `cfg`: the wgrad's config (algorithm external), recorded as its op's.
+  Emitted EmitExternal(const LayerOp& op, const Emitted& dgrad, const OverlapConfig& cfg);
   // Groups `first` and `second` (emitted one after the other) as TE's `bulk`
   // pair: the steps of `second` that come before its first compute-lane step
   // (its all-gather) move ahead of `first`, so that it runs beside `first`'s
@@ -59,9 +60,12 @@ class LayerBuilder {
 
   // Op `e` waits, on every rank, for the last steps of each of `before`.
   void Chain(const Emitted& e, const std::vector<const Emitted*>& before);
-  // The number of ops emitted so far, and the method op `i` is labelled with.
+  // The number of ops emitted so far.
   int op_count() const { return int(plan_.ops.size()); }
-  void SetMethod(int i, Algorithm method) { plan_.ops[size_t(i)].method = method; }
+  // Ops `dgrad` and dgrad + 1 (emitted serial) labelled as the bulk pair
+  // of configs `d` and `w`, each collective taking the budget of the GEMM
+  // it runs beside (OpKnobs).
+  void SetBulkPair(int dgrad, const OverlapConfig& d, const OverlapConfig& w);
   Plan Finish();
   void set_parts(int parts) { parts_ = parts; }
 

@@ -13,16 +13,26 @@ namespace {
 using detail::Emitted;
 using detail::LayerBuilder;
 
+// A forward op's config: its own (LayerOp::config) where set, else the run's.
+const OverlapConfig& ConfigOfOp(const LayerOp& op, const OverlapConfig& run) {
+  return op.kind == LayerOpKind::kTpGemm && op.config.has_value() ? *op.config : run;
+}
+
 Result<Plan> BuildChained(const LayerWorkload& lw, const OverlapConfig& cfg) {
   for (const LayerOp& op : lw.ops) {
     if (op.kind != LayerOpKind::kTpGemm) continue;
-    if (Status s = cfg.Validate(op.gemm); !s.ok()) return Status::Invalid(op.name + ": " + s.message());
+    const OverlapConfig& c = ConfigOfOp(op, cfg);
+    if (c.algorithm == Algorithm::kIso || c.algorithm == Algorithm::kBulk || c.algorithm == Algorithm::kExternal) {
+      return Status::Invalid(op.name + ": " + std::string(AlgorithmName(c.algorithm)) +
+                             " is not a per-GEMM method of a forward layer");
+    }
+    if (Status s = c.Validate(op.gemm); !s.ok()) return Status::Invalid(op.name + ": " + s.message());
   }
   LayerBuilder b(lw, cfg);
   Emitted prev;
   bool first = true;
   for (const LayerOp& op : lw.ops) {
-    BRAID_ASSIGN_OR_RETURN(auto e, b.Emit(op, 0, lw.tokens(), 0, lw.seq, cfg));
+    BRAID_ASSIGN_OR_RETURN(auto e, b.Emit(op, 0, lw.tokens(), 0, lw.seq, ConfigOfOp(op, cfg)));
     if (!first) b.Chain(e, {&prev});
     prev = std::move(e);
     first = false;
@@ -89,7 +99,14 @@ Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& con
     return Status::Invalid(std::string(AlgorithmName(config.algorithm)) +
                            " is a backward method: it applies to training layers (`phase` train) only");
   }
-  if (config.algorithm == Algorithm::kIso) return BuildIso(layer, config);
+  if (config.algorithm == Algorithm::kIso) {
+    for (const LayerOp& op : layer.ops) {
+      if (op.config.has_value()) {
+        return Status::Invalid(op.name + ": iso runs every op of a part serially; it takes no per-op config");
+      }
+    }
+    return BuildIso(layer, config);
+  }
   return BuildChained(layer, config);
 }
 

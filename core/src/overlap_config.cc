@@ -101,6 +101,15 @@ Status OverlapConfig::ValidateKnobs() const {
     return Status::Invalid("`comm_lanes` must be between 1 and 8 (got " + std::to_string(comm_lanes) + ")");
   }
   if (comm_sms < 0) return Status::Invalid("`comm_sms` must not be negative");
+  if (wgrad_comm_sms < 0) return Status::Invalid("`wgrad_comm_sms` must not be negative");
+  if (wgrad_comm_sms > 0 && algorithm != Algorithm::kBulk) {
+    return Status::Invalid("`wgrad_comm_sms` is the SM budget of a bulk pair's reduce-scatter: it applies to bulk only");
+  }
+  if (sm_margin && (algorithm == Algorithm::kSerial || algorithm == Algorithm::kFused)) {
+    return Status::Invalid("`sm_margin` keeps SMs free for a comm kernel beside the GEMM: " +
+                           std::string(algorithm == Algorithm::kSerial ? "serial runs none beside it"
+                                                                       : "fused splits its own SMs (`comm_sms`)"));
+  }
   return Status::Ok();
 }
 
@@ -208,6 +217,8 @@ std::string OverlapConfig::Describe() const {
   if (comm_engine == CommEngine::kCopyEngine) os << " engine=ce";
   if (!comm_high_priority) os << " priority=normal";
   if (comm_dtype.has_value()) os << " comm=" << DTypeName(*comm_dtype);
+  if (sm_margin) os << " sm_margin";
+  if (wgrad_comm_sms > 0) os << " wgrad_sms=" << wgrad_comm_sms;
   return os.str();
 }
 

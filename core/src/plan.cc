@@ -84,6 +84,12 @@ std::vector<OpOutput> RankPlan::Outputs() const {
   return {OpOutput{0, output, output_window}};
 }
 
+OpKnobs KnobsOf(const OverlapConfig& c) {
+  return {.comm_sms = c.comm_sms, .comm_engine = c.comm_engine, .sm_margin = c.sm_margin, .margin_sms = c.comm_sms};
+}
+
+OpKnobs Plan::op_knobs(int i) const { return ops.empty() ? KnobsOf(config) : ops[size_t(i)].knobs; }
+
 DType Plan::op_comm_dtype(int i) const { return ops.empty() ? CommDType(workload, config) : ops[size_t(i)].comm_dtype; }
 
 bool Plan::op_products(int i) const {

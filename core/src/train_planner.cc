@@ -47,8 +47,18 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
       const Algorithm dgrad = out[i - 1].algorithm;  // the wgrad follows its dgrad (layer_workload.h)
       if (own) {
         c = *op.config;
+        const int paired = out[i - 1].wgrad_comm_sms;
+        if (op.column && dgrad == Algorithm::kBulk && paired > 0 && paired != c.comm_sms) {
+          return Status::Invalid(op.name + ": its own `comm_sms` " + std::to_string(c.comm_sms) + " and " +
+                                 lw.ops[i - 1].name + "'s `wgrad_comm_sms` " + std::to_string(paired) +
+                                 " both set the reduce-scatter's SMs and disagree");
+        }
       } else if (op.column && dgrad == Algorithm::kBulk) {
-        c.algorithm = Algorithm::kBulk;  // the pair shares the dgrad's knobs
+        // The pair shares the dgrad's knobs, but for the reduce-scatter's
+        // budget (TE's `<layer>_wgrad.num_sm`) where the dgrad names one.
+        c = out[i - 1];
+        if (c.wgrad_comm_sms > 0) c.comm_sms = c.wgrad_comm_sms;
+        c.wgrad_comm_sms = 0;
       } else {
         // Serial, or external (compute slices only): the run's comm knobs
         // have nothing of this GEMM's to act on, so none are recorded.
@@ -67,6 +77,9 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
     }
     const std::string who = op.name + ": ";
     const std::string name(AlgorithmName(c.algorithm));
+    if (own) {
+      if (Status s = c.ValidateKnobs(); !s.ok()) return Status::Invalid(who + s.message());
+    }
     switch (c.algorithm) {
       case Algorithm::kIso:
         return Status::Invalid(who + "iso splits a prefill's sequence: it does not apply to training layers");
@@ -141,14 +154,13 @@ Result<Plan> BuildTrainPlan(const LayerWorkload& lw, const OverlapConfig& cfg) {
       wgrad_cfg.algorithm = Algorithm::kSerial;
       BRAID_ASSIGN_OR_RETURN(auto wgrad, b.Emit(lw.ops[i + 1], 0, lw.ops[i + 1].gemm.m, 0, lw.seq, wgrad_cfg));
       if (!first) b.Chain(wgrad, {&prev});
-      b.SetMethod(d, Algorithm::kBulk);
-      b.SetMethod(d + 1, Algorithm::kBulk);
+      b.SetBulkPair(d, methods[i], methods[i + 1]);
       group = b.Bulk(dgrad, wgrad);
       ++i;
     } else if (next == Algorithm::kExternal) {
       BRAID_ASSIGN_OR_RETURN(auto dgrad, b.Emit(op, 0, op.gemm.m, 0, lw.seq, methods[i]));
       if (!first) b.Chain(dgrad, {&prev});
-      group = b.EmitExternal(lw.ops[i + 1], dgrad);
+      group = b.EmitExternal(lw.ops[i + 1], dgrad, methods[i + 1]);
       ++i;
     } else {
       BRAID_ASSIGN_OR_RETURN(group, b.Emit(op, 0, op.gemm.m, 0, lw.seq, methods[i]));

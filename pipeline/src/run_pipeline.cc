@@ -9,6 +9,7 @@
 #include "braid/gpu_files.h"
 #include "braid/lower_bound.h"
 #include "braid/metrics.h"
+#include "braid/op_metrics.h"
 #include "braid/planner.h"
 #include "braid/run_options_check.h"
 #include "braid/topology_files.h"
@@ -18,12 +19,24 @@ namespace braid {
 
 namespace {
 
-// Comm SMs are taken from the GPU's SMs; the rest compute.
-Status CheckCommSmsFit(int comm_sms, const Topology& topo) {
-  if (comm_sms == 0) return Status::Ok();
+// Comm SMs are taken from the GPU's SMs; the rest compute. Every op's own
+// budgets too (a block's GEMMs each at their own config).
+Status CheckCommSmsFit(const Plan& plan, const Topology& topo) {
+  int most = 0;
+  std::string who;
+  for (int i = 0, n = plan.is_layer() ? int(plan.ops.size()) : 1; i < n; ++i) {
+    const OverlapConfig& c = plan.is_layer() ? plan.ops[size_t(i)].config : plan.config;
+    for (int sms : {c.comm_sms, c.wgrad_comm_sms}) {
+      if (sms > most) {
+        most = sms;
+        who = plan.is_layer() ? plan.ops[size_t(i)].name + ": " : "";
+      }
+    }
+  }
+  if (most == 0) return Status::Ok();
   BRAID_ASSIGN_OR_RETURN(auto gpu, LoadGpu(topo.gpu));
-  if (comm_sms >= gpu.sm_count) {
-    return Status::Invalid("`comm_sms` " + std::to_string(comm_sms) + " leaves no SM to compute on: " + gpu.name +
+  if (most >= gpu.sm_count) {
+    return Status::Invalid(who + "`comm_sms` " + std::to_string(most) + " leaves no SM to compute on: " + gpu.name +
                            " has " + std::to_string(gpu.sm_count) + " SMs (topology " + topo.name + ")");
   }
   return Status::Ok();
@@ -81,7 +94,7 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
                                                   : BuildPlan(request.op, request.config));
   p.plan = std::move(plan);
   BRAID_RETURN_IF_ERROR(pipeline::CheckRunEvents(int64_t(p.plan.total_steps()), request.options.iters));
-  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(request.config.comm_sms, topo));
+  BRAID_RETURN_IF_ERROR(CheckCommSmsFit(p.plan, topo));
   BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
   if (request.options.verify && request.backend == "sim") {
     return Status::Invalid("`verify` needs real data: the sim backend computes none (use the cpu backend)");
@@ -99,11 +112,19 @@ Result<LowerBound> MeasureRunLowerBound(const PreparedRun& run, Backend& backend
 
 namespace {
 
+// Per-op figures of a layer run (none for a single op).
+std::optional<OpMetricsBuilder> OpFiguresOf(const PreparedRun& run) {
+  if (!run.layer) return std::nullopt;
+  std::vector<std::string> names;
+  for (const PlanOp& op : run.plan.ops) names.push_back(op.name);
+  return OpMetricsBuilder(std::move(names));
+}
+
 // What a run is recorded with once the backend is done, whole or streamed:
 // the caller's notes, the lower bound (measured unless known), the figures
-// and the layer note.
-Status RecordRun(const PreparedRun& run, Backend& backend, const RunMetrics& metrics, std::optional<LowerBound> known,
-                 RecordedRun& out) {
+// and the layer note with each op's figures.
+Status RecordRun(const PreparedRun& run, Backend& backend, const RunMetrics& metrics,
+                 const std::optional<OpMetricsBuilder>& ops, std::optional<LowerBound> known, RecordedRun& out) {
   out.output.notes.insert(out.output.notes.end(), run.notes.begin(), run.notes.end());
   if (!known) {
     BRAID_ASSIGN_OR_RETURN(auto lb, MeasureRunLowerBound(run, backend));
@@ -111,7 +132,10 @@ Status RecordRun(const PreparedRun& run, Backend& backend, const RunMetrics& met
   }
   out.record = RecordOfRun(run.plan, run.topology_recorded ? run.topology.name : "", backend.name(), run.options,
                            out.output, metrics, known);
-  if (run.layer) out.record.notes["layer"] = LayerJson(*run.layer, &run.plan);
+  if (run.layer) {
+    const std::vector<OpFigures> figures = ops ? ops->Finish() : std::vector<OpFigures>{};
+    out.record.notes["layer"] = LayerJson(*run.layer, &run.plan, ops ? &figures : nullptr);
+  }
   return Status::Ok();
 }
 
@@ -121,7 +145,9 @@ Result<RecordedRun> ExecuteRun(const PreparedRun& run, Backend& backend, std::op
   RecordedRun out;
   BRAID_ASSIGN_OR_RETURN(auto ran, backend.Run(run.plan, run.options));
   out.output = std::move(ran);
-  BRAID_RETURN_IF_ERROR(RecordRun(run, backend, ComputeRunMetrics(out.output.events), known, out));
+  std::optional<OpMetricsBuilder> ops = OpFiguresOf(run);
+  if (ops) ops->Add(out.output.events);
+  BRAID_RETURN_IF_ERROR(RecordRun(run, backend, ComputeRunMetrics(out.output.events), ops, known, out));
   return out;
 }
 
@@ -149,10 +175,12 @@ Result<RecordedRun> ExecuteRunStreamed(const PreparedRun& run, Backend& backend,
     BRAID_ASSIGN_OR_RETURN(writer, store->BeginRun());
   }
   RunMetricsBuilder figures;
+  std::optional<OpMetricsBuilder> ops = OpFiguresOf(run);
   Store::RunPart part;
   bool lanes_stored = false;
   const auto take = [&](std::vector<Event>& events) -> Status {
     BRAID_RETURN_IF_ERROR(figures.Add(events));
+    if (ops) ops->Add(events);
     if (!writer) return Status::Ok();
     part.lanes.clear();
     if (!lanes_stored) part.lanes = LanesOf(run.plan);
@@ -170,7 +198,7 @@ Result<RecordedRun> ExecuteRunStreamed(const PreparedRun& run, Backend& backend,
     if (!batch.empty()) BRAID_RETURN_IF_ERROR(take(batch));
   }
   part = {};
-  BRAID_RETURN_IF_ERROR(RecordRun(run, backend, figures.Finish(), known, out));
+  BRAID_RETURN_IF_ERROR(RecordRun(run, backend, figures.Finish(), ops, known, out));
   if (!writer) return out;
   if (!lanes_stored) BRAID_RETURN_IF_ERROR(writer->Add({LanesOf(run.plan), {}}));
   BRAID_ASSIGN_OR_RETURN(out.record.run_id, writer->Finish({MetaOf(out.record), RowsOf(out.record)}));

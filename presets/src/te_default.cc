@@ -1,22 +1,16 @@
 #include "braid/te_default.h"
 
+#include "braid/te_ub_cfgs.h"
+
 namespace braid {
 
 TeDefault TeDefaultConfig(const Workload& w) {
   TeDefault d;
-  switch (w.op) {
-    case Op::kAgGemm:
-      d.config.algorithm = Algorithm::kRing;
-      d.config.comm_engine = CommEngine::kCopyEngine;
-      break;
-    case Op::kGemmRs:
-      d.config.algorithm = Algorithm::kChunked;
-      d.config.chunks = 4;
-      d.config.comm_sms = 16;
-      break;
-    case Op::kGemmAr:
-      return d;  // serial
-  }
+  if (w.op == Op::kGemmAr) return d;  // serial
+  // What TE runs for an fprop key of this collective when ub_cfgs leaves it
+  // out: qkv_fprop's ring_exchange, proj_fprop's pipeline.
+  const TeKey& key = *FindTeKey(w.op == Op::kAgGemm ? "qkv_fprop" : "proj_fprop");
+  d.config = TeConfigOf(TeDefaultOptions(key, TeDefaultMethod(key), w.tp), key, w);
   if (Status s = d.config.Validate(w); !s.ok()) {
     d.note = "TE default not applicable (" + s.message() + "): serial instead";
     d.config = OverlapConfig{};

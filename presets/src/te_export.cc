@@ -7,46 +7,18 @@
 #include <set>
 #include <string>
 
+#include "braid/version.h"
 #include "te_train_rules.h"
 
 namespace braid {
 
-std::string_view TeMethodName(TeMethod m) {
-  switch (m) {
-    case TeMethod::kRingExchange:
-      return "ring_exchange";
-    case TeMethod::kPipeline:
-      return "pipeline";
-    case TeMethod::kBulk:
-      return "bulk";
-    case TeMethod::kExternal:
-      return "external";
-  }
-  return "ring_exchange";
+std::string_view TeLayerKey(std::string_view layer_op_name) {
+  const TeKey* key = TeKeyOfOp(layer_op_name);
+  return key != nullptr ? key->name : std::string_view();
 }
 
-std::string_view TeLayerKey(std::string_view layer_op_name) {
-  // Forward phases name a GEMM op after its layer, train after layer.pass.
-  static constexpr std::string_view kKeys[][2] = {{"qkv", "qkv_fprop"},
-                                                  {"out_proj", "proj_fprop"},
-                                                  {"fc1", "fc1_fprop"},
-                                                  {"fc2", "fc2_fprop"},
-                                                  {"qkv.fprop", "qkv_fprop"},
-                                                  {"qkv.dgrad", "qkv_dgrad"},
-                                                  {"qkv.wgrad", "qkv_wgrad"},
-                                                  {"out_proj.fprop", "proj_fprop"},
-                                                  {"out_proj.dgrad", "proj_dgrad"},
-                                                  {"out_proj.wgrad", "proj_wgrad"},
-                                                  {"fc1.fprop", "fc1_fprop"},
-                                                  {"fc1.dgrad", "fc1_dgrad"},
-                                                  {"fc1.wgrad", "fc1_wgrad"},
-                                                  {"fc2.fprop", "fc2_fprop"},
-                                                  {"fc2.dgrad", "fc2_dgrad"},
-                                                  {"fc2.wgrad", "fc2_wgrad"}};
-  for (const auto& [op, key] : kKeys) {
-    if (op == layer_op_name) return key;
-  }
-  return {};
+std::string BraidProvenance() {
+  return std::string(BraidVersion()) + " (git " + std::string(BraidGitRevision()) + ")";
 }
 
 namespace {
@@ -75,8 +47,6 @@ void SetRingExchange(TeSettings& t, const OverlapConfig& c, int tp) {
                          " (ring_exchange moves blocks peer to peer; num_sm stays 1)");
   }
 }
-
-constexpr int kTeMaxCommSms = 32;
 
 // TE's pipeline (reduce-scatter): num_splits GEMM chunks, the collective on
 // num_sm SMs, always SM kernels.
@@ -247,13 +217,13 @@ Status NoPreset(const LayerOp& op, std::string_view key, const LayerWorkload& lw
 }
 
 // One GEMM's entry from the preset that answered it: the comments that say
-// where its config came from, and TE's options for that config.
-TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r, const LayerWorkload& lw,
-                const TeExportInfo& info) {
+// where its config came from.
+TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r) {
   const Preset& p = *r.preset;
   TeUbCfg b;
   b.key = std::string(key);
   b.match = r.match;
+  b.fp8 = IsFp8(op.gemm.dtype);
   b.comments.push_back(op.name + ": " + op.gemm.Describe() +
                        (op.kind == LayerOpKind::kLocalGemm ? " (local GEMM: no collective of its own)" : ""));
   if (r.match == PresetMatch::kNearest) {
@@ -265,19 +235,67 @@ TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r, 
   }
   b.comments.push_back("braid config: " + p.config.Describe() + "; " + Micros(p.time_ns) + " on the " + p.backend +
                        " backend, " + Fixed(p.speedup_vs_serial, "%.2f") + "x vs serial");
-  std::vector<std::string> taken;
-  const OverlapConfig config = detail::ConfigTeTakes(op, p.config, taken);
-  b.te = MapToTe(config, op.gemm.op, lw.tp, info.default_comm_sms);
-  b.te.comments.insert(b.te.comments.begin(), taken.begin(), taken.end());
-  if (IsFp8(op.gemm.dtype)) {
-    // TE's fp8_buf: the userbuffer holds FP8. By default all-gathers move
-    // the FP8 input and reduce-scatters bf16 outputs; a preset whose
-    // comm_dtype is FP8 reduce-scatters FP8 partials (TE's FP8 RS output),
-    // one whose comm_dtype is bf16 gathers bf16. Local GEMMs move nothing.
-    const bool moves_fp8 = op.kind == LayerOpKind::kTpGemm && IsFp8(CommDType(op.gemm, p.config));
-    b.te.fp8_buf = moves_fp8 ? 1 : 0;
-  }
   return b;
+}
+
+// TE's nearest setting for the preset's config (--nearest).
+void SetNearest(const LayerOp& op, const OverlapConfig& config, const LayerWorkload& lw, const TeExportInfo& info,
+                TeUbCfg& b) {
+  std::vector<std::string> taken;
+  const OverlapConfig takes = detail::ConfigTeTakes(op, config, taken);
+  b.te = MapToTe(takes, op.gemm.op, lw.tp, info.default_comm_sms);
+  b.te.comments.insert(b.te.comments.begin(), taken.begin(), taken.end());
+  // TE's fp8_buf as initialize_ub sets it for the key.
+  if (const TeKey* key = TeKeyOfOp(op.name)) b.te.fp8_buf = TeDefaultOptions(*key, b.te.method, lw.tp).fp8_buf;
+  b.nearest = true;
+}
+
+Status NotExpressible(const Status& why) {
+  return Status::Invalid(why.message() +
+                         "; tune with `runtime` te for configs TE runs as tuned, or export TE's nearest setting "
+                         "(`nearest`)");
+}
+
+// The exact entry of a GEMM, or (nearest) TE's nearest setting. `dgrad`: a
+// wgrad's layer's dgrad entry.
+Status FillEntry(const LayerOp& op, const TeKey& key, const OverlapConfig& config, const LayerWorkload& lw,
+                 const TeExportInfo& info, const TeUbCfg* dgrad, TeUbCfg& b) {
+  if (key.pass == Pass::kWgrad && dgrad != nullptr) {
+    const bool dgrad_bulk = dgrad->te.method == TeMethod::kBulk;
+    if (key.column && !dgrad_bulk) {
+      // TE refuses the key and runs the GEMM without overlap: what the
+      // tuner derives beside a non-bulk dgrad (serial).
+      if (config.algorithm == Algorithm::kSerial || info.nearest) {
+        b.omitted = true;
+        b.te.comments = {"omitted: " + dgrad->key + " is " + std::string(TeMethodName(dgrad->te.method)) +
+                         ", not bulk: TE refuses a " + b.key + " entry then and runs this wgrad GEMM without overlap" +
+                         (config.algorithm == Algorithm::kSerial ? "" : " (not the preset's " + config.Describe() + ")")};
+        b.nearest = config.algorithm != Algorithm::kSerial;
+        return Status::Ok();
+      }
+      return NotExpressible(Status::Invalid(b.key + ": " + config.Describe() + " beside " + dgrad->key + "'s " +
+                                            std::string(TeMethodName(dgrad->te.method)) +
+                                            ": TE runs this wgrad without overlap unless its dgrad is bulk"));
+    }
+    if (key.column && dgrad_bulk && config.algorithm != Algorithm::kBulk && !info.nearest) {
+      return NotExpressible(Status::Invalid(b.key + ": " + config.Describe() + " beside a bulk " + dgrad->key +
+                                            ": TE overlaps a column layer's dgrad and wgrad together or not at all"));
+    }
+    if (!key.column && (dgrad->te.method != TeMethod::kRingExchange || dgrad->nearest) && !info.nearest) {
+      return NotExpressible(Status::Invalid(b.key + ": " + dgrad->key + " is not TE's ring_exchange as tuned"));
+    }
+  }
+  Result<TeOptions> exact = TeOptionsOf(config, key, op.gemm, lw.tp);
+  if (exact.ok()) {
+    static_cast<TeOptions&>(b.te) = *exact;
+    return Status::Ok();
+  }
+  if (!info.nearest) return NotExpressible(exact.status());
+  SetNearest(op, config, lw, info, b);
+  if (key.pass == Pass::kWgrad && dgrad != nullptr) {
+    detail::FitWgradToDgrad(op, *dgrad, config, lw.tp, info.default_comm_sms, b);
+  }
+  return Status::Ok();
 }
 
 std::vector<std::string> Header(const LayerWorkload& lw, const std::string& gpu, const std::string& topology,
@@ -293,9 +311,10 @@ std::vector<std::string> Header(const LayerWorkload& lw, const std::string& gpu,
       "source presets: " + info.source,
       "configs measured on the " + backend_list + (backends.size() == 1 ? " backend" : " backends") +
           (backends.size() == 1 && backends[0] == "sim" ? " (simulated)" : ""),
-      "comm_sms=0 (backend default) resolves to " + std::to_string(info.default_comm_sms) + " (" +
-          info.default_comm_sms_origin + ")",
-      "knobs TE cannot express are listed above each key"};
+      info.nearest ? "where a preset's config is not expressible, TE's nearest setting is written and what it "
+                     "lacks is listed above its key (comm_sms=0, the backend default, as " +
+                         std::to_string(info.default_comm_sms) + ": " + info.default_comm_sms_origin + ")"
+                   : "every key runs exactly the preset's config"};
   if (lw.phase == Phase::kTrain) {
     header.push_back(
         "train: forward and backward GEMMs; a wgrad key TE refuses beside its dgrad is left out, with its "
@@ -322,13 +341,15 @@ Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw
     if (r.preset == nullptr) return NoPreset(op, key, lw, gpu, topology, info.source);
     const std::string& backend = r.preset->backend;
     if (std::find(backends.begin(), backends.end(), backend) == backends.end()) backends.push_back(backend);
-    TeUbCfg b = EntryOf(op, key, r, lw, info);
+    TeUbCfg b = EntryOf(op, key, r);
+    const TeUbCfg* dgrad = nullptr;
     if (op.pass == Pass::kWgrad) {
       // Megatron-LM's order, and so the layer workload's: a dgrad, then its wgrad.
       const auto d = dgrad_at.find(op.linear);
       if (d == dgrad_at.end()) return Status::Internal(op.name + " comes before its layer's dgrad");
-      detail::FitWgradToDgrad(op, blocks[d->second], r.preset->config, lw.tp, info.default_comm_sms, b);
+      dgrad = &blocks[d->second];
     }
+    BRAID_RETURN_IF_ERROR(FillEntry(op, *TeKeyOfOp(op.name), r.preset->config, lw, info, dgrad, b));
     if (op.pass == Pass::kDgrad) dgrad_at[op.linear] = blocks.size();
     blocks.push_back(std::move(b));
   }
@@ -355,7 +376,11 @@ std::string TeUbCfgsYaml(const TeUbCfgs& cfgs) {
     out += "  set_sm_margin: " + std::to_string(t.set_sm_margin) + "\n";
     out += "  atomic_gemm: " + std::to_string(t.atomic_gemm) + "\n";
     out += "  use_ce: " + std::to_string(t.use_ce) + "\n";
-    if (t.fp8_buf) out += "  fp8_buf: " + std::to_string(*t.fp8_buf) + "\n";
+    out += "  aggregate: " + std::to_string(t.aggregate) + "\n";
+    if (b.fp8) out += "  fp8_buf: " + std::to_string(t.fp8_buf) + "\n";
+    if (t.comm_priority) out += "  comm_priority: " + std::to_string(*t.comm_priority) + "\n";
+    if (t.gemm_priority) out += "  gemm_priority: " + std::to_string(*t.gemm_priority) + "\n";
+    if (t.pipeline_rs_overlap_first_gemm) out += "  pipeline_rs_overlap_first_gemm: 1\n";
   }
   return out;
 }

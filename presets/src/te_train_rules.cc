@@ -44,7 +44,7 @@ void FitWgradToDgrad(const LayerOp& op, const TeUbCfg& dgrad, const OverlapConfi
     bulk.algorithm = Algorithm::kBulk;
     bulk.chunks = 1;
     bulk.splits.clear();
-    const std::optional<int> fp8_buf = wgrad.te.fp8_buf;  // what its buffer holds does not change
+    const int fp8_buf = wgrad.te.fp8_buf;  // what its buffer holds does not change
     wgrad.te = MapToTe(bulk, op.gemm.op, tp, default_comm_sms);
     wgrad.te.fp8_buf = fp8_buf;
     wgrad.te.comments.insert(wgrad.te.comments.begin(),

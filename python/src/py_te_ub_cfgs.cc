@@ -13,10 +13,6 @@
 #include "py_paths.h"
 #include "py_preset_table.h"
 
-#ifndef BRAID_VERSION
-#define BRAID_VERSION "unknown"
-#endif
-
 namespace py = pybind11;
 
 namespace braid::python {
@@ -39,8 +35,7 @@ int ResolveTp(std::optional<int64_t> tp, const PresetTable& table, const std::st
 
 // What export-te says about comm_sms = 0 (the backend default).
 TeExportInfo InfoFor(const Topology& topo, const std::string& source) {
-  TeExportInfo info;
-  info.braid_version = BRAID_VERSION;
+  TeExportInfo info;  // provenance from core's version API
   info.source = source;
   if (topo.nccl_channels > 0) {
     info.default_comm_sms = topo.nccl_channels;
@@ -52,7 +47,7 @@ TeExportInfo InfoFor(const Topology& topo, const std::string& source) {
   return info;
 }
 
-py::dict SettingsDict(const TeSettings& t) {
+py::dict SettingsDict(const TeSettings& t, bool fp8) {
   py::dict d;
   d["method"] = std::string(TeMethodName(t.method));
   d["num_splits"] = t.num_splits;
@@ -61,7 +56,10 @@ py::dict SettingsDict(const TeSettings& t) {
   d["set_sm_margin"] = t.set_sm_margin;
   d["atomic_gemm"] = t.atomic_gemm;
   d["use_ce"] = t.use_ce;
-  if (t.fp8_buf) d["fp8_buf"] = *t.fp8_buf;
+  d["aggregate"] = t.aggregate;
+  if (fp8) d["fp8_buf"] = t.fp8_buf;
+  if (t.comm_priority) d["comm_priority"] = *t.comm_priority;
+  if (t.gemm_priority) d["gemm_priority"] = *t.gemm_priority;
   return d;
 }
 
@@ -108,7 +106,7 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
   py::dict ub_cfgs;
   py::list notes;
   for (const TeUbCfg& layer : cfgs->layers) {
-    if (!layer.omitted) ub_cfgs[py::str(layer.key)] = SettingsDict(layer.te);
+    if (!layer.omitted) ub_cfgs[py::str(layer.key)] = SettingsDict(layer.te, layer.fp8);
     // comments[1] says which entry a nearest match used.
     if (layer.match == PresetMatch::kNearest && layer.comments.size() > 1) {
       notes.append(layer.key + ": " + layer.comments[1]);

@@ -110,7 +110,8 @@ TEST(ViewRunSummary, ABackwardRunNamesEachStepsPassAndMethod) {
   EXPECT_EQ(lines["lane"], std::to_string(bulk_lane) + " (bulk)");
 
   // The longest op name wins; a name that only shares a prefix has no op.
-  const std::vector<OpNote> ops = {{"attention", "fprop", "serial", ""}, {"attention.backward", "dgrad", "serial", ""}};
+  const std::vector<OpNote> ops = {{"attention", "fprop", "serial", "", std::nullopt},
+                                   {"attention.backward", "dgrad", "serial", "", std::nullopt}};
   ASSERT_NE(OpOfEvent("attention.backward.compute", ops), nullptr);
   EXPECT_EQ(OpOfEvent("attention.backward.compute", ops)->name, "attention.backward");
   EXPECT_EQ(OpOfEvent("attentionx.compute", ops), nullptr);

@@ -60,6 +60,12 @@ struct GpuSpec {
   // by `calibrate --measure` (fused_kernel.csv, sim_measured.h):
   double fused_gemm_efficiency = 1.0;  // its GEMM tiles' rate over the chosen cuBLAS-like kernel's, <= 1
   double fused_sm_transfer_gbs = 0;    // GB/s one comm CTA moves to peers; 0 = link Simple rate / NCCL channels
+  // GB/s one SM of a comm kernel (an NCCL channel's CTA, a userbuffers
+  // CTA) moves to its peers, for a GPU file without sm_copy_gbs (whose
+  // fitted copy curve says it otherwise): what makes a collective's or an
+  // SM-driven transfer's speed follow the SMs it is given (sim_models.h
+  // SmCommGbs); 0 = not limited by SMs.
+  double comm_sm_gbs = 0;
   std::string source;
 
   double PeakTflops(DType d) const;

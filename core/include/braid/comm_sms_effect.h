@@ -13,7 +13,8 @@ namespace braid {
 // kernel always splits its SMs by it; serial never (its collective runs
 // beside no GEMM); otherwise only while some comm kernel holds SMs — every
 // one on the SM engine, and on the copy engine the reduces of gemm_rs /
-// gemm_ar (an ag_gemm on the copy engine only moves data).
+// gemm_ar (an ag_gemm on the copy engine only moves data) — or whenever
+// sm_margin keeps comm_sms SMs from the GEMM.
 bool CommSmsTakeEffect(const OverlapConfig& c, Op op);
 
 }  // namespace braid

@@ -79,9 +79,10 @@ struct LayerOp {
   Workload gemm;      // GEMM ops: the full GEMM
   double flops = 0;   // attention: FLOPs per rank
   int64_t bytes = 0;  // attention: bytes read and written per rank
-  // Train plans: this GEMM's own whole config (method, chunks, lanes, comm
-  // SMs, priority, engine: what the tuner chose for it); unset, it is
-  // derived from the run's config (planner.h).
+  // This GEMM's own whole config (method, chunks, lanes, comm SMs, margin,
+  // priority, engine: what the tuner chose for it, or what a ub_cfgs file
+  // says); unset, it is derived from the run's config (planner.h). Every
+  // phase but iso plans honour it.
   std::optional<OverlapConfig> config;
 };
 

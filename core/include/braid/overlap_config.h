@@ -65,6 +65,19 @@ struct OverlapConfig {
   // partials into a wider buffer, where a collective would round every hop's
   // sum to FP8. A precision choice, not a speed knob: the tuner keeps it.
   std::optional<DType> comm_dtype;
+  // The GEMM launched on the SMs its comm kernels leave (sm_count −
+  // comm_sms, the backend default where comm_sms is 0) for its whole run,
+  // as TransformerEngine's `set_sm_margin` launches cuBLAS with
+  // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET; off, the GEMM takes every SM and
+  // loses those a comm kernel holds only while it runs. Not with serial
+  // (no comm beside the GEMM) or fused (its kernel splits its own SMs).
+  bool sm_margin = false;
+  // bulk only (a column-parallel layer's dgrad + wgrad pair): the SMs of the
+  // reduce-scatter beside the wgrad GEMM (TE's `<layer>_wgrad.num_sm`), where
+  // comm_sms is the all-gather's beside the dgrad GEMM (`<layer>_dgrad
+  // .num_sm`); 0 = comm_sms. What the tuner varies for the pair; a wgrad op
+  // with a config of its own takes its own comm_sms instead.
+  int wgrad_comm_sms = 0;
 
   // Checks the knobs against each other and against the workload's shapes.
   // iso is refused here: it applies to layer workloads only (BuildLayerPlan).
@@ -72,6 +85,8 @@ struct OverlapConfig {
   // The knobs that do not depend on a workload: chunks, streams, comm SMs.
   Status ValidateKnobs() const;
   std::string Describe() const;  // "ring chunks=2 streams=2"
+
+  friend bool operator==(const OverlapConfig&, const OverlapConfig&) = default;
 };
 
 // What `w`'s communication moves under `c`: c.comm_dtype when set, else

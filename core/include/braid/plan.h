@@ -135,6 +135,26 @@ struct RankPlan {
   std::vector<OpOutput> Outputs() const;
 };
 
+// What a backend runs one op's kernels with: its config's comm knobs,
+// except in a bulk pair, where each collective runs beside the other op's
+// GEMM and takes that op's budget (TE: `<layer>_dgrad.num_sm` is the
+// all-gather's beside the dgrad GEMM, `<layer>_wgrad.num_sm` the
+// reduce-scatter's beside the wgrad GEMM).
+struct OpKnobs {
+  int comm_sms = 0;  // its comm kernels' SMs (0 = the backend's default)
+  CommEngine comm_engine = CommEngine::kSm;
+  // Its GEMMs run on sm_count − margin_sms SMs throughout
+  // (OverlapConfig::sm_margin); margin_sms 0 = the backend's default comm
+  // SM count.
+  bool sm_margin = false;
+  int margin_sms = 0;
+
+  friend bool operator==(const OpKnobs&, const OpKnobs&) = default;
+};
+
+// An op's knobs under `c` when nothing is paired with it.
+OpKnobs KnobsOf(const OverlapConfig& c);
+
 // One op of a layer plan. A GEMM op has its own global A and B (layer plans
 // chain ops by dependencies, not by data: each op multiplies its own
 // inputs, which a backend may fill from one block's tensors, as the cpu
@@ -154,6 +174,11 @@ struct PlanOp {
   // What its transfers move: CommDType of its workload and the config it was
   // planned with (a train plan's GEMMs each have their own).
   DType comm_dtype = DType::kBf16;
+  // The config it was planned with (LayerOp::config where set, else the
+  // run's or what a train plan derives; bulk and external as their methods
+  // say) and the knobs its kernels run with.
+  OverlapConfig config;
+  OpKnobs knobs;
 };
 
 struct Plan {
@@ -174,6 +199,9 @@ struct Plan {
   // plan, PlanOp::comm_dtype for a layer plan. Backends size and type every
   // transfer by it.
   DType op_comm_dtype(int i) const;
+  // The knobs op i's kernels run with: KnobsOf(config) for a single-op
+  // plan, PlanOp::knobs for a layer plan.
+  OpKnobs op_knobs(int i) const;
 };
 
 }  // namespace braid

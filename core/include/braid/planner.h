@@ -31,7 +31,9 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 // kernels/cpu/src/block_inputs.h).
 //   serial / chunked / ring / bidir_ring / direct / fused: each TP GEMM op planned as
 //     BuildPlan would plan it alone (buffers prefixed "qkv." etc., match ids
-//     offset per op); local GEMMs are one GEMM step; attention one compute step.
+//     offset per op) under its own config (LayerOp::config) where set, else
+//     the run's; local GEMMs are one GEMM step; attention one compute step.
+//     PlanOp::config and PlanOp::knobs record what each op ran with.
 //   iso: the sequence is cut into `chunks` parts (`splits` weights allowed);
 //     each part runs the whole chain as serial gemm_ar collectives, part j's
 //     collectives on comm lane 1 + j % streams. Steps are emitted op-major
@@ -50,7 +52,10 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 //       bulk: dgrad and wgrad planned serial, then the wgrad's all-gather
 //         moved ahead of the dgrad's GEMM on the comm lane, so the two
 //         branches (all-gather ‖ dgrad GEMM, reduce-scatter ‖ wgrad GEMM)
-//         overlap: each waits only for its own data.
+//         overlap: each waits only for its own data. Two SM budgets, as in
+//         TE: the all-gather takes the dgrad's comm_sms, the reduce-scatter
+//         the wgrad's (its own config's, else the dgrad's wgrad_comm_sms,
+//         else the dgrad's comm_sms); PlanOp::knobs says so.
 //       external: the wgrad's local GEMM in P row slices on the compute lane,
 //         slice j right after (and waiting for) the dgrad GEMMs of ring step
 //         j: a GEMM fed chunk by chunk by another GEMM's ring exchange.

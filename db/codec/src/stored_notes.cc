@@ -75,15 +75,30 @@ Result<Json> DecodeNotesText(std::string_view text, std::string_view where) {
   return notes;
 }
 
-Json LayerJson(const LayerWorkload& lw, const Plan* plan) {
+Json LayerJson(const LayerWorkload& lw, const Plan* plan, const std::vector<OpFigures>* figures) {
   Json ops = Json::array();
   // An iso plan has an op per part; only a plan with the layer's ops names their methods.
   const bool methods = plan != nullptr && plan->ops.size() == lw.ops.size();
+  const bool timed = methods && figures != nullptr && figures->size() == lw.ops.size();
   for (size_t i = 0; i < lw.ops.size(); ++i) {
     const LayerOp& op = lw.ops[i];
     Json o = {{"name", op.name}, {"pass", PassName(op.pass)}};
     if (methods) o["method"] = AlgorithmName(plan->ops[i].method);
-    if (op.config) o["config"] = op.config->Describe();  // the GEMM's own (a tuned block)
+    // What the GEMM ran with (its own config, the run's, or what a train
+    // plan derived), or without a plan its own config only.
+    if (methods && op.kind != LayerOpKind::kAttention) {
+      o["config"] = ConfigJson(plan->ops[i].config);
+    } else if (op.config) {
+      o["config"] = ConfigJson(*op.config);
+    }
+    if (timed) {
+      const OpFigures& f = (*figures)[i];
+      o["time_ns"] = f.time_ns;
+      o["compute_ns"] = f.compute_ns;
+      o["comm_ns"] = f.comm_ns;
+      o["exposed_comm_ns"] = f.exposed_comm_ns;
+      o["overlap_ratio"] = f.overlap_ratio;
+    }
     if (op.kind == LayerOpKind::kAttention) {
       o["kind"] = "attention";
       o["flops_per_rank"] = op.flops;
@@ -120,9 +135,23 @@ std::vector<LayerOpNote> LayerOpsOf(const Json& notes) {
     const auto it = o.find(key);
     return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
+  auto number = [](const Json& o, const char* key) -> std::optional<double> {
+    const auto it = o.find(key);
+    if (it == o.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  };
   for (const Json& o : *ops) {
     if (!o.is_object()) continue;
-    out.push_back({text(o, "name"), text(o, "pass"), text(o, "method"), text(o, "config")});
+    LayerOpNote note{text(o, "name"), text(o, "pass"), text(o, "method"), text(o, "config"), std::nullopt};
+    // Stores before per-op configs kept the GEMM's own as its Describe() text.
+    if (const auto c = o.find("config"); c != o.end() && c->is_object()) {
+      if (Result<OverlapConfig> config = ConfigFromJson(*c); config.ok()) note.config = config->Describe();
+    }
+    if (const std::optional<double> t = number(o, "time_ns")) {
+      note.figures = OpFigures{*t, number(o, "compute_ns").value_or(0), number(o, "comm_ns").value_or(0),
+                               number(o, "exposed_comm_ns").value_or(0), number(o, "overlap_ratio").value_or(0)};
+    }
+    out.push_back(std::move(note));
   }
   return out;
 }

@@ -30,11 +30,24 @@ Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
   if (!std::isfinite(model_.comm_sm_contention) || model_.comm_sm_contention < 0) {
     return Status::Invalid("sim: comm_sm_contention must be a finite number >= 0");
   }
-  if (plan.config.algorithm == Algorithm::kFused && !model_.loopback) {
-    const int comm_sms = sim::CommSms(topo_, plan.config.comm_sms);
-    if (comm_sms >= gpu_.sm_count) {
-      return Status::Invalid("fused: `comm_sms` " + std::to_string(comm_sms) + " leaves no SMs for the GEMM on " +
-                             gpu_.name + " (" + std::to_string(gpu_.sm_count) + " SMs); use fewer");
+  // Each op's SM budgets must leave its GEMM an SM: a fused kernel's comm
+  // part, or a margin kept for the comm beside the GEMM.
+  for (int i = 0, n = plan.is_layer() ? int(plan.ops.size()) : 1; i < n; ++i) {
+    const bool fused = (plan.is_layer() ? plan.ops[size_t(i)].method : plan.config.algorithm) == Algorithm::kFused;
+    const OpKnobs k = plan.op_knobs(i);
+    const std::string who = plan.is_layer() ? plan.ops[size_t(i)].name + ": " : std::string();
+    if (fused && !model_.loopback) {
+      const int comm_sms = sim::CommSms(topo_, k.comm_sms);
+      if (comm_sms >= gpu_.sm_count) {
+        return Status::Invalid(who + "fused: `comm_sms` " + std::to_string(comm_sms) +
+                               " leaves no SMs for the GEMM on " + gpu_.name + " (" + std::to_string(gpu_.sm_count) +
+                               " SMs); use fewer");
+      }
+    }
+    if (k.sm_margin && sim::CommSms(topo_, k.margin_sms) >= gpu_.sm_count) {
+      return Status::Invalid(who + "`sm_margin` keeps " + std::to_string(sim::CommSms(topo_, k.margin_sms)) +
+                             " SMs from the GEMM, which leaves it none of " + gpu_.name + "'s " +
+                             std::to_string(gpu_.sm_count));
     }
   }
   if (graph_built) {

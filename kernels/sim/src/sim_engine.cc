@@ -272,8 +272,8 @@ template <bool kLoopback>
   const int r = st.dev;
   switch (st.act) {
     case Act::kGemm: {
-      const int sms = gpu_state_[size_t(r)].gemm_sms;
       GemmEntry& ge = gemm_costs_[size_t(st.gemm)];
+      const int sms = std::min(gpu_state_[size_t(r)].gemm_sms, ge.cap_sms);
       if (sms == gpu_.sm_count) return gpu_state_[size_t(r)].hbm_factor;  // work_ns is the full-SM body
       if (sms != ge.other_sms) {
         ge.other_sms = sms;
@@ -358,6 +358,8 @@ inline bool Engine::RunsOn(int a, int dev) const {
     if (b >= n || steps_[size_t(b)].act != Act::kGemm || steps_[size_t(b)].priority < prio) continue;
     const StepStatic& gs = steps_[size_t(b)];
     GemmEntry& ge = gemm_costs_[size_t(gs.gemm)];
+    // A GEMM launched inside a margin leaves the comm kernel its SMs.
+    if (ge.cap_sms < gpu_.sm_count) continue;
     const int r = gs.dev;
     const int sms = gpu_state_[size_t(r)].gemm_sms;
     if (ge.cost.tiles < sms) continue;

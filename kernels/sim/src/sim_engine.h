@@ -85,6 +85,17 @@ class Engine {
     // integer division per ask without it).
     int waves_sms = -1;
     double waves = 0;
+    // The most SMs it runs on: what a margin leaves it
+    // (OverlapConfig::sm_margin), or no cap.
+    int cap_sms = std::numeric_limits<int>::max();
+  };
+
+  // One op's knobs as this GPU and topology resolve them (Plan::op_knobs).
+  struct ResolvedKnobs {
+    int comm_sms = 0;   // its comm kernels' SMs (CommSms)
+    int comm_lost = 0;  // what a concurrent GEMM loses to one (CommSmsLost)
+    int gemm_sms = 0;   // the SMs its GEMMs may use: sm_count less a margin
+    bool ce = false;    // copy-engine transfers
   };
 
   // A running contended part: a step (id < steps) or a collective group.
@@ -110,7 +121,7 @@ class Engine {
 
   template <bool kLoopback>
   void EventLoop();  // RunOnce's loop, per mode (loopback or not)
-  GemmCost CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype);
+  GemmCost CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype, int grid_sms);
   void Push(double t, int type, int id);
   TimedEvent Pop();              // @pre events_head_ < events_end_
   void FinSet(int a, double t);  // insert or move activity a's finish
@@ -216,8 +227,10 @@ class Engine {
   struct CostMemo {
     int64_t m, n, k;
     DType dtype;
+    int grid_sms;
     GemmCost cost;
   };
+  std::vector<ResolvedKnobs> op_knobs_;  // per plan op (one for a single-op plan)
   static constexpr size_t kCostMemoSize = 64;
   std::vector<CostMemo> cost_memo_;
   double makespan_ = 0;

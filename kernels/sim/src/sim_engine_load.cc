@@ -22,10 +22,20 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   tp_ = plan.tp();
   devs_ = loopback_ ? 1 : tp_;
   loopback_copy_hbm_ = loopback_ ? LoopbackTransfer(gpu_, 0).hbm_demand : 0.0;
-  const int comm_sms = CommSms(topo_, plan.config.comm_sms);
-  // What a running comm kernel takes from a concurrent GEMM.
-  const int comm_lost = CommSmsLost(comm_sms, contention_, gpu_.sm_count);
-  const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
+  // Each op's kernels run with its own knobs (Plan::op_knobs): resolved
+  // once per op, the steps then index them.
+  const int op_count = plan.is_layer() ? int(plan.ops.size()) : 1;
+  op_knobs_.resize(size_t(op_count));
+  for (int i = 0; i < op_count; ++i) {
+    const OpKnobs k = plan.op_knobs(i);
+    ResolvedKnobs& o = op_knobs_[size_t(i)];
+    o.comm_sms = CommSms(topo_, k.comm_sms);
+    // What a running comm kernel takes from a concurrent GEMM.
+    o.comm_lost = CommSmsLost(o.comm_sms, contention_, gpu_.sm_count);
+    o.ce = k.comm_engine == CommEngine::kCopyEngine;
+    o.gemm_sms = k.sm_margin ? std::clamp(gpu_.sm_count - CommSms(topo_, k.margin_sms), 1, gpu_.sm_count)
+                             : gpu_.sm_count;
+  }
   const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
 
   steps_.resize(size_t(graph_.steps()));
@@ -37,6 +47,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   gemm_costs_.clear();
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
+  int last_gemm_sms = -1, last_send_op = -1;
   double last_gemm_demand = 0, last_send_demand = 0;  // the HBM demands of those
   const Link* last_link = nullptr;
   CommTime last_ct;
@@ -66,6 +77,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     for (int i = 0; i < count; ++i) {
       const Step& s = rank_steps[i];
       const int g = base + i;  // the graph checked that step i has id i
+      const ResolvedKnobs& knobs = op_knobs_[size_t(std::clamp(s.op, 0, op_count - 1))];
       const Lane& lane = lanes[s.lane];
       StepStatic& st = statics[g];
       st = StepStatic{.fixed_ns = launch + cross_lane[g] * wait,
@@ -87,12 +99,17 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           const int64_t m = s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
           const int64_t nn = rp.buffers[size_t(s.b.buffer)].cols;
           st.act = Act::kGemm;
-          if (m != last_m || nn != last_n || k != last_k) {
-            const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype);
+          if (m != last_m || nn != last_n || k != last_k || knobs.gemm_sms != last_gemm_sms) {
+            // A GEMM launched on the SMs a margin leaves is chosen and
+            // sized for them (cuBLASLt's SM_COUNT_TARGET) and never runs on
+            // more (cap_sms).
+            const int grid = knobs.gemm_sms < gpu_.sm_count ? knobs.gemm_sms : 0;
+            const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype, grid);
             gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0, 0});
+            gemm_costs_.back().cap_sms = knobs.gemm_sms;
             const double full_ns = gemm_costs_.back().full_ns;
             last_gemm_demand = full_ns > 0 ? c.hbm_traffic / full_ns : 0;
-            last_m = m, last_n = nn, last_k = k;
+            last_m = m, last_n = nn, last_k = k, last_gemm_sms = knobs.gemm_sms;
           }
           st.gemm = int(gemm_costs_.size()) - 1;
           st.work_ns = gemm_costs_.back().full_ns;
@@ -133,7 +150,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           // gemm_rs ring's chain of adds with it).
           st.hbm_demand = mem_demand;
           st.work_ns = last_mem_ns * mem_share;
-          st.sm_hold = comm_lane && !(ce && s.kind == StepKind::kCopy) ? comm_lost : 0;
+          st.sm_hold = comm_lane && !(knobs.ce && s.kind == StepKind::kCopy) ? knobs.comm_lost : 0;
           if (loopback_) {
             // Every rank's memory kernels stream through the one HBM: with
             // the device copies on port 0, they share the rate a single one
@@ -166,11 +183,13 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
             last_link = &link;
             last_from = r, last_to = s.peer;
           }
-          if (s.bytes != last_bytes) {
-            last_ct = ce ? P2pTime(*last_link, s.bytes) : SmDrivenP2pTime(gpu_, *last_link, s.bytes, comm_sms);
+          if (s.bytes != last_bytes || s.op != last_send_op) {
+            last_ct = knobs.ce ? P2pTime(*last_link, s.bytes)
+                               : SmDrivenP2pTime(gpu_, *last_link, s.bytes, knobs.comm_sms);
             last_bytes = s.bytes;
+            last_send_op = s.op;
             last_send_demand = last_ct.transfer_ns > 0 ? double(s.bytes) / last_ct.transfer_ns *
-                                                             (ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
+                                                             (knobs.ce ? gpu_.hbm_ce_weight : gpu_.hbm_copy_weight)
                                                        : 0;
           }
           const CommTime ct = last_ct;
@@ -180,7 +199,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           st.fixed_ns += ct.latency_ns;
           st.work_ns = ct.transfer_ns;
           st.hbm_demand = last_send_demand;
-          st.sm_hold = ce ? 0 : comm_lost;
+          st.sm_hold = knobs.ce ? 0 : knobs.comm_lost;
           st.dst_dev = s.peer;
           break;
         }
@@ -204,6 +223,8 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   coll_fused_.clear();
   for (int c = 0; c < graph_.groups(); ++c) {
     const Step& s = plan.ranks[0].steps[size_t(graph_.id_of(graph_.group_members(c)[0]))];
+    const ResolvedKnobs& knobs = op_knobs_[size_t(std::clamp(s.op, 0, op_count - 1))];
+    const int comm_sms = knobs.comm_sms;
     if (s.kind == StepKind::kFused) {
       // The whole persistent kernel is one activity of all ranks; it holds
       // no SMs from other kernels' view (it owns its own split).
@@ -233,14 +254,17 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
       coll_port_.push_back(0);
       continue;
     }
-    const CommTime ct = CollectiveTime(topo_, s.collective, s.bytes, tp_);
+    // On the copy engine an all-gather holds no SMs and is not paced by
+    // them; every other collective runs on its op's comm SMs.
+    const bool ce_gather = knobs.ce && s.collective == CollectiveKind::kAllGather;
+    const CommTime ct = CollectiveTimeOnSms(gpu_, topo_, s.collective, s.bytes, tp_, ce_gather ? 0 : comm_sms);
     coll_time_.push_back(ct);
     coll_fused_.push_back({});
     // Each rank reads and writes its share of the ring traffic.
     coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns *
                                                  gpu_.hbm_copy_weight
                                            : 0);
-    coll_sm_hold_.push_back(ce && s.collective == CollectiveKind::kAllGather ? 0 : comm_lost);
+    coll_sm_hold_.push_back(ce_gather ? 0 : knobs.comm_lost);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
   }
   for (int d = 0; d < devs_; ++d) run_off_[size_t(d) + 1] += run_off_[size_t(d)] + graph_.groups();
@@ -249,12 +273,12 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
 
 // The kernel choice tries every candidate: keep the costs of the shapes seen
 // (a tuner evaluates many plans of the same few shapes).
-GemmCost Engine::CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype) {
+GemmCost Engine::CachedGemmCost(int64_t m, int64_t n, int64_t k, DType dtype, int grid_sms) {
   for (const CostMemo& e : cost_memo_) {
-    if (e.m == m && e.n == n && e.k == k && e.dtype == dtype) return e.cost;
+    if (e.m == m && e.n == n && e.k == k && e.dtype == dtype && e.grid_sms == grid_sms) return e.cost;
   }
   if (cost_memo_.size() >= kCostMemoSize) cost_memo_.clear();
-  cost_memo_.push_back({m, n, k, dtype, GemmCostOf(gpu_, m, n, k, dtype)});
+  cost_memo_.push_back({m, n, k, dtype, grid_sms, GemmCostOf(gpu_, m, n, k, dtype, grid_sms)});
   return cost_memo_.back().cost;
 }
 

@@ -475,6 +475,7 @@ std::string GpuToml(const GpuSpec& g) {
   num("loopback_copy_efficiency", g.loopback_copy_efficiency);
   num("fused_gemm_efficiency", g.fused_gemm_efficiency);
   num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
+  if (g.comm_sm_gbs > 0) num("comm_sm_gbs", g.comm_sm_gbs);
   out += "source = " + TomlQuote(g.source) + "\n";
   for (const GemmKernel& k : g.kernels) {
     out += "\n[[kernel]]\n";

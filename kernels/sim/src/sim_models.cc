@@ -1,6 +1,7 @@
 #include "braid/sim_models.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 namespace braid::sim {
@@ -246,9 +247,16 @@ RingRates CrossNodeRates(const Topology& topo, int ranks) {
 
 CommTime P2pTime(const Link& link, int64_t bytes) { return RingTime(RatesOf(link), 1, double(bytes)); }
 
+double SmCommGbs(const GpuSpec& gpu, int sms) {
+  const int n = std::max(sms, 1);
+  if (gpu.sm_copy_gbs > 0) return CopyBandwidthGbs(gpu, n) / 2.0;
+  if (gpu.comm_sm_gbs > 0) return double(n) * gpu.comm_sm_gbs;
+  return std::numeric_limits<double>::infinity();
+}
+
 CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms) {
   CommTime t = P2pTime(link, bytes);
-  if (gpu.sm_copy_gbs > 0) t.transfer_ns = std::max(t.transfer_ns, double(bytes) / (CopyBandwidthGbs(gpu, sms) / 2.0));
+  t.transfer_ns = std::max(t.transfer_ns, double(bytes) / SmCommGbs(gpu, sms));
   return t;
 }
 
@@ -266,6 +274,20 @@ CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes
     if (nvls.total_ns() < best.total_ns()) best = nvls;
   }
   return best;
+}
+
+CommTime CollectiveTimeOnSms(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,
+                             int sms) {
+  CommTime t = CollectiveTime(topo, kind, bytes, ranks);
+  if (sms <= 0 || ranks <= 1) return t;
+  // The rate the channels reach together, against the ring's Simple rate
+  // on its slowest hop: below it, every byte waits for the SMs.
+  const Link& l = CollectiveLink(topo, ranks);
+  const double ring_gbs =
+      &l == &topo.inter ? CrossNodeRates(topo, ranks).simple_gbs : l.bandwidth_gbs * l.simple_efficiency;
+  const double sm_gbs = SmCommGbs(gpu, sms);
+  if (sm_gbs < ring_gbs) t.transfer_ns *= ring_gbs / sm_gbs;
+  return t;
 }
 
 double CollectiveTimeNs(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {

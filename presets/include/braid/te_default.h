@@ -1,9 +1,10 @@
 // TransformerEngine's default comm-GEMM overlap for an op, as a Braid
-// config: the baseline `braid tune` compares its winner with.
-//   ag_gemm  ring exchange, one step per rank, copy engine (TE: method
-//            ring_exchange, use_ce 1)
-//   gemm_rs  pipeline: 4 splits, 16 comm SMs (TE: method pipeline,
-//            num_splits 4, num_sm 16)
+// config: the baseline `braid tune` compares its winner with. TE's own
+// defaults for an fprop key the ub_cfgs file leaves out (braid/te_ub_cfgs.h):
+//   ag_gemm  ring exchange, one step per rank, copy engine, num_sm 1, no
+//            SM margin (TE: method ring_exchange, use_ce 1)
+//   gemm_rs  pipeline: 4 splits, 16 comm SMs, the GEMM on the SMs they leave
+//            (TE: method pipeline, num_splits 4, num_sm 16, set_sm_margin 1)
 //   gemm_ar  no overlap (TE overlaps only sequence-parallel GEMMs): serial
 // When the default cannot run on the workload's shapes, serial stands in
 // and `note` says why.

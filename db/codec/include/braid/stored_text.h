@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/layer_workload.h"
+#include "braid/op_figures.h"
 #include "braid/overlap_config.h"
 #include "braid/plan.h"
 #include "braid/status.h"
@@ -55,9 +56,13 @@ struct StoredConfig {
 
 // The layer note: the layer part of a layer run's workload (the store's
 // workload columns hold its first GEMM op). Each op has its name, pass
-// (fprop, dgrad, wgrad) and shape, and with `plan` (a plan of this layer
-// with one PlanOp per op: not iso) the method it ran with.
-nlohmann::json LayerJson(const LayerWorkload& lw, const Plan* plan = nullptr);
+// (fprop, dgrad, wgrad) and shape; with `plan` (a plan of this layer with one
+// PlanOp per op: not iso) the method and the config it ran with (ConfigJson,
+// "config"; without a plan its own config where it has one), and with
+// `figures` (one per op, braid/op_figures.h) its time_ns, compute_ns,
+// comm_ns, exposed_comm_ns and overlap_ratio.
+nlohmann::json LayerJson(const LayerWorkload& lw, const Plan* plan = nullptr,
+                         const std::vector<OpFigures>* figures = nullptr);
 // A checked notes object's layer, or null when the run is not a layer run.
 const nlohmann::json* LayerNote(const nlohmann::json& notes);
 // One op of a layer note: what readers show of the steps named after it
@@ -67,7 +72,8 @@ struct LayerOpNote {
   std::string name;    // "fc2.dgrad"
   std::string pass;    // "fprop" | "dgrad" | "wgrad"
   std::string method;  // "ring", "bulk", "external", ... ("" when not recorded)
-  std::string config;  // the GEMM's own config in a tuned block, else ""
+  std::string config;  // the config it ran with, as Describe() ("" when not recorded)
+  std::optional<OpFigures> figures;  // absent in stores from before per-op figures
 };
 // The layer note's ops in plan order; empty when the run is not a layer run.
 std::vector<LayerOpNote> LayerOpsOf(const nlohmann::json& notes);

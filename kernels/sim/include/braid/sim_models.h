@@ -112,8 +112,15 @@ int PortClass(const Topology& topo, const Link& link);
 // One message of `bytes` over `link`: the faster of the LL and Simple
 // protocols (NCCL's tuner picks the faster one too).
 CommTime P2pTime(const Link& link, int64_t bytes);
-// The same message moved by a comm kernel on `sms` SMs: no faster than those
-// SMs copy (CopyBandwidthGbs / 2: each byte is read here and written there).
+// GB/s a comm kernel on `sms` SMs (NCCL channels' CTAs, userbuffers' num_sm
+// CTAs, an SM copy kernel) moves to its peers: what those SMs copy
+// (CopyBandwidthGbs / 2: each byte is read here and written there), the
+// curve fitted to a board's copy-kernel rows (copy_kernel_bw.csv); on a GPU
+// file without one, sms × comm_sm_gbs; unlimited when it has neither.
+double SmCommGbs(const GpuSpec& gpu, int sms);
+
+// The same message moved by a comm kernel on `sms` SMs: no faster than
+// SmCommGbs.
 CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms);
 
 // nccl-tests convention: `bytes` is the larger side (all_gather output,
@@ -122,6 +129,12 @@ CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, in
 // with NVLS figures, all_reduce may use NVLS instead. The fastest wins.
 CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
 double CollectiveTimeNs(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
+// CollectiveTime run by kernels on `sms` SMs (NCCL channels, userbuffers'
+// num_sm CTAs): its bandwidth part no faster than SmCommGbs(sms) where the
+// ring's Simple rate on its slowest hop would allow more. sms <= 0 (a
+// copy-engine collective): CollectiveTime.
+CommTime CollectiveTimeOnSms(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,
+                             int sms);
 
 // busbw / algbw: 2(n−1)/n for all_reduce, (n−1)/n otherwise.
 double BusBwFactor(CollectiveKind kind, int ranks);
