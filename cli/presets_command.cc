@@ -12,7 +12,11 @@
 #include "braid/run_record.h"
 #include "braid/safe_write.h"
 #include "braid/size_parse.h"
+#include "braid/sim_backend.h"
+#include "braid/sim_block.h"
+#include "braid/status_context.h"
 #include "braid/te_export.h"
+#include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
 #include "run_report.h"
@@ -57,6 +61,9 @@ void AddPresetsOptions(CLI::App* sub, PresetsArgs* a) {
                  "prefill | train: the forward's 4 fprop keys, or train's 12 (fprop, dgrad, wgrad of each layer)")
       ->capture_default_str();
   te->add_option("-o,--output", a->output, "write the YAML to this file (atomically; - for stdout) instead of stdout");
+  te->add_flag("--nearest", a->nearest,
+               "where a preset's config is not expressible in TE, write TE's nearest setting (default: refuse), "
+               "and print the sim's time of both blocks");
 }
 
 namespace {
@@ -173,6 +180,46 @@ Result<Phase> ExportPhase(const std::string& name) {
                          "overlap serves)");
 }
 
+// The library's field names as export-te's flags.
+Status FlagWorded(const Status& s) {
+  std::string m = s.message();
+  for (auto [field, flag] : {std::pair{"`runtime` te", "--runtime te"}, {"(`nearest`)", "(--nearest)"}}) {
+    const size_t at = m.find(field);
+    if (at != std::string::npos) m.replace(at, std::string_view(field).size(), flag);
+  }
+  return StatusOf(s.code(), m);
+}
+
+// What the nearest settings cost: the sim's time of the block as the
+// presets tuned it and as TE runs the file (read back as `run --ub-cfgs`
+// reads it).
+Result<std::string> TimeNearest(const TeUbCfgs& cfgs, const LayerWorkload& lw, const std::string& topology) {
+  LayerWorkload tuned = lw;
+  for (LayerOp& op : tuned.ops) {
+    for (const TeUbCfg& c : cfgs.layers) {
+      if (c.key == TeLayerKey(op.name)) op.config = c.preset_config;
+    }
+  }
+  BRAID_ASSIGN_OR_RETURN(auto file, ParseTeUbCfgsYaml(TeUbCfgsYaml(cfgs), "the exported ub_cfgs"));
+  BRAID_ASSIGN_OR_RETURN(auto hw, LoadSimHardware(topology));
+  BRAID_ASSIGN_OR_RETURN(auto resolved, ResolveTeUbCfgs(&file, lw, hw.gpu.sm_count));
+  BRAID_ASSIGN_OR_RETURN(auto tuned_ns, SimulateBlockNs(tuned, topology));
+  BRAID_ASSIGN_OR_RETURN(auto te_ns, SimulateBlockNs(WithTeConfigs(lw, resolved), topology));
+  BRAID_ASSIGN_OR_RETURN(auto defaults, ResolveTeUbCfgs(nullptr, lw, hw.gpu.sm_count));
+  BRAID_ASSIGN_OR_RETURN(auto default_ns, SimulateBlockNs(WithTeConfigs(lw, defaults), topology));
+  std::string keys;
+  for (const TeUbCfg& c : cfgs.layers) {
+    if (c.nearest) keys += (keys.empty() ? "" : ", ") + c.key;
+  }
+  char text[320];
+  std::snprintf(text, sizeof text,
+                ": this file runs the block in %.1f us on the sim, the presets' configs in %.1f us (%+.1f %%), TE's "
+                "defaults in %.1f us%s",
+                te_ns / 1e3, tuned_ns / 1e3, tuned_ns > 0 ? (te_ns / tuned_ns - 1) * 100 : 0.0, default_ns / 1e3,
+                te_ns > default_ns ? " (slower than TE's defaults: tune with --runtime te)" : "");
+  return "nearest settings for " + keys + text;
+}
+
 int ExportTe(const PresetsArgs& a, const PresetTable& table) {
   const char* cmd = "presets export-te";
   auto model = LoadModel(a.model);
@@ -204,13 +251,21 @@ int ExportTe(const PresetsArgs& a, const PresetTable& table) {
     info.default_comm_sms = 16;
     info.default_comm_sms_origin = "Braid's default; topology " + topo->name + " sets no nccl_channels";
   }
-  auto yaml = ExportTeYaml(table, *lw, gpu, topo->name, info);
-  if (!yaml.ok()) return ReportError(cmd, yaml.status());
+  info.nearest = a.nearest;
+  auto cfgs = BuildTeUbCfgs(table, *lw, gpu, topo->name, info);
+  if (!cfgs.ok()) return ReportError(cmd, FlagWorded(cfgs.status()));
+  if (std::any_of(cfgs->layers.begin(), cfgs->layers.end(), [](const TeUbCfg& c) { return c.nearest; })) {
+    auto timed = TimeNearest(*cfgs, *lw, a.te_topology);
+    if (!timed.ok()) return ReportError(cmd, timed.status());
+    std::fprintf(stderr, "braid presets export-te: %s\n", timed->c_str());
+    cfgs->header.push_back(*timed);
+  }
+  const std::string yaml = TeUbCfgsYaml(*cfgs);
   if (a.output.empty()) {
-    std::cout << *yaml;
+    std::cout << yaml;
     return kExitOk;
   }
-  if (Status s = WriteFileAtomically(a.output, *yaml, /*allow_stdout=*/true); !s.ok()) return ReportError(cmd, s);
+  if (Status s = WriteFileAtomically(a.output, yaml, /*allow_stdout=*/true); !s.ok()) return ReportError(cmd, s);
   return kExitOk;
 }
 

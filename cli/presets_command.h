@@ -3,7 +3,9 @@
 // `braid presets export-te FILE --model NAME --seq L --batch B --topology T
 // [--tp P] [--gpu G] [--dtype D] [--phase prefill|train] [-o OUT.yaml]`: the
 // file's configs for one model's block as TransformerEngine ub_cfgs YAML
-// (te_export.h); train adds the backward GEMMs' keys.
+// (te_export.h); train adds the backward GEMMs' keys. Exact, or refused in
+// one line; with --nearest, TE's nearest setting where a preset is not
+// expressible, and both blocks' sim times on stderr and in the file.
 #pragma once
 
 #include <string>
@@ -26,6 +28,7 @@ struct PresetsArgs {
   std::string model, seq, batch, te_topology, te_gpu, output;  // te_gpu empty: the topology's GPU
   std::string te_phase = "prefill";                            // prefill | train
   int te_tp = 0;                                               // 0: the single TP in the file
+  bool nearest = false;  // write TE's nearest setting where a preset is not expressible, and time both
 };
 
 void AddPresetsOptions(CLI::App* sub, PresetsArgs* args);

@@ -15,6 +15,9 @@
 #include "braid/layer_workload.h"
 #include "braid/planner.h"
 #include "braid/run_pipeline.h"
+#include "braid/gpu_files.h"
+#include "braid/te_ub_cfgs.h"
+#include "braid/topology_files.h"
 #if defined(BRAID_HAVE_MPI)
 #include "braid/mpi_transport.h"
 #endif
@@ -32,9 +35,12 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   AddWorkloadOptions(sub, &a->workload,
                      "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
   sub->add_option(
-         "--algo", a->algo,
-         "serial | chunked | ring | bidir_ring | direct | iso (layer workloads) | fused | bulk (--phase train)")
-      ->required();
+      "--algo", a->algo,
+      "serial | chunked | ring | bidir_ring | direct | iso (layer workloads) | fused | bulk (--phase train); "
+      "required unless --ub-cfgs");
+  sub->add_option("--ub-cfgs", a->ub_cfgs,
+                  "a TransformerEngine ub_cfgs YAML (Megatron-LM --tp-comm-overlap-cfg): run each GEMM of the "
+                  "--model block as TE would (keys left out take TE's defaults)");
   sub->add_option("--chunks", a->chunks, "chunks (chunked) or sub-chunks per ring step")->capture_default_str();
   sub->add_option("--splits", a->splits, "uneven chunk weights for chunked, e.g. 1,2,1");
   sub->add_option("--streams", a->streams, "comm lanes (streams)")->capture_default_str();
@@ -44,6 +50,12 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
   sub->add_option("--comm-engine", a->comm_engine, "sm | ce (copy engine)")->capture_default_str();
   sub->add_option("--comm-priority", a->comm_priority, "high | normal: comm streams above the GEMM's, or equal")
       ->capture_default_str();
+  sub->add_flag("--sm-margin", a->sm_margin,
+                "run the GEMM on the SMs the comm leaves (TE's set_sm_margin: SMs less --comm-sms, or the "
+                "backend's default count)");
+  sub->add_option("--wgrad-comm-sms", a->wgrad_comm_sms,
+                  "bulk: SMs of the reduce-scatter beside the wgrad GEMM (TE's <layer>_wgrad.num_sm; "
+                  "--comm-sms is the all-gather's beside the dgrad GEMM; 0 = --comm-sms)");
   AddCommDTypeOption(sub, &a->comm_dtype);
   sub->add_option("--fp8-scale-a", a->fp8_scale_a,
                   "FP8: a fixed scale for every GEMM's A (delayed scaling; default: each tensor's amax)");
@@ -65,12 +77,19 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
           "UINT", "non-negative"));
   AddCudaOptions(sub, &a->cuda);
   a->timeout_option = sub->get_option("--timeout");
+  a->app = sub;
 }
 
 namespace {
 
 Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
   OverlapConfig c;
+  if (!a.ub_cfgs.empty()) {
+    // The file sets every GEMM's config; a run-wide knob would be ignored.
+    if (!a.algo.empty()) return Status::Invalid("--algo and --ub-cfgs: the file sets every GEMM's method; give one");
+    return c;
+  }
+  if (a.algo.empty()) return Status::Invalid("--algo is required (or --ub-cfgs FILE with --model)");
   BRAID_ASSIGN_OR_RETURN(auto algo, ParseAlgorithm(a.algo));
   c.algorithm = algo;
   c.chunks = a.chunks;
@@ -88,7 +107,38 @@ Result<OverlapConfig> ConfigFromArgs(const RunArgs& a) {
   c.comm_high_priority = a.comm_priority == "high";
   BRAID_ASSIGN_OR_RETURN(auto comm, ParseCommDType(a.comm_dtype));
   c.comm_dtype = comm;
+  c.sm_margin = a.sm_margin;
+  c.wgrad_comm_sms = a.wgrad_comm_sms;
   return c;
+}
+
+// The run-wide knobs a ub_cfgs file leaves no room for.
+Status CheckUbCfgsAlone(const RunArgs& a, const CLI::App& sub) {
+  for (const char* flag : {"--chunks", "--splits", "--streams", "--comm-sms", "--comm-engine", "--comm-priority",
+                           "--sm-margin", "--wgrad-comm-sms"}) {
+    if (sub.count(flag) > 0) {
+      return Status::Invalid(std::string(flag) + " and --ub-cfgs: the file sets every GEMM's knobs; give one");
+    }
+  }
+  if (a.workload.model.empty()) return Status::Invalid("--ub-cfgs configures a block's GEMMs: it needs --model");
+  return Status::Ok();
+}
+
+// Each GEMM of the layer configured as the ub_cfgs file says, and the
+// notes of what the file's keys did.
+Status ApplyUbCfgs(const RunArgs& a, RunRequest& r) {
+  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(a.ub_cfgs));
+  BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(a.topology));
+  BRAID_ASSIGN_OR_RETURN(auto gpu, LoadGpu(topo.gpu));
+  BRAID_ASSIGN_OR_RETURN(auto block, ResolveTeUbCfgs(&file, *r.layer, gpu.sm_count));
+  r.layer = WithTeConfigs(*r.layer, block);
+  r.notes.push_back("ub_cfgs " + a.ub_cfgs + ": every GEMM as TransformerEngine runs the file (keys left out: TE's "
+                    "defaults)");
+  for (const TeKeyConfig& k : block.keys) {
+    for (const std::string& n : k.notes) r.notes.push_back(std::string(k.key->name) + ": " + n);
+  }
+  for (const std::string& n : block.notes) r.notes.push_back(n);
+  return Status::Ok();
 }
 
 // The library's request for what the flags ask.
@@ -105,6 +155,7 @@ Result<RunRequest> RequestFromArgs(const RunArgs& a) {
   }
   BRAID_ASSIGN_OR_RETURN(auto c, ConfigFromArgs(a));
   r.config = std::move(c);
+  if (!a.ub_cfgs.empty()) BRAID_RETURN_IF_ERROR(ApplyUbCfgs(a, r));
   r.topology = a.topology;
   r.backend = a.backend;
   r.options.iters = a.iters;
@@ -127,6 +178,10 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
   if (a.chunks < 1) return Status::Invalid("--chunks must be at least 1 (got " + std::to_string(a.chunks) + ")");
   if (a.comm_sms < 0)
     return Status::Invalid("--comm-sms must not be negative (got " + std::to_string(a.comm_sms) + ")");
+  if (a.wgrad_comm_sms < 0) {
+    return Status::Invalid("--wgrad-comm-sms must not be negative (got " + std::to_string(a.wgrad_comm_sms) + ")");
+  }
+  if (!a.ub_cfgs.empty() && a.app != nullptr) BRAID_RETURN_IF_ERROR(CheckUbCfgsAlone(a, *a.app));
   for (auto [v, flag] : {std::pair{a.link_gbps, "--link-gbps"}, {a.link_latency_us, "--link-latency-us"}}) {
     if (!std::isfinite(v) || v < 0) return Status::Invalid(std::string(flag) + " must be a finite number, 0 or more");
   }
@@ -224,7 +279,9 @@ uint64_t ArgumentsHash(const RunArgs& a) {
       a.comm_priority + '\x1f' + a.comm_dtype + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' +
       std::to_string(a.warmup) + '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
       std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
-      '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0));
+      '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0)) +
+      '\x1f' + std::to_string(a.sm_margin) + '\x1f' + std::to_string(a.wgrad_comm_sms) + '\x1f' + a.ub_cfgs +
+      '\x1f' + std::to_string(a.cuda.tf32) + '\x1f' + std::to_string(a.cuda.loopback);
   return HashOfArguments(key);
 }
 

@@ -22,6 +22,9 @@ struct RunArgs {
   std::string comm_engine = "sm";
   std::string comm_priority = "high";
   std::string comm_dtype = "auto";
+  bool sm_margin = false;
+  int wgrad_comm_sms = 0;
+  std::string ub_cfgs;  // a TE ub_cfgs YAML: each GEMM of the layer as it says
   std::optional<double> fp8_scale_a, fp8_scale_b;
   std::string topology = "h100-sxm";
   int iters = 10;
@@ -34,6 +37,7 @@ struct RunArgs {
   double link_latency_us = 0;
   CudaBackendOptions cuda;                // --loopback, --timeout, --tf32
   CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
+  const CLI::App* app = nullptr;          // which flags were given
   unsigned long long seed = 42;
 };
 

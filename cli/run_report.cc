@@ -17,6 +17,26 @@ std::string Describe(const RunRecord& r) { return DescribeStoredWorkload(r.has_w
 
 }  // namespace
 
+std::string OpTable(const std::vector<LayerOpNote>& ops) {
+  bool timed = false;
+  for (const LayerOpNote& op : ops) timed = timed || op.figures.has_value();
+  if (!timed) return "";
+  std::ostringstream os;
+  os << "\nop (worst rank, p50)   time        exposed     overlap  config\n";
+  for (const LayerOpNote& op : ops) {
+    os << Pad(op.name, 22);
+    if (op.figures) {
+      const OpFigures& f = *op.figures;
+      os << Pad(FormatDuration(f.time_ns), 12) << Pad(f.comm_ns > 0 ? FormatDuration(f.exposed_comm_ns) : "-", 12)
+         << Pad(f.comm_ns > 0 ? Fmt("%.3f", f.overlap_ratio) : "-", 9);
+    } else {
+      os << Pad("-", 12) << Pad("-", 12) << Pad("-", 9);
+    }
+    os << (op.config.empty() ? op.method : op.config) << "\n";
+  }
+  return os.str();
+}
+
 size_t DisplayColumns(const std::string& text) {
   size_t cols = 0;
   for (unsigned char ch : text) cols += (ch & 0xC0) != 0x80;  // UTF-8 continuation bytes take none
@@ -55,9 +75,13 @@ std::string RunTable(const RunRecord& r) {
     os << (r.backend == "sim" ? " (models " : " (computes ") << r.notes["compute_dtype"].get<std::string>() << ")";
   }
   os << "\n";
+  const std::vector<LayerOpNote> ops = LayerOpsOf(r.notes);
   if (r.config.contains("algorithm")) {
-    os << "config    " << r.config["algorithm"].get<std::string>() << " chunks=" << r.config.value("chunks", 1)
-       << " streams=" << r.config.value("streams", 1) << "\n";
+    // Every knob that was set (the codec decoded the JSON when the record was read).
+    const Result<OverlapConfig> c = ConfigFromJson(r.config);
+    os << "config    " << (c.ok() ? c->Describe() : r.config["algorithm"].get<std::string>());
+    if (!ops.empty()) os << " (the run's; each GEMM's own below)";
+    os << "\n";
   }
   os << "iters     " << r.iterations << " timed after " << r.warmup << " warm-up\n";
   if (r.notes.contains("link_emulation")) {
@@ -86,6 +110,7 @@ std::string RunTable(const RunRecord& r) {
        << Fmt("%.3f", r.figures.efficiency.p99) << "\n";
   }
   if (const std::optional<BoundGap> g = BoundGapOf(r.figures)) os << GapLine(*g);
+  os << OpTable(ops);
   os << "\nrank  makespan    compute     comm        exposed     tail        overlap  (p50)\n";
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
     if (!r.figures.metrics.present[size_t(rank)]) continue;

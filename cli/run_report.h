@@ -3,15 +3,21 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "braid/run_json.h"  // RunJson: the --json object
 #include "braid/run_record.h"
+#include "braid/stored_text.h"
 
 namespace braid::cli {
 
 std::string RunTable(const RunRecord& r);
+
+// A layer run's per-GEMM table (each op's time, exposed comm, overlap and
+// config, from its layer note); empty when no op has figures.
+std::string OpTable(const std::vector<LayerOpNote>& ops);
 
 // "12.3 µs", "4.56 ms": three significant digits in a unit that fits.
 std::string FormatDuration(double ns);

@@ -18,6 +18,7 @@
 #include "braid/search_space.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_guide.h"
+#include "braid/te_ub_cfgs.h"
 #include "braid/status_context.h"
 #include "braid/topology_files.h"
 #include "braid/tune.h"
@@ -57,6 +58,13 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   sub->add_flag("--no-progress", a->no_progress, "no progress on stderr");
   sub->add_option("--link-gbps", a->link_gbps, "cpu: pace transfers at this Gbit/s per rank pair");
   AddCommDTypeOption(sub, &a->comm_dtype);
+  sub->add_option("--runtime", a->runtime,
+                  "braid: every plan Braid runs; te: only what TransformerEngine's ub_cfgs can express, so that "
+                  "presets export-te writes exactly what was tuned")
+      ->capture_default_str();
+  sub->add_option("--baseline", a->baseline,
+                  "a ub_cfgs YAML (yours, or Megatron-Bridge's): each GEMM and the block measured at it beside TE's "
+                  "default, and a candidate the winner may be (needs --model)");
   AddCudaOptions(sub, &a->cuda);
   a->timeout_option = sub->get_option("--timeout");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
@@ -141,6 +149,38 @@ Result<PresetFile> ExistingPresets(const std::string& path) {
   return PresetFile{};
 }
 
+// The user's ub_cfgs as each target's baseline (a pair: its dgrad's config,
+// the wgrad's budget as wgrad_comm_sms) and, for a training step, the block
+// with every GEMM as the file says.
+Result<LayerWorkload> BaselineOf(const TuneArgs& a, int gpu_sms, std::vector<TuneTarget>& targets) {
+  if (a.workload.model.empty()) return Status::Invalid("--baseline is a block's ub_cfgs: it needs --model");
+  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(a.baseline));
+  BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(a.workload));
+  BRAID_ASSIGN_OR_RETURN(auto resolved, ResolveTeUbCfgs(&file, lw, gpu_sms));
+  const LayerWorkload block = WithTeConfigs(lw, resolved);
+  auto config_of = [&](const std::string& name) -> std::optional<OverlapConfig> {
+    for (const LayerOp& op : block.ops) {
+      if (op.name == name) return op.config;
+    }
+    return std::nullopt;
+  };
+  for (TuneTarget& t : targets) {
+    if (!t.train_ops) {
+      t.baseline = config_of(t.name);
+      continue;
+    }
+    const std::vector<LayerOp>& pair = t.train_ops->ops;
+    std::optional<OverlapConfig> dgrad = config_of(pair.at(0).name);
+    const std::optional<OverlapConfig> wgrad = config_of(pair.at(1).name);
+    if (dgrad && wgrad && dgrad->algorithm == Algorithm::kBulk && wgrad->algorithm == Algorithm::kBulk &&
+        wgrad->comm_sms != dgrad->comm_sms) {
+      dgrad->wgrad_comm_sms = wgrad->comm_sms;
+    }
+    t.baseline = dgrad;
+  }
+  return block;
+}
+
 // Everything tune checks and builds before it measures. Only the process
 // that writes (rank 0 under mpirun) prepares.
 struct PreparedTune {
@@ -166,12 +206,21 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
     }
     t.comm_dtype = comm_dtype;
   }
+  BRAID_ASSIGN_OR_RETURN(auto runtime, ParseTuneRuntime(a.runtime));
+  if (runtime == TuneRuntime::kTe && comm_dtype.has_value()) {
+    return Status::Invalid("--comm-dtype with --runtime te: TE moves the GEMM's own dtypes (fp8_buf as TE sets it)");
+  }
   auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
   if (!hw.ok()) return hw.status();
   PreparedTune p;
   p.hw = std::make_shared<SimHardware>(std::move(*hw));
   const Topology& topo = p.hw->topo;
   BRAID_RETURN_IF_ERROR(topo.CheckFits(a.workload.tp));
+  std::optional<LayerWorkload> baseline_block;
+  if (!a.baseline.empty()) {
+    BRAID_ASSIGN_OR_RETURN(auto b, BaselineOf(a, p.hw->gpu.sm_count, targets));
+    baseline_block = std::move(b);
+  }
   BRAID_ASSIGN_OR_RETURN(auto knobs, KnobsOfBackend(a.backend));
   BRAID_ASSIGN_OR_RETURN(auto existing, ExistingPresets(a.out));
   p.existing = std::move(existing);
@@ -185,6 +234,8 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   TuneRequest& q = p.request;
   q.targets = std::move(targets);
   q.block = std::move(block);
+  if (q.block) q.baseline_block = std::move(baseline_block);
+  q.runtime = runtime;
   q.workload_key = workload_key;
   // A loopback tune's winners are for P ranks sharing one GPU: keyed apart,
   // so that they never replace (or get looked up as) the topology's own.
@@ -214,6 +265,8 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
                          {"link_latency_us", a.link_latency_us}};
   // Only when set, so a session recorded before the flag existed resumes.
   if (comm_dtype.has_value()) options["comm_dtype"] = DTypeName(*comm_dtype);
+  if (runtime != TuneRuntime::kBraid) options["runtime"] = TuneRuntimeName(runtime);
+  if (!a.baseline.empty()) options["baseline"] = a.baseline;
   q.options_json = options.dump();
   q.resume = a.resume;
   q.session = a.session;
@@ -308,7 +361,12 @@ uint64_t ArgumentsHash(const TuneArgs& a) {
                                    std::to_string(a.link_gbps),
                                    std::to_string(a.link_latency_us),
                                    std::to_string(a.cuda.timeout_s),
-                                   std::to_string(a.seed)}) {
+                                   std::to_string(a.seed),
+                                   a.comm_dtype,
+                                   a.runtime,
+                                   a.baseline,
+                                   std::to_string(a.cuda.tf32),
+                                   std::to_string(a.cuda.loopback)}) {
     key += field + '\x1f';
   }
   return HashOfArguments(key);

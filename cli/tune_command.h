@@ -37,6 +37,8 @@ struct TuneArgs {
   CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
   unsigned long long seed = 42;
   std::string comm_dtype = "auto";
+  std::string runtime = "braid";  // braid | te: what will run the winners
+  std::string baseline;           // a ub_cfgs YAML compared beside TE's default
 };
 
 void AddTuneOptions(CLI::App* sub, TuneArgs* args);

@@ -53,11 +53,17 @@ nlohmann::json BlockJson(const BlockFigures& b) {
                           {"efficiency", Ratio(f.lower_bound_ns, f.time_ns)},
                           {"run", f.run}};
   };
-  return {{"tuned", one(b.tuned)},
-          {"te_default", one(b.te_default)},
-          {"serial", one(b.serial)},
-          {"speedup_vs_serial", Ratio(b.serial.time_ns, b.tuned.time_ns)},
-          {"speedup_vs_te_default", Ratio(b.te_default.time_ns, b.tuned.time_ns)}};
+  nlohmann::json j = {{"tuned", one(b.tuned)},
+                      {"te_default", one(b.te_default)},
+                      {"serial", one(b.serial)},
+                      {"speedup_vs_serial", Ratio(b.serial.time_ns, b.tuned.time_ns)},
+                      {"speedup_vs_te_default", Ratio(b.te_default.time_ns, b.tuned.time_ns)}};
+  if (b.baseline) {
+    j["baseline"] = one(*b.baseline);
+    j["speedup_vs_baseline"] = Ratio(b.baseline->time_ns, b.tuned.time_ns);
+  }
+  if (!b.note.empty()) j["note"] = b.note;
+  return j;
 }
 
 }  // namespace
@@ -95,6 +101,11 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
         {"stopped_by", r.stopped_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_by)},
     };
     if (!r.layer.empty()) j["layer"] = r.layer;
+    if (r.baseline) {
+      j["baseline"] = ConfigJson(*r.baseline);
+      j["baseline_ns"] = r.baseline_ns;
+      j["speedup_vs_baseline"] = Ratio(r.baseline_ns, r.time_ns);
+    }
     if (!r.te_note.empty()) j["te_default_note"] = r.te_note;
     if (!r.note.empty()) j["note"] = r.note;
     results.push_back(std::move(j));
@@ -125,12 +136,14 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
   // comm SMs and priority) never runs into the time column.
   size_t config_width = s.block ? 50 : 44;
   for (const TuneResult& r : s.results) config_width = std::max(config_width, r.config.Describe().size() + 2);
+  const bool baseline = std::any_of(s.results.begin(), s.results.end(), [](const TuneResult& r) { return r.baseline; });
   os << Pad("op", op_width) << Pad("best config", config_width) << Pad("time", 11) << Pad("vs serial", 11)
-     << Pad("vs TE default", 15) << Pad("overlap", 9) << Pad("eff", 6) << Pad("tail", 10) << Pad("gemm", 7)
-     << "gap to bound\n";
+     << Pad("vs TE default", 15) << (baseline ? Pad("vs baseline", 13) : "") << Pad("overlap", 9) << Pad("eff", 6)
+     << Pad("tail", 10) << Pad("gemm", 7) << "gap to bound\n";
   for (const TuneResult& r : s.results) {
     os << Pad(r.op, op_width) << Pad(r.config.Describe(), config_width) << Pad(FormatDuration(r.time_ns), 11)
        << Pad(Times(Ratio(r.serial_ns, r.time_ns)), 11) << Pad(Times(Ratio(r.te_default_ns, r.time_ns)), 15)
+       << (baseline ? Pad(r.baseline ? Times(Ratio(r.baseline_ns, r.time_ns)) : "-", 13) : "")
        << Pad(Fixed2(r.overlap_ratio), 9) << Pad(Fixed2(Ratio(r.lower_bound_ns, r.time_ns)), 6)
        << Pad(FormatDuration(r.tail_ns), 10) << Pad(r.gap ? Times(r.gap->compute_slowdown) : "-", 7)
        << (r.gap ? GapCell(*r.gap) : "-") << "\n";
@@ -146,10 +159,14 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
          << "  eff " << Fixed2(Ratio(f.lower_bound_ns, f.time_ns)) << "\n";
     };
     os << "\nwhole block (forward + backward): tuned " << Times(Ratio(b.serial.time_ns, b.tuned.time_ns))
-       << " vs serial, " << Times(Ratio(b.te_default.time_ns, b.tuned.time_ns)) << " vs TE default\n";
+       << " vs serial, " << Times(Ratio(b.te_default.time_ns, b.tuned.time_ns)) << " vs TE default";
+    if (b.baseline) os << ", " << Times(Ratio(b.baseline->time_ns, b.tuned.time_ns)) << " vs baseline";
+    os << "\n";
     line("tuned", b.tuned);
     line("TE default", b.te_default);
+    if (b.baseline) line("baseline", *b.baseline);
     line("serial", b.serial);
+    if (!b.note.empty()) os << "  note: " << b.note << "\n";
   }
   os << "\nTE default: ";
   for (size_t i = 0; i < s.results.size(); ++i) {

@@ -102,6 +102,7 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   p.topology = std::move(topo);
   p.topology_recorded = request.backend != "cpu";
   p.options = request.options;
+  p.notes = request.notes;
   return p;
 }
 

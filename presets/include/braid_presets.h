@@ -70,6 +70,11 @@ typedef struct braid_preset_entry {
    * resolved ("fp8_e4m3" for an FP8 all-gather by default, "bf16" for its
    * reduce-scatter unless the preset says FP8; the dtype itself otherwise). */
   char comm_dtype[16];
+  /* Appended with format version 4 (after comm_dtype): run the GEMM on the
+   * SMs its comm leaves (TE's set_sm_margin: 1), and a bulk pair's
+   * reduce-scatter budget beside the wgrad GEMM (0 = comm_sms). */
+  int sm_margin;
+  int wgrad_comm_sms;
 } braid_preset_entry;
 
 /* As braid_preset_lookup, for one backend: "sim", "cpu", "cuda", or NULL /

@@ -60,6 +60,16 @@ Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
   auto comm = ParseCommDType(s);
   if (!comm.ok()) return BadValue(f, t, "comm_dtype", comm.status().message());
   c.comm_dtype = *comm;
+  bool margin = false;
+  BRAID_ASSIGN_OR_RETURN(margin, f.OptionalBool("sm_margin", false));
+  c.sm_margin = margin;
+  if (t.Find("wgrad_comm_sms") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(v, f.Integer("wgrad_comm_sms", 0, 1 << 16));
+    c.wgrad_comm_sms = int(v);
+  }
+  if (Status knobs = c.ValidateKnobs(); !knobs.ok()) {
+    return BadValue(f, t, c.sm_margin ? "sm_margin" : "wgrad_comm_sms", knobs.message());
+  }
   c.splits.clear();
   if (const TomlValue* sp = t.Find("splits")) {
     if (sp->kind != TomlValue::Kind::kArray) return BadValue(f, t, "splits", "must be an array of positive integers");
@@ -145,6 +155,8 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
                                          "comm_engine",
                                          "comm_priority",
                                          "comm_dtype",
+                                         "sm_margin",
+                                         "wgrad_comm_sms",
                                          "time_ns",
                                          "speedup_vs_serial",
                                          "speedup_vs_te_default",
@@ -167,6 +179,9 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
   }
   if (version < 3 && p.config.algorithm == Algorithm::kDirect) {
     return BadValue(f, t, "algorithm", "direct needs version = 3");
+  }
+  if (version < 4 && (p.config.sm_margin || p.config.wgrad_comm_sms > 0)) {
+    return BadValue(f, t, p.config.sm_margin ? "sm_margin" : "wgrad_comm_sms", "needs version = 4");
   }
   BRAID_RETURN_IF_ERROR(CheckMethodForPass(f, t, p));
   BRAID_ASSIGN_OR_RETURN(p.time_ns, f.Positive("time_ns"));

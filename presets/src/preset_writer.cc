@@ -41,6 +41,8 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   os << "comm_engine = " << TomlQuote(CommEngineName(c.comm_engine)) << "\n";
   os << "comm_priority = " << TomlQuote(c.comm_high_priority ? "high" : "normal") << "\n";
   if (c.comm_dtype.has_value()) os << "comm_dtype = " << TomlQuote(DTypeName(*c.comm_dtype)) << "\n";
+  if (c.sm_margin) os << "sm_margin = true\n";
+  if (c.wgrad_comm_sms > 0) os << "wgrad_comm_sms = " << c.wgrad_comm_sms << "\n";
   os << "time_ns = " << Float(p.time_ns) << "\nspeedup_vs_serial = " << Float(p.speedup_vs_serial) << "\n";
   os << "speedup_vs_te_default = " << Float(p.speedup_vs_te_default) << "\n";
   os << "overlap_ratio = " << Float(p.overlap_ratio) << "\ntail_ns = " << Float(p.tail_ns) << "\n";
@@ -55,8 +57,11 @@ int PresetFormatVersionFor(const PresetFile& file) {
   int version = 1;
   for (const Preset& p : file.presets) {
     const Algorithm a = p.config.algorithm;
-    if (a == Algorithm::kDirect) return 3;
-    if (p.key.pass != Pass::kFprop || a == Algorithm::kBulk || a == Algorithm::kExternal) version = 2;
+    if (p.config.sm_margin || p.config.wgrad_comm_sms > 0) return 4;
+    if (a == Algorithm::kDirect) version = 3;
+    if (version < 2 && (p.key.pass != Pass::kFprop || a == Algorithm::kBulk || a == Algorithm::kExternal)) {
+      version = 2;
+    }
   }
   return version;
 }

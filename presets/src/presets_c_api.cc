@@ -112,6 +112,8 @@ extern "C" int braid_preset_find_pass(const braid_presets* presets, const char* 
   e.distance = r.distance;
   CopyOut(r.preset->backend, e.backend, sizeof e.backend);
   CopyOut(braid::DTypeName(braid::CommDType(r.preset->key.workload, c)), e.comm_dtype, sizeof e.comm_dtype);
+  e.sm_margin = c.sm_margin ? 1 : 0;
+  e.wgrad_comm_sms = c.wgrad_comm_sms;
   e.match = r.match == braid::PresetMatch::kExact ? BRAID_PRESET_EXACT : BRAID_PRESET_NEAREST;
   return finish(0);
 }

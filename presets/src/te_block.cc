@@ -100,7 +100,7 @@ Status CheckKey(const TeKey& key, const TeOptions& o, const TeGivenOptions* g, T
 std::vector<std::string> NotesOf(const TeKey& key, const TeOptions& o, const TeOptions& def,
                                  const TeGivenOptions* g, int tp, bool fp8) {
   std::vector<std::string> n;
-  if (o.cga_size != def.cga_size || (g && g->cga_size)) {
+  if (o.cga_size != def.cga_size) {
     n.push_back("cga_size " + std::to_string(o.cga_size) + ": kept; the sim's figure does not change with it");
   }
   if (o.aggregate) {

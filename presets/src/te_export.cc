@@ -224,6 +224,7 @@ TeUbCfg EntryOf(const LayerOp& op, std::string_view key, const LookupResult& r) 
   b.key = std::string(key);
   b.match = r.match;
   b.fp8 = IsFp8(op.gemm.dtype);
+  b.preset_config = p.config;
   b.comments.push_back(op.name + ": " + op.gemm.Describe() +
                        (op.kind == LayerOpKind::kLocalGemm ? " (local GEMM: no collective of its own)" : ""));
   if (r.match == PresetMatch::kNearest) {

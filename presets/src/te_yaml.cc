@@ -4,6 +4,7 @@
 #include <charconv>
 #include <exception>
 
+#include "braid/safe_read.h"
 #include "braid/te_ub_cfgs.h"
 
 namespace braid {
@@ -187,6 +188,11 @@ Result<TeUbCfgsFile> ParseTeUbCfgsYaml(std::string_view text, std::string_view o
   } catch (const std::exception& e) {
     return Status::Invalid(origin + ": cannot be read as YAML: " + OneLine(e.what()));
   }
+}
+
+Result<TeUbCfgsFile> LoadTeUbCfgsFile(const std::string& path) {
+  BRAID_ASSIGN_OR_RETURN(auto text, ReadUserFile(path, "ub_cfgs file", kMaxUbCfgsBytes));
+  return ParseTeUbCfgsYaml(text, path);
 }
 
 }  // namespace braid

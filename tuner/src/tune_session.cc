@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "braid/metric_rows.h"
+#include "braid/planner.h"
 #include "braid/tune.h"
 #include "store_trial_runner.h"
 
@@ -23,6 +24,14 @@ Status CheckRequest(const TuneRequest& q) {
   if (q.search.warmup < 0) return Status::Invalid("warm-up iterations must not be negative");
   if (q.search.budget < 0) return Status::Invalid("the trial budget must not be negative");
   if (q.search.strategy == Strategy::kGuided && !q.make_guide) return Status::Invalid("guided needs a guide");
+  if (q.baseline_block && !q.block) return Status::Invalid("a baseline block needs a training step's block");
+  if (q.runtime == TuneRuntime::kTe) {
+    for (const TuneTarget& t : q.targets) {
+      if (t.comm_dtype.has_value()) {
+        return Status::Invalid("`comm_dtype` with runtime te: TE moves the GEMM's own dtypes (fp8_buf as TE sets it)");
+      }
+    }
+  }
   if (q.session != 0 && !q.resume) return Status::Invalid("a session id names the session a resume continues");
   return Status::Ok();
 }
@@ -115,10 +124,17 @@ Result<BlockFigures> MeasureBlock(const TuneRequest& q, const std::vector<TuneRe
     return r->te_default;
   };
   auto serial = [](const LayerOp&) -> std::optional<OverlapConfig> { return std::nullopt; };
+  auto baseline = [&](const LayerOp& op) -> std::optional<OverlapConfig> {
+    for (const LayerOp& b : q.baseline_block->ops) {
+      if (b.name == op.name) return b.config;
+    }
+    return std::nullopt;
+  };
   BlockFigures out;
-  const std::tuple<const char*, ConfigOf, BlockFigures::Figures*> kinds[] = {{"block.tuned", tuned, &out.tuned},
-                                                                             {"block.te_default", te, &out.te_default},
-                                                                             {"block.serial", serial, &out.serial}};
+  if (q.baseline_block) out.baseline = BlockFigures::Figures{};
+  std::vector<std::tuple<const char*, ConfigOf, BlockFigures::Figures*>> kinds = {
+      {"block.tuned", tuned, &out.tuned}, {"block.te_default", te, &out.te_default}, {"block.serial", serial, &out.serial}};
+  if (q.baseline_block) kinds.emplace_back("block.baseline", baseline, &*out.baseline);
   for (const auto& [name, config_of, figures] : kinds) {
     runner.SetTarget({name, Workload{}, block.model.name, Pass::kFprop, BlockWith(block, config_of)});
     BRAID_ASSIGN_OR_RETURN(auto m, runner.Measure(0, OverlapConfig{}, q.search.warmup, q.search.iters, "full"));
@@ -129,6 +145,47 @@ Result<BlockFigures> MeasureBlock(const TuneRequest& q, const std::vector<TuneRe
     figures->lower_bound_ns = f.lower_bound_ns;
   }
   return out;
+}
+
+// Which block the tuned one must not be slower than: TE's default, the
+// user's baseline, and (runtime braid) serial; nullopt when the tuned block
+// is the fastest. GEMMs tuned one target at a time may lose together (lanes
+// and SMs they share as a block).
+enum class BlockChoice { kTeDefault, kBaseline, kSerial };
+std::optional<BlockChoice> FasterBlock(const BlockFigures& b, TuneRuntime runtime) {
+  std::optional<BlockChoice> best;
+  double best_ns = b.tuned.time_ns;
+  auto consider = [&](BlockChoice c, double ns) {
+    if (ns < best_ns) {
+      best = c;
+      best_ns = ns;
+    }
+  };
+  consider(BlockChoice::kTeDefault, b.te_default.time_ns);
+  if (b.baseline) consider(BlockChoice::kBaseline, b.baseline->time_ns);
+  if (runtime == TuneRuntime::kBraid) consider(BlockChoice::kSerial, b.serial.time_ns);
+  return best;
+}
+
+// Every result at the faster block's config for its GEMM (and the pair's
+// wgrad as it follows), with that config's measured time.
+Status AdoptBlock(BlockChoice choice, std::vector<TuneResult>& results) {
+  for (TuneResult& r : results) {
+    if (choice == BlockChoice::kBaseline && !r.baseline) continue;
+    const OverlapConfig c = choice == BlockChoice::kTeDefault ? r.te_default
+                            : choice == BlockChoice::kBaseline ? *r.baseline
+                                                               : OverlapConfig{};
+    r.config = c;
+    r.time_ns = choice == BlockChoice::kTeDefault ? r.te_default_ns
+                : choice == BlockChoice::kBaseline ? r.baseline_ns
+                                                   : r.serial_ns;
+    r.ci_low_ns = r.ci_high_ns = r.time_ns;
+    if (r.train_ops) {
+      BRAID_ASSIGN_OR_RETURN(auto configs, TrainOpConfigs(*r.train_ops, r.config));
+      r.wgrad_config = configs.at(1);
+    }
+  }
+  return Status::Ok();
 }
 
 // The guides and search spaces of a request, or why it cannot run.
@@ -144,7 +201,12 @@ Result<Prepared> Prepare(const TuneRequest& q) {
   for (size_t i = 0; i < q.targets.size(); ++i) {
     const TuneTarget& t = q.targets[i];
     BRAID_RETURN_IF_ERROR(t.w.Validate());
-    p.spaces.push_back(SearchSpaceOfTarget(t, q.knobs, q.gpu_sms));
+    p.spaces.push_back(SearchSpaceOfTarget(t, q.knobs, q.gpu_sms, q.runtime));
+    if (t.baseline) {
+      const Result<Plan> plan = PlanOfTarget(t, *t.baseline);
+      if (!plan.ok()) return Status::Invalid(t.name + ": the baseline " + t.baseline->Describe() + ": " +
+                                             plan.status().message());
+    }
     if (p.spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
     if (q.search.strategy == Strategy::kGuided) {
       BRAID_ASSIGN_OR_RETURN(auto g, q.make_guide(t));
@@ -203,7 +265,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     if (observer.on_trial) {
       opt.on_trial = [&](const SearchProgress& p) { observer.on_trial(p, space[p.best]); };
     }
-    Result<TuneResult> r = TuneOne(t, space, runner, opt);
+    Result<TuneResult> r = TuneOne(t, space, runner, opt, /*baselines=*/true, q.runtime);
     if (!r.ok()) {
       if (!was_done) (void)store.SetSessionStatus(session, "interrupted");  // its trials stay, for --resume
       return r.status();
@@ -225,8 +287,24 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
       if (!was_done) (void)store.SetSessionStatus(session, "interrupted");
       return block.status();
     }
+    summary.trials += block->baseline ? 4 : 3;  // the block's tuned, TE default, serial (and baseline) runs
+    if (const std::optional<BlockChoice> faster = FasterBlock(*block, q.runtime)) {
+      const BlockFigures::Figures& won = *faster == BlockChoice::kTeDefault ? block->te_default
+                                         : *faster == BlockChoice::kBaseline ? *block->baseline
+                                                                             : block->serial;
+      block->note = "the per-GEMM winners ran " + std::to_string(std::llround(block->tuned.time_ns)) +
+                    " ns as a block, slower than " +
+                    (*faster == BlockChoice::kTeDefault  ? std::string("TE's default")
+                     : *faster == BlockChoice::kBaseline ? std::string("the baseline")
+                                                         : std::string("serial")) +
+                    " (" + std::to_string(std::llround(won.time_ns)) + " ns): the block keeps its configs";
+      block->tuned = won;
+      if (Status s = AdoptBlock(*faster, summary.results); !s.ok()) {
+        if (!was_done) (void)store.SetSessionStatus(session, "interrupted");
+        return s;
+      }
+    }
     summary.block = *block;
-    summary.trials += 3;  // the block's tuned, TE default and serial runs
   }
   BRAID_RETURN_IF_ERROR(store.SetSessionStatus(session, "done"));
   summary.measured = runner.measured();

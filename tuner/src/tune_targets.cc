@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "braid/planner.h"
+#include "braid/te_ub_cfgs.h"
 #include "braid/tune.h"
 
 namespace braid {
@@ -45,17 +46,31 @@ bool IsColumnPair(const TuneTarget& t) {
   return t.train_ops && !t.train_ops->ops.empty() && t.train_ops->ops.front().column;
 }
 
+// TE's bulk pair has two budgets (the all-gather beside the dgrad GEMM, the
+// reduce-scatter beside the wgrad GEMM), searched independently, small ones
+// included (Megatron-Bridge's presets use 2 and 4), with the GEMMs on all
+// SMs or on what the budgets leave (TE's default: set_sm_margin).
 void AddBulk(std::vector<OverlapConfig>& out, const BackendKnobs& knobs, int gpu_sms) {
+  static constexpr int kBudgets[] = {16, 0, 1, 2, 4, 8, 24, 32};  // TE's default first: ties keep it
   OverlapConfig c;
   c.algorithm = Algorithm::kBulk;
-  for (int sms : {16, 0, 8, 32}) {  // TE's default first: ties keep it
-    if (!knobs.comm_sms && sms != 16) continue;
-    if (gpu_sms > 0 && sms >= gpu_sms) continue;
-    c.comm_sms = sms;
-    for (bool high : {true, false}) {
-      if (!high && !knobs.priorities) continue;
-      c.comm_high_priority = high;
-      out.push_back(c);
+  for (bool margin : {true, false}) {
+    if (!margin && !knobs.comm_sms) break;
+    for (int gather : kBudgets) {
+      for (int scatter : kBudgets) {
+        if (!knobs.comm_sms && (gather != 16 || scatter != 16)) continue;
+        if (gpu_sms > 0 && (gather >= gpu_sms || scatter >= gpu_sms)) continue;
+        if (margin && gather == 0) continue;          // a margin keeps a count of SMs
+        if (scatter == 0 && gather != 0) continue;    // 0: the backend default, only beside a default all-gather
+        c.sm_margin = margin;
+        c.comm_sms = gather;
+        c.wgrad_comm_sms = scatter == gather ? 0 : scatter;
+        for (bool high : {true, false}) {
+          if (!high && !knobs.priorities) continue;
+          c.comm_high_priority = high;
+          out.push_back(c);
+        }
+      }
     }
   }
 }
@@ -86,7 +101,18 @@ Result<Plan> SerialPlanOfTarget(const TuneTarget& t) {
   return BuildSerialLayerPlan(*t.train_ops);
 }
 
-std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms) {
+std::string_view TuneRuntimeName(TuneRuntime r) { return r == TuneRuntime::kTe ? "te" : "braid"; }
+
+Result<TuneRuntime> ParseTuneRuntime(std::string_view name) {
+  if (name == "braid") return TuneRuntime::kBraid;
+  if (name == "te") return TuneRuntime::kTe;
+  return Status::Invalid("unknown runtime '" + OneLine(name) +
+                         "' (braid: every plan Braid runs; te: what TransformerEngine's ub_cfgs expresses)");
+}
+
+std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms,
+                                               TuneRuntime runtime) {
+  if (runtime == TuneRuntime::kTe) return TeSearchSpaceOfTarget(t, knobs, gpu_sms);
   if (!t.train_ops && !t.comm_dtype.has_value()) return BuildSearchSpace(t.w, knobs, gpu_sms);
   std::vector<OverlapConfig> all = BuildSearchSpace(t.w, knobs, gpu_sms);
   if (IsColumnPair(t)) AddBulk(all, knobs, gpu_sms);
@@ -102,10 +128,10 @@ std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const Backen
 
 TeDefault TeDefaultOfTarget(const TuneTarget& t) {
   if (!IsColumnPair(t)) return TeDefaultConfig(t.w);
-  OverlapConfig bulk;
-  bulk.algorithm = Algorithm::kBulk;
-  bulk.comm_sms = 16;
-  return {bulk, ""};
+  // TE's defaults for qkv_dgrad / fc1_dgrad and their wgrads: bulk, 16 SMs
+  // each, the GEMMs on the SMs left (set_sm_margin).
+  const TeKey& key = *FindTeKey("qkv_dgrad");
+  return {TeConfigOf(TeDefaultOptions(key, TeMethod::kBulk, t.w.tp), key, t.w), ""};
 }
 
 }  // namespace braid

@@ -57,6 +57,12 @@ Result<OverlapConfig> ParseConfig(const Json& j) {
   Result<std::optional<DType>> comm = ParseCommDType(comm_dtype);
   if (!comm.ok()) return Status::Invalid("'comm_dtype' is not auto or a dtype name");
   c.comm_dtype = *comm;
+  if (j.contains("sm_margin")) {
+    if (!j["sm_margin"].is_boolean()) return Status::Invalid("'sm_margin' is not true or false");
+    c.sm_margin = j["sm_margin"].get<bool>();
+  }
+  BRAID_ASSIGN_OR_RETURN(auto wgrad_sms, IntField(j, "wgrad_comm_sms", 0));
+  c.wgrad_comm_sms = wgrad_sms;
   BRAID_RETURN_IF_ERROR(c.ValidateKnobs());
   return c;
 }
@@ -77,6 +83,8 @@ Json ConfigJson(const OverlapConfig& c) {
             {"comm_priority", c.comm_high_priority ? "high" : "normal"}};
   // Written only when set, so a config without it reads back the same.
   if (c.comm_dtype.has_value()) j["comm_dtype"] = DTypeName(*c.comm_dtype);
+  if (c.sm_margin) j["sm_margin"] = true;
+  if (c.wgrad_comm_sms > 0) j["wgrad_comm_sms"] = c.wgrad_comm_sms;
   return j;
 }
 

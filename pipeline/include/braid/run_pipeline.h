@@ -39,6 +39,7 @@ struct RunRequest {
   std::string topology = "h100-sxm";  // built-in name or a topology file's path
   std::string backend = "sim";        // the backend that will run it: sim | cpu | cuda
   RunOptions options;
+  std::vector<std::string> notes;  // kept with the record (e.g. what a ub_cfgs file's keys did)
 };
 
 struct PreparedRun {

@@ -24,7 +24,9 @@ namespace braid {
 // and a file whose presets are all fprop is written as version 1, so that
 // older readers keep reading it. Version 3 adds the algorithm `direct`; a
 // file is written as version 3 only when one of its presets is direct.
-inline constexpr int kPresetFormatVersion = 3;
+// Version 4 adds `sm_margin` and `wgrad_comm_sms` (TE's set_sm_margin and a
+// bulk pair's second budget), written only where set.
+inline constexpr int kPresetFormatVersion = 4;
 inline constexpr int kOldestPresetFormatVersion = 1;
 
 // What a preset is for. Two presets with equal keys and the same backend

@@ -89,6 +89,7 @@ struct TeUbCfg {
   // the file does not run what was tuned for this key.
   bool nearest = false;
   bool fp8 = false;  // an FP8 GEMM: fp8_buf is written
+  OverlapConfig preset_config;  // what the preset that answered says
 };
 
 // A whole export as values: what ExportTeYaml writes, for callers that want

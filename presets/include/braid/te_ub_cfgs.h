@@ -120,6 +120,12 @@ struct TeUbCfgsFile {
 // true/false or 0/1), nesting deeper than ub_cfgs has, or anchors/aliases.
 Result<TeUbCfgsFile> ParseTeUbCfgsYaml(std::string_view text, std::string_view origin);
 
+// A ub_cfgs file read through the safe reader (a regular file of at most
+// kMaxUbCfgsBytes: a FIFO or a device is refused before any read) and
+// parsed. In braid_te_yaml.
+inline constexpr int64_t kMaxUbCfgsBytes = int64_t(1) << 20;
+Result<TeUbCfgsFile> LoadTeUbCfgsFile(const std::string& path);
+
 // TE's defaults for `key` at TP size `tp` when `method` is its method
 // (get_default_config; a column dgrad given a non-bulk method becomes a
 // reduce-scatter, as initialize_ub switches it).

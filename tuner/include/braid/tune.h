@@ -56,7 +56,18 @@ struct TuneTarget {
   // it are left out. The baselines (serial, TE's default) keep the GEMM's
   // default, as TransformerEngine runs them.
   std::optional<DType> comm_dtype = std::nullopt;
+  // The user's own config for this GEMM (a pair: its dgrad's, the wgrad's
+  // budget as wgrad_comm_sms), from `tune --baseline FILE.yaml`: measured
+  // beside serial and TE's default, and a candidate the winner may be.
+  std::optional<OverlapConfig> baseline = std::nullopt;
 };
+
+// Which runtime will run the winners: Braid's own plans (every algorithm
+// and knob), or TransformerEngine's userbuffers (only what a ub_cfgs file
+// expresses, so that `presets export-te` writes exactly what was tuned).
+enum class TuneRuntime { kBraid, kTe };
+std::string_view TuneRuntimeName(TuneRuntime r);
+Result<TuneRuntime> ParseTuneRuntime(std::string_view name);
 
 // The targets of a layer. Forward phases: its TP GEMMs (kTpGemm ops),
 // named as the op. A training step: each linear's fprop GEMM
@@ -76,7 +87,25 @@ Result<Plan> SerialPlanOfTarget(const TuneTarget& t);
 // column-parallel backward pair also bulk (comm SMs 16 as TE's default, 0,
 // 8, 32; priority above the GEMMs or equal); only candidates the planner
 // accepts for the pair.
-std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms = 0);
+// With TuneRuntime::kTe, TeSearchSpaceOfTarget instead.
+std::vector<OverlapConfig> SearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms = 0,
+                                               TuneRuntime runtime = TuneRuntime::kBraid);
+
+// What TE can run for a target, per its key's methods (braid/te_ub_cfgs.h):
+//   all-gather GEMMs (qkv/fc1 fprop, proj/fc2 dgrad): ring_exchange on the
+//     copy engine (num_sm 1, or 1..16 with an SM margin) or on SMs (num_sm
+//     1, 2, 4, 8, 16, 24, 32; margin or not);
+//   reduce-scatter GEMMs (proj/fc2 fprop): ring_exchange (direct) as above,
+//     or pipeline with num_splits 2, 3, 4, 6, 8 and num_sm 1..32, margin or not;
+//   a column layer's dgrad + wgrad (qkv, fc1): bulk with the two budgets
+//     searched independently (num_sm 1..32 each, wgrad_comm_sms the wgrad's),
+//     margin or not; or the dgrad as a reduce-scatter (ring_exchange,
+//     pipeline) with its wgrad run without overlap;
+//   a row layer's dgrad + wgrad (proj, fc2): the dgrad's ring_exchange, the
+//     wgrad external;
+// each with the comm above the GEMM or level with it where the backend has
+// priorities. Only candidates the planner accepts.
+std::vector<OverlapConfig> TeSearchSpaceOfTarget(const TuneTarget& t, const BackendKnobs& knobs, int gpu_sms);
 
 // TransformerEngine's default for a target: TeDefaultConfig of its GEMM;
 // a column backward pair: bulk with 16 comm SMs (TE's default for bulk).
@@ -97,6 +126,8 @@ struct TuneResult {
   OverlapConfig te_default;
   std::string te_note;  // why serial stands in for TE's default, if it does
   double te_default_ns = 0;
+  std::optional<OverlapConfig> baseline;  // the user's (TuneTarget::baseline), when given
+  double baseline_ns = 0;
   double overlap_ratio = 0;
   double tail_ns = 0;
   int candidates = 0;
@@ -126,6 +157,11 @@ struct BlockFigures {
     int64_t run = -1;
   };
   Figures tuned, te_default, serial;
+  std::optional<Figures> baseline;  // the user's ub_cfgs (TuneRequest::baseline_block)
+  // Set when the per-GEMM winners together ran slower as a block than TE's
+  // default or the baseline: the block (and the presets) keep that one's
+  // configs, and this says so.
+  std::string note;
 };
 
 struct TuneSummary {
@@ -164,6 +200,10 @@ struct TuneRequest {
   std::function<Result<Guide>(const TuneTarget&)> make_guide;
   // A training step: the whole block, measured at the end (BlockFigures).
   std::optional<LayerWorkload> block;
+  // The block with every GEMM at the user's ub_cfgs (TuneTarget::baseline's
+  // source), measured with it; only with `block`.
+  std::optional<LayerWorkload> baseline_block;
+  TuneRuntime runtime = TuneRuntime::kBraid;
   RunOptions base;           // seed (warmup / iters come from `search`)
   std::string options_json;  // the request's other options; a resumed session must match them
   bool resume = false;
@@ -187,9 +227,12 @@ struct TuneRequest {
 
 // One op's search and baselines on any TrialRunner (no store): what
 // RunTuning does per op, and what the tuner-quality benchmark measures.
-// `baselines` false skips serial and TE's default (then no winner check).
+// `baselines` false skips serial, TE's default and the user's baseline (then
+// no winner check). The winner is never slower than a baseline measured:
+// serial (runtime braid only: TE has no serial), TE's default, the user's.
 [[nodiscard]] Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapConfig>& space,
-                                         TrialRunner& runner, const SearchOptions& options, bool baselines = true);
+                                         TrialRunner& runner, const SearchOptions& options, bool baselines = true,
+                                         TuneRuntime runtime = TuneRuntime::kBraid);
 
 // One preset per result, keyed by the summary's GPU, topology and backend; a
 // backward pair gives two (its dgrad's and its wgrad's, each with its pass,

@@ -31,8 +31,9 @@ namespace braid {
 Status DamagedStore(std::string_view where, std::string_view problem);
 
 // ---- A run's config JSON: {"algorithm", "chunks", "splits", "streams",
-// "comm_sms", "comm_engine", "comm_priority"}. Keys it does not know are
-// ignored (a trial's config adds "target", "stage", "warmup").
+// "comm_sms", "comm_engine", "comm_priority"}, and where set "comm_dtype",
+// "sm_margin" (true) and "wgrad_comm_sms". Keys it does not know are ignored
+// (a trial's config adds "target", "stage", "warmup").
 nlohmann::json ConfigJson(const OverlapConfig& c);
 // Invalid names the field: "'chunks' is not an integer".
 [[nodiscard]] Result<OverlapConfig> ConfigFromJson(const nlohmann::json& j);
