@@ -62,6 +62,7 @@ def te_ub_cfgs(
     gpu: Optional[str] = None,
     dtype: str = "bf16",
     phase: str = "prefill",
+    nearest: bool = False,
 ) -> TeUbCfgs:
     """TransformerEngine ``ub_cfgs`` for one model's transformer block.
 
@@ -79,13 +80,19 @@ def te_ub_cfgs(
     phase: ``"prefill"`` (the four fprop keys) or ``"train"`` (also each
     layer's dgrad and wgrad, each looked up with its pass).
 
+    nearest: each key runs exactly its preset's config, and a preset TE
+    cannot express raises :class:`PresetError` naming it (tune with
+    ``--runtime te``); with ``nearest=True`` TE's nearest setting is given
+    instead and ``result.notes`` says what it lacks.
+
     Pass ``result.ub_cfgs`` to ``initialize_ub(..., ub_cfgs=...)`` and log
     ``result.notes``. Raises :class:`PresetError` for a missing or malformed
     file or a GEMM with no preset, ``ValueError`` for a bad size, dtype, phase
     or TP degree, ``TypeError`` for a wrong type.
     """
     ub_cfgs, notes = _te_ub_cfgs(
-        presets, model=model, seq=seq, batch=batch, topology=topology, tp=tp, gpu=gpu, dtype=dtype, phase=phase
+        presets, model=model, seq=seq, batch=batch, topology=topology, tp=tp, gpu=gpu, dtype=dtype, phase=phase,
+        nearest=nearest,
     )
     return TeUbCfgs(ub_cfgs, notes)
 
@@ -113,6 +120,9 @@ def run(
     iters: int = 5,
     warmup: int = 1,
     db: Optional[Union[str, "os.PathLike[str]"]] = None,
+    sm_margin: bool = False,
+    wgrad_comm_sms: int = 0,
+    ub_cfgs: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> Dict[str, object]:
     """Runs one overlap config on the sim backend and returns its record.
 
@@ -124,7 +134,12 @@ def run(
     ``comm_dtype``: FP8 only, what communication moves (``"auto"``: all-gathers
     FP8, reduce-scatters bf16; ``"bf16"``; or the FP8 ``dtype``, ring only).
     ``db``: a SQLite store to record the run in (its ``"run"`` id is then
-    set). Bad input raises ``ValueError`` with the library's one-line message
+    set). ``sm_margin``: the GEMMs on the SMs their comm leaves (TE's
+    set_sm_margin); ``wgrad_comm_sms``: a bulk pair's reduce-scatter budget.
+    ``ub_cfgs``: a TransformerEngine ub_cfgs YAML (with ``model``): every
+    GEMM of the block as TE runs the file, as ``braid run --ub-cfgs`` does
+    (leave ``algorithm`` at its default); each GEMM's time and config are in
+    ``result["workload"]["ops"]``. Bad input raises ``ValueError`` with the library's one-line message
     (field names, not flags); a failure while running ``RuntimeError``.
     """
     try:
@@ -138,6 +153,7 @@ def run(
         op=op, m=m, n=n, k=k, tp=tp, dtype=dtype, model=model, seq=seq, batch=batch, phase=phase,
         algorithm=algorithm, chunks=chunks, streams=streams, comm_sms=comm_sms, comm_engine=comm_engine,
         comm_priority=comm_priority, comm_dtype=comm_dtype, topology=topology, iters=iters, warmup=warmup,
-        db=None if db is None else os.fspath(db),
+        db=None if db is None else os.fspath(db), sm_margin=sm_margin, wgrad_comm_sms=wgrad_comm_sms,
+        ub_cfgs=None if ub_cfgs is None else os.fspath(ub_cfgs),
     )
     return json.loads(text)

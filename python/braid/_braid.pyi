@@ -74,5 +74,6 @@ def _te_ub_cfgs(
     gpu: Optional[str] = None,
     dtype: str = "bf16",
     phase: str = "prefill",
+    nearest: bool = False,
 ) -> Tuple[Dict[str, Dict[str, Union[int, str]]], List[str]]: ...
 def _lookup_released_gil() -> bool: ...

@@ -24,4 +24,7 @@ def _run(
     iters: int,
     warmup: int,
     db: Optional[str],
+    sm_margin: bool = ...,
+    wgrad_comm_sms: int = ...,
+    ub_cfgs: Optional[str] = ...,
 ) -> str: ...

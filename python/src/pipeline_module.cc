@@ -16,6 +16,7 @@
 #include "braid/run_pipeline.h"
 #include "braid/sim_backend.h"
 #include "braid/store.h"
+#include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
 
 #ifndef BRAID_VERSION
@@ -42,6 +43,9 @@ struct RunArguments {
   long long m, n, k, seq, batch;
   int tp, chunks, streams, comm_sms, iters, warmup;
   std::optional<std::string> model, db;
+  bool sm_margin = false;
+  int wgrad_comm_sms = 0;
+  std::optional<std::string> ub_cfgs;  // a TE ub_cfgs YAML: each GEMM of the block as it says
 };
 
 RunRequest RequestOf(const RunArguments& a) {
@@ -64,7 +68,23 @@ RunRequest RequestOf(const RunArguments& a) {
   }
   r.config.comm_high_priority = a.comm_priority == "high";
   r.config.comm_dtype = Take(ParseCommDType(a.comm_dtype));
+  r.config.sm_margin = a.sm_margin;
+  r.config.wgrad_comm_sms = a.wgrad_comm_sms;
   r.topology = a.topology;
+  if (a.ub_cfgs) {
+    // As `braid run --ub-cfgs`: every GEMM as TE runs the file.
+    if (!r.layer) throw py::value_error("`ub_cfgs` configures a block's GEMMs: it needs `model`");
+    const TeUbCfgsFile file = Take(LoadTeUbCfgsFile(*a.ub_cfgs));
+    const Topology topo = Take(LoadTopology(a.topology));
+    const GpuSpec gpu = Take(LoadGpu(topo.gpu));
+    const TeBlockConfig block = Take(ResolveTeUbCfgs(&file, *r.layer, gpu.sm_count));
+    r.layer = WithTeConfigs(*r.layer, block);
+    r.config = OverlapConfig{};
+    r.notes.push_back("ub_cfgs " + *a.ub_cfgs + ": every GEMM as TransformerEngine runs the file");
+    for (const TeKeyConfig& k : block.keys) {
+      for (const std::string& n : k.notes) r.notes.push_back(std::string(k.key->name) + ": " + n);
+    }
+  }
   r.backend = "sim";
   r.options.iters = a.iters;
   r.options.warmup = a.warmup;
@@ -102,7 +122,8 @@ PYBIND11_MODULE(_pipeline, m) {
       [](std::string op, long long m_, long long n, long long k, int tp, std::string dtype,
          std::optional<std::string> model, long long seq, long long batch, std::string phase, std::string algorithm,
          int chunks, int streams, int comm_sms, std::string comm_engine, std::string comm_priority,
-         std::string comm_dtype, std::string topology, int iters, int warmup, std::optional<std::string> db) {
+         std::string comm_dtype, std::string topology, int iters, int warmup, std::optional<std::string> db,
+         bool sm_margin, int wgrad_comm_sms, std::optional<std::string> ub_cfgs) {
         RunArguments a{std::move(op),
                        std::move(dtype),
                        std::move(algorithm),
@@ -123,11 +144,15 @@ PYBIND11_MODULE(_pipeline, m) {
                        iters,
                        warmup,
                        std::move(model),
-                       std::move(db)};
+                       std::move(db),
+                       sm_margin,
+                       wgrad_comm_sms,
+                       std::move(ub_cfgs)};
         return braid::python::Run(a);
       },
       py::kw_only(), py::arg("op"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("tp"), py::arg("dtype"),
       py::arg("model"), py::arg("seq"), py::arg("batch"), py::arg("phase"), py::arg("algorithm"), py::arg("chunks"),
       py::arg("streams"), py::arg("comm_sms"), py::arg("comm_engine"), py::arg("comm_priority"), py::arg("comm_dtype"),
-      py::arg("topology"), py::arg("iters"), py::arg("warmup"), py::arg("db"));
+      py::arg("topology"), py::arg("iters"), py::arg("warmup"), py::arg("db"), py::arg("sm_margin") = false,
+      py::arg("wgrad_comm_sms") = 0, py::arg("ub_cfgs") = py::none());
 }

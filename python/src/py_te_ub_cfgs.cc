@@ -77,7 +77,7 @@ Phase PhaseArgument(const std::string& name) {
 // and why a key is left out ("qkv_wgrad: omitted: ...").
 py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t seq, int64_t batch,
                    const std::string& topology, std::optional<int64_t> tp, const std::optional<std::string>& gpu,
-                   const std::string& dtype, const std::string& phase) {
+                   const std::string& dtype, const std::string& phase, bool nearest) {
   CheckPositive(seq, "seq");
   CheckPositive(batch, "batch");
   auto parsed_dtype = ParseDType(dtype);
@@ -100,7 +100,9 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
   auto lw = MakeLayerWorkload(*spec, seq, batch, parsed_phase, p, *parsed_dtype, true);
   ThrowIfValueError(lw.status());
 
-  auto cfgs = BuildTeUbCfgs(table, *lw, gpu_name, topo->name, InfoFor(*topo, source_name));
+  TeExportInfo info = InfoFor(*topo, source_name);
+  info.nearest = nearest;
+  auto cfgs = BuildTeUbCfgs(table, *lw, gpu_name, topo->name, info);
   ThrowIfPresetError(cfgs.status());
 
   py::dict ub_cfgs;
@@ -121,7 +123,7 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
 void BindTeUbCfgs(py::module_& m) {
   m.def("_te_ub_cfgs", &TeUbCfgs, py::arg("presets"), py::kw_only(), py::arg("model"), py::arg("seq"), py::arg("batch"),
         py::arg("topology"), py::arg("tp") = py::none(), py::arg("gpu") = py::none(), py::arg("dtype") = "bf16",
-        py::arg("phase") = "prefill", "(ub_cfgs, notes); see braid.te_ub_cfgs.");
+        py::arg("phase") = "prefill", py::arg("nearest") = false, "(ub_cfgs, notes); see braid.te_ub_cfgs.");
 }
 
 }  // namespace braid::python

@@ -57,4 +57,31 @@ std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_nam
   return out;
 }
 
+std::vector<DetailLine> OpSummaryLines(const std::vector<OpNote>& ops) {
+  std::vector<DetailLine> out;
+  out.emplace_back("GEMM (worst rank, p50)", "time · exposed comm · overlap · config");
+  for (const OpNote& op : ops) {
+    if (!op.figures) continue;
+    const OpFigures& f = *op.figures;
+    char overlap[64];
+    std::snprintf(overlap, sizeof overlap, " · overlap %.3f", f.overlap_ratio);
+    std::string value = FormatDuration(f.time_ns);
+    if (f.comm_ns > 0) {
+      value += " · exposed ";
+      value += FormatDuration(f.exposed_comm_ns);
+      value += overlap;
+    }
+    value += " · ";
+    value += op.config.empty() ? op.method : op.config;
+    out.emplace_back(op.name, value);
+  }
+  if (out.size() == 1) out.clear();
+  return out;
+}
+
+std::string OpPartOfName(const std::string& step_name) {
+  const size_t dot = step_name.rfind('.');
+  return dot == std::string::npos ? std::string() : step_name.substr(0, dot);
+}
+
 }  // namespace braid::view

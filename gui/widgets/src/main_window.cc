@@ -257,7 +257,8 @@ void MainWindow::ShowLoadedRun(int64_t run, LoadedRun& loaded) {
                           .arg(100 * s.overlap_ratio, 0, 'f', 1)
                           .arg(Q(FormatDuration(s.exposed_comm_ns)), Q(FormatDuration(s.tail_ns))) +
                       (s.efficiency ? QString(" · efficiency %1").arg(*s.efficiency, 0, 'f', 3) : QString()));
-  details_->Clear();
+  // A layer run opens with its GEMMs' own figures (an event's click replaces them).
+  details_->ShowLines(OpSummaryLines(s.ops));
   pages_->setCurrentWidget(timeline_page_);
   if (empty) statusBar()->showMessage(QString("run %1 has no events").arg(run));
 }

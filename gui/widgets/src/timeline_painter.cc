@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "braid/view/event_details.h"
 #include "braid/view/kind_colors.h"
 #include "braid/view/level_of_detail.h"
 
@@ -93,7 +94,16 @@ void PaintRow(QPainter& p, const Frame& f, const TimelineRow& row, int y, const 
     const bool fold = b.count > 1;
     p.fillRect(r, fold ? FoldColor(b.kind) : KindColor(b.kind));
     if (r.width() < kMinTextPx) continue;
-    const QString text = fold ? QString("×%1").arg(b.count) : QString::fromStdString(f.t.NameOf(row.events[b.first]));
+    // A fold of one op's steps says which op ("fc2.dgrad ×12").
+    QString text;
+    if (fold) {
+      const std::string first = OpPartOfName(f.t.NameOf(row.events[b.first]));
+      const std::string last = OpPartOfName(f.t.NameOf(row.events[b.first + b.count - 1]));
+      text = (!first.empty() && first == last ? QString::fromStdString(first) + " " : QString()) +
+             QString("×%1").arg(b.count);
+    } else {
+      text = QString::fromStdString(f.t.NameOf(row.events[b.first]));
+    }
     p.setPen(Qt::white);
     p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(text, Qt::ElideRight, int(r.width()) - 5));

@@ -22,6 +22,7 @@
 #include "dtype_convert.h"
 #include "fused_step.h"
 #include "process_run.h"
+#include "op_knobs.h"
 #include "rank_runner.h"
 #include "wedge_guard.h"
 
@@ -268,13 +269,16 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   cuda::InProcessGroup group(p, timeout);
   std::atomic<bool> failed{false};
   const int comm_sms = plan.config.comm_sms;
+  // In loopback every rank's GEMMs share the one GPU: their targets are of its SMs too.
+  BRAID_ASSIGN_OR_RETURN(auto targets, cuda::SmCountTargets(plan, props.sm_count));
+  for (std::string& note : cuda::PerOpKnobNotes(plan)) out.notes.push_back(std::move(note));
   std::vector<cuda::RankJob> jobs(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
     cuda::RankJob& j = jobs[size_t(r)];
     j = {&plan,     r,        o.loopback ? 0 : r,
          transport, &layouts, &a,
          &b,        &seams,   &group.Member(r),
-         &options,  &o,       comm_sms > 0 ? props.sm_count - comm_sms : 0,
+         &options,  &o,       targets,
          comm_sms,  &failed,  FusedSmsPerRank(plan, o, props),
          r == 0};
   }
@@ -326,7 +330,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";
   out.settings.emplace_back("loopback", o.loopback ? 1 : 0);
   out.settings.emplace_back("timeout_s", o.timeout_s);
-  if (comm_sms > 0) out.settings.emplace_back("gemm_sm_count_target", props.sm_count - comm_sms);
+  if (!plan.is_layer() && targets[0] > 0) out.settings.emplace_back("gemm_sm_count_target", targets[0]);
   if (fused) {
     out.notes.push_back("fused kernel: " + std::to_string(FusedSmsPerRank(plan, o, props)) +
                         " CTAs per rank, the schedule's tables as proved by tests/cuda/cuda_fused_schedule_test.cc");

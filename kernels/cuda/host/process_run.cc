@@ -17,6 +17,7 @@
 #include "braid/cuda_step_events.h"
 #include "braid/launcher_bootstrap.h"
 #include "braid/run_wire.h"
+#include "op_knobs.h"
 #include "rank_runner.h"
 #include "wedge_guard.h"
 
@@ -173,6 +174,8 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   }
   std::atomic<bool> failed{false};
   const int comm_sms = plan.config.comm_sms;
+  BRAID_ASSIGN_OR_RETURN(auto targets, SmCountTargets(plan, props.sm_count));
+  for (std::string& note : PerOpKnobNotes(plan)) out.notes.push_back(std::move(note));
   RankJob job{&plan,
               rank,
               world.local_rank(),
@@ -186,7 +189,7 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
               &boot,
               &options,
               &o,
-              comm_sms > 0 ? props.sm_count - comm_sms : 0,
+              targets,
               comm_sms,
               &failed,
               props.sm_count,  // fused steps are refused above
@@ -240,7 +243,7 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
   if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";
   out.settings.emplace_back("loopback", 0);
   out.settings.emplace_back("timeout_s", o.timeout_s);
-  if (comm_sms > 0) out.settings.emplace_back("gemm_sm_count_target", props.sm_count - comm_sms);
+  if (!plan.is_layer() && targets[0] > 0) out.settings.emplace_back("gemm_sm_count_target", targets[0]);
   if (world.is_root()) {
     std::string note = std::to_string(p) + " ranks as MPI processes, each on its local GPU; hosts by rank:";
     for (const std::string& h : hosts) note += " " + h;

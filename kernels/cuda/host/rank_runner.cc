@@ -29,7 +29,7 @@ class Runner {
     st_.transport = job.transport;
     st_.dtype = job.plan->workload.OutDType();
     st_.esize = size_t(std::max(DTypeBytes(job.plan->workload.dtype), DTypeBytes(st_.dtype)));
-    st_.sm_count_target = job.sm_count_target;
+    st_.sm_count_targets = job.sm_count_targets;
     st_.tf32 = job.options->tf32;
     st_.layouts = *job.layouts;
     st_.api = {job.seams->cuda.get(), job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot,

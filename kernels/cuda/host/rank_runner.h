@@ -54,7 +54,9 @@ struct RankJob {
   Bootstrap* boot = nullptr;
   const RunOptions* run = nullptr;
   const CudaBackendOptions* options = nullptr;
-  int sm_count_target = 0;
+  // Per op (Plan::op_knobs; one for a single-op plan): its GEMMs' cuBLASLt
+  // SM count target, 0 = every SM (op_knobs.h SmCountTargets).
+  std::vector<int> sm_count_targets;
   int comm_sms = 0;
   std::atomic<bool>* failed = nullptr;  // set by the first rank that fails
   int fused_sms_per_rank = 0;           // fused steps: SMs one rank's kernel may hold

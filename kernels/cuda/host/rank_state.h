@@ -42,6 +42,11 @@ struct FusedStepState {
 };
 
 struct RankState {
+  // The SM count target of op `op`'s GEMMs (0: every SM).
+  int SmCountTargetOf(int op) const {
+    return op >= 0 && size_t(op) < sm_count_targets.size() ? sm_count_targets[size_t(op)] : 0;
+  }
+
   const Plan* plan = nullptr;
   int rank = 0;
   int device = 0;
@@ -52,7 +57,7 @@ struct RankState {
   // Transfer slots (stage, inboxes) are sized and offset in elements of this
   // many bytes: the largest buffer element, so any transfer's type fits.
   size_t esize = 2;
-  int sm_count_target = 0;
+  std::vector<int> sm_count_targets;  // per op: RankJob's
   bool tf32 = false;
   RankSeams api;
 

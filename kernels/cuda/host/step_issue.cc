@@ -106,7 +106,7 @@ Status Gemm(RankState& st, const Step& s, GpuStream stream) {
     m.c = st.Row(s.c.buffer, s.c.piece_row(p < s.c.pieces ? p : 0));
     m.ldc = c.cols;
     m.dtype = st.TypeOf(s.a.buffer);
-    m.sm_count_target = st.sm_count_target;
+    m.sm_count_target = st.SmCountTargetOf(s.op);
     m.tf32 = st.tf32;
     if (IsFp8(m.dtype)) {
       // B stored as Bᵀ (n×k); per-tensor dequantization factors.
@@ -134,7 +134,7 @@ Status Compute(RankState& st, const Step& s, GpuStream stream) {
     m.b = st.scratch[1];
     m.c = st.scratch[2];
     m.dtype = st.dtype;
-    m.sm_count_target = st.sm_count_target;
+    m.sm_count_target = st.SmCountTargetOf(s.op);
     m.tf32 = st.tf32;
     BRAID_RETURN_IF_ERROR(st.api.blas->Matmul(m, stream));
   }

@@ -24,4 +24,15 @@ const OpNote* OpOfEvent(const std::string& event_name, const std::vector<OpNote>
 std::vector<DetailLine> EventDetails(const Event& e, const std::string& lane_name, int64_t origin_ns,
                                      const std::vector<OpNote>& ops = {});
 
+// A layer run's GEMMs, one line each, for the details panel when the run
+// opens: "qkv.fprop" -> "438 µs · exposed 0 ns · overlap 1.000 · ring
+// chunks=1 ..." (the worst rank's p50, from the layer note). Empty when no
+// op has figures (a single op, an imported trace, a store from before
+// per-op figures).
+std::vector<DetailLine> OpSummaryLines(const std::vector<OpNote>& ops);
+
+// The op part of a step's name ("fc2.dgrad" of "fc2.dgrad.gemm"): all but
+// its last dotted part, or "" for a name without a dot.
+std::string OpPartOfName(const std::string& step_name);
+
 }  // namespace braid::view
