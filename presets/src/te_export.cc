@@ -33,18 +33,21 @@ bool Uneven(const std::vector<int>& splits) {
   return std::adjacent_find(splits.begin(), splits.end(), std::not_equal_to<>()) != splits.end();
 }
 
-// TE's ring_exchange: one step per rank, P2P transfers, no SM budget knob.
+// TE's ring_exchange: one step per rank, P2P transfers; num_sm is the SM
+// copy kernel's CTAs (use_ce 0) and what a margin keeps free.
 void SetRingExchange(TeSettings& t, const OverlapConfig& c, int tp) {
   t.method = TeMethod::kRingExchange;
   t.num_splits = tp;
-  t.num_sm = 1;
+  t.num_sm = std::clamp(c.comm_sms > 0 ? c.comm_sms : 1, 1, kTeMaxCommSms);
   t.cga_size = 1;
-  t.set_sm_margin = 0;
+  t.set_sm_margin = c.sm_margin ? 1 : 0;
   t.atomic_gemm = 0;
   t.use_ce = c.comm_engine == CommEngine::kCopyEngine ? 1 : 0;
-  if (c.comm_sms != 0) {
-    t.comments.push_back("not expressible: comm_sms=" + std::to_string(c.comm_sms) +
-                         " (ring_exchange moves blocks peer to peer; num_sm stays 1)");
+  if (c.comm_sms > kTeMaxCommSms) {
+    t.comments.push_back("not expressible: comm_sms=" + std::to_string(c.comm_sms) + " (TE userbuffers use at most " +
+                         std::to_string(kTeMaxCommSms) + " comm SMs)");
+  } else if (c.comm_sms == 0 && c.comm_engine == CommEngine::kSm) {
+    t.comments.push_back("comm_sms=0 (backend default) written as num_sm 1, TE's ring_exchange default");
   }
 }
 
@@ -55,9 +58,9 @@ void SetPipeline(TeSettings& t, const OverlapConfig& c, int num_splits, int defa
   t.num_splits = num_splits;
   t.num_sm = c.comm_sms > 0 ? c.comm_sms : default_comm_sms;
   t.cga_size = 2;
-  t.set_sm_margin = 1;
+  t.set_sm_margin = c.sm_margin ? 1 : 0;
   t.atomic_gemm = 0;
-  t.use_ce = 0;
+  t.use_ce = 1;  // TE's default; its pipeline ignores it
   if (c.comm_sms == 0) {
     t.comments.push_back("comm_sms=0 (backend default) written as num_sm " + std::to_string(default_comm_sms) +
                          ", the default resolved for this topology");
@@ -180,7 +183,8 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
                          " (comm lanes; TE chooses its own comm streams)");
   }
   if (!c.comm_high_priority) {
-    t.comments.push_back("not expressible: comm_priority=normal (TE sets comm_priority / gemm_priority elsewhere)");
+    t.comm_priority = 0;  // level with the GEMM (te_ub_cfgs.h TeOptionsOf)
+    t.gemm_priority = 0;
   }
   return t;
 }

@@ -140,6 +140,9 @@ OverlapConfig TeConfigOf(const TeOptions& o, const TeKey& key, const Workload& w
       c.algorithm = Algorithm::kExternal;
       break;
   }
+  // A budget that changes nothing (a copy-engine all-gather without a
+  // margin holds no SMs) is not recorded, as no Braid config records one.
+  if (!CommSmsTakeEffect(c, w.op)) c.comm_sms = 0;
   (void)key;
   return c;
 }
@@ -200,12 +203,14 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
   if (c.comm_dtype.has_value()) return NotTe(key, c, "TE's buffers move the GEMM's own dtypes (fp8_buf as TE sets it)");
   // A budget that changes nothing (a copy-engine all-gather with no
   // margin holds no SMs) is TE's default count: the same run.
-  OverlapConfig want = c;
-  if (c.comm_sms == 0 && !CommSmsTakeEffect(c, w.op)) want.comm_sms = o.num_sm;
-  if (want.comm_sms < 1 || want.comm_sms > kTeMaxCommSms) {
+  const bool inert = !CommSmsTakeEffect(c, w.op);
+  const int num_sm = inert && c.comm_sms == 0 ? o.num_sm : c.comm_sms;
+  OverlapConfig want = c;  // what TeConfigOf must give back
+  if (inert) want.comm_sms = 0;
+  if (num_sm < 1 || num_sm > kTeMaxCommSms) {
     return NotTe(key, c,
                  "TE's num_sm is a count of 1 to " + std::to_string(kTeMaxCommSms) + " SMs (comm_sms " +
-                     std::to_string(c.comm_sms) + (c.comm_sms == 0 ? ", the backend's default" : "") + ")");
+                     std::to_string(num_sm) + (num_sm == 0 ? ", the backend's default" : "") + ")");
   }
   if (c.wgrad_comm_sms > kTeMaxCommSms) {
     return NotTe(key, c, "the wgrad's num_sm is at most " + std::to_string(kTeMaxCommSms));
@@ -220,7 +225,7 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
   if (method == TeMethod::kBulk && c.comm_engine != CommEngine::kSm) {
     return NotTe(key, c, "TE's bulk collectives run on SMs (use_ce)");
   }
-  o.num_sm = want.comm_sms;
+  o.num_sm = num_sm;
   o.set_sm_margin = c.sm_margin ? 1 : 0;
   if (method == TeMethod::kRingExchange) o.use_ce = c.comm_engine == CommEngine::kCopyEngine ? 1 : 0;
   if (!c.comm_high_priority) {

@@ -37,10 +37,10 @@ int NotExpressible(const TeSettings& t) {
   return n;
 }
 
-void ExpectRingExchange(const TeSettings& t, int use_ce) {
+void ExpectRingExchange(const TeSettings& t, int use_ce, int num_sm = 1) {
   EXPECT_EQ(t.method, TeMethod::kRingExchange);
   EXPECT_EQ(t.num_splits, kTp);
-  EXPECT_EQ(t.num_sm, 1);
+  EXPECT_EQ(t.num_sm, num_sm);
   EXPECT_EQ(t.cga_size, 1);
   EXPECT_EQ(t.set_sm_margin, 0);
   EXPECT_EQ(t.use_ce, use_ce);
@@ -58,16 +58,18 @@ TEST(TeExportMap, RingIsRingExchangeWithOneStepPerRank) {
   ExpectRingExchange(MapToTe(ce, Op::kGemmRs, kTp, kDefaultSms), 1);
 }
 
-TEST(TeExportMap, RingSubChunksAndSmBudgetAreListed) {
+// The SM copy kernel's budget is TE's num_sm (use_ce 0); sub-chunks and a
+// second stream are not expressible.
+TEST(TeExportMap, RingSubChunksAreListedAndItsSmBudgetIsNumSm) {
   OverlapConfig c = Config(Algorithm::kRing, 2);
   c.comm_sms = 16;
   c.comm_lanes = 2;
   const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  ExpectRingExchange(t, 0);
+  ExpectRingExchange(t, 0, 16);
   EXPECT_TRUE(Mentions(t, "chunks=2")) << ::testing::PrintToString(t.comments);
-  EXPECT_TRUE(Mentions(t, "comm_sms=16"));
+  EXPECT_FALSE(Mentions(t, "comm_sms=16"));
   EXPECT_TRUE(Mentions(t, "streams=2"));
-  EXPECT_EQ(NotExpressible(t), 3);
+  EXPECT_EQ(NotExpressible(t), 2);
 }
 
 TEST(TeExportMap, BidirRingIsTheUnidirectionalRingWithAComment) {
@@ -92,17 +94,20 @@ TEST(TeExportMap, DirectReduceScatterIsRingExchangeAndItsAllGatherTheNearest) {
 }
 
 TEST(TeExportMap, ChunkedReduceScatterIsPipeline) {
-  OverlapConfig c = Config(Algorithm::kChunked, 4);
-  c.comm_sms = 16;
-  const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
-  EXPECT_EQ(t.method, TeMethod::kPipeline);
-  EXPECT_EQ(t.num_splits, 4);
-  EXPECT_EQ(t.num_sm, 16);
-  EXPECT_EQ(t.cga_size, 2);
-  EXPECT_EQ(t.set_sm_margin, 1);
-  EXPECT_EQ(t.atomic_gemm, 0);
-  EXPECT_EQ(t.use_ce, 0);
-  EXPECT_THAT(t.comments, IsEmpty());
+  for (bool margin : {false, true}) {
+    OverlapConfig c = Config(Algorithm::kChunked, 4);
+    c.comm_sms = 16;
+    c.sm_margin = margin;
+    const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
+    EXPECT_EQ(t.method, TeMethod::kPipeline);
+    EXPECT_EQ(t.num_splits, 4);
+    EXPECT_EQ(t.num_sm, 16);
+    EXPECT_EQ(t.cga_size, 2);
+    EXPECT_EQ(t.set_sm_margin, margin ? 1 : 0);
+    EXPECT_EQ(t.atomic_gemm, 0);
+    EXPECT_EQ(t.use_ce, 1);  // TE's default: its pipeline ignores it
+    EXPECT_THAT(t.comments, IsEmpty());
+  }
 }
 
 TEST(TeExportMap, ChunkedDefaultSmsResolveAndLostKnobsAreListed) {
@@ -114,14 +119,16 @@ TEST(TeExportMap, ChunkedDefaultSmsResolveAndLostKnobsAreListed) {
   const TeSettings t = MapToTe(c, Op::kGemmRs, kTp, kDefaultSms);
   EXPECT_EQ(t.method, TeMethod::kPipeline);
   EXPECT_EQ(t.num_sm, kDefaultSms);
-  EXPECT_EQ(t.use_ce, 0);
   EXPECT_TRUE(Mentions(t, "comm_sms=0 (backend default) written as num_sm 24"));
   EXPECT_TRUE(Mentions(t, "splits=[2,1,1,1]"));
   EXPECT_TRUE(Mentions(t, "TE splits evenly"));
   EXPECT_TRUE(Mentions(t, "streams=2"));
   EXPECT_TRUE(Mentions(t, "comm_engine=ce"));
-  EXPECT_TRUE(Mentions(t, "comm_priority=normal"));
-  EXPECT_EQ(NotExpressible(t), 4);
+  // Equal priorities are TE's comm_priority == gemm_priority.
+  EXPECT_FALSE(Mentions(t, "comm_priority"));
+  EXPECT_EQ(t.comm_priority, 0);
+  EXPECT_EQ(t.gemm_priority, 0);
+  EXPECT_EQ(NotExpressible(t), 3);
 
   OverlapConfig even = Config(Algorithm::kChunked, 2);
   even.splits = {1, 1};

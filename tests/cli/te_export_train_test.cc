@@ -37,30 +37,34 @@ LayerWorkload Llama70b(Phase phase) {
   return *lw;
 }
 
-// `file` with the preset of layer op `name` set to `a`.
+// `file` with the preset of layer op `name` set to `a` (with TE's knobs for
+// it where TE has the method, as testing_te::TePreset gives them).
 PresetFile With(PresetFile file, const std::string& name, Algorithm a) {
   for (Preset& p : file.presets) {
-    if (p.key.layer == "llama3-70b/" + name) p.config.algorithm = a;
+    if (p.key.layer == "llama3-70b/" + name) {
+      p.config = testing_te::TePreset(p.key.workload, p.key.layer, a, a == Algorithm::kChunked ? 4 : 1).config;
+    }
   }
   return file;
 }
 
-TeExportInfo Info() {
+TeExportInfo Info(bool nearest = false) {
   TeExportInfo info;
   info.braid_version = "9.8.7";
   info.source = "train.toml";
   info.default_comm_sms = 24;
   info.default_comm_sms_origin = "test";
+  info.nearest = nearest;
   return info;
 }
 
-Result<TeUbCfgs> Build(const PresetFile& f, const LayerWorkload& lw) {
-  return BuildTeUbCfgs(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
+Result<TeUbCfgs> Build(const PresetFile& f, const LayerWorkload& lw, bool nearest = false) {
+  return BuildTeUbCfgs(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info(nearest));
 }
 
 // The export's YAML, after checking it against TE's rules.
-std::string AcceptedYaml(const PresetFile& f, const LayerWorkload& lw) {
-  auto yaml = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
+std::string AcceptedYaml(const PresetFile& f, const LayerWorkload& lw, bool nearest = false) {
+  auto yaml = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info(nearest));
   EXPECT_TRUE(yaml.ok()) << yaml.status().message();
   if (!yaml.ok()) return "";
   EXPECT_THAT(TeRuleViolations(ParseUbCfgs(*yaml)), IsEmpty()) << *yaml;
@@ -115,8 +119,11 @@ TEST(TeExportTrain, TwelveKeysInTheBlocksOrderEachFromItsPass) {
 
 TEST(TeExportTrain, ANonBulkColumnDgradDropsItsWgrad) {
   const LayerWorkload lw = Llama70b(Phase::kTrain);
-  PresetFile f = With(LayerPresets(lw, TeLikeMethod), "qkv.dgrad", Algorithm::kRing);
+  // As the tuner leaves them: a reduce-scatter dgrad, its wgrad serial.
+  PresetFile f = With(LayerPresets(lw, TeLikeMethod), "qkv.dgrad", Algorithm::kDirect);
   f = With(f, "fc1.dgrad", Algorithm::kChunked);  // a pipelined reduce-scatter
+  f = With(f, "qkv.wgrad", Algorithm::kSerial);
+  f = With(f, "fc1.wgrad", Algorithm::kSerial);
   auto cfgs = Build(f, lw);
   ASSERT_TRUE(cfgs.ok()) << cfgs.status().message();
   EXPECT_EQ(WrittenKeys(*cfgs).size(), 10u);
@@ -137,31 +144,40 @@ TEST(TeExportTrain, ANonBulkColumnDgradDropsItsWgrad) {
 TEST(TeExportTrain, ASerialRowWgradIsLeftToTesDefault) {
   const LayerWorkload lw = Llama70b(Phase::kTrain);
   // A chunked row dgrad (written as ring_exchange, TE's only all-gather
-  // method) leaves its wgrad serial, as Braid's train planner does.
+  // method) leaves its wgrad serial, as Braid's train planner does: not
+  // what TE runs, so refused unless nearest.
   PresetFile f = With(LayerPresets(lw, TeLikeMethod), "fc2.dgrad", Algorithm::kChunked);
   f = With(f, "fc2.wgrad", Algorithm::kSerial);
-  auto cfgs = Build(f, lw);
+  auto exact = Build(f, lw);
+  ASSERT_FALSE(exact.ok());
+  EXPECT_THAT(exact.status().message(), AllOf(HasSubstr("fc2_dgrad: chunked"), HasSubstr("pipeline method is for "
+                                                                                         "reduce-scatters only")));
+  auto cfgs = Build(f, lw, /*nearest=*/true);
   ASSERT_TRUE(cfgs.ok()) << cfgs.status().message();
+  EXPECT_TRUE(Entry(*cfgs, "fc2_dgrad").nearest);
   EXPECT_EQ(Entry(*cfgs, "fc2_dgrad").te.method, TeMethod::kRingExchange);
   const TeUbCfg& fc2_wgrad = Entry(*cfgs, "fc2_wgrad");
   EXPECT_TRUE(fc2_wgrad.omitted);
   EXPECT_THAT(fc2_wgrad.te.comments,
               ElementsAre(AllOf(HasSubstr("omitted: braid config serial"), HasSubstr("TE takes only external"))));
   EXPECT_FALSE(Entry(*cfgs, "proj_wgrad").omitted);
-  EXPECT_THAT(AcceptedYaml(f, lw), HasSubstr("# fc2_wgrad: (omitted)\n"));
+  EXPECT_THAT(AcceptedYaml(f, lw, /*nearest=*/true), HasSubstr("# fc2_wgrad: (omitted)\n"));
 }
 
 TEST(TeExportTrain, AColumnWgradBesideABulkDgradIsBulk) {
   const LayerWorkload lw = Llama70b(Phase::kTrain);
   PresetFile f = With(LayerPresets(lw, TeLikeMethod), "qkv.wgrad", Algorithm::kRing);
-  auto cfgs = Build(f, lw);
+  auto exact = Build(f, lw);
+  ASSERT_FALSE(exact.ok());
+  EXPECT_THAT(exact.status().message(), HasSubstr("TE overlaps a column layer's dgrad and wgrad together or not at all"));
+  auto cfgs = Build(f, lw, /*nearest=*/true);
   ASSERT_TRUE(cfgs.ok()) << cfgs.status().message();
   const TeUbCfg& qkv_wgrad = Entry(*cfgs, "qkv_wgrad");
   EXPECT_FALSE(qkv_wgrad.omitted);
   EXPECT_EQ(qkv_wgrad.te.method, TeMethod::kBulk);
   EXPECT_THAT(qkv_wgrad.te.comments, Contains(AllOf(HasSubstr("not expressible: ring beside a bulk qkv_dgrad"),
                                                     HasSubstr("written as bulk"))));
-  AcceptedYaml(f, lw);
+  AcceptedYaml(f, lw, /*nearest=*/true);
 }
 
 // A file keys presets by op and pass, not by layer: an ag_gemm wgrad preset
@@ -170,14 +186,15 @@ TEST(TeExportTrain, BulkOrExternalWhereTeTakesNeitherIsWrittenAsSerial) {
   const LayerWorkload lw = Llama70b(Phase::kTrain);
   PresetFile f = With(LayerPresets(lw, TeLikeMethod), "out_proj.wgrad", Algorithm::kBulk);
   f = With(f, "qkv.wgrad", Algorithm::kExternal);
-  auto cfgs = Build(f, lw);
+  ASSERT_FALSE(Build(f, lw).ok());
+  auto cfgs = Build(f, lw, /*nearest=*/true);
   ASSERT_TRUE(cfgs.ok()) << cfgs.status().message();
   EXPECT_TRUE(Entry(*cfgs, "proj_wgrad").omitted);
   EXPECT_THAT(Entry(*cfgs, "proj_wgrad").te.comments, ElementsAre(HasSubstr("braid config bulk")));
   const TeUbCfg& qkv_wgrad = Entry(*cfgs, "qkv_wgrad");
   EXPECT_EQ(qkv_wgrad.te.method, TeMethod::kBulk);
   EXPECT_THAT(qkv_wgrad.te.comments, Contains(HasSubstr("not expressible: external beside a bulk qkv_dgrad")));
-  AcceptedYaml(f, lw);
+  AcceptedYaml(f, lw, /*nearest=*/true);
 }
 
 TEST(TeExportTrain, AGemmWithNoPresetOfItsPassIsNotFoundNamingItsKey) {

@@ -115,16 +115,43 @@ PresetFile FullFile(const LayerWorkload& lw) {
   return f;
 }
 
-TeExportInfo Info() {
+// nearest: TE's nearest setting where a preset is not expressible (FullFile
+// has a fused and a serial GEMM, which TE cannot run as tuned).
+TeExportInfo Info(bool nearest = true) {
   TeExportInfo info;
   info.braid_version = "9.8.7";
   info.source = "tuned.toml";
   info.default_comm_sms = kDefaultSms;
   info.default_comm_sms_origin = "topology h100-sxm nccl_channels";
+  info.nearest = nearest;
   return info;
 }
 
-TEST(TeExportYaml, FourKeysWithSevenFieldsEach) {
+// Exact by default: a preset TE cannot run as tuned is refused, naming its key.
+TEST(TeExportYaml, ExactByDefaultRefusesWhatTeCannotRunNamingTheKey) {
+  const LayerWorkload lw = Llama70b();
+  auto text = ExportTeYaml(PresetTable::FromFile(FullFile(lw)), lw, "h100-sxm", "h100-sxm", Info(false));
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(text.status().message(), AllOf(HasSubstr("fc1_fprop: fused chunks=1"), HasSubstr("not expressible in TE"),
+                                             HasSubstr("`runtime` te"), HasSubstr("`nearest`")));
+  EXPECT_EQ(text.status().message().find('\n'), std::string::npos);
+
+  // TE's own methods and knobs export exactly, with nothing approximated.
+  PresetFile te = FullFile(lw);
+  te.presets[2] = Entry(Gemm(lw, "fc1"), "llama3-70b/fc1", Algorithm::kRing, 1);
+  te.presets[3] = Entry(Gemm(lw, "fc2"), "llama3-70b/fc2", Algorithm::kDirect, 1);
+  auto exact = BuildTeUbCfgs(PresetTable::FromFile(te), lw, "h100-sxm", "h100-sxm", Info(false));
+  ASSERT_TRUE(exact.ok()) << exact.status().message();
+  for (const TeUbCfg& c : exact->layers) {
+    EXPECT_FALSE(c.nearest) << c.key;
+    EXPECT_THAT(c.te.comments, IsEmpty()) << c.key;
+  }
+  const std::string yaml = TeUbCfgsYaml(*exact);
+  EXPECT_THAT(yaml, AllOf(HasSubstr("every key runs exactly the preset's config"), Not(HasSubstr("not expressible"))));
+}
+
+TEST(TeExportYaml, FourKeysWithEightFieldsEach) {
   const LayerWorkload lw = Llama70b();
   const PresetTable table = PresetTable::FromFile(FullFile(lw));
   auto text = ExportTeYaml(table, lw, "h100-sxm", "h100-sxm", Info());
@@ -135,10 +162,10 @@ TEST(TeExportYaml, FourKeysWithSevenFieldsEach) {
   for (const std::string& key : y.keys) {
     std::vector<std::string> names;
     for (const auto& [name, value] : y.fields.at(key)) names.push_back(name);
-    EXPECT_THAT(names,
-                ElementsAre("atomic_gemm", "cga_size", "method", "num_sm", "num_splits", "set_sm_margin", "use_ce"))
+    EXPECT_THAT(names, ElementsAre("aggregate", "atomic_gemm", "cga_size", "method", "num_sm", "num_splits",
+                                   "set_sm_margin", "use_ce"))
         << key;
-    for (const char* flag : {"atomic_gemm", "set_sm_margin", "use_ce"}) {
+    for (const char* flag : {"aggregate", "atomic_gemm", "set_sm_margin", "use_ce"}) {
       const std::string v = y.fields.at(key).at(flag);
       EXPECT_TRUE(v == "0" || v == "1") << key << "." << flag << " = " << v;
     }
@@ -148,14 +175,15 @@ TEST(TeExportYaml, FourKeysWithSevenFieldsEach) {
   EXPECT_EQ(y.fields.at("qkv_fprop").at("num_splits"), "8");
   EXPECT_EQ(y.fields.at("proj_fprop").at("method"), "pipeline");
   EXPECT_EQ(y.fields.at("proj_fprop").at("num_splits"), "4");
-  EXPECT_EQ(y.fields.at("proj_fprop").at("num_sm"), "24");
+  EXPECT_EQ(y.fields.at("proj_fprop").at("num_sm"), "16");
+  EXPECT_EQ(y.fields.at("proj_fprop").at("set_sm_margin"), "1");
   EXPECT_EQ(y.fields.at("fc1_fprop").at("method"), "ring_exchange");
   EXPECT_EQ(y.fields.at("fc1_fprop").at("atomic_gemm"), "0");  // bf16: TE takes atomic GEMM for FP8 only
   EXPECT_EQ(y.fields.at("fc2_fprop").at("method"), "pipeline");
   EXPECT_EQ(y.fields.at("fc2_fprop").at("num_splits"), "1");
   // Comments stand above the key they are about.
   EXPECT_THAT(y.comments.at("qkv_fprop"), HasSubstr("exact match"));
-  EXPECT_THAT(y.comments.at("proj_fprop"), HasSubstr("comm_sms=0 (backend default)"));
+  EXPECT_THAT(y.comments.at("proj_fprop"), Not(HasSubstr("not expressible")));
   EXPECT_THAT(y.comments.at("fc1_fprop"), HasSubstr("nearest accepted method, ring_exchange"));
   EXPECT_THAT(y.comments.at("fc2_fprop"), HasSubstr("serial: no overlap; nearest TE setting"));
   EXPECT_THAT(y.comments.at("qkv_fprop"), Not(HasSubstr("nearest match")));
@@ -171,14 +199,14 @@ TEST(TeExportYaml, HeaderNamesVersionWorkloadSourceAndBackend) {
                               HasSubstr("batch 1"), HasSubstr("tp 8"), HasSubstr("topology h100-sxm"),
                               HasSubstr("source presets: tuned.toml"),
                               HasSubstr("configs measured on the sim backend (simulated)"),
-                              HasSubstr("resolves to 24 (topology h100-sxm nccl_channels)")));
+                              HasSubstr("as 24: topology h100-sxm nccl_channels")));
 }
 
 TEST(TeExportYaml, UnexpressibleKnobsAreListedAboveTheirKey) {
   const LayerWorkload lw = Llama70b();
   PresetFile f = FullFile(lw);
   f.presets[1].config.splits = {2, 1, 1, 1};  // out_proj: uneven chunked
-  f.presets[1].config.comm_high_priority = false;
+  f.presets[1].config.comm_lanes = 2;
   f.presets[0].config.algorithm = Algorithm::kBidirRing;  // qkv
   f.presets[0].config.chunks = 2;
   auto text = ExportTeYaml(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", Info());
@@ -186,7 +214,7 @@ TEST(TeExportYaml, UnexpressibleKnobsAreListedAboveTheirKey) {
   const Yaml y = ParseYaml(*text);
   EXPECT_THAT(y.errors, IsEmpty());
   EXPECT_THAT(y.comments.at("proj_fprop"), AllOf(HasSubstr("not expressible: splits=[2,1,1,1]"),
-                                                 HasSubstr("not expressible: comm_priority=normal")));
+                                                 HasSubstr("not expressible: streams=2")));
   EXPECT_THAT(y.comments.at("qkv_fprop"),
               AllOf(HasSubstr("bidirectional ring not expressible"), HasSubstr("not expressible: chunks=2")));
   EXPECT_THAT(y.comments.at("fc2_fprop"), Not(HasSubstr("splits=")));

@@ -19,6 +19,24 @@ inline Preset TePreset(const Workload& w, const std::string& layer, Algorithm a,
   p.key.layer = layer;
   p.config.algorithm = a;
   p.config.chunks = chunks;
+  // TE's own knobs for the methods TE has (te_ub_cfgs.h TeDefaultOptions),
+  // so that an export of them is exact: ring_exchange on the copy engine
+  // (num_sm 1, which a copy-engine all-gather does not use), pipeline and
+  // bulk on 16 SMs with the GEMM on the rest.
+  switch (a) {
+    case Algorithm::kRing:
+    case Algorithm::kDirect:
+      p.config.comm_engine = CommEngine::kCopyEngine;
+      p.config.comm_sms = w.op == Op::kAgGemm ? 0 : 1;
+      break;
+    case Algorithm::kChunked:
+    case Algorithm::kBulk:
+      p.config.comm_sms = 16;
+      p.config.sm_margin = true;
+      break;
+    default:
+      break;
+  }
   p.time_ns = 100000;
   p.speedup_vs_serial = 1.25;
   p.speedup_vs_te_default = 1.05;

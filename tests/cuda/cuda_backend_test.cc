@@ -127,15 +127,55 @@ TEST(CudaBackend, BadTimeoutIsInvalid) {
   EXPECT_THAT(out.status().message(), HasSubstr("`timeout_s`"));
 }
 
-TEST(CudaBackend, CommSmBudgetReachesCublasLtAndNccl) {
+// NCCL's CTAs follow comm_sms; cuBLASLt's SM count target follows it only
+// with sm_margin (TE's set_sm_margin), as the sim models it.
+TEST(CudaBackend, CommSmBudgetReachesNcclAndWithAMarginCublasLt) {
+  for (bool margin : {false, true}) {
+    cuda::FakeGpuStats stats;
+    OverlapConfig cfg = testing::OverlapConfigOf(Algorithm::kChunked, 2, 1);
+    cfg.comm_sms = 20;
+    cfg.sm_margin = margin;
+    const Plan plan = testing::MustBuildPlan({Op::kGemmRs, 32, 16, 32, DType::kBf16, 2}, cfg);
+    auto out = RunOnFake(plan, CudaVerifyOnce(), {}, {}, &stats);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    ASSERT_FALSE(stats.sm_count_targets.empty());
+    for (int t : stats.sm_count_targets) EXPECT_EQ(t, margin ? 132 - 20 : 0) << margin;
+    ASSERT_EQ(stats.comm_max_ctas.size(), 2u);
+    EXPECT_EQ(stats.comm_max_ctas[0], 20);
+  }
+}
+
+// In a block each op's GEMMs take their own margin; what one communicator
+// cannot give per op is said.
+TEST(CudaBackend, EachOpsGemmsTakeTheirOwnMargin) {
+  LayerWorkload lw = *MakeLayerWorkload(testing::CudaTinyModel(), 16, 1, Phase::kPrefill, 2, DType::kBf16);
+  for (LayerOp& op : lw.ops) {
+    if (op.kind != LayerOpKind::kTpGemm) continue;
+    OverlapConfig c = testing::OverlapConfigOf(Algorithm::kChunked, 2, 1);
+    c.comm_sms = op.gemm.op == Op::kAgGemm ? 8 : 24;
+    c.sm_margin = op.gemm.op == Op::kGemmRs;
+    op.config = c;
+  }
+  auto plan = BuildLayerPlan(lw, OverlapConfig{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
   cuda::FakeGpuStats stats;
-  const Plan plan = CudaPlan(Op::kGemmRs, 32, 16, 32, 2, Algorithm::kChunked, 2, 1, DType::kBf16, CommEngine::kSm, 20);
-  auto out = RunOnFake(plan, CudaVerifyOnce(), {}, {}, &stats);
+  auto out = RunOnFake(*plan, CudaVerifyOnce(), {}, {}, &stats);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  ASSERT_FALSE(stats.sm_count_targets.empty());
-  for (int t : stats.sm_count_targets) EXPECT_EQ(t, 132 - 20);
-  ASSERT_EQ(stats.comm_max_ctas.size(), 2u);
-  EXPECT_EQ(stats.comm_max_ctas[0], 20);
+  const std::multiset<int> targets(stats.sm_count_targets.begin(), stats.sm_count_targets.end());
+  EXPECT_GT(targets.count(132 - 24), 0u);  // the reduce-scatter GEMMs, with their margin
+  EXPECT_GT(targets.count(0), 0u);         // the all-gather GEMMs and attention, without
+  EXPECT_EQ(targets.size(), targets.count(0) + targets.count(132 - 24));
+  EXPECT_THAT(::testing::PrintToString(out->notes), HasSubstr("per-op comm SMs not honoured"));
+}
+
+TEST(CudaBackend, AMarginWithoutACountIsRefusedNamingTheOp) {
+  OverlapConfig cfg = testing::OverlapConfigOf(Algorithm::kChunked, 2, 1);
+  cfg.sm_margin = true;
+  const Plan plan = testing::MustBuildPlan({Op::kGemmRs, 32, 16, 32, DType::kBf16, 2}, cfg);
+  auto out = RunOnFake(plan, CudaVerifyOnce());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("`sm_margin` on the cuda backend needs `comm_sms`"));
 }
 
 TEST(CudaBackend, CommLanesGetTheHigherStreamPriority) {

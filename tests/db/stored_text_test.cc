@@ -1,5 +1,6 @@
 // The store's codec (braid/stored_text.h): what writers encode, readers
 // decode to the same values, and damaged text gets one message form.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "braid/stored_text.h"
@@ -25,6 +26,49 @@ TEST(StoredText, ConfigRoundTripsThroughItsText) {
   ASSERT_TRUE(back->config);
   EXPECT_EQ(back->config->Describe(), c.Describe());
   EXPECT_EQ(back->json, ConfigJson(c));
+}
+
+// TE's knobs travel too, written only where set (a config without them
+// reads back the same as before they existed).
+TEST(StoredText, MarginAndTheBulkPairsSecondBudgetRoundTrip) {
+  OverlapConfig bulk;
+  bulk.algorithm = Algorithm::kBulk;
+  bulk.comm_sms = 4;
+  bulk.wgrad_comm_sms = 24;
+  bulk.sm_margin = true;
+  Result<StoredConfig> back = DecodeConfigText(ConfigJson(bulk).dump(), false, "run 1");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back->config, bulk);
+  EXPECT_EQ(ConfigJson(Ring()).count("sm_margin"), 0u);
+  EXPECT_EQ(ConfigJson(Ring()).count("wgrad_comm_sms"), 0u);
+  Result<StoredConfig> bad = DecodeConfigText(R"({"algorithm":"ring","wgrad_comm_sms":8})", false, "run 3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("applies to bulk only"));
+  EXPECT_FALSE(DecodeConfigText(R"({"algorithm":"chunked","chunks":2,"sm_margin":"yes"})", false, "run 3").ok());
+}
+
+// A layer note keeps each op's config (as JSON) and figures; an older
+// store's Describe() text still reads.
+TEST(StoredText, LayerOpsCarryTheirConfigAndFigures) {
+  OverlapConfig c;
+  c.algorithm = Algorithm::kChunked;
+  c.chunks = 4;
+  c.comm_sms = 16;
+  c.sm_margin = true;
+  const nlohmann::json notes = {
+      {"layer",
+       {{"ops",
+         {{{"name", "fc2"}, {"config", ConfigJson(c)}, {"time_ns", 5.0}, {"comm_ns", 3.0}, {"exposed_comm_ns", 1.0},
+           {"overlap_ratio", 0.5}},
+          {{"name", "fc1"}, {"config", "ring chunks=1 streams=1"}}}}}}};
+  const std::vector<LayerOpNote> ops = LayerOpsOf(notes);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].config, c.Describe());
+  ASSERT_TRUE(ops[0].figures.has_value());
+  EXPECT_EQ(ops[0].figures->time_ns, 5.0);
+  EXPECT_EQ(ops[0].figures->exposed_comm_ns, 1.0);
+  EXPECT_EQ(ops[1].config, "ring chunks=1 streams=1");
+  EXPECT_FALSE(ops[1].figures.has_value());
 }
 
 TEST(StoredText, DamagedConfigTextNamesTheRowAndTheProblem) {

@@ -102,7 +102,13 @@ TEST(PresetPass, BadPassesAndMethodsTeRefusesAreOneLineNamingTheField) {
   refused(Text(2, "op = \"ag_gemm\"\nalgorithm = \"bulk\"\npass = \"dgrad\"\n"), "this preset is dgrad ag_gemm");
   refused(Text(2, "op = \"ag_gemm\"\nalgorithm = \"external\"\npass = \"dgrad\"\n"),
           "external is for a row-parallel wgrad (pass wgrad)");
-  refused(Text(4, "op = \"gemm_rs\"\nalgorithm = \"ring\"\n"), "version 4 is not supported");
+  refused(Text(5, "op = \"gemm_rs\"\nalgorithm = \"ring\"\n"), "version 5 is not supported");
+  refused(Text(3, "op = \"gemm_rs\"\nalgorithm = \"ring\"\nsm_margin = true\n"),
+          "preset[0].sm_margin needs version = 4");
+  refused(Text(3, "op = \"gemm_rs\"\nalgorithm = \"bulk\"\npass = \"dgrad\"\nwgrad_comm_sms = 8\n"),
+          "preset[0].wgrad_comm_sms needs version = 4");
+  refused(Text(4, "op = \"gemm_rs\"\nalgorithm = \"ring\"\nwgrad_comm_sms = 8\n"),
+          "`wgrad_comm_sms` is the SM budget of a bulk pair's reduce-scatter: it applies to bulk only");
   refused(Text(2, "op = \"gemm_rs\"\nalgorithm = \"direct\"\n"), "direct needs version = 3");
   auto ok = ParsePresetFile(Text(2, "op = \"ag_gemm\"\nalgorithm = \"external\"\npass = \"wgrad\"\n"), "p.toml");
   EXPECT_TRUE(ok.ok()) << ok.status().message();

@@ -165,7 +165,9 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
 // `lw` with every GEMM op's config set from `block` (LayerOp::config).
 LayerWorkload WithTeConfigs(const LayerWorkload& lw, const TeBlockConfig& block);
 
-// The Braid config that runs `options` for `key` on `w` (the key's GEMM).
+// The Braid config that runs `options` for `key` on `w` (the key's GEMM);
+// a num_sm that can change nothing there (CommSmsTakeEffect: a copy-engine
+// all-gather without margin) is left out, as comm_sms 0.
 OverlapConfig TeConfigOf(const TeOptions& options, const TeKey& key, const Workload& w);
 
 // The inverse: the TE options that run exactly `config` for `key`, or
