@@ -6,8 +6,7 @@ bool CommSmsTakeEffect(const OverlapConfig& c, Op op) {
   switch (c.algorithm) {
     case Algorithm::kFused:
       return true;
-    case Algorithm::kSerial:
-      return false;
+    case Algorithm::kSerial:  // its collectives run alone, as fast as their SMs move them
     case Algorithm::kChunked:
     case Algorithm::kRing:
     case Algorithm::kBidirRing:

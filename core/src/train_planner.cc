@@ -72,8 +72,11 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
       c.algorithm = Derived(op, cfg.algorithm);
     }
     if (!own && c.algorithm != cfg.algorithm) {
+      // The run's knobs that only its own algorithm takes.
       c.chunks = 1;
       c.splits.clear();
+      c.wgrad_comm_sms = 0;
+      if (c.algorithm == Algorithm::kSerial) c.sm_margin = false;
     }
     const std::string who = op.name + ": ";
     const std::string name(AlgorithmName(c.algorithm));

@@ -58,10 +58,9 @@ Status CheckCommSmsTakeEffect(const RunRequest& r, const Plan& plan) {
   for (Op op : ops) {
     if (CommSmsTakeEffect(plan.config, op)) return Status::Ok();
   }
-  const std::string why = plan.config.algorithm == Algorithm::kSerial
-                              ? "serial runs each collective beside no GEMM"
-                              : "on the copy engine an ag_gemm's comm only moves data and holds no SMs";
-  return Status::Invalid("`comm_sms` has no effect on the sim backend here: " + why + " (drop `comm_sms`)");
+  return Status::Invalid(
+      "`comm_sms` has no effect on the sim backend here: on the copy engine an ag_gemm's comm only moves data and "
+      "holds no SMs (drop `comm_sms`, or keep them free with `sm_margin`)");
 }
 
 Result<Plan> SerialPlanOf(const PreparedRun& run) {

@@ -108,7 +108,7 @@ Result<int> IntOf(const YAML::Node& v, bool flag, const std::string& what) {
 }
 
 Status ReadOption(const std::string& name, const YAML::Node& v, const std::string& where, TeGivenOptions& o) {
-  const std::string what = where + ": " + name;
+  const std::string what = where + ": " + OneLine(name);  // a name from the file: one line, as every message
   if (name == "method") {
     if (!v.IsScalar()) return Status::Invalid(what + " is not a method name");
     Result<TeMethod> m = ParseTeMethod(v.Scalar());

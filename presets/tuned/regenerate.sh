@@ -15,8 +15,10 @@
 #   presets/tuned/regenerate.sh [path/to/braid]
 #
 # Each topology gets one file (h100-sxm.toml, h200-sxm.toml, b200-sxm.toml,
-# a100-sxm.toml)
-# that a runtime loads whole. Trials go to a scratch store that is deleted
+# a100-sxm.toml) that a runtime loads whole, tuned for Braid's own runtime
+# (--runtime braid: every plan), and one in te/ tuned for TransformerEngine
+# (--runtime te: only what ub_cfgs expresses), which `braid presets export-te`
+# writes exactly. Trials go to a scratch store that is deleted
 # afterwards.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,13 +26,20 @@ braid="${1:-$here/../../build/release/cli/braid}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
+runtime=braid
+dir="$here"
 tune() {  # topology tp model seq phase [dtype]
   "$braid" tune --backend sim --model "$3" --seq "$4" --batch 1 --tp "$2" --topology "$1" --phase "$5" \
-    --dtype "${6:-bf16}" --db "$scratch/trials.db" --out "$here/$1.toml.new" --no-progress >/dev/null
+    --dtype "${6:-bf16}" --runtime "$runtime" --db "$scratch/trials.db" --out "$dir/$1.toml.new" \
+    --no-progress >/dev/null
 }
 
+mkdir -p "$here/te"
+for runtime in braid te; do
+dir="$here"
+if [ "$runtime" = te ]; then dir="$here/te"; fi
 for topo in h100-sxm h200-sxm b200-sxm a100-sxm; do
-  rm -f "$here/$topo.toml.new"
+  rm -f "$dir/$topo.toml.new"
   case "$topo" in
     h100-sxm) forward_tps="2 4 8" ;;
     a100-sxm) forward_tps="4 8" ;;
@@ -60,6 +69,7 @@ for topo in h100-sxm h200-sxm b200-sxm a100-sxm; do
       done
     done
   fi
-  mv "$here/$topo.toml.new" "$here/$topo.toml"
-  echo "$here/$topo.toml: $(grep -c '^\[\[preset\]\]' "$here/$topo.toml") presets"
+  mv "$dir/$topo.toml.new" "$dir/$topo.toml"
+  echo "$dir/$topo.toml: $(grep -c '^\[\[preset\]\]' "$dir/$topo.toml") presets"
+done
 done

@@ -20,7 +20,8 @@ class LookupResult:
         """Distance in (ln M, ln N, ln K) to the entry used; 0.0 when exact."""
     @property
     def config(self) -> Dict[str, Union[str, int, List[int]]]:
-        """algorithm, chunks, splits, streams, comm_sms, comm_engine, comm_priority (comm_dtype where set)."""
+        """algorithm, chunks, splits, streams, comm_sms, comm_engine, comm_priority (comm_dtype, sm_margin and
+        wgrad_comm_sms where set)."""
     @property
     def time_ns(self) -> float:
         """The entry's measured time (simulated when backend is "sim")."""

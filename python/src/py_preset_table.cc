@@ -115,6 +115,8 @@ py::dict ConfigDict(const OverlapConfig& c) {
   d["comm_priority"] = c.comm_high_priority ? "high" : "normal";
   // As `presets lookup --json` (ConfigJson): only where the entry sets it.
   if (c.comm_dtype.has_value()) d["comm_dtype"] = std::string(DTypeName(*c.comm_dtype));
+  if (c.sm_margin) d["sm_margin"] = true;  // format version 4, where set
+  if (c.wgrad_comm_sms > 0) d["wgrad_comm_sms"] = c.wgrad_comm_sms;
   return d;
 }
 

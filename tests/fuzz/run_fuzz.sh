@@ -8,12 +8,13 @@
 # Targets: kineto_fuzz (bytes = a Kineto trace file, JSON or gzip),
 # nsys_fuzz (bytes = an Nsight Systems SQLite export), topology_fuzz
 # (bytes = a topology TOML file), presets_fuzz (bytes = a preset file),
-# run_record_fuzz (bytes = a stored run's config and notes JSON) and
-# measured_fuzz (bytes = a board's measurement CSV for calibrate --fit).
+# run_record_fuzz (bytes = a stored run's config and notes JSON),
+# measured_fuzz (bytes = a board's measurement CSV for calibrate --fit) and
+# ub_cfgs_fuzz (bytes = a TransformerEngine ub_cfgs YAML, read with yaml-cpp).
 # Exits non-zero when a target finds a crash, a sanitizer report, a timeout or a broken invariant;
 # the input is left in WORK_DIR/artifacts. Needs clang++ (14+), python3 and
-# the -dev packages of simdjson, libdeflate, zlib and sqlite3 (and ISA-L's,
-# libisal-dev, for the inflating reader).
+# the -dev packages of simdjson, libdeflate, zlib, sqlite3 and yaml-cpp (and
+# ISA-L's, libisal-dev, for the inflating reader).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +25,7 @@ shared=${BRAID_SHARED_DIR:-$root/../shared}
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)  # absolute: the script changes directory below
-mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record" "$work/corpus/measured"
+mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record" "$work/corpus/measured" "$work/corpus/ub_cfgs"
 cd "$work"
 
 # The git revision header CMake writes when building (cmake/BraidGitRevision.cmake).
@@ -59,6 +60,10 @@ sources=(
   "$root/core/src/workload.cc"
   "$root/core/src/layer_workload.cc"
   "$root/core/src/overlap_config.cc"
+  "$root/core/src/comm_sms_effect.cc"
+  "$root/presets/src/te_options.cc"
+  "$root/presets/src/te_block.cc"
+  "$root/presets/src/te_yaml.cc"
   "$root/core/src/row_split.cc"
   "$root/presets/src/preset_file.cc"
   "$root/presets/src/preset_writer.cc"
@@ -85,7 +90,7 @@ sources=(
   "$root/kernels/sim/src/measured_csv.cc"
   "$root/kernels/sim/src/sim_measured.cc"
 )
-targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz)
+targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz ub_cfgs_fuzz)
 
 echo "== building with $cxx"
 objects=()
@@ -101,7 +106,7 @@ wait
 for target in "${targets[@]}"; do
   # shellcheck disable=SC2086
   "$cxx" $cxxflags -fsanitize=fuzzer -I"$root/tests/fuzz" "$root/tests/fuzz/$target.cc" "${objects[@]}" \
-    -lsimdjson -ldeflate -lz -lsqlite3 $isal_lib -o "$target"
+    -lsimdjson -ldeflate -lz -lsqlite3 -lyaml-cpp $isal_lib -o "$target"
 done
 
 echo "== seeds"
@@ -116,6 +121,11 @@ printf '%s\n%s' '{"algorithm":"ring","chunks":2,"splits":[],"streams":1,"comm_sm
   '{"compute_dtype":"bf16","notes":["a"],"verify":{"ok":true,"max_rel_error":0.0,"worst_rank":0},"lower_bound":{"compute_alone_ns":1,"comm_alone_ns":2,"lower_bound_ns":2},"layer":{"describe":"x","ops":[]},"hta":[{"rank":0,"overlap_pct":1}]}' \
   > seeds/run_record/measured
 printf '%s\n%s' '{}' '{"hta":[{"rank":1,"overlap_pct":2.5,"idle_pct":1,"compute_pct":3}],"link_emulation":{"gbps":1,"latency_us":2}}' > seeds/run_record/imported
+
+mkdir -p seeds/ub_cfgs
+cp "$root"/bench/megatron_bridge/*.yaml seeds/ub_cfgs/
+printf 'qkv_fprop: {method: ring_exchange, use_ce: 0, num_sm: 4}\nqkv_dgrad: {method: pipeline, num_splits: 2}\n' \
+  > seeds/ub_cfgs/flow
 
 mkdir -p seeds/measured
 cp "$shared"/calibration/h100-measured/*.csv seeds/measured/ 2>/dev/null || true

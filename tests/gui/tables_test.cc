@@ -118,6 +118,39 @@ TEST(ViewRunSummary, ABackwardRunNamesEachStepsPassAndMethod) {
   EXPECT_EQ(OpOfEvent("attention", ops), nullptr);
 }
 
+// A layer run opens with each GEMM's own figures and config, from the
+// layer note its run stored (braid/op_figures.h).
+TEST(ViewRunSummary, ALayerRunListsEachGemmsTimeExposedCommAndConfig) {
+  const Result<LayerWorkload> lw = MakeLayerWorkload(testing_core::TinyModel(), 256, 1, Phase::kTrain, 2, DType::kBf16);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  OverlapConfig bulk;
+  bulk.algorithm = Algorithm::kBulk;
+  bulk.comm_sms = 4;
+  bulk.wgrad_comm_sms = 24;
+  const Result<Plan> plan = BuildLayerPlan(*lw, bulk);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::vector<OpFigures> figures(lw->ops.size());
+  for (size_t i = 0; i < figures.size(); ++i) figures[i] = {1000.0 * double(i + 1), 500, 200, 50, 0.75};
+  StoredRun run;
+  run.meta.backend = "sim";
+  run.meta.config_json = R"({"algorithm":"bulk"})";
+  run.meta.notes_json = nlohmann::json({{"layer", LayerJson(*lw, &*plan, &figures)}}).dump();
+  const Result<RunSummary> s = SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const std::vector<DetailLine> lines = OpSummaryLines(s->ops);
+  ASSERT_EQ(lines.size(), lw->ops.size() + 1);  // a header, then every op
+  std::map<std::string, std::string> by_op(lines.begin(), lines.end());
+  EXPECT_EQ(by_op.at("qkv.fprop"), "1.00 µs · exposed 50 ns · overlap 0.750 · serial chunks=1 streams=1 comm_sms=4");
+  EXPECT_NE(by_op.at("fc1.wgrad").find("bulk chunks=1 streams=1 comm_sms=24"), std::string::npos) << by_op.at("fc1.wgrad");
+  // A run from before per-op figures lists nothing.
+  run.meta.notes_json = nlohmann::json({{"layer", LayerJson(*lw, &*plan)}}).dump();
+  const Result<RunSummary> old = SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(OpSummaryLines(old->ops).empty());
+  EXPECT_EQ(OpPartOfName("fc2.dgrad.gemm"), "fc2.dgrad");
+  EXPECT_EQ(OpPartOfName("attention"), "");
+}
+
 TEST(ViewRunSummary, ImportedRunsSayWhatTheyAre) {
   StoredRun run;
   run.meta.source = "imported";

@@ -12,6 +12,10 @@ BRAID_EXE = os.environ.get("BRAID_EXE", "")
 SHIPPED_PRESETS = [
     os.path.join(SOURCE_DIR, "presets", "tuned", name) for name in ("h100-sxm.toml", "a100-sxm.toml", "h200-sxm.toml", "b200-sxm.toml")
 ]
+# Tuned for TransformerEngine (`tune --runtime te`): they export exactly.
+SHIPPED_TE_PRESETS = [
+    os.path.join(SOURCE_DIR, "presets", "tuned", "te", name) for name in ("h100-sxm.toml", "a100-sxm.toml", "h200-sxm.toml", "b200-sxm.toml")
+]
 EXAMPLE_PRESETS = os.path.join(SOURCE_DIR, "presets", "examples", "example.toml")
 
 # Sanitizer runtimes preloaded into an uninstrumented interpreter must not

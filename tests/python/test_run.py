@@ -40,6 +40,28 @@ class Run(unittest.TestCase):
         self.assertEqual(record["workload"]["model"], "llama3-8b")
         self.assertGreater(record["metrics"]["makespan_ns"]["p50"], 0)
 
+    def test_a_ub_cfgs_file_runs_every_gemm_as_braid_run_does(self):
+        with tempfile.TemporaryDirectory() as d:
+            yaml_path = os.path.join(d, "ub.yaml")
+            with open(yaml_path, "w") as f:
+                f.write("qkv_dgrad: {method: bulk, num_sm: 4, set_sm_margin: 0}\n"
+                        "qkv_wgrad: {method: bulk, num_sm: 24, set_sm_margin: 0}\n"
+                        "proj_fprop: {method: pipeline, num_sm: 24, num_splits: 4, set_sm_margin: 1}\n")
+            args = dict(model="llama3-8b", seq=1024, tp=4, phase="train", iters=1, warmup=0)
+            record = braid.run(**args, ub_cfgs=yaml_path)
+            _, out, _ = run_braid("run", "--model", "llama3-8b", "--seq", "1024", "--tp", "4", "--phase", "train",
+                                  "--iters", "1", "--warmup", "0", "--ub-cfgs", yaml_path, "--no-db", "--json")
+            cli = json.loads(out)
+            self.assertEqual(record["metrics"], cli["metrics"])
+            ops = {op["name"]: op for op in record["workload"]["ops"]}
+            self.assertEqual(ops["qkv.wgrad"]["config"]["comm_sms"], 24)
+            self.assertEqual(ops["out_proj.fprop"]["config"]["sm_margin"], True)
+            self.assertGreater(ops["qkv.dgrad"]["time_ns"], 0)
+            with open(yaml_path, "w") as f:
+                f.write("proj_fprop: {atomic_gemm: 1}\n")
+            with self.assertRaisesRegex(ValueError, "proj_fprop: atomic_gemm 1"):
+                braid.run(**args, ub_cfgs=yaml_path)
+
     def test_bad_input_is_value_error_in_field_words_and_writes_nothing(self):
         with tempfile.TemporaryDirectory() as d:
             db = os.path.join(d, "runs.db")

@@ -11,7 +11,7 @@ import unittest
 import yaml
 
 import braid
-from braid_test_env import SHIPPED_PRESETS, braid as run_braid
+from braid_test_env import SHIPPED_TE_PRESETS as SHIPPED_PRESETS, braid as run_braid
 
 MODELS = ["llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b", "qwen2-72b"]
 
@@ -22,9 +22,10 @@ def shipped_tps(path):
     return es[0]["topology"], sorted({e["tp"] for e in es})
 
 
-def export_te(path, model, seq, batch, topology, tp, phase="prefill", dtype="bf16"):
+def export_te(path, model, seq, batch, topology, tp, phase="prefill", dtype="bf16", nearest=False):
     _, out, _ = run_braid("presets", "export-te", path, "--model", model, "--seq", str(seq), "--batch", str(batch),
-                          "--topology", topology, "--tp", str(tp), "--phase", phase, "--dtype", dtype)
+                          "--topology", topology, "--tp", str(tp), "--phase", phase, "--dtype", dtype,
+                          *(["--nearest"] if nearest else []))
     return out
 
 
@@ -56,7 +57,7 @@ def check_notes(test, text, notes):
         for c in comments:
             # Knobs TE cannot express, approximations, nearest matches and left-out keys are notes.
             if c.startswith(("not expressible", "nearest match", "serial:", "fused:", "comm_sms=0", "gemm_ar",
-                             "omitted:")):
+                             "omitted:")) and not c.startswith("nearest settings for"):
                 test.assertIn(f"{key}: {c}", notes)
     for n in notes:
         key, _, c = n.partition(": ")
@@ -121,8 +122,19 @@ TE_LIKE = {"qkv.fprop": "ring", "out_proj.fprop": "chunked", "fc1.fprop": "ring"
            "out_proj.dgrad": "ring", "out_proj.wgrad": "external", "qkv.dgrad": "bulk", "qkv.wgrad": "bulk"}
 
 
+# TE's own knobs per method (te_ub_cfgs.h), so that an export of them is exact.
+TE_KNOBS = {
+    ("ring", "ag_gemm"): 'comm_sms = 0\ncomm_engine = "ce"',
+    ("ring", "gemm_rs"): 'comm_sms = 1\ncomm_engine = "ce"',
+    "chunked": 'comm_sms = 16\ncomm_engine = "sm"\nsm_margin = true',
+    "bulk": 'comm_sms = 16\ncomm_engine = "sm"\nsm_margin = true',
+    "external": 'comm_sms = 0\ncomm_engine = "sm"',
+    "serial": 'comm_sms = 0\ncomm_engine = "sm"',
+}
+
+
 def write_train_presets(directory, methods):
-    """A version 2 preset file with one exact preset per train GEMM, `methods[op]` each."""
+    """A version 4 preset file with one exact preset per train GEMM, `methods[op]` each."""
     entries = []
     for name, op, m, n, k in TRAIN_GEMMS:
         entries.append(f"""[[preset]]
@@ -139,8 +151,7 @@ k = {k}
 algorithm = "{methods[name]}"
 chunks = {4 if methods[name] == "chunked" else 1}
 streams = 1
-comm_sms = 0
-comm_engine = "sm"
+{TE_KNOBS.get((methods[name], op), TE_KNOBS.get(methods[name], 'comm_sms = 0'))}
 comm_priority = "high"
 time_ns = 100000.0
 speedup_vs_serial = 1.25
@@ -154,7 +165,7 @@ date = "2026-11-21T12:00:00Z"
 """)
     path = os.path.join(directory, "train.toml")
     with open(path, "w") as f:
-        f.write('format = "braid-presets"\nversion = 2\n\n' + "\n".join(entries))
+        f.write('format = "braid-presets"\nversion = 4\n\n' + "\n".join(entries))
     return path
 
 
@@ -163,9 +174,10 @@ class TrainPhase(unittest.TestCase):
         self.dir = tempfile.TemporaryDirectory()
         self.addCleanup(self.dir.cleanup)
 
-    def both(self, path):
-        text = export_te(path, "llama3-70b", 4096, 1, "h100-sxm", 8, phase="train")
-        got = braid.te_ub_cfgs(path, model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm", phase="train")
+    def both(self, path, nearest=False):
+        text = export_te(path, "llama3-70b", 4096, 1, "h100-sxm", 8, phase="train", nearest=nearest)
+        got = braid.te_ub_cfgs(path, model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm", phase="train",
+                               nearest=nearest)
         self.assertEqual(got.ub_cfgs, yaml.safe_load(text))
         check_notes(self, text, got.notes)
         return got
@@ -180,7 +192,11 @@ class TrainPhase(unittest.TestCase):
 
     def test_a_key_te_refuses_is_left_out_with_a_note(self):
         methods = dict(TE_LIKE, **{"qkv.dgrad": "ring", "fc2.wgrad": "serial"})
-        got = self.both(write_train_presets(self.dir.name, methods))
+        path = write_train_presets(self.dir.name, methods)
+        # Not what TE runs: refused exactly, written as the nearest with notes.
+        with self.assertRaisesRegex(braid.PresetError, "qkv_dgrad: ring .* not expressible in TE"):
+            braid.te_ub_cfgs(path, model="llama3-70b", seq=4096, batch=1, tp=8, topology="h100-sxm", phase="train")
+        got = self.both(path, nearest=True)
         self.assertEqual(list(got.ub_cfgs), [k for k in TRAIN_KEYS if k not in ("qkv_wgrad", "fc2_wgrad")])
         self.assertIn("qkv_wgrad: omitted: qkv_dgrad is ring_exchange, not bulk: TE refuses a qkv_wgrad entry then "
                       "and runs this wgrad GEMM without overlap", got.notes)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "braid/planner.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_guide.h"
+#include "braid/te_ub_cfgs.h"
 #include "braid/tune.h"
 
 namespace braid {
@@ -76,6 +78,54 @@ TEST(TrainTune, PairsAreSearchedOverWhatTransformerEngineAllowsThem) {
       EXPECT_EQ(te.config.comm_sms, 16);
     } else if (x.train_ops) {
       EXPECT_EQ(te.config.algorithm, Algorithm::kRing) << te.note;  // TE: proj/fc2 dgrad ring_exchange
+    }
+  }
+}
+
+// A bulk pair's two budgets (TE's <layer>_dgrad.num_sm for the all-gather,
+// <layer>_wgrad.num_sm for the reduce-scatter) are searched independently,
+// small ones included, in both runtimes; runtime te searches only what TE
+// expresses, every candidate exported exactly.
+TEST(TrainTune, BulkBudgetsAreSearchedIndependentlyAndTeCandidatesAreExpressible) {
+  Result<std::vector<TuneTarget>> t = TargetsOfLayer(TrainStep(4, 1024));
+  ASSERT_TRUE(t.ok());
+  const BackendKnobs knobs = *KnobsOfBackend("sim");
+  for (TuneRuntime runtime : {TuneRuntime::kBraid, TuneRuntime::kTe}) {
+    for (const TuneTarget& x : *t) {
+      const std::vector<OverlapConfig> space = SearchSpaceOfTarget(x, knobs, 132, runtime);
+      ASSERT_FALSE(space.empty()) << x.name;
+      std::set<std::pair<int, int>> budgets;
+      for (const OverlapConfig& c : space) {
+        EXPECT_TRUE(PlanOfTarget(x, c).ok()) << x.name << " " << c.Describe();
+        if (c.algorithm != Algorithm::kBulk) continue;
+        budgets.insert({c.comm_sms, c.wgrad_comm_sms > 0 ? c.wgrad_comm_sms : c.comm_sms});
+      }
+      if (x.train_ops && x.train_ops->ops[0].column) {
+        for (auto [gather, scatter] : {std::pair{2, 4}, {4, 24}, {1, 32}, {16, 16}, {24, 2}}) {
+          EXPECT_EQ(budgets.count({gather, scatter}), 1u) << x.name << " " << gather << "/" << scatter;
+        }
+      } else {
+        EXPECT_TRUE(budgets.empty()) << x.name;
+      }
+      if (runtime != TuneRuntime::kTe) continue;
+      // Every TE candidate exports exactly: its dgrad's options and, for a
+      // pair, the wgrad's its plan derives.
+      for (const OverlapConfig& c : space) {
+        const LayerOp& op = x.train_ops ? x.train_ops->ops[0] : LayerOp{};
+        const TeKey* key = x.train_ops ? TeKeyOfOp(op.name) : TeKeyOfOp(x.name);
+        ASSERT_NE(key, nullptr) << x.name;
+        EXPECT_TRUE(TeOptionsOf(c, *key, x.w, 4).ok()) << x.name << " " << c.Describe();
+        if (!x.train_ops) continue;
+        Result<std::vector<OverlapConfig>> both = TrainOpConfigs(*x.train_ops, c);
+        ASSERT_TRUE(both.ok()) << both.status().message();
+        const LayerOp& wgrad = x.train_ops->ops[1];
+        if (wgrad.column && c.algorithm != Algorithm::kBulk) {
+          EXPECT_EQ((*both)[1].algorithm, Algorithm::kSerial);  // TE runs it without overlap
+        } else {
+          EXPECT_TRUE(TeOptionsOf((*both)[1], *TeKeyOfOp(wgrad.name), wgrad.gemm, 4).ok())
+              << wgrad.name << " " << (*both)[1].Describe();
+        }
+      }
     }
   }
 }

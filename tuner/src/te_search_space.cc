@@ -49,7 +49,7 @@ void AddRingExchange(Space& s, Algorithm a) {
   OverlapConfig c;
   c.algorithm = a;
   c.comm_engine = CommEngine::kCopyEngine;  // TE's default, use_ce 1
-  c.comm_sms = 1;
+  c.comm_sms = a == Algorithm::kRing ? 0 : 1;  // num_sm 1 holds nothing in a copy-engine all-gather
   s.Add(c);
   if (s.knobs.comm_sms) {
     c.sm_margin = true;
