@@ -9,7 +9,7 @@ dict that TransformerEngine's ``initialize_ub`` takes::
     r = table.lookup(op="gemm_rs", m=8192, n=8192, k=28672, tp=8)
     print(r.match, r.config)
 
-    cfgs = braid.te_ub_cfgs("presets/tuned/h100-sxm.toml", model="llama3-70b",
+    cfgs = braid.te_ub_cfgs("presets/tuned/te/h100-sxm.toml", model="llama3-70b",
                             seq=8192, batch=1, tp=8, topology="h100-sxm")
     te.initialize_ub(shape, tp_size, ub_cfgs=cfgs.ub_cfgs)
 

@@ -138,7 +138,7 @@ TEST(CliTrust, ExportOneIterationAndGzip) {
 }
 
 TEST(CliTrust, ExportTeWritesOnlyRegularFilesOrStdout) {
-  const std::string example = std::string(BRAID_SOURCE_DIR) + "/presets/tuned/h100-sxm.toml";
+  const std::string example = std::string(BRAID_SOURCE_DIR) + "/presets/tuned/te/h100-sxm.toml";
   const std::string args = "presets export-te " + example +
                            " --model llama3-70b --seq 4096 --batch 1 --topology "
                            "h100-sxm --tp 8";
@@ -186,9 +186,6 @@ TEST(CliTrust, RunRefusesCommSmsWhereTheSimReadsNone) {
     std::string args, says;
   };
   for (const Case& c : {
-           Case{ag + "--algo serial --comm-sms 16", "serial runs each collective beside no GEMM"},
-           Case{"run --db " + (s / "runs.db") + " --model llama3-8b --seq 1024 --tp 2 --algo serial --comm-sms 8",
-                "serial runs each collective beside no GEMM"},
            Case{ag + "--algo ring --comm-engine ce --comm-sms 16", "an ag_gemm's comm only moves data"},
            Case{ag + "--algo chunked --chunks 2 --comm-engine ce --comm-sms 8", "an ag_gemm's comm only moves data"},
        }) {

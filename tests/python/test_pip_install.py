@@ -47,7 +47,7 @@ class PipInstall(unittest.TestCase):
                                   src], capture_output=True, text=True, env=env, timeout=1500)
             self.assertEqual(pip.returncode, 0, pip.stdout[-3000:] + pip.stderr[-3000:])
             run = subprocess.run([os.path.join(venv, "bin", "python"), "-c", CHECK,
-                                  os.path.join(SOURCE_DIR, "presets", "tuned", "h100-sxm.toml")],
+                                  os.path.join(SOURCE_DIR, "presets", "tuned", "te", "h100-sxm.toml")],
                                  capture_output=True, text=True, env=env, cwd=tmp, timeout=120)
             self.assertEqual(run.returncode, 0, run.stderr)
             import json

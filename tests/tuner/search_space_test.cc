@@ -74,20 +74,26 @@ TEST(SearchSpace, GpuOnlyKnobsAreNotVariedOnTheCpuBackend) {
   EXPECT_LT(space.size(), 40u);
 }
 
-TEST(CommSmsEffect, EveryAlgorithmButSerialAndCopyEngineAllGathers) {
+// A comm kernel moves data no faster than its SMs copy: comm_sms changes
+// every comm kernel on SMs, serial's whole collectives included; only a
+// copy-engine all-gather (no SM, no reduce) ignores it, unless a margin
+// keeps those SMs from the GEMM.
+TEST(CommSmsEffect, EveryAlgorithmButCopyEngineAllGathers) {
   OverlapConfig c;
   for (braid::Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
-    c.algorithm = Algorithm::kSerial;
-    EXPECT_FALSE(CommSmsTakeEffect(c, op)) << "serial overlaps nothing";
     c.algorithm = Algorithm::kFused;
     EXPECT_TRUE(CommSmsTakeEffect(c, op)) << "the fused kernel splits its SMs by it";
-    for (Algorithm a : {Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kIso}) {
+    for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing,
+                        Algorithm::kIso}) {
       c.algorithm = a;
       c.comm_engine = CommEngine::kSm;
       EXPECT_TRUE(CommSmsTakeEffect(c, op)) << c.Describe();
       c.comm_engine = CommEngine::kCopyEngine;
       // On the copy engine an all-gather only moves data; reduces still run on SMs.
       EXPECT_EQ(CommSmsTakeEffect(c, op), op != Op::kAgGemm) << c.Describe() << " " << OpName(op);
+      c.sm_margin = a != Algorithm::kSerial;
+      EXPECT_EQ(CommSmsTakeEffect(c, op), op != Op::kAgGemm || c.sm_margin) << c.Describe() << " " << OpName(op);
+      c.sm_margin = false;
     }
     c.comm_engine = CommEngine::kSm;
   }

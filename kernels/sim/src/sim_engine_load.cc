@@ -30,6 +30,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     const OpKnobs k = plan.op_knobs(i);
     ResolvedKnobs& o = op_knobs_[size_t(i)];
     o.comm_sms = CommSms(topo_, k.comm_sms);
+    o.pace_sms = k.comm_sms > 0 ? k.comm_sms : (gpu_.sm_copy_gbs > 0 ? o.comm_sms : 0);
     // What a running comm kernel takes from a concurrent GEMM.
     o.comm_lost = CommSmsLost(o.comm_sms, contention_, gpu_.sm_count);
     o.ce = k.comm_engine == CommEngine::kCopyEngine;
@@ -185,7 +186,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
           }
           if (s.bytes != last_bytes || s.op != last_send_op) {
             last_ct = knobs.ce ? P2pTime(*last_link, s.bytes)
-                               : SmDrivenP2pTime(gpu_, *last_link, s.bytes, knobs.comm_sms);
+                               : SmDrivenP2pTime(gpu_, *last_link, s.bytes, knobs.pace_sms);
             last_bytes = s.bytes;
             last_send_op = s.op;
             last_send_demand = last_ct.transfer_ns > 0 ? double(s.bytes) / last_ct.transfer_ns *
@@ -257,7 +258,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     // On the copy engine an all-gather holds no SMs and is not paced by
     // them; every other collective runs on its op's comm SMs.
     const bool ce_gather = knobs.ce && s.collective == CollectiveKind::kAllGather;
-    const CommTime ct = CollectiveTimeOnSms(gpu_, topo_, s.collective, s.bytes, tp_, ce_gather ? 0 : comm_sms);
+    const CommTime ct = CollectiveTimeOnSms(gpu_, topo_, s.collective, s.bytes, tp_, ce_gather ? 0 : knobs.pace_sms);
     coll_time_.push_back(ct);
     coll_fused_.push_back({});
     // Each rank reads and writes its share of the ring traffic.

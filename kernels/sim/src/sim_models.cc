@@ -256,7 +256,7 @@ double SmCommGbs(const GpuSpec& gpu, int sms) {
 
 CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms) {
   CommTime t = P2pTime(link, bytes);
-  t.transfer_ns = std::max(t.transfer_ns, double(bytes) / SmCommGbs(gpu, sms));
+  if (sms > 0) t.transfer_ns = std::max(t.transfer_ns, double(bytes) / SmCommGbs(gpu, sms));
   return t;
 }
 

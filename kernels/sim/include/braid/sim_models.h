@@ -120,7 +120,7 @@ CommTime P2pTime(const Link& link, int64_t bytes);
 double SmCommGbs(const GpuSpec& gpu, int sms);
 
 // The same message moved by a comm kernel on `sms` SMs: no faster than
-// SmCommGbs.
+// SmCommGbs (sms <= 0: not paced by SMs, P2pTime).
 CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms);
 
 // nccl-tests convention: `bytes` is the larger side (all_gather output,
