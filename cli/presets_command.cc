@@ -11,9 +11,9 @@
 #include "braid/presets.h"
 #include "braid/run_record.h"
 #include "braid/safe_write.h"
-#include "braid/size_parse.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_block.h"
+#include "braid/size_parse.h"
 #include "braid/status_context.h"
 #include "braid/te_export.h"
 #include "braid/te_ub_cfgs.h"
@@ -21,7 +21,6 @@
 #include "cli_exit.h"
 #include "run_report.h"
 #include "workload_flags.h"
-
 
 namespace braid::cli {
 

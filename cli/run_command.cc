@@ -11,11 +11,11 @@
 
 #include "backend_choice.h"
 #include "braid/cpu_process_backend.h"
+#include "braid/gpu_files.h"
 #include "braid/launcher.h"
 #include "braid/layer_workload.h"
 #include "braid/planner.h"
 #include "braid/run_pipeline.h"
-#include "braid/gpu_files.h"
 #include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
 #if defined(BRAID_HAVE_MPI)
@@ -132,7 +132,8 @@ Status ApplyUbCfgs(const RunArgs& a, RunRequest& r) {
   BRAID_ASSIGN_OR_RETURN(auto gpu, LoadGpu(topo.gpu));
   BRAID_ASSIGN_OR_RETURN(auto block, ResolveTeUbCfgs(&file, *r.layer, gpu.sm_count));
   r.layer = WithTeConfigs(*r.layer, block);
-  r.notes.push_back("ub_cfgs " + a.ub_cfgs + ": every GEMM as TransformerEngine runs the file (keys left out: TE's "
+  r.notes.push_back("ub_cfgs " + a.ub_cfgs +
+                    ": every GEMM as TransformerEngine runs the file (keys left out: TE's "
                     "defaults)");
   for (const TeKeyConfig& k : block.keys) {
     for (const std::string& n : k.notes) r.notes.push_back(std::string(k.key->name) + ": " + n);
@@ -279,9 +280,9 @@ uint64_t ArgumentsHash(const RunArgs& a) {
       a.comm_priority + '\x1f' + a.comm_dtype + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' +
       std::to_string(a.warmup) + '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
       std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
-      '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0)) +
-      '\x1f' + std::to_string(a.sm_margin) + '\x1f' + std::to_string(a.wgrad_comm_sms) + '\x1f' + a.ub_cfgs +
-      '\x1f' + std::to_string(a.cuda.tf32) + '\x1f' + std::to_string(a.cuda.loopback);
+      '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0)) + '\x1f' +
+      std::to_string(a.sm_margin) + '\x1f' + std::to_string(a.wgrad_comm_sms) + '\x1f' + a.ub_cfgs + '\x1f' +
+      std::to_string(a.cuda.tf32) + '\x1f' + std::to_string(a.cuda.loopback);
   return HashOfArguments(key);
 }
 

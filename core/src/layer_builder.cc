@@ -156,8 +156,10 @@ void LayerBuilder::SetBulkPair(int dgrad, const OverlapConfig& d, const OverlapC
   // The dgrad's reduce-scatter runs beside the wgrad GEMM and the wgrad's
   // all-gather beside the dgrad GEMM: each on the other's budget; each
   // GEMM's margin is its own config's budget, the comm's beside it.
-  dop.knobs = {.comm_sms = w.comm_sms, .comm_engine = w.comm_engine, .sm_margin = d.sm_margin, .margin_sms = d.comm_sms};
-  wop.knobs = {.comm_sms = d.comm_sms, .comm_engine = d.comm_engine, .sm_margin = w.sm_margin, .margin_sms = w.comm_sms};
+  dop.knobs = {
+      .comm_sms = w.comm_sms, .comm_engine = w.comm_engine, .sm_margin = d.sm_margin, .margin_sms = d.comm_sms};
+  wop.knobs = {
+      .comm_sms = d.comm_sms, .comm_engine = d.comm_engine, .sm_margin = w.sm_margin, .margin_sms = w.comm_sms};
 }
 
 Emitted LayerBuilder::EmitExternal(const LayerOp& op, const Emitted& dgrad, const OverlapConfig& cfg) {

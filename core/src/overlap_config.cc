@@ -103,7 +103,8 @@ Status OverlapConfig::ValidateKnobs() const {
   if (comm_sms < 0) return Status::Invalid("`comm_sms` must not be negative");
   if (wgrad_comm_sms < 0) return Status::Invalid("`wgrad_comm_sms` must not be negative");
   if (wgrad_comm_sms > 0 && algorithm != Algorithm::kBulk) {
-    return Status::Invalid("`wgrad_comm_sms` is the SM budget of a bulk pair's reduce-scatter: it applies to bulk only");
+    return Status::Invalid(
+        "`wgrad_comm_sms` is the SM budget of a bulk pair's reduce-scatter: it applies to bulk only");
   }
   if (sm_margin && (algorithm == Algorithm::kSerial || algorithm == Algorithm::kFused)) {
     return Status::Invalid("`sm_margin` keeps SMs free for a comm kernel beside the GEMM: " +

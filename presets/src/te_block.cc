@@ -25,37 +25,45 @@ Status CheckKey(const TeKey& key, const TeOptions& o, const TeGivenOptions* g, T
   const std::string method(TeMethodName(o.method));
   const bool gathers = !o.is_reduce_scatter;
   if (o.method == TeMethod::kPipeline && gathers) {
-    return Status::Invalid(k + ": method pipeline is not supported for an all-gather (TE: \"`pipeline` overlap method "
-                               "is not supported for AllGather\")");
+    return Status::Invalid(k +
+                           ": method pipeline is not supported for an all-gather (TE: \"`pipeline` overlap method "
+                           "is not supported for AllGather\")");
   }
   if (o.method == TeMethod::kBulk && !(key.column && key.pass != Pass::kFprop)) {
-    return Status::Invalid(k + ": method bulk is TE's overlap of a column layer's dgrad and wgrad (qkv_dgrad, "
-                               "qkv_wgrad, fc1_dgrad, fc1_wgrad) only");
+    return Status::Invalid(k +
+                           ": method bulk is TE's overlap of a column layer's dgrad and wgrad (qkv_dgrad, "
+                           "qkv_wgrad, fc1_dgrad, fc1_wgrad) only");
   }
   const bool row_wgrad = !key.column && key.pass == Pass::kWgrad;
   if (row_wgrad && o.method != TeMethod::kExternal) {
-    return Status::Invalid(k + ": method " + method + ": TE takes only external for a row layer's wgrad (\"`external` "
-                               "overlap method is specified, but the selected method is " + method + "\")");
+    return Status::Invalid(k + ": method " + method +
+                           ": TE takes only external for a row layer's wgrad (\"`external` "
+                           "overlap method is specified, but the selected method is " +
+                           method + "\")");
   }
   if (!row_wgrad && o.method == TeMethod::kExternal) {
-    return Status::Invalid(k + ": method external is for proj_wgrad and fc2_wgrad only (fed by their dgrad's "
-                               "ring_exchange)");
+    return Status::Invalid(k +
+                           ": method external is for proj_wgrad and fc2_wgrad only (fed by their dgrad's "
+                           "ring_exchange)");
   }
   if (row_wgrad && dgrad_method != TeMethod::kRingExchange) {
-    return Status::Invalid(k + ": external needs its dgrad on ring_exchange (TE: \"the external gemm ... is not "
-                               "using `ring_exchange` overlap method\")");
+    return Status::Invalid(k +
+                           ": external needs its dgrad on ring_exchange (TE: \"the external gemm ... is not "
+                           "using `ring_exchange` overlap method\")");
   }
   if (key.column && key.pass == Pass::kWgrad && o.method != TeMethod::kBulk) {
-    return Status::Invalid(k + ": method " + method + ": TE overlaps a column layer's wgrad only in bulk beside its "
-                               "dgrad");
+    return Status::Invalid(k + ": method " + method +
+                           ": TE overlaps a column layer's wgrad only in bulk beside its "
+                           "dgrad");
   }
   if (g && g->is_reduce_scatter && *g->is_reduce_scatter != TeDefaultOptions(key, o.method, tp).is_reduce_scatter) {
     return Status::Invalid(k + ": is_reduce_scatter " + Flag(*g->is_reduce_scatter) + " contradicts the key: " + k +
                            (o.is_reduce_scatter ? " reduce-scatters" : " all-gathers") + " with method " + method);
   }
   if (o.atomic_gemm) {
-    return Status::Invalid(k + ": atomic_gemm 1: TE's atomic GEMM overlap needs cuBLAS's atomic-sync matmul "
-                               "attributes, which CUDA 13 / cuBLAS 13 removed (TE builds it only for CUDA < 13)");
+    return Status::Invalid(k +
+                           ": atomic_gemm 1: TE's atomic GEMM overlap needs cuBLAS's atomic-sync matmul "
+                           "attributes, which CUDA 13 / cuBLAS 13 removed (TE builds it only for CUDA < 13)");
   }
   if (o.num_sm < 1 || o.num_sm > kTeMaxCommSms || o.num_sm >= gpu_sms) {
     return Status::Invalid(k + ": num_sm " + std::to_string(o.num_sm) + " is outside 1.." +
@@ -97,8 +105,8 @@ Status CheckKey(const TeKey& key, const TeOptions& o, const TeGivenOptions* g, T
 }
 
 // What the sim's figure does not follow, said once per key where set.
-std::vector<std::string> NotesOf(const TeKey& key, const TeOptions& o, const TeOptions& def,
-                                 const TeGivenOptions* g, int tp, bool fp8) {
+std::vector<std::string> NotesOf(const TeKey& key, const TeOptions& o, const TeOptions& def, const TeGivenOptions* g,
+                                 int tp, bool fp8) {
   std::vector<std::string> n;
   if (o.cga_size != def.cga_size) {
     n.push_back("cga_size " + std::to_string(o.cga_size) + ": kept; the sim's figure does not change with it");
@@ -112,8 +120,10 @@ std::vector<std::string> NotesOf(const TeKey& key, const TeOptions& o, const TeO
         "only)");
   }
   if (o.method == TeMethod::kRingExchange && g && g->num_splits && *g->num_splits != tp) {
-    n.push_back("num_splits " + std::to_string(*g->num_splits) + ": ignored, as TE's ring_exchange takes one step per "
-                "rank (" + std::to_string(tp) + ")");
+    n.push_back("num_splits " + std::to_string(*g->num_splits) +
+                ": ignored, as TE's ring_exchange takes one step per "
+                "rank (" +
+                std::to_string(tp) + ")");
   }
   if ((o.method == TeMethod::kPipeline || o.method == TeMethod::kBulk) && g && g->use_ce && *g->use_ce == 0) {
     n.push_back("use_ce 0: ignored, as TE's " + std::string(TeMethodName(o.method)) + " runs its comm on SMs anyway");
@@ -172,7 +182,8 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
   if (!lw.sequence_parallel) {
     return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
   }
-  if (lw.phase == Phase::kDecode) return Status::Invalid("TE's userbuffer overlap serves prefill and training, not decode");
+  if (lw.phase == Phase::kDecode)
+    return Status::Invalid("TE's userbuffer overlap serves prefill and training, not decode");
   const bool fp8 = IsFp8(lw.dtype);
   const bool train = lw.phase == Phase::kTrain;
   TeBlockConfig out;
@@ -200,8 +211,9 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
     const TeOptions options = Resolve(key, method, g, lw.tp);
     BRAID_RETURN_IF_ERROR(CheckKey(key, options, g, dgrad_method, lw.tp, op, gpu_sms, fp8));
     if (op == nullptr) {
-      if (g) out.notes.push_back(std::string(key.name) + ": checked, not run (" + std::string(PhaseName(lw.phase)) +
-                                 " has no " + std::string(PassName(key.pass)) + " GEMM)");
+      if (g)
+        out.notes.push_back(std::string(key.name) + ": checked, not run (" + std::string(PhaseName(lw.phase)) +
+                            " has no " + std::string(PassName(key.pass)) + " GEMM)");
       continue;
     }
     TeKeyConfig kc;

@@ -17,9 +17,7 @@ std::string_view TeLayerKey(std::string_view layer_op_name) {
   return key != nullptr ? key->name : std::string_view();
 }
 
-std::string BraidProvenance() {
-  return std::string(BraidVersion()) + " (git " + std::string(BraidGitRevision()) + ")";
-}
+std::string BraidProvenance() { return std::string(BraidVersion()) + " (git " + std::string(BraidGitRevision()) + ")"; }
 
 namespace {
 
@@ -300,9 +298,10 @@ Status FillEntry(const LayerOp& op, const TeKey& key, OverlapConfig config, cons
       // tuner derives beside a non-bulk dgrad (serial).
       if (config.algorithm == Algorithm::kSerial || info.nearest) {
         b.omitted = true;
-        b.te.comments = {"omitted: " + dgrad->key + " is " + std::string(TeMethodName(dgrad->te.method)) +
-                         ", not bulk: TE refuses a " + b.key + " entry then and runs this wgrad GEMM without overlap" +
-                         (config.algorithm == Algorithm::kSerial ? "" : " (not the preset's " + config.Describe() + ")")};
+        b.te.comments = {
+            "omitted: " + dgrad->key + " is " + std::string(TeMethodName(dgrad->te.method)) +
+            ", not bulk: TE refuses a " + b.key + " entry then and runs this wgrad GEMM without overlap" +
+            (config.algorithm == Algorithm::kSerial ? "" : " (not the preset's " + config.Describe() + ")")};
         b.nearest = config.algorithm != Algorithm::kSerial;
         return Status::Ok();
       }

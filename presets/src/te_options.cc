@@ -23,7 +23,8 @@ Result<TeMethod> ParseTeMethod(std::string_view name) {
   for (TeMethod m : {TeMethod::kRingExchange, TeMethod::kPipeline, TeMethod::kBulk, TeMethod::kExternal}) {
     if (TeMethodName(m) == name) return m;
   }
-  return Status::Invalid("'" + OneLine(name) + "' is not a TE overlap method (ring_exchange, pipeline, bulk, external)");
+  return Status::Invalid("'" + OneLine(name) +
+                         "' is not a TE overlap method (ring_exchange, pipeline, bulk, external)");
 }
 
 namespace {
@@ -178,8 +179,9 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
       method = TeMethod::kExternal;
       break;
     default:
-      return NotTe(key, c, std::string(AlgorithmName(c.algorithm)) + " is not a method TE offers (" +
-                               "ring_exchange, pipeline, bulk, external)");
+      return NotTe(key, c,
+                   std::string(AlgorithmName(c.algorithm)) + " is not a method TE offers (" +
+                       "ring_exchange, pipeline, bulk, external)");
   }
   // The key's own rules (initialize_ub).
   const bool column_backward = key.column && key.pass != Pass::kFprop;
@@ -236,7 +238,8 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
   // wgrad key, which its own config then sets).
   OverlapConfig back = TeConfigOf(o, key, w);
   back.wgrad_comm_sms = c.wgrad_comm_sms;
-  if (back != want) return NotTe(key, c, "its knobs do not all have a TE option (it would run " + back.Describe() + ")");
+  if (back != want)
+    return NotTe(key, c, "its knobs do not all have a TE option (it would run " + back.Describe() + ")");
   return o;
 }
 

@@ -100,8 +100,7 @@ Result<int> IntOf(const YAML::Node& v, bool flag, const std::string& what) {
   int out = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
-    return Status::Invalid(what + " is '" + OneLine(s) + "', not " +
-                           (flag ? "true, false, 0 or 1" : "an integer"));
+    return Status::Invalid(what + " is '" + OneLine(s) + "', not " + (flag ? "true, false, 0 or 1" : "an integer"));
   }
   if (flag && out != 0 && out != 1) return Status::Invalid(what + " is " + s + ", not true, false, 0 or 1");
   return out;

@@ -133,16 +133,16 @@ TEST(CliPresetsExportTe, BraidOnlyPresetsAreRefusedUnlessNearest) {
   std::filesystem::remove(out);
   const Outcome o = Braid("presets export-te " + file + kLlama + " --tp 8 -o " + out);
   EXPECT_EQ(o.code, 2);
-  EXPECT_THAT(o.err, AllOf(HasSubstr("fc1_fprop: fused"), HasSubstr("not expressible in TE"),
-                           HasSubstr("--runtime te"), HasSubstr("--nearest")));
+  EXPECT_THAT(o.err, AllOf(HasSubstr("fc1_fprop: fused"), HasSubstr("not expressible in TE"), HasSubstr("--runtime te"),
+                           HasSubstr("--nearest")));
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line";
   EXPECT_FALSE(std::filesystem::exists(out));
 
   const Outcome n = Braid("presets export-te " + file + kLlama + " --tp 8 --nearest");
   ASSERT_EQ(n.code, 0) << n.err;
-  EXPECT_THAT(n.err, AllOf(HasSubstr("nearest settings for fc1_fprop, fc2_fprop"),
-                           HasSubstr("this file runs the block in"), HasSubstr("the presets' configs in"),
-                           HasSubstr("TE's defaults in")));
+  EXPECT_THAT(n.err,
+              AllOf(HasSubstr("nearest settings for fc1_fprop, fc2_fprop"), HasSubstr("this file runs the block in"),
+                    HasSubstr("the presets' configs in"), HasSubstr("TE's defaults in")));
   EXPECT_THAT(n.out, AllOf(HasSubstr("# nearest settings for fc1_fprop, fc2_fprop"),
                            HasSubstr("nearest accepted method, ring_exchange")));
 }

@@ -169,7 +169,8 @@ TEST(TeExportTrain, AColumnWgradBesideABulkDgradIsBulk) {
   PresetFile f = With(LayerPresets(lw, TeLikeMethod), "qkv.wgrad", Algorithm::kRing);
   auto exact = Build(f, lw);
   ASSERT_FALSE(exact.ok());
-  EXPECT_THAT(exact.status().message(), HasSubstr("TE overlaps a column layer's dgrad and wgrad together or not at all"));
+  EXPECT_THAT(exact.status().message(),
+              HasSubstr("TE overlaps a column layer's dgrad and wgrad together or not at all"));
   auto cfgs = Build(f, lw, /*nearest=*/true);
   ASSERT_TRUE(cfgs.ok()) << cfgs.status().message();
   const TeUbCfg& qkv_wgrad = Entry(*cfgs, "qkv_wgrad");

@@ -213,8 +213,8 @@ TEST(TeExportYaml, UnexpressibleKnobsAreListedAboveTheirKey) {
   ASSERT_TRUE(text.ok()) << text.status().message();
   const Yaml y = ParseYaml(*text);
   EXPECT_THAT(y.errors, IsEmpty());
-  EXPECT_THAT(y.comments.at("proj_fprop"), AllOf(HasSubstr("not expressible: splits=[2,1,1,1]"),
-                                                 HasSubstr("not expressible: streams=2")));
+  EXPECT_THAT(y.comments.at("proj_fprop"),
+              AllOf(HasSubstr("not expressible: splits=[2,1,1,1]"), HasSubstr("not expressible: streams=2")));
   EXPECT_THAT(y.comments.at("qkv_fprop"),
               AllOf(HasSubstr("bidirectional ring not expressible"), HasSubstr("not expressible: chunks=2")));
   EXPECT_THAT(y.comments.at("fc2_fprop"), Not(HasSubstr("splits=")));

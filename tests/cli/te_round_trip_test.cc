@@ -175,8 +175,8 @@ TEST(TeRoundTrip, BadUbCfgsAreOneLineExit2AndWriteNothing) {
   std::filesystem::remove(fifo);
   // Knobs the file owns, given beside it; a file without a model.
   const std::string good = WriteText("good.yaml", kHandSet);
-  for (const std::string& extra : {std::string(" --algo ring"), std::string(" --comm-sms 8"),
-                                   std::string(" --sm-margin --algo bulk")}) {
+  for (const std::string& extra :
+       {std::string(" --algo ring"), std::string(" --comm-sms 8"), std::string(" --sm-margin --algo bulk")}) {
     const Outcome o = Braid("run" + kBlock + " --ub-cfgs " + good + extra + " --no-db");
     EXPECT_EQ(o.code, 2) << extra;
     EXPECT_THAT(o.err, HasSubstr("--ub-cfgs")) << o.err;

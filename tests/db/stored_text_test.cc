@@ -55,12 +55,15 @@ TEST(StoredText, LayerOpsCarryTheirConfigAndFigures) {
   c.chunks = 4;
   c.comm_sms = 16;
   c.sm_margin = true;
-  const nlohmann::json notes = {
-      {"layer",
-       {{"ops",
-         {{{"name", "fc2"}, {"config", ConfigJson(c)}, {"time_ns", 5.0}, {"comm_ns", 3.0}, {"exposed_comm_ns", 1.0},
-           {"overlap_ratio", 0.5}},
-          {{"name", "fc1"}, {"config", "ring chunks=1 streams=1"}}}}}}};
+  const nlohmann::json notes = {{"layer",
+                                 {{"ops",
+                                   {{{"name", "fc2"},
+                                     {"config", ConfigJson(c)},
+                                     {"time_ns", 5.0},
+                                     {"comm_ns", 3.0},
+                                     {"exposed_comm_ns", 1.0},
+                                     {"overlap_ratio", 0.5}},
+                                    {{"name", "fc1"}, {"config", "ring chunks=1 streams=1"}}}}}}};
   const std::vector<LayerOpNote> ops = LayerOpsOf(notes);
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].config, c.Describe());

@@ -141,7 +141,8 @@ TEST(ViewRunSummary, ALayerRunListsEachGemmsTimeExposedCommAndConfig) {
   ASSERT_EQ(lines.size(), lw->ops.size() + 1);  // a header, then every op
   std::map<std::string, std::string> by_op(lines.begin(), lines.end());
   EXPECT_EQ(by_op.at("qkv.fprop"), "1.00 µs · exposed 50 ns · overlap 0.750 · serial chunks=1 streams=1 comm_sms=4");
-  EXPECT_NE(by_op.at("fc1.wgrad").find("bulk chunks=1 streams=1 comm_sms=24"), std::string::npos) << by_op.at("fc1.wgrad");
+  EXPECT_NE(by_op.at("fc1.wgrad").find("bulk chunks=1 streams=1 comm_sms=24"), std::string::npos)
+      << by_op.at("fc1.wgrad");
   // A run from before per-op figures lists nothing.
   run.meta.notes_json = nlohmann::json({{"layer", LayerJson(*lw, &*plan)}}).dump();
   const Result<RunSummary> old = SummarizeRun(run, MetricRowsOf(ComputeRunMetrics(HandEvents())));

@@ -96,8 +96,8 @@ TEST(TeUbCfgs, NoFileIsTesDefaultsPerMethod) {
 }
 
 TEST(TeUbCfgs, KeysTheFileLeavesOutKeepTesDefaults) {
-  auto b = Resolve("proj_fprop: {method: pipeline, num_sm: 24, num_splits: 8, set_sm_margin: 0}\n",
-                   Block(Phase::kTrain));
+  auto b =
+      Resolve("proj_fprop: {method: pipeline, num_sm: 24, num_splits: 8, set_sm_margin: 0}\n", Block(Phase::kTrain));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_TRUE(Key(*b, "proj_fprop").given);
   EXPECT_EQ(Key(*b, "proj_fprop").config.Describe(), "chunked chunks=8 streams=1 comm_sms=24");
@@ -110,8 +110,8 @@ TEST(TeUbCfgs, KeysTheFileLeavesOutKeepTesDefaults) {
 // it between its lists), its wgrad runs without overlap, and the file may not
 // name that wgrad.
 TEST(TeUbCfgs, ANonBulkColumnDgradReduceScattersAndItsWgradRunsAlone) {
-  auto b = Resolve("qkv_dgrad: {method: ring_exchange}\nfc1_dgrad: {method: pipeline, num_sm: 8}\n",
-                   Block(Phase::kTrain));
+  auto b =
+      Resolve("qkv_dgrad: {method: ring_exchange}\nfc1_dgrad: {method: pipeline, num_sm: 8}\n", Block(Phase::kTrain));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(Key(*b, "qkv_dgrad").options.is_reduce_scatter, 1);
   EXPECT_EQ(Key(*b, "qkv_dgrad").options.num_sm, 1);  // ring_exchange's default now
@@ -126,9 +126,10 @@ TEST(TeUbCfgs, ANonBulkColumnDgradReduceScattersAndItsWgradRunsAlone) {
 }
 
 TEST(TeUbCfgs, BulkHasTwoBudgets) {
-  auto b = Resolve("qkv_dgrad: {method: bulk, num_sm: 4, set_sm_margin: 0}\n"
-                   "qkv_wgrad: {method: bulk, num_sm: 24, set_sm_margin: 0}\n",
-                   Block(Phase::kTrain));
+  auto b = Resolve(
+      "qkv_dgrad: {method: bulk, num_sm: 4, set_sm_margin: 0}\n"
+      "qkv_wgrad: {method: bulk, num_sm: 24, set_sm_margin: 0}\n",
+      Block(Phase::kTrain));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(Key(*b, "qkv_dgrad").config.Describe(), "bulk chunks=1 streams=1 comm_sms=4");
   EXPECT_EQ(Key(*b, "qkv_wgrad").config.Describe(), "bulk chunks=1 streams=1 comm_sms=24");
@@ -146,9 +147,10 @@ TEST(TeUbCfgs, BulkHasTwoBudgets) {
 }
 
 TEST(TeUbCfgs, OptionsTheSimDoesNotFollowAreKeptWithANote) {
-  auto b = Resolve("qkv_fprop: {method: ring_exchange, aggregate: 1, cga_size: 4, num_splits: 3}\n"
-                   "proj_fprop: {method: pipeline, pipeline_rs_overlap_first_gemm: true, use_ce: 0}\n",
-                   Block(Phase::kPrefill));
+  auto b = Resolve(
+      "qkv_fprop: {method: ring_exchange, aggregate: 1, cga_size: 4, num_splits: 3}\n"
+      "proj_fprop: {method: pipeline, pipeline_rs_overlap_first_gemm: true, use_ce: 0}\n",
+      Block(Phase::kPrefill));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_THAT(Key(*b, "qkv_fprop").notes,
               ElementsAre(HasSubstr("cga_size 4: kept"), HasSubstr("aggregate 1: kept"),
@@ -159,9 +161,10 @@ TEST(TeUbCfgs, OptionsTheSimDoesNotFollowAreKeptWithANote) {
 }
 
 TEST(TeUbCfgs, PrioritiesAreCudasOrder) {
-  auto b = Resolve("qkv_fprop: {comm_priority: -1, gemm_priority: 0}\nfc1_fprop: {comm_priority: 0, gemm_priority: 0}\n"
-                   "proj_fprop: {comm_priority: 0, gemm_priority: -1}\n",
-                   Block(Phase::kPrefill));
+  auto b = Resolve(
+      "qkv_fprop: {comm_priority: -1, gemm_priority: 0}\nfc1_fprop: {comm_priority: 0, gemm_priority: 0}\n"
+      "proj_fprop: {comm_priority: 0, gemm_priority: -1}\n",
+      Block(Phase::kPrefill));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_TRUE(Key(*b, "qkv_fprop").config.comm_high_priority);
   EXPECT_FALSE(Key(*b, "fc1_fprop").config.comm_high_priority);
@@ -170,8 +173,8 @@ TEST(TeUbCfgs, PrioritiesAreCudasOrder) {
 }
 
 TEST(TeUbCfgs, APrefillChecksTheBackwardKeysButRunsTheFourFpropOnes) {
-  auto b = Resolve("qkv_dgrad: {method: bulk, num_sm: 2}\nproj_fprop: {method: ring_exchange}\n",
-                   Block(Phase::kPrefill));
+  auto b =
+      Resolve("qkv_dgrad: {method: bulk, num_sm: 2}\nproj_fprop: {method: ring_exchange}\n", Block(Phase::kPrefill));
   ASSERT_TRUE(b.ok()) << b.status().message();
   ASSERT_EQ(b->keys.size(), 4u);
   EXPECT_EQ(Key(*b, "proj_fprop").config.algorithm, Algorithm::kDirect);
@@ -243,8 +246,9 @@ TEST(TeUbCfgs, AcceptsWhatTesRulesAcceptAndNothingElse) {
         // The checker reads every option TE's YAMLs write; the reader fills
         // TE's defaults for what the file leaves out.
         auto fields = [](const char* m) {
-          return testing_te::UbFields{{"method", m},      {"num_sm", "1"},      {"cga_size", "1"}, {"set_sm_margin", "0"},
-                                      {"num_splits", "8"}, {"atomic_gemm", "0"}, {"use_ce", "1"}};
+          return testing_te::UbFields{{"method", m},          {"num_sm", "1"},     {"cga_size", "1"},
+                                      {"set_sm_margin", "0"}, {"num_splits", "8"}, {"atomic_gemm", "0"},
+                                      {"use_ce", "1"}};
         };
         std::string yaml = std::string(key.name) + ":\n  method: " + method + "\n";
         testing_te::UbCfgs cfgs = {{std::string(key.name), fields(method)}};
@@ -304,7 +308,8 @@ TEST(TeUbCfgs, WhatTeCannotExpressIsOneLineNamingIt) {
   c.algorithm = Algorithm::kDirect;
   auto direct = TeOptionsOf(c, *FindTeKey("qkv_fprop"), qkv, 8);
   ASSERT_FALSE(direct.ok());
-  EXPECT_THAT(direct.status().message(), AllOf(HasSubstr("qkv_fprop: direct"), HasSubstr("passes blocks around a ring")));
+  EXPECT_THAT(direct.status().message(),
+              AllOf(HasSubstr("qkv_fprop: direct"), HasSubstr("passes blocks around a ring")));
   c.algorithm = Algorithm::kRing;
   c.comm_sms = 1;
   c.comm_lanes = 2;

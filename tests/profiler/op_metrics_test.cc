@@ -52,8 +52,8 @@ TEST(OpMetrics, TheWorstRanksP50OverIterations) {
            Named(it, 1, EventKind::kComm, "fc2.fprop.collective", 90, 120 + extra)});
   }
   const OpFigures f = b.Finish().at(0);
-  EXPECT_EQ(f.time_ns, 120);          // rank 1, the median iteration
-  EXPECT_EQ(f.exposed_comm_ns, 20);   // rank 1's 30 of comm, 10 of it hidden
+  EXPECT_EQ(f.time_ns, 120);                       // rank 1, the median iteration
+  EXPECT_EQ(f.exposed_comm_ns, 20);                // rank 1's 30 of comm, 10 of it hidden
   EXPECT_DOUBLE_EQ(f.overlap_ratio, 10.0 / 30.0);  // the worst rank's: the lowest
 }
 

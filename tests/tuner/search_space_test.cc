@@ -83,8 +83,8 @@ TEST(CommSmsEffect, EveryAlgorithmButCopyEngineAllGathers) {
   for (braid::Op op : {Op::kAgGemm, Op::kGemmRs, Op::kGemmAr}) {
     c.algorithm = Algorithm::kFused;
     EXPECT_TRUE(CommSmsTakeEffect(c, op)) << "the fused kernel splits its SMs by it";
-    for (Algorithm a : {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing,
-                        Algorithm::kIso}) {
+    for (Algorithm a :
+         {Algorithm::kSerial, Algorithm::kChunked, Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kIso}) {
       c.algorithm = a;
       c.comm_engine = CommEngine::kSm;
       EXPECT_TRUE(CommSmsTakeEffect(c, op)) << c.Describe();

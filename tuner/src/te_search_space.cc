@@ -48,7 +48,7 @@ struct Space {
 void AddRingExchange(Space& s, Algorithm a) {
   OverlapConfig c;
   c.algorithm = a;
-  c.comm_engine = CommEngine::kCopyEngine;  // TE's default, use_ce 1
+  c.comm_engine = CommEngine::kCopyEngine;     // TE's default, use_ce 1
   c.comm_sms = a == Algorithm::kRing ? 0 : 1;  // num_sm 1 holds nothing in a copy-engine all-gather
   s.Add(c);
   if (s.knobs.comm_sms) {

@@ -133,7 +133,9 @@ Result<BlockFigures> MeasureBlock(const TuneRequest& q, const std::vector<TuneRe
   BlockFigures out;
   if (q.baseline_block) out.baseline = BlockFigures::Figures{};
   std::vector<std::tuple<const char*, ConfigOf, BlockFigures::Figures*>> kinds = {
-      {"block.tuned", tuned, &out.tuned}, {"block.te_default", te, &out.te_default}, {"block.serial", serial, &out.serial}};
+      {"block.tuned", tuned, &out.tuned},
+      {"block.te_default", te, &out.te_default},
+      {"block.serial", serial, &out.serial}};
   if (q.baseline_block) kinds.emplace_back("block.baseline", baseline, &*out.baseline);
   for (const auto& [name, config_of, figures] : kinds) {
     runner.SetTarget({name, Workload{}, block.model.name, Pass::kFprop, BlockWith(block, config_of)});
@@ -172,11 +174,11 @@ std::optional<BlockChoice> FasterBlock(const BlockFigures& b, TuneRuntime runtim
 Status AdoptBlock(BlockChoice choice, std::vector<TuneResult>& results) {
   for (TuneResult& r : results) {
     if (choice == BlockChoice::kBaseline && !r.baseline) continue;
-    const OverlapConfig c = choice == BlockChoice::kTeDefault ? r.te_default
+    const OverlapConfig c = choice == BlockChoice::kTeDefault  ? r.te_default
                             : choice == BlockChoice::kBaseline ? *r.baseline
                                                                : OverlapConfig{};
     r.config = c;
-    r.time_ns = choice == BlockChoice::kTeDefault ? r.te_default_ns
+    r.time_ns = choice == BlockChoice::kTeDefault  ? r.te_default_ns
                 : choice == BlockChoice::kBaseline ? r.baseline_ns
                                                    : r.serial_ns;
     r.ci_low_ns = r.ci_high_ns = r.time_ns;
@@ -204,8 +206,8 @@ Result<Prepared> Prepare(const TuneRequest& q) {
     p.spaces.push_back(SearchSpaceOfTarget(t, q.knobs, q.gpu_sms, q.runtime));
     if (t.baseline) {
       const Result<Plan> plan = PlanOfTarget(t, *t.baseline);
-      if (!plan.ok()) return Status::Invalid(t.name + ": the baseline " + t.baseline->Describe() + ": " +
-                                             plan.status().message());
+      if (!plan.ok())
+        return Status::Invalid(t.name + ": the baseline " + t.baseline->Describe() + ": " + plan.status().message());
     }
     if (p.spaces.back().empty()) return Status::Invalid("no valid config to try for " + t.name + " " + t.w.Describe());
     if (q.search.strategy == Strategy::kGuided) {
@@ -289,7 +291,7 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     }
     summary.trials += block->baseline ? 4 : 3;  // the block's tuned, TE default, serial (and baseline) runs
     if (const std::optional<BlockChoice> faster = FasterBlock(*block, q.runtime)) {
-      const BlockFigures::Figures& won = *faster == BlockChoice::kTeDefault ? block->te_default
+      const BlockFigures::Figures& won = *faster == BlockChoice::kTeDefault  ? block->te_default
                                          : *faster == BlockChoice::kBaseline ? *block->baseline
                                                                              : block->serial;
       block->note = "the per-GEMM winners ran " + std::to_string(std::llround(block->tuned.time_ns)) +

@@ -60,8 +60,8 @@ void AddBulk(std::vector<OverlapConfig>& out, const BackendKnobs& knobs, int gpu
       for (int scatter : kBudgets) {
         if (!knobs.comm_sms && (gather != 16 || scatter != 16)) continue;
         if (gpu_sms > 0 && (gather >= gpu_sms || scatter >= gpu_sms)) continue;
-        if (margin && gather == 0) continue;          // a margin keeps a count of SMs
-        if (scatter == 0 && gather != 0) continue;    // 0: the backend default, only beside a default all-gather
+        if (margin && gather == 0) continue;        // a margin keeps a count of SMs
+        if (scatter == 0 && gather != 0) continue;  // 0: the backend default, only beside a default all-gather
         c.sm_margin = margin;
         c.comm_sms = gather;
         c.wgrad_comm_sms = scatter == gather ? 0 : scatter;

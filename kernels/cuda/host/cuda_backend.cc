@@ -21,8 +21,8 @@
 #include "buffer_dtypes.h"
 #include "dtype_convert.h"
 #include "fused_step.h"
-#include "process_run.h"
 #include "op_knobs.h"
+#include "process_run.h"
 #include "rank_runner.h"
 #include "wedge_guard.h"
 

@@ -56,8 +56,8 @@ std::vector<std::string> PerOpKnobNotes(const Plan& plan) {
   };
   std::vector<std::string> notes;
   if (!engines.empty()) {
-    notes.push_back("per-op comm engines not honoured: " + list(engines) +
-                    " ran on the run's transport (" + std::string(CommEngineName(plan.config.comm_engine)) +
+    notes.push_back("per-op comm engines not honoured: " + list(engines) + " ran on the run's transport (" +
+                    std::string(CommEngineName(plan.config.comm_engine)) +
                     "; the cuda backend sets one transfer path per run)");
   }
   if (!budgets.empty()) {

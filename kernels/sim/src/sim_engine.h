@@ -92,7 +92,7 @@ class Engine {
 
   // One op's knobs as this GPU and topology resolve them (Plan::op_knobs).
   struct ResolvedKnobs {
-    int comm_sms = 0;   // its comm kernels' SMs (CommSms)
+    int comm_sms = 0;  // its comm kernels' SMs (CommSms)
     // The SMs that pace its transfers (SmCommGbs): an explicit budget; the
     // backend default (0) is NCCL's own channel count, which fills the
     // link, paced only by a fitted copy curve, as before budgets paced.

@@ -34,8 +34,8 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     // What a running comm kernel takes from a concurrent GEMM.
     o.comm_lost = CommSmsLost(o.comm_sms, contention_, gpu_.sm_count);
     o.ce = k.comm_engine == CommEngine::kCopyEngine;
-    o.gemm_sms = k.sm_margin ? std::clamp(gpu_.sm_count - CommSms(topo_, k.margin_sms), 1, gpu_.sm_count)
-                             : gpu_.sm_count;
+    o.gemm_sms =
+        k.sm_margin ? std::clamp(gpu_.sm_count - CommSms(topo_, k.margin_sms), 1, gpu_.sm_count) : gpu_.sm_count;
   }
   const double launch = gpu_.launch_us * 1e3, wait = gpu_.event_wait_us * 1e3;
 
@@ -185,8 +185,8 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
             last_from = r, last_to = s.peer;
           }
           if (s.bytes != last_bytes || s.op != last_send_op) {
-            last_ct = knobs.ce ? P2pTime(*last_link, s.bytes)
-                               : SmDrivenP2pTime(gpu_, *last_link, s.bytes, knobs.pace_sms);
+            last_ct =
+                knobs.ce ? P2pTime(*last_link, s.bytes) : SmDrivenP2pTime(gpu_, *last_link, s.bytes, knobs.pace_sms);
             last_bytes = s.bytes;
             last_send_op = s.op;
             last_send_demand = last_ct.transfer_ns > 0 ? double(s.bytes) / last_ct.transfer_ns *

@@ -1,8 +1,8 @@
 #include "braid/sim_models.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 
 namespace braid::sim {
 

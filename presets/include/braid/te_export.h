@@ -88,7 +88,7 @@ struct TeUbCfg {
   // The options approximate the preset's config (TeExportInfo::nearest):
   // the file does not run what was tuned for this key.
   bool nearest = false;
-  bool fp8 = false;  // an FP8 GEMM: fp8_buf is written
+  bool fp8 = false;             // an FP8 GEMM: fp8_buf is written
   OverlapConfig preset_config;  // what the preset that answered says
 };
 

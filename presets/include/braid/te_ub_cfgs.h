@@ -136,8 +136,8 @@ TeMethod TeDefaultMethod(const TeKey& key);
 // One key as TE will run it for a block, and Braid's config of the GEMM.
 struct TeKeyConfig {
   const TeKey* key = nullptr;
-  TeOptions options;  // defaults filled in, the user's options over them
-  bool given = false; // the file names the key
+  TeOptions options;   // defaults filled in, the user's options over them
+  bool given = false;  // the file names the key
   // False: TE gives this GEMM no userbuffer overlap (a column wgrad beside a
   // non-bulk dgrad): `config` is then serial.
   bool overlapped = true;

@@ -70,10 +70,10 @@ const nlohmann::json* LayerNote(const nlohmann::json& notes);
 // ("fc2.dgrad.gemm" is a step of op "fc2.dgrad"). A field that is absent or
 // of the wrong type is "" (the note was checked when the record was decoded).
 struct LayerOpNote {
-  std::string name;    // "fc2.dgrad"
-  std::string pass;    // "fprop" | "dgrad" | "wgrad"
-  std::string method;  // "ring", "bulk", "external", ... ("" when not recorded)
-  std::string config;  // the config it ran with, as Describe() ("" when not recorded)
+  std::string name;                  // "fc2.dgrad"
+  std::string pass;                  // "fprop" | "dgrad" | "wgrad"
+  std::string method;                // "ring", "bulk", "external", ... ("" when not recorded)
+  std::string config;                // the config it ran with, as Describe() ("" when not recorded)
   std::optional<OpFigures> figures;  // absent in stores from before per-op figures
 };
 // The layer note's ops in plan order; empty when the run is not a layer run.
