@@ -43,7 +43,7 @@ const char* kHandSet =
     "fc2_fprop: {method: pipeline, num_sm: 16, cga_size: 2, num_splits: 4, set_sm_margin: 1}\n";
 
 std::string WriteText(const std::string& name, const std::string& text) {
-  const std::string path = TempPath(name);
+  std::string path = TempPath(name);
   std::ofstream(path) << text;
   return path;
 }

@@ -23,7 +23,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 
 constexpr int kH100Sms = 132;
 
@@ -274,11 +273,13 @@ TEST(TeUbCfgs, AcceptsWhatTesRulesAcceptAndNothingElse) {
 TEST(TeUbCfgs, TeOptionsAndBraidConfigsRoundTrip) {
   const LayerWorkload lw = Block(Phase::kTrain);
   int checked = 0;
-  for (const char* yaml : {"", "proj_fprop: {method: ring_exchange, use_ce: 0, num_sm: 8, set_sm_margin: 1}\n",
-                           "qkv_fprop: {use_ce: 0, num_sm: 4}\nfc1_fprop: {set_sm_margin: 1, num_sm: 2}\n",
-                           "qkv_dgrad: {method: pipeline, num_sm: 24, num_splits: 2, set_sm_margin: 0}\n",
-                           "fc1_dgrad: {num_sm: 2, set_sm_margin: 0}\nfc1_wgrad: {num_sm: 32}\n"
-                           "proj_fprop: {comm_priority: 0, gemm_priority: 0}\n"}) {
+  const char* bulk_and_priorities =
+      "fc1_dgrad: {num_sm: 2, set_sm_margin: 0}\nfc1_wgrad: {num_sm: 32}\n"
+      "proj_fprop: {comm_priority: 0, gemm_priority: 0}\n";
+  for (const char* yaml :
+       {"", "proj_fprop: {method: ring_exchange, use_ce: 0, num_sm: 8, set_sm_margin: 1}\n",
+        "qkv_fprop: {use_ce: 0, num_sm: 4}\nfc1_fprop: {set_sm_margin: 1, num_sm: 2}\n",
+        "qkv_dgrad: {method: pipeline, num_sm: 24, num_splits: 2, set_sm_margin: 0}\n", bulk_and_priorities}) {
     auto b = std::string(yaml).empty() ? ResolveTeUbCfgs(nullptr, lw, kH100Sms) : Resolve(yaml, lw);
     ASSERT_TRUE(b.ok()) << yaml << b.status().message();
     for (const TeKeyConfig& k : b->keys) {
