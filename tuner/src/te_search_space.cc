@@ -42,6 +42,12 @@ struct Space {
     }
     return b;
   }
+  // set_sm_margin values: TE's default first, the other only where the
+  // backend has comm SMs for a margin to leave.
+  std::vector<bool> Margins(bool te_default) const {
+    if (!knobs.comm_sms) return {te_default};
+    return {te_default, !te_default};
+  }
 };
 
 // TE's ring_exchange: `a` is ring (all-gather) or direct (reduce-scatter).
@@ -61,8 +67,7 @@ void AddRingExchange(Space& s, Algorithm a) {
   }
   if (!s.knobs.copy_engine) return;  // without copy engines use_ce changes nothing
   c.comm_engine = CommEngine::kSm;
-  for (bool margin : {false, true}) {
-    if (margin && !s.knobs.comm_sms) break;
+  for (bool margin : s.Margins(false)) {
     c.sm_margin = margin;
     for (int sms : s.Budgets(1)) {
       c.comm_sms = sms;
@@ -76,8 +81,7 @@ void AddPipeline(Space& s) {
   c.algorithm = Algorithm::kChunked;
   for (int splits : kPipelineSplits) {
     c.chunks = splits;
-    for (bool margin : {true, false}) {
-      if (!margin && !s.knobs.comm_sms) break;
+    for (bool margin : s.Margins(true)) {
       c.sm_margin = margin;
       for (int sms : s.Budgets(16)) {
         c.comm_sms = sms;
@@ -91,8 +95,7 @@ void AddPipeline(Space& s) {
 void AddBulk(Space& s) {
   OverlapConfig c;
   c.algorithm = Algorithm::kBulk;
-  for (bool margin : {true, false}) {
-    if (!margin && !s.knobs.comm_sms) break;
+  for (bool margin : s.Margins(true)) {
     c.sm_margin = margin;
     for (int gather : s.Budgets(16)) {
       for (int scatter : s.Budgets(16)) {
