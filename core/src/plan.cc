@@ -84,6 +84,10 @@ std::vector<OpOutput> RankPlan::Outputs() const {
   return {OpOutput{0, output, output_window}};
 }
 
+bool InOpScope(std::string_view step, std::string_view op) {
+  return !op.empty() && step.size() > op.size() && step[op.size()] == '.' && step.substr(0, op.size()) == op;
+}
+
 OpKnobs KnobsOf(const OverlapConfig& c) {
   return {.comm_sms = c.comm_sms, .comm_engine = c.comm_engine, .sm_margin = c.sm_margin, .margin_sms = c.comm_sms};
 }

@@ -202,7 +202,7 @@ Status CheckRanksStructure(const Plan& plan) {
                            " ranks but its workload has P=" + std::to_string(plan.workload.tp));
   }
   if (plan.lanes.empty()) return Status::Invalid("plan has no lanes");
-  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  const int ops = plan.op_count();
   for (int r = 0; r < p; ++r) {
     const RankPlan& rp = plan.ranks[size_t(r)];
     BRAID_RETURN_IF_ERROR(CheckBuffers(rp, r));

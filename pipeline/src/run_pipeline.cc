@@ -24,8 +24,8 @@ namespace {
 Status CheckCommSmsFit(const Plan& plan, const Topology& topo) {
   int most = 0;
   std::string who;
-  for (int i = 0, n = plan.is_layer() ? int(plan.ops.size()) : 1; i < n; ++i) {
-    const OverlapConfig& c = plan.is_layer() ? plan.ops[size_t(i)].config : plan.config;
+  for (int i = 0; i < plan.op_count(); ++i) {
+    const OverlapConfig& c = plan.op_config(i);
     for (int sms : {c.comm_sms, c.wgrad_comm_sms}) {
       if (sms > most) {
         most = sms;

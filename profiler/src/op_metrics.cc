@@ -7,6 +7,7 @@
 
 #include "braid/intervals.h"
 #include "braid/metrics.h"
+#include "braid/plan.h"
 
 namespace braid {
 
@@ -22,10 +23,7 @@ int OpMetricsBuilder::OpOf(const std::string& event_name) {
       best = int(i);
       break;
     }
-    if (op.empty() || event_name.size() <= op.size() || event_name[op.size()] != '.' ||
-        event_name.compare(0, op.size(), op) != 0) {
-      continue;
-    }
+    if (!InOpScope(event_name, op)) continue;
     if (best < 0 || op.size() > names_[size_t(best)].size()) best = int(i);
   }
   op_of_name_.emplace(event_name, best);

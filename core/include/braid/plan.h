@@ -155,6 +155,11 @@ struct OpKnobs {
 // An op's knobs under `c` when nothing is paired with it.
 OpKnobs KnobsOf(const OverlapConfig& c);
 
+// Whether a step (or its event) named `step` is in op `op`'s scope: a layer
+// plan names an op's steps after it, its name and a dot first ("fc2.dgrad.gemm"
+// is a step of "fc2.dgrad"). With several such ops the longest is the step's.
+bool InOpScope(std::string_view step, std::string_view op);
+
 // One op of a layer plan. A GEMM op has its own global A and B (layer plans
 // chain ops by dependencies, not by data: each op multiplies its own
 // inputs, which a backend may fill from one block's tensors, as the cpu
@@ -191,6 +196,10 @@ struct Plan {
   int tp() const { return int(ranks.size()); }
   size_t total_steps() const;
   bool is_layer() const { return !ops.empty(); }
+  // How many ops the op_* accessors take: a single-op plan has one.
+  int op_count() const { return ops.empty() ? 1 : int(ops.size()); }
+  // The config op i was planned with: `config` for a single-op plan.
+  const OverlapConfig& op_config(int i) const { return ops.empty() ? config : ops[size_t(i)].config; }
   // The workload of op i: `workload` for a single-op plan.
   const Workload& op_workload(int i) const { return ops.empty() ? workload : ops[size_t(i)].workload; }
   // True when op i's GEMM yields whole products (ag_gemm, local), false for partial sums.

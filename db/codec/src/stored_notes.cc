@@ -159,8 +159,7 @@ std::vector<LayerOpNote> LayerOpsOf(const Json& notes) {
 const LayerOpNote* OpOfStep(std::string_view step, const std::vector<LayerOpNote>& ops) {
   const LayerOpNote* best = nullptr;
   for (const LayerOpNote& op : ops) {
-    if (op.name.empty() || step.size() <= op.name.size() || step[op.name.size()] != '.') continue;
-    if (step.compare(0, op.name.size(), op.name) != 0) continue;
+    if (!InOpScope(step, op.name)) continue;
     if (best == nullptr || op.name.size() > best->name.size()) best = &op;
   }
   return best;

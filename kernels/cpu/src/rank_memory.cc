@@ -37,7 +37,7 @@ RowSpan RankMemory::Whole(BufferId b) {
 double RunBytes(const Plan& plan, bool verify, int rank) {
   // double: the sum of many large buffers must not overflow before the check.
   double elems = 0;
-  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  const int ops = plan.op_count();
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) continue;
     const Workload& w = plan.op_workload(i);

@@ -7,7 +7,7 @@ namespace braid::cpu {
 
 RunInputs MakeRunInputs(const Plan& plan, uint64_t seed, bool block, const Fp8Scaling& scaling) {
   RunInputs in;
-  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  const int ops = plan.op_count();
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {
       in.a.emplace_back();

@@ -192,7 +192,7 @@ std::string Fp8ScalesNote(const Plan& plan, const RunOptions& options) {
 void MakeInputs(const Plan& plan, const RunOptions& options, std::vector<HostMatrix>& a, std::vector<HostMatrix>& b,
                 std::vector<float>& scales) {
   const uint64_t seed = options.seed;
-  const int ops = plan.is_layer() ? int(plan.ops.size()) : 1;
+  const int ops = plan.op_count();
   scales.assign(2 * size_t(ops), 1.0f);
   for (int i = 0; i < ops; ++i) {
     if (plan.is_layer() && !plan.ops[size_t(i)].gemm) {

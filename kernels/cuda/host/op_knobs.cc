@@ -6,8 +6,6 @@ namespace braid::cuda {
 
 namespace {
 
-int OpCount(const Plan& plan) { return plan.is_layer() ? int(plan.ops.size()) : 1; }
-
 std::string OpName(const Plan& plan, int i) { return plan.is_layer() ? plan.ops[size_t(i)].name : "the op"; }
 
 // Ops that move data: a layer's local GEMMs and attention have no transfers.
@@ -21,7 +19,7 @@ bool Moves(const Plan& plan, int i) {
 
 Result<std::vector<int>> SmCountTargets(const Plan& plan, int sm_count) {
   std::vector<int> out;
-  for (int i = 0; i < OpCount(plan); ++i) {
+  for (int i = 0; i < plan.op_count(); ++i) {
     const OpKnobs k = plan.op_knobs(i);
     if (!k.sm_margin) {
       out.push_back(0);
@@ -43,7 +41,7 @@ Result<std::vector<int>> SmCountTargets(const Plan& plan, int sm_count) {
 
 std::vector<std::string> PerOpKnobNotes(const Plan& plan) {
   std::set<std::string> engines, budgets;
-  for (int i = 0; i < OpCount(plan); ++i) {
+  for (int i = 0; i < plan.op_count(); ++i) {
     if (!Moves(plan, i)) continue;
     const OpKnobs k = plan.op_knobs(i);
     if (k.comm_engine != plan.config.comm_engine) engines.insert(OpName(plan, i));

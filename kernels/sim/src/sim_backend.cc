@@ -32,7 +32,7 @@ Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
   }
   // Each op's SM budgets must leave its GEMM an SM: a fused kernel's comm
   // part, or a margin kept for the comm beside the GEMM.
-  for (int i = 0, n = plan.is_layer() ? int(plan.ops.size()) : 1; i < n; ++i) {
+  for (int i = 0; i < plan.op_count(); ++i) {
     const bool fused = (plan.is_layer() ? plan.ops[size_t(i)].method : plan.config.algorithm) == Algorithm::kFused;
     const OpKnobs k = plan.op_knobs(i);
     const std::string who = plan.is_layer() ? plan.ops[size_t(i)].name + ": " : std::string();

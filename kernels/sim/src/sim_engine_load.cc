@@ -24,7 +24,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   loopback_copy_hbm_ = loopback_ ? LoopbackTransfer(gpu_, 0).hbm_demand : 0.0;
   // Each op's kernels run with its own knobs (Plan::op_knobs): resolved
   // once per op, the steps then index them.
-  const int op_count = plan.is_layer() ? int(plan.ops.size()) : 1;
+  const int op_count = plan.op_count();
   op_knobs_.resize(size_t(op_count));
   for (int i = 0; i < op_count; ++i) {
     const OpKnobs k = plan.op_knobs(i);
