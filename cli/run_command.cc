@@ -127,18 +127,11 @@ Status CheckUbCfgsAlone(const RunArgs& a, const CLI::App& sub) {
 // Each GEMM of the layer configured as the ub_cfgs file says, and the
 // notes of what the file's keys did.
 Status ApplyUbCfgs(const RunArgs& a, RunRequest& r) {
-  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(a.ub_cfgs));
   BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(a.topology));
   BRAID_ASSIGN_OR_RETURN(auto gpu, LoadGpu(topo.gpu));
-  BRAID_ASSIGN_OR_RETURN(auto block, ResolveTeUbCfgs(&file, *r.layer, gpu.sm_count));
-  r.layer = WithTeConfigs(*r.layer, block);
-  r.notes.push_back("ub_cfgs " + a.ub_cfgs +
-                    ": every GEMM as TransformerEngine runs the file (keys left out: TE's "
-                    "defaults)");
-  for (const TeKeyConfig& k : block.keys) {
-    for (const std::string& n : k.notes) r.notes.push_back(std::string(k.key->name) + ": " + n);
-  }
-  for (const std::string& n : block.notes) r.notes.push_back(n);
+  BRAID_ASSIGN_OR_RETURN(auto block, LoadTeUbCfgsBlock(a.ub_cfgs, *r.layer, gpu.sm_count));
+  r.layer = std::move(block.layer);
+  r.notes.insert(r.notes.end(), block.notes.begin(), block.notes.end());
   return Status::Ok();
 }
 

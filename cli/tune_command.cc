@@ -154,10 +154,9 @@ Result<PresetFile> ExistingPresets(const std::string& path) {
 // with every GEMM as the file says.
 Result<LayerWorkload> BaselineOf(const TuneArgs& a, int gpu_sms, std::vector<TuneTarget>& targets) {
   if (a.workload.model.empty()) return Status::Invalid("--baseline is a block's ub_cfgs: it needs --model");
-  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(a.baseline));
   BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(a.workload));
-  BRAID_ASSIGN_OR_RETURN(auto resolved, ResolveTeUbCfgs(&file, lw, gpu_sms));
-  const LayerWorkload block = WithTeConfigs(lw, resolved);
+  BRAID_ASSIGN_OR_RETURN(auto configured, LoadTeUbCfgsBlock(a.baseline, lw, gpu_sms));
+  const LayerWorkload& block = configured.layer;
   auto config_of = [&](const std::string& name) -> std::optional<OverlapConfig> {
     for (const LayerOp& op : block.ops) {
       if (op.name == name) return op.config;

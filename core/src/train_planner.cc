@@ -53,18 +53,10 @@ Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const Over
                                  lw.ops[i - 1].name + "'s `wgrad_comm_sms` " + std::to_string(paired) +
                                  " both set the reduce-scatter's SMs and disagree");
         }
-      } else if (op.column && dgrad == Algorithm::kBulk) {
-        // The pair shares the dgrad's knobs, but for the reduce-scatter's
-        // budget (TE's `<layer>_wgrad.num_sm`) where the dgrad names one.
-        c = out[i - 1];
-        if (c.wgrad_comm_sms > 0) c.comm_sms = c.wgrad_comm_sms;
-        c.wgrad_comm_sms = 0;
       } else {
-        // Serial, or external (compute slices only): the run's comm knobs
-        // have nothing of this GEMM's to act on, so none are recorded.
-        c = OverlapConfig{};
-        c.algorithm = !op.column && IsRing(dgrad) ? Algorithm::kExternal : Algorithm::kSerial;
-        c.comm_dtype = cfg.comm_dtype;  // a precision choice of the run: its all-gather moves it
+        c = WgradConfigBeside(out[i - 1], op.column);
+        // A precision choice of the run: its all-gather moves it.
+        if (c.algorithm != Algorithm::kBulk) c.comm_dtype = cfg.comm_dtype;
       }
     } else if (own) {
       c = *op.config;
@@ -178,6 +170,20 @@ Result<Plan> BuildTrainPlan(const LayerWorkload& lw, const OverlapConfig& cfg) {
 }  // namespace braid::detail
 
 namespace braid {
+
+OverlapConfig WgradConfigBeside(const OverlapConfig& dgrad, bool column) {
+  OverlapConfig w;
+  if (column && dgrad.algorithm == Algorithm::kBulk) {
+    // The pair shares the dgrad's knobs, but for the reduce-scatter's
+    // budget (TE's `<layer>_wgrad.num_sm`).
+    w = dgrad;
+    if (w.wgrad_comm_sms > 0) w.comm_sms = w.wgrad_comm_sms;
+    w.wgrad_comm_sms = 0;
+  } else if (!column && detail::IsRing(dgrad.algorithm)) {
+    w.algorithm = Algorithm::kExternal;  // compute slices only
+  }
+  return w;
+}
 
 Result<std::vector<OverlapConfig>> TrainOpConfigs(const LayerWorkload& train, const OverlapConfig& run) {
   if (train.phase != Phase::kTrain) return Status::Invalid("per-op configs are derived for training layers only");

@@ -29,32 +29,13 @@ Status CheckKey(const TeKey& key, const TeOptions& o, const TeGivenOptions* g, T
                            ": method pipeline is not supported for an all-gather (TE: \"`pipeline` overlap method "
                            "is not supported for AllGather\")");
   }
-  if (o.method == TeMethod::kBulk && !(key.column && key.pass != Pass::kFprop)) {
-    return Status::Invalid(k +
-                           ": method bulk is TE's overlap of a column layer's dgrad and wgrad (qkv_dgrad, "
-                           "qkv_wgrad, fc1_dgrad, fc1_wgrad) only");
+  if (const std::string why = TeMethodRefusal(key, o.method); !why.empty()) {
+    return Status::Invalid(k + ": method " + method + ": " + why);
   }
-  const bool row_wgrad = !key.column && key.pass == Pass::kWgrad;
-  if (row_wgrad && o.method != TeMethod::kExternal) {
-    return Status::Invalid(k + ": method " + method +
-                           ": TE takes only external for a row layer's wgrad (\"`external` "
-                           "overlap method is specified, but the selected method is " +
-                           method + "\")");
-  }
-  if (!row_wgrad && o.method == TeMethod::kExternal) {
-    return Status::Invalid(k +
-                           ": method external is for proj_wgrad and fc2_wgrad only (fed by their dgrad's "
-                           "ring_exchange)");
-  }
-  if (row_wgrad && dgrad_method != TeMethod::kRingExchange) {
+  if (key.pass == Pass::kWgrad && !key.column && dgrad_method != TeMethod::kRingExchange) {
     return Status::Invalid(k +
                            ": external needs its dgrad on ring_exchange (TE: \"the external gemm ... is not "
                            "using `ring_exchange` overlap method\")");
-  }
-  if (key.column && key.pass == Pass::kWgrad && o.method != TeMethod::kBulk) {
-    return Status::Invalid(k + ": method " + method +
-                           ": TE overlaps a column layer's wgrad only in bulk beside its "
-                           "dgrad");
   }
   if (g && g->is_reduce_scatter && *g->is_reduce_scatter != TeDefaultOptions(key, o.method, tp).is_reduce_scatter) {
     return Status::Invalid(k + ": is_reduce_scatter " + Flag(*g->is_reduce_scatter) + " contradicts the key: " + k +
@@ -105,8 +86,7 @@ Status CheckKey(const TeKey& key, const TeOptions& o, const TeGivenOptions* g, T
 }
 
 // What the sim's figure does not follow, said once per key where set.
-std::vector<std::string> NotesOf(const TeKey& key, const TeOptions& o, const TeOptions& def, const TeGivenOptions* g,
-                                 int tp, bool fp8) {
+std::vector<std::string> NotesOf(const TeOptions& o, const TeOptions& def, const TeGivenOptions* g, int tp, bool fp8) {
   std::vector<std::string> n;
   if (o.cga_size != def.cga_size) {
     n.push_back("cga_size " + std::to_string(o.cga_size) + ": kept; the sim's figure does not change with it");
@@ -142,8 +122,15 @@ std::vector<std::string> NotesOf(const TeKey& key, const TeOptions& o, const TeO
   if (o.comm_priority && o.gemm_priority && *o.comm_priority > *o.gemm_priority) {
     n.push_back("comm_priority below gemm_priority: modelled as equal priorities");
   }
-  (void)key;
   return n;
+}
+
+// A wgrad key's dgrad key ("qkv_wgrad" -> "qkv_dgrad").
+const TeKey& DgradKeyOf(const TeKey& wgrad) {
+  for (const TeKey& k : TeKeys()) {
+    if (k.linear == wgrad.linear && k.pass == Pass::kDgrad) return k;
+  }
+  return wgrad;  // unreachable: every linear has a dgrad key
 }
 
 // TE's fp8_buf as initialize_ub sets it: 1 for the keys that gather, else
@@ -193,9 +180,10 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
     const TeGivenOptions* g = file ? file->Find(key.name) : nullptr;
     const TeMethod method = MethodOf(key, file);
     TeMethod dgrad_method = TeMethod::kRingExchange;
+    const TeKey& dgrad_key = DgradKeyOf(key);  // a wgrad's dgrad
+    const std::string dgrad(dgrad_key.name);
     if (key.pass == Pass::kWgrad) {
-      const std::string dgrad = std::string(key.name.substr(0, key.name.size() - 5)) + "dgrad";
-      dgrad_method = MethodOf(*FindTeKey(dgrad), file);
+      dgrad_method = MethodOf(dgrad_key, file);
       // initialize_ub: "Cannot specify user UB config for '<wgrad>' when its
       // corresponding dgrad '<dgrad>' uses a non-bulk overlap method".
       if (key.column && g && dgrad_method != TeMethod::kBulk) {
@@ -220,15 +208,15 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
     kc.key = &key;
     kc.options = options;
     kc.given = g != nullptr;
-    kc.notes = NotesOf(key, options, TeDefaultOptions(key, method, lw.tp), g, lw.tp, fp8);
+    kc.notes = NotesOf(options, TeDefaultOptions(key, method, lw.tp), g, lw.tp, fp8);
     if (key.column && key.pass == Pass::kWgrad && dgrad_method != TeMethod::kBulk) {
       // TE gives this GEMM no userbuffer: gathered, then computed.
       kc.overlapped = false;
       kc.config = OverlapConfig{};
-      kc.notes = {"no overlap: " + std::string(key.name.substr(0, key.name.size() - 5)) + "dgrad is " +
-                  std::string(TeMethodName(dgrad_method)) + ", so TE runs this wgrad after its all-gather"};
+      kc.notes = {"no overlap: " + dgrad + " is " + std::string(TeMethodName(dgrad_method)) +
+                  ", so TE runs this wgrad after its all-gather"};
     } else {
-      kc.config = TeConfigOf(options, key, op->gemm);
+      kc.config = TeConfigOf(options, op->gemm);
     }
     out.keys.push_back(std::move(kc));
   }

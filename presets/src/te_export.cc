@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "braid/planner.h"
 #include "braid/version.h"
 #include "te_train_rules.h"
 
@@ -259,34 +260,21 @@ Status NotExpressible(const Status& why) {
                          "(`nearest`)");
 }
 
+// Whether a wgrad's config pairs with its dgrad's as the tuner derives it
+// (planner.h WgradConfigBeside).
+bool PairsWith(const OverlapConfig& wgrad, const OverlapConfig& dgrad, bool column) {
+  return wgrad.algorithm == WgradConfigBeside(dgrad, column).algorithm;
+}
+
 // The exact entry of a GEMM, or (nearest) TE's nearest setting. `dgrad`: a
 // wgrad's layer's dgrad entry.
-// What the tuner derives for a wgrad beside its dgrad's config (planner.h
-// TrainOpConfigs): a column wgrad bulk with the pair's second budget beside
-// a bulk dgrad, else serial; a row wgrad external after a ring, else serial.
-OverlapConfig DerivedWgrad(const OverlapConfig& dgrad, bool column) {
-  OverlapConfig w;
-  if (column && dgrad.algorithm == Algorithm::kBulk) {
-    w = dgrad;
-    if (w.wgrad_comm_sms > 0) w.comm_sms = w.wgrad_comm_sms;
-    w.wgrad_comm_sms = 0;
-  } else if (!column && (dgrad.algorithm == Algorithm::kRing || dgrad.algorithm == Algorithm::kBidirRing)) {
-    w.algorithm = Algorithm::kExternal;
-  }
-  return w;
-}
-
-bool PairsWith(const OverlapConfig& wgrad, const OverlapConfig& dgrad, bool column) {
-  return wgrad.algorithm == DerivedWgrad(dgrad, column).algorithm;
-}
-
 Status FillEntry(const LayerOp& op, const TeKey& key, OverlapConfig config, const LayerWorkload& lw,
                  const TeExportInfo& info, const TeUbCfg* dgrad, TeUbCfg& b) {
   // A wgrad answered by another shape's preset (a nearest match) may not
   // pair with this dgrad: it then follows the dgrad as the tuner would have.
   if (key.pass == Pass::kWgrad && dgrad != nullptr && b.match == PresetMatch::kNearest &&
       !PairsWith(config, dgrad->preset_config, key.column)) {
-    const OverlapConfig derived = DerivedWgrad(dgrad->preset_config, key.column);
+    const OverlapConfig derived = WgradConfigBeside(dgrad->preset_config, key.column);
     b.comments.push_back("the nearest preset's " + config.Describe() + " does not pair with " + dgrad->key +
                          "'s config: derived from it as the tuner does (" + derived.Describe() + ")");
     config = derived;

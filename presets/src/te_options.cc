@@ -81,6 +81,22 @@ TeMethod TeDefaultMethod(const TeKey& k) {
   return TeMethod::kRingExchange;
 }
 
+std::string TeMethodRefusal(const TeKey& k, TeMethod method) {
+  if (method == TeMethod::kBulk && !(k.column && k.pass != Pass::kFprop)) {
+    return "bulk is TE's overlap of a column layer's dgrad and wgrad (qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad) "
+           "only";
+  }
+  const bool row_wgrad = !k.column && k.pass == Pass::kWgrad;
+  if (row_wgrad && method != TeMethod::kExternal) return "TE takes only external for a row layer's wgrad";
+  if (!row_wgrad && method == TeMethod::kExternal) {
+    return "external is for proj_wgrad and fc2_wgrad only (fed by their dgrad's ring_exchange)";
+  }
+  if (k.column && k.pass == Pass::kWgrad && method != TeMethod::kBulk) {
+    return "TE overlaps a column layer's wgrad only in bulk beside its dgrad";
+  }
+  return {};
+}
+
 TeOptions TeDefaultOptions(const TeKey& k, TeMethod method, int tp) {
   const bool ring = method == TeMethod::kRingExchange;
   // A column dgrad given another method than bulk reduce-scatters its
@@ -115,7 +131,7 @@ bool CommHigh(const TeOptions& o) {
 
 }  // namespace
 
-OverlapConfig TeConfigOf(const TeOptions& o, const TeKey& key, const Workload& w) {
+OverlapConfig TeConfigOf(const TeOptions& o, const Workload& w) {
   OverlapConfig c;
   c.comm_lanes = 1;
   c.comm_high_priority = CommHigh(o);
@@ -144,7 +160,6 @@ OverlapConfig TeConfigOf(const TeOptions& o, const TeKey& key, const Workload& w
   // A budget that changes nothing (a copy-engine all-gather without a
   // margin holds no SMs) is not recorded, as no Braid config records one.
   if (!CommSmsTakeEffect(c, w.op)) c.comm_sms = 0;
-  (void)key;
   return c;
 }
 
@@ -184,21 +199,10 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
                        "ring_exchange, pipeline, bulk, external)");
   }
   // The key's own rules (initialize_ub).
-  const bool column_backward = key.column && key.pass != Pass::kFprop;
-  if (method == TeMethod::kBulk && !column_backward) {
-    return NotTe(key, c, "TE's bulk overlap is for a column layer's dgrad and wgrad (qkv, fc1) only");
-  }
-  if ((method == TeMethod::kExternal) != (!key.column && key.pass == Pass::kWgrad)) {
-    return NotTe(key, c,
-                 method == TeMethod::kExternal ? "external is for a row layer's wgrad (proj, fc2) only"
-                                               : "TE takes only external for a row layer's wgrad");
-  }
-  if (key.column && key.pass == Pass::kWgrad && method != TeMethod::kBulk) {
-    return NotTe(key, c, "TE overlaps a column layer's wgrad only in bulk beside its dgrad");
-  }
+  if (const std::string why = TeMethodRefusal(key, method); !why.empty()) return NotTe(key, c, why);
   TeOptions o = TeDefaultOptions(key, method, tp);
   if (method == TeMethod::kExternal) {
-    if (c != TeConfigOf(o, key, w)) return NotTe(key, c, "external takes no knobs of its own");
+    if (c != TeConfigOf(o, w)) return NotTe(key, c, "external takes no knobs of its own");
     return o;
   }
   if (c.comm_lanes != 1) return NotTe(key, c, "TE runs one comm stream per overlap (streams=1)");
@@ -236,7 +240,7 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
   }
   // The options must run the config back (wgrad_comm_sms travels in the
   // wgrad key, which its own config then sets).
-  OverlapConfig back = TeConfigOf(o, key, w);
+  OverlapConfig back = TeConfigOf(o, w);
   back.wgrad_comm_sms = c.wgrad_comm_sms;
   if (back != want)
     return NotTe(key, c, "its knobs do not all have a TE option (it would run " + back.Describe() + ")");

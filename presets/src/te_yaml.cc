@@ -194,4 +194,17 @@ Result<TeUbCfgsFile> LoadTeUbCfgsFile(const std::string& path) {
   return ParseTeUbCfgsYaml(text, path);
 }
 
+Result<TeConfiguredBlock> LoadTeUbCfgsBlock(const std::string& path, const LayerWorkload& lw, int gpu_sms) {
+  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(path));
+  BRAID_ASSIGN_OR_RETURN(auto block, ResolveTeUbCfgs(&file, lw, gpu_sms));
+  TeConfiguredBlock out{WithTeConfigs(lw, block), {}};
+  out.notes.push_back("ub_cfgs " + OneLine(path) +
+                      ": every GEMM as TransformerEngine runs the file (keys left out: TE's defaults)");
+  for (const TeKeyConfig& k : block.keys) {
+    for (const std::string& n : k.notes) out.notes.push_back(std::string(k.key->name) + ": " + n);
+  }
+  out.notes.insert(out.notes.end(), block.notes.begin(), block.notes.end());
+  return out;
+}
+
 }  // namespace braid

@@ -74,16 +74,12 @@ RunRequest RequestOf(const RunArguments& a) {
   if (a.ub_cfgs) {
     // As `braid run --ub-cfgs`: every GEMM as TE runs the file.
     if (!r.layer) throw py::value_error("`ub_cfgs` configures a block's GEMMs: it needs `model`");
-    const TeUbCfgsFile file = Take(LoadTeUbCfgsFile(*a.ub_cfgs));
     const Topology topo = Take(LoadTopology(a.topology));
     const GpuSpec gpu = Take(LoadGpu(topo.gpu));
-    const TeBlockConfig block = Take(ResolveTeUbCfgs(&file, *r.layer, gpu.sm_count));
-    r.layer = WithTeConfigs(*r.layer, block);
+    TeConfiguredBlock block = Take(LoadTeUbCfgsBlock(*a.ub_cfgs, *r.layer, gpu.sm_count));
+    r.layer = std::move(block.layer);
     r.config = OverlapConfig{};
-    r.notes.push_back("ub_cfgs " + *a.ub_cfgs + ": every GEMM as TransformerEngine runs the file");
-    for (const TeKeyConfig& k : block.keys) {
-      for (const std::string& n : k.notes) r.notes.push_back(std::string(k.key->name) + ": " + n);
-    }
+    r.notes.insert(r.notes.end(), block.notes.begin(), block.notes.end());
   }
   r.backend = "sim";
   r.options.iters = a.iters;

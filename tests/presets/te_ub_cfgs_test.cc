@@ -291,7 +291,7 @@ TEST(TeUbCfgs, TeOptionsAndBraidConfigsRoundTrip) {
       ASSERT_NE(op, nullptr);
       auto back = TeOptionsOf(k.config, *k.key, op->gemm, lw.tp);
       ASSERT_TRUE(back.ok()) << k.key->name << ": " << back.status().message();
-      EXPECT_EQ(TeConfigOf(*back, *k.key, op->gemm), k.config) << k.key->name;
+      EXPECT_EQ(TeConfigOf(*back, op->gemm), k.config) << k.key->name;
       EXPECT_EQ(back->method, k.options.method) << k.key->name;
       if (CommSmsTakeEffect(k.config, op->gemm.op)) {
         EXPECT_EQ(back->num_sm, k.options.num_sm) << k.key->name;

@@ -131,7 +131,7 @@ TeDefault TeDefaultOfTarget(const TuneTarget& t) {
   // TE's defaults for qkv_dgrad / fc1_dgrad and their wgrads: bulk, 16 SMs
   // each, the GEMMs on the SMs left (set_sm_margin).
   const TeKey& key = *FindTeKey("qkv_dgrad");
-  return {TeConfigOf(TeDefaultOptions(key, TeMethod::kBulk, t.w.tp), key, t.w), ""};
+  return {TeConfigOf(TeDefaultOptions(key, TeMethod::kBulk, t.w.tp), t.w), ""};
 }
 
 }  // namespace braid

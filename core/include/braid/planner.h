@@ -74,4 +74,11 @@ Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer);
 // records for a wgrad it did not choose itself.
 Result<std::vector<OverlapConfig>> TrainOpConfigs(const LayerWorkload& train, const OverlapConfig& run);
 
+// What a wgrad without a config of its own runs beside its dgrad's `dgrad`
+// (`column`: a column-parallel layer's): bulk beside a bulk dgrad, sharing
+// its knobs but for the reduce-scatter's budget (wgrad_comm_sms where the
+// dgrad names one); external after a ring or bidir_ring dgrad of a row
+// layer; otherwise serial, with no comm knobs (nothing of its own to act on).
+OverlapConfig WgradConfigBeside(const OverlapConfig& dgrad, bool column);
+
 }  // namespace braid

@@ -126,6 +126,25 @@ Result<TeUbCfgsFile> ParseTeUbCfgsYaml(std::string_view text, std::string_view o
 inline constexpr int64_t kMaxUbCfgsBytes = int64_t(1) << 20;
 Result<TeUbCfgsFile> LoadTeUbCfgsFile(const std::string& path);
 
+// Why TE refuses `method` for `key` (initialize_ub: bulk only on a column
+// layer's dgrad and wgrad, external only and always on a row layer's wgrad,
+// a column layer's wgrad only in bulk), or "" where it takes it. What both
+// a user's file (ResolveTeUbCfgs) and a Braid config (TeOptionsOf) are
+// checked by.
+std::string TeMethodRefusal(const TeKey& key, TeMethod method);
+
+// A ub_cfgs file applied to a block, as `braid run --ub-cfgs`, `braid.run
+// (ub_cfgs=)` and `tune --baseline` take it: the file read
+// (LoadTeUbCfgsFile) and resolved (ResolveTeUbCfgs) for `lw` on a GPU of
+// `gpu_sms` SMs, `lw` with every GEMM as TE runs it (WithTeConfigs), and the
+// notes a run keeps (the file, what each key's options did, file-wide
+// notes). In braid_te_yaml.
+struct TeConfiguredBlock {
+  LayerWorkload layer;
+  std::vector<std::string> notes;
+};
+Result<TeConfiguredBlock> LoadTeUbCfgsBlock(const std::string& path, const LayerWorkload& lw, int gpu_sms);
+
 // TE's defaults for `key` at TP size `tp` when `method` is its method
 // (get_default_config; a column dgrad given a non-bulk method becomes a
 // reduce-scatter, as initialize_ub switches it).
@@ -165,17 +184,17 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
 // `lw` with every GEMM op's config set from `block` (LayerOp::config).
 LayerWorkload WithTeConfigs(const LayerWorkload& lw, const TeBlockConfig& block);
 
-// The Braid config that runs `options` for `key` on `w` (the key's GEMM);
+// The Braid config that runs `options` on `w` (a key's GEMM);
 // a num_sm that can change nothing there (CommSmsTakeEffect: a copy-engine
 // all-gather without margin) is left out, as comm_sms 0.
-OverlapConfig TeConfigOf(const TeOptions& options, const TeKey& key, const Workload& w);
+OverlapConfig TeConfigOf(const TeOptions& options, const Workload& w);
 
 // The inverse: the TE options that run exactly `config` for `key`, or
 // Invalid with one line saying what TE cannot express (a method TE does not
 // offer the key, sub-chunks, uneven splits, a second comm stream, comm_sms 0
 // or above 32, a comm dtype other than TE's). `dgrad_bulk`: for a column
 // wgrad, whether its dgrad is bulk (TE takes the key only then).
-// TeConfigOf(*TeOptionsOf(c, ...), key, w) == c for every config it accepts,
+// TeConfigOf(*TeOptionsOf(c, ...), w) == c for every config it accepts,
 // but where c's comm_sms is 0 and changes nothing (CommSmsTakeEffect: a
 // copy-engine all-gather without margin), which TE's default count stands
 // for, and a bulk dgrad's wgrad_comm_sms, which its wgrad key carries.
