@@ -149,23 +149,49 @@ Result<BlockFigures> MeasureBlock(const TuneRequest& q, const std::vector<TuneRe
   return out;
 }
 
+// The blocks a tuned block is compared with.
+enum class BlockChoice { kTeDefault, kBaseline, kSerial };
+
+const char* BlockChoiceName(BlockChoice c) {
+  switch (c) {
+    case BlockChoice::kTeDefault:
+      return "TE's default";
+    case BlockChoice::kBaseline:
+      return "the baseline";
+    case BlockChoice::kSerial:
+      break;
+  }
+  return "serial";
+}
+
+// @pre b.baseline for kBaseline
+const BlockFigures::Figures& FiguresAt(const BlockFigures& b, BlockChoice c) {
+  switch (c) {
+    case BlockChoice::kTeDefault:
+      return b.te_default;
+    case BlockChoice::kBaseline:
+      return *b.baseline;
+    case BlockChoice::kSerial:
+      break;
+  }
+  return b.serial;
+}
+
 // Which block the tuned one must not be slower than: TE's default, the
 // user's baseline, and (runtime braid) serial; nullopt when the tuned block
 // is the fastest. GEMMs tuned one target at a time may lose together (lanes
 // and SMs they share as a block).
-enum class BlockChoice { kTeDefault, kBaseline, kSerial };
 std::optional<BlockChoice> FasterBlock(const BlockFigures& b, TuneRuntime runtime) {
   std::optional<BlockChoice> best;
   double best_ns = b.tuned.time_ns;
-  auto consider = [&](BlockChoice c, double ns) {
-    if (ns < best_ns) {
+  for (BlockChoice c : {BlockChoice::kTeDefault, BlockChoice::kBaseline, BlockChoice::kSerial}) {
+    if (c == BlockChoice::kBaseline && !b.baseline) continue;
+    if (c == BlockChoice::kSerial && runtime != TuneRuntime::kBraid) continue;
+    if (FiguresAt(b, c).time_ns < best_ns) {
       best = c;
-      best_ns = ns;
+      best_ns = FiguresAt(b, c).time_ns;
     }
-  };
-  consider(BlockChoice::kTeDefault, b.te_default.time_ns);
-  if (b.baseline) consider(BlockChoice::kBaseline, b.baseline->time_ns);
-  if (runtime == TuneRuntime::kBraid) consider(BlockChoice::kSerial, b.serial.time_ns);
+  }
   return best;
 }
 
@@ -173,14 +199,21 @@ std::optional<BlockChoice> FasterBlock(const BlockFigures& b, TuneRuntime runtim
 // wgrad as it follows), with that config's measured time.
 Status AdoptBlock(BlockChoice choice, std::vector<TuneResult>& results) {
   for (TuneResult& r : results) {
-    if (choice == BlockChoice::kBaseline && !r.baseline) continue;
-    const OverlapConfig c = choice == BlockChoice::kTeDefault  ? r.te_default
-                            : choice == BlockChoice::kBaseline ? *r.baseline
-                                                               : OverlapConfig{};
-    r.config = c;
-    r.time_ns = choice == BlockChoice::kTeDefault  ? r.te_default_ns
-                : choice == BlockChoice::kBaseline ? r.baseline_ns
-                                                   : r.serial_ns;
+    switch (choice) {
+      case BlockChoice::kTeDefault:
+        r.config = r.te_default;
+        r.time_ns = r.te_default_ns;
+        break;
+      case BlockChoice::kBaseline:
+        if (!r.baseline) continue;
+        r.config = *r.baseline;
+        r.time_ns = r.baseline_ns;
+        break;
+      case BlockChoice::kSerial:
+        r.config = OverlapConfig{};
+        r.time_ns = r.serial_ns;
+        break;
+    }
     r.ci_low_ns = r.ci_high_ns = r.time_ns;
     if (r.train_ops) {
       BRAID_ASSIGN_OR_RETURN(auto configs, TrainOpConfigs(*r.train_ops, r.config));
@@ -291,15 +324,10 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     }
     summary.trials += block->baseline ? 4 : 3;  // the block's tuned, TE default, serial (and baseline) runs
     if (const std::optional<BlockChoice> faster = FasterBlock(*block, q.runtime)) {
-      const BlockFigures::Figures& won = *faster == BlockChoice::kTeDefault  ? block->te_default
-                                         : *faster == BlockChoice::kBaseline ? *block->baseline
-                                                                             : block->serial;
+      const BlockFigures::Figures won = FiguresAt(*block, *faster);
       block->note = "the per-GEMM winners ran " + std::to_string(std::llround(block->tuned.time_ns)) +
-                    " ns as a block, slower than " +
-                    (*faster == BlockChoice::kTeDefault  ? std::string("TE's default")
-                     : *faster == BlockChoice::kBaseline ? std::string("the baseline")
-                                                         : std::string("serial")) +
-                    " (" + std::to_string(std::llround(won.time_ns)) + " ns): the block keeps its configs";
+                    " ns as a block, slower than " + BlockChoiceName(*faster) + " (" +
+                    std::to_string(std::llround(won.time_ns)) + " ns): the block keeps its configs";
       block->tuned = won;
       if (Status s = AdoptBlock(*faster, summary.results); !s.ok()) {
         if (!was_done) (void)store.SetSessionStatus(session, "interrupted");
