@@ -196,4 +196,32 @@ TEST(TeRoundTrip, BadUbCfgsAreOneLineExit2AndWriteNothing) {
   EXPECT_FALSE(std::filesystem::exists(presets));
 }
 
+// The new flags' own bad values: one line naming the flag, exit 2, nothing written.
+TEST(TeRoundTrip, BadRuntimeSmBudgetsAndBaselineFilesAreOneLineExit2) {
+  const std::string db = TempPath("bad_flags.db"), presets = TempPath("bad_flags.toml");
+  std::filesystem::remove(db);
+  std::filesystem::remove(presets);
+  struct Case {
+    std::string args, want;
+  };
+  const Case cases[] = {
+      {"tune" + kBlock + " --runtime nope", "unknown runtime 'nope'"},
+      {"tune" + kBlock + " --dtype fp8_e4m3 --runtime te --comm-dtype fp8_e4m3", "--comm-dtype with --runtime te"},
+      {"tune" + kBlock + " --baseline /dev/zero", "not a ub_cfgs file"},
+      {"tune --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 4 --baseline /dev/null", "needs --model"},
+      {"run" + kBlock + " --algo bulk --wgrad-comm-sms -1", "--wgrad-comm-sms must not be negative"},
+      {"run" + kBlock + " --algo ring --wgrad-comm-sms 8", "applies to bulk only"},
+      {"run" + kBlock + " --algo serial --sm-margin --comm-sms 8", "serial runs none beside it"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = Braid(c.args + " --db " + db + (c.args.rfind("tune", 0) == 0 ? " --out " + presets : "") +
+                            (c.args.rfind("tune", 0) == 0 ? " --no-progress" : ""));
+    EXPECT_EQ(o.code, 2) << c.args << o.err;
+    EXPECT_THAT(o.err, HasSubstr(c.want)) << c.args;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(db)) << c.args;
+    EXPECT_FALSE(std::filesystem::exists(presets)) << c.args;
+  }
+}
+
 }  // namespace
