@@ -49,6 +49,7 @@ for lib in $(ldd "$bin" | awk '{ print $1 }'); do
 done
 
 [[ -f "$dir/train_block.toml" ]] || fail "train_block.toml (run-gpu-tests.sh's training block) is not in the bundle"
+[[ -f "$dir/train_ub_cfgs.yaml" ]] || fail "train_ub_cfgs.yaml (run-gpu-tests.sh's ub_cfgs rows) is not in the bundle"
 "$dir/braid" --version || fail "--version"
 "$dir/braid" run --backend sim --op gemm_rs --m 256 --n 256 --k 256 --tp 2 --algo ring --no-db >/dev/null ||
   fail "a sim run"

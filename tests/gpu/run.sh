@@ -181,13 +181,18 @@ section_fp8() {
 # The block is train_block.toml beside this script (in the repository and
 # in the GPU bundle).
 train_model="$here/train_block.toml"
+# algo ub_cfgs: every GEMM as train_ub_cfgs.yaml says (per-op SM margins as
+# cuBLASLt SM count targets, a bulk pair's two budgets); untested on a GPU
+# until a run of this row.
 check_train() {  # mode algo p
   local mode="$1" algo="$2" p="$3" extra=()
   out_of_time && return
   [[ "$mode" == loopback ]] && extra+=(--loopback)
+  local how=(--algo "$algo")
+  [[ "$algo" == ub_cfgs ]] && how=(--ub-cfgs "$here/train_ub_cfgs.yaml")
   local out rc row
   out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --model "$train_model" --seq 2048 \
-          --tp "$p" --phase train --algo "$algo" --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
+          --tp "$p" --phase train "${how[@]}" --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
   rc=$?
   row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" train "$p")"
   rows+=("$row")
@@ -198,7 +203,7 @@ section_train() {
   for mode in loopback devices; do
     for p in 2 4 8; do
       [[ "$mode" != loopback && "$gpus" -lt "$p" ]] && continue
-      for algo in serial bulk ring bidir_ring; do check_train "$mode" "$algo" "$p"; done
+      for algo in serial bulk ring bidir_ring ub_cfgs; do check_train "$mode" "$algo" "$p"; done
     done
   done
 }

@@ -22,6 +22,10 @@ if [[ "$1" == calibrate ]]; then
   exit 0
 fi
 if [[ -n "${BRAID_FUSED_NEVER_SET:-}" ]]; then echo "braid run: the fused kernel timed out on rank 1"; echo "kernel timed out on rank 1"; exit 1; fi
+# The ub_cfgs rows name a file that is there (beside run.sh, as in the bundle).
+for ((i = 1; i <= $#; i++)); do
+  [[ "${!i}" == --ub-cfgs ]] && { j=$((i + 1)); [[ -f "${!j}" ]] || { echo "braid run: no ub_cfgs file ${!j}"; exit 2; }; }
+done
 [[ -n "${FAKE_FAIL_ALGO:-}" && " $* " == *" --algo $FAKE_FAIL_ALGO "* ]] && ok=false || ok=true
 # FAKE_NO_FP8: a GPU before compute capability 8.9 refuses FP8 (exit 2).
 if [[ -n "${FAKE_NO_FP8:-}" && " $* " == *" --dtype fp8_"* ]]; then
@@ -41,16 +45,16 @@ out="$(BRAID_GPU_SECTIONS="hang fused train" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?
 [[ $rc -eq 0 ]] || fail "all passing: exit $rc"
 order="$(awk '$1 == "loopback" { print $2 }' <<<"$out" | uniq | tr '\n' ' ')"
-[[ "$order" == "fused-hang fused serial bulk ring bidir_ring serial bulk ring bidir_ring serial bulk ring bidir_ring " ]] ||
+[[ "$order" == "fused-hang fused serial bulk ring bidir_ring ub_cfgs serial bulk ring bidir_ring ub_cfgs serial bulk ring bidir_ring ub_cfgs " ]] ||
   fail "sections out of order: $order"
-grep -q "^summary: 20 runs, 20 passed, 0 skipped .*, 0 not started" <<<"$out" || fail "summary: $(tail -n1 <<<"$out")"
+grep -q "^summary: 23 runs, 23 passed, 0 skipped .*, 0 not started" <<<"$out" || fail "summary: $(tail -n1 <<<"$out")"
 grep -q "calibrate" <<<"$out" && fail "the measure section ran without being asked for"
 
 # The budget counts from run.sh's start, its probe run included: rows of
 # 1 s against 3 s leave room for a loaded machine (0.6 s against 1 s did not).
 out="$(FAKE_SLEEP=1 BRAID_GPU_SECTIONS="train ops" BRAID_GPU_BUDGET=3 bash "$here/run.sh" "$fake" 2>&1)"
 started="$(grep -c '^loopback ' <<<"$out")"
-grep -q "^summary: $started runs, $started passed, .*, $((12 + 42 - started)) not started (BRAID_GPU_BUDGET)" <<<"$out" ||
+grep -q "^summary: $started runs, $started passed, .*, $((15 + 42 - started)) not started (BRAID_GPU_BUDGET)" <<<"$out" ||
   fail "budget: $(tail -n1 <<<"$out")"
 ((started >= 1 && started <= 4)) || fail "budget 3 s with 1 s rows (the probe counts) started $started rows"
 

@@ -60,6 +60,7 @@ chmod +x "$dir/braid"
 cp "$run_sh" "$dir/run-gpu-tests.sh"
 chmod +x "$dir/run-gpu-tests.sh"
 cp "$(dirname "$run_sh")/train_block.toml" "$dir/train_block.toml"  # run.sh's training rows
+cp "$(dirname "$run_sh")/train_ub_cfgs.yaml" "$dir/train_ub_cfgs.yaml"  # and its ub_cfgs rows
 cat > "$dir/README.txt" <<'TXT'
 Braid GPU bundle (x86-64 Linux, glibc 2.36 or newer; built on Debian 12).
 Needs on the target: an NVIDIA driver and the CUDA 13 libraries cudart,
