@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 28> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -42,6 +42,12 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 28> kFieldFl
     {"holder", "--holder"},
     {"gpu_out", "--gpu-out"},
     {"csv_dir", "--csv-dir"},
+    // a training step on a TP × DP grid (braid/train_step.h DpSetup)
+    {"dp", "--dp"},
+    {"zero", "--zero"},
+    {"bucket_params", "--bucket-size"},
+    {"decomposed_layers", "--decomposed-layers"},
+    {"prefetch", "--prefetch"},
 }};
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "backend_choice.h"
 #include "braid/cpu_process_backend.h"
+#include "braid/data_parallel.h"
 #include "braid/gpu_files.h"
 #include "braid/launcher.h"
 #include "braid/layer_workload.h"
@@ -25,6 +26,7 @@
 #include "field_flags.h"
 #include "mpi_job.h"
 #include "run_report.h"
+#include "train_step_report.h"
 #include "store_access.h"
 #include "workload_flags.h"
 
@@ -76,6 +78,7 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
           [](const std::string& v) { return v.find('-') == std::string::npos ? std::string() : "must be 0 or more"; },
           "UINT", "non-negative"));
   AddCudaOptions(sub, &a->cuda);
+  AddDpOptions(sub, &a->dp);
   a->timeout_option = sub->get_option("--timeout");
   a->app = sub;
 }
@@ -135,6 +138,34 @@ Status ApplyUbCfgs(const RunArgs& a, RunRequest& r) {
   return Status::Ok();
 }
 
+// --dp-op: one DP op of the block (braid/data_parallel.h) becomes the run's
+// workload, its ranks the DP group of the grid.
+Status SelectDpOp(const RunArgs& a, RunRequest& r) {
+  if (!r.layer || r.layer->phase != Phase::kTrain) {
+    return Status::Invalid("--dp-op names a DP op of a training block: it needs --model and --phase train");
+  }
+  if (!a.ub_cfgs.empty()) return Status::Invalid("--dp-op and --ub-cfgs: the file configures TP GEMMs; give one");
+  BRAID_ASSIGN_OR_RETURN(DpSetup setup, DpSetupFromArgs(a.dp));
+  BRAID_ASSIGN_OR_RETURN(std::vector<DpOp> ops, MakeDpOps(*r.layer, setup.dp, setup.zero));
+  std::string known;
+  for (const DpOp& op : ops) {
+    if (op.name == a.dp.op) {
+      r.notes.push_back(op.name + " of " + r.layer->Describe() + ": " + std::string(DpOpKindName(op.kind)) +
+                        " of a " + std::to_string(op.weight_rows) + " x " + std::to_string(op.weight_cols) +
+                        " weight shard over the DP group of " + std::to_string(setup.dp) + " (tp " +
+                        std::to_string(r.layer->tp) + " x dp " + std::to_string(setup.dp) + " grid)");
+      r.op = op.gemm;
+      r.dp_group_tp = r.layer->tp;
+      r.layer.reset();
+      return Status::Ok();
+    }
+    known += (known.empty() ? "" : ", ") + op.name;
+  }
+  return Status::Invalid("--dp-op '" + OneLine(a.dp.op) + "' is not a DP op of this block with --dp " +
+                         std::to_string(setup.dp) + " --zero " + std::string(ZeroStageName(setup.zero)) +
+                         " (known: " + (known.empty() ? "none" : known) + ")");
+}
+
 // The library's request for what the flags ask.
 Result<RunRequest> RequestFromArgs(const RunArgs& a) {
   BRAID_RETURN_IF_ERROR(CheckWorkloadForm(a.workload));
@@ -150,6 +181,7 @@ Result<RunRequest> RequestFromArgs(const RunArgs& a) {
   BRAID_ASSIGN_OR_RETURN(auto c, ConfigFromArgs(a));
   r.config = std::move(c);
   if (!a.ub_cfgs.empty()) BRAID_RETURN_IF_ERROR(ApplyUbCfgs(a, r));
+  if (!a.dp.op.empty()) BRAID_RETURN_IF_ERROR(SelectDpOp(a, r));
   r.topology = a.topology;
   r.backend = a.backend;
   r.options.iters = a.iters;
@@ -197,18 +229,57 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
   return Status::Ok();
 }
 
-// Flag checks, then the library's (braid/run_pipeline.h).
-Result<PreparedRun> PrepareRunFromArgs(const RunArgs& a, bool writes_store) {
-  BRAID_RETURN_IF_ERROR(CheckRunOptions(a, writes_store));
-  BRAID_ASSIGN_OR_RETURN(auto request, RequestFromArgs(a));
-  return PrepareRun(request);
+// --dp without --dp-op: the whole training step of the block's model on
+// the TP × DP grid, on the sim after the block's run (nullopt: not asked).
+Result<std::optional<TrainStepRequest>> TrainStepFromArgs(const RunArgs& a, const RunRequest& r) {
+  if (!DpRequested(a.dp) || !a.dp.op.empty()) return std::optional<TrainStepRequest>();
+  if (!r.layer || r.layer->phase != Phase::kTrain) {
+    return Status::Invalid("--dp gives a training step: it needs --model and --phase train");
+  }
+  if (a.backend != "sim") {
+    return Status::Invalid("--dp gives the whole step on the sim backend; on " + a.backend +
+                           ", run each DP op alone with --dp-op NAME");
+  }
+  TrainStepRequest step;
+  step.block = *r.layer;
+  step.config = r.config;
+  step.topology = r.topology;
+  BRAID_ASSIGN_OR_RETURN(step.dp, DpSetupFromArgs(a.dp));
+  step.layers = a.dp.layers;
+  BRAID_RETURN_IF_ERROR(CheckTrainStep(step));
+  return std::optional<TrainStepRequest>(std::move(step));
 }
 
-void PrintRun(const RunArgs& a, const RecordedRun& run) {
+struct PreparedFromArgs {
+  PreparedRun run;
+  std::optional<TrainStepRequest> step;
+};
+
+// Flag checks, then the library's (braid/run_pipeline.h, braid/train_step.h).
+Result<PreparedFromArgs> PrepareFromArgs(const RunArgs& a, bool writes_store) {
+  BRAID_RETURN_IF_ERROR(CheckRunOptions(a, writes_store));
+  BRAID_ASSIGN_OR_RETURN(auto request, RequestFromArgs(a));
+  PreparedFromArgs out;
+  BRAID_ASSIGN_OR_RETURN(out.step, TrainStepFromArgs(a, request));
+  BRAID_ASSIGN_OR_RETURN(out.run, PrepareRun(request));
+  return out;
+}
+
+Result<PreparedRun> PrepareRunFromArgs(const RunArgs& a, bool writes_store) {
+  BRAID_ASSIGN_OR_RETURN(auto prepared, PrepareFromArgs(a, writes_store));
+  if (prepared.step) return Status::Invalid("--dp gives a training step in one process: run it without mpirun");
+  return std::move(prepared.run);
+}
+
+void PrintRun(const RunArgs& a, const RecordedRun& run, const TrainStepRequest* step_request = nullptr,
+              const TrainStepFigures* step = nullptr) {
   if (a.json) {
-    std::cout << RunJson(run.record).dump(2) << "\n";
+    nlohmann::json j = RunJson(run.record);
+    if (step != nullptr) j["train_step"] = TrainStepJson(*step_request, *step);
+    std::cout << j.dump(2) << "\n";
   } else {
     std::cout << RunTable(run.record);
+    if (step != nullptr) std::cout << TrainStepTable(*step_request, *step);
   }
   std::cout.flush();
 }
@@ -230,11 +301,17 @@ int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
 // store as the backend finishes it, so that a run of millions of events is
 // never held whole (the store is opened, and checked, before the run).
 int ExecuteRunInProcess(const RunArgs& a) {
-  auto prepared = PrepareRunFromArgs(a, true);
-  if (!prepared.ok()) return ReportError("run", prepared.status());
+  auto both = PrepareFromArgs(a, true);
+  if (!both.ok()) return ReportError("run", both.status());
+  PreparedRun* prepared = &both->run;
   if (Status s = CheckTimeoutApplies(a.backend, a.timeout_option); !s.ok()) return ReportError("run", s);
-  auto backend = MakeBackend(a.backend, a.topology,
-                             CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
+  const CpuBackendOptions cpu_options = CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option);
+  // A DP op runs on its DP group's links: the sim takes the prepared topology.
+  auto backend = [&]() -> Result<std::unique_ptr<Backend>> {
+    if (a.dp.op.empty() || a.backend != "sim") return MakeBackend(a.backend, a.topology, cpu_options, a.cuda);
+    BRAID_ASSIGN_OR_RETURN(GpuSpec gpu, LoadGpu(prepared->topology.gpu));
+    return MakeBackend(a.backend, SimHardware{std::move(gpu), prepared->topology}, cpu_options, a.cuda);
+  }();
   if (!backend.ok()) return ReportError("run", backend.status());
   std::error_code ec;
   const bool store_existed = !a.no_db && std::filesystem::exists(a.db, ec);
@@ -256,7 +333,13 @@ int ExecuteRunInProcess(const RunArgs& a) {
     if (!a.no_db && !store_existed) RemoveCreatedStore(a.db);
     return ReportError("run", run.status());
   }
-  PrintRun(a, *run);
+  std::optional<TrainStepFigures> step;
+  if (both->step) {
+    auto figures = SimulateTrainStep(*both->step, &run->record);
+    if (!figures.ok()) return ReportError("run", figures.status());
+    step = std::move(*figures);
+  }
+  PrintRun(a, *run, both->step ? &*both->step : nullptr, step ? &*step : nullptr);
   if (Status v = VerifyVerdict(run->output); !v.ok()) return ReportError("run", v);
   return kExitOk;
 }
@@ -275,7 +358,7 @@ uint64_t ArgumentsHash(const RunArgs& a) {
       std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
       '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0)) + '\x1f' +
       std::to_string(a.sm_margin) + '\x1f' + std::to_string(a.wgrad_comm_sms) + '\x1f' + a.ub_cfgs + '\x1f' +
-      std::to_string(a.cuda.tf32) + '\x1f' + std::to_string(a.cuda.loopback);
+      std::to_string(a.cuda.tf32) + '\x1f' + std::to_string(a.cuda.loopback) + '\x1f' + DpArgsKey(a.dp);
   return HashOfArguments(key);
 }
 
@@ -295,7 +378,9 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     return s.is_user_error() ? kExitUsage : kExitFailure;
   };
   Status checked = SameArgumentsEverywhere(world, a);
-  if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp, /*cuda_allowed=*/true);
+  // A DP op's ranks are its DP group.
+  const int ranks = a.dp.op.empty() ? a.workload.tp : a.dp.dp;
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, ranks, /*cuda_allowed=*/true);
   Result<PreparedRun> prepared = Status::Internal("not prepared");
   if (checked.ok()) {
     prepared = PrepareRunFromArgs(a, root);

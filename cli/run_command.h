@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "braid/cuda_backend.h"
+#include "dp_flags.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
@@ -39,6 +40,7 @@ struct RunArgs {
   CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
   const CLI::App* app = nullptr;          // which flags were given
   unsigned long long seed = 42;
+  DpArgs dp;  // --dp and the data-parallel flags (dp_flags.h)
 };
 
 void AddRunOptions(CLI::App* sub, RunArgs* args);

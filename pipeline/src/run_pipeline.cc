@@ -12,6 +12,7 @@
 #include "braid/op_metrics.h"
 #include "braid/planner.h"
 #include "braid/run_options_check.h"
+#include "braid/data_parallel.h"
 #include "braid/topology_files.h"
 #include "plan_size.h"
 
@@ -80,6 +81,10 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   // The topology's size first: a plan for `tp` 4096 takes a minute and
   // gigabytes to build only to be refused (issue 27 point 4).
   BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(request.topology));
+  if (request.dp_group_tp > 0) {
+    if (request.layer) return Status::Invalid("`dp_group_tp` places one DP op, not a layer");
+    BRAID_ASSIGN_OR_RETURN(topo, DpGroupTopology(topo, request.dp_group_tp, request.op.tp));
+  }
   BRAID_RETURN_IF_ERROR(topo.CheckFits(request.layer ? request.layer->tp : request.op.tp));
   // Its size before it is built: a plan of billions of steps would build
   // until memory runs out.

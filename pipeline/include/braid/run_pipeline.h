@@ -40,6 +40,10 @@ struct RunRequest {
   std::string backend = "sim";        // the backend that will run it: sim | cpu | cuda
   RunOptions options;
   std::vector<std::string> notes;  // kept with the record (e.g. what a ub_cfgs file's keys did)
+  // A data-parallel op (braid/data_parallel.h): > 0 says `op`'s ranks are
+  // the DP group of a dp_group_tp × op.tp grid on the topology, so the run
+  // sees that group's links (DpGroupTopology), not the first op.tp GPUs'.
+  int dp_group_tp = 0;
 };
 
 struct PreparedRun {
