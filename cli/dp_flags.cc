@@ -8,15 +8,27 @@ constexpr const char* kDpFlags[] = {"--zero",   "--fsdp",          "--dp-schedul
                                     "--decomposed-layers", "--dp-algo", "--dp-chunks", "--prefetch",
                                     "--dp-comm-sms", "--layers", "--dp-op"};
 
-bool Given(const DpArgs& a, const char* flag) { return a.app != nullptr && a.app->count(flag) > 0; }
+// A flag the command does not have (tune has only the grid's) is not given.
+bool Given(const DpArgs& a, const char* flag) {
+  const CLI::Option* o = a.app != nullptr ? a.app->get_option_no_throw(flag) : nullptr;
+  return o != nullptr && o->count() > 0;
+}
 
 }  // namespace
 
-void AddDpOptions(CLI::App* sub, DpArgs* a) {
+void AddDpGridOptions(CLI::App* sub, DpArgs* a) {
   sub->add_option("--dp", a->dp, "data-parallel ranks beside --tp (a TP x DP grid; --phase train)")
       ->capture_default_str();
   sub->add_option("--zero", a->zero, "0 | 1 | 2 | 3: which DP collectives run (ZeRO stages; default 0: all-reduce)");
   sub->add_flag("--fsdp", a->fsdp, "PyTorch FSDP's full sharding: --zero 3");
+  sub->add_option("--dp-comm-sms", a->comm_sms, "SMs of the DP collectives (0: the topology's NCCL channels)")
+      ->capture_default_str();
+  sub->add_option("--layers", a->layers, "blocks in the step (0: the model's)")->capture_default_str();
+  a->app = sub;
+}
+
+void AddDpOptions(CLI::App* sub, DpArgs* a) {
+  AddDpGridOptions(sub, a);
   sub->add_option("--dp-schedule", a->schedule,
                   "serial | bucketed | decomposed: DP gradients after the backward, in buckets beside it "
                   "(Megatron's --overlap-grad-reduce), or decomposed into the wgrad GEMMs (CommFuse)")
@@ -31,9 +43,6 @@ void AddDpOptions(CLI::App* sub, DpArgs* a) {
   sub->add_option("--dp-chunks", a->chunks, "decomposed: chunks of the DP gradients' plan")->capture_default_str();
   sub->add_option("--prefetch", a->prefetch, "ZeRO: parameter gathers queued ahead of their layer")
       ->capture_default_str();
-  sub->add_option("--dp-comm-sms", a->comm_sms, "SMs of the DP collectives (0: the topology's NCCL channels)")
-      ->capture_default_str();
-  sub->add_option("--layers", a->layers, "blocks in the step (0: the model's)")->capture_default_str();
   sub->add_option("--dp-op", a->op,
                   "run one DP op of the block alone on its DP group (fc1.grad_rs, qkv.param_ag, ...): "
                   "--algo and its knobs plan it, --verify checks it on cpu");

@@ -31,7 +31,11 @@ struct DpArgs {
   const CLI::App* app = nullptr;
 };
 
+// `braid run`: every DP flag.
 void AddDpOptions(CLI::App* sub, DpArgs* a);
+// `braid tune`: the grid's flags only (--dp, --zero, --fsdp, --dp-comm-sms,
+// --layers); the rest is what it searches.
+void AddDpGridOptions(CLI::App* sub, DpArgs* a);
 
 // The setup the flags ask for. Invalid (one line naming the flag) for a
 // value out of range or a DP flag without --dp 2 or more.

@@ -76,4 +76,63 @@ nlohmann::json TrainStepJson(const TrainStepRequest& r, const TrainStepFigures& 
           {"dp_collectives", spans}};
 }
 
+namespace {
+
+std::string StepLine(const char* what, const TrainStepFigures& f, double base_ns) {
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-34s %10s  %9.0f tokens/s  MFU %5.1f %%  DP exposed %s  %.3fx\n", what,
+                Ms(f.step_ns).c_str(), f.tokens_per_s, 100.0 * f.mfu, Ms(f.schedule.dp_exposed_ns).c_str(),
+                f.step_ns > 0 ? base_ns / f.step_ns : 0.0);
+  return line;
+}
+
+nlohmann::json StepFigures(const TrainStepFigures& f) {
+  return {{"step_ns", f.step_ns},
+          {"tokens_per_s", f.tokens_per_s},
+          {"mfu", f.mfu},
+          {"block_ns", f.block_ns},
+          {"dp_exposed_ns", f.schedule.dp_exposed_ns},
+          {"dp_tail_ns", f.schedule.tail_ns}};
+}
+
+}  // namespace
+
+std::string DpTuneTable(const DpTuneReport& r) {
+  const TrainStepFigures& base = r.serial_tp;
+  std::string out = "\ntraining step (sim): " + std::to_string(base.layers) + " blocks, TP " +
+                    std::to_string(r.request.block.tp) + " x DP " + std::to_string(r.request.dp.dp) + ", zero " +
+                    std::string(ZeroStageName(r.request.dp.zero)) + "; DP group: " + base.dp_link +
+                    "; speed-up vs the first line\n";
+  out += StepLine("serial TP GEMMs, Megatron DP", base, base.step_ns);
+  out += StepLine("tuned TP GEMMs, Megatron DP", r.tuned.megatron_figures, base.step_ns);
+  out += StepLine("tuned TP GEMMs, tuned DP", r.tuned.best_figures, base.step_ns);
+  out += "  Megatron DP: " + r.tuned.megatron.Describe() + "\n";
+  out += "  tuned DP:    " + r.tuned.best.Describe() + " (best of " + std::to_string(r.tuned.candidates) + ")\n";
+  std::string missing;
+  out += "  Megatron-LM: " + MegatronDpArgs(r.tuned.best, &missing) + "\n";
+  if (!missing.empty()) out += "  no Megatron-LM counterpart: " + missing + "\n";
+  return out;
+}
+
+nlohmann::json DpTuneJson(const DpTuneReport& r) {
+  std::string missing;
+  const std::string args = MegatronDpArgs(r.tuned.best, &missing);
+  nlohmann::json ranked = nlohmann::json::array();
+  for (const auto& [setup, ns] : r.tuned.ranked) ranked.push_back({{"setup", setup.Describe()}, {"step_ns", ns}});
+  return {{"layers", r.serial_tp.layers},
+          {"tp", r.request.block.tp},
+          {"dp", r.request.dp.dp},
+          {"zero", std::string(ZeroStageName(r.request.dp.zero))},
+          {"dp_link", r.serial_tp.dp_link},
+          {"serial_tp_megatron_dp", StepFigures(r.serial_tp)},
+          {"tuned_tp_megatron_dp", StepFigures(r.tuned.megatron_figures)},
+          {"tuned", StepFigures(r.tuned.best_figures)},
+          {"megatron_setup", r.tuned.megatron.Describe()},
+          {"tuned_setup", r.tuned.best.Describe()},
+          {"candidates", r.tuned.candidates},
+          {"ranked", ranked},
+          {"megatron_args", args},
+          {"no_megatron_counterpart", missing}};
+}
+
 }  // namespace braid::cli

@@ -30,6 +30,7 @@
 #include "run_report.h"
 #include "store_access.h"
 #include "tune_progress.h"
+#include "train_step_report.h"
 #include "tune_report.h"
 #include "workload_flags.h"
 #if defined(BRAID_HAVE_MPI)
@@ -66,6 +67,7 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
                   "a ub_cfgs YAML (yours, or Megatron-Bridge's): each GEMM and the block measured at it beside TE's "
                   "default, and a candidate the winner may be (needs --model)");
   AddCudaOptions(sub, &a->cuda);
+  AddDpGridOptions(sub, &a->dp);
   a->timeout_option = sub->get_option("--timeout");
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")
@@ -186,7 +188,24 @@ struct PreparedTune {
   std::shared_ptr<SimHardware> hw;  // the guide reads it
   TuneRequest request;
   PresetFile existing;
+  std::optional<TrainStepRequest> step;  // --dp: the step's DP side tuned after the block
 };
+
+// --dp: the training step whose DP side is tuned once the block is; checked
+// before anything is written.
+Result<std::optional<TrainStepRequest>> TrainStepOf(const TuneArgs& a, const std::optional<LayerWorkload>& block) {
+  if (!DpRequested(a.dp)) return std::optional<TrainStepRequest>();
+  if (!block) return Status::Invalid("--dp tunes a training step: it needs --model and --phase train");
+  if (a.backend != "sim") return Status::Invalid("--dp tunes the step on the sim backend (got " + a.backend + ")");
+  if (a.cuda.loopback) return Status::Invalid("--dp and --loopback: a loopback run has no DP group");
+  TrainStepRequest step;
+  step.block = *block;
+  step.topology = a.topology;
+  BRAID_ASSIGN_OR_RETURN(step.dp, DpSetupFromArgs(a.dp));
+  step.layers = a.dp.layers;
+  BRAID_RETURN_IF_ERROR(CheckTrainStep(step));
+  return std::optional<TrainStepRequest>(std::move(step));
+}
 
 Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   BRAID_RETURN_IF_ERROR(CheckOptions(a));
@@ -195,6 +214,7 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   std::string workload_key;
   std::optional<LayerWorkload> block;
   BRAID_ASSIGN_OR_RETURN(auto targets, TargetsOf(a, &workload_key, &block));
+  BRAID_ASSIGN_OR_RETURN(auto step, TrainStepOf(a, block));
   BRAID_ASSIGN_OR_RETURN(auto comm_dtype, ParseCommDType(a.comm_dtype));
   for (TuneTarget& t : targets) {
     OverlapConfig ring;  // the algorithm every comm dtype the GEMM has can take
@@ -212,6 +232,7 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
   if (!hw.ok()) return hw.status();
   PreparedTune p;
+  p.step = std::move(step);
   p.hw = std::make_shared<SimHardware>(std::move(*hw));
   const Topology& topo = p.hw->topo;
   BRAID_RETURN_IF_ERROR(topo.CheckFits(a.workload.tp));
@@ -273,6 +294,23 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   return p;
 }
 
+// The DP side of the step, tuned on the tuned block's run, beside the
+// serial block's with Megatron's DP defaults (braid/dp_tune.h).
+Result<DpTuneReport> TuneDpSide(const TrainStepRequest& step, const TuneSummary& summary, const Store& store) {
+  if (!summary.block || summary.block->tuned.run < 0 || summary.block->serial.run < 0) {
+    return Status::Internal("the tuned block has no stored run to take the step's figures from");
+  }
+  BRAID_ASSIGN_OR_RETURN(RunRecord tuned, LoadRunRecord(store, summary.block->tuned.run));
+  BRAID_ASSIGN_OR_RETURN(RunRecord serial, LoadRunRecord(store, summary.block->serial.run));
+  DpTuneReport r;
+  r.request = step;
+  BRAID_ASSIGN_OR_RETURN(r.tuned, TuneDpStep(step, tuned));
+  TrainStepRequest megatron = step;
+  megatron.dp = r.tuned.megatron;
+  BRAID_ASSIGN_OR_RETURN(r.serial_tp, SimulateTrainStep(megatron, &serial));
+  return r;
+}
+
 // The session on `backend`, the presets merged into --out, and the report
 // printed. A failure is returned for the caller to print.
 Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend) {
@@ -309,11 +347,19 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
                                   std::to_string(summary.session) + " writes its presets from them)");
   }
   const PresetsWritten written{a.out, int(update.presets.size())};
+  std::optional<DpTuneReport> dp;
+  if (p.step) {
+    BRAID_ASSIGN_OR_RETURN(auto report, TuneDpSide(*p.step, summary, *store));
+    dp = std::move(report);
+  }
 
   if (a.json) {
-    std::cout << TuneJson(summary, written).dump(2) << "\n";
+    nlohmann::json j = TuneJson(summary, written);
+    if (dp) j["train_step"] = DpTuneJson(*dp);
+    std::cout << j.dump(2) << "\n";
   } else {
     std::cout << TuneTable(summary, written);
+    if (dp) std::cout << DpTuneTable(*dp);
   }
   std::cout.flush();
   return Status::Ok();
@@ -365,7 +411,8 @@ uint64_t ArgumentsHash(const TuneArgs& a) {
                                    a.runtime,
                                    a.baseline,
                                    std::to_string(a.cuda.tf32),
-                                   std::to_string(a.cuda.loopback)}) {
+                                   std::to_string(a.cuda.loopback),
+                                   DpArgsKey(a.dp)}) {
     key += field + '\x1f';
   }
   return HashOfArguments(key);

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "braid/cuda_backend.h"
+#include "dp_flags.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
@@ -39,6 +40,7 @@ struct TuneArgs {
   std::string comm_dtype = "auto";
   std::string runtime = "braid";  // braid | te: what will run the winners
   std::string baseline;           // a ub_cfgs YAML compared beside TE's default
+  DpArgs dp;                      // --dp: the step's DP side tuned too (dp_flags.h)
 };
 
 void AddTuneOptions(CLI::App* sub, TuneArgs* args);
