@@ -18,10 +18,11 @@ Status CheckMpiTimeout(const CudaBackendOptions& cuda) {
   return Status::Ok();
 }
 
-Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed) {
+Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed,
+                     const std::string& ranks_flag) {
   if (world.world_size() == 1) {
     if (tp > 1) {
-      return Status::Invalid("--tp " + std::to_string(tp) +
+      return Status::Invalid(ranks_flag + " " + std::to_string(tp) +
                              " needs as many MPI processes; mpirun started 1 (use mpirun -np " + std::to_string(tp) +
                              ", or run without mpirun for ranks as threads)");
     }
@@ -32,7 +33,7 @@ Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, 
                            (cuda_allowed ? "cpu or cuda" : "cpu") + " only (got '" + OneLine(backend) + "')");
   }
   if (tp != world.world_size()) {
-    return Status::Invalid("--tp " + std::to_string(tp) + " must equal the number of MPI processes (" +
+    return Status::Invalid(ranks_flag + " " + std::to_string(tp) + " must equal the number of MPI processes (" +
                            std::to_string(world.world_size()) + ")");
   }
   return Status::Ok();

@@ -26,7 +26,9 @@ Status CheckMpiTimeout(const CudaBackendOptions& cuda);
 
 // `tp` against the job's processes: as many as --tp, on --backend cpu (or
 // cuda, one process per GPU, where the command runs it: `run`, not `tune`).
-Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed);
+// `ranks_flag` names the flag that set the rank count (--dp for a DP op).
+Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, bool cuda_allowed,
+                     const std::string& ranks_flag = "--tp");
 
 // "rank R: message", unless the message names its rank already; fields
 // worded as flags (FlagWorded).

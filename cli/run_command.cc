@@ -380,7 +380,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
   Status checked = SameArgumentsEverywhere(world, a);
   // A DP op's ranks are its DP group.
   const int ranks = a.dp.op.empty() ? a.workload.tp : a.dp.dp;
-  if (checked.ok()) checked = CheckJobShape(world, a.backend, ranks, /*cuda_allowed=*/true);
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, ranks, /*cuda_allowed=*/true, a.dp.op.empty() ? "--tp" : "--dp");
   Result<PreparedRun> prepared = Status::Internal("not prepared");
   if (checked.ok()) {
     prepared = PrepareRunFromArgs(a, root);
