@@ -30,7 +30,8 @@ namespace {
 Status CheckInput(const DpStepInput& in) {
   auto finite_nonneg = [](double v) { return std::isfinite(v) && v >= 0; };
   if (in.layers < 1) return Status::Invalid("`layers` must be at least 1");
-  if (!finite_nonneg(in.forward_ns) || !finite_nonneg(in.backward_ns) || !finite_nonneg(in.decomposed_extra_ns)) {
+  if (!finite_nonneg(in.forward_ns) || !finite_nonneg(in.backward_ns) || !finite_nonneg(in.decomposed_extra_ns) ||
+      !finite_nonneg(in.decomposed_gather_extra_ns)) {
     return Status::Invalid("block times must be finite and >= 0");
   }
   if (!std::isfinite(in.stretch) || in.stretch < 1) return Status::Invalid("`stretch` must be finite and >= 1");
@@ -89,11 +90,15 @@ class Scheduler {
     const int decomposed = in_.schedule != DpSchedule::kDecomposed ? 0
                            : in_.decomposed_layers < 0             ? in_.layers
                                                                     : std::min(in_.decomposed_layers, in_.layers);
+    const bool gathers = in_.gather_bytes > 0;
     for (int l = 1; l <= in_.layers; ++l) {
-      work_[size_t(ForwardSegment(l))] = in_.forward_ns;
-      work_[size_t(BackwardSegment(l))] = in_.backward_ns + (l <= decomposed ? in_.decomposed_extra_ns : 0);
+      const bool d = l <= decomposed;
+      work_[size_t(ForwardSegment(l))] = in_.forward_ns + (d && gathers ? in_.decomposed_gather_extra_ns : 0);
+      work_[size_t(BackwardSegment(l))] = in_.backward_ns + (d ? in_.decomposed_extra_ns : 0);
     }
-    decomposed_extra_total_ = double(decomposed) * in_.decomposed_extra_ns;
+    decomposed_extra_total_ =
+        double(decomposed) * (in_.decomposed_extra_ns + (gathers ? in_.decomposed_gather_extra_ns : 0));
+    decomposed_ = decomposed;
     AddGathers();
     AddGradients(decomposed);
     std::stable_sort(triggers_.begin(), triggers_.end(), [](const Trigger& a, const Trigger& b) {
@@ -111,7 +116,9 @@ class Scheduler {
       triggers_.push_back({serial ? segment : std::max(segment - in_.prefetch, 0), 0.0, c});
       ++gathers_;
     };
-    for (int l = 1; l <= in_.layers; ++l) gather(ForwardSegment(l), "gather layer " + std::to_string(l) + " (forward)");
+    for (int l = decomposed_ + 1; l <= in_.layers; ++l) {
+      gather(ForwardSegment(l), "gather layer " + std::to_string(l) + " (forward)");
+    }
     if (!in_.gather_in_backward) return;
     for (int l = in_.layers; l >= 1; --l) {
       gather(BackwardSegment(l), "gather layer " + std::to_string(l) + " (backward)");
@@ -231,6 +238,7 @@ class Scheduler {
   std::vector<int> order_;
   int running_ = -1;
   int grads_ = 0, gathers_ = 0;
+  int decomposed_ = 0;  // layers 1..decomposed_: gradients (and forward gathers) decomposed
   double decomposed_extra_total_ = 0;
 };
 

@@ -98,6 +98,22 @@ TEST(DpSchedule, GathersArePrefetchedOrWaitedFor) {
   EXPECT_DOUBLE_EQ(Must(in).step_ns, 76);
 }
 
+TEST(DpSchedule, DecomposedLayersAlsoTakeTheirForwardGathersIntoTheFprop) {
+  DpStepInput in = TwoLayers(DpSchedule::kDecomposed);
+  in.gradients.clear();
+  in.gather_bytes = 4;
+  in.decomposed_gather_extra_ns = 1;
+  in.decomposed_layers = 1;
+  // Layer 1's gather is decomposed (its forward 11 ns, no wait); layer 2's
+  // is queued at the start (prefetch 1) and lands at 4, long before 11.
+  DpStepFigures f = Must(in);
+  EXPECT_EQ(f.gather_collectives, 1);
+  EXPECT_DOUBLE_EQ(f.step_ns, 61);
+  // Bucketed, the first gather is exposed: 4 ns before anything computes.
+  in.schedule = DpSchedule::kBucketed;
+  EXPECT_DOUBLE_EQ(Must(in).step_ns, 64);
+}
+
 TEST(DpSchedule, BadFiguresAreRefusedNamingTheField) {
   DpStepInput in = TwoLayers(DpSchedule::kBucketed);
   in.bucket_params = 0;

@@ -85,8 +85,11 @@ TEST(TrainStep, DecomposedGradientsLeaveNoCollectiveAndOnNvlinkNoTail) {
   r.dp.schedule = DpSchedule::kDecomposed;
   const TrainStepFigures decomposed = Must(r);
   EXPECT_EQ(decomposed.schedule.grad_collectives, 0);
-  ASSERT_EQ(decomposed.decomposed_ns.size(), 4u);
+  // ZeRO-1: every layer's forward gather is decomposed into its fprop too.
+  EXPECT_EQ(decomposed.schedule.gather_collectives, 0);
+  ASSERT_EQ(decomposed.decomposed_ns.size(), 8u);
   EXPECT_EQ(decomposed.decomposed_ns[0].first, "fc2.grad_rs");
+  EXPECT_EQ(decomposed.decomposed_ns[4].first, "qkv.param_ag");
   EXPECT_LT(decomposed.schedule.tail_ns, bucketed.schedule.tail_ns);
   EXPECT_NE(decomposed.dp_link.find("nvswitch"), std::string::npos) << decomposed.dp_link;
   // Only the last layer decomposed: the others bucketed, one tail removed.

@@ -161,7 +161,6 @@ Result<Checked> Check(const TrainStepRequest& r) {
   BRAID_ASSIGN_OR_RETURN(c.group, DpGroupTopology(c.hw.topo, r.block.tp, r.dp.dp));
   if (r.dp.schedule == DpSchedule::kDecomposed) {
     for (const DpOp& op : c.ops) {
-      if (op.kind != DpOpKind::kGradReduce) continue;
       if (Status s = r.dp.decomposition.Validate(op.gemm); !s.ok()) {
         return Status::Invalid(op.name + " decomposed: " + s.message());
       }
@@ -238,14 +237,16 @@ Result<TrainStepFigures> SimulateTrainStep(const TrainStepRequest& r, const RunR
   if (in.schedule == DpSchedule::kDecomposed) {
     SimBackend sim(gpu, group);
     for (const DpOp& op : ops) {
-      if (op.kind != DpOpKind::kGradReduce) continue;
       Result<Plan> plan = BuildPlan(op.gemm, r.dp.decomposition);
       if (!plan.ok()) return Status::Invalid(op.name + " decomposed: " + plan.status().message());
       BRAID_RETURN_IF_ERROR(CheckPlanStructure(*plan));
       BRAID_ASSIGN_OR_RETURN(int64_t ns, sim.Evaluate(*plan));
-      const int64_t per_rank_k = op.gemm.k / dp;
-      const double plain = GemmTimeNs(gpu, op.gemm.m, op.gemm.n, per_rank_k, op.gemm.dtype);
-      in.decomposed_extra_ns += std::max(double(ns) - plain, 0.0);
+      // What the rank's GEMM takes alone: its wgrad over its own tokens
+      // (a K shard), or its fprop over its own tokens (an N shard).
+      const bool grad = op.kind == DpOpKind::kGradReduce;
+      const double plain = grad ? GemmTimeNs(gpu, op.gemm.m, op.gemm.n, op.gemm.k / dp, op.gemm.dtype)
+                                : GemmTimeNs(gpu, op.gemm.m, op.gemm.n / dp, op.gemm.k, op.gemm.dtype);
+      (grad ? in.decomposed_extra_ns : in.decomposed_gather_extra_ns) += std::max(double(ns) - plain, 0.0);
       f.decomposed_ns.emplace_back(op.name, double(ns));
     }
   }

@@ -19,7 +19,10 @@
 //     backward (no overlap). Decomposed layers (CommFuse): the gradient's
 //     reduce-scatter is interleaved with its own wgrad GEMM, which takes
 //     `decomposed_extra_ns` more per layer than the plain wgrad and leaves
-//     no collective behind.
+//     no collective behind. The same n layers' forward gathers, at the
+//     forward's start where nothing hides them, are decomposed into their
+//     fprop GEMMs (each weight block multiplied as it lands) for
+//     `decomposed_gather_extra_ns` more each, and leave no gather behind.
 //   parameters (ZeRO): each layer's weights are gathered before its
 //     forward (stage 1/2 after the optimizer, Megatron's
 //     --overlap-param-gather; stage 3 every step) and, at stage 3, again
@@ -61,6 +64,7 @@ struct DpStepInput {
   // 1..n) are decomposed; the others are bucketed. -1: all.
   int decomposed_layers = -1;
   double decomposed_extra_ns = 0;  // per decomposed layer: its decomposed wgrads' time beyond the plain ones
+  double decomposed_gather_extra_ns = 0;  // per decomposed layer with gathers: its decomposed fprops' beyond the plain
   // ZeRO parameter gathers: none when gather_bytes is 0.
   int64_t gather_bytes = 0;      // one layer's weights (all its linears)
   bool gather_in_backward = false;  // stage 3

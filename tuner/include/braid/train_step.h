@@ -11,7 +11,9 @@
 // shared by every column's group); the slowdown of compute beside a DP
 // collective from the sim's GEMM-beside-held-SMs model; a decomposed
 // (CommFuse) gradient from a sim run of its DP op's plan (the wgrad GEMM
-// block by block, each block's partial sent to its owner) on the DP group.
+// block by block, each block's partial sent to its owner) on the DP group,
+// and with ZeRO a decomposed layer's forward gather likewise (its fprop
+// multiplying each weight block as it lands).
 // Not modelled: the embedding and output layer, the optimizer step,
 // gradient accumulation over micro-batches, pipeline parallelism, TP and DP
 // traffic sharing a NIC (TP stays inside an NVLink domain here).
