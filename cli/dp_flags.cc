@@ -4,9 +4,9 @@ namespace braid::cli {
 
 namespace {
 
-constexpr const char* kDpFlags[] = {"--zero",   "--fsdp",          "--dp-schedule", "--bucket-size",
-                                    "--decomposed-layers", "--dp-algo", "--dp-chunks", "--prefetch",
-                                    "--dp-comm-sms", "--layers", "--dp-op"};
+constexpr const char* kDpFlags[] = {"--zero",    "--fsdp",      "--dp-schedule", "--bucket-size", "--decomposed-layers",
+                                    "--dp-algo", "--dp-chunks", "--prefetch",    "--dp-comm-sms", "--layers",
+                                    "--dp-op"};
 
 // A flag the command does not have (tune has only the grid's) is not given.
 bool Given(const DpArgs& a, const char* flag) {
@@ -95,7 +95,9 @@ Result<DpSetup> DpSetupFromArgs(const DpArgs& a) {
     return Status::Invalid("--prefetch applies to parameter gathers: it needs --zero 1, 2, 3 or --fsdp");
   }
   d.prefetch = a.prefetch;
-  if (a.comm_sms < 0) return Status::Invalid("--dp-comm-sms must be 0 or more (got " + std::to_string(a.comm_sms) + ")");
+  if (a.comm_sms < 0) {
+    return Status::Invalid("--dp-comm-sms must be 0 or more (got " + std::to_string(a.comm_sms) + ")");
+  }
   d.comm_sms = a.comm_sms;
   if (a.layers < 0) return Status::Invalid("--layers must be 0 (the model's) or more");
   return d;
@@ -104,8 +106,8 @@ Result<DpSetup> DpSetupFromArgs(const DpArgs& a) {
 std::string DpArgsKey(const DpArgs& a) {
   return std::to_string(a.dp) + '\x1f' + a.zero + '\x1f' + std::to_string(a.fsdp) + '\x1f' + a.schedule + '\x1f' +
          std::to_string(a.bucket_size.value_or(0)) + '\x1f' + std::to_string(a.decomposed_layers) + '\x1f' + a.algo +
-         '\x1f' + std::to_string(a.chunks) + '\x1f' + std::to_string(a.prefetch) + '\x1f' +
-         std::to_string(a.comm_sms) + '\x1f' + std::to_string(a.layers) + '\x1f' + a.op;
+         '\x1f' + std::to_string(a.chunks) + '\x1f' + std::to_string(a.prefetch) + '\x1f' + std::to_string(a.comm_sms) +
+         '\x1f' + std::to_string(a.layers) + '\x1f' + a.op;
 }
 
 }  // namespace braid::cli

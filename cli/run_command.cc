@@ -26,8 +26,8 @@
 #include "field_flags.h"
 #include "mpi_job.h"
 #include "run_report.h"
-#include "train_step_report.h"
 #include "store_access.h"
+#include "train_step_report.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
@@ -150,8 +150,8 @@ Status SelectDpOp(const RunArgs& a, RunRequest& r) {
   std::string known;
   for (const DpOp& op : ops) {
     if (op.name == a.dp.op) {
-      r.notes.push_back(op.name + " of " + r.layer->Describe() + ": " + std::string(DpOpKindName(op.kind)) +
-                        " of a " + std::to_string(op.weight_rows) + " x " + std::to_string(op.weight_cols) +
+      r.notes.push_back(op.name + " of " + r.layer->Describe() + ": " + std::string(DpOpKindName(op.kind)) + " of a " +
+                        std::to_string(op.weight_rows) + " x " + std::to_string(op.weight_cols) +
                         " weight shard over the DP group of " + std::to_string(setup.dp) + " (tp " +
                         std::to_string(r.layer->tp) + " x dp " + std::to_string(setup.dp) + " grid)");
       r.op = op.gemm;
@@ -380,7 +380,8 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
   Status checked = SameArgumentsEverywhere(world, a);
   // A DP op's ranks are its DP group.
   const int ranks = a.dp.op.empty() ? a.workload.tp : a.dp.dp;
-  if (checked.ok()) checked = CheckJobShape(world, a.backend, ranks, /*cuda_allowed=*/true, a.dp.op.empty() ? "--tp" : "--dp");
+  const std::string ranks_flag = a.dp.op.empty() ? "--tp" : "--dp";
+  if (checked.ok()) checked = CheckJobShape(world, a.backend, ranks, /*cuda_allowed=*/true, ranks_flag);
   Result<PreparedRun> prepared = Status::Internal("not prepared");
   if (checked.ok()) {
     prepared = PrepareRunFromArgs(a, root);

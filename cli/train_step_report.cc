@@ -16,8 +16,8 @@ std::string Ms(double ns) {
 
 std::string TrainStepTable(const TrainStepRequest& r, const TrainStepFigures& f) {
   char line[512];
-  std::string out = "\ntraining step (sim): " + std::to_string(f.layers) + " blocks, TP " +
-                    std::to_string(r.block.tp) + " x DP " + std::to_string(r.dp.dp) + ", " + r.dp.Describe() + "\n";
+  std::string out = "\ntraining step (sim): " + std::to_string(f.layers) + " blocks, TP " + std::to_string(r.block.tp) +
+                    " x DP " + std::to_string(r.dp.dp) + ", " + r.dp.Describe() + "\n";
   std::snprintf(line, sizeof line, "  block            %s (forward %s, backward %s; TP exposed comm %s)\n",
                 Ms(f.block_ns).c_str(), Ms(f.forward_ns).c_str(), Ms(f.backward_ns).c_str(),
                 Ms(f.tp_exposed_comm_ns).c_str());

@@ -29,8 +29,8 @@
 #include "run_command.h"
 #include "run_report.h"
 #include "store_access.h"
-#include "tune_progress.h"
 #include "train_step_report.h"
+#include "tune_progress.h"
 #include "tune_report.h"
 #include "workload_flags.h"
 #if defined(BRAID_HAVE_MPI)

@@ -28,9 +28,7 @@ Result<ZeroStage> ParseZeroStage(std::string_view text) {
                          "'");
 }
 
-std::string_view DpOpKindName(DpOpKind k) {
-  return k == DpOpKind::kGradReduce ? "grad_reduce" : "param_gather";
-}
+std::string_view DpOpKindName(DpOpKind k) { return k == DpOpKind::kGradReduce ? "grad_reduce" : "param_gather"; }
 
 int64_t DpOp::bytes() const { return params() * DTypeBytes(gemm.DefaultCommDType()); }
 

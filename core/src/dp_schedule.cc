@@ -89,7 +89,7 @@ class Scheduler {
     gate_.assign(size_t(segments_), -1);
     const int decomposed = in_.schedule != DpSchedule::kDecomposed ? 0
                            : in_.decomposed_layers < 0             ? in_.layers
-                                                                    : std::min(in_.decomposed_layers, in_.layers);
+                                                                   : std::min(in_.decomposed_layers, in_.layers);
     const bool gathers = in_.gather_bytes > 0;
     for (int l = 1; l <= in_.layers; ++l) {
       const bool d = l <= decomposed;

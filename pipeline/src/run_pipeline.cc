@@ -6,13 +6,13 @@
 #include <utility>
 
 #include "braid/comm_sms_effect.h"
+#include "braid/data_parallel.h"
 #include "braid/gpu_files.h"
 #include "braid/lower_bound.h"
 #include "braid/metrics.h"
 #include "braid/op_metrics.h"
 #include "braid/planner.h"
 #include "braid/run_options_check.h"
-#include "braid/data_parallel.h"
 #include "braid/topology_files.h"
 #include "plan_size.h"
 

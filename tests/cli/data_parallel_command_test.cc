@@ -14,10 +14,10 @@
 namespace braid {
 namespace {
 
+using ::testing::HasSubstr;
 using testing_cli::Braid;
 using testing_cli::Outcome;
 using testing_cli::TempPath;
-using ::testing::HasSubstr;
 
 const std::string kStep =
     "run --model llama3-8b --seq 4096 --tp 8 --phase train --algo ring --topology h100-sxm-2node-ib ";
@@ -45,8 +45,7 @@ TEST(CliDataParallel, RunGivesTheWholeStepBesideTheBlock) {
   EXPECT_EQ(step["bucket_params"], 40000000);
   EXPECT_GT(step["grad_collectives"].get<int>(), 1);
   EXPECT_EQ(step["gather_collectives"], 32);
-  EXPECT_NEAR(step["step_ns"].get<double>(),
-              32 * step["block_ns"].get<double>() + step["dp_exposed_ns"].get<double>(),
+  EXPECT_NEAR(step["step_ns"].get<double>(), 32 * step["block_ns"].get<double>() + step["dp_exposed_ns"].get<double>(),
               1e-6 * step["step_ns"].get<double>());
   EXPECT_GT(step["mfu"].get<double>(), 0.0);
   // The block itself is the run: its makespan is the step's block.
@@ -110,8 +109,7 @@ TEST(CliDataParallel, BadDpValuesAreOneLineExitTwoNothingWritten) {
   RefusedWithNothingWritten(kStep + "--dp 2 --prefetch 2", "--prefetch applies to parameter gathers");
   RefusedWithNothingWritten(kStep + "--dp 2 --decomposed-layers 2", "needs --dp-schedule decomposed");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule overlapped", "unknown DP schedule 'overlapped'");
-  RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule decomposed --dp-algo direct",
-                            "fc2.grad_ar decomposed");
+  RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule decomposed --dp-algo direct", "fc2.grad_ar decomposed");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-op nope", "--dp-op 'nope' is not a DP op of this block");
   RefusedWithNothingWritten(kStep + "--dp 2 --backend cpu", "run each DP op alone with --dp-op");
   RefusedWithNothingWritten(
@@ -126,16 +124,17 @@ TEST(CliDataParallel, BadDpValuesAreOneLineExitTwoNothingWritten) {
       "tune --model llama3-8b --seq 4096 --tp 8 --phase train --topology h100-sxm-2node-ib --dp 2 --zero 9 --out " +
           TempPath("dp_refused.toml"),
       "--zero must be 1, 2 or 3");
-  RefusedWithNothingWritten(
-      "tune --model llama3-8b --seq 4096 --tp 8 --topology h100-sxm-2node-ib --dp 2 --out " +
-          TempPath("dp_refused.toml"),
-      "--dp tunes a training step: it needs --model and --phase train");
+  RefusedWithNothingWritten("tune --model llama3-8b --seq 4096 --tp 8 --topology h100-sxm-2node-ib --dp 2 --out " +
+                                TempPath("dp_refused.toml"),
+                            "--dp tunes a training step: it needs --model and --phase train");
 }
 
 TEST(CliDataParallel, TuneSearchesTheDpSideAndSaysWhatMegatronRuns) {
   const std::string db = TempPath("dp_tune.db"), out = TempPath("dp_tune.toml");
-  const Outcome o = Braid("tune --model llama3-8b --seq 4096 --tp 8 --phase train --topology h100-sxm-2node-ib "
-                          "--dp 2 --zero 1 --no-progress --json --db " + db + " --out " + out);
+  const Outcome o = Braid(
+      "tune --model llama3-8b --seq 4096 --tp 8 --phase train --topology h100-sxm-2node-ib "
+      "--dp 2 --zero 1 --no-progress --json --db " +
+      db + " --out " + out);
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out)["train_step"];
   EXPECT_GT(j["candidates"].get<int>(), 20);

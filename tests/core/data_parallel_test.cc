@@ -126,8 +126,7 @@ TEST(DataParallel, ShardsThatDoNotDivideAndBadStagesAreRefusedNamingTheField) {
   // An all-reduce scatters nothing: any dp goes.
   EXPECT_TRUE(MakeDpOps(train, 3, ZeroStage::kNone).ok());
   EXPECT_FALSE(MakeDpOps(train, 0, ZeroStage::kNone).ok());
-  const LayerWorkload prefill =
-      *MakeLayerWorkload(testing_core::TinyModel(), 32, 1, Phase::kPrefill, 2, DType::kBf16);
+  const LayerWorkload prefill = *MakeLayerWorkload(testing_core::TinyModel(), 32, 1, Phase::kPrefill, 2, DType::kBf16);
   EXPECT_NE(MakeDpOps(prefill, 2, ZeroStage::kNone).status().message().find("training"), std::string::npos);
   for (const char* bad : {"4", "-1", "", "zero", "1x"}) {
     Result<ZeroStage> z = ParseZeroStage(bad);

@@ -31,9 +31,9 @@ class MpiDataParallel : public ::testing::TestWithParam<std::tuple<int, int, std
 TEST_P(MpiDataParallel, EveryDpRankVerifiesItsShard) {
   BRAID_SKIP_WITHOUT_MPI();
   const auto& [dp, tp, op] = GetParam();
-  const Outcome o = MpiBraid(dp, "run --backend cpu --model " + SmallModel() + " --seq 64 --tp " +
-                                     std::to_string(tp) + " --phase train --dp " + std::to_string(dp) +
-                                     " --zero 3 --dp-op " + op + " --algo ring --verify --iters 1 --warmup 0 "
+  const Outcome o = MpiBraid(dp, "run --backend cpu --model " + SmallModel() + " --seq 64 --tp " + std::to_string(tp) +
+                                     " --phase train --dp " + std::to_string(dp) + " --zero 3 --dp-op " + op +
+                                     " --algo ring --verify --iters 1 --warmup 0 "
                                      "--json --no-db");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);

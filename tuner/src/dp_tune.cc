@@ -14,7 +14,7 @@ std::vector<DpSetup> DpCandidates(const DpSetup& base, int64_t params_per_layer,
   out.push_back(s);
   const int64_t total = params_per_layer * std::max(layers, 1);
   const int64_t megatron = MegatronDefaultBucketParams(base.dp);
-  std::vector<int64_t> buckets = {megatron,     megatron / 4, megatron / 2, megatron * 2,
+  std::vector<int64_t> buckets = {megatron,     megatron / 4, megatron / 2,    megatron * 2,
                                   megatron * 4, megatron * 8, params_per_layer};
   std::vector<int64_t> seen;
   const std::vector<int> prefetches = base.zero == ZeroStage::kNone ? std::vector<int>{1} : std::vector<int>{1, 2};
@@ -100,7 +100,8 @@ Result<DpTuneResult> TuneDpStep(const TrainStepRequest& request, const RunRecord
     result.best = result.megatron;
     result.best_figures = result.megatron_figures;
   }
-  for (size_t i = 0; i < tried.size() && i < 5; ++i) result.ranked.emplace_back(tried[i].first, tried[i].second.step_ns);
+  for (size_t i = 0; i < tried.size() && i < 5; ++i)
+    result.ranked.emplace_back(tried[i].first, tried[i].second.step_ns);
   return result;
 }
 
@@ -108,7 +109,8 @@ std::string MegatronDpArgs(const DpSetup& s, std::string* missing) {
   std::string args;
   std::string gaps;
   if (s.zero != ZeroStage::kNone) args += "--use-distributed-optimizer ";
-  if (s.zero == ZeroStage::k3) gaps += "ZeRO-3 (Megatron-LM's distributed optimizer is stage 1; use FSDP2 fully_shard); ";
+  if (s.zero == ZeroStage::k3)
+    gaps += "ZeRO-3 (Megatron-LM's distributed optimizer is stage 1; use FSDP2 fully_shard); ";
   if (s.schedule == DpSchedule::kSerial) {
     args += "(no --overlap-grad-reduce)";
   } else {

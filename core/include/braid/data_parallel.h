@@ -67,8 +67,8 @@ struct DpOp {
   std::string name;    // "fc1.grad_rs", "fc1.grad_ar", "fc1.param_ag"
   std::string linear;  // qkv, out_proj, fc1, fc2
   DpOpKind kind = DpOpKind::kGradReduce;
-  Workload gemm;             // P = dp
-  int64_t weight_rows = 0;   // W_s: the TP shard this collective moves
+  Workload gemm;            // P = dp
+  int64_t weight_rows = 0;  // W_s: the TP shard this collective moves
   int64_t weight_cols = 0;
   int64_t params() const { return weight_rows * weight_cols; }
   // Bytes of the whole W_s (or its gradient) in the op's comm dtype: what a

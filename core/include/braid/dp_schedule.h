@@ -55,21 +55,21 @@ struct DpGradient {
 
 struct DpStepInput {
   int layers = 1;
-  double forward_ns = 0;   // one block's forward
-  double backward_ns = 0;  // one block's backward
+  double forward_ns = 0;              // one block's forward
+  double backward_ns = 0;             // one block's backward
   std::vector<DpGradient> gradients;  // one block's, in backward order
   DpSchedule schedule = DpSchedule::kBucketed;
   int64_t bucket_params = 0;  // bucketed: a bucket closes at >= this many parameters (> 0)
   // Decomposed: how many of the layers the backward reaches last (layers
   // 1..n) are decomposed; the others are bucketed. -1: all.
   int decomposed_layers = -1;
-  double decomposed_extra_ns = 0;  // per decomposed layer: its decomposed wgrads' time beyond the plain ones
+  double decomposed_extra_ns = 0;         // per decomposed layer: its decomposed wgrads' time beyond the plain ones
   double decomposed_gather_extra_ns = 0;  // per decomposed layer with gathers: its decomposed fprops' beyond the plain
   // ZeRO parameter gathers: none when gather_bytes is 0.
-  int64_t gather_bytes = 0;      // one layer's weights (all its linears)
+  int64_t gather_bytes = 0;         // one layer's weights (all its linears)
   bool gather_in_backward = false;  // stage 3
-  int prefetch = 1;              // gathers queued ahead of their segment (>= 1; serial: 0)
-  double stretch = 1.0;          // compute slowdown while a DP collective runs (>= 1)
+  int prefetch = 1;                 // gathers queued ahead of their segment (>= 1; serial: 0)
+  double stretch = 1.0;             // compute slowdown while a DP collective runs (>= 1)
   // The DP collective's time for `bytes` (gradients: reduce-scatter or
   // all-reduce of a bucket; gathers: all-gather of a layer's weights).
   std::function<double(int64_t bytes)> grad_collective_ns;
@@ -84,11 +84,11 @@ struct DpCollectiveSpan {
 
 struct DpStepFigures {
   double step_ns = 0;
-  double compute_ns = 0;       // L·(forward + backward) with nothing of DP: the step without DP communication
-  double dp_comm_ns = 0;       // the DP collectives' summed durations (decomposed ones: their extra time)
-  double dp_exposed_ns = 0;    // step_ns − compute_ns: what DP communication adds to the step
-  double tail_ns = 0;          // from the end of the last compute to the end of the step
-  int grad_collectives = 0;    // buckets (or 1 when serial)
+  double compute_ns = 0;     // L·(forward + backward) with nothing of DP: the step without DP communication
+  double dp_comm_ns = 0;     // the DP collectives' summed durations (decomposed ones: their extra time)
+  double dp_exposed_ns = 0;  // step_ns − compute_ns: what DP communication adds to the step
+  double tail_ns = 0;        // from the end of the last compute to the end of the step
+  int grad_collectives = 0;  // buckets (or 1 when serial)
   int gather_collectives = 0;
   std::vector<DpCollectiveSpan> spans;  // in the order they ran
 };

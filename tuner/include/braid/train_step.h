@@ -60,7 +60,7 @@ struct DpSetup {
 };
 
 struct TrainStepRequest {
-  LayerWorkload block;  // a train block, its GEMMs at their own configs (LayerOp::config)
+  LayerWorkload block;   // a train block, its GEMMs at their own configs (LayerOp::config)
   OverlapConfig config;  // the run's TP config
   std::string topology;  // built-in name or file: the whole grid's
   DpSetup dp;
@@ -68,8 +68,8 @@ struct TrainStepRequest {
 };
 
 struct TrainStepFigures {
-  DpStepFigures schedule;        // the DP collectives against the blocks
-  double block_ns = 0;           // one block, forward and backward
+  DpStepFigures schedule;  // the DP collectives against the blocks
+  double block_ns = 0;     // one block, forward and backward
   double forward_ns = 0, backward_ns = 0;
   double tp_exposed_comm_ns = 0;  // one block's exposed TP communication
   double step_ns = 0;
@@ -78,7 +78,7 @@ struct TrainStepFigures {
   double stretch = 1;       // compute beside a DP collective
   int64_t bucket_params = 0;
   int layers = 0;
-  std::string dp_link;  // "infiniband, 1 rail of 50 GB/s a rank"
+  std::string dp_link;                                        // "infiniband, 1 rail of 50 GB/s a rank"
   std::vector<std::pair<std::string, double>> decomposed_ns;  // per DP op when decomposed: its plan's time
 };
 
