@@ -15,6 +15,9 @@ bool CommSmsTakeEffect(const OverlapConfig& c, Op op) {
     case Algorithm::kBulk:      // its collectives run beside the other GEMM
     case Algorithm::kExternal:  // its dgrad's ring does
       break;
+    case Algorithm::kA2a:  // its transfers only move data; its adds run on the compute lane
+    case Algorithm::kA2aDirect:
+      return c.sm_margin || c.comm_engine == CommEngine::kSm;
   }
   // With a margin the GEMM gives up comm_sms SMs whatever the engine.
   return c.sm_margin || c.comm_engine == CommEngine::kSm || op != Op::kAgGemm;

@@ -13,30 +13,19 @@
 //     waits for another's add (a ring adds at every hop). The partials that
 //     land are summed as they arrive; the rank's own partial is computed
 //     last, so only one add follows the last GEMM.
+#include <utility>
+
+#include "pairwise_blocks.h"
 #include "plan_builder.h"
-#include "row_split.h"
 
 namespace braid::detail {
 
 namespace {
 
-struct DirectContext {
+struct DirectContext : PairwiseBlocks {
   const Workload& w;
   const OverlapConfig& cfg;
   const OpScope& scope;
-  std::vector<RowRange> subs;  // sub-chunks of a rank block
-  int p;
-  int64_t mb;  // rows per block
-
-  int SendLane() const { return 1; }
-  int RecvLane() const { return cfg.comm_lanes > 1 ? 2 : 1; }
-  // One id per (sender, step, sub-chunk): both ends compute the same number.
-  int64_t Match(int sender, int s, int j) const { return (int64_t(sender) * p + s) * int64_t(subs.size()) + j; }
-  Region BlockRows(BufferId buf, int blk, int j) const {
-    const RowRange s = subs[size_t(j)];
-    return Region::Rows(buf, int64_t(blk) * mb + s.begin, s.rows);
-  }
-  int subs_count() const { return int(subs.size()); }
 };
 
 void PlanAgRank(const DirectContext& x, int r, RankPlan& rp) {
@@ -92,9 +81,8 @@ void PlanRsRank(const DirectContext& x, int r, RankPlan& rp) {
 
 Status BuildDirectPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope) {
   if (w.op == Op::kGemmAr) return Status::Invalid("direct does not apply to gemm_ar");
-  DirectContext x{w, cfg, scope, {}, w.tp, w.m / w.tp};
-  BRAID_ASSIGN_OR_RETURN(x.subs,
-                         SplitRows(x.mb, cfg.chunks, {}, "rows per rank block (M/P)", /*weights_allowed=*/false));
+  BRAID_ASSIGN_OR_RETURN(PairwiseBlocks blocks, MakePairwiseBlocks(w, cfg));
+  const DirectContext x{std::move(blocks), w, cfg, scope};
   for (int r = 0; r < w.tp; ++r) {
     RankPlan& rp = plan.ranks[size_t(r)];
     if (w.tp == 1) {

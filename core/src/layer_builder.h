@@ -32,6 +32,12 @@ void Reorder(RankPlan& rp, int begin, const std::vector<int>& order);
 void PlanLocalGemm(const Workload& w, const OpScope& scope, Plan& plan, int chunks = 1,
                    const std::vector<std::vector<std::vector<int>>>* deps_of = nullptr);
 
+// Invalid when the run's algorithm or an op's own config is a2a or
+// a2a_direct: a Ulysses layer (replicated weights, attention over a head
+// shard) is not a tensor-parallel block, so layer and train plans refuse
+// them, naming `algorithm` and the op.
+Status RefuseUlysses(const LayerWorkload& lw, const OverlapConfig& run);
+
 // Each op's config in a train plan (planner.h's TrainOpConfigs).
 Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const OverlapConfig& cfg);
 

@@ -1,5 +1,6 @@
 // Layer plans: the ops of one transformer block in one Plan (planner.h).
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "braid/planner.h"
@@ -85,6 +86,23 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
 
 }  // namespace
 
+namespace detail {
+
+Status RefuseUlysses(const LayerWorkload& lw, const OverlapConfig& run) {
+  auto refuse = [](const std::string& who, Algorithm a) {
+    return Status::Invalid(who + "`algorithm` " + std::string(AlgorithmName(a)) +
+                           " is Ulysses sequence parallelism (replicated weights), which applies to single ops "
+                           "(ag_gemm, gemm_rs) only, not to a tensor-parallel layer");
+  };
+  if (IsUlysses(run.algorithm)) return refuse("", run.algorithm);
+  for (const LayerOp& op : lw.ops) {
+    if (op.config.has_value() && IsUlysses(op.config->algorithm)) return refuse(op.name + ": ", op.config->algorithm);
+  }
+  return Status::Ok();
+}
+
+}  // namespace detail
+
 Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer) {
   LayerWorkload serial = layer;
   for (LayerOp& op : serial.ops) op.config.reset();
@@ -94,6 +112,7 @@ Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer) {
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config) {
   BRAID_RETURN_IF_ERROR(config.ValidateKnobs());
   if (layer.ops.empty()) return Status::Invalid("layer workload has no ops");
+  BRAID_RETURN_IF_ERROR(detail::RefuseUlysses(layer, config));
   if (layer.phase == Phase::kTrain) return detail::BuildTrainPlan(layer, config);
   if (config.algorithm == Algorithm::kBulk || config.algorithm == Algorithm::kExternal) {
     return Status::Invalid(std::string(AlgorithmName(config.algorithm)) +

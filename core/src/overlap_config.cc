@@ -27,6 +27,10 @@ std::string_view AlgorithmName(Algorithm a) {
       return "external";
     case Algorithm::kDirect:
       return "direct";
+    case Algorithm::kA2a:
+      return "a2a";
+    case Algorithm::kA2aDirect:
+      return "a2a_direct";
   }
   return "?";
 }
@@ -41,13 +45,20 @@ Result<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "bulk") return Algorithm::kBulk;
   if (name == "external") return Algorithm::kExternal;
   if (name == "direct") return Algorithm::kDirect;
+  if (name == "a2a") return Algorithm::kA2a;
+  if (name == "a2a_direct") return Algorithm::kA2aDirect;
   return Status::Invalid("unknown algorithm '" + OneLine(name) +
-                         "' (known: serial, chunked, ring, bidir_ring, direct, iso, fused, bulk, external)");
+                         "' (known: serial, chunked, ring, bidir_ring, direct, iso, fused, bulk, external, a2a, "
+                         "a2a_direct)");
 }
 
 bool IsPeerToPeer(Algorithm a) {
-  return a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect;
+  return a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect || IsUlysses(a);
 }
+
+bool IsUlysses(Algorithm a) { return a == Algorithm::kA2a || a == Algorithm::kA2aDirect; }
+
+bool CommMovesA(Op op, Algorithm a) { return IsUlysses(a) ? op == Op::kGemmRs : op == Op::kAgGemm; }
 
 std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
 
@@ -106,18 +117,27 @@ Status OverlapConfig::ValidateKnobs() const {
     return Status::Invalid(
         "`wgrad_comm_sms` is the SM budget of a bulk pair's reduce-scatter: it applies to bulk only");
   }
-  if (sm_margin && (algorithm == Algorithm::kSerial || algorithm == Algorithm::kFused)) {
+  // serial and a2a run their GEMMs and their comm one after the other.
+  const bool nothing_beside = algorithm == Algorithm::kSerial || algorithm == Algorithm::kA2a;
+  if (sm_margin && (nothing_beside || algorithm == Algorithm::kFused)) {
     return Status::Invalid("`sm_margin` keeps SMs free for a comm kernel beside the GEMM: " +
-                           std::string(algorithm == Algorithm::kSerial ? "serial runs none beside it"
-                                                                       : "fused splits its own SMs (`comm_sms`)"));
+                           (nothing_beside ? std::string(AlgorithmName(algorithm)) + " runs none beside it"
+                                           : std::string("fused splits its own SMs (`comm_sms`)")));
   }
   return Status::Ok();
 }
 
-DType CommDType(const Workload& w, const OverlapConfig& c) { return c.comm_dtype.value_or(w.DefaultCommDType()); }
+DType DefaultCommDType(const Workload& w, Algorithm a) {
+  if (!IsUlysses(a)) return w.DefaultCommDType();
+  return CommMovesA(w.op, a) ? w.dtype : w.OutDType();
+}
+
+DType CommDType(const Workload& w, const OverlapConfig& c) {
+  return c.comm_dtype.value_or(DefaultCommDType(w, c.algorithm));
+}
 
 Status CheckCommDType(const Workload& w, const OverlapConfig& c, Algorithm a) {
-  if (!c.comm_dtype.has_value() || *c.comm_dtype == w.DefaultCommDType()) return Status::Ok();
+  if (!c.comm_dtype.has_value() || *c.comm_dtype == DefaultCommDType(w, a)) return Status::Ok();
   const DType d = *c.comm_dtype;
   const std::string dn(DTypeName(d)), wn(DTypeName(w.dtype));
   if (!IsFp8(w.dtype)) {
@@ -126,6 +146,16 @@ Status CheckCommDType(const Workload& w, const OverlapConfig& c, Algorithm a) {
   if (d != w.dtype && d != w.OutDType()) {
     return Status::Invalid("`comm_dtype` " + dn + " does not fit a " + wn + " GEMM: it moves " + wn +
                            " (its input) or " + std::string(DTypeName(w.OutDType())) + " (its output)");
+  }
+  if (IsUlysses(a)) {
+    // gemm_rs moves A, which may travel in bf16 and be cast after, as an
+    // all-gather's may; ag_gemm moves finished products, which FP8 would round.
+    if (IsFp8(d) && !CommMovesA(w.op, a)) {
+      return Status::Invalid("`comm_dtype` " + dn + " would round " + std::string(AlgorithmName(a)) +
+                             "'s finished ag_gemm products to FP8: use `comm_dtype` auto or " +
+                             std::string(DTypeName(w.OutDType())));
+    }
+    return Status::Ok();
   }
   if (IsFp8(d) && w.op != Op::kAgGemm && a != Algorithm::kRing && a != Algorithm::kBidirRing) {
     return Status::Invalid("`comm_dtype` " + dn + " makes " + std::string(OpName(w.op)) +
@@ -184,6 +214,14 @@ Status OverlapConfig::Validate(const Workload& w) const {
     }
     return Status::Ok();
   }
+  // Ulysses' blocks are the shards w.Validate() already requires to divide:
+  // M/P rows per sequence shard, and ag_gemm's N/P column blocks or
+  // gemm_rs's K/P shards, one per peer.
+  if (IsUlysses(algorithm) && w.op == Op::kGemmAr) {
+    return Status::Invalid(std::string(AlgorithmName(algorithm)) +
+                           " does not apply to gemm_ar: a Ulysses all-to-all follows the QKV projection "
+                           "(ag_gemm) or precedes the out-projection (gemm_rs); choose another `algorithm`");
+  }
   if (algorithm == Algorithm::kDirect && w.op == Op::kGemmAr) {
     return Status::Invalid(
         "direct does not apply to gemm_ar: it sends an all-gather's blocks or a reduce-scatter's "
@@ -191,6 +229,11 @@ Status OverlapConfig::Validate(const Workload& w) const {
   }
   if (algorithm == Algorithm::kSerial && (chunks != 1 || !splits.empty())) {
     return Status::Invalid("serial runs the collective whole: it takes no `chunks` or `splits`");
+  }
+  if (algorithm == Algorithm::kA2a && (chunks != 1 || !splits.empty())) {
+    return Status::Invalid(
+        "a2a runs the all-to-all whole, as the baseline: it takes no `chunks` or `splits` (a2a_direct "
+        "sub-chunks its transfers)");
   }
   if (!splits.empty() && algorithm != Algorithm::kChunked) {
     return Status::Invalid("`splits` applies to the chunked algorithm only");

@@ -76,6 +76,9 @@ Status BuildCollectivePlan(const Workload& w, const OverlapConfig& cfg, Plan& pl
 Status BuildRingPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 // direct: P−1 transfers straight between each pair of ranks (direct_planner.cc).
 Status BuildDirectPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
+// a2a / a2a_direct: Ulysses all-to-alls beside GEMMs with a replicated B
+// (ulysses_planner.cc).
+Status BuildUlyssesPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 // fused: one kFused step per rank (P == 1: a plain GEMM).
 Status BuildFusedPlan(const Workload& w, const OverlapConfig& cfg, Plan& plan, const OpScope& scope = {});
 

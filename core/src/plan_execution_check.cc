@@ -17,6 +17,7 @@ namespace braid {
 namespace {
 
 using symbolic::AddContent;
+using symbolic::ColumnsText;
 using symbolic::Content;
 using symbolic::ContentText;
 using symbolic::MaskText;
@@ -36,7 +37,7 @@ class Executor {
         bufs[b].assign(size_t(d.rows), Content{});
         if (d.role == BufferRole::kInput && d.input.matrix == Matrix::kA) {
           for (int64_t i = 0; i < d.input.rows; ++i) {
-            bufs[b][size_t(d.input.dst_row + i)] = {Tag::kARow, d.input.row0 + i, 0, d.op};
+            bufs[b][size_t(d.input.dst_row + i)] = {Tag::kARow, d.input.row0 + i, 0, d.op, d.input.col0, d.input.cols};
           }
         }
       }
@@ -88,13 +89,47 @@ class Executor {
                            plan_.ranks[size_t(r)].buffers[size_t(g.buffer)].name + "')");
   }
 
+  // Row `a` of A times step s's B (the whole buffer s.b on rank r), in place:
+  // the product, which spans B's columns of C and needs all of K, or the
+  // partial over the K shards of a's columns. B must be an input whose rows
+  // are exactly a's K range: a Ulysses rank holds a B block per peer and
+  // must pick the one that matches what it multiplies. Returns why not, or
+  // an empty text.
+  std::string Multiply(int r, const Step& s, Content& a) const {
+    const BufferDecl& bd = plan_.ranks[size_t(r)].buffers[size_t(s.b.buffer)];
+    if (bd.role != BufferRole::kInput || bd.input.matrix != Matrix::kB) {
+      return "multiplies by buffer '" + bd.name + "', which is not an input of B";
+    }
+    const InputWindow& bw = bd.input;
+    auto what = [&] { return "multiplies row " + std::to_string(a.row) + " of A in " + ColumnsText(a.col0, a.cols); };
+    if (bw.row0 != a.col0 || bw.rows != a.cols) {
+      return what() + " by B's rows [" + std::to_string(bw.row0) + ", " + std::to_string(bw.row0 + bw.rows) +
+             ") (buffer '" + bd.name + "')";
+    }
+    const Workload& w = plan_.op_workload(s.op);
+    if (plan_.op_products(s.op)) {
+      if (a.col0 != 0 || a.cols != w.k) {
+        return what() + " into a product, which needs all K=" + std::to_string(w.k) + " columns";
+      }
+      a = {Tag::kProduct, a.row, 0, s.op, bw.col0, bw.cols};
+      return {};
+    }
+    const int64_t kb = w.k / plan_.tp();
+    if (kb <= 0 || a.cols <= 0 || a.col0 % kb != 0 || a.cols % kb != 0 || (a.col0 + a.cols) / kb > 64) {
+      return what() + ", which are not whole K shards of " + std::to_string(kb) + " columns";
+    }
+    uint64_t mask = 0;
+    for (int64_t q = a.col0 / kb; q < (a.col0 + a.cols) / kb; ++q) mask |= uint64_t{1} << q;
+    a = {Tag::kPartial, a.row, mask, s.op, bw.col0, bw.cols};
+    return {};
+  }
+
   Status RunStep(int r, const Step& s) {
     std::vector<Content>& a = a_;
     std::vector<Content>& b = b_;
     switch (s.kind) {
       case StepKind::kGemm: {
         BRAID_RETURN_IF_ERROR(Read(r, s, s.a, &a));
-        const bool product = plan_.op_products(s.op);
         for (size_t i = 0; i < a.size(); ++i) {
           if (a[i].tag != Tag::kARow) {
             return RowError(r, s, s.a, int64_t(i), "multiplies " + ContentText(a[i]) + ", expected a row of A");
@@ -103,8 +138,7 @@ class Executor {
             return RowError(r, s, s.a, int64_t(i),
                             "multiplies a row of op " + std::to_string(a[i].op) + "'s A in op " + std::to_string(s.op));
           }
-          a[i] = product ? Content{Tag::kProduct, a[i].row, 0, s.op}
-                         : Content{Tag::kPartial, a[i].row, uint64_t{1} << r, s.op};
+          if (std::string why = Multiply(r, s, a[i]); !why.empty()) return RowError(r, s, s.a, int64_t(i), why);
         }
         Write(r, s.c, a);
         return Status::Ok();
@@ -154,11 +188,12 @@ class Executor {
     for (int r = 0; r < p; ++r) BRAID_RETURN_IF_ERROR(Read(r, *steps[size_t(r)], steps[size_t(r)]->a, &in[size_t(r)]));
     const Step& s0 = plan_.ranks[0].steps[size_t(g_.id_of(members[0]))];
     const CollectiveKind kind = s0.collective;
-    if (s0.kind == StepKind::kFused) {
-      // The fused kernel multiplies first: gathered A rows become products,
-      // a rank's A shard rows become its partials; then they move as the
-      // collective would move them.
-      const bool product = kind == CollectiveKind::kAllGather;
+    const bool fused = s0.kind == StepKind::kFused;
+    if (fused) {
+      // The fused kernel multiplies rows of its op's A. A reduce-scatter's
+      // sender multiplies its shard into its partials, which then move as the
+      // collective moves them; an all-gather's receiver multiplies the
+      // gathered rows by its own B (below).
       for (int r = 0; r < p; ++r) {
         const Step& s = *steps[size_t(r)];
         auto& v = in[size_t(r)];
@@ -169,8 +204,8 @@ class Executor {
                                 (v[i].tag == Tag::kARow ? " of op " + std::to_string(v[i].op) : "") +
                                 ", expected a row of op " + std::to_string(s.op) + "'s A");
           }
-          v[i] = product ? Content{Tag::kProduct, v[i].row, 0, s.op}
-                         : Content{Tag::kPartial, v[i].row, uint64_t{1} << r, s.op};
+          if (kind == CollectiveKind::kAllGather) continue;
+          if (std::string why = Multiply(r, s, v[i]); !why.empty()) return RowError(r, s, s.a, int64_t(i), why);
         }
       }
     }
@@ -182,6 +217,9 @@ class Executor {
       switch (kind) {
         case CollectiveKind::kAllGather:
           for (int q = 0; q < p; ++q) o.insert(o.end(), in[size_t(q)].begin(), in[size_t(q)].end());
+          for (size_t i = 0; fused && i < o.size(); ++i) {
+            if (std::string m = Multiply(r, s, o[i]); !m.empty()) return RowError(r, s, s.c, int64_t(i), m);
+          }
           break;
         case CollectiveKind::kReduceScatter: {
           const size_t n = size_t(s.c.total_rows());
@@ -223,16 +261,20 @@ class Executor {
         const auto& buf = state_[size_t(r)][size_t(out.buffer)];
         for (size_t i = 0; i < buf.size(); ++i) {
           const int64_t want_row = out.window.row0 + int64_t(i);
-          const Content want =
-              product ? Content{Tag::kProduct, want_row, 0, out.op} : Content{Tag::kPartial, want_row, all, out.op};
+          const OutputWindow& ow = out.window;
+          const Content want = product ? Content{Tag::kProduct, want_row, 0, out.op, ow.col0, ow.cols}
+                                       : Content{Tag::kPartial, want_row, all, out.op, ow.col0, ow.cols};
           const Content& got = buf[i];
-          if (got.tag == want.tag && got.row == want.row && got.mask == want.mask && got.op == want.op) {
-            continue;
-          }
+          const bool same = got.tag == want.tag && got.row == want.row && got.mask == want.mask && got.op == want.op;
+          const bool same_cols = got.col0 == want.col0 && got.cols == want.cols;
+          if (same && same_cols) continue;
           std::string text = "rank " + std::to_string(r) + " output '" + rp.buffers[size_t(out.buffer)].name +
                              "' row " + std::to_string(i) + ": expected " + ContentText(want) + ", found " +
                              ContentText(got);
           if (got.op != want.op) text += " of op " + std::to_string(got.op);
+          if (same) {
+            text += " in " + ColumnsText(got.col0, got.cols) + " of C, not its " + ColumnsText(want.col0, want.cols);
+          }
           if (got.tag == Tag::kPartial && got.row == want.row) {
             text += " (missing a partial: ranks " + MaskText(all & ~got.mask) + ")";
           }

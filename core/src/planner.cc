@@ -24,6 +24,10 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config) {
     case Algorithm::kDirect:
       s = detail::BuildDirectPlan(workload, config, plan);
       break;
+    case Algorithm::kA2a:
+    case Algorithm::kA2aDirect:
+      s = detail::BuildUlyssesPlan(workload, config, plan);
+      break;
     case Algorithm::kFused:
       s = detail::BuildFusedPlan(workload, config, plan);
       break;

@@ -26,6 +26,10 @@ std::string ContentText(const Content& c) {
   return "?";
 }
 
+std::string ColumnsText(int64_t col0, int64_t cols) {
+  return "columns [" + std::to_string(col0) + ", " + std::to_string(col0 + cols) + ")";
+}
+
 bool AddContent(const Content& x, const Content& y, Content* out, std::string* why) {
   if (x.tag != Tag::kPartial || y.tag != Tag::kPartial) {
     *why = "adds " + ContentText(x) + " and " + ContentText(y) + "; only partials add";
@@ -39,12 +43,17 @@ bool AddContent(const Content& x, const Content& y, Content* out, std::string* w
     *why = "adds the partial for row " + std::to_string(x.row) + " to the partial for row " + std::to_string(y.row);
     return false;
   }
+  if (x.col0 != y.col0 || x.cols != y.cols) {
+    *why = "adds the partial for row " + std::to_string(x.row) + " in " + ColumnsText(x.col0, x.cols) + " to one in " +
+           ColumnsText(y.col0, y.cols);
+    return false;
+  }
   if (x.mask & y.mask) {
     *why = "partial for row " + std::to_string(x.row) + " counted twice (ranks " + MaskText(x.mask & y.mask) +
            " on both sides)";
     return false;
   }
-  *out = {Tag::kPartial, x.row, x.mask | y.mask, x.op};
+  *out = {Tag::kPartial, x.row, x.mask | y.mask, x.op, x.col0, x.cols};
   return true;
 }
 

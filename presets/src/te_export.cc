@@ -158,9 +158,17 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
       break;
     case Algorithm::kSerial:
     case Algorithm::kIso:
+    case Algorithm::kA2a:
+    case Algorithm::kA2aDirect:
       if (c.algorithm == Algorithm::kIso) {
         t.comments.push_back(
             "not expressible: iso (layer-level sequence split, not a per-GEMM overlap); written as serial");
+      }
+      if (IsUlysses(c.algorithm)) {
+        // Export refuses these before asking for a nearest setting
+        // (FillEntry); a direct caller still gets a total mapping.
+        t.comments.push_back("not expressible: " + std::string(AlgorithmName(c.algorithm)) +
+                             " (Ulysses all-to-all with replicated weights; TE has no such method); written as serial");
       }
       if (ag) {
         t.comments.push_back(
@@ -270,6 +278,12 @@ bool PairsWith(const OverlapConfig& wgrad, const OverlapConfig& dgrad, bool colu
 // wgrad's layer's dgrad entry.
 Status FillEntry(const LayerOp& op, const TeKey& key, OverlapConfig config, const LayerWorkload& lw,
                  const TeExportInfo& info, const TeUbCfg* dgrad, TeUbCfg& b) {
+  if (IsUlysses(config.algorithm)) {
+    // Not even a nearest setting: TE shards the weight, Ulysses replicates it.
+    return Status::Invalid(b.key + ": " + config.Describe() +
+                           " is Ulysses sequence parallelism (replicated weights, all-to-alls): TE's userbuffers "
+                           "have no method for it, nor a nearest one; tune this GEMM with another `algorithm`");
+  }
   // A wgrad answered by another shape's preset (a nearest match) may not
   // pair with this dgrad: it then follows the dgrad as the tuner would have.
   if (key.pass == Pass::kWgrad && dgrad != nullptr && b.match == PresetMatch::kNearest &&

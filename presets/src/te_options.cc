@@ -193,6 +193,11 @@ Result<TeOptions> TeOptionsOf(const OverlapConfig& c, const TeKey& key, const Wo
     case Algorithm::kExternal:
       method = TeMethod::kExternal;
       break;
+    case Algorithm::kA2a:
+    case Algorithm::kA2aDirect:
+      return NotTe(key, c,
+                   "Ulysses sequence parallelism (replicated weights, all-to-alls) has no TE method; TE's "
+                   "userbuffers overlap tensor-parallel collectives (ring_exchange, pipeline, bulk, external)");
     default:
       return NotTe(key, c,
                    std::string(AlgorithmName(c.algorithm)) + " is not a method TE offers (" +

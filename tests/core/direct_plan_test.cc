@@ -180,11 +180,12 @@ TEST(DirectPlan, RefusesGemmArSplitsAndBlocksThatDoNotDivide) {
 }
 
 // The rank-block algorithms, which share the M % P rule and the copy engine.
-TEST(DirectPlan, RingBidirRingAndDirectAreThePeerToPeerOnes) {
+TEST(DirectPlan, RingBidirRingDirectAndTheUlyssesOnesAreThePeerToPeerOnes) {
   const std::pair<Algorithm, bool> expected[] = {
       {Algorithm::kSerial, false},   {Algorithm::kChunked, false},  {Algorithm::kRing, true},
       {Algorithm::kBidirRing, true}, {Algorithm::kIso, false},      {Algorithm::kFused, false},
-      {Algorithm::kBulk, false},     {Algorithm::kExternal, false}, {Algorithm::kDirect, true}};
+      {Algorithm::kBulk, false},     {Algorithm::kExternal, false}, {Algorithm::kDirect, true},
+      {Algorithm::kA2a, true},       {Algorithm::kA2aDirect, true}};
   for (const auto& [a, peer_to_peer] : expected) EXPECT_EQ(IsPeerToPeer(a), peer_to_peer) << AlgorithmName(a);
 }
 

@@ -14,7 +14,9 @@
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/planner.h"
+#include "braid/te_export.h"
 #include "braid/te_ub_cfgs.h"
+#include "te_test_presets.h"
 #include "te_ub_rules.h"
 
 namespace braid {
@@ -328,6 +330,33 @@ TEST(TeUbCfgs, WhatTeCannotExpressIsOneLineNamingIt) {
   pipe.comm_sms = 0;  // the backend's default: TE needs a count
   EXPECT_THAT(TeOptionsOf(pipe, *FindTeKey("proj_fprop"), lw.ops[2].gemm, 8).status().message(),
               HasSubstr("num_sm is a count of 1 to 32"));
+}
+
+// Ulysses (replicated weights, all-to-alls) is no TE method: TeOptionsOf
+// refuses it for every key, and an export refuses it even with `nearest`,
+// as TE has nothing near it.
+TEST(TeUbCfgs, UlyssesAllToAllsAreNoTeMethodNotEvenTheNearest) {
+  const LayerWorkload lw = Block(Phase::kPrefill);
+  for (Algorithm a : {Algorithm::kA2a, Algorithm::kA2aDirect}) {
+    OverlapConfig c;
+    c.algorithm = a;
+    for (const char* key : {"qkv_fprop", "proj_fprop"}) {
+      const Workload& w = lw.ops[std::string(key) == "qkv_fprop" ? 0 : 2].gemm;
+      auto o = TeOptionsOf(c, *FindTeKey(key), w, 8);
+      ASSERT_FALSE(o.ok()) << key;
+      EXPECT_THAT(o.status().message(), AllOf(HasSubstr(std::string(key) + ": " + std::string(AlgorithmName(a))),
+                                              HasSubstr("Ulysses"), HasSubstr("no TE method")));
+    }
+    const PresetFile f = testing_te::LayerPresets(
+        lw, [&](const LayerOp& op) { return op.name == "qkv" ? a : testing_te::TeLikeMethod(op); });
+    for (bool nearest : {false, true}) {
+      TeExportInfo info;
+      info.nearest = nearest;
+      auto cfgs = BuildTeUbCfgs(PresetTable::FromFile(f), lw, "h100-sxm", "h100-sxm", info);
+      ASSERT_FALSE(cfgs.ok()) << "nearest " << nearest;
+      EXPECT_THAT(cfgs.status().message(), AllOf(HasSubstr("qkv_fprop"), HasSubstr("Ulysses"))) << nearest;
+    }
+  }
 }
 
 }  // namespace

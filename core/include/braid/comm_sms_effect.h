@@ -14,7 +14,9 @@ namespace braid {
 // fused kernel always splits its SMs by it; every other algorithm while some
 // comm kernel runs on SMs — every one on the SM engine, and on the copy
 // engine the reduces of gemm_rs / gemm_ar (an ag_gemm on the copy engine
-// only moves data) — or whenever sm_margin keeps comm_sms SMs from the GEMM.
+// only moves data; so do a2a's and a2a_direct's transfers of either op, whose
+// adds run on the compute lane) — or whenever sm_margin keeps comm_sms SMs
+// from the GEMM.
 bool CommSmsTakeEffect(const OverlapConfig& c, Op op);
 
 }  // namespace braid

@@ -32,22 +32,57 @@ namespace braid {
 // for ring. TE's ring_exchange reduce-scatter and async-TP's pattern: on an
 // NVSwitch a reduce-scatter's partials each travel once and wait for no
 // add on the way. gemm_ar is refused.
-enum class Algorithm { kSerial, kChunked, kRing, kBidirRing, kIso, kFused, kBulk, kExternal, kDirect };
+// kA2a and kA2aDirect (ag_gemm, gemm_rs; single ops only): DeepSpeed-Ulysses
+// sequence parallelism, where every rank holds the whole (replicated) weight
+// B and the all-to-all moves activations instead of gathering A or
+// reduce-scattering partials. ag_gemm: rank r multiplies its rows of A by
+// every column block j of B and sends block j to rank j (the all-to-all
+// after the QKV projection); gemm_rs: rank r sends A[rows q, its K shard] to
+// each q and sums A[rows r, K shard j] · B[K shard j] over j (the
+// all-to-all before the out-projection). Each rank ends with ag_gemm's or
+// gemm_rs's output window. a2a is the baseline: every GEMM, then the whole
+// all-to-all (ag_gemm), or the whole all-to-all, then the GEMMs (gemm_rs).
+// a2a_direct decomposes the all-to-all as direct does (step s: to r+s, from
+// r−s), each transfer overlapped with a GEMM; `chunks` sub-chunks per
+// transfer. gemm_ar is refused (core/src/ulysses_planner.cc).
+enum class Algorithm {
+  kSerial,
+  kChunked,
+  kRing,
+  kBidirRing,
+  kIso,
+  kFused,
+  kBulk,
+  kExternal,
+  kDirect,
+  kA2a,
+  kA2aDirect,
+};
 
 enum class CommEngine { kSm, kCopyEngine };
 
 std::string_view AlgorithmName(Algorithm a);
 Result<Algorithm> ParseAlgorithm(std::string_view name);
-// ring, bidir_ring and direct: the collective as point-to-point transfers of
-// rank blocks, so M splits into P blocks and the comm only moves data.
+// ring, bidir_ring, direct, a2a and a2a_direct: the collective as
+// point-to-point transfers of rank blocks, so M splits into P blocks and the
+// comm only moves data.
 bool IsPeerToPeer(Algorithm a);
+// a2a and a2a_direct: Ulysses all-to-alls, whose B is replicated on every
+// rank (a different sharding from every other algorithm's).
+bool IsUlysses(Algorithm a);
+// Whether `op`'s transfers under `a` carry rows of its A (an all-gather's
+// blocks, a Ulysses gemm_rs's activations) rather than GEMM results
+// (partial sums, a Ulysses ag_gemm's finished products). It decides the
+// default comm dtype of an FP8 GEMM: its input format for rows of A, the
+// output dtype for results.
+bool CommMovesA(Op op, Algorithm a);
 std::string_view CommEngineName(CommEngine e);
 Result<CommEngine> ParseCommEngine(std::string_view name);
 
 struct OverlapConfig {
   Algorithm algorithm = Algorithm::kSerial;
-  // chunked: number of data slices; ring / bidir_ring / direct: sub-chunks per step;
-  // iso: sequence parts.
+  // chunked: number of data slices; ring / bidir_ring / direct / a2a_direct:
+  // sub-chunks per step; iso: sequence parts.
   int chunks = 1;
   // Optional uneven split weights for `chunked` and `iso` (one per chunk, > 0). Empty
   // means even slices, which then must divide the rows exactly.
@@ -89,12 +124,18 @@ struct OverlapConfig {
   friend bool operator==(const OverlapConfig&, const OverlapConfig&) = default;
 };
 
+// What `w`'s communication moves under `c` by default: w.DefaultCommDType()
+// for the tensor-parallel algorithms; for a2a and a2a_direct the input dtype
+// where it moves rows of A and the output dtype where it moves products
+// (CommMovesA).
+DType DefaultCommDType(const Workload& w, Algorithm a);
 // What `w`'s communication moves under `c`: c.comm_dtype when set, else
-// w.DefaultCommDType().
+// DefaultCommDType(w, c.algorithm).
 DType CommDType(const Workload& w, const OverlapConfig& c);
 // Whether `c.comm_dtype` applies to `w` under algorithm `a`: it must be
-// w.dtype or w.OutDType() of an FP8 GEMM, and an FP8 reduction needs ring or
-// bidir_ring (gemm_ar none). The message names the rule and what is allowed.
+// w.dtype or w.OutDType() of an FP8 GEMM, an FP8 reduction needs ring or
+// bidir_ring (gemm_ar none), and a2a's ag_gemm products stay in the output
+// dtype. The message names the rule and what is allowed.
 Status CheckCommDType(const Workload& w, const OverlapConfig& c, Algorithm a);
 // Parses a --comm-dtype value: "auto" (unset) or a dtype name.
 Result<std::optional<DType>> ParseCommDType(std::string_view name);

@@ -42,13 +42,17 @@ Status CheckPlanStructure(const Plan& plan, PlanGraph& graph);
 
 // Structure first, then an abstract execution in an order the global graph
 // allows. Every buffer row holds a symbolic content: empty, row g of A, row g
-// of the product C, or the partial of C row g summed over a set of ranks.
-// Inputs start as their A rows; a gemm needs A rows and yields products
-// (ag_gemm) or the rank's own partials (gemm_rs / gemm_ar); a reduce adds
-// partials of the same row over disjoint rank sets; copies, transfers and
-// collectives move or sum contents; reading an empty row is an error. At the
-// end every rank's output must hold the products (ag_gemm) or the full sums
-// (gemm_rs / gemm_ar) of its output window. A fused step multiplies every
+// of the product C, or the partial of C row g summed over a set of ranks'
+// K shards; each spans columns (of A: its K range; of C: its B's columns).
+// Inputs start as their A rows; a gemm needs A rows and, as b, the B input
+// whose rows are exactly their K range (a replicated B is one input per
+// block), and yields products (ag_gemm: all of K) in B's columns or the
+// partials over the K shards of the A rows' columns (gemm_rs / gemm_ar); a
+// reduce adds partials of the same row and columns over disjoint shard
+// sets; copies, transfers and collectives move or sum contents; reading an
+// empty row is an error. At the end every rank's output must hold the
+// products (ag_gemm) or the full sums (gemm_rs / gemm_ar) of its output
+// window, rows and columns. A fused step multiplies every
 // rank's `a` (rows of its op's A) and moves the results like its collective:
 // the gathered products (all_gather) or the full sums of the rank's block
 // (reduce_scatter). Layer plans are checked op by op:

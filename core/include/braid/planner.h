@@ -10,6 +10,12 @@
 // direct   P−1 transfers straight between each pair of ranks (step s: to
 //          r+s, from r−s); gemm_rs sends each partial to its owner, which
 //          sums them as they land and adds its own, computed last.
+// a2a      Ulysses (replicated B): ag_gemm computes every column block of
+//          C for its rows, then posts the whole all-to-all; gemm_rs waits for
+//          the whole all-to-all of A, then multiplies and adds. The baseline.
+// a2a_direct  the all-to-all as direct's pairs (step s: to r+s, from r−s),
+//          each block sent as soon as computed (ag_gemm, own block last) or
+//          multiplied as soon as landed (gemm_rs, own block first).
 // fused    one fused kernel (StepKind::kFused) per rank, all ranks' matched.
 #pragma once
 
@@ -60,6 +66,8 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 //         slice j right after (and waiting for) the dgrad GEMMs of ring step
 //         j: a GEMM fed chunk by chunk by another GEMM's ring exchange.
 //     PlanOp::method names each op's method.
+//   a2a / a2a_direct (Ulysses, replicated weights) are refused as the run's
+//     algorithm and as any op's own: they plan single ops only.
 // Each GEMM op's output is listed in RankPlan::outputs.
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config);
 

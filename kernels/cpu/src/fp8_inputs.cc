@@ -60,7 +60,9 @@ std::string OpMoves(const Plan& plan, size_t i, const WireFormat& wire) {
   const Workload& w = plan.op_workload(int(i));
   const bool communicates = plan.is_layer() ? plan.ops[i].gemm && !plan.ops[i].local : w.tp > 1;
   if (!communicates) return {};
-  const std::string what = w.op == Op::kAgGemm ? "all-gathers of A" : "partial sums";
+  const Algorithm a = plan.op_config(int(i)).algorithm;
+  const std::string what = IsUlysses(a) ? (CommMovesA(w.op, a) ? "all-to-alls of A" : "all-to-alls of products")
+                                        : (w.op == Op::kAgGemm ? "all-gathers of A" : "partial sums");
   if (!wire.fp8) {
     const DType comm = plan.op_comm_dtype(int(i));
     if (comm == DType::kFp32) return what + " move fp32";

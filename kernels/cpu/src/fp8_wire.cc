@@ -131,7 +131,10 @@ std::vector<WireFormat> OpWireFormats(const Plan& plan, const std::vector<float>
     WireFormat& wire = wires[i];
     wire.fp8 = true;
     wire.format = Fp8FormatOf(comm);
-    if (w.op == Op::kAgGemm && i < a_scales.size() && a_scales[i] > 0 && cast_format == wire.format) {
+    // Rows of A (an all-gather's, a Ulysses gemm_rs's) are FP8 values under
+    // A's tensor scale already; anything else (partial sums) is not.
+    const bool moves_a = CommMovesA(w.op, plan.op_config(int(i)).algorithm);
+    if (moves_a && i < a_scales.size() && a_scales[i] > 0 && cast_format == wire.format) {
       wire.scale = a_scales[i];
     }
   }

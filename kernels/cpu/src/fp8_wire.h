@@ -59,9 +59,10 @@ Result<int64_t> WireRecv(Transport& t, const WireFormat& wire, int dst, int src,
                          int64_t count, std::vector<uint8_t>& bytes);
 
 // One WireFormat per op of `plan` (Plan::op_workload indexing): FP8 where the
-// op's comm dtype (Plan::op_comm_dtype) is FP8. An all-gather op moves rows of its A, so with
-// `a_scales[op]` > 0 (the scale its A was cast with, in `cast_format`) it uses
-// that tensor scale; every other FP8 transfer (partial sums) a message scale.
+// op's comm dtype (Plan::op_comm_dtype) is FP8. An op that moves rows of its A
+// (CommMovesA: an all-gather, a Ulysses gemm_rs), with `a_scales[op]` > 0
+// (the scale its A was cast with, in `cast_format`) uses that tensor scale;
+// every other FP8 transfer (partial sums) a message scale.
 std::vector<WireFormat> OpWireFormats(const Plan& plan, const std::vector<float>& a_scales, Fp8Format cast_format);
 
 // The verify tolerance of an op whose transfers use `wire`, on P ranks.
