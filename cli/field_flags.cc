@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -48,6 +48,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kFieldFl
     {"bucket_params", "--bucket-size"},
     {"decomposed_layers", "--decomposed-layers"},
     {"prefetch", "--prefetch"},
+    {"layers", "--layers"},
 }};
 
 }  // namespace

@@ -38,8 +38,8 @@ void AddRunOptions(CLI::App* sub, RunArgs* a) {
                      "a layer workload instead of --op/--m/--n/--k: built-in model name or .toml file");
   sub->add_option(
       "--algo", a->algo,
-      "serial | chunked | ring | bidir_ring | direct | iso (layer workloads) | fused | bulk (--phase train); "
-      "required unless --ub-cfgs");
+      "serial | chunked | ring | bidir_ring | direct | iso (layer workloads) | fused | bulk (--phase train) | "
+      "a2a | a2a_direct (Ulysses all-to-alls, ag_gemm and gemm_rs); required unless --ub-cfgs");
   sub->add_option("--ub-cfgs", a->ub_cfgs,
                   "a TransformerEngine ub_cfgs YAML (Megatron-LM --tp-comm-overlap-cfg): run each GEMM of the "
                   "--model block as TE would (keys left out take TE's defaults)");

@@ -65,6 +65,13 @@ Status CheckCommSmsTakeEffect(const RunRequest& r, const Plan& plan) {
 }
 
 Result<Plan> SerialPlanOf(const PreparedRun& run) {
+  if (!run.layer && IsUlysses(run.plan.config.algorithm)) {
+    // A Ulysses op's ranks hold the whole weight: its serial plan is the
+    // plain all-to-all after (or before) the GEMM, not the TP collective's.
+    OverlapConfig plain;
+    plain.algorithm = Algorithm::kA2a;
+    return BuildPlan(run.plan.workload, plain);
+  }
   if (!run.layer) return BuildPlan(run.plan.workload, OverlapConfig{});
   return BuildSerialLayerPlan(*run.layer);
 }

@@ -20,7 +20,7 @@ typedef enum braid_preset_match {
 } braid_preset_match;
 
 typedef struct braid_preset_config {
-  char algorithm[32]; /* "serial", "chunked", "ring", "bidir_ring", "direct", "iso", "fused" */
+  char algorithm[32]; /* "serial", "chunked", "ring", "bidir_ring", "direct", "iso", "fused", "a2a", "a2a_direct" */
   int chunks;
   int streams;     /* comm lanes */
   int comm_sms;    /* 0 = backend default */
@@ -54,7 +54,8 @@ int braid_preset_lookup(const braid_presets* presets, const char* gpu, const cha
 typedef struct braid_preset_entry {
   uint32_t struct_size; /* in: sizeof(braid_preset_entry) as the caller knows it */
   int match;            /* braid_preset_match */
-  char algorithm[32];   /* "serial", "chunked", "ring", "bidir_ring", "direct", "iso", "fused", "bulk", "external" */
+  char algorithm[32];   /* "serial", "chunked", "ring", "bidir_ring", "direct", "iso", "fused", "bulk", "external",
+                           "a2a", "a2a_direct" */
   int chunks;
   int num_splits; /* 0: even chunks; else chunks weights (only the first
                      BRAID_PRESET_MAX_SPLITS are copied into splits) */

@@ -180,6 +180,9 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
   if (version < 3 && p.config.algorithm == Algorithm::kDirect) {
     return BadValue(f, t, "algorithm", "direct needs version = 3");
   }
+  if (version < 5 && IsUlysses(p.config.algorithm)) {
+    return BadValue(f, t, "algorithm", std::string(AlgorithmName(p.config.algorithm)) + " needs version = 5");
+  }
   if (version < 4 && (p.config.sm_margin || p.config.wgrad_comm_sms > 0)) {
     return BadValue(f, t, p.config.sm_margin ? "sm_margin" : "wgrad_comm_sms", "needs version = 4");
   }

@@ -56,6 +56,9 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
 int PresetFormatVersionFor(const PresetFile& file) {
   int version = 1;
   for (const Preset& p : file.presets) {
+    if (IsUlysses(p.config.algorithm)) return 5;
+  }
+  for (const Preset& p : file.presets) {
     const Algorithm a = p.config.algorithm;
     if (p.config.sm_margin || p.config.wgrad_comm_sms > 0) return 4;
     if (a == Algorithm::kDirect) version = 3;

@@ -43,8 +43,8 @@ TEST(PresetErrors, NotAPresetFile) {
 }
 
 TEST(PresetErrors, UnknownVersion) {
-  ExpectError("format = \"braid-presets\"\nversion = 5\n",
-              "p.toml:2:11: version 5 is not supported (this reader knows versions 1 to 4; a newer Braid wrote it)");
+  ExpectError("format = \"braid-presets\"\nversion = 6\n",
+              "p.toml:2:11: version 6 is not supported (this reader knows versions 1 to 5; a newer Braid wrote it)");
   ExpectError("format = \"braid-presets\"\n", "missing field 'version'");
   ExpectError("format = \"braid-presets\"\nversion = \"1\"\n", "version must be an integer");
 }

@@ -115,10 +115,10 @@ TEST(PresetFormat, MergeTreatsLayerAsPartOfTheKey) {
 
 TEST(PresetFormat, MergeRefusesAnotherVersion) {
   PresetFile existing, update;
-  update.version = 5;
+  update.version = 6;
   Status s = MergeInto(existing, update);
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("version 5"), std::string::npos);
+  EXPECT_NE(s.message().find("version 6"), std::string::npos);
 }
 
 TEST(PresetFormat, SaveAtomicallyWritesAndReplaces) {

@@ -3,6 +3,7 @@
 // and all-fprop files still written as version 1 for older readers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "braid/presets.h"
@@ -85,6 +86,18 @@ TEST(PresetPass, AnAllFpropFileIsWrittenAsVersionOneAndVersionOneStillLoads) {
   auto reread = ParsePresetFile(v3, "p.toml");
   ASSERT_TRUE(reread.ok()) << reread.status().message();
   EXPECT_EQ(reread->presets.size(), 3u);
+  // A Ulysses all-to-all makes it version 5: an older reader names the version.
+  PresetFile ulysses;
+  ulysses.presets = {Entry(Pass::kFprop, Op::kAgGemm, Algorithm::kA2aDirect, 50)};
+  ASSERT_TRUE(MergeInto(*reread, ulysses).ok());
+  EXPECT_EQ(PresetFormatVersionFor(*reread), 5);
+  const std::string v5 = WritePresets(*reread);
+  EXPECT_NE(v5.find("version = 5"), std::string::npos);
+  auto back5 = ParsePresetFile(v5, "p.toml");
+  ASSERT_TRUE(back5.ok()) << back5.status().message();
+  EXPECT_EQ(std::count_if(back5->presets.begin(), back5->presets.end(),
+                          [](const Preset& p) { return p.config.algorithm == Algorithm::kA2aDirect; }),
+            1);
 }
 
 TEST(PresetPass, BadPassesAndMethodsTeRefusesAreOneLineNamingTheField) {
@@ -102,7 +115,8 @@ TEST(PresetPass, BadPassesAndMethodsTeRefusesAreOneLineNamingTheField) {
   refused(Text(2, "op = \"ag_gemm\"\nalgorithm = \"bulk\"\npass = \"dgrad\"\n"), "this preset is dgrad ag_gemm");
   refused(Text(2, "op = \"ag_gemm\"\nalgorithm = \"external\"\npass = \"dgrad\"\n"),
           "external is for a row-parallel wgrad (pass wgrad)");
-  refused(Text(5, "op = \"gemm_rs\"\nalgorithm = \"ring\"\n"), "version 5 is not supported");
+  refused(Text(6, "op = \"gemm_rs\"\nalgorithm = \"ring\"\n"), "version 6 is not supported");
+  refused(Text(4, "op = \"gemm_rs\"\nalgorithm = \"a2a_direct\"\n"), "a2a_direct needs version = 5");
   refused(Text(3, "op = \"gemm_rs\"\nalgorithm = \"ring\"\nsm_margin = true\n"),
           "preset[0].sm_margin needs version = 4");
   refused(Text(3, "op = \"gemm_rs\"\nalgorithm = \"bulk\"\npass = \"dgrad\"\nwgrad_comm_sms = 8\n"),

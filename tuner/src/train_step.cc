@@ -141,6 +141,10 @@ std::string LinkWords(const Topology& group) {
 
 namespace {
 
+// A step's blocks are laid out one by one: a bound keeps a hostile count
+// from taking the machine (the largest models have about 130).
+constexpr int kMaxStepLayers = 100000;
+
 struct Checked {
   std::vector<DpOp> ops;
   int layers = 0;
@@ -152,7 +156,11 @@ Result<Checked> Check(const TrainStepRequest& r) {
   if (r.block.phase != Phase::kTrain) return Status::Invalid("a training step needs phase train");
   Checked c;
   BRAID_ASSIGN_OR_RETURN(c.ops, MakeDpOps(r.block, r.dp.dp, r.dp.zero));
-  c.layers = r.layers > 0 ? r.layers : int(std::max<int64_t>(r.block.model.layers, 1));
+  if (r.layers < 0 || r.layers > kMaxStepLayers) {
+    return Status::Invalid("`layers` must be between 0 (the model's) and " + std::to_string(kMaxStepLayers) +
+                           " (got " + std::to_string(r.layers) + ")");
+  }
+  c.layers = r.layers > 0 ? r.layers : int(std::clamp<int64_t>(r.block.model.layers, 1, kMaxStepLayers));
   int64_t params_per_layer = 0;
   for (const DpOp& op : c.ops) params_per_layer += op.kind == DpOpKind::kGradReduce ? op.params() : 0;
   BRAID_RETURN_IF_ERROR(CheckSetup(r.dp, params_per_layer * c.layers));
@@ -160,6 +168,15 @@ Result<Checked> Check(const TrainStepRequest& r) {
   BRAID_RETURN_IF_ERROR(c.hw.topo.CheckFits(r.block.tp));
   BRAID_ASSIGN_OR_RETURN(c.group, DpGroupTopology(c.hw.topo, r.block.tp, r.dp.dp));
   if (r.dp.schedule == DpSchedule::kDecomposed) {
+    // A DP op's ranks each hold their own tokens of dY and X: only plans of
+    // the TP collectives' sharding apply (a2a assumes every rank holds all
+    // of B; iso, bulk and external are a layer's; fused is not a DP kernel).
+    const Algorithm a = r.dp.decomposition.algorithm;
+    if (a != Algorithm::kSerial && a != Algorithm::kChunked && a != Algorithm::kRing && a != Algorithm::kBidirRing &&
+        a != Algorithm::kDirect) {
+      return Status::Invalid("a decomposed DP gradient is planned serial, chunked, ring, bidir_ring or direct, not " +
+                             std::string(AlgorithmName(a)));
+    }
     for (const DpOp& op : c.ops) {
       if (Status s = r.dp.decomposition.Validate(op.gemm); !s.ok()) {
         return Status::Invalid(op.name + " decomposed: " + s.message());

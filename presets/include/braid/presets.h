@@ -25,8 +25,10 @@ namespace braid {
 // older readers keep reading it. Version 3 adds the algorithm `direct`; a
 // file is written as version 3 only when one of its presets is direct.
 // Version 4 adds `sm_margin` and `wgrad_comm_sms` (TE's set_sm_margin and a
-// bulk pair's second budget), written only where set.
-inline constexpr int kPresetFormatVersion = 4;
+// bulk pair's second budget), written only where set. Version 5 adds the
+// algorithms a2a and a2a_direct (Ulysses all-to-alls); a file says 5 only
+// when one of its presets uses them.
+inline constexpr int kPresetFormatVersion = 5;
 inline constexpr int kOldestPresetFormatVersion = 1;
 
 // What a preset is for. Two presets with equal keys and the same backend
