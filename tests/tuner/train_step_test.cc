@@ -127,6 +127,8 @@ TEST(TrainStep, BadSetupsAreRefusedNamingTheField) {
   r.dp.schedule = DpSchedule::kDecomposed;
   r.dp.decomposition.algorithm = Algorithm::kDirect;  // an all-reduce has no direct plan
   EXPECT_NE(message(r).find("fc2.grad_ar decomposed"), std::string::npos) << message(r);
+  r.dp.decomposition.algorithm = Algorithm::kA2aDirect;  // a DP rank does not hold the whole dY
+  EXPECT_NE(message(r).find("not a2a_direct"), std::string::npos) << message(r);
   TrainStepRequest prefill = Step("llama3-8b", 4096, 8, 2, "h100-sxm-2node-ib");
   prefill.block.phase = Phase::kPrefill;
   EXPECT_FALSE(CheckTrainStep(prefill).ok());
