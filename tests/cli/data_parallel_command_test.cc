@@ -110,7 +110,8 @@ TEST(CliDataParallel, BadDpValuesAreOneLineExitTwoNothingWritten) {
   RefusedWithNothingWritten(kStep + "--dp 2 --decomposed-layers 2", "needs --dp-schedule decomposed");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule overlapped", "unknown DP schedule 'overlapped'");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule decomposed --dp-algo direct", "fc2.grad_ar decomposed");
-  RefusedWithNothingWritten(kStep + "--dp 2 --layers 2000000000", "--layers must be between 0 (the model's) and 100000");
+  RefusedWithNothingWritten(kStep + "--dp 2 --layers 2000000000",
+                            "--layers must be between 0 (the model's) and 100000");
   RefusedWithNothingWritten(kStep + "--dp 2 --layers -1", "--layers must be 0 (the model's) or more");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule decomposed --dp-chunks 100000000", "chunks");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-op nope", "--dp-op 'nope' is not a DP op of this block");

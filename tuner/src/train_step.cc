@@ -157,8 +157,8 @@ Result<Checked> Check(const TrainStepRequest& r) {
   Checked c;
   BRAID_ASSIGN_OR_RETURN(c.ops, MakeDpOps(r.block, r.dp.dp, r.dp.zero));
   if (r.layers < 0 || r.layers > kMaxStepLayers) {
-    return Status::Invalid("`layers` must be between 0 (the model's) and " + std::to_string(kMaxStepLayers) +
-                           " (got " + std::to_string(r.layers) + ")");
+    return Status::Invalid("`layers` must be between 0 (the model's) and " + std::to_string(kMaxStepLayers) + " (got " +
+                           std::to_string(r.layers) + ")");
   }
   c.layers = r.layers > 0 ? r.layers : int(std::clamp<int64_t>(r.block.model.layers, 1, kMaxStepLayers));
   int64_t params_per_layer = 0;
