@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -49,6 +49,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kFieldFl
     {"decomposed_layers", "--decomposed-layers"},
     {"prefetch", "--prefetch"},
     {"layers", "--layers"},
+    {"dp.comm_sms", "--dp-comm-sms"},
 }};
 
 }  // namespace

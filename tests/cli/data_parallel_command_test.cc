@@ -22,7 +22,7 @@ using testing_cli::TempPath;
 const std::string kStep =
     "run --model llama3-8b --seq 4096 --tp 8 --phase train --algo ring --topology h100-sxm-2node-ib ";
 
-Outcome RefusedWithNothingWritten(const std::string& args, const std::string& message) {
+void RefusedWithNothingWritten(const std::string& args, const std::string& message) {
   SCOPED_TRACE(args);
   const std::string db = TempPath("dp_refused.db");
   const Outcome o = Braid(args + " --db " + db);
@@ -31,7 +31,6 @@ Outcome RefusedWithNothingWritten(const std::string& args, const std::string& me
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
   EXPECT_EQ(o.out, "");
   EXPECT_FALSE(std::filesystem::exists(db)) << "nothing written on bad input";
-  return o;
 }
 
 TEST(CliDataParallel, RunGivesTheWholeStepBesideTheBlock) {
@@ -66,7 +65,7 @@ TEST(CliDataParallel, RunGivesTheWholeStepBesideTheBlock) {
 
 // A block small enough for the cpu backend's real GEMMs on a shared CPU.
 std::string SmallModel() {
-  const std::string path = TempPath("dp_small_model.toml");
+  std::string path = TempPath("dp_small_model.toml");
   std::ofstream(path) << "name = \"dp-small\"\nhidden = 256\nheads = 8\nkv_heads = 4\nhead_dim = 32\n"
                          "ffn = 512\ngated_mlp = true\nlayers = 2\nsource = \"a test block\"\n";
   return path;
@@ -114,6 +113,7 @@ TEST(CliDataParallel, BadDpValuesAreOneLineExitTwoNothingWritten) {
                             "--layers must be between 0 (the model's) and 100000");
   RefusedWithNothingWritten(kStep + "--dp 2 --layers -1", "--layers must be 0 (the model's) or more");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule decomposed --dp-chunks 100000000", "chunks");
+  RefusedWithNothingWritten(kStep + "--dp 2 --dp-comm-sms 2000000000", "--dp-comm-sms 2000000000 of the DP collectives must leave the");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-op nope", "--dp-op 'nope' is not a DP op of this block");
   RefusedWithNothingWritten(kStep + "--dp 2 --backend cpu", "run each DP op alone with --dp-op");
   RefusedWithNothingWritten(

@@ -20,7 +20,7 @@ using braid::testing_mpi::TempPath;
 using ::testing::HasSubstr;
 
 std::string SmallModel() {
-  const std::string path = TempPath("mpi_dp_model.toml");
+  std::string path = TempPath("mpi_dp_model.toml");
   std::ofstream(path) << "name = \"dp-small\"\nhidden = 256\nheads = 8\nkv_heads = 4\nhead_dim = 32\n"
                          "ffn = 512\ngated_mlp = true\nlayers = 2\nsource = \"a test block\"\n";
   return path;

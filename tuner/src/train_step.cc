@@ -47,7 +47,7 @@ Status CheckSetup(const DpSetup& d, int64_t params_per_rank) {
                            std::to_string(params_per_rank) + " parameters each rank's blocks reduce");
   }
   if (d.prefetch < 1) return Status::Invalid("`prefetch` must be at least 1 (got " + std::to_string(d.prefetch) + ")");
-  if (d.comm_sms < 0) return Status::Invalid("`comm_sms` must be >= 0 (got " + std::to_string(d.comm_sms) + ")");
+  if (d.comm_sms < 0) return Status::Invalid("`dp.comm_sms` must be >= 0 (got " + std::to_string(d.comm_sms) + ")");
   if (d.decomposed_layers < -1) return Status::Invalid("`decomposed_layers` must be -1 (all) or >= 0");
   return Status::Ok();
 }
@@ -165,6 +165,10 @@ Result<Checked> Check(const TrainStepRequest& r) {
   for (const DpOp& op : c.ops) params_per_layer += op.kind == DpOpKind::kGradReduce ? op.params() : 0;
   BRAID_RETURN_IF_ERROR(CheckSetup(r.dp, params_per_layer * c.layers));
   BRAID_ASSIGN_OR_RETURN(c.hw, LoadSimHardware(r.topology));
+  if (r.dp.comm_sms >= c.hw.gpu.sm_count) {
+    return Status::Invalid("`dp.comm_sms` " + std::to_string(r.dp.comm_sms) + " of the DP collectives must leave the " +
+                           c.hw.gpu.name + "'s " + std::to_string(c.hw.gpu.sm_count) + " SMs some for the GEMMs");
+  }
   BRAID_RETURN_IF_ERROR(c.hw.topo.CheckFits(r.block.tp));
   BRAID_ASSIGN_OR_RETURN(c.group, DpGroupTopology(c.hw.topo, r.block.tp, r.dp.dp));
   if (r.dp.schedule == DpSchedule::kDecomposed) {
