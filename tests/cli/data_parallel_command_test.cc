@@ -113,7 +113,8 @@ TEST(CliDataParallel, BadDpValuesAreOneLineExitTwoNothingWritten) {
                             "--layers must be between 0 (the model's) and 100000");
   RefusedWithNothingWritten(kStep + "--dp 2 --layers -1", "--layers must be 0 (the model's) or more");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-schedule decomposed --dp-chunks 100000000", "chunks");
-  RefusedWithNothingWritten(kStep + "--dp 2 --dp-comm-sms 2000000000", "--dp-comm-sms 2000000000 of the DP collectives must leave the");
+  RefusedWithNothingWritten(kStep + "--dp 2 --dp-comm-sms 2000000000",
+                            "--dp-comm-sms 2000000000 of the DP collectives must leave the");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-op nope", "--dp-op 'nope' is not a DP op of this block");
   RefusedWithNothingWritten(kStep + "--dp 2 --backend cpu", "run each DP op alone with --dp-op");
   RefusedWithNothingWritten(
