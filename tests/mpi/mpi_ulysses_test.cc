@@ -1,0 +1,45 @@
+// `mpirun -np U braid run --backend cpu --algo a2a|a2a_direct`: the Ulysses
+// all-to-alls beside the QKV projection (ag_gemm) and the output projection
+// (gemm_rs) verify across processes at U = 2 and 4.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+
+#include "mpi_runner.h"
+
+namespace {
+
+using braid::testing_mpi::MpiBraid;
+using braid::testing_mpi::Outcome;
+using ::testing::HasSubstr;
+
+class MpiUlysses : public ::testing::TestWithParam<std::tuple<int, std::string, std::string>> {};
+
+TEST_P(MpiUlysses, EveryRankVerifiesItsBlock) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const auto& [np, op, algo] = GetParam();
+  const Outcome o = MpiBraid(np, "run --backend cpu --op " + op + " --m " + std::to_string(16 * np) + " --n " +
+                                     std::to_string(12 * np) + " --k " + std::to_string(8 * np) + " --tp " +
+                                     std::to_string(np) + " --algo " + algo +
+                                     " --iters 1 --warmup 0 --verify --json --no-db");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_TRUE(j["verify"]["ok"].get<bool>());
+  EXPECT_LT(j["verify"]["max_rel_error"].get<double>(), 1e-5);
+  EXPECT_EQ(j["config"]["algorithm"], algo);
+  EXPECT_THAT(j["notes"].dump(), HasSubstr(std::to_string(np) + " ranks as MPI processes"));
+}
+
+std::string Name(const ::testing::TestParamInfo<MpiUlysses::ParamType>& p) {
+  return "np" + std::to_string(std::get<0>(p.param)) + "_" + std::get<1>(p.param) + "_" + std::get<2>(p.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(QkvAndOutput, MpiUlysses,
+                         ::testing::Combine(::testing::Values(2, 4), ::testing::Values("ag_gemm", "gemm_rs"),
+                                            ::testing::Values("a2a", "a2a_direct")),
+                         Name);
+
+}  // namespace
