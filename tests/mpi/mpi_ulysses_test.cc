@@ -21,10 +21,10 @@ class MpiUlysses : public ::testing::TestWithParam<std::tuple<int, std::string, 
 TEST_P(MpiUlysses, EveryRankVerifiesItsBlock) {
   BRAID_SKIP_WITHOUT_MPI();
   const auto& [np, op, algo] = GetParam();
-  const Outcome o = MpiBraid(np, "run --backend cpu --op " + op + " --m " + std::to_string(16 * np) + " --n " +
-                                     std::to_string(12 * np) + " --k " + std::to_string(8 * np) + " --tp " +
-                                     std::to_string(np) + " --algo " + algo +
-                                     " --iters 1 --warmup 0 --verify --json --no-db");
+  const Outcome o =
+      MpiBraid(np, "run --backend cpu --op " + op + " --m " + std::to_string(16 * np) + " --n " +
+                       std::to_string(12 * np) + " --k " + std::to_string(8 * np) + " --tp " + std::to_string(np) +
+                       " --algo " + algo + " --iters 1 --warmup 0 --verify --json --no-db");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_TRUE(j["verify"]["ok"].get<bool>());
