@@ -89,12 +89,58 @@ nlohmann::json PresetJson(const Preset& p) {
           {"date", p.date}};
 }
 
+nlohmann::json DpPresetJson(const DpPreset& p) {
+  const DpPresetKey& k = p.key;
+  nlohmann::json j = {{"gpu", k.gpu},
+                      {"topology", k.topology},
+                      {"model", k.model},
+                      {"tokens", k.tokens},
+                      {"tp", k.tp},
+                      {"dp", k.dp},
+                      {"zero", std::string(ZeroStageName(k.zero))},
+                      {"dtype", std::string(DTypeName(k.dtype))},
+                      {"schedule", std::string(DpScheduleName(p.schedule))},
+                      {"bucket_params", p.bucket_params},
+                      {"prefetch", p.prefetch},
+                      {"comm_sms", p.comm_sms},
+                      {"step_ns", p.step_ns},
+                      {"speedup_vs_megatron", p.speedup_vs_megatron},
+                      {"backend", p.backend},
+                      {"braid_version", p.braid_version},
+                      {"date", p.date}};
+  if (p.schedule == DpSchedule::kDecomposed) {
+    j["decomposed_layers"] = p.decomposed_layers;
+    j["decomposition"] = std::string(AlgorithmName(p.decomposition));
+    j["decomposition_chunks"] = p.decomposition_chunks;
+  }
+  return j;
+}
+
+std::string DpPresetLine(const DpPreset& p) {
+  const DpPresetKey& k = p.key;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "dp  %s %s %s tokens=%lld tp=%d dp=%d zero=%s: %s bucket=%lld prefetch=%d comm_sms=%d, step %s "
+                "(%.3fx Megatron's DP defaults) %s\n",
+                k.gpu.c_str(), k.topology.c_str(), k.model.c_str(), static_cast<long long>(k.tokens), k.tp, k.dp,
+                std::string(ZeroStageName(k.zero)).c_str(), std::string(DpScheduleName(p.schedule)).c_str(),
+                static_cast<long long>(p.bucket_params), p.prefetch, p.comm_sms, FormatDuration(p.step_ns).c_str(),
+                p.speedup_vs_megatron, p.backend.c_str());
+  return line;
+}
+
 int Show(const PresetsArgs& a, const PresetTable& table) {
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const Preset& p : table.presets()) list.push_back(PresetJson(p));
-    const int version = PresetFormatVersionFor(PresetFile{kPresetFormatVersion, table.presets()});
-    std::cout << nlohmann::json{{"version", version}, {"presets", list}}.dump(2) << "\n";
+    nlohmann::json dp = nlohmann::json::array();
+    for (const DpPreset& p : table.dp_presets()) dp.push_back(DpPresetJson(p));
+    PresetFile file;
+    file.presets = table.presets();
+    file.dp_presets = table.dp_presets();
+    std::cout << nlohmann::json{{"version", PresetFormatVersionFor(file)}, {"presets", list}, {"dp_presets", dp}}.dump(
+                     2)
+              << "\n";
     return kExitOk;
   }
   // Names grow (cluster topologies, "-loopback" keys): the first two columns fit the longest.
@@ -114,7 +160,8 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
               << (p.key.layer.empty() ? "" : "  " + p.key.layer)
               << (p.key.pass == Pass::kFprop ? "" : "  " + std::string(PassName(p.key.pass))) << "\n";
   }
-  if (table.size() == 0) std::cout << "(no presets)\n";
+  for (const DpPreset& p : table.dp_presets()) std::cout << DpPresetLine(p);
+  if (table.size() == 0 && table.dp_presets().empty()) std::cout << "(no presets)\n";
   return kExitOk;
 }
 

@@ -311,6 +311,28 @@ Result<DpTuneReport> TuneDpSide(const TrainStepRequest& step, const TuneSummary&
   return r;
 }
 
+// The DP winner as a preset (version 5): keyed by the block's shape, the
+// grid and the ZeRO stage.
+DpPreset DpPresetOf(const DpTuneReport& r, const Topology& topo, const std::string& version, const std::string& date) {
+  DpPreset p;
+  const LayerWorkload& block = r.request.block;
+  const DpSetup& s = r.tuned.best;
+  p.key = {topo.gpu, topo.name, block.model.name, block.tokens(), block.tp, s.dp, s.zero, block.dtype};
+  p.schedule = s.schedule;
+  p.bucket_params = s.bucket_params.value_or(MegatronDefaultBucketParams(s.dp));
+  p.decomposed_layers = s.decomposed_layers;
+  p.decomposition = s.decomposition.algorithm;
+  p.decomposition_chunks = s.decomposition.chunks;
+  p.prefetch = s.prefetch;
+  p.comm_sms = s.comm_sms;
+  p.step_ns = r.tuned.best_figures.step_ns;
+  p.speedup_vs_megatron = p.step_ns > 0 ? r.tuned.megatron_figures.step_ns / p.step_ns : 0;
+  p.backend = "sim";
+  p.braid_version = version;
+  p.date = date;
+  return p;
+}
+
 // The session on `backend`, the presets merged into --out, and the report
 // printed. A failure is returned for the caller to print.
 Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend) {
@@ -337,8 +359,15 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
   };
   BRAID_ASSIGN_OR_RETURN(auto summary, RunTuning(p.request, backend, *store, observer));
 
+  std::optional<DpTuneReport> dp;
+  if (p.step) {
+    BRAID_ASSIGN_OR_RETURN(auto report, TuneDpSide(*p.step, summary, *store));
+    dp = std::move(report);
+  }
   PresetFile merged = p.existing;
-  const PresetFile update = PresetsOf(summary, std::string(BraidVersion()), NowIso8601());
+  const std::string date = NowIso8601();
+  PresetFile update = PresetsOf(summary, std::string(BraidVersion()), date);
+  if (dp) update.dp_presets.push_back(DpPresetOf(*dp, p.hw->topo, std::string(BraidVersion()), date));
   BRAID_RETURN_IF_ERROR(MergeInto(merged, update));
   if (Status s = SavePresetsAtomically(a.out, merged); !s.ok()) {
     // Every trial is stored: say how to have the winners without measuring again.
@@ -346,12 +375,7 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
                                   " trials are stored in " + a.db + ": the same command with --resume --session " +
                                   std::to_string(summary.session) + " writes its presets from them)");
   }
-  const PresetsWritten written{a.out, int(update.presets.size())};
-  std::optional<DpTuneReport> dp;
-  if (p.step) {
-    BRAID_ASSIGN_OR_RETURN(auto report, TuneDpSide(*p.step, summary, *store));
-    dp = std::move(report);
-  }
+  const PresetsWritten written{a.out, int(update.presets.size() + update.dp_presets.size())};
 
   if (a.json) {
     nlohmann::json j = TuneJson(summary, written);

@@ -5,6 +5,7 @@
 #include "braid/safe_read.h"
 #include "braid/toml_fields.h"
 #include "braid/toml_reader.h"
+#include "dp_preset_file.h"
 
 namespace braid {
 
@@ -16,6 +17,13 @@ bool PresetKey::operator==(const PresetKey& o) const {
 }
 
 bool SameSlot(const Preset& a, const Preset& b) { return a.key == b.key && a.backend == b.backend; }
+
+bool DpPresetKey::operator==(const DpPresetKey& o) const {
+  return gpu == o.gpu && topology == o.topology && model == o.model && tokens == o.tokens && tp == o.tp && dp == o.dp &&
+         zero == o.zero && dtype == o.dtype;
+}
+
+bool SameSlot(const DpPreset& a, const DpPreset& b) { return a.key == b.key && a.backend == b.backend; }
 
 namespace {
 
@@ -261,7 +269,7 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
     return Status::Invalid(std::string(origin) + ": not a Braid preset file (no format = \"braid-presets\")");
   }
   TomlFields f(*root, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"format", "version", "preset"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"format", "version", "preset", "dp_preset"}));
   std::string format;
   BRAID_ASSIGN_OR_RETURN(format, f.String("format"));
   if (format != "braid-presets") {
@@ -277,6 +285,7 @@ Result<PresetFile> ParsePresetFile(std::string_view text, std::string_view origi
                         "; a newer Braid wrote it)");
   }
   out.version = int(version);
+  BRAID_ASSIGN_OR_RETURN(out.dp_presets, ParseDpPresets(*root, origin, out.version));
   const TomlValue* list = root->Find("preset");
   if (list == nullptr) return out;  // an empty preset file is valid
   if (list->kind != TomlValue::Kind::kArray) {

@@ -93,6 +93,7 @@ void SortByLogM(Entries& e, const std::vector<Preset>& presets) {
 
 struct PresetTable::Index {
   std::vector<Preset> presets;
+  std::vector<DpPreset> dp_presets;  // few: looked up by a scan
   struct Group {
     Entries by_backend[3];  // BackendSlot order: sim, cpu, cuda
   };
@@ -107,6 +108,7 @@ PresetTable::~PresetTable() = default;
 PresetTable PresetTable::FromFile(PresetFile file) {
   PresetTable t;
   t.index_->presets = std::move(file.presets);
+  t.index_->dp_presets = std::move(file.dp_presets);
   std::string key;
   for (size_t i = 0; i < t.index_->presets.size(); ++i) {
     const Preset& p = t.index_->presets[i];
@@ -137,6 +139,17 @@ Result<PresetTable> PresetTable::Load(const std::string& path) {
 
 size_t PresetTable::size() const { return index_->presets.size(); }
 const std::vector<Preset>& PresetTable::presets() const { return index_->presets; }
+const std::vector<DpPreset>& PresetTable::dp_presets() const { return index_->dp_presets; }
+
+const DpPreset* PresetTable::LookupDp(const DpPresetKey& key, std::string_view backend) const {
+  const DpPreset* best = nullptr;
+  for (const DpPreset& p : index_->dp_presets) {
+    if (!(p.key == key)) continue;
+    if (backend.empty() ? p.backend == "cpu" : p.backend != backend) continue;
+    if (best == nullptr || (p.backend == "cuda" && best->backend != "cuda")) best = &p;
+  }
+  return best;
+}
 
 namespace {
 

@@ -51,10 +51,45 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   os << "braid_version = " << TomlQuote(p.braid_version) << "\ndate = " << TomlQuote(p.date) << "\n";
 }
 
+void WriteDpPreset(std::ostringstream& os, const DpPreset& p) {
+  const DpPresetKey& k = p.key;
+  os << "\n[[dp_preset]]\n";
+  os << "gpu = " << TomlQuote(k.gpu) << "\ntopology = " << TomlQuote(k.topology) << "\nmodel = " << TomlQuote(k.model)
+     << "\n";
+  os << "tokens = " << k.tokens << "\ntp = " << k.tp << "\ndp = " << k.dp
+     << "\nzero = " << TomlQuote(ZeroStageName(k.zero)) << "\ndtype = " << TomlQuote(DTypeName(k.dtype)) << "\n";
+  os << "schedule = " << TomlQuote(DpScheduleName(p.schedule)) << "\nbucket_params = " << p.bucket_params << "\n";
+  if (p.schedule == DpSchedule::kDecomposed) {
+    os << "decomposed_layers = " << p.decomposed_layers
+       << "\ndecomposition = " << TomlQuote(AlgorithmName(p.decomposition))
+       << "\ndecomposition_chunks = " << p.decomposition_chunks << "\n";
+  }
+  os << "prefetch = " << p.prefetch << "\ncomm_sms = " << p.comm_sms << "\n";
+  os << "step_ns = " << Float(p.step_ns) << "\nspeedup_vs_megatron = " << Float(p.speedup_vs_megatron) << "\n";
+  os << "backend = " << TomlQuote(p.backend) << "\n";
+  os << "braid_version = " << TomlQuote(p.braid_version) << "\ndate = " << TomlQuote(p.date) << "\n";
+}
+
+// The later date wins a slot both files hold (equal: the update); others are kept.
+template <typename Entry>
+void MergeEntries(std::vector<Entry>& existing, const std::vector<Entry>& update) {
+  for (const Entry& u : update) {
+    bool found = false;
+    for (Entry& e : existing) {
+      if (!SameSlot(e, u)) continue;
+      found = true;
+      if (u.date >= e.date) e = u;  // ISO 8601 orders as text; equal → update wins
+      break;
+    }
+    if (!found) existing.push_back(u);
+  }
+}
+
 }  // namespace
 
 int PresetFormatVersionFor(const PresetFile& file) {
   int version = 1;
+  if (!file.dp_presets.empty()) return 5;
   for (const Preset& p : file.presets) {
     if (IsUlysses(p.config.algorithm)) return 5;
   }
@@ -74,6 +109,7 @@ std::string WritePresets(const PresetFile& file) {
   os << "# Braid overlap presets (format: presets/README.md).\n";
   os << "format = \"braid-presets\"\nversion = " << PresetFormatVersionFor(file) << "\n";
   for (const Preset& p : file.presets) WritePreset(os, p);
+  for (const DpPreset& p : file.dp_presets) WriteDpPreset(os, p);
   return os.str();
 }
 
@@ -87,16 +123,8 @@ Status MergeInto(PresetFile& existing, const PresetFile& update) {
     }
   }
   existing.version = std::max(existing.version, update.version);
-  for (const Preset& u : update.presets) {
-    bool found = false;
-    for (Preset& e : existing.presets) {
-      if (!SameSlot(e, u)) continue;
-      found = true;
-      if (u.date >= e.date) e = u;  // ISO 8601 orders as text; equal → update wins
-      break;
-    }
-    if (!found) existing.presets.push_back(u);
-  }
+  MergeEntries(existing.presets, update.presets);
+  MergeEntries(existing.dp_presets, update.dp_presets);
   return Status::Ok();
 }
 

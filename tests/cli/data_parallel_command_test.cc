@@ -149,6 +149,18 @@ TEST(CliDataParallel, TuneSearchesTheDpSideAndSaysWhatMegatronRuns) {
   EXPECT_LT(megatron, serial);
   EXPECT_THAT(j["megatron_args"].get<std::string>(), HasSubstr("--use-distributed-optimizer --overlap-grad-reduce"));
   EXPECT_EQ(j["megatron_setup"], "dp=2 zero=1 bucketed bucket=40000000 prefetch=1");
+  // The winner is kept beside the TP presets, keyed by the block and the grid.
+  const Outcome shown = Braid("presets show " + out + " --json");
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  const auto presets = nlohmann::json::parse(shown.out);
+  EXPECT_EQ(presets["version"], 5);
+  ASSERT_EQ(presets["dp_presets"].size(), 1u);
+  const auto& dp = presets["dp_presets"][0];
+  EXPECT_EQ(dp["model"], "llama3-8b");
+  EXPECT_EQ(dp["tokens"], 4096);
+  EXPECT_EQ(dp["dp"], 2);
+  EXPECT_EQ(dp["zero"], "1");
+  EXPECT_DOUBLE_EQ(dp["step_ns"].get<double>(), tuned);
   std::filesystem::remove(db);
   std::filesystem::remove(out);
 }

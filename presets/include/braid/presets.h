@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/data_parallel.h"
+#include "braid/dp_schedule.h"
 #include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
 #include "braid/status.h"
@@ -26,8 +28,9 @@ namespace braid {
 // file is written as version 3 only when one of its presets is direct.
 // Version 4 adds `sm_margin` and `wgrad_comm_sms` (TE's set_sm_margin and a
 // bulk pair's second budget), written only where set. Version 5 adds the
-// algorithms a2a and a2a_direct (Ulysses all-to-alls); a file says 5 only
-// when one of its presets uses them.
+// algorithms a2a and a2a_direct (Ulysses all-to-alls) and `[[dp_preset]]`
+// entries (the tuned data-parallel side of a training step); a file says 5
+// only when it holds one of them.
 inline constexpr int kPresetFormatVersion = 5;
 inline constexpr int kOldestPresetFormatVersion = 1;
 
@@ -61,9 +64,46 @@ struct Preset {
 // answers for) a simulated or real GPU one.
 bool SameSlot(const Preset& a, const Preset& b);
 
+// What a data-parallel preset is for (version 5): a model's block shape on
+// a TP × DP grid with one ZeRO stage (`braid tune --dp`).
+struct DpPresetKey {
+  std::string gpu;       // "h100-sxm"
+  std::string topology;  // "h100-sxm-4node-ib"
+  std::string model;     // "llama3-70b"
+  int64_t tokens = 0;    // seq·batch a DP rank
+  int tp = 1, dp = 1;
+  ZeroStage zero = ZeroStage::kNone;
+  DType dtype = DType::kBf16;
+
+  bool operator==(const DpPresetKey& o) const;
+};
+
+// The DP side's winner: braid/train_step.h's DpSetup in the loader's own
+// words (no dependency on the tuner), with Megatron-LM's counterparts in
+// presets/README.md.
+struct DpPreset {
+  DpPresetKey key;
+  DpSchedule schedule = DpSchedule::kBucketed;
+  int64_t bucket_params = 0;                   // bucketed, and a decomposed step's other layers
+  int decomposed_layers = -1;                  // decomposed: the last layers decomposed (-1 all)
+  Algorithm decomposition = Algorithm::kRing;  // decomposed: their plan
+  int decomposition_chunks = 1;
+  int prefetch = 1;  // ZeRO: gathers queued ahead
+  int comm_sms = 0;  // the DP collectives' NCCL CTAs (0: NCCL's default)
+  double step_ns = 0;
+  double speedup_vs_megatron = 0;  // over Megatron-LM's DP defaults on the same block
+  std::string backend = "sim";
+  std::string braid_version;
+  std::string date;
+};
+
+// Equal keys and the same backend.
+bool SameSlot(const DpPreset& a, const DpPreset& b);
+
 struct PresetFile {
   int version = kPresetFormatVersion;
   std::vector<Preset> presets;
+  std::vector<DpPreset> dp_presets;  // version 5
 };
 
 // Parses a whole preset file. Errors are one line, "file:line:col: field ...".
@@ -124,6 +164,11 @@ class PresetTable {
 
   size_t size() const;
   const std::vector<Preset>& presets() const;
+
+  // The DP preset of exactly `key` of the asked backend ("" = sim or cuda,
+  // a cuda one first), or null.
+  const DpPreset* LookupDp(const DpPresetKey& key, std::string_view backend = "") const;
+  const std::vector<DpPreset>& dp_presets() const;
 
  private:
   struct Index;
