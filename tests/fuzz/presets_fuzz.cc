@@ -22,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto again = braid::ParsePresetFile(written, "written.toml");
   braid::fuzz::Require(again.ok(), "written presets parse");
   braid::fuzz::Require(again->presets.size() == f->presets.size(), "same preset count");
+  braid::fuzz::Require(again->dp_presets.size() == f->dp_presets.size(), "same DP preset count");
   braid::fuzz::Require(braid::WritePresets(*again) == written, "write is a fixed point");
   braid::PresetFile merged;
   braid::fuzz::Require(braid::MergeInto(merged, *f).ok(), "merge into empty");
@@ -36,6 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     near.m += 1;
     braid::fuzz::Require(table.Lookup(near, p.key.gpu, p.key.topology, p.backend).preset != nullptr,
                          "a neighbour is found");
+  }
+  for (const braid::DpPreset& p : table.dp_presets()) {
+    const braid::DpPreset* own = table.LookupDp(p.key, p.backend);
+    braid::fuzz::Require(own != nullptr && own->key == p.key, "a DP preset answers its own key");
   }
   return 0;
 }

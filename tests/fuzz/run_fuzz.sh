@@ -66,6 +66,9 @@ sources=(
   "$root/presets/src/te_yaml.cc"
   "$root/core/src/row_split.cc"
   "$root/presets/src/preset_file.cc"
+  "$root/presets/src/dp_preset_file.cc"
+  "$root/core/src/data_parallel.cc"
+  "$root/core/src/dp_schedule.cc"
   "$root/presets/src/preset_writer.cc"
   "$root/presets/src/preset_table.cc"
   "$root/profiler/src/metrics.cc"
@@ -116,6 +119,8 @@ mkdir -p seeds/topology
 cp "$root"/catalog/topologies/*.toml seeds/topology/
 mkdir -p seeds/presets
 cp "$root"/presets/examples/*.toml seeds/presets/
+printf 'format = "braid-presets"\nversion = 5\n[[dp_preset]]\ngpu = "h100-sxm"\ntopology = "t"\nmodel = "m"\ntokens = 8192\ntp = 8\ndp = 4\nzero = "1"\ndtype = "bf16"\nschedule = "decomposed"\nbucket_params = 40000000\ndecomposed_layers = 2\ndecomposition = "direct"\ndecomposition_chunks = 2\nprefetch = 1\ncomm_sms = 8\nstep_ns = 1.0\nspeedup_vs_megatron = 1.0\nbackend = "sim"\nbraid_version = "0.1.0"\ndate = "2026-11-29"\n' \
+  > seeds/presets/dp
 mkdir -p seeds/run_record
 printf '%s\n%s' '{"algorithm":"ring","chunks":2,"splits":[],"streams":1,"comm_sms":0,"comm_engine":"sm","comm_priority":"high"}' \
   '{"compute_dtype":"bf16","notes":["a"],"verify":{"ok":true,"max_rel_error":0.0,"worst_rank":0},"lower_bound":{"compute_alone_ns":1,"comm_alone_ns":2,"lower_bound_ns":2},"layer":{"describe":"x","ops":[]},"hta":[{"rank":0,"overlap_pct":1}]}' \
