@@ -46,45 +46,35 @@ Status ShardDivides(const std::string& linear, const char* what, int64_t size, i
                          std::to_string(size) + " (" + why + ")");
 }
 
+// The op of `linear`'s weight shard (rows × cols) as the GEMM `op` M×N×K over dp ranks.
+Result<DpOp> MakeOp(const LayerWorkload& train, const std::string& linear, const char* suffix, DpOpKind kind,
+                    std::pair<int64_t, int64_t> shard, Op op, int64_t m, int64_t n, int64_t k, int dp) {
+  DpOp out;
+  out.name = linear + suffix;
+  out.linear = linear;
+  out.kind = kind;
+  out.weight_rows = shard.first;
+  out.weight_cols = shard.second;
+  out.gemm = {op, m, n, k, train.dtype, dp};
+  if (Status s = out.gemm.Validate(); !s.ok()) return Status::Invalid(out.name + ": " + s.message());
+  return out;
+}
+
 Result<DpOp> GradReduce(const LayerWorkload& train, const LayerOp& fwd, int dp, ZeroStage zero) {
   const auto [rows, cols] = WeightShard(fwd, train.tp);
   const bool scatter = zero != ZeroStage::kNone;
   if (scatter) {
     BRAID_RETURN_IF_ERROR(ShardDivides(fwd.linear, "rows", rows, dp, "ZeRO reduce-scatters each gradient's rows"));
   }
-  DpOp op;
-  op.name = fwd.linear + (scatter ? ".grad_rs" : ".grad_ar");
-  op.linear = fwd.linear;
-  op.kind = DpOpKind::kGradReduce;
-  op.weight_rows = rows;
-  op.weight_cols = cols;
-  op.gemm.op = scatter ? Op::kGemmRs : Op::kGemmAr;
-  op.gemm.m = rows;
-  op.gemm.n = cols;
-  op.gemm.k = train.tokens() * dp;
-  op.gemm.dtype = train.dtype;
-  op.gemm.tp = dp;
-  if (Status s = op.gemm.Validate(); !s.ok()) return Status::Invalid(op.name + ": " + s.message());
-  return op;
+  return MakeOp(train, fwd.linear, scatter ? ".grad_rs" : ".grad_ar", DpOpKind::kGradReduce, {rows, cols},
+                scatter ? Op::kGemmRs : Op::kGemmAr, rows, cols, train.tokens() * dp, dp);
 }
 
 Result<DpOp> ParamGather(const LayerWorkload& train, const LayerOp& fwd, int dp) {
   const auto [rows, cols] = WeightShard(fwd, train.tp);
   BRAID_RETURN_IF_ERROR(ShardDivides(fwd.linear, "columns", cols, dp, "ZeRO gathers each weight's columns"));
-  DpOp op;
-  op.name = fwd.linear + ".param_ag";
-  op.linear = fwd.linear;
-  op.kind = DpOpKind::kParamGather;
-  op.weight_rows = rows;
-  op.weight_cols = cols;
-  op.gemm.op = Op::kAgGemm;
-  op.gemm.m = cols;
-  op.gemm.k = rows;
-  op.gemm.n = train.tokens() * dp;
-  op.gemm.dtype = train.dtype;
-  op.gemm.tp = dp;
-  if (Status s = op.gemm.Validate(); !s.ok()) return Status::Invalid(op.name + ": " + s.message());
-  return op;
+  return MakeOp(train, fwd.linear, ".param_ag", DpOpKind::kParamGather, {rows, cols}, Op::kAgGemm, cols,
+                train.tokens() * dp, rows, dp);
 }
 
 const LayerOp* ForwardOf(const LayerWorkload& train, std::string_view linear) {
