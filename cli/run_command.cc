@@ -240,6 +240,11 @@ Result<std::optional<TrainStepRequest>> TrainStepFromArgs(const RunArgs& a, cons
     return Status::Invalid("--dp gives the whole step on the sim backend; on " + a.backend +
                            ", run each DP op alone with --dp-op NAME");
   }
+  if (a.cuda.loopback) {
+    return Status::Invalid(
+        "--dp and --loopback: a loopback run puts every rank on one GPU, so it has no DP group "
+        "(--dp-op runs one DP op in loopback)");
+  }
   TrainStepRequest step;
   step.block = *r.layer;
   step.config = r.config;

@@ -117,6 +117,8 @@ TEST(CliDataParallel, BadDpValuesAreOneLineExitTwoNothingWritten) {
                             "--dp-comm-sms 2000000000 of the DP collectives must leave the");
   RefusedWithNothingWritten(kStep + "--dp 2 --dp-op nope", "--dp-op 'nope' is not a DP op of this block");
   RefusedWithNothingWritten(kStep + "--dp 2 --backend cpu", "run each DP op alone with --dp-op");
+  RefusedWithNothingWritten(kStep + "--dp 2 --loopback",
+                            "--dp and --loopback: a loopback run puts every rank on one GPU");
   RefusedWithNothingWritten(
       "run --model llama3-8b --seq 4096 --tp 8 --phase prefill --algo ring --dp 2 --topology h100-sxm-2node-ib",
       "--dp gives a training step");
