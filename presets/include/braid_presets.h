@@ -94,6 +94,31 @@ int braid_preset_find_pass(const braid_presets* presets, const char* gpu, const 
                            const char* pass, const char* op, const char* dtype, int64_t m, int64_t n, int64_t k, int tp,
                            braid_preset_entry* out);
 
+/* A data-parallel preset (format version 5, `braid tune --dp`): the tuned
+ * DP side of a training step. Set struct_size = sizeof(braid_dp_preset_entry)
+ * before the call. */
+typedef struct braid_dp_preset_entry {
+  uint32_t struct_size;
+  char schedule[16];      /* "serial", "bucketed", "decomposed" */
+  int64_t bucket_params;  /* parameters a gradient bucket holds (Megatron-LM's --ddp-bucket-size) */
+  int decomposed_layers;  /* decomposed: the last layers decomposed, -1 all */
+  char decomposition[32]; /* decomposed: their plan ("ring", "direct", ...) */
+  int decomposition_chunks;
+  int prefetch; /* ZeRO: gathers queued ahead */
+  int comm_sms; /* the DP collectives' NCCL CTAs, 0 = NCCL's default */
+  double step_ns;
+  double speedup_vs_megatron;
+  char backend[8];
+} braid_dp_preset_entry;
+
+/* The DP preset of exactly this key: the model's name, seq·batch tokens a DP
+ * rank, TP and DP sizes, zero "none" | "1" | "2" | "3", dtype; backend as
+ * braid_preset_find. 0 found, 1 none, -1 for a NULL or unknown argument or
+ * out->struct_size below this struct's size. */
+int braid_dp_preset_find(const braid_presets* presets, const char* gpu, const char* topology, const char* backend,
+                         const char* model, int64_t tokens, int tp, int dp, const char* zero, const char* dtype,
+                         braid_dp_preset_entry* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -141,3 +141,38 @@ extern "C" int braid_preset_lookup(const braid_presets* presets, const char* gpu
   out->match = r.match == braid::PresetMatch::kExact ? BRAID_PRESET_EXACT : BRAID_PRESET_NEAREST;
   return 0;
 }
+
+extern "C" int braid_dp_preset_find(const braid_presets* presets, const char* gpu, const char* topology,
+                                    const char* backend, const char* model, int64_t tokens, int tp, int dp,
+                                    const char* zero, const char* dtype, braid_dp_preset_entry* out) {
+  if (out == nullptr || out->struct_size < sizeof(braid_dp_preset_entry)) return -1;
+  braid_dp_preset_entry e{};
+  e.struct_size = uint32_t(sizeof e);
+  auto finish = [&](int rc) {
+    *out = e;
+    return rc;
+  };
+  if (presets == nullptr || gpu == nullptr || topology == nullptr || model == nullptr || zero == nullptr ||
+      dtype == nullptr) {
+    return finish(-1);
+  }
+  const std::string_view b = backend == nullptr ? "" : backend;
+  if (!b.empty() && b != "sim" && b != "cpu" && b != "cuda") return finish(-1);
+  const auto z = braid::ParseZeroStage(zero);
+  const auto d = braid::ParseDType(dtype);
+  if (!z.ok() || !d.ok()) return finish(-1);
+  const braid::DpPresetKey key{gpu, topology, model, tokens, tp, dp, *z, *d};
+  const braid::DpPreset* p = presets->table.LookupDp(key, b);
+  if (p == nullptr) return finish(1);
+  CopyOut(braid::DpScheduleName(p->schedule), e.schedule, sizeof e.schedule);
+  e.bucket_params = p->bucket_params;
+  e.decomposed_layers = p->decomposed_layers;
+  CopyOut(braid::AlgorithmName(p->decomposition), e.decomposition, sizeof e.decomposition);
+  e.decomposition_chunks = p->decomposition_chunks;
+  e.prefetch = p->prefetch;
+  e.comm_sms = p->comm_sms;
+  e.step_ns = p->step_ns;
+  e.speedup_vs_megatron = p->speedup_vs_megatron;
+  CopyOut(p->backend, e.backend, sizeof e.backend);
+  return finish(0);
+}

@@ -1,7 +1,7 @@
 # Type stub of the C++ extension braid._braid (python/src/). Keep in step
 # with the bindings: tests/python/test_stub.py checks every name and parameter.
 import os
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -62,6 +62,23 @@ class PresetTable:
         ("fprop", "dgrad", "wgrad"); None when nothing matches. gpu /
         topology left out: the table's only one. ValueError for an unknown
         op, dtype or pass or a size below 1."""
+    def lookup_dp(
+        self,
+        *,
+        model: str,
+        tokens: int,
+        tp: int,
+        dp: int,
+        zero: str = "none",
+        dtype: str = "bf16",
+        gpu: Optional[str] = None,
+        topology: Optional[str] = None,
+    ) -> Optional[Dict[str, Any]]:
+        """The data-parallel preset (braid tune --dp) of exactly this key, as
+        a dict (schedule, bucket_params, prefetch, comm_sms, step_ns,
+        speedup_vs_megatron, backend; decomposed_layers, decomposition,
+        decomposition_chunks when decomposed), or None. ValueError for a bad
+        zero, dtype or size."""
     def __len__(self) -> int: ...
 
 def _te_ub_cfgs(

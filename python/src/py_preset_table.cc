@@ -104,6 +104,39 @@ std::optional<PyLookupResult> PyPresetTable::Lookup(const std::string& op, int64
 
 bool LastLookupReleasedGil() { return t_last_lookup_released_gil; }
 
+std::optional<py::dict> PyPresetTable::LookupDp(const std::string& model, int64_t tokens, int64_t tp, int64_t dp,
+                                                const std::string& zero, const std::string& dtype,
+                                                const std::optional<std::string>& gpu,
+                                                const std::optional<std::string>& topology) const {
+  auto z = ParseZeroStage(zero);
+  ThrowIfValueError(z.status());
+  auto d = ParseDType(dtype);
+  ThrowIfValueError(d.status());
+  CheckPositive(tokens, "tokens");
+  CheckPositive(dp, "dp");
+  std::vector<std::pair<std::string, std::string>> places;  // of the DP presets (few)
+  for (const DpPreset& p : table_->dp_presets()) places.emplace_back(p.key.gpu, p.key.topology);
+  const std::string g = gpu ? *gpu : OnlyValue(places, true, gpu, topology);
+  const std::string t = topology ? *topology : OnlyValue(places, false, gpu, topology);
+  const DpPresetKey key{g, t, model, tokens, TpArgument(tp), int(std::min<int64_t>(dp, 1 << 20)), *z, *d};
+  const DpPreset* p = table_->LookupDp(key);
+  if (p == nullptr) return std::nullopt;
+  py::dict out;
+  out["schedule"] = std::string(DpScheduleName(p->schedule));
+  out["bucket_params"] = p->bucket_params;
+  if (p->schedule == DpSchedule::kDecomposed) {
+    out["decomposed_layers"] = p->decomposed_layers;
+    out["decomposition"] = std::string(AlgorithmName(p->decomposition));
+    out["decomposition_chunks"] = p->decomposition_chunks;
+  }
+  out["prefetch"] = p->prefetch;
+  out["comm_sms"] = p->comm_sms;
+  out["step_ns"] = p->step_ns;
+  out["speedup_vs_megatron"] = p->speedup_vs_megatron;
+  out["backend"] = p->backend;
+  return out;
+}
+
 py::dict ConfigDict(const OverlapConfig& c) {
   py::dict d;
   d["algorithm"] = std::string(AlgorithmName(c.algorithm));
@@ -183,6 +216,13 @@ void BindPresetTable(py::module_& m) {
            "when "
            "it holds several). Raises ValueError for an unknown op, dtype or pass or a size below 1. Releases the GIL "
            "while the lookup runs.")
+      .def("lookup_dp", &PyPresetTable::LookupDp, py::kw_only(), py::arg("model"), py::arg("tokens"), py::arg("tp"),
+           py::arg("dp"), py::arg("zero") = "none", py::arg("dtype") = "bf16", py::arg("gpu") = py::none(),
+           py::arg("topology") = py::none(),
+           "The data-parallel preset (braid tune --dp) of exactly this key: model name, tokens (seq*batch a DP "
+           "rank), tp, dp, zero (\"none\" | \"1\" | \"2\" | \"3\"), dtype. A dict (schedule, bucket_params, prefetch, "
+           "comm_sms, step_ns, speedup_vs_megatron, backend; decomposed_layers, decomposition and "
+           "decomposition_chunks when decomposed), or None. Raises ValueError for a bad zero, dtype or size.")
       .def("__len__", &PyPresetTable::size, "The number of entries.")
       .def("__repr__", [](const PyPresetTable& t) {
         return "<braid.PresetTable " + t.origin() + " with " + std::to_string(t.size()) + " presets>";

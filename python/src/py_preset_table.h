@@ -38,6 +38,11 @@ class PyPresetTable {
                                        const std::optional<std::string>& topology,
                                        const std::string& pass = "fprop") const;
 
+  // The DP preset of exactly this key as a dict, or None (braid/presets.h LookupDp).
+  std::optional<pybind11::dict> LookupDp(const std::string& model, int64_t tokens, int64_t tp, int64_t dp,
+                                         const std::string& zero, const std::string& dtype,
+                                         const std::optional<std::string>& gpu,
+                                         const std::optional<std::string>& topology) const;
   const PresetTable& table() const { return *table_; }
   size_t size() const { return table_->size(); }
   const std::string& origin() const { return origin_; }  // the path loaded, or parse()'s origin

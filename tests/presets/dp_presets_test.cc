@@ -6,6 +6,8 @@
 #include <string>
 
 #include "braid/presets.h"
+#include "braid_presets.h"
+#include "temp_dir.h"
 
 namespace braid {
 namespace {
@@ -105,6 +107,46 @@ TEST(DpPresets, BadFieldsAreOneLineNamingTheField) {
   refused(
       Text(5, "zero = \"1\"\nschedule = \"bucketed\"\n").replace(Text(5, "").find("tokens = 8192"), 13, "tokens = 0"),
       "dp_preset[0].tokens");
+}
+
+// The C API answers the same key with the same setup, and a bad argument with -1.
+TEST(DpPresets, TheCApiFindsTheSameSetup) {
+  PresetFile file;
+  file.dp_presets = {Entry(16, "2026-11-29", DpSchedule::kDecomposed)};
+  const testing_files::TempDir dir;
+  const std::string path = dir.Path("p.toml");
+  ASSERT_TRUE(SavePresetsAtomically(path, file).ok());
+  braid_presets* p = nullptr;
+  char err[256];
+  ASSERT_EQ(braid_presets_load(path.c_str(), &p, err, sizeof err), 0) << err;
+  braid_dp_preset_entry e{};
+  e.struct_size = sizeof e;
+  ASSERT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "1", "bf16",
+                                 &e),
+            0);
+  EXPECT_STREQ(e.schedule, "decomposed");
+  EXPECT_EQ(e.bucket_params, 40000000);
+  EXPECT_EQ(e.decomposed_layers, 2);
+  EXPECT_STREQ(e.decomposition, "direct");
+  EXPECT_EQ(e.decomposition_chunks, 2);
+  EXPECT_EQ(e.prefetch, 2);
+  EXPECT_EQ(e.comm_sms, 8);
+  EXPECT_DOUBLE_EQ(e.speedup_vs_megatron, 1.041);
+  EXPECT_STREQ(e.backend, "sim");
+  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 4, "1", "bf16",
+                                 &e),
+            1);
+  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "7", "bf16",
+                                 &e),
+            -1);
+  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", "tpu", "llama3-70b", 8192, 8, 16, "1", "bf16",
+                                 &e),
+            -1);
+  e.struct_size = 4;
+  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "1", "bf16",
+                                 &e),
+            -1);
+  braid_presets_free(p);
 }
 
 }  // namespace

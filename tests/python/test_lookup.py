@@ -199,5 +199,34 @@ class Gil(unittest.TestCase):
         self.assertEqual(failures, [])
 
 
+
+class DataParallel(unittest.TestCase):
+    """lookup_dp answers a [[dp_preset]] (format version 5) by its exact key."""
+
+    TEXT = (
+        'format = "braid-presets"\nversion = 5\n[[dp_preset]]\ngpu = "h100-sxm"\ntopology = "h100-sxm-4node-ib"\n'
+        'model = "llama3-70b"\ntokens = 8192\ntp = 8\ndp = 4\nzero = "1"\ndtype = "bf16"\nschedule = "decomposed"\n'
+        'bucket_params = 40000000\ndecomposed_layers = 2\ndecomposition = "direct"\ndecomposition_chunks = 1\n'
+        'prefetch = 1\ncomm_sms = 8\nstep_ns = 7.3e8\nspeedup_vs_megatron = 1.04\nbackend = "sim"\n'
+        'braid_version = "0.1.0"\ndate = "2026-11-29"\n'
+    )
+
+    def test_the_key_answers_and_others_do_not(self):
+        table = braid.PresetTable.parse(self.TEXT, "dp.toml")
+        d = table.lookup_dp(model="llama3-70b", tokens=8192, tp=8, dp=4, zero="1")
+        self.assertEqual(d["schedule"], "decomposed")
+        self.assertEqual(d["bucket_params"], 40000000)
+        self.assertEqual(d["decomposed_layers"], 2)
+        self.assertEqual(d["decomposition"], "direct")
+        self.assertEqual(d["comm_sms"], 8)
+        self.assertAlmostEqual(d["speedup_vs_megatron"], 1.04)
+        self.assertIsNone(table.lookup_dp(model="llama3-70b", tokens=8192, tp=8, dp=16, zero="1"))
+        self.assertIsNone(table.lookup_dp(model="llama3-70b", tokens=8192, tp=8, dp=4, zero="3"))
+        with self.assertRaises(ValueError):
+            table.lookup_dp(model="llama3-70b", tokens=8192, tp=8, dp=4, zero="7")
+        with self.assertRaises(ValueError):
+            table.lookup_dp(model="llama3-70b", tokens=0, tp=8, dp=4)
+
+
 if __name__ == "__main__":
     unittest.main()
