@@ -121,9 +121,8 @@ TEST(DpPresets, TheCApiFindsTheSameSetup) {
   ASSERT_EQ(braid_presets_load(path.c_str(), &p, err, sizeof err), 0) << err;
   braid_dp_preset_entry e{};
   e.struct_size = sizeof e;
-  ASSERT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "1", "bf16",
-                                 &e),
-            0);
+  ASSERT_EQ(
+      braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "1", "bf16", &e), 0);
   EXPECT_STREQ(e.schedule, "decomposed");
   EXPECT_EQ(e.bucket_params, 40000000);
   EXPECT_EQ(e.decomposed_layers, 2);
@@ -133,19 +132,17 @@ TEST(DpPresets, TheCApiFindsTheSameSetup) {
   EXPECT_EQ(e.comm_sms, 8);
   EXPECT_DOUBLE_EQ(e.speedup_vs_megatron, 1.041);
   EXPECT_STREQ(e.backend, "sim");
-  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 4, "1", "bf16",
-                                 &e),
-            1);
-  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "7", "bf16",
-                                 &e),
-            -1);
-  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", "tpu", "llama3-70b", 8192, 8, 16, "1", "bf16",
-                                 &e),
+  EXPECT_EQ(
+      braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 4, "1", "bf16", &e), 1);
+  EXPECT_EQ(
+      braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "7", "bf16", &e),
+      -1);
+  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", "tpu", "llama3-70b", 8192, 8, 16, "1", "bf16", &e),
             -1);
   e.struct_size = 4;
-  EXPECT_EQ(braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "1", "bf16",
-                                 &e),
-            -1);
+  EXPECT_EQ(
+      braid_dp_preset_find(p, "h100-sxm", "h100-sxm-4node-ib", nullptr, "llama3-70b", 8192, 8, 16, "1", "bf16", &e),
+      -1);
   braid_presets_free(p);
 }
 
