@@ -1,14 +1,14 @@
 #include "dp_preset_file.h"
 
 #include "braid/toml_fields.h"
+#include "preset_fields.h"
 
 namespace braid {
 
 namespace {
 
-Status Bad(const TomlFields& f, const TomlValue& t, const char* key, const std::string& rule) {
-  return Status::Invalid(f.Where(*t.Find(key)) + ": " + f.Name(key) + " " + rule);
-}
+using preset_fields::BadValue;
+using preset_fields::IsIsoDate;
 
 Status ParseKey(const TomlFields& f, const TomlValue& t, DpPresetKey& k) {
   BRAID_ASSIGN_OR_RETURN(k.gpu, f.String("gpu"));
@@ -23,11 +23,11 @@ Status ParseKey(const TomlFields& f, const TomlValue& t, DpPresetKey& k) {
   std::string s;
   BRAID_ASSIGN_OR_RETURN(s, f.String("zero"));
   auto zero = ParseZeroStage(s);
-  if (!zero.ok()) return Bad(f, t, "zero", zero.status().message());
+  if (!zero.ok()) return BadValue(f, t, "zero", zero.status().message());
   k.zero = *zero;
   BRAID_ASSIGN_OR_RETURN(s, f.String("dtype"));
   auto dtype = ParseDType(s);
-  if (!dtype.ok()) return Bad(f, t, "dtype", dtype.status().message());
+  if (!dtype.ok()) return BadValue(f, t, "dtype", dtype.status().message());
   k.dtype = *dtype;
   return Status::Ok();
 }
@@ -36,12 +36,12 @@ Status ParseSetup(const TomlFields& f, const TomlValue& t, DpPreset& p) {
   std::string s;
   BRAID_ASSIGN_OR_RETURN(s, f.String("schedule"));
   auto schedule = ParseDpSchedule(s);
-  if (!schedule.ok()) return Bad(f, t, "schedule", schedule.status().message());
+  if (!schedule.ok()) return BadValue(f, t, "schedule", schedule.status().message());
   p.schedule = *schedule;
   BRAID_ASSIGN_OR_RETURN(p.bucket_params, f.Integer("bucket_params", 1, int64_t(1) << 50));
   const bool decomposed = p.schedule == DpSchedule::kDecomposed;
   for (const char* key : {"decomposed_layers", "decomposition", "decomposition_chunks"}) {
-    if (!decomposed && t.Find(key) != nullptr) return Bad(f, t, key, "applies to schedule \"decomposed\" only");
+    if (!decomposed && t.Find(key) != nullptr) return BadValue(f, t, key, "applies to schedule \"decomposed\" only");
   }
   if (decomposed) {
     int64_t v = 0;
@@ -49,10 +49,10 @@ Status ParseSetup(const TomlFields& f, const TomlValue& t, DpPreset& p) {
     p.decomposed_layers = int(v);
     BRAID_ASSIGN_OR_RETURN(s, f.String("decomposition"));
     auto a = ParseAlgorithm(s);
-    if (!a.ok()) return Bad(f, t, "decomposition", a.status().message());
+    if (!a.ok()) return BadValue(f, t, "decomposition", a.status().message());
     if (*a != Algorithm::kSerial && *a != Algorithm::kChunked && *a != Algorithm::kRing &&
         *a != Algorithm::kBidirRing && *a != Algorithm::kDirect) {
-      return Bad(f, t, "decomposition", "must be serial, chunked, ring, bidir_ring or direct");
+      return BadValue(f, t, "decomposition", "must be serial, chunked, ring, bidir_ring or direct");
     }
     p.decomposition = *a;
     BRAID_ASSIGN_OR_RETURN(v, f.Integer("decomposition_chunks", 1, 1 << 20));
@@ -64,16 +64,6 @@ Status ParseSetup(const TomlFields& f, const TomlValue& t, DpPreset& p) {
   BRAID_ASSIGN_OR_RETURN(v, f.Integer("comm_sms", 0, 1 << 16));
   p.comm_sms = int(v);
   return Status::Ok();
-}
-
-// "YYYY-MM-DD" optionally followed by a time: enough to order dates as text.
-bool IsIsoDate(const std::string& s) {
-  if (s.size() < 10 || (s.size() > 10 && s[10] != 'T' && s[10] != ' ')) return false;
-  for (int i = 0; i < 10; ++i) {
-    const bool dash = i == 4 || i == 7;
-    if (dash ? s[i] != '-' : (s[i] < '0' || s[i] > '9')) return false;
-  }
-  return true;
 }
 
 Result<DpPreset> ParseEntry(const TomlValue& t, std::string_view origin, size_t i) {
@@ -105,11 +95,11 @@ Result<DpPreset> ParseEntry(const TomlValue& t, std::string_view origin, size_t 
   BRAID_ASSIGN_OR_RETURN(p.speedup_vs_megatron, f.Number("speedup_vs_megatron", 0, 1e6));
   BRAID_ASSIGN_OR_RETURN(p.backend, f.String("backend"));
   if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
-    return Bad(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
+    return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
   }
   BRAID_ASSIGN_OR_RETURN(p.braid_version, f.String("braid_version"));
   BRAID_ASSIGN_OR_RETURN(p.date, f.String("date"));
-  if (!IsIsoDate(p.date)) return Bad(f, t, "date", "must be an ISO 8601 date (\"2026-11-29\" or with a time)");
+  if (!IsIsoDate(p.date)) return BadValue(f, t, "date", "must be an ISO 8601 date (\"2026-11-29\" or with a time)");
   return p;
 }
 
@@ -120,13 +110,13 @@ Result<std::vector<DpPreset>> ParseDpPresets(const TomlValue& root, std::string_
   const TomlValue* list = root.Find("dp_preset");
   if (list == nullptr) return out;
   TomlFields f(root, origin, "");
-  if (version < 5) return Bad(f, root, "dp_preset", "needs version = 5");
+  if (version < 5) return BadValue(f, root, "dp_preset", "needs version = 5");
   if (list->kind != TomlValue::Kind::kArray)
-    return Bad(f, root, "dp_preset", "must be an array of tables ([[dp_preset]])");
+    return BadValue(f, root, "dp_preset", "must be an array of tables ([[dp_preset]])");
   for (size_t i = 0; i < list->items.size(); ++i) {
     const TomlValue& t = list->items[i];
     if (t.kind != TomlValue::Kind::kTable) {
-      return Bad(f, root, "dp_preset", "must be an array of tables ([[dp_preset]])");
+      return BadValue(f, root, "dp_preset", "must be an array of tables ([[dp_preset]])");
     }
     BRAID_ASSIGN_OR_RETURN(DpPreset p, ParseEntry(t, origin, i));
     for (size_t j = 0; j < out.size(); ++j) {

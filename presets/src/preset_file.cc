@@ -6,6 +6,7 @@
 #include "braid/toml_fields.h"
 #include "braid/toml_reader.h"
 #include "dp_preset_file.h"
+#include "preset_fields.h"
 
 namespace braid {
 
@@ -27,22 +28,10 @@ bool SameSlot(const DpPreset& a, const DpPreset& b) { return a.key == b.key && a
 
 namespace {
 
+using preset_fields::BadValue;
+using preset_fields::IsIsoDate;
+
 constexpr int64_t kMaxSize = int64_t(1) << 40;
-
-// "YYYY-MM-DD" optionally followed by a time ("T..."): enough to order dates as text.
-bool IsIsoDate(const std::string& s) {
-  if (s.size() < 10 || (s.size() > 10 && s[10] != 'T' && s[10] != ' ')) return false;
-  for (int i = 0; i < 10; ++i) {
-    const bool dash = i == 4 || i == 7;
-    if (dash ? s[i] != '-' : (s[i] < '0' || s[i] > '9')) return false;
-  }
-  return true;
-}
-
-// A value check that is not about the TOML type: "file:line:col: field rule".
-Status BadValue(const TomlFields& f, const TomlValue& table, const char* key, const std::string& rule) {
-  return Status::Invalid(f.Where(*table.Find(key)) + ": " + f.Name(key) + " " + rule);
-}
 
 Status ParseConfig(const TomlFields& f, const TomlValue& t, OverlapConfig& c) {
   std::string s;
