@@ -30,6 +30,17 @@ Result<ZeroStage> ParseZeroStage(std::string_view text) {
 
 std::string_view DpOpKindName(DpOpKind k) { return k == DpOpKind::kGradReduce ? "grad_reduce" : "param_gather"; }
 
+int64_t GradParams(const std::vector<DpOp>& ops) {
+  int64_t params = 0;
+  for (const DpOp& op : ops) params += op.kind == DpOpKind::kGradReduce ? op.params() : 0;
+  return params;
+}
+
+bool PlansDpOps(Algorithm a) {
+  return a == Algorithm::kSerial || a == Algorithm::kChunked || a == Algorithm::kRing || a == Algorithm::kBidirRing ||
+         a == Algorithm::kDirect;
+}
+
 int64_t DpOp::bytes() const { return params() * DTypeBytes(gemm.DefaultCommDType()); }
 
 namespace {

@@ -50,8 +50,7 @@ Status ParseSetup(const TomlFields& f, const TomlValue& t, DpPreset& p) {
     BRAID_ASSIGN_OR_RETURN(s, f.String("decomposition"));
     auto a = ParseAlgorithm(s);
     if (!a.ok()) return BadValue(f, t, "decomposition", a.status().message());
-    if (*a != Algorithm::kSerial && *a != Algorithm::kChunked && *a != Algorithm::kRing &&
-        *a != Algorithm::kBidirRing && *a != Algorithm::kDirect) {
+    if (!PlansDpOps(*a)) {
       return BadValue(f, t, "decomposition", "must be serial, chunked, ring, bidir_ring or direct");
     }
     p.decomposition = *a;

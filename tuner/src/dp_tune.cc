@@ -69,8 +69,7 @@ constexpr double kKeepDefault = 0.001;
 Result<DpTuneResult> TuneDpStep(const TrainStepRequest& request, const RunRecord& block_run) {
   BRAID_RETURN_IF_ERROR(CheckTrainStep(request));
   BRAID_ASSIGN_OR_RETURN(std::vector<DpOp> ops, MakeDpOps(request.block, request.dp.dp, request.dp.zero));
-  int64_t params_per_layer = 0;
-  for (const DpOp& op : ops) params_per_layer += op.kind == DpOpKind::kGradReduce ? op.params() : 0;
+  const int64_t params_per_layer = GradParams(ops);
   const int layers = request.layers > 0 ? request.layers : int(std::max<int64_t>(request.block.model.layers, 1));
   DpTuneResult result;
   result.megatron = request.dp;

@@ -161,9 +161,7 @@ Result<Checked> Check(const TrainStepRequest& r) {
                            std::to_string(r.layers) + ")");
   }
   c.layers = r.layers > 0 ? r.layers : int(std::clamp<int64_t>(r.block.model.layers, 1, kMaxStepLayers));
-  int64_t params_per_layer = 0;
-  for (const DpOp& op : c.ops) params_per_layer += op.kind == DpOpKind::kGradReduce ? op.params() : 0;
-  BRAID_RETURN_IF_ERROR(CheckSetup(r.dp, params_per_layer * c.layers));
+  BRAID_RETURN_IF_ERROR(CheckSetup(r.dp, GradParams(c.ops) * c.layers));
   BRAID_ASSIGN_OR_RETURN(c.hw, LoadSimHardware(r.topology));
   if (r.dp.comm_sms >= c.hw.gpu.sm_count) {
     return Status::Invalid("`dp.comm_sms` " + std::to_string(r.dp.comm_sms) + " of the DP collectives must leave the " +
@@ -172,12 +170,8 @@ Result<Checked> Check(const TrainStepRequest& r) {
   BRAID_RETURN_IF_ERROR(c.hw.topo.CheckFits(r.block.tp));
   BRAID_ASSIGN_OR_RETURN(c.group, DpGroupTopology(c.hw.topo, r.block.tp, r.dp.dp));
   if (r.dp.schedule == DpSchedule::kDecomposed) {
-    // A DP op's ranks each hold their own tokens of dY and X: only plans of
-    // the TP collectives' sharding apply (a2a assumes every rank holds all
-    // of B; iso, bulk and external are a layer's; fused is not a DP kernel).
     const Algorithm a = r.dp.decomposition.algorithm;
-    if (a != Algorithm::kSerial && a != Algorithm::kChunked && a != Algorithm::kRing && a != Algorithm::kBidirRing &&
-        a != Algorithm::kDirect) {
+    if (!PlansDpOps(a)) {
       return Status::Invalid("a decomposed DP gradient is planned serial, chunked, ring, bidir_ring or direct, not " +
                              std::string(AlgorithmName(a)));
     }

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "braid/layer_workload.h"
+#include "braid/overlap_config.h"
 #include "braid/status.h"
 #include "braid/topology.h"
 #include "braid/workload.h"
@@ -75,6 +76,15 @@ struct DpOp {
   // bucket holding this linear adds.
   int64_t bytes() const;
 };
+
+// The parameters a block's gradient ops reduce (what buckets are filled with).
+int64_t GradParams(const std::vector<DpOp>& ops);
+
+// Whether `a` can plan a DP op: only plans of the TP collectives' sharding
+// apply (a DP rank holds its own tokens of X and dY; a2a assumes every rank
+// holds all of B; iso, bulk and external are a layer's; fused is not a DP
+// kernel): serial, chunked, ring, bidir_ring, direct.
+bool PlansDpOps(Algorithm a);
 
 // The DP ops of one block of `train` (a train layer workload) on a DP group
 // of `dp` ranks, in backward order for gradients (fc2, fc1, out_proj, qkv)
