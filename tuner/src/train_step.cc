@@ -6,8 +6,8 @@
 #include "braid/metrics.h"
 #include "braid/plan_check.h"
 #include "braid/planner.h"
-#include "braid/run_pipeline.h"
 #include "braid/sim_backend.h"
+#include "braid/sim_block.h"
 #include "braid/sim_models.h"
 #include "braid/stored_text.h"
 
@@ -80,20 +80,6 @@ Result<BlockTimes> BlockTimesOf(const RunRecord& run) {
   const double scale = backward_sum > 0 ? b.backward_ns / backward_sum : 0;
   for (auto& [name, ns] : b.backward_ops) ns *= scale;
   return b;
-}
-
-Result<RunRecord> SimulateBlock(const TrainStepRequest& r) {
-  RunRequest request;
-  request.layer = r.block;
-  request.config = r.config;
-  request.topology = r.topology;
-  request.backend = "sim";
-  request.options.iters = 1;
-  request.options.warmup = 0;
-  BRAID_ASSIGN_OR_RETURN(auto prepared, PrepareRun(request));
-  BRAID_ASSIGN_OR_RETURN(auto backend, MakeSimBackend(r.topology));
-  BRAID_ASSIGN_OR_RETURN(auto run, ExecuteRun(prepared, *backend, LowerBound{}));
-  return std::move(run.record);
 }
 
 // Where each gradient of a block is ready: the end of its wgrad in the backward.
@@ -197,7 +183,7 @@ Result<TrainStepFigures> SimulateTrainStep(const TrainStepRequest& r, const RunR
 
   RunRecord fresh;
   if (block_run == nullptr) {
-    BRAID_ASSIGN_OR_RETURN(fresh, SimulateBlock(r));
+    BRAID_ASSIGN_OR_RETURN(fresh, SimulateBlockRun(r.block, r.config, r.topology));
     block_run = &fresh;
   }
   BRAID_ASSIGN_OR_RETURN(BlockTimes block, BlockTimesOf(*block_run));

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "braid/layer_workload.h"
+#include "braid/overlap_config.h"
+#include "braid/run_record.h"
 #include "braid/status.h"
 
 namespace braid {
@@ -14,5 +16,9 @@ namespace braid {
 // or derived in a train step), one timed iteration on the sim backend over
 // `topology` (a built-in name or a file). Nothing is stored.
 Result<double> SimulateBlockNs(const LayerWorkload& lw, const std::string& topology);
+
+// The same run's record (per-op figures in its layer note), with `config`
+// the run's config (what ops without their own take).
+Result<RunRecord> SimulateBlockRun(const LayerWorkload& lw, const OverlapConfig& config, const std::string& topology);
 
 }  // namespace braid
