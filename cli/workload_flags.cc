@@ -34,8 +34,10 @@ void AddWorkloadOptions(CLI::App* sub, WorkloadArgs* a, const char* model_help) 
   sub->add_option("--seq", a->seq, "layer: sequence length (prefill) or KV cache length (decode)");
   sub->add_option("--batch", a->batch, "layer: sequences in the batch (default 1)");
   sub->add_option("--phase", a->phase, "layer: prefill | decode | train (forward and backward)")->capture_default_str();
-  sub->add_option("--sequence-parallel", a->sequence_parallel,
-                  "layer: on | off (default: on for prefill and train, off for decode)");
+  sub->add_option("--sequence-parallel,--sp", a->sequence_parallel,
+                  "layer: on | off (Megatron's, beside tensor parallelism; default: on for prefill and train, off "
+                  "for decode) | ulysses (DeepSpeed-Ulysses over the --tp ranks: weights replicated, all-to-alls "
+                  "beside qkv and out_proj by --algo a2a | a2a_direct; prefill)");
   sub->add_option("--tp", a->tp, "tensor-parallel degree P")->required();
   sub->add_option("--dtype", a->dtype, "bf16 | fp16 | fp32 | fp8_e4m3 | fp8_e5m2")->capture_default_str();
 }
@@ -48,7 +50,7 @@ void AddCommDTypeOption(CLI::App* sub, std::string* comm_dtype) {
       ->capture_default_str();
 }
 
-// `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
+// `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off|ulysses]`.
 Result<LayerWorkload> LayerFromArgs(const WorkloadArgs& a) {
   if (a.seq.empty()) return Status::Invalid("--model needs --seq (the sequence length)");
   BRAID_ASSIGN_OR_RETURN(auto model, LoadModel(a.model));
@@ -60,15 +62,17 @@ Result<LayerWorkload> LayerFromArgs(const WorkloadArgs& a) {
   }
   BRAID_ASSIGN_OR_RETURN(auto phase, ParsePhase(a.phase));
   std::optional<bool> sp;
+  const bool ulysses = a.sequence_parallel == "ulysses";
   if (a.sequence_parallel == "on") {
     sp = true;
   } else if (a.sequence_parallel == "off") {
     sp = false;
-  } else if (!a.sequence_parallel.empty()) {
-    return Status::Invalid("--sequence-parallel '" + OneLine(a.sequence_parallel) + "': use on or off");
+  } else if (!a.sequence_parallel.empty() && !ulysses) {
+    return Status::Invalid("--sequence-parallel '" + OneLine(a.sequence_parallel) + "': use on, off or ulysses");
   }
   BRAID_ASSIGN_OR_RETURN(auto dt, ParseDType(a.dtype));
   if (a.tp <= 0) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.tp) + ")");
+  if (ulysses) return MakeUlyssesLayerWorkload(model, seq, batch, phase, a.tp, dt);
   return MakeLayerWorkload(model, seq, batch, phase, a.tp, dt, sp);
 }
 

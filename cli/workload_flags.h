@@ -22,7 +22,7 @@ struct WorkloadArgs {
   std::string op, m, n, k;        // one op, or
   std::string model, seq, batch;  // a layer workload (exactly one of the two forms)
   std::string phase = "prefill";
-  std::string sequence_parallel;  // on | off; empty: on for prefill, off for decode
+  std::string sequence_parallel;  // on | off | ulysses; empty: on for prefill, off for decode
   int tp = 0;
   std::string dtype = "bf16";
 };
@@ -33,7 +33,7 @@ void AddCommDTypeOption(CLI::App* sub, std::string* comm_dtype);
 
 // Exactly one workload form: --op/--m/--n/--k or --model/--seq/--batch.
 Status CheckWorkloadForm(const WorkloadArgs& a);
-// The layer of `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off]`.
+// The layer of `--model NAME --seq L [--batch B] [--phase P] [--sequence-parallel on|off|ulysses]`.
 Result<LayerWorkload> LayerFromArgs(const WorkloadArgs& a);
 
 }  // namespace braid::cli

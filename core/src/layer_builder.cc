@@ -69,6 +69,20 @@ void PlanLocalGemm(const Workload& w, const OpScope& scope, Plan& plan, int chun
   }
 }
 
+void PlanRowLocalGemm(const Workload& w, const OpScope& scope, Plan& plan) {
+  const int64_t rows = w.m / w.tp;
+  for (int r = 0; r < w.tp; ++r) {
+    RankPlan& rp = plan.ranks[size_t(r)];
+    RankBuilder rb(w, w.DefaultCommDType(), &rp, &scope);  // no transfers
+    const BufferId a = rb.AddBuffer("A_rows", rows, w.k, BufferRole::kInput, {Matrix::kA, r * rows, rows, 0, w.k, 0});
+    const BufferId b = rb.AddBuffer("B", w.k, w.n, BufferRole::kInput, {Matrix::kB, 0, w.k, 0, w.n, 0});
+    const BufferId c = rb.AddBuffer("C_rows", rows, w.n, BufferRole::kOutput);
+    rb.Gemm(0, Region::Rows(a, 0, rows), b, Region::Rows(c, 0, rows), {}, 0, -1);
+    rp.output = c;
+    rp.output_window = {r * rows, rows, 0, w.n};
+  }
+}
+
 LayerBuilder::LayerBuilder(const LayerWorkload& lw, const OverlapConfig& cfg) : lw_(lw) {
   plan_.config = cfg;
   plan_.lanes = MakeLanes(cfg);
@@ -83,7 +97,7 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
   po.workload = op.gemm;
   po.workload.m = tokens;
   po.gemm = op.kind != LayerOpKind::kAttention;
-  po.local = op.kind == LayerOpKind::kLocalGemm;
+  po.local = op.kind == LayerOpKind::kLocalGemm || op.kind == LayerOpKind::kRowLocalGemm;
   po.part = part;
   po.method = cfg.algorithm;
   po.comm_dtype = CommDType(po.workload, cfg);
@@ -108,6 +122,9 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
     case LayerOpKind::kLocalGemm:
       PlanLocalGemm(po.workload, scope, plan_);
       break;
+    case LayerOpKind::kRowLocalGemm:
+      PlanRowLocalGemm(po.workload, scope, plan_);
+      break;
     case LayerOpKind::kTpGemm:
       if (cfg.algorithm == Algorithm::kFused) {
         s = BuildFusedPlan(po.workload, cfg, plan_, scope);
@@ -115,6 +132,8 @@ Result<Emitted> LayerBuilder::Emit(const LayerOp& op, int part, int64_t tokens, 
         s = BuildRingPlan(po.workload, cfg, plan_, scope);
       } else if (cfg.algorithm == Algorithm::kDirect) {
         s = BuildDirectPlan(po.workload, cfg, plan_, scope);
+      } else if (IsUlysses(cfg.algorithm)) {
+        s = BuildUlyssesPlan(po.workload, cfg, plan_, scope);
       } else {
         s = BuildCollectivePlan(po.workload, cfg, plan_, scope);
       }

@@ -32,11 +32,15 @@ void Reorder(RankPlan& rp, int begin, const std::vector<int>& order);
 void PlanLocalGemm(const Workload& w, const OpScope& scope, Plan& plan, int chunks = 1,
                    const std::vector<std::vector<std::vector<int>>>* deps_of = nullptr);
 
-// Invalid when the run's algorithm or an op's own config is a2a or
-// a2a_direct: a Ulysses layer (replicated weights, attention over a head
-// shard) is not a tensor-parallel block, so layer and train plans refuse
-// them, naming `algorithm` and the op.
-Status RefuseUlysses(const LayerWorkload& lw, const OverlapConfig& run);
+// Ulysses' MLP GEMM: rank r multiplies its M/P rows of A by the whole B
+// (M % P == 0), with no communication.
+void PlanRowLocalGemm(const Workload& w, const OpScope& scope, Plan& plan);
+
+// A tensor-parallel layer refuses a2a and a2a_direct (as the run's
+// algorithm or an op's own: they replicate the weights), and a Ulysses layer
+// (LayerWorkload::ulysses) refuses everything else for its projections;
+// each message names `algorithm` and the op.
+Status CheckUlyssesMethods(const LayerWorkload& lw, const OverlapConfig& run);
 
 // Each op's config in a train plan (planner.h's TrainOpConfigs).
 Result<std::vector<OverlapConfig>> MethodsOf(const LayerWorkload& lw, const OverlapConfig& cfg);

@@ -88,16 +88,29 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
 
 namespace detail {
 
-Status RefuseUlysses(const LayerWorkload& lw, const OverlapConfig& run) {
-  auto refuse = [](const std::string& who, Algorithm a) {
+Status CheckUlyssesMethods(const LayerWorkload& lw, const OverlapConfig& run) {
+  auto refuse = [&lw](const std::string& who, Algorithm a) {
+    if (lw.ulysses) {
+      return Status::Invalid(who + "`algorithm` " + std::string(AlgorithmName(a)) +
+                             " is a tensor-parallel method (sharded weights); a Ulysses block's projections run "
+                             "a2a or a2a_direct");
+    }
     return Status::Invalid(who + "`algorithm` " + std::string(AlgorithmName(a)) +
-                           " is Ulysses sequence parallelism (replicated weights), which applies to single ops "
-                           "(ag_gemm, gemm_rs) only, not to a tensor-parallel layer");
+                           " is Ulysses sequence parallelism (replicated weights): it applies to single ops "
+                           "(ag_gemm, gemm_rs) and to Ulysses blocks (`sequence_parallel` ulysses), not to a "
+                           "tensor-parallel layer");
   };
-  if (IsUlysses(run.algorithm)) return refuse("", run.algorithm);
+  auto wrong = [&lw](Algorithm a) { return IsUlysses(a) != lw.ulysses; };
+  bool run_used = false;  // the run's algorithm, where some projection takes it
   for (const LayerOp& op : lw.ops) {
-    if (op.config.has_value() && IsUlysses(op.config->algorithm)) return refuse(op.name + ": ", op.config->algorithm);
+    if (op.kind != LayerOpKind::kTpGemm) continue;
+    if (op.config.has_value()) {
+      if (wrong(op.config->algorithm)) return refuse(op.name + ": ", op.config->algorithm);
+    } else {
+      run_used = true;
+    }
   }
+  if ((run_used || !lw.ulysses) && wrong(run.algorithm)) return refuse("", run.algorithm);
   return Status::Ok();
 }
 
@@ -106,13 +119,17 @@ Status RefuseUlysses(const LayerWorkload& lw, const OverlapConfig& run) {
 Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer) {
   LayerWorkload serial = layer;
   for (LayerOp& op : serial.ops) op.config.reset();
-  return BuildLayerPlan(serial, OverlapConfig{});
+  OverlapConfig plain;
+  // A Ulysses block's baseline is the plain all-to-all beside each
+  // projection (its ranks hold the whole weights: no TP collective applies).
+  if (layer.ulysses) plain.algorithm = Algorithm::kA2a;
+  return BuildLayerPlan(serial, plain);
 }
 
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config) {
   BRAID_RETURN_IF_ERROR(config.ValidateKnobs());
   if (layer.ops.empty()) return Status::Invalid("layer workload has no ops");
-  BRAID_RETURN_IF_ERROR(detail::RefuseUlysses(layer, config));
+  BRAID_RETURN_IF_ERROR(detail::CheckUlyssesMethods(layer, config));
   if (layer.phase == Phase::kTrain) return detail::BuildTrainPlan(layer, config);
   if (config.algorithm == Algorithm::kBulk || config.algorithm == Algorithm::kExternal) {
     return Status::Invalid(std::string(AlgorithmName(config.algorithm)) +

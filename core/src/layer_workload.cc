@@ -48,7 +48,7 @@ Result<Pass> ParsePass(std::string_view name) {
 std::string LayerWorkload::Describe() const {
   std::ostringstream os;
   os << model.name << " " << PhaseName(phase) << " seq=" << seq << " batch=" << batch << " " << DTypeName(dtype)
-     << " P=" << tp << " sp=" << (sequence_parallel ? "on" : "off");
+     << " P=" << tp << " sp=" << (ulysses ? "ulysses" : sequence_parallel ? "on" : "off");
   return os.str();
 }
 
@@ -193,6 +193,66 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
   for (const LayerOp& op : lw.ops) {
     if (op.kind != LayerOpKind::kTpGemm) continue;
     if (Status s = op.gemm.Validate(); !s.ok()) return Status::Invalid(op.name + ": " + s.message());
+  }
+  return lw;
+}
+
+Result<LayerWorkload> MakeUlyssesLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int sp,
+                                               DType dtype) {
+  if (phase != Phase::kPrefill) {
+    return Status::Invalid(
+        phase == Phase::kDecode
+            ? std::string("Ulysses splits each sequence over the ranks: decode has one new token per sequence "
+                          "(use `phase` prefill)")
+            : std::string("a Ulysses training step is not modelled: its weight gradients are summed over the "
+                          "sequence-parallel group by the data-parallel step (use `phase` prefill, or --dp-op "
+                          "for the gradient collectives)"));
+  }
+  if (sp < 1) return Status::Invalid("`tp` (the Ulysses degree) must be at least 1 (got " + std::to_string(sp) + ")");
+  // Sizes first (MakeLayerWorkload's own rules, on one rank: no divisibility).
+  BRAID_ASSIGN_OR_RETURN(LayerWorkload lw, MakeLayerWorkload(model, seq, batch, phase, 1, dtype, true));
+  const std::string who = "model '" + model.name + "': ";
+  for (auto [value, what] : {std::pair{model.heads, "heads"}, {model.kv_heads, "kv_heads"}}) {
+    if (value % sp != 0) {
+      return Status::Invalid(who + what + "=" + std::to_string(value) + " is not divisible by the Ulysses degree P=" +
+                             std::to_string(sp) + " (each rank attends with whole heads: " + what + " % P must be 0)");
+    }
+  }
+  if (seq % sp != 0) {
+    return Status::Invalid("`seq`=" + std::to_string(seq) + " is not divisible by the Ulysses degree P=" +
+                           std::to_string(sp) + " (each rank holds seq/P tokens of every sequence)");
+  }
+  lw.tp = sp;
+  lw.ulysses = true;
+  const int64_t hd = model.head_dim;
+  lw.ops.clear();
+  LayerOp qkv = Gemm(lw, "qkv", true, (model.heads + 2 * model.kv_heads) * hd, model.hidden);
+  qkv.kind = LayerOpKind::kTpGemm;  // the all-to-all to heads
+  lw.ops.push_back(qkv);
+  LayerOp attn;
+  attn.name = "attention";
+  attn.linear = "attention";
+  attn.kind = LayerOpKind::kAttention;
+  attn.flops = AttentionFlops(lw, 0, seq);
+  attn.bytes = AttentionBytes(lw, 0, seq);
+  attn.gemm.dtype = dtype;
+  attn.gemm.tp = sp;
+  lw.ops.push_back(attn);
+  LayerOp out_proj = Gemm(lw, "out_proj", false, model.hidden, model.heads * hd);
+  out_proj.gemm.op = Op::kGemmRs;  // the all-to-all back to tokens
+  lw.ops.push_back(out_proj);
+  for (LayerOp mlp : {Gemm(lw, "fc1", true, (model.gated_mlp ? 2 : 1) * model.ffn, model.hidden),
+                      Gemm(lw, "fc2", false, model.hidden, model.ffn)}) {
+    mlp.kind = LayerOpKind::kRowLocalGemm;
+    mlp.gemm.op = Op::kAgGemm;  // whole products, as a local GEMM's (Plan::op_products)
+    lw.ops.push_back(mlp);
+  }
+  for (const LayerOp& op : lw.ops) {
+    // A row-local GEMM shards only M (seq % P above); its N need not divide.
+    const Status s = op.kind == LayerOpKind::kTpGemm        ? op.gemm.Validate()
+                     : op.kind == LayerOpKind::kRowLocalGemm ? op.gemm.CheckFitsEventTimes()
+                                                            : Status::Ok();
+    if (!s.ok()) return Status::Invalid(op.name + ": " + s.message());
   }
   return lw;
 }

@@ -188,7 +188,7 @@ OverlapConfig WgradConfigBeside(const OverlapConfig& dgrad, bool column) {
 Result<std::vector<OverlapConfig>> TrainOpConfigs(const LayerWorkload& train, const OverlapConfig& run) {
   if (train.phase != Phase::kTrain) return Status::Invalid("per-op configs are derived for training layers only");
   BRAID_RETURN_IF_ERROR(run.ValidateKnobs());
-  BRAID_RETURN_IF_ERROR(detail::RefuseUlysses(train, run));
+  BRAID_RETURN_IF_ERROR(detail::CheckUlyssesMethods(train, run));
   return detail::MethodsOf(train, run);
 }
 

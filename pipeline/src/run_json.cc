@@ -31,7 +31,7 @@ nlohmann::json RunJson(const RunRecord& r) {
                      {"dtype", DTypeName(w.dtype)}, {"tp", w.tp}};
     // Layer runs: op/m/n/k are the first GEMM op's; the layer's keys join them.
     if (const nlohmann::json* layer = LayerNote(r.notes)) {
-      for (const char* key : {"model", "seq", "batch", "phase", "sequence_parallel", "ops"}) {
+      for (const char* key : {"model", "seq", "batch", "phase", "sequence_parallel", "ulysses", "ops"}) {
         if (layer->contains(key)) j["workload"][key] = (*layer)[key];
       }
     }

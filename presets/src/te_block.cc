@@ -169,6 +169,11 @@ Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkl
   if (!lw.sequence_parallel) {
     return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
   }
+  if (lw.ulysses) {
+    // Not even a nearest setting: TE shards the weights, Ulysses replicates them.
+    return Status::Invalid("TE's userbuffer overlap is tensor-parallel: a Ulysses block (" + lw.Describe() +
+                           ") has no ub_cfgs");
+  }
   if (lw.phase == Phase::kDecode)
     return Status::Invalid("TE's userbuffer overlap serves prefill and training, not decode");
   const bool fp8 = IsFp8(lw.dtype);

@@ -364,6 +364,11 @@ Result<TeUbCfgs> BuildTeUbCfgs(const PresetTable& table, const LayerWorkload& lw
   if (!lw.sequence_parallel) {
     return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");
   }
+  if (lw.ulysses) {
+    // Not even a nearest setting: TE shards the weights, Ulysses replicates them.
+    return Status::Invalid("TE's userbuffer overlap is tensor-parallel: a Ulysses block (" + lw.Describe() +
+                           ") has no ub_cfgs");
+  }
   std::vector<TeUbCfg> blocks;
   std::vector<std::string> backends;       // distinct, in order of first use
   std::map<std::string, size_t> dgrad_at;  // linear -> its dgrad's entry in `blocks`

@@ -1,12 +1,17 @@
 // Ulysses all-to-alls (a2a, a2a_direct) on the cpu backend, ranks as
 // threads: every rank loads the whole replicated B (one input buffer per
 // block) and its own A window, and the outputs must reproduce the plain A·B
-// windows of ag_gemm and gemm_rs.
+// windows of ag_gemm and gemm_rs; a whole Ulysses block (the two
+// projections' all-to-alls, attention, the MLP on each rank's rows) verifies
+// against one reference forward of the block.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "block_model.h"
 #include "braid/cpu_backend.h"
+#include "braid/layer_workload.h"
+#include "braid/planner.h"
 #include "cpu_test_util.h"
 
 namespace braid {
@@ -45,6 +50,53 @@ TEST(CpuUlysses, BothOpsAndBothAlgorithmsVerifyOnTwoAndFourRanks) {
     }
   }
   EXPECT_EQ(verified, 2 * 2 * 2 * (1 + 2));  // ops × P × lanes × (a2a: 1 chunk count, a2a_direct: 2)
+}
+
+TEST(CpuUlysses, AUlyssesBlockVerifiesOnTwoAndFourRanks) {
+  int verified = 0;
+  for (Algorithm algo : kUlysses) {
+    for (int p : {2, 4}) {
+      for (int chunks : {1, 2}) {
+        if (algo == Algorithm::kA2a && chunks != 1) continue;
+        Result<LayerWorkload> lw =
+            MakeUlyssesLayerWorkload(testing::BlockModel(), 24, 2, Phase::kPrefill, p, DType::kFp32);
+        ASSERT_TRUE(lw.ok()) << lw.status().message();
+        OverlapConfig cfg;
+        cfg.algorithm = algo;
+        cfg.chunks = chunks;
+        cfg.comm_lanes = 2;
+        Result<Plan> plan = BuildLayerPlan(*lw, cfg);
+        ASSERT_TRUE(plan.ok()) << plan.status().message();
+        SCOPED_TRACE(lw->Describe() + " " + cfg.Describe());
+        Result<RunOutput> out = RunOnCpu(*plan);
+        ASSERT_TRUE(out.ok()) << out.status().message();
+        EXPECT_TRUE(out->verify.ran);
+        EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank "
+                                    << out->verify.worst_rank;
+        EXPECT_LE(out->verify.max_rel_error, 1e-5);
+        if (!::testing::Test::HasFailure()) ++verified;
+      }
+    }
+  }
+  EXPECT_EQ(verified, 2 * (1 + 2));  // P × (a2a, a2a_direct at 1 and 2 sub-chunks)
+}
+
+// The MLP's rows are the rank's own: a rank that reports its fc1 output as
+// another rank's rows fails verification.
+TEST(CpuUlysses, AnMlpOutputAtTheWrongRowsIsCaught) {
+  Result<LayerWorkload> lw = MakeUlyssesLayerWorkload(testing::BlockModel(), 24, 1, Phase::kPrefill, 2, DType::kFp32);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  OverlapConfig cfg;
+  cfg.algorithm = Algorithm::kA2aDirect;
+  Result<Plan> plan = BuildLayerPlan(*lw, cfg);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const int fc1 = testing::OpIndex(*plan, "fc1");
+  for (OpOutput& o : plan->ranks[1].outputs) {
+    if (o.op == fc1) o.window.row0 = 0;
+  }
+  Result<RunOutput> out = RunOnCpu(*plan);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_FALSE(out->verify.ok);
 }
 
 // Verification can fail: a GEMM that multiplies a peer's block by the wrong

@@ -12,6 +12,15 @@
 // decode: tokens = batch (one new token each), attention over a KV cache of seq.
 // Norms, residual adds and rotary embeddings are not modelled.
 //
+// ulysses (prefill; DeepSpeed-Ulysses sequence parallelism over the P = tp
+// ranks, MakeUlyssesLayerWorkload): every rank holds the whole weights and
+// seq/P tokens of each sequence. qkv (ag_gemm) and out_proj (gemm_rs) are
+// the Ulysses projections, whose all-to-alls (to heads before attention,
+// back to tokens after it) the run's a2a or a2a_direct plans
+// (overlap_config.h); attention runs on heads/P heads over the whole
+// sequence; fc1 and fc2 multiply the rank's own tokens by the whole weight
+// with no communication (kRowLocalGemm).
+//
 // train (sequence parallel only, as TransformerEngine's overlaps need it):
 // the forward above with every op named `<op>.fprop`, then the backward in
 // the order Megatron-LM runs it — fc2, fc1, out_proj (dgrad then wgrad
@@ -68,6 +77,9 @@ enum class LayerOpKind {
   kTpGemm,     // a TP GEMM with its collective (`gemm.op`)
   kLocalGemm,  // column-parallel GEMM, no communication (`gemm` holds M, N, K, P)
   kAttention,  // compute only: `flops` and `bytes` per rank
+  // Ulysses' MLP: rank r multiplies its M/P rows of A by the whole,
+  // replicated B (`gemm` holds M, N, K, P); no communication.
+  kRowLocalGemm,
 };
 
 struct LayerOp {
@@ -93,10 +105,12 @@ struct LayerWorkload {
   int tp = 1;
   DType dtype = DType::kBf16;
   bool sequence_parallel = true;
+  // DeepSpeed-Ulysses sequence parallelism (above): tp is the Ulysses degree.
+  bool ulysses = false;
   std::vector<LayerOp> ops;  // qkv, attention, out_proj, fc1, fc2
 
   int64_t tokens() const { return phase == Phase::kDecode ? batch : seq * batch; }
-  // "llama3-70b prefill seq=4096 batch=1 bf16 P=8 sp=on"
+  // "llama3-70b prefill seq=4096 batch=1 bf16 P=8 sp=on" (sp=ulysses)
   std::string Describe() const;
 };
 
@@ -105,6 +119,15 @@ struct LayerWorkload {
 // defaults to on for prefill and train and off for decode; train refuses it off.
 Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int tp,
                                         DType dtype, std::optional<bool> sequence_parallel = std::nullopt);
+
+// A Ulysses block (above) of degree `sp` (the layer's tp). Refused, each
+// with a message naming the rule: phases other than prefill (decode has one
+// token per sequence to split; a training step's weight gradients would be
+// summed over the group, which is the data-parallel step's, not modelled
+// here), and heads, kv_heads or seq not divisible by `sp` (each rank takes
+// whole heads for attention and seq/P tokens of every sequence).
+Result<LayerWorkload> MakeUlyssesLayerWorkload(const ModelSpec& model, int64_t seq, int64_t batch, Phase phase, int sp,
+                                               DType dtype);
 
 // Causal attention FLOPs per rank for the queries at positions [q_begin, q_end)
 // of every sequence: heads/P · 4·batch·head_dim · (q_end² − q_begin²)/2 in

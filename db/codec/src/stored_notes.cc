@@ -103,20 +103,23 @@ Json LayerJson(const LayerWorkload& lw, const Plan* plan, const std::vector<OpFi
       o["kind"] = "attention";
       o["flops_per_rank"] = op.flops;
     } else {
-      o["kind"] = op.kind == LayerOpKind::kLocalGemm ? "gemm" : std::string(OpName(op.gemm.op));
+      const bool local = op.kind == LayerOpKind::kLocalGemm || op.kind == LayerOpKind::kRowLocalGemm;
+      o["kind"] = local ? "gemm" : std::string(OpName(op.gemm.op));
       o["m"] = op.gemm.m;
       o["n"] = op.gemm.n;
       o["k"] = op.gemm.k;
     }
     ops.push_back(std::move(o));
   }
-  return {{"model", lw.model.name},
-          {"seq", lw.seq},
-          {"batch", lw.batch},
-          {"phase", PhaseName(lw.phase)},
-          {"sequence_parallel", lw.sequence_parallel},
-          {"describe", lw.Describe()},
-          {"ops", ops}};
+  Json note = {{"model", lw.model.name},
+               {"seq", lw.seq},
+               {"batch", lw.batch},
+               {"phase", PhaseName(lw.phase)},
+               {"sequence_parallel", lw.sequence_parallel},
+               {"describe", lw.Describe()},
+               {"ops", ops}};
+  if (lw.ulysses) note["ulysses"] = true;  // absent on tensor-parallel blocks: older notes read the same
+  return note;
 }
 
 const Json* LayerNote(const Json& notes) {
