@@ -32,7 +32,8 @@ std::string OpTable(const std::vector<LayerOpNote>& ops) {
     } else {
       os << Pad("-", 12) << Pad("-", 12) << Pad("-", 9);
     }
-    os << (op.config.empty() ? op.method : op.config) << "\n";
+    const std::string& config = op.config.empty() ? op.method : op.config;
+    os << (config.empty() ? "-" : config) << "\n";
   }
   return os.str();
 }

@@ -140,6 +140,14 @@ class Executor {
           }
           if (std::string why = Multiply(r, s, a[i]); !why.empty()) return RowError(r, s, s.a, int64_t(i), why);
         }
+        if (s.accumulate) {
+          // c += a·b: the product joins the partial sum c already holds.
+          BRAID_RETURN_IF_ERROR(Read(r, s, s.c, &b));
+          std::string why;
+          for (size_t i = 0; i < a.size(); ++i) {
+            if (!AddContent(b[i], a[i], &a[i], &why)) return RowError(r, s, s.c, int64_t(i), "accumulates: " + why);
+          }
+        }
         Write(r, s.c, a);
         return Status::Ok();
       }

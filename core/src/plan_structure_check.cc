@@ -91,6 +91,9 @@ Status CheckShapes(const Plan& plan, const RankPlan& rp, int r, const Step& s) {
     }
     return Status::Ok();
   };
+  if (s.accumulate && s.kind != StepKind::kGemm) {
+    return Status::Invalid(who() + ": only a GEMM accumulates into c");
+  }
   switch (s.kind) {
     case StepKind::kGemm: {
       const BufferDecl& b = rp.buffers[size_t(s.b.buffer)];

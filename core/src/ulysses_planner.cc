@@ -14,7 +14,9 @@
 //     K shard r] (gemm_rs's A window) and sends the raw rows A[rows q, K
 //     shard r] to each q — activations, never partial products; it
 //     multiplies each A[rows r, K shard j] it receives by its own B[K shard
-//     j] and sums: C[rows r], gemm_rs's output window.
+//     j] into its output (Step::accumulate: C += A·B, cuBLAS's beta = 1,
+//     so no add kernel runs, as in the one GEMM over the gathered K that a
+//     Ulysses output projection runs): C[rows r], gemm_rs's output window.
 // What moves: each rank sends (P−1)/P of its block of C rows ((P−1) blocks
 // of M/P × N/P, in the output dtype) or of its A shard ((P−1) blocks of
 // M/P × K/P, in the input dtype: FP8 stays FP8). The tensor-parallel
@@ -25,16 +27,15 @@
 // Step s (1 ≤ s < P) pairs r → r+s and r−s → r, as direct does.
 //   a2a (the baseline): ag_gemm computes every block, then posts the whole
 //     all-to-all; gemm_rs waits for the whole all-to-all, then multiplies
-//     and adds. Nothing overlaps.
+//     block by block into its output (the one GEMM over K, cut at the K
+//     shards). Nothing overlaps.
 //   a2a_direct: ag_gemm computes the block for r+s and sends it at once
 //     while the next block computes, the own block last so that the last
 //     transfer runs beside its GEMM (only one transfer, not one plus a GEMM,
 //     is left after the last GEMM; the first send waits for one GEMM, not
 //     two). gemm_rs computes the own block first (its data is there: compute
 //     starts at once), sends every peer's block at once, and multiplies each
-//     arriving block as it lands, adding it into the running sum.
-// The adds run on the compute lane, right after their GEMM: on a comm lane
-// an add would wait for its GEMM and hold up the next arrival behind it.
+//     arriving block into the running sum as it lands.
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,7 +115,6 @@ void PlanRsRank(const UlyssesContext& x, int r, RankPlan& rp) {
   rp.output_window = {r * x.mb, x.mb, 0, x.w.n};
   // Block j: A[rows r, K shard j] from rank j, and its product with B[K shard j].
   const BufferId inbox = x.p > 1 ? rb.AddBuffer("A_from_peers", x.w.m, kb, BufferRole::kWorkspace) : -1;
-  const BufferId partial = x.p > 1 ? rb.AddBuffer("partial", x.w.m, x.w.n, BufferRole::kWorkspace) : -1;
   // Transfers: the own K shard of rows r+s to r+s, rows r of K shard r−s
   // from r−s. The baseline's GEMMs all wait for the whole all-to-all.
   std::vector<int> moved;
@@ -139,10 +139,13 @@ void PlanRsRank(const UlyssesContext& x, int r, RankPlan& rp) {
   for (int s = 1; s < x.p; ++s) {
     const int src = Mod(r - s, x.p);
     for (int j = 0; j < x.subs_count(); ++j) {
-      const std::vector<int> landed = x.decomposed ? std::vector<int>{transfer(s, j)} : std::vector<int>{};
-      const Region part = x.BlockRows(partial, src, j);
-      const int g = rb.Gemm(0, x.BlockRows(inbox, src, j), b[size_t(src)], part, landed, j, s);
-      ready[size_t(j)] = rb.Reduce(0, x.SubRows(out, j), x.SubRows(out, j), part, {ready[size_t(j)], g}, j, s);
+      std::vector<int> deps{ready[size_t(j)]};
+      if (x.decomposed) deps.push_back(transfer(s, j));
+      // Summed in the GEMM's epilogue (beta = 1), as the one GEMM over the
+      // gathered K that a Ulysses output projection runs: no add kernel.
+      const int g = rb.Gemm(0, x.BlockRows(inbox, src, j), b[size_t(src)], x.SubRows(out, j), std::move(deps), j, s);
+      rp.steps[size_t(g)].accumulate = true;
+      ready[size_t(j)] = g;
     }
   }
 }

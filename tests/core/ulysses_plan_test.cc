@@ -256,17 +256,28 @@ TEST(UlyssesPlan, A2aDirectTransfersWaitOnlyForTheirOwnData) {
           if (s.kind == StepKind::kSend || s.kind == StepKind::kRecv) {
             EXPECT_TRUE(s.deps.empty()) << "step " << s.id;
           }
-          if (s.kind != StepKind::kGemm || s.c.buffer == rp.output) continue;
-          ASSERT_EQ(s.deps.size(), 1U);
-          const Step& got = rp.steps[size_t(s.deps[0])];
+          if (s.kind != StepKind::kGemm || !s.accumulate) continue;
+          // A peer's block: after the GEMM that last wrote the sum and the
+          // recv of its own rows, nothing else.
+          ASSERT_EQ(s.deps.size(), 2U);
+          const Step& before = rp.steps[size_t(s.deps[0])];
+          EXPECT_EQ(before.kind, StepKind::kGemm);
+          EXPECT_EQ(before.c.buffer, rp.output);
+          EXPECT_EQ(before.c.row, s.c.row);
+          const Step& got = rp.steps[size_t(s.deps[1])];
           EXPECT_EQ(got.kind, StepKind::kRecv);
           EXPECT_EQ(got.c.buffer, s.a.buffer);
           EXPECT_EQ(got.c.row, s.a.row);
         }
-        // P−1 blocks land per sub-chunk, each added to the running sum.
-        int adds = 0;
-        for (const Step& s : rp.steps) adds += s.kind == StepKind::kReduce ? 1 : 0;
-        EXPECT_EQ(adds, (p - 1) * chunks);
+        // P−1 blocks land per sub-chunk, each summed in its GEMM's epilogue
+        // into the output: no add kernel.
+        int accumulating = 0, adds = 0;
+        for (const Step& s : rp.steps) {
+          accumulating += s.kind == StepKind::kGemm && s.accumulate && s.c.buffer == rp.output ? 1 : 0;
+          adds += s.kind == StepKind::kReduce ? 1 : 0;
+        }
+        EXPECT_EQ(accumulating, (p - 1) * chunks);
+        EXPECT_EQ(adds, 0);
       }
     }
   }
@@ -319,10 +330,12 @@ TEST(UlyssesPlan, TheCheckerCatchesTheWrongBlockOfB) {
     const int p = 4;
     Plan plan = MustBuild({op, 8 * p, 4 * p, 4 * p, DType::kBf16, p}, Config(Algorithm::kA2aDirect));
     RankPlan& rp = plan.ranks[1];
-    // The last GEMM that multiplies by a peer's block of B: swap in another.
+    // The last GEMM that multiplies by a peer's block of B (ag_gemm: into
+    // the block it sends; gemm_rs: accumulating into the output): swap in
+    // another.
     Step* peer_gemm = nullptr;
     for (Step& s : rp.steps) {
-      if (s.kind == StepKind::kGemm && s.c.buffer != rp.output) peer_gemm = &s;
+      if (s.kind == StepKind::kGemm && (s.c.buffer != rp.output || s.accumulate)) peer_gemm = &s;
     }
     ASSERT_NE(peer_gemm, nullptr);
     const BufferId b = peer_gemm->b.buffer;
@@ -340,6 +353,45 @@ TEST(UlyssesPlan, TheCheckerCatchesTheWrongBlockOfB) {
     // the K shard of the A rows it multiplies.
     EXPECT_TRUE(Contains(s.message(), op == Op::kAgGemm ? "columns" : "by B's rows")) << s.message();
   }
+}
+
+// An accumulating GEMM is held to its sum: one that overwrites instead
+// loses the partials before it, one whose output holds nothing yet reads an
+// empty row, and only GEMMs may accumulate.
+TEST(UlyssesPlan, TheCheckerHoldsAccumulatingGemmsToTheirSum) {
+  const int p = 4;
+  const Plan plan = MustBuild({Op::kGemmRs, 8 * p, 4 * p, 4 * p, DType::kBf16, p}, Config(Algorithm::kA2aDirect));
+  ASSERT_TRUE(CheckPlanSemantics(plan).ok());
+  auto first_accumulating = [](RankPlan& rp) -> Step* {
+    for (Step& s : rp.steps) {
+      if (s.accumulate) return &s;
+    }
+    return nullptr;
+  };
+  Plan overwrites = plan;
+  Step* g = first_accumulating(overwrites.ranks[2]);
+  ASSERT_NE(g, nullptr);
+  g->accumulate = false;
+  const Status lost = CheckPlanSemantics(overwrites);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_TRUE(Contains(lost.message(), "missing a partial")) << lost.message();
+
+  Plan first = plan;
+  first.ranks[1].steps[0].accumulate = true;  // the own block's GEMM, onto nothing
+  const Status empty = CheckPlanSemantics(first);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(Contains(empty.message(), "reads empty row")) << empty.message();
+
+  Plan send = plan;
+  for (Step& s : send.ranks[0].steps) {
+    if (s.kind == StepKind::kSend) {
+      s.accumulate = true;
+      break;
+    }
+  }
+  const Status structure = CheckPlanStructure(send);
+  ASSERT_FALSE(structure.ok());
+  EXPECT_TRUE(Contains(structure.message(), "only a GEMM accumulates")) << structure.message();
 }
 
 TEST(UlyssesPlan, BadConfigsAreRefusedNamingTheField) {

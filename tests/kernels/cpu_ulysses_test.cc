@@ -107,7 +107,7 @@ TEST(CpuUlysses, TheWrongBlockOfBIsCaught) {
     RankPlan& rp = plan.ranks[1];
     Step* peer_gemm = nullptr;
     for (Step& s : rp.steps) {
-      if (s.kind == StepKind::kGemm && s.c.buffer != rp.output) peer_gemm = &s;
+      if (s.kind == StepKind::kGemm && (s.c.buffer != rp.output || s.accumulate)) peer_gemm = &s;
     }
     ASSERT_NE(peer_gemm, nullptr);
     for (size_t b = 0; b < rp.buffers.size(); ++b) {

@@ -48,7 +48,8 @@ void HashRank(Fnv& f, const RankPlan& rp) {
   }
   for (const Step& s : rp.steps) {
     for (int64_t v : {int64_t(s.id), int64_t(s.kind), int64_t(s.collective), int64_t(s.lane), int64_t(s.peer), s.match,
-                      int64_t(s.chunk), int64_t(s.ring_step), s.bytes, int64_t(s.op), int64_t(s.deps.size())})
+                      int64_t(s.chunk), int64_t(s.ring_step), s.bytes, int64_t(s.op), int64_t(s.accumulate),
+                      int64_t(s.deps.size())})
       f.Int(v);
     for (int d : s.deps) f.Int(d);
     f.Text(s.name);

@@ -99,6 +99,10 @@ struct Step {
   double flops = 0;       // GEMM FLOPs (2·m·n·k); adds for reduce; a compute step's FLOPs
   int ring_step = -1;     // ring step s
   int op = 0;             // layer plans: the op (Plan::ops index) the step belongs to
+  // kGemm only: c += a·b rather than c = a·b (cuBLAS's beta = 1: the sum is
+  // taken in the GEMM's epilogue, so no add kernel runs after it). A Ulysses
+  // gemm_rs sums its peers' K shards so, as one GEMM over the gathered K would.
+  bool accumulate = false;
   Region a, b, c;
   std::string name;
 };

@@ -83,10 +83,13 @@ Json LayerJson(const LayerWorkload& lw, const Plan* plan, const std::vector<OpFi
   for (size_t i = 0; i < lw.ops.size(); ++i) {
     const LayerOp& op = lw.ops[i];
     Json o = {{"name", op.name}, {"pass", PassName(op.pass)}};
-    if (methods) o["method"] = AlgorithmName(plan->ops[i].method);
+    // Attention and a Ulysses MLP GEMM move nothing: no method of their own
+    // (the plan files them under the run's).
+    const bool communicates = op.kind != LayerOpKind::kAttention && op.kind != LayerOpKind::kRowLocalGemm;
+    if (methods && communicates) o["method"] = AlgorithmName(plan->ops[i].method);
     // What the GEMM ran with (its own config, the run's, or what a train
     // plan derived), or without a plan its own config only.
-    if (methods && op.kind != LayerOpKind::kAttention) {
+    if (methods && communicates) {
       o["config"] = ConfigJson(plan->ops[i].config);
     } else if (op.config) {
       o["config"] = ConfigJson(*op.config);

@@ -11,17 +11,19 @@ namespace {
 
 constexpr int64_t kFloat = int64_t(sizeof(float));
 
-// c = a · B, one sgemm per piece (pieces of a and c correspond).
+// c = a · B (c += a · B when the step accumulates), one sgemm per piece
+// (pieces of a and c correspond).
 int64_t Gemm(const Step& s, const StepContext& x) {
   const RowSpan a = x.memory->Span(s.a), c = x.memory->Span(s.c);
   const RowSpan b = x.memory->Whole(s.b.buffer);
+  const float beta = s.accumulate ? 1.0f : 0.0f;
   if (s.a.rows > 0 && b.cols > 0) {
     for (int p = 0; p < s.a.pieces; ++p) {
-      Sgemm(s.a.rows, b.cols, b.rows, a.base + s.a.piece_row(p) * a.cols, a.cols, b.base, b.cols, 0.0f,
+      Sgemm(s.a.rows, b.cols, b.rows, a.base + s.a.piece_row(p) * a.cols, a.cols, b.base, b.cols, beta,
             c.base + s.c.piece_row(p) * c.cols, c.cols);
     }
   }
-  return c.elements() * kFloat;
+  return (s.accumulate ? 2 : 1) * c.elements() * kFloat;
 }
 
 // c = a + b; c may be a or b (same element read before it is written).

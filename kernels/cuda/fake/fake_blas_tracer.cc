@@ -77,6 +77,10 @@ class FakeBlasLt : public BlasLtApi {
         }
         for (float& v : row) v *= scale;
         if (corrupt && r == 0 && m.n > 0) row[0] += 1.0f;
+        // beta = 1: C's old value in fp32 plus the product, rounded once.
+        if (m.accumulate) {
+          for (int64_t c = 0; c < m.n; ++c) row[size_t(c)] += LoadOne(c_type, m.c, size_t(r * m.ldc + c));
+        }
         for (int64_t c = 0; c < m.n; ++c) StoreOne(c_type, row[size_t(c)], m.c, size_t(r * m.ldc + c));
       }
     };

@@ -108,6 +108,7 @@ Status Gemm(RankState& st, const Step& s, GpuStream stream) {
     m.dtype = st.TypeOf(s.a.buffer);
     m.sm_count_target = st.SmCountTargetOf(s.op);
     m.tf32 = st.tf32;
+    m.accumulate = s.accumulate;
     if (IsFp8(m.dtype)) {
       // B stored as Bᵀ (n×k); per-tensor dequantization factors.
       const BufferType& ta = st.types[size_t(s.a.buffer)];

@@ -75,7 +75,7 @@ class RealBlasLt : public BlasLtApi {
     // The scales are the call's own (per tensor): set on the shared
     // descriptor each time.
     if (IsFp8(m.dtype)) BRAID_RETURN_IF_ERROR(SetScales(p.desc, m));
-    const float alpha = 1.0f, beta = 0.0f;
+    const float alpha = 1.0f, beta = m.accumulate ? 1.0f : 0.0f;
     return BRAID_CUBLAS_STATUS(lt_->matmul(handle_, p.desc, &alpha, m.b, p.la, m.a, p.lb, &beta, m.c, p.lc, m.c, p.lc,
                                            &p.algo, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
   }

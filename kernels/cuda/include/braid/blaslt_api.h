@@ -32,6 +32,9 @@ struct MatmulArgs {
   int sm_count_target = 0;
   bool tf32 = false;  // fp32 inputs: allow TF32 tensor cores
   Fp8Operands fp8;    // read only when IsFp8(dtype)
+  // c += a·b (beta = 1) rather than c = a·b. Not part of MatmulKey: beta is
+  // the call's, not the descriptor's or the heuristic's.
+  bool accumulate = false;
 };
 
 // The rules cuBLASLt sets for an FP8 matmul on Hopper, checked before any
