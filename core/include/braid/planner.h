@@ -66,14 +66,19 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 //         slice j right after (and waiting for) the dgrad GEMMs of ring step
 //         j: a GEMM fed chunk by chunk by another GEMM's ring exchange.
 //     PlanOp::method names each op's method.
-//   a2a / a2a_direct (Ulysses, replicated weights) are refused as the run's
-//     algorithm and as any op's own: they plan single ops only.
+//   a2a / a2a_direct (Ulysses, replicated weights): a Ulysses block's
+//     (LayerWorkload::ulysses) projections, each planned as BuildPlan would
+//     plan it alone, its MLP GEMMs row-local; a Ulysses block takes no other
+//     method, and tensor-parallel layers refuse these two (as the run's
+//     algorithm and as any op's own).
 // Each GEMM op's output is listed in RankPlan::outputs.
 Result<Plan> BuildLayerPlan(const LayerWorkload& layer, const OverlapConfig& config);
 
 // The layer with every GEMM serial: BuildLayerPlan with the default config
 // and each op's own config dropped (a tuned block's GEMMs keep theirs
 // otherwise). The baseline that runs, tunes and lower bounds compare with.
+// A Ulysses block's baseline is a2a (the plain all-to-all beside each
+// projection): its replicated weights leave no TP collective to run.
 Result<Plan> BuildSerialLayerPlan(const LayerWorkload& layer);
 
 // A train layer's per-op configs as BuildLayerPlan derives them (own config,
