@@ -11,6 +11,7 @@
 #include "braid/store.h"
 #include "braid/stored_text.h"
 #include "cli_exit.h"
+#include "gemm_report.h"
 #include "pass_times.h"
 #include "run_compare.h"
 #include "run_report.h"
@@ -28,6 +29,12 @@ void AddReportOptions(CLI::App* sub, ReportArgs* a) {
   sub->add_option("--limit", a->limit, "list at most this many runs (after sorting)");
   sub->add_option("--sort", a->sort, "id | makespan | overlap | exposed | tail | efficiency")->capture_default_str();
   sub->add_flag("--json", a->json, "print one JSON object");
+  sub->add_flag("--by-gemm", a->by_gemm,
+                "with --run: per GEMM, its communication (NCCL, TE userbuffers, PyTorch symmetric memory, "
+                "copy-engine peer copies), how much ran under it, the overlap method seen and a verdict");
+  a->rank_option = sub->add_option("--rank", a->rank, "--by-gemm: the rank the table shows (default: the first)");
+  a->iteration_option =
+      sub->add_option("--iteration", a->iteration, "--by-gemm: the iteration the table shows (default: its last)");
 }
 
 namespace {
@@ -76,6 +83,13 @@ Status CheckArgs(const ReportArgs& a) {
     return Status::Invalid("--run and --compare do not go together");
   }
   if (a.limit < 0) return Status::Invalid("--limit must not be negative");
+  const bool run_given = a.run_option && a.run_option->count() > 0;
+  if (a.by_gemm && !run_given) return Status::Invalid("--by-gemm reports one run: give --run N");
+  const bool rank_given = a.rank_option && a.rank_option->count() > 0;
+  const bool iteration_given = a.iteration_option && a.iteration_option->count() > 0;
+  if ((rank_given || iteration_given) && !a.by_gemm) return Status::Invalid("--rank and --iteration go with --by-gemm");
+  if (rank_given && a.rank < 0) return Status::Invalid("--rank must not be negative");
+  if (iteration_given && a.iteration < 0) return Status::Invalid("--iteration must not be negative");
   if (a.session < 0) return Status::Invalid("--session ids start at 1");
   if (!a.op.empty() && a.op != "ag_gemm" && a.op != "gemm_rs" && a.op != "gemm_ar") {
     return Status::Invalid("--op " + OneLine(a.op) + ": not one of ag_gemm, gemm_rs, gemm_ar");
@@ -192,6 +206,27 @@ Result<PassTimes> PassTimesOf(const Store& store, const RunRecord& a, const RunR
   return out;
 }
 
+int ReportByGemm(const Store& store, const ReportArgs& a) {
+  auto events = store.LoadEvents(a.run);
+  if (!events.ok()) return ReportError("report", events.status());
+  auto lanes = store.LoadLanes(a.run);
+  if (!lanes.ok()) return ReportError("report", lanes.status());
+  std::vector<TraceLane> trace_lanes;
+  for (const LaneInfo& l : *lanes) trace_lanes.push_back({l.rank, l.lane, l.name});
+  const GemmOverlapReport report = AnalyzeGemmOverlap(*events, trace_lanes);
+  if (a.json) {
+    std::cout << GemmReportJson(a.run, report).dump(2) << "\n";
+    return kExitOk;
+  }
+  const bool rank_given = a.rank_option && a.rank_option->count() > 0;
+  const bool iteration_given = a.iteration_option && a.iteration_option->count() > 0;
+  auto table = GemmReportTable(a.run, report, rank_given ? std::optional<int>(a.rank) : std::nullopt,
+                               iteration_given ? std::optional<int>(a.iteration) : std::nullopt);
+  if (!table.ok()) return ReportError("report", table.status());
+  std::cout << *table;
+  return kExitOk;
+}
+
 }  // namespace
 
 int ExecuteReport(const ReportArgs& a) {
@@ -217,6 +252,7 @@ int ExecuteReport(const ReportArgs& a) {
   }
   auto rec = LoadRunRecord(**store, a.run);
   if (!rec.ok()) return ReportError("report", rec.status());
+  if (a.by_gemm) return ReportByGemm(**store, a);
   std::cout << (a.json ? RunJson(*rec).dump(2) + "\n" : RunTable(*rec));
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 // `braid report`: the runs in a store with their key figures (filtered,
-// sorted), one run's metrics, or two runs side by side.
+// sorted), one run's metrics, one run GEMM by GEMM, or two runs side by
+// side.
 #pragma once
 
 #include <string>
@@ -20,6 +21,11 @@ struct ReportArgs {
   long long limit = 0;
   std::string sort = "id";
   bool json = false;
+  bool by_gemm = false;  // --run N --by-gemm (cli/gemm_report.h)
+  int rank = -1;
+  CLI::Option* rank_option = nullptr;
+  int iteration = -1;
+  CLI::Option* iteration_option = nullptr;
 };
 
 void AddReportOptions(CLI::App* sub, ReportArgs* args);

@@ -69,15 +69,16 @@ TEST(ImportSharedTraces, KinetoA100TwoRankNccl) {
   const ImportedRank& r = trace->ranks[0];
   ExpectKinetoFigures(r, Expected(name));
   EXPECT_EQ(r.device, 0);
-  EXPECT_EQ(LaneNames(r), (std::vector<std::string>{"stream 7", "stream 40", "cpu runtime"}));
+  EXPECT_EQ(LaneNames(r), (std::vector<std::string>{"stream 7", "stream 40", "cpu runtime", "gpu annotations"}));
   const Counts c = Count(r);
-  // 3774 GPU events (2700 kernels, 960 memcpys, 114 memsets) and 8740 runtime calls.
-  EXPECT_EQ(r.events.size(), 3774u + 8740u);
-  EXPECT_EQ(c.by_kind.at(EventKind::kMarker), 8740);
+  // 3774 GPU events (2700 kernels, 960 memcpys, 114 memsets), 8740 runtime
+  // calls and 30 record_function ranges on the GPU timeline.
+  EXPECT_EQ(r.events.size(), 3774u + 8740u + 30u);
+  EXPECT_EQ(c.by_kind.at(EventKind::kMarker), 8740 + 30);
   EXPECT_EQ(c.by_kind.at(EventKind::kCopy), 960 + 114);
   EXPECT_GT(c.by_kind.at(EventKind::kComm), 0);
   EXPECT_GT(c.by_kind.at(EventKind::kCompute), 1000);
-  EXPECT_EQ(c.lanes.size(), 3u);
+  EXPECT_EQ(c.lanes.size(), 4u);
   EXPECT_EQ(c.max_iteration, 2);  // ProfilerStep#4..#6
 }
 

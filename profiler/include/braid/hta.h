@@ -32,8 +32,11 @@ enum class HtaKernelType { kComm, kMemory, kCompute, kOther };
 // Classifies a GPU event by its name (case sensitive, as HTA's regexes).
 HtaKernelType ClassifyHtaKernel(std::string_view name);
 
-// The Braid event kind of an imported GPU event: memcpys and memsets are
-// copies; kernels are comm / compute / copy / sync by HTA's classification.
+// The Braid event kind of an imported GPU event: communication by HTA's
+// rules or the frameworks' (braid/comm_kernels.h: TE userbuffers, PyTorch
+// symmetric memory, copies between devices) is comm; other memcpys and
+// memsets are copies; other kernels compute / copy / sync by HTA's
+// classification.
 EventKind ImportedGpuKind(bool is_kernel, std::string_view name);
 
 // One GPU event (kernel, memcpy or memset) on the rank's timeline.

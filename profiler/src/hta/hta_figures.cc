@@ -2,6 +2,7 @@
 #include <array>
 #include <cmath>
 
+#include "braid/comm_kernels.h"
 #include "braid/hta.h"
 #include "braid/intervals.h"
 
@@ -39,6 +40,9 @@ bool IsExcludedFromCompute(std::string_view n) {
 }  // namespace
 
 EventKind ImportedGpuKind(bool is_kernel, std::string_view name) {
+  // Braid's own kinds count the frameworks' communication too
+  // (braid/comm_kernels.h); HTA's figures keep HTA's rules.
+  if (ClassifyComm(name, is_kernel).has_value()) return EventKind::kComm;
   if (!is_kernel) return EventKind::kCopy;
   switch (ClassifyHtaKernel(name)) {
     case HtaKernelType::kComm:

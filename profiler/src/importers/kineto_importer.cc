@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "braid/comm_kernels.h"
+#include "braid/gemm_overlap.h"
 #include "braid/trace_import.h"
 #include "kineto_parse.h"
 #include "kineto_records.h"
@@ -74,11 +76,12 @@ HtaFigures KinetoHtaFigures(const KinetoRecords& in) {
 struct Lanes {
   std::map<std::pair<int64_t, int64_t>, int> by_stream;
   int runtime = -1;
+  int gpu_ranges = -1;  // record_function ranges on the GPU timeline, all streams
 };
 
 Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
   Lanes lanes;
-  bool runtime = false;
+  bool runtime = false, gpu_ranges = false;
   std::unordered_set<int64_t> devices;
   for (const KinetoRecord& r : in.events) {
     if (IsGpu(r) || (r.cat == KinetoCat::kSync && r.stream >= 0)) {
@@ -86,6 +89,7 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
       devices.insert(r.device);
     }
     runtime = runtime || r.cat == KinetoCat::kRuntime;
+    gpu_ranges = gpu_ranges || r.cat == KinetoCat::kGpuRange;
   }
   int next = 0;
   for (auto& [key, lane] : lanes.by_stream) {
@@ -96,7 +100,11 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
   }
   if (runtime) {
     lanes.runtime = next;
-    rank->lanes.push_back({next, "cpu runtime"});
+    rank->lanes.push_back({next++, std::string(kRuntimeLaneName)});
+  }
+  if (gpu_ranges) {
+    lanes.gpu_ranges = next;
+    rank->lanes.push_back({next++, std::string(kGpuRangeLaneName)});
   }
   return lanes;
 }
@@ -155,7 +163,7 @@ Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int de
   rank.events.reserve(in.events.size());
   for (KinetoRecord& r : in.events) {
     const bool gpu = IsGpu(r) || (r.cat == KinetoCat::kSync && r.stream >= 0);
-    if (!gpu && r.cat != KinetoCat::kRuntime) continue;
+    if (!gpu && r.cat != KinetoCat::kRuntime && r.cat != KinetoCat::kGpuRange) continue;
     Event e;
     e.rank = rank.rank;
     e.start_ns = UsToNs(r.ts);
@@ -170,13 +178,14 @@ Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int de
         when = it->second;
       }
     } else {
-      e.lane = lanes.runtime;
+      e.lane = r.cat == KinetoCat::kRuntime ? lanes.runtime : lanes.gpu_ranges;
       e.kind = EventKind::kMarker;
     }
     e.iteration = steps.IterationAt(when);
     e.name = std::move(r.name);
     rank.events.push_back(std::move(e));
   }
+  MarkFrameworkPeerCopies(&rank.events);
   SortEvents(&rank.events);
   return rank;
 }

@@ -61,6 +61,7 @@ KinetoCat CategoryOf(std::string_view cat) {
   if (cat == "gpu_memset" || cat == "Memset") return KinetoCat::kMemset;
   if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime") return KinetoCat::kRuntime;
   if (cat == "cuda_sync") return KinetoCat::kSync;
+  if (cat == "gpu_user_annotation") return KinetoCat::kGpuRange;
   return KinetoCat::kOther;
 }
 
@@ -156,8 +157,9 @@ Status Reader::ReadEvent(od::object ev, size_t index, KinetoRecords* out) {
   }
   if (ph != "X") return Status::Ok();  // metadata, flows, instants: not used
   r.cat = CategoryOf(cat);
-  // The CPU-side step range; the GPU copy ("gpu_user_annotation") is later.
-  if (name.starts_with("ProfilerStep#") && cat != "gpu_user_annotation") r.cat = KinetoCat::kStep;
+  // The CPU-side step range; its GPU copy ("gpu_user_annotation") labels
+  // nothing (it holds every kernel of the step) and is dropped.
+  if (name.starts_with("ProfilerStep#")) r.cat = cat != "gpu_user_annotation" ? KinetoCat::kStep : KinetoCat::kOther;
   if (r.cat == KinetoCat::kOther && !r.has_correlation) return Status::Ok();
   if (!have_ts) return Fail(where() + " (a complete event) has no ts");
   if (r.dur < 0) r.dur = 0;

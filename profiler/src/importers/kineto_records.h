@@ -21,7 +21,8 @@ enum class KinetoCat {
   kMemset,   // "gpu_memset"
   kRuntime,  // "cuda_runtime", "cuda_driver"
   kSync,     // "cuda_sync"
-  kStep,     // a "ProfilerStep#N" range (any category)
+  kStep,     // a "ProfilerStep#N" range (any category but the GPU copy)
+  kGpuRange,  // "gpu_user_annotation": a record_function range on the GPU timeline
   kOther,    // kept only for its correlation id
 };
 

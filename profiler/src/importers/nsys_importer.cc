@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "braid/comm_kernels.h"
+#include "braid/gemm_overlap.h"
 #include "braid/trace_import.h"
 #include "nsys_rows.h"
 #include "rank_assembly.h"
@@ -113,9 +115,9 @@ ImportedRank BuildRank(const NsysRows& rows, const RankRows& mine, int rank, int
     out.lanes.push_back({lane, LaneName(rows, device, stream, process)});
   }
   const int runtime_lane = static_cast<int>(out.lanes.size()) + (mine.runtime.empty() ? -1 : 0);
-  if (!mine.runtime.empty()) out.lanes.push_back({runtime_lane, "cpu runtime"});
+  if (!mine.runtime.empty()) out.lanes.push_back({runtime_lane, std::string(kRuntimeLaneName)});
   const int nvtx_lane = static_cast<int>(out.lanes.size()) + (mine.nvtx.empty() ? -1 : 0);
-  if (!mine.nvtx.empty()) out.lanes.push_back({nvtx_lane, "nvtx"});
+  if (!mine.nvtx.empty()) out.lanes.push_back({nvtx_lane, std::string(kNvtxLaneName)});
 
   std::vector<HtaGpuEvent> hta;
   hta.reserve(mine.gpu.size());
@@ -137,6 +139,7 @@ ImportedRank BuildRank(const NsysRows& rows, const RankRows& mine, int rank, int
   }
   for (const NsysCpuRow* r : mine.runtime) out.events.push_back(CpuMarker(*r, rank, runtime_lane, steps));
   for (const NsysCpuRow* r : mine.nvtx) out.events.push_back(CpuMarker(*r, rank, nvtx_lane, steps));
+  MarkFrameworkPeerCopies(&out.events);
   out.hta = ComputeHtaFigures(hta);
   SortEvents(&out.events);
   return out;

@@ -1,0 +1,26 @@
+// `braid report --run N --by-gemm`: per GEMM of a run (braid/gemm_overlap.h)
+// its time, its communication, overlapped and exposed, the overlap method the
+// trace shows and a verdict, as a table of one rank and iteration, or JSON of
+// every rank and iteration.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "braid/gemm_overlap.h"
+#include "braid/status.h"
+
+namespace braid::cli {
+
+nlohmann::json GemmReportJson(int64_t run, const GemmOverlapReport& report);
+
+// The rows of `rank` (default: the lowest with a GEMM) and `iteration`
+// (default: its last with a GEMM: the steady state, past warm-up), then
+// the verdicts counted over every rank and iteration; a line saying so when
+// the run has no GEMM. Invalid when the rank or iteration asked for has no
+// GEMM, naming the ones that do.
+Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report, std::optional<int> rank,
+                                    std::optional<int> iteration);
+
+}  // namespace braid::cli
