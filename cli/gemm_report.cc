@@ -121,4 +121,39 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
   return os.str();
 }
 
+nlohmann::json TeChecksJson(const std::vector<TeKeyCheck>& checks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TeKeyCheck& c : checks) {
+    out.push_back({{"key", c.config.key},
+                   {"method", c.config.method},
+                   {"from_file", c.config.from_file},
+                   {"gemms", c.gemms},
+                   {"methods_seen", c.methods},
+                   {"verdicts", c.verdicts},
+                   {"finding", TeKeyFindingName(c.finding)},
+                   {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)}});
+  }
+  return out;
+}
+
+std::string TeChecksTable(const std::string& file, const std::vector<TeKeyCheck>& checks) {
+  std::ostringstream os;
+  os << "\nub_cfgs " << file << ": each key's method against the GEMMs TE's NVTX ranges name\n";
+  os << Pad("key", 13) << Pad("method", 15) << Pad("from", 9) << Pad("GEMMs", 7) << Pad("seen", 24) << "finding\n";
+  bool any = false;
+  for (const TeKeyCheck& c : checks) {
+    std::string seen;
+    for (const auto& [m, n] : c.methods) seen += (seen.empty() ? "" : ", ") + m + " " + std::to_string(n);
+    any = any || c.gemms > 0;
+    os << Pad(c.config.key, 13) << Pad(c.config.method, 15) << Pad(c.config.from_file ? "file" : "default", 9)
+       << Pad(std::to_string(c.gemms), 7) << Pad(seen.empty() ? "-" : seen, 24) << TeKeyFindingName(c.finding)
+       << (c.note.empty() ? "" : " (" + c.note + ")") << "\n";
+  }
+  if (!any) {
+    os << "note: no GEMM carries a TE NVTX range (TE opens them with NVTE_NVTX_ENABLED=1; they show in Nsight "
+          "Systems traces, not in Kineto's): nothing to check the keys against\n";
+  }
+  return os.str();
+}
+
 }  // namespace braid::cli

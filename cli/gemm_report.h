@@ -10,6 +10,7 @@
 
 #include "braid/gemm_overlap.h"
 #include "braid/status.h"
+#include "braid/te_trace_check.h"
 
 namespace braid::cli {
 
@@ -22,5 +23,10 @@ nlohmann::json GemmReportJson(int64_t run, const GemmOverlapReport& report);
 // GEMM, naming the ones that do.
 Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report, std::optional<int> rank,
                                     std::optional<int> iteration);
+
+// `--ub-cfgs FILE`: per key, the method the file (or TE's default) names
+// against what the trace shows.
+nlohmann::json TeChecksJson(const std::vector<TeKeyCheck>& checks);
+std::string TeChecksTable(const std::string& file, const std::vector<TeKeyCheck>& checks);
 
 }  // namespace braid::cli

@@ -9,6 +9,7 @@
 
 #include "braid/run_record.h"
 #include "braid/store.h"
+#include "braid/te_ub_cfgs.h"
 #include "braid/stored_text.h"
 #include "cli_exit.h"
 #include "gemm_report.h"
@@ -35,6 +36,9 @@ void AddReportOptions(CLI::App* sub, ReportArgs* a) {
   a->rank_option = sub->add_option("--rank", a->rank, "--by-gemm: the rank the table shows (default: the first)");
   a->iteration_option =
       sub->add_option("--iteration", a->iteration, "--by-gemm: the iteration the table shows (default: its last)");
+  sub->add_option("--ub-cfgs", a->ub_cfgs,
+                  "--by-gemm: a TransformerEngine ub_cfgs YAML to check the trace against: per key, did the method it "
+                  "names (or TE's default) show in the GEMMs TE's NVTX ranges name");
 }
 
 namespace {
@@ -88,6 +92,7 @@ Status CheckArgs(const ReportArgs& a) {
   const bool rank_given = a.rank_option && a.rank_option->count() > 0;
   const bool iteration_given = a.iteration_option && a.iteration_option->count() > 0;
   if ((rank_given || iteration_given) && !a.by_gemm) return Status::Invalid("--rank and --iteration go with --by-gemm");
+  if (!a.ub_cfgs.empty() && !a.by_gemm) return Status::Invalid("--ub-cfgs goes with --by-gemm");
   if (rank_given && a.rank < 0) return Status::Invalid("--rank must not be negative");
   if (iteration_given && a.iteration < 0) return Status::Invalid("--iteration must not be negative");
   if (a.session < 0) return Status::Invalid("--session ids start at 1");
@@ -206,7 +211,29 @@ Result<PassTimes> PassTimesOf(const Store& store, const RunRecord& a, const RunR
   return out;
 }
 
+// Each of TE's twelve keys as the file sets it, else TE's default method.
+Result<std::vector<UbKeyExpectation>> UbKeyExpectationsOf(const std::string& path) {
+  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(path));
+  std::vector<UbKeyExpectation> out;
+  for (const TeKey& key : TeKeys()) {
+    const TeGivenOptions* given = file.Find(key.name);
+    UbKeyExpectation c;
+    c.key = std::string(key.name);
+    c.from_file = given != nullptr && given->method.has_value();
+    c.method = std::string(TeMethodName(c.from_file ? *given->method : TeDefaultMethod(key)));
+    if (given != nullptr && given->num_splits) c.num_splits = *given->num_splits;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 int ReportByGemm(const Store& store, const ReportArgs& a) {
+  std::vector<UbKeyExpectation> te_keys;
+  if (!a.ub_cfgs.empty()) {
+    auto keys = UbKeyExpectationsOf(a.ub_cfgs);
+    if (!keys.ok()) return ReportError("report", keys.status());
+    te_keys = std::move(*keys);
+  }
   auto events = store.LoadEvents(a.run);
   if (!events.ok()) return ReportError("report", events.status());
   auto lanes = store.LoadLanes(a.run);
@@ -214,8 +241,11 @@ int ReportByGemm(const Store& store, const ReportArgs& a) {
   std::vector<TraceLane> trace_lanes;
   for (const LaneInfo& l : *lanes) trace_lanes.push_back({l.rank, l.lane, l.name});
   const GemmOverlapReport report = AnalyzeGemmOverlap(*events, trace_lanes);
+  const std::vector<TeKeyCheck> checks = te_keys.empty() ? std::vector<TeKeyCheck>{} : CheckTeUbCfgs(report, te_keys);
   if (a.json) {
-    std::cout << GemmReportJson(a.run, report).dump(2) << "\n";
+    nlohmann::json j = GemmReportJson(a.run, report);
+    if (!a.ub_cfgs.empty()) j["ub_cfgs"] = TeChecksJson(checks);
+    std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   const bool rank_given = a.rank_option && a.rank_option->count() > 0;
@@ -224,6 +254,7 @@ int ReportByGemm(const Store& store, const ReportArgs& a) {
                                iteration_given ? std::optional<int>(a.iteration) : std::nullopt);
   if (!table.ok()) return ReportError("report", table.status());
   std::cout << *table;
+  if (!a.ub_cfgs.empty()) std::cout << TeChecksTable(a.ub_cfgs, checks);
   return kExitOk;
 }
 

@@ -26,6 +26,7 @@ struct ReportArgs {
   CLI::Option* rank_option = nullptr;
   int iteration = -1;
   CLI::Option* iteration_option = nullptr;
+  std::string ub_cfgs;  // --by-gemm --ub-cfgs FILE.yaml
 };
 
 void AddReportOptions(CLI::App* sub, ReportArgs* args);

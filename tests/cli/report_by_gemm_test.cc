@@ -160,7 +160,43 @@ TEST(CliReportByGemm, BadFlagsAreOneLineExitTwo) {
   }
 }
 
-TEST(CliReportByGemm, ARunWithoutGemmsSaysSo) {
+TEST(CliReportByGemm, AUbCfgsIsCheckedKeyByKey) {
+  const std::string yaml = TempPath("by_gemm_ub.yaml");
+  // The trace ran ring_exchange on qkv_fprop; the file says pipeline there,
+  // bulk for qkv_dgrad (absent from this trace), and leaves the rest to TE.
+  std::ofstream(yaml) << "qkv_fprop:\n  method: pipeline\n  num_splits: 4\nqkv_dgrad:\n  method: bulk\n";
+  const std::string db = TempPath("by_gemm_ub.db");
+  std::filesystem::remove(db);
+  ASSERT_EQ(Braid("import nsys " + NsysFile("te_ring_exchange") + " --db " + db).code, 0);
+  Outcome o = Braid("report --db " + db + " --run 1 --by-gemm --ub-cfgs " + yaml + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["ub_cfgs"].size(), 12u);
+  EXPECT_EQ(j["ub_cfgs"][0]["key"], "qkv_fprop");
+  EXPECT_EQ(j["ub_cfgs"][0]["method"], "pipeline");
+  EXPECT_EQ(j["ub_cfgs"][0]["from_file"], true);
+  EXPECT_EQ(j["ub_cfgs"][0]["finding"], "other_method");
+  EXPECT_EQ(j["ub_cfgs"][0]["methods_seen"]["ring"], 2);
+  EXPECT_EQ(j["ub_cfgs"][1]["finding"], "not_in_trace");
+  // TE's own default for qkv_fprop is ring_exchange: an empty file finds it.
+  const std::string empty = TempPath("by_gemm_ub_empty.yaml");
+  std::ofstream(empty) << "{}\n";
+  o = Braid("report --db " + db + " --run 1 --by-gemm --ub-cfgs " + empty);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("qkv_fprop    ring_exchange  default  2      ring 2                  seen"));
+  // A bad file: one line naming it, exit 2, nothing printed.
+  const std::string bad = TempPath("by_gemm_ub_bad.yaml");
+  std::ofstream(bad) << "qkv_fprop:\n  method: rng\n";
+  o = Braid("report --db " + db + " --run 1 --by-gemm --ub-cfgs " + bad);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("'rng' is not a TE overlap method"));
+  EXPECT_EQ(o.out, "");
+  o = Braid("report --db " + db + " --run 1 --ub-cfgs " + yaml);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--ub-cfgs goes with --by-gemm"));
+}
+
+TEST(CliReportByGemm, BraidsOwnRunsAreReportedToo) {
   // Braid's own runs name their steps: a sim ring's GEMMs are "gemm" steps,
   // its transfers communication of no library.
   const std::string db = TempPath("by_gemm_sim.db");

@@ -26,6 +26,11 @@ COMPUTE, COMPUTE2, SEND, RECV, UB_COMM, BACKEND, NCCL = 7, 20, 24, 28, 21, 30, 1
 CHUNKS = 4
 
 
+def span(events):
+    """The first start and last end of `events` (µs)."""
+    return (min(e[2] for e in events), max(e[2] + e[3] for e in events))
+
+
 def k(stream, start, dur, name):
     return ("kernel", stream, start, dur, name)
 
@@ -52,7 +57,7 @@ def te_ring_exchange(fired):
             ev.append(k(stream, t, 100, GEMM))
             ev += [k(SEND, t + 100, 1, UB_SEND), copy(SEND, t + 101, 60), k(RECV, t + 100, 62, UB_RECV)]
             t += 162
-    return ev, [], ["transformer_engine._Linear.forward.qkv.gemm"]
+    return ev, [], [("transformer_engine._Linear.forward.qkv.gemm",) + span(ev)]
 
 
 def te_pipeline_rs(fired):
@@ -66,7 +71,7 @@ def te_pipeline_rs(fired):
         ev.append(k(COMPUTE if i % 2 == 0 else COMPUTE2, 100 * i, 100, GEMM))
         start = 100 * i + 100 if fired else 100 * CHUNKS + 70 * i
         ev.append(k(UB_COMM, start, 70, UB_RS_OOP))
-    return ev, [], ["transformer_engine._Linear.forward.proj.gemm"]
+    return ev, [], [("transformer_engine._Linear.forward.proj.gemm",) + span(ev)]
 
 
 def te_bulk(fired):
@@ -77,10 +82,14 @@ def te_bulk(fired):
     if fired:
         ev = [k(COMPUTE, 0, 300, GEMM), k(UB_COMM, 5, 200, UB_AG),
               k(COMPUTE, 300, 300, GEMM_WGRAD), k(UB_COMM, 305, 200, UB_RS)]
+        split = 300
     else:
         ev = [k(UB_COMM, 0, 200, UB_AG), k(COMPUTE, 200, 300, GEMM),
               k(COMPUTE, 500, 300, GEMM_WGRAD), k(UB_COMM, 800, 200, UB_RS)]
-    return ev, [], ["transformer_engine._LayerNormLinear.backward.qkv"]
+        split = 500
+    end = span(ev)[1]
+    return ev, [], [("transformer_engine._LayerNormLinear.backward.qkv.dgrad_gemm", 0, split),
+                    ("transformer_engine._LayerNormLinear.backward.qkv.wgrad_gemm", split, end)]
 
 
 def async_tp_ag_matmul(fired):
@@ -209,11 +218,11 @@ def nsys_sql(events, host_ranges, world):
                 rows["m"].append(f"({s}, {e}, {rank}, {stream}, {corr}, {pid}, {4 << 20}, 8, 2, 2)")
             corr += 1
         end = max(s + d for _, _, s, d, _ in events)
-        for name in host_ranges:
-            # A host range around every launch call of the step (each 8 µs
-            # ahead of its GPU event).
-            rows["n"].append(f"({int((T0 - 10) * 1000) + skew}, {int((T0 + end) * 1000) + skew}, 59, NULL, "
-                             f"{tid}, {sid(name)})")
+        for name, start, stop in host_ranges:
+            # Host ranges hold the launch calls (8 µs ahead of their GPU
+            # events) of the GPU events in [start, stop).
+            rows["n"].append(f"({int((T0 + start - 10) * 1000) + skew}, {int((T0 + stop - 10) * 1000) + skew}, 59, "
+                             f"NULL, {tid}, {sid(name)})")
         rows["n"].append(f"({int((T0 - 60) * 1000) + skew}, {int((T0 + end + 60) * 1000) + skew}, 59, NULL, "
                          f"{tid}, {sid('ProfilerStep#1')})")
     quoted = ", ".join("({}, '{}')".format(i, s.replace("'", "''")) for s, i in strings.items())
