@@ -107,115 +107,59 @@ TEST(ViewOverlapBand, IntersectAndSubtractOfIntervalSets) {
   EXPECT_EQ(LengthWithin(a, 8, 42), 2 + 10 + 2);
 }
 
-TEST(ViewOverlapBand, CoalescingClosesOnlyGapsNarrowerThanAPixel) {
-  const std::vector<Interval> set{{0, 10}, {12, 20}, {30, 40}, {41, 42}, {100, 110}};
-  const auto c = CoalesceForDrawing(set, 0, 200, 5);
-  ASSERT_EQ(c.size(), 3u);
-  EXPECT_EQ(c[0].begin, 0);
-  EXPECT_EQ(c[0].end, 20);
-  EXPECT_EQ(c[1].begin, 30);
-  EXPECT_EQ(c[1].end, 42);
-  EXPECT_EQ(c[2].begin, 100);
-  EXPECT_EQ(CoalesceForDrawing(set, 0, 200, 1).size(), 5u);
-  EXPECT_EQ(CoalesceForDrawing(set, 25, 90, 1).size(), 2u);
-}
-
-// The drawn union clipped to [t0, t1): what the painter shows of a window.
-// A gap narrower than a pixel (`gap`) at either edge of the window is closed:
-// a coarse level may bridge it where the full set, cut at the edge, cannot.
-std::vector<Interval> Clipped(const std::vector<Interval>& drawn, int64_t t0, int64_t t1, int64_t gap) {
-  std::vector<Interval> out;
-  for (Interval i : drawn) {
-    i.begin = std::max(i.begin, t0);
-    i.end = std::min(i.end, t1);
-    if (i.begin < i.end) out.push_back(i);
-  }
-  if (!out.empty() && out.front().begin - t0 < gap) out.front().begin = t0;
-  if (!out.empty() && t1 - out.back().end < gap) out.back().end = t1;
-  return out;
-}
-
-TEST(ViewOverlapBand, DrawLevelsDrawWhatTheFullSetDrawsAtEveryZoom) {
-  // Irregular gaps from 1 ns to 50 µs, 20,000 intervals.
+TEST(ViewOverlapBand, CumulativeLengthsGiveTheLengthInAnyWindow) {
   std::mt19937_64 rng(11);
   std::vector<Interval> raw;
   int64_t t = 0;
-  for (int i = 0; i < 20'000; ++i) {
-    const int64_t gap = int64_t(rng() % 4 == 0 ? rng() % 50'000 : rng() % 3000) + 1;
-    const int64_t len = int64_t(rng() % 2000) + 1;
+  for (int i = 0; i < 5000; ++i) {
+    const int64_t gap = int64_t(rng() % 3000) + 1, len = int64_t(rng() % 2000) + 1;
     raw.push_back({t + gap, t + gap + len});
     t += gap + len;
   }
   const std::vector<Interval> set = MergeIntervals(raw);
-  const DrawLevels levels = MakeDrawLevels(set);
-  ASSERT_GE(levels.levels.size(), 2u) << "a set this long gets coarser levels";
-  for (size_t k = 1; k < levels.levels.size(); ++k) {
-    EXPECT_GT(levels.gap_ns[k], levels.gap_ns[k - 1]);
-    EXPECT_LE(levels.levels[k].size() * 2, levels.levels[k - 1].size());
-  }
-  for (int64_t gap : {int64_t(1), int64_t(999), int64_t(1000), int64_t(7000), int64_t(64'000), int64_t(3'000'000)}) {
-    const std::vector<Interval>& coarse = CoarsestFor(set, levels, gap);
-    if (gap >= levels.gap_ns[0]) {
-      EXPECT_LT(coarse.size(), set.size()) << gap;
-    }
-    for (const auto& [t0, t1] : {std::pair<int64_t, int64_t>{0, t}, {t / 3, t / 3 + 100'000}, {t / 2, t}}) {
-      const auto want = Clipped(CoalesceForDrawing(set, t0, t1, gap), t0, t1, gap);
-      const auto got = Clipped(CoalesceForDrawing(coarse, t0, t1, gap), t0, t1, gap);
-      ASSERT_EQ(got.size(), want.size()) << "gap " << gap << " window " << t0;
-      for (size_t i = 0; i < want.size(); ++i) {
-        EXPECT_EQ(got[i].begin, want[i].begin);
-        EXPECT_EQ(got[i].end, want[i].end);
-      }
-    }
+  const std::vector<int64_t> cum = CumulativeLengths(set);
+  ASSERT_EQ(cum.size(), set.size() + 1);
+  EXPECT_EQ(cum.back(), Total(set));
+  for (int k = 0; k < 2000; ++k) {
+    int64_t a = int64_t(rng() % uint64_t(t + 100)) - 50, b = int64_t(rng() % uint64_t(t + 100)) - 50;
+    if (a > b) std::swap(a, b);
+    ASSERT_EQ(LengthWithin(set, cum, a, b), LengthWithin(set, a, b)) << a << " " << b;
   }
 }
 
-// The levels as they were first made: every level tried by coalescing,
-// kept when it halves the last kept one. MakeDrawLevels counts instead.
-DrawLevels LevelsByTryingEach(const std::vector<Interval>& merged) {
-  DrawLevels d;
-  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) {
-    const std::vector<Interval>& from = d.levels.empty() ? merged : d.levels.back();
-    if (from.size() <= 64) break;
-    std::vector<Interval> level = CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gap);
-    if (level.size() * 2 > from.size()) continue;
-    d.gap_ns.push_back(gap);
-    d.levels.push_back(std::move(level));
+// A rank whose communication is sparse: 1 ns of comm every 10 ns, 44 % of
+// it under compute. Seen whole at 100 ns a pixel, each colour's pixels keep
+// its share of the time; one solid comm interval still draws full columns.
+TEST(ViewOverlapBand, PixelsKeepTheProportionsOfTheTimeAtEveryZoom) {
+  RankBand band;
+  for (int64_t i = 0; i < 100'000; ++i) {
+    const int64_t at = i * 10;
+    (i % 25 < 11 ? band.overlap : band.exposed_comm).push_back({at, at + 1});
   }
-  return d;
-}
-
-TEST(ViewOverlapBand, DrawLevelsAreTheOnesTryingEachLevelWouldKeep) {
-  std::mt19937_64 rng(11);
-  int layered = 0;  // rounds that got two levels or more: the comparison saw them
-  for (int round = 0; round < 40; ++round) {
-    SCOPED_TRACE(round);
-    // Gaps spread over many powers of 8, some touching the level bounds.
-    std::vector<Interval> raw;
-    int64_t t = int64_t(rng() % 1000);
-    const int n = int(rng() % 3000);
-    for (int i = 0; i < n; ++i) {
-      int64_t gap = int64_t(1) << (rng() % 40);
-      if (rng() % 5 == 0) gap = kDrawLevelBaseNs << (3 * (rng() % 6));
-      gap += int64_t(rng() % 3) - 1;
-      const int64_t len = int64_t(rng() % 5000) + 1;
-      raw.push_back({t + gap, t + gap + len});
-      t += gap + len;
+  band.overlap_cum = CumulativeLengths(band.overlap);
+  band.exposed_comm_cum = CumulativeLengths(band.exposed_comm);
+  for (double ns_per_px : {1.0, 7.0, 100.0, 1000.0}) {
+    const int columns = int(1'000'000 / ns_per_px);
+    const std::vector<BandPixels> px = BandPixelHeights(BandColumns(band, 0, ns_per_px, columns), 20);
+    int64_t o = 0, e = 0;
+    for (const BandPixels& c : px) {
+      ASSERT_LE(c.overlap + c.exposed, 20);
+      o += c.overlap;
+      e += c.exposed;
     }
-    const std::vector<Interval> set = MergeIntervals(raw);
-    const DrawLevels want = LevelsByTryingEach(set), got = MakeDrawLevels(set);
-    ASSERT_EQ(got.gap_ns, want.gap_ns);
-    layered += want.levels.size() >= 2 ? 1 : 0;
-    ASSERT_EQ(got.levels.size(), want.levels.size());
-    for (size_t k = 0; k < want.levels.size(); ++k) {
-      ASSERT_EQ(got.levels[k].size(), want.levels[k].size());
-      for (size_t i = 0; i < want.levels[k].size(); ++i) {
-        EXPECT_EQ(got.levels[k][i].begin, want.levels[k][i].begin);
-        EXPECT_EQ(got.levels[k][i].end, want.levels[k][i].end);
-      }
-    }
+    SCOPED_TRACE(ns_per_px);
+    // 44 % of the comm overlapped, 10 % of the time comm: both kept.
+    EXPECT_NEAR(double(o) / double(o + e), 0.44, 0.01);
+    EXPECT_NEAR(double(o + e) / (20.0 * columns), 0.10, 0.01);
   }
-  EXPECT_GE(layered, 10);
+  RankBand solid;
+  solid.exposed_comm = {{0, 1000}};
+  solid.exposed_comm_cum = CumulativeLengths(solid.exposed_comm);
+  solid.overlap_cum = CumulativeLengths(solid.overlap);
+  const std::vector<BandPixels> px = BandPixelHeights(BandColumns(solid, 0, 10, 150), 20);
+  EXPECT_EQ(px[50].exposed, 20);
+  EXPECT_EQ(px[50].overlap, 0);
+  EXPECT_EQ(px[120].exposed, 0);
 }
 
 TEST(ViewRangeStats, OverlapOfASelectionAveragedOverRanks) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -120,8 +121,8 @@ RankBand ComputeRankBand(const Timeline& t, int rank) {
   MergeAcrossIterations(band.overlap);
   MergeAcrossIterations(band.exposed_comm);
   MergeAcrossIterations(band.tails);
-  band.overlap_levels = MakeDrawLevels(band.overlap);
-  band.exposed_comm_levels = MakeDrawLevels(band.exposed_comm);
+  band.overlap_cum = CumulativeLengths(band.overlap);
+  band.exposed_comm_cum = CumulativeLengths(band.exposed_comm);
   return band;
 }
 
@@ -144,73 +145,92 @@ RangeStats StatsInRange(const std::vector<RankBand>& bands, int64_t t0, int64_t 
   return s;
 }
 
-}  // namespace braid::view
+std::vector<int64_t> CumulativeLengths(const std::vector<Interval>& merged) {
+  std::vector<int64_t> cum(merged.size() + 1, 0);
+  for (size_t i = 0; i < merged.size(); ++i) cum[i + 1] = cum[i] + (merged[i].end - merged[i].begin);
+  return cum;
+}
 
-namespace braid::view {
-
-std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, int64_t t0, int64_t t1,
-                                         int64_t min_gap_ns) {
-  std::vector<Interval> out;
+int64_t LengthWithin(const std::vector<Interval>& merged, const std::vector<int64_t>& cum, int64_t t0, int64_t t1) {
+  if (cum.size() != merged.size() + 1) return LengthWithin(merged, t0, t1);
   const auto [a, b] = IntervalsWithin(merged, t0, t1);
-  size_t i = a;
-  while (i < b) {
-    Interval cur = merged[i];
-    size_t next = i + 1;
-    while (next < b) {
-      // Intervals starting before cur.end + gap join cur; ends increase in a
-      // merged set, so the last joined one ends last.
-      const auto it = GallopLowerBound(merged.begin() + ptrdiff_t(next), merged.begin() + ptrdiff_t(b),
-                                       cur.end + min_gap_ns, [](const Interval& x, int64_t t) { return x.begin < t; });
-      const size_t j = size_t(it - merged.begin());
-      if (j == next) break;
-      cur.end = std::max(cur.end, merged[j - 1].end);
-      next = j;
-    }
-    out.push_back(cur);
-    i = next;
+  if (a >= b) return 0;
+  // Whole intervals a..b, less what the first starts before t0 and the last
+  // ends after t1.
+  int64_t sum = cum[b] - cum[a];
+  sum -= std::max<int64_t>(0, t0 - merged[a].begin);
+  sum -= std::max<int64_t>(0, merged[b - 1].end - t1);
+  return sum;
+}
+
+namespace {
+
+// The length of a merged set before time t (t never decreasing from call
+// to call): the first interval ending after t is galloped to from the last
+// one found, so a row of columns costs what its boundaries move, not a
+// search of the whole set each.
+class LengthBefore {
+ public:
+  LengthBefore(const std::vector<Interval>& merged, const std::vector<int64_t>& cum) : merged_(merged), cum_(cum) {}
+  int64_t operator()(int64_t t) {
+    const auto it = GallopLowerBound(merged_.begin() + ptrdiff_t(from_), merged_.end(), t,
+                                     [](const Interval& x, int64_t v) { return x.end <= v; });
+    from_ = size_t(it - merged_.begin());
+    int64_t len = cum_[from_];
+    if (from_ < merged_.size() && merged_[from_].begin < t) len += t - merged_[from_].begin;
+    return len;
+  }
+
+ private:
+  const std::vector<Interval>& merged_;
+  const std::vector<int64_t>& cum_;
+  size_t from_ = 0;
+};
+
+}  // namespace
+
+std::vector<BandColumn> BandColumns(const RankBand& band, double t0, double ns_per_column, int columns) {
+  std::vector<BandColumn> out(size_t(std::max(columns, 0)));
+  if (ns_per_column <= 0 || columns <= 0) return out;
+  // A band made by hand may lack its cumulative lengths: made here then.
+  std::vector<int64_t> made_o, made_e;
+  const std::vector<int64_t>* overlap_cum = &band.overlap_cum;
+  const std::vector<int64_t>* exposed_cum = &band.exposed_comm_cum;
+  if (overlap_cum->size() != band.overlap.size() + 1) overlap_cum = &(made_o = CumulativeLengths(band.overlap));
+  if (exposed_cum->size() != band.exposed_comm.size() + 1) {
+    exposed_cum = &(made_e = CumulativeLengths(band.exposed_comm));
+  }
+  LengthBefore overlap(band.overlap, *overlap_cum), exposed(band.exposed_comm, *exposed_cum);
+  // Whole ns: a column's end is the next one's start, so no time counts twice.
+  int64_t b = int64_t(std::floor(t0));
+  int64_t o_before = overlap(b), e_before = exposed(b);
+  for (int c = 0; c < columns; ++c) {
+    const int64_t e = std::max(b + 1, int64_t(std::floor(t0 + ns_per_column * (c + 1))));
+    const int64_t o_after = overlap(e), e_after = exposed(e);
+    const double span = double(e - b);
+    out[size_t(c)] = {double(o_after - o_before) / span, double(e_after - e_before) / span};
+    b = e;
+    o_before = o_after;
+    e_before = e_after;
   }
   return out;
 }
 
-DrawLevels MakeDrawLevels(const std::vector<Interval>& merged) {
-  DrawLevels d;
-  // Gaps stop at ~11 days, far from overflowing end + gap.
-  std::vector<int64_t> gaps;
-  for (int64_t gap = kDrawLevelBaseNs; gap <= int64_t(1e15); gap *= 8) gaps.push_back(gap);
-  // Closing every gap below g leaves 1 + (gaps of `merged` of g or more)
-  // intervals, so one pass over its gaps tells what each level would hold:
-  // only the levels kept are built (trying each was a tenth of a 10M-event
-  // band). passes[m]: gaps at least as long as gaps[0..m) and no more.
-  std::vector<size_t> passes(gaps.size() + 1, 0);
-  for (size_t i = 1; i < merged.size(); ++i) {
-    const int64_t gap = merged[i].begin - merged[i - 1].end;
-    ++passes[size_t(std::upper_bound(gaps.begin(), gaps.end(), gap) - gaps.begin())];
+std::vector<BandPixels> BandPixelHeights(const std::vector<BandColumn>& columns, int height) {
+  std::vector<BandPixels> out(columns.size());
+  double carry_o = 0, carry_e = 0;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    // Overlap and exposed comm never meet in time: their shares sum to at
+    // most 1, and so do the heights.
+    const double want_o = columns[c].overlap * height + carry_o;
+    const double want_e = columns[c].exposed * height + carry_e;
+    const int o = std::clamp(int(std::floor(want_o + 1e-9)), 0, height);
+    const int e = std::clamp(int(std::floor(want_e + 1e-9)), 0, height - o);
+    carry_o = want_o - o;
+    carry_e = want_e - e;
+    out[c] = {o, e};
   }
-  std::vector<size_t> left(gaps.size());  // left[k]: intervals once gaps below gaps[k] are closed
-  size_t longer = 0;
-  for (size_t k = gaps.size(); k-- > 0;) {
-    longer += passes[k + 1];
-    left[k] = 1 + longer;
-  }
-  // Each level from the last kept one: closing gaps below g, then below
-  // g' >= g, closes what closing below g' at once does. A level that does
-  // not halve the count is not kept (memory for little).
-  size_t from_size = merged.size();
-  for (size_t k = 0; k < gaps.size() && from_size > 64; ++k) {
-    if (left[k] * 2 > from_size) continue;
-    const std::vector<Interval>& from = d.levels.empty() ? merged : d.levels.back();
-    d.levels.push_back(CoalesceForDrawing(from, INT64_MIN, INT64_MAX, gaps[k]));
-    d.gap_ns.push_back(gaps[k]);
-    from_size = d.levels.back().size();
-  }
-  return d;
-}
-
-const std::vector<Interval>& CoarsestFor(const std::vector<Interval>& merged, const DrawLevels& levels,
-                                         int64_t min_gap_ns) {
-  const std::vector<Interval>* best = &merged;
-  for (size_t k = 0; k < levels.levels.size() && levels.gap_ns[k] <= min_gap_ns; ++k) best = &levels.levels[k];
-  return *best;
+  return out;
 }
 
 }  // namespace braid::view

@@ -1,6 +1,7 @@
 #include "timeline_painter.h"
 
 #include <QFontMetrics>
+#include <QImage>
 #include <cmath>
 #include <utility>
 
@@ -59,20 +60,42 @@ void PaintIterationBoundaries(QPainter& p, const Frame& f, int bottom) {
   }
 }
 
-void PaintIntervals(QPainter& p, const Frame& f, const std::vector<Interval>& set, const DrawLevels& levels, int y,
-                    int h, const QColor& c) {
-  const int64_t gap = std::max<int64_t>(1, int64_t(f.ns_per_px));
-  for (const Interval& i : CoalesceForDrawing(CoarsestFor(set, levels, gap), f.t0, f.t1, gap)) {
-    p.fillRect(f.Span(i.begin, i.end, y, h), c);
+void PaintIntervals(QPainter& p, const Frame& f, const std::vector<Interval>& set, int y, int h, const QColor& c) {
+  const auto [a, b] = IntervalsWithin(set, f.t0, f.t1);
+  for (size_t i = a; i < b; ++i) p.fillRect(f.Span(set[i].begin, set[i].end, y, h), c);
+}
+
+// Each pixel column's overlap (on top) and exposed communication (below it)
+// as tall as their shares of the column's time (BandPixelHeights), written
+// into one image a band: zoomed out, the colours keep the proportions of the
+// time, not of the columns touched (a rectangle a column was slower than
+// the rows).
+void PaintBandColumns(QPainter& p, const Frame& f, const RankBand& band, int y, int h) {
+  const int columns = int(f.w.plot_width());
+  const double t0 = double(f.t.origin_ns) + f.w.TimeAtX(TimelineWidget::kHeaderWidth);
+  const std::vector<BandPixels> px = BandPixelHeights(BandColumns(band, t0, f.ns_per_px, columns), h);
+  QImage img(columns, h, QImage::Format_ARGB32_Premultiplied);
+  img.fill(Qt::transparent);
+  const QRgb overlap = kOverlapColor.rgba(), exposed = kExposedColor.rgba();
+  for (int row = 0; row < h; ++row) {
+    auto* line = reinterpret_cast<QRgb*>(img.scanLine(row));
+    for (int c = 0; c < columns; ++c) {
+      const BandPixels& b = px[size_t(c)];
+      if (row < b.overlap) {
+        line[c] = overlap;
+      } else if (row < b.overlap + b.exposed) {
+        line[c] = exposed;
+      }
+    }
   }
+  p.drawImage(TimelineWidget::kHeaderWidth, y, img);
 }
 
 void PaintBand(QPainter& p, const Frame& f, const RankBand& band, int y) {
   const int h = TimelineWidget::kBandHeight;
   p.fillRect(QRectF(TimelineWidget::kHeaderWidth, y, f.w.plot_width(), h), kBandBackground);
-  PaintIntervals(p, f, band.overlap, band.overlap_levels, y, h - 5, kOverlapColor);
-  PaintIntervals(p, f, band.exposed_comm, band.exposed_comm_levels, y, h - 5, kExposedColor);
-  PaintIntervals(p, f, band.tails, {}, y + h - 4, 4, kTailColor);
+  PaintBandColumns(p, f, band, y, h - 5);
+  PaintIntervals(p, f, band.tails, y + h - 4, 4, kTailColor);
   // The tail's start, across the band, so that it reads at any zoom (once
   // per 2 px: hundreds of iterations seen whole are not hundreds of lines).
   p.setPen(QPen(kTailColor, 2));

@@ -3,6 +3,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
+#include <cmath>
 
 #include "braid/view/time_axis.h"
 
@@ -22,25 +23,28 @@ TrialPlot::TrialPlot(QWidget* parent) : QWidget(parent) { setMinimumHeight(160);
 
 void TrialPlot::SetTrials(std::vector<TrialRow> rows) {
   rows_ = std::move(rows);
+  targets_ = TrialTargets(rows_);
+  SetTarget(targets_.front());
+}
+
+void TrialPlot::SetTarget(const std::string& op) {
+  target_ = op;
   algorithms_.clear();
   chunk_levels_.clear();
-  lo_ = 1e300;
-  hi_ = 0;
+  double lo = 1e300, hi = 0;
   for (const TrialRow& t : rows_) {
-    if (!t.median_ns) continue;
+    if (!Shown(t)) continue;
     if (std::find(algorithms_.begin(), algorithms_.end(), t.algorithm) == algorithms_.end())
       algorithms_.push_back(t.algorithm);
     if (std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) == chunk_levels_.end())
       chunk_levels_.push_back(t.chunks);
-    lo_ = std::min(lo_, t.ci_low_ns.value_or(*t.median_ns));
-    hi_ = std::max(hi_, t.ci_high_ns.value_or(*t.median_ns));
+    lo = std::min(lo, t.ci_low_ns.value_or(*t.median_ns));
+    hi = std::max(hi, t.ci_high_ns.value_or(*t.median_ns));
   }
   std::sort(algorithms_.begin(), algorithms_.end());
   std::sort(chunk_levels_.begin(), chunk_levels_.end());
-  if (hi_ < lo_) lo_ = 0, hi_ = 1;
-  const double pad = std::max(1.0, (hi_ - lo_) * 0.08);
-  lo_ = std::max(0.0, lo_ - pad);
-  hi_ += pad;
+  if (hi < lo) lo = 0, hi = 1;
+  scale_ = MakeTrialScale(lo, hi);
   selected_.reset();
   update();
 }
@@ -51,14 +55,14 @@ void TrialPlot::SetSelected(std::optional<size_t> index) {
 }
 
 std::optional<QPointF> TrialPlot::PointOf(size_t index) const {
-  if (index >= rows_.size() || !rows_[index].median_ns || algorithms_.empty()) return std::nullopt;
+  if (index >= rows_.size() || !Shown(rows_[index]) || algorithms_.empty()) return std::nullopt;
   const TrialRow& t = rows_[index];
   const double col_w = double(width() - kLeft - kRight) / double(algorithms_.size());
   const size_t col = size_t(std::find(algorithms_.begin(), algorithms_.end(), t.algorithm) - algorithms_.begin());
   const size_t level = size_t(std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) - chunk_levels_.begin());
   const double frac = (double(level) + 0.5) / double(chunk_levels_.size());
   const double x = kLeft + col_w * (double(col) + 0.15 + 0.7 * frac);
-  const double y = kTop + (hi_ - *t.median_ns) / (hi_ - lo_) * double(height() - kTop - kBottom);
+  const double y = kTop + scale_.FromTop(*t.median_ns) * double(height() - kTop - kBottom);
   return QPointF(x, y);
 }
 
@@ -69,12 +73,13 @@ void TrialPlot::paintEvent(QPaintEvent*) {
   const int plot_h = height() - kTop - kBottom;
   p.setPen(QColor(0x80, 0x80, 0x80));
   p.drawRect(kLeft, kTop, width() - kLeft - kRight, plot_h);
-  for (int i = 0; i <= 4; ++i) {
-    const double v = hi_ - (hi_ - lo_) * i / 4.0;
-    const int y = kTop + plot_h * i / 4;
+  for (double v : scale_.Ticks()) {
+    const int y = kTop + int(std::lround(scale_.FromTop(v) * plot_h));
     p.drawText(QRect(0, y - 8, kLeft - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
                QString::fromStdString(FormatDuration(v)));
+    p.drawLine(kLeft - 3, y, kLeft, y);
   }
+  if (scale_.log) p.drawText(QRect(kLeft + 4, height() - kBottom - 18, 200, 16), Qt::AlignLeft, "log scale");
   if (algorithms_.empty()) {
     p.drawText(rect(), Qt::AlignCenter, "no measured trials");
     return;
@@ -92,7 +97,7 @@ void TrialPlot::paintEvent(QPaintEvent*) {
     const size_t level =
         size_t(std::find(chunk_levels_.begin(), chunk_levels_.end(), t.chunks) - chunk_levels_.begin());
     const QColor color = ChunkColor(level, chunk_levels_.size());
-    auto y_of = [&](double v) { return kTop + (hi_ - v) / (hi_ - lo_) * plot_h; };
+    auto y_of = [&](double v) { return kTop + scale_.FromTop(v) * plot_h; };
     p.setPen(QPen(color, 1));
     if (t.ci_low_ns && t.ci_high_ns)
       p.drawLine(QPointF(pt->x(), y_of(*t.ci_low_ns)), QPointF(pt->x(), y_of(*t.ci_high_ns)));

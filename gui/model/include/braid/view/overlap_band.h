@@ -15,31 +15,36 @@
 
 namespace braid::view {
 
-// A merged set coalesced for drawing at coarser and coarser gaps (levels[k]
-// closes every gap shorter than kDrawLevelBaseNs * 8^k), so that a whole
-// run seen at milliseconds per pixel is drawn from a few intervals per
-// pixel instead of walking thousands (a mip-map).
-struct DrawLevels {
-  std::vector<int64_t> gap_ns;
-  std::vector<std::vector<Interval>> levels;
-};
-inline constexpr int64_t kDrawLevelBaseNs = 1000;
-// @pre `merged` is merged (MergeIntervals): sorted, apart.
-DrawLevels MakeDrawLevels(const std::vector<Interval>& merged);
-// The coarsest of `merged` and its levels whose gap is at most `min_gap_ns`:
-// CoalesceForDrawing of it gives, inside any window, what it gives of
-// `merged`, but for a gap narrower than min_gap_ns at the window's edges
-// that a coarse interval bridges (less than the pixel that is drawn anyway).
-const std::vector<Interval>& CoarsestFor(const std::vector<Interval>& merged, const DrawLevels& levels,
-                                         int64_t min_gap_ns);
+// Cumulative lengths of a merged set: cum[i] is the length of merged[0, i)
+// (cum has merged.size() + 1 entries), so that the length of the set inside
+// any window takes two binary searches, whatever it holds.
+std::vector<int64_t> CumulativeLengths(const std::vector<Interval>& merged);
 
 struct RankBand {
   int rank = 0;
   // All merged and sorted, over the whole run (stored times).
   std::vector<Interval> compute, comm, overlap, exposed_comm, tails;
-  // The drawn sets' levels.
-  DrawLevels overlap_levels, exposed_comm_levels;
+  // CumulativeLengths of the two drawn sets.
+  std::vector<int64_t> overlap_cum, exposed_comm_cum;
 };
+
+// What the band draws in each pixel column: the share of the column's time
+// that is overlap and that is exposed communication (each in [0, 1]), for
+// `columns` columns of `ns_per_column` ns from stored time `t0`.
+struct BandColumn {
+  double overlap = 0, exposed = 0;
+};
+std::vector<BandColumn> BandColumns(const RankBand& band, double t0, double ns_per_column, int columns);
+
+// Pixel heights of each column's two bars in a band `height` pixels tall:
+// each share times the height, the rounding carried to the next column, so
+// that each colour's pixels stay its share of the time at every zoom (a
+// sparse communication seen whole draws a faint band, not a solid one; a
+// column wholly one colour is drawn full).
+struct BandPixels {
+  int overlap = 0, exposed = 0;
+};
+std::vector<BandPixels> BandPixelHeights(const std::vector<BandColumn>& columns, int height);
 
 // One band per rank of `t.ranks`, in that order.
 std::vector<RankBand> ComputeOverlapBands(const Timeline& t);
@@ -52,6 +57,8 @@ std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vecto
 std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector<Interval>& b);
 // Length of the part of a merged set inside [t0, t1): O(log n + k).
 int64_t LengthWithin(const std::vector<Interval>& merged, int64_t t0, int64_t t1);
+// The same in O(log n), with the set's CumulativeLengths.
+int64_t LengthWithin(const std::vector<Interval>& merged, const std::vector<int64_t>& cum, int64_t t0, int64_t t1);
 // Indices [first, last) of the intervals of a merged set that meet [t0, t1).
 std::pair<size_t, size_t> IntervalsWithin(const std::vector<Interval>& merged, int64_t t0, int64_t t1);
 
@@ -68,10 +75,5 @@ RangeStats StatsInRange(const std::vector<RankBand>& bands, int64_t t0, int64_t 
 
 namespace braid::view {
 
-// The intervals of a merged set that meet [t0, t1), with gaps shorter than
-// `min_gap_ns` closed, so that a band is drawn with one rectangle per pixel
-// run however many intervals it holds: O(drawn · log n).
-std::vector<Interval> CoalesceForDrawing(const std::vector<Interval>& merged, int64_t t0, int64_t t1,
-                                         int64_t min_gap_ns);
 
 }  // namespace braid::view

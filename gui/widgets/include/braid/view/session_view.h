@@ -1,8 +1,11 @@
-// A tuning session: its trials as a sortable table and a plot of trial time
-// by algorithm and knob. Activating a trial (double-click, Enter, or a click
-// on its dot) asks for its run's timeline.
+// A tuning session: its trials as a sortable table (columns sized to their
+// contents) and a plot of trial time by algorithm and knob, one target at a
+// time (a chooser above it where the session tuned several). Activating a
+// trial (double-click, Enter, or a click on its dot) asks for its run's
+// timeline.
 #pragma once
 
+#include <QComboBox>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -24,6 +27,7 @@ class SessionView : public QWidget {
   QSortFilterProxyModel* proxy() { return proxy_; }
   QTableView* table() { return table_; }
   TrialPlot* plot() { return plot_; }
+  QComboBox* targets() { return targets_; }
 
  signals:
   void trialRunRequested(qint64 run);
@@ -36,6 +40,7 @@ class SessionView : public QWidget {
   QSortFilterProxyModel* proxy_;
   QTableView* table_;
   TrialPlot* plot_;
+  QComboBox* targets_;
 };
 
 }  // namespace braid::view
