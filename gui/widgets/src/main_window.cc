@@ -11,6 +11,7 @@
 #include <climits>
 #include <optional>
 
+#include "braid/view/gemm_rows.h"
 #include "braid/view/time_axis.h"
 #include "run_loader.h"
 #include "vertical_scroll.h"
@@ -42,6 +43,7 @@ MainWindow::MainWindow(QWidget* parent)
       browser_(new RunBrowser),
       sessions_(new QListWidget),
       details_(new DetailsPanel),
+      gemms_(new GemmPanel),
       progress_(new QProgressBar),
       cancel_(new QPushButton("Cancel")),
       loader_(new RunLoader(
@@ -70,7 +72,12 @@ MainWindow::MainWindow(QWidget* parent)
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(left);
   split->addWidget(pages_);
-  split->addWidget(details_);
+  // The details above an imported trace's GEMMs.
+  auto* right = new QSplitter(Qt::Vertical);
+  right->addWidget(details_);
+  right->addWidget(gemms_);
+  gemms_->hide();
+  split->addWidget(right);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 6);
   split->setStretchFactor(2, 1);
@@ -97,6 +104,14 @@ MainWindow::MainWindow(QWidget* parent)
   connect(sessions_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* i) { (void)ShowSession(i->data(Qt::UserRole).toLongLong()); });
   connect(session_, &SessionView::trialRunRequested, this, [this](qint64 id) { (void)OpenRun(id); });
+  // A GEMM of the table: the timeline shows it, with a tenth of its length
+  // either side.
+  connect(gemms_, &GemmPanel::gemmClicked, this, [this](qint64 start, qint64 end) {
+    const Timeline* t = timeline_->timeline();
+    if (t == nullptr) return;
+    const double b = double(start - t->origin_ns), e = double(end - t->origin_ns), pad = std::max(1.0, (e - b) / 10);
+    timeline_->SetView({b - pad, e + pad});
+  });
   for (TimelineWidget* w : {timeline_, compare_->first(), compare_->second()}) {
     connect(w, &TimelineWidget::eventSelected, this, [this, w](std::optional<EventRef> e) { ShowDetails(w, e); });
     connect(w, &TimelineWidget::rangeSelected, this, [this](const RangeStats& s) {
@@ -259,6 +274,16 @@ void MainWindow::ShowLoadedRun(int64_t run, LoadedRun& loaded) {
                       (s.efficiency ? QString(" · efficiency %1").arg(*s.efficiency, 0, 'f', 3) : QString()));
   // A layer run opens with its GEMMs' own figures (an event's click replaces them).
   details_->ShowLines(OpSummaryLines(s.ops));
+  // An imported trace, GEMM by GEMM (as `braid report --by-gemm`).
+  if (IsImportedBackend(s.backend) && timeline_->timeline() != nullptr) {
+    std::vector<GemmOverlapRow> rows = GemmRowsOf(*timeline_->timeline());
+    timeline_->SetEventNotes(GemmNotesOf(rows));
+    gemms_->setVisible(!rows.empty());
+    gemms_->ShowRows(std::move(rows));
+  } else {
+    gemms_->ShowRows({});
+    gemms_->hide();
+  }
   pages_->setCurrentWidget(timeline_page_);
   if (empty) statusBar()->showMessage(QString("run %1 has no events").arg(run));
 }

@@ -115,7 +115,12 @@ void PaintRow(QPainter& p, const Frame& f, const TimelineRow& row, int y, const 
   for (const DrawBlock& b : FoldForDrawing(row, f.t0, f.t1, f.ns_per_px)) {
     const QRectF r = f.Span(b.start_ns, b.end_ns, y + 2, h);
     const bool fold = b.count > 1;
-    p.fillRect(r, fold ? FoldColor(b.kind) : KindColor(b.kind));
+    QColor color = fold ? FoldColor(b.kind) : KindColor(b.kind);
+    if (!fold && b.kind == EventKind::kComm) {
+      const int pattern = f.w.CommPatternOfName(row.events[b.first].name);
+      if (pattern >= 0) color = CommPatternColor(CommPattern(pattern));
+    }
+    p.fillRect(r, color);
     if (r.width() < kMinTextPx) continue;
     // A fold of one op's steps says which op ("fc2.dgrad ×12").
     QString text;
@@ -125,7 +130,9 @@ void PaintRow(QPainter& p, const Frame& f, const TimelineRow& row, int y, const 
       text = (!first.empty() && first == last ? QString::fromStdString(first) + " " : QString()) +
              QString("×%1").arg(b.count);
     } else {
-      text = QString::fromStdString(f.t.NameOf(row.events[b.first]));
+      const DrawnEvent& e = row.events[b.first];
+      const std::string* note = f.w.NoteOf(row.rank, e.start_ns);
+      text = (note != nullptr ? QString::fromStdString(*note) + "  " : QString()) + QString::fromStdString(f.t.NameOf(e));
     }
     p.setPen(Qt::white);
     p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
@@ -188,6 +195,32 @@ void PaintLegend(QPainter& p) {
   }
 }
 
+// The comm events' colours by pattern, where the run has named ones (an
+// imported trace), at the axis row's right end.
+void PaintCommLegend(QPainter& p, const TimelineWidget& w) {
+  const std::vector<CommPattern>& patterns = w.comm_patterns();
+  if (patterns.empty()) return;
+  auto label_of = [](CommPattern c) {
+    const std::string_view name = CommPatternName(c);
+    return QString::fromUtf8(name.data(), qsizetype(name.size()));
+  };
+  const QFontMetrics fm = p.fontMetrics();
+  int width = fm.horizontalAdvance("comm:") + 8;
+  for (CommPattern c : patterns) width += 12 + fm.horizontalAdvance(label_of(c)) + 4;
+  int x = w.width() - width - 4;
+  const int y = 2;
+  p.fillRect(x - 4, y, width + 6, 14, QColor(0xF4, 0xF4, 0xF4));
+  p.setPen(Qt::black);
+  p.drawText(QPointF(x, y + 11), "comm:");
+  x += fm.horizontalAdvance("comm:") + 8;
+  for (CommPattern c : patterns) {
+    const QString label = label_of(c);
+    p.fillRect(x, y + 3, 8, 8, CommPatternColor(c));
+    p.drawText(QPointF(x + 10, y + 11), label);
+    x += 12 + fm.horizontalAdvance(label) + 4;
+  }
+}
+
 void PaintHeaders(QPainter& p, const TimelineWidget& w, const Timeline& t) {
   p.fillRect(0, 0, TimelineWidget::kHeaderWidth, TimelineWidget::kAxisHeight - 1, QColor(0xF4, 0xF4, 0xF4));
   QFont small = p.font();
@@ -195,6 +228,7 @@ void PaintHeaders(QPainter& p, const TimelineWidget& w, const Timeline& t) {
   small.setPointSizeF(normal.pointSizeF() * 0.8);
   p.setFont(small);
   PaintLegend(p);
+  PaintCommLegend(p, w);
   p.setFont(normal);
   p.fillRect(0, TimelineWidget::kAxisHeight, TimelineWidget::kHeaderWidth, w.height(), QColor(0xF0, 0xF0, 0xF0));
   p.setPen(Qt::black);

@@ -1,5 +1,7 @@
 #include "braid/view/timeline_widget.h"
 
+#include <algorithm>
+
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -32,6 +34,24 @@ void TimelineWidget::SetTimeline(std::shared_ptr<const Timeline> t, QString mess
 void TimelineWidget::SetTimeline(std::shared_ptr<const Timeline> t, std::vector<RankBand> bands, QString message) {
   timeline_ = std::move(t);
   bands_ = std::move(bands);
+  notes_.clear();
+  // Each distinct name classified once: an imported trace has thousands of
+  // kernel names, not one per event.
+  comm_pattern_.clear();
+  comm_patterns_.clear();
+  if (timeline_) {
+    comm_pattern_.assign(timeline_->names.size(), -1);
+    for (size_t i = 0; i < timeline_->names.size(); ++i) {
+      const std::string& name = timeline_->names[int32_t(i)];
+      const std::optional<CommKind> k = ClassifyComm(name, !std::string_view(name).starts_with("Memcpy"));
+      if (!k) continue;
+      comm_pattern_[i] = int8_t(k->pattern);
+      if (std::find(comm_patterns_.begin(), comm_patterns_.end(), k->pattern) == comm_patterns_.end()) {
+        comm_patterns_.push_back(k->pattern);
+      }
+    }
+    std::sort(comm_patterns_.begin(), comm_patterns_.end());
+  }
   message_ = std::move(message);
   selected_.reset();
   matches_.clear();
@@ -39,6 +59,11 @@ void TimelineWidget::SetTimeline(std::shared_ptr<const Timeline> t, std::vector<
   collapsed_.clear();
   Relayout();
   FitAll();
+  update();
+}
+
+void TimelineWidget::SetEventNotes(std::map<std::pair<int, int64_t>, std::string> notes) {
+  notes_ = std::move(notes);
   update();
 }
 

@@ -4,6 +4,7 @@
 
 #include <QColor>
 
+#include "braid/comm_kernels.h"
 #include "braid/event.h"
 
 namespace braid::view {
@@ -11,6 +12,9 @@ namespace braid::view {
 QColor KindColor(EventKind k);
 // A fold of many narrow events: the kind's colour, darker.
 QColor FoldColor(EventKind k);
+// A communication event whose pattern its name says (braid/comm_kernels.h):
+// all-gathers keep the comm colour, the others their own shades of it.
+QColor CommPatternColor(CommPattern p);
 
 inline const QColor kOverlapColor{0x17, 0xA5, 0x89};  // compute and comm together
 inline const QColor kExposedColor{0xD6, 0x27, 0x28};  // comm with no compute under it

@@ -21,6 +21,7 @@
 #include "braid/store.h"
 #include "braid/view/compare_view.h"
 #include "braid/view/details_panel.h"
+#include "braid/view/gemm_panel.h"
 #include "braid/view/run_browser.h"
 #include "braid/view/run_load.h"
 #include "braid/view/session_view.h"
@@ -57,6 +58,8 @@ class MainWindow : public QMainWindow {
 
   TimelineWidget* timeline() { return timeline_; }
   DetailsPanel* details() { return details_; }
+  // An imported trace's GEMMs (hidden for other runs).
+  GemmPanel* gemms() { return gemms_; }
   RunBrowser* browser() { return browser_; }
   CompareView* compare() { return compare_; }
   SessionView* session_view() { return session_; }
@@ -96,6 +99,7 @@ class MainWindow : public QMainWindow {
   RunBrowser* browser_;
   QListWidget* sessions_;
   DetailsPanel* details_;
+  GemmPanel* gemms_;
   QProgressBar* progress_;
   QPushButton* cancel_;
   RunLoader* loader_;

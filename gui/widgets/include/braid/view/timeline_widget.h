@@ -10,11 +10,15 @@
 #pragma once
 
 #include <QWidget>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "braid/comm_kernels.h"
 #include "braid/view/overlap_band.h"
 #include "braid/view/time_axis.h"
 #include "braid/view/timeline.h"
@@ -51,6 +55,22 @@ class TimelineWidget : public QWidget {
   void SetTimeline(std::shared_ptr<const Timeline> t, std::vector<RankBand> bands, QString message = {});
   const Timeline* timeline() const { return timeline_.get(); }
   const std::vector<RankBand>& bands() const { return bands_; }
+  // The communication pattern a comm event's name is (braid/comm_kernels.h:
+  // NCCL's, TE's userbuffers', PyTorch's symmetric memory's, peer copies),
+  // by name index; -1 where it names none. Comm events are coloured by it.
+  int CommPatternOfName(int32_t name) const {
+    return name >= 0 && size_t(name) < comm_pattern_.size() ? comm_pattern_[size_t(name)] : -1;
+  }
+  // The patterns the timeline's comm events show, for the legend.
+  const std::vector<CommPattern>& comm_patterns() const { return comm_patterns_; }
+  // Text written on events before their names, keyed by (rank, stored
+  // start): an imported trace's GEMMs with their label, method and verdict
+  // (braid/view/gemm_rows.h). Cleared by SetTimeline.
+  void SetEventNotes(std::map<std::pair<int, int64_t>, std::string> notes);
+  const std::string* NoteOf(int rank, int64_t start_ns) const {
+    const auto it = notes_.find({rank, start_ns});
+    return it == notes_.end() ? nullptr : &it->second;
+  }
 
   const ViewRange& view() const { return view_; }
   void SetView(ViewRange r);
@@ -94,6 +114,9 @@ class TimelineWidget : public QWidget {
 
   std::shared_ptr<const Timeline> timeline_;
   std::vector<RankBand> bands_;
+  std::vector<int8_t> comm_pattern_;  // by name index (CommPatternOfName)
+  std::vector<CommPattern> comm_patterns_;
+  std::map<std::pair<int, int64_t>, std::string> notes_;
   QString message_;
   ViewRange view_;
   std::optional<EventRef> selected_;
