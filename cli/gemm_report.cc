@@ -30,7 +30,9 @@ std::string Joined(const std::vector<T>& v, F name) {
 std::string Cut(const std::string& text, size_t most) {
   return text.size() <= most ? text : text.substr(0, most - 3) + "...";
 }
-std::string Short(const std::string& kernel) { return Cut(kernel.starts_with("void ") ? kernel.substr(5) : kernel, 38); }
+std::string Short(const std::string& kernel) {
+  return Cut(kernel.starts_with("void ") ? kernel.substr(5) : kernel, 38);
+}
 
 std::string IntList(const std::set<int>& v) {
   std::string out;
@@ -80,8 +82,8 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
   for (const GemmOverlapRow& r : report.rows) ranks.insert(r.rank);
   const int shown_rank = rank.value_or(*ranks.begin());
   if (!ranks.count(shown_rank)) {
-    return Status::Invalid("--rank " + std::to_string(shown_rank) + ": no GEMM on that rank (ranks with GEMMs: " +
-                           IntList(ranks) + ")");
+    return Status::Invalid("--rank " + std::to_string(shown_rank) +
+                           ": no GEMM on that rank (ranks with GEMMs: " + IntList(ranks) + ")");
   }
   std::set<int> iterations;
   for (const GemmOverlapRow& r : report.rows) {
@@ -101,8 +103,8 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
     if (r.rank != shown_rank || r.iteration != shown_iteration) continue;
     const std::string seen =
         r.comm_ns > 0 ? Joined(r.libraries, CommLibraryName) + " " + Joined(r.patterns, CommPatternName) : "-";
-    os << Pad(std::to_string(r.index), 4) << Pad(r.label.empty() ? "-" : Cut(r.label, 20), 22) << Pad(Short(r.kernel), 40)
-       << Pad(std::to_string(r.kernels), 8) << Pad(FormatDuration(double(r.gemm_ns)), 11)
+    os << Pad(std::to_string(r.index), 4) << Pad(r.label.empty() ? "-" : Cut(r.label, 20), 22)
+       << Pad(Short(r.kernel), 40) << Pad(std::to_string(r.kernels), 8) << Pad(FormatDuration(double(r.gemm_ns)), 11)
        << Pad(r.comm_ns > 0 ? FormatDuration(double(r.comm_ns)) : "-", 11)
        << Pad(r.comm_ns > 0 ? FormatDuration(double(r.overlapped_ns)) : "-", 11)
        << Pad(r.comm_ns > 0 ? FormatDuration(double(r.exposed_ns)) : "-", 11)

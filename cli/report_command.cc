@@ -9,8 +9,8 @@
 
 #include "braid/run_record.h"
 #include "braid/store.h"
-#include "braid/te_ub_cfgs.h"
 #include "braid/stored_text.h"
+#include "braid/te_ub_cfgs.h"
 #include "cli_exit.h"
 #include "gemm_report.h"
 #include "pass_times.h"

@@ -102,9 +102,10 @@ Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key, s
   if (lw.ulysses) {
     // Presets are keyed by the GEMM's shape, which a Ulysses projection
     // shares with a tensor-parallel one of other semantics.
-    return Status::Invalid("--sequence-parallel ulysses: tune does not search Ulysses blocks (its presets would "
-                           "share their keys with tensor-parallel GEMMs); compare a2a and a2a_direct with "
-                           "`braid run --algo`");
+    return Status::Invalid(
+        "--sequence-parallel ulysses: tune does not search Ulysses blocks (its presets would "
+        "share their keys with tensor-parallel GEMMs); compare a2a and a2a_direct with "
+        "`braid run --algo`");
   }
   *key = lw.Describe();
   if (lw.phase == Phase::kTrain) *block = lw;

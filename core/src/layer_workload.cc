@@ -48,7 +48,10 @@ Result<Pass> ParsePass(std::string_view name) {
 std::string LayerWorkload::Describe() const {
   std::ostringstream os;
   os << model.name << " " << PhaseName(phase) << " seq=" << seq << " batch=" << batch << " " << DTypeName(dtype)
-     << " P=" << tp << " sp=" << (ulysses ? "ulysses" : sequence_parallel ? "on" : "off");
+     << " P=" << tp << " sp="
+     << (ulysses             ? "ulysses"
+         : sequence_parallel ? "on"
+                             : "off");
   return os.str();
 }
 
@@ -249,9 +252,9 @@ Result<LayerWorkload> MakeUlyssesLayerWorkload(const ModelSpec& model, int64_t s
   }
   for (const LayerOp& op : lw.ops) {
     // A row-local GEMM shards only M (seq % P above); its N need not divide.
-    const Status s = op.kind == LayerOpKind::kTpGemm        ? op.gemm.Validate()
+    const Status s = op.kind == LayerOpKind::kTpGemm         ? op.gemm.Validate()
                      : op.kind == LayerOpKind::kRowLocalGemm ? op.gemm.CheckFitsEventTimes()
-                                                            : Status::Ok();
+                                                             : Status::Ok();
     if (!s.ok()) return Status::Invalid(op.name + ": " + s.message());
   }
   return lw;

@@ -155,7 +155,6 @@ std::string_view Identifier(std::string_view name) {
 
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
-
 // Whether the identifier has a namespace or class before it.
 bool Namespaced(std::string_view name) {
   const size_t stop = IdentifierEnd(name);

@@ -123,8 +123,8 @@ void AssignComm(std::vector<Group>& groups, const std::vector<CommEvent>& comm) 
     }
     if (best == groups.size()) {
       // The nearest: the last group starting before it, or the first after.
-      const auto next = std::lower_bound(groups.begin(), groups.end(), s,
-                                         [](const Group& g, int64_t t) { return g.start < t; });
+      const auto next =
+          std::lower_bound(groups.begin(), groups.end(), s, [](const Group& g, int64_t t) { return g.start < t; });
       const size_t n = size_t(next - groups.begin());
       const int64_t gap_next = n < groups.size() ? groups[n].start - e : INT64_MAX;
       const int64_t gap_prev = n > 0 ? s - groups[n - 1].end : INT64_MAX;

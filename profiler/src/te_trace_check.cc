@@ -23,9 +23,8 @@ namespace {
 
 // TE's module ranges (transformer_engine/pytorch/module/*.py at d0067d0da6cb):
 // "transformer_engine.<Module>.<forward|backward>.<ub_name>.<part>".
-constexpr std::array<std::string_view, 3> kModules = {"transformer_engine._Linear.",
-                                                      "transformer_engine._LayerNormLinear.",
-                                                      "transformer_engine._LayerNormMLP."};
+constexpr std::array<std::string_view, 3> kModules = {
+    "transformer_engine._Linear.", "transformer_engine._LayerNormLinear.", "transformer_engine._LayerNormMLP."};
 constexpr std::array<std::string_view, 4> kUbNames = {"qkv", "proj", "fc1", "fc2"};
 
 // The method a ub_cfgs method name shows as.
@@ -88,9 +87,10 @@ std::vector<TeKeyCheck> CheckTeUbCfgs(const GemmOverlapReport& report, const std
       } else if (want == OverlapMethodName(OverlapMethod::kNone)) {
         check.finding = TeKeyFinding::kSeen;  // external: nothing of its own to overlap
       } else {
-        const auto late = check.verdicts.find(std::string(GemmVerdictName(GemmVerdict::kNotOverlappedAlthoughConfigured)));
-        check.finding = late != check.verdicts.end() && late->second > 0 ? TeKeyFinding::kDidNotOverlap
-                                                                          : TeKeyFinding::kSeen;
+        const auto late =
+            check.verdicts.find(std::string(GemmVerdictName(GemmVerdict::kNotOverlappedAlthoughConfigured)));
+        check.finding =
+            late != check.verdicts.end() && late->second > 0 ? TeKeyFinding::kDidNotOverlap : TeKeyFinding::kSeen;
       }
       if (c.method == "pipeline" && c.num_splits > 0 && !(chunks.size() == 1 && *chunks.begin() == c.num_splits)) {
         std::string seen;

@@ -80,9 +80,10 @@ TEST(CliUlysses, ABlockVerifiesOnTheCpuBackend) {
 
 TEST(CliUlysses, BadValuesAreOneLineExitTwoAndWriteNothing) {
   // Degrees that do not divide the heads or the sequence.
-  RefusedWithNothingWritten("run --model llama3-70b --seq 32K --tp 16 --sp ulysses --algo a2a --topology "
-                            "h100-sxm-2node-ib",
-                            "kv_heads=8 is not divisible by the Ulysses degree P=16");
+  RefusedWithNothingWritten(
+      "run --model llama3-70b --seq 32K --tp 16 --sp ulysses --algo a2a --topology "
+      "h100-sxm-2node-ib",
+      "kv_heads=8 is not divisible by the Ulysses degree P=16");
   RefusedWithNothingWritten("run --model llama3-70b --seq 1001 --tp 8 --sp ulysses --algo a2a",
                             "--seq=1001 is not divisible by the Ulysses degree P=8");
   // Phases a Ulysses block does not model.

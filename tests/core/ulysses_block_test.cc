@@ -164,12 +164,9 @@ TEST(UlyssesBlock, WhatDoesNotFitIsRefusedNamingTheField) {
   odd.heads = 6;
   odd.kv_heads = 6;
   const Case cases[] = {
-      {tiny, 16, Phase::kDecode, 2, "decode"},
-      {tiny, 16, Phase::kTrain, 2, "training step"},
-      {tiny, 18, Phase::kPrefill, 4, "`seq`=18"},
-      {odd, 16, Phase::kPrefill, 4, "heads=6"},
-      {gqa, 16, Phase::kPrefill, 4, "kv_heads=2"},
-      {tiny, 16, Phase::kPrefill, 0, "`tp`"},
+      {tiny, 16, Phase::kDecode, 2, "decode"},     {tiny, 16, Phase::kTrain, 2, "training step"},
+      {tiny, 18, Phase::kPrefill, 4, "`seq`=18"},  {odd, 16, Phase::kPrefill, 4, "heads=6"},
+      {gqa, 16, Phase::kPrefill, 4, "kv_heads=2"}, {tiny, 16, Phase::kPrefill, 0, "`tp`"},
   };
   for (const Case& c : cases) {
     const Result<LayerWorkload> lw = MakeUlyssesLayerWorkload(c.model, c.seq, 1, c.phase, c.p, DType::kBf16);

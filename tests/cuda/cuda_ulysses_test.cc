@@ -21,8 +21,7 @@ void ExpectVerifies(const Plan& plan) {
   Result<RunOutput> out = RunOnFake(plan, CudaVerifyOnce());
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->verify.ran);
-  EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank "
-                              << out->verify.worst_rank;
+  EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank " << out->verify.worst_rank;
 }
 
 TEST(CudaUlysses, BothOpsVerifyOnSmsAndTheCopyEngine) {

@@ -68,7 +68,8 @@ TEST(ViewImportedTrace, AFrameworksGemmsAreTabledLabelledAndItsCommColouredByPat
   const QImage img = w.timeline()->grab().toImage();
   int p2p = 0;
   for (int y = 0; y < img.height(); ++y) {
-    for (int x = TimelineWidget::kHeaderWidth; x < img.width(); ++x) p2p += img.pixel(x, y) == CommPatternColor(CommPattern::kP2p).rgb();
+    for (int x = TimelineWidget::kHeaderWidth; x < img.width(); ++x)
+      p2p += img.pixel(x, y) == CommPatternColor(CommPattern::kP2p).rgb();
   }
   EXPECT_GT(p2p, 100);
   // A click on a GEMM shows it.

@@ -54,8 +54,8 @@ TEST(CommKernels, EachFrameworksNamesAreCommunicationOfTheirPattern) {
       {"void (anonymous namespace)::multimem_all_gather_kernel<16>(char*)", CommLibrary::kTorchSymmMem,
        CommPattern::kAllGather, true},
       // NCCL, regular and symmetric kernels.
-      {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", CommLibrary::kNccl,
-       CommPattern::kAllGather, false},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", CommLibrary::kNccl, CommPattern::kAllGather,
+       false},
       {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", CommLibrary::kNccl,
        CommPattern::kReduceScatter, false},
       {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", CommLibrary::kNccl,
@@ -84,11 +84,11 @@ TEST(CommKernels, EachFrameworksNamesAreCommunicationOfTheirPattern) {
 
 TEST(CommKernels, LookAlikesAreNotCommunication) {
   for (const char* name : {
-           "void my::producer_kernel<int>(int*)",      // TE's are global: a namespaced one is the user's
-           "void app::reduce_bf16_cuda(float*)",       // likewise
-           "void fancy_barrier_kernel(int*)",          // identifiers match whole, not in part
-           "my_kuserbuffers_pushsend_wrapper(int)",    // likewise
-           "barrier_kernel(int*)",                     // PyTorch's sits in c10d::symmetric_memory
+           "void my::producer_kernel<int>(int*)",    // TE's are global: a namespaced one is the user's
+           "void app::reduce_bf16_cuda(float*)",     // likewise
+           "void fancy_barrier_kernel(int*)",        // identifiers match whole, not in part
+           "my_kuserbuffers_pushsend_wrapper(int)",  // likewise
+           "barrier_kernel(int*)",                   // PyTorch's sits in c10d::symmetric_memory
            "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(int)",
            "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
        }) {

@@ -35,11 +35,13 @@ Event Comm(const char* name, int64_t start, int64_t dur) { return Ev(name, Event
 
 TEST(GemmOverlap, ChunksOfOneGemmAreOneAndOtherWorkSplitsThem) {
   const std::vector<Event> events = {
-      Gemm(0, 100), Gemm(100, 100),
+      Gemm(0, 100),
+      Gemm(100, 100),
       Ev("void cast_fp8_kernel(float*)", EventKind::kCompute, 200, 5),  // short: same GEMM
       Gemm(205, 100),
       Ev("flash_fwd_kernel", EventKind::kCompute, 305, 200),  // attention: a new GEMM after it
-      Gemm(505, 100), Gemm(605, 50, kOtherGemm),               // another kernel: another GEMM
+      Gemm(505, 100),
+      Gemm(605, 50, kOtherGemm),  // another kernel: another GEMM
   };
   const GemmOverlapReport r = AnalyzeGemmOverlap(events);
   ASSERT_EQ(r.rows.size(), 3u);
@@ -52,8 +54,10 @@ TEST(GemmOverlap, ChunksOfOneGemmAreOneAndOtherWorkSplitsThem) {
 
 TEST(GemmOverlap, CommGoesToTheGemmItOverlapsMostElseTheNearest) {
   const std::vector<Event> events = {
-      Gemm(0, 100), Comm(kNcclRs, 100, 50),                                   // after GEMM 0: its reduce-scatter
-      Ev("flash_fwd_kernel", EventKind::kCompute, 160, 100), Gemm(300, 100),  // GEMM 1
+      Gemm(0, 100),
+      Comm(kNcclRs, 100, 50),  // after GEMM 0: its reduce-scatter
+      Ev("flash_fwd_kernel", EventKind::kCompute, 160, 100),
+      Gemm(300, 100),           // GEMM 1
       Comm(kNcclRs, 350, 100),  // mostly beside GEMM 1... and past its end
   };
   const GemmOverlapReport r = AnalyzeGemmOverlap(events);
@@ -73,8 +77,8 @@ TEST(GemmOverlap, CommGoesToTheGemmItOverlapsMostElseTheNearest) {
 TEST(GemmOverlap, MethodsAndVerdicts) {
   // TE pipeline: chunks with userbuffers reduce-scatters; all beside the
   // chunks but the tail.
-  std::vector<Event> pipeline = {Gemm(0, 100), Comm(kUbRs, 100, 50), Gemm(100, 100), Comm(kUbRs, 200, 50),
-                                 Gemm(200, 100), Comm(kUbRs, 300, 5)};
+  std::vector<Event> pipeline = {Gemm(0, 100),         Comm(kUbRs, 100, 50), Gemm(100, 100),
+                                 Comm(kUbRs, 200, 50), Gemm(200, 100),       Comm(kUbRs, 300, 5)};
   GemmOverlapReport r = AnalyzeGemmOverlap(pipeline);
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].method, OverlapMethod::kPipeline);

@@ -48,9 +48,9 @@ TEST_P(MpiUlyssesBlock, EveryRankVerifiesTheBlock) {
   const std::string model = TempPath("mpi_ulysses_block_np" + std::to_string(np) + algo + ".toml");
   std::ofstream(model) << "name = \"ulysses-block\"\nhidden = 64\nheads = 8\nkv_heads = 4\nhead_dim = 8\n"
                           "ffn = 96\ngated_mlp = true\nlayers = 2\nsource = \"a test block\"\n";
-  const Outcome o = MpiBraid(np, "run --backend cpu --model " + model + " --seq 32 --batch 2 --tp " +
-                                     std::to_string(np) + " --sp ulysses --algo " + algo +
-                                     " --iters 1 --warmup 0 --verify --json --no-db");
+  const Outcome o =
+      MpiBraid(np, "run --backend cpu --model " + model + " --seq 32 --batch 2 --tp " + std::to_string(np) +
+                       " --sp ulysses --algo " + algo + " --iters 1 --warmup 0 --verify --json --no-db");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_TRUE(j["verify"]["ok"].get<bool>());

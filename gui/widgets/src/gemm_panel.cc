@@ -18,7 +18,8 @@ GemmPanel::GemmPanel(QWidget* parent) : QTableWidget(0, kColumnCount, parent) {
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setSelectionMode(QAbstractItemView::SingleSelection);
   connect(this, &QTableWidget::cellClicked, this, [this](int row, int) {
-    if (row >= 0 && size_t(row) < rows_.size()) emit gemmClicked(rows_[size_t(row)].start_ns, rows_[size_t(row)].end_ns);
+    if (row >= 0 && size_t(row) < rows_.size())
+      emit gemmClicked(rows_[size_t(row)].start_ns, rows_[size_t(row)].end_ns);
   });
 }
 

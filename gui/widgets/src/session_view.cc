@@ -2,9 +2,9 @@
 
 #include <QHeaderView>
 #include <QSignalBlocker>
-#include <algorithm>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace braid::view {
 
@@ -69,7 +69,8 @@ void SessionView::Activate(size_t trial_index) {
   // A trial of another target: the plot shows its target first.
   const auto& ops = plot_->targets();
   const auto at = std::find(ops.begin(), ops.end(), model_->trials()[trial_index].op);
-  if (at != ops.end() && targets_->currentIndex() != int(at - ops.begin())) targets_->setCurrentIndex(int(at - ops.begin()));
+  if (at != ops.end() && targets_->currentIndex() != int(at - ops.begin()))
+    targets_->setCurrentIndex(int(at - ops.begin()));
   plot_->SetSelected(trial_index);
   const auto run = model_->trials()[trial_index].run;
   if (run) emit trialRunRequested(*run);

@@ -132,7 +132,8 @@ void PaintRow(QPainter& p, const Frame& f, const TimelineRow& row, int y, const 
     } else {
       const DrawnEvent& e = row.events[b.first];
       const std::string* note = f.w.NoteOf(row.rank, e.start_ns);
-      text = (note != nullptr ? QString::fromStdString(*note) + "  " : QString()) + QString::fromStdString(f.t.NameOf(e));
+      text =
+          (note != nullptr ? QString::fromStdString(*note) + "  " : QString()) + QString::fromStdString(f.t.NameOf(e));
     }
     p.setPen(Qt::white);
     p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,

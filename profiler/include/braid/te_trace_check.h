@@ -41,9 +41,9 @@ std::string_view TeKeyFindingName(TeKeyFinding f);  // "seen", "did_not_overlap"
 
 struct TeKeyCheck {
   UbKeyExpectation config;
-  int gemms = 0;                          // GEMMs labelled with the key, every rank and iteration
-  std::map<std::string, int> methods;     // seen: OverlapMethodName -> GEMMs
-  std::map<std::string, int> verdicts;    // GemmVerdictName -> GEMMs
+  int gemms = 0;                        // GEMMs labelled with the key, every rank and iteration
+  std::map<std::string, int> methods;   // seen: OverlapMethodName -> GEMMs
+  std::map<std::string, int> verdicts;  // GemmVerdictName -> GEMMs
   TeKeyFinding finding = TeKeyFinding::kNotInTrace;
   std::string note;  // e.g. a pipeline whose chunks are not its num_splits
 };

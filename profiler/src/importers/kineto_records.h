@@ -16,14 +16,14 @@
 namespace braid::importers {
 
 enum class KinetoCat {
-  kKernel,   // "kernel"
-  kMemcpy,   // "gpu_memcpy"
-  kMemset,   // "gpu_memset"
-  kRuntime,  // "cuda_runtime", "cuda_driver"
-  kSync,     // "cuda_sync"
-  kStep,     // a "ProfilerStep#N" range (any category but the GPU copy)
+  kKernel,    // "kernel"
+  kMemcpy,    // "gpu_memcpy"
+  kMemset,    // "gpu_memset"
+  kRuntime,   // "cuda_runtime", "cuda_driver"
+  kSync,      // "cuda_sync"
+  kStep,      // a "ProfilerStep#N" range (any category but the GPU copy)
   kGpuRange,  // "gpu_user_annotation": a record_function range on the GPU timeline
-  kOther,    // kept only for its correlation id
+  kOther,     // kept only for its correlation id
 };
 
 struct KinetoRecord {

@@ -73,7 +73,4 @@ RangeStats StatsInRange(const std::vector<RankBand>& bands, int64_t t0, int64_t 
 
 }  // namespace braid::view
 
-namespace braid::view {
-
-
-}  // namespace braid::view
+namespace braid::view {}  // namespace braid::view
