@@ -64,9 +64,12 @@ nlohmann::json GemmReportJson(int64_t run, const GemmOverlapReport& report) {
                     {"method", OverlapMethodName(r.method)},
                     {"verdict", GemmVerdictName(r.verdict)}});
   }
+  int64_t unlabelled = 0;
+  for (const GemmOverlapRow& r : report.rows) unlabelled += r.label.empty() ? 1 : 0;
   return {{"run", run},
           {"gemms", rows},
           {"verdicts", verdicts},
+          {"unlabelled_gemms", unlabelled},
           {"comm_events", report.comm_events},
           {"unassigned_comm_events", report.unassigned_comm}};
 }
@@ -116,6 +119,13 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
   os << "\nverdicts, every rank and iteration:";
   for (const auto& [v, n] : counts) os << " " << GemmVerdictName(v) << " " << n;
   os << "\n";
+  int64_t unlabelled = 0;
+  for (const GemmOverlapRow& r : report.rows) unlabelled += r.label.empty() ? 1 : 0;
+  if (unlabelled > 0) {
+    os << "note: " << unlabelled << " of " << report.rows.size()
+       << " GEMMs have no layer or pass label: no NVTX or record_function range around them in the trace (TE's "
+          "need NVTE_NVTX_ENABLED=1 and show in Nsight Systems traces only)\n";
+  }
   if (report.unassigned_comm > 0) {
     os << "note: " << report.unassigned_comm << " of " << report.comm_events
        << " communication events ran in a rank's iteration without a GEMM (not counted above)\n";

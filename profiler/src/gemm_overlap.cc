@@ -154,14 +154,15 @@ OverlapMethod MethodOf(const GemmOverlapRow& row, const Group& g) {
   if (has_library(CommLibrary::kTorchSymmMem) || (has_library(CommLibrary::kCopyEngine) && chunks)) {
     return OverlapMethod::kAsyncTp;
   }
-  if (chunks) return OverlapMethod::kPipeline;
-  // One GEMM kernel: an overlap library's collective is TE's bulk overlap,
-  // fired or not; another library's (NCCL) is bulk where it ran beside the
-  // GEMM (at least a tenth of it), else the serial layout: a long
-  // collective that merely touches the GEMM configured nothing.
+  // An overlap library's kernels say an overlap was configured, fired or
+  // not. Another library's (NCCL) collectives say so only where they ran
+  // beside the GEMM (at least a tenth of them): GEMMs of one shape back to
+  // back (a model's layers) with a collective after them, or a long
+  // collective that merely touches a GEMM, configured nothing.
   const bool overlap_library = has_library(CommLibrary::kTeUserbuffers) || has_library(CommLibrary::kCopyEngine);
   const bool beside = row.comm_ns > 0 && double(row.overlapped_ns) >= 0.1 * double(row.comm_ns);
-  return overlap_library || beside ? OverlapMethod::kBulk : OverlapMethod::kNone;
+  if (!overlap_library && !beside) return OverlapMethod::kNone;
+  return chunks ? OverlapMethod::kPipeline : OverlapMethod::kBulk;
 }
 
 GemmVerdict VerdictOf(const GemmOverlapRow& row) {

@@ -112,6 +112,7 @@ TEST(CliReportByGemm, GemmsAreLabelledByTheRangesAroundThem) {
   // NVTX range on the host (Nsight Systems, NVTE_NVTX_ENABLED=1).
   const nlohmann::json kineto = ByGemm("kineto " + kFixtures + "/kineto/async_tp_ag_matmul", "label_k");
   EXPECT_EQ(kineto["gemms"][0]["label"], "fused_all_gather_matmul");
+  EXPECT_EQ(kineto["unlabelled_gemms"], 0);
   const nlohmann::json nsys = ByGemm("nsys " + NsysFile("te_ring_exchange"), "label_n");
   EXPECT_EQ(nsys["gemms"][0]["label"], "transformer_engine._Linear.forward.qkv.gemm");
 }
@@ -137,6 +138,8 @@ TEST(CliReportByGemm, TheTableShowsOneRankAndIterationWithEveryVerdictCounted) {
   EXPECT_THAT(o.out, HasSubstr("bulk"));
   EXPECT_THAT(o.out, HasSubstr("te_userbuffers all_gather"));
   EXPECT_THAT(o.out, HasSubstr("verdicts, every rank and iteration: not_overlapped_although_configured 4"));
+  // Kineto: TE's ranges are NVTX only, so no GEMM is labelled, and it says why.
+  EXPECT_THAT(o.out, HasSubstr("note: 4 of 4 GEMMs have no layer or pass label"));
 }
 
 TEST(CliReportByGemm, BadFlagsAreOneLineExitTwo) {

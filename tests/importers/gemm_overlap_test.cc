@@ -100,6 +100,16 @@ TEST(GemmOverlap, MethodsAndVerdicts) {
   EXPECT_EQ(r.rows[0].verdict, GemmVerdict::kOverlapped);
 }
 
+TEST(GemmOverlap, NcclAfterGemmsOfOneShapeConfiguredNothing) {
+  // A model's layers of one shape back to back, then a collective: no
+  // overlap was set up, and the verdict does not claim one.
+  const std::vector<Event> events = {Gemm(0, 100), Gemm(100, 100), Comm(kNcclRs, 200, 80)};
+  const GemmOverlapReport r = AnalyzeGemmOverlap(events);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].method, OverlapMethod::kNone);
+  EXPECT_EQ(r.rows[0].verdict, GemmVerdict::kNotOverlapped);
+}
+
 TEST(GemmOverlap, RanksAndIterationsAreApartAndCommWithoutAGemmIsCounted) {
   std::vector<Event> events = {Ev(kGemm, EventKind::kCompute, 0, 100, 0, 0, 1),
                                Ev(kGemm, EventKind::kCompute, 0, 100, 0, 1, 1),

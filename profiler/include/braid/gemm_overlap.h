@@ -24,10 +24,11 @@
 //   ring       TE userbuffers point-to-point kernels (ring_exchange)
 //   pipeline   collective kernels (userbuffers or NCCL) interleaved with two
 //              or more GEMM chunks
-//   bulk       one GEMM kernel with a whole collective beside it (TE
-//              userbuffers, fired or not; another library's where at least
-//              a tenth of it ran beside the GEMM)
-//   none       no communication, or a lone collective that does not overlap
+//   bulk       one GEMM kernel with a whole collective beside it
+//   none       no communication, or a plain library's (NCCL) that ran beside
+//              the GEMM for less than a tenth of it: TE's and PyTorch's
+//              kernels say an overlap was configured, fired or not; NCCL's
+//              say so only where they ran beside the GEMM
 // Verdict: overlapped (≥ 90 % of its comm under the GEMM), partly (≥ 10 %),
 // not_overlapped_although_configured (< 10 % while the method is an overlap
 // method), not_overlapped (< 10 %, plain collective), no_comm.
