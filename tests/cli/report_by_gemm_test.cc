@@ -62,7 +62,7 @@ std::string NsysFile(const std::string& fixture) {
   std::ifstream in(kFixtures + "/nsys/" + fixture + ".sql");
   std::stringstream sql;
   sql << in.rdbuf();
-  const std::string path = TempPath(fixture + ".sqlite");
+  std::string path = TempPath(fixture + ".sqlite");
   std::filesystem::remove(path);
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
