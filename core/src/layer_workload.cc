@@ -117,6 +117,19 @@ LayerOp TpGemm(const LayerWorkload& lw, const LayerOp& fwd, Pass pass, LayerOpKi
   return out;
 }
 
+// The attention step over the whole sequence on the rank's heads.
+LayerOp Attention(const LayerWorkload& lw) {
+  LayerOp attn;
+  attn.name = "attention";
+  attn.linear = "attention";
+  attn.kind = LayerOpKind::kAttention;
+  attn.flops = AttentionFlops(lw, 0, lw.seq);
+  attn.bytes = AttentionBytes(lw, 0, lw.seq);
+  attn.gemm.dtype = lw.dtype;
+  attn.gemm.tp = lw.tp;
+  return attn;
+}
+
 // The backward of one linear layer whose forward is `fwd` (layer_workload.h).
 void AddLinearBackward(LayerWorkload& lw, const LayerOp& fwd) {
   const int64_t t = fwd.gemm.m, out = fwd.gemm.n, in = fwd.gemm.k;
@@ -180,15 +193,7 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
   }
   const int64_t hd = model.head_dim;
   lw.ops.push_back(Gemm(lw, "qkv", true, (model.heads + 2 * model.kv_heads) * hd, model.hidden));
-  LayerOp attn;
-  attn.name = "attention";
-  attn.linear = "attention";
-  attn.kind = LayerOpKind::kAttention;
-  attn.flops = AttentionFlops(lw, 0, seq);
-  attn.bytes = AttentionBytes(lw, 0, seq);
-  attn.gemm.dtype = dtype;
-  attn.gemm.tp = tp;
-  lw.ops.push_back(attn);
+  lw.ops.push_back(Attention(lw));
   lw.ops.push_back(Gemm(lw, "out_proj", false, model.hidden, model.heads * hd));
   lw.ops.push_back(Gemm(lw, "fc1", true, (model.gated_mlp ? 2 : 1) * model.ffn, model.hidden));
   lw.ops.push_back(Gemm(lw, "fc2", false, model.hidden, model.ffn));
@@ -232,15 +237,7 @@ Result<LayerWorkload> MakeUlyssesLayerWorkload(const ModelSpec& model, int64_t s
   LayerOp qkv = Gemm(lw, "qkv", true, (model.heads + 2 * model.kv_heads) * hd, model.hidden);
   qkv.kind = LayerOpKind::kTpGemm;  // the all-to-all to heads
   lw.ops.push_back(qkv);
-  LayerOp attn;
-  attn.name = "attention";
-  attn.linear = "attention";
-  attn.kind = LayerOpKind::kAttention;
-  attn.flops = AttentionFlops(lw, 0, seq);
-  attn.bytes = AttentionBytes(lw, 0, seq);
-  attn.gemm.dtype = dtype;
-  attn.gemm.tp = sp;
-  lw.ops.push_back(attn);
+  lw.ops.push_back(Attention(lw));
   LayerOp out_proj = Gemm(lw, "out_proj", false, model.hidden, model.heads * hd);
   out_proj.gemm.op = Op::kGemmRs;  // the all-to-all back to tokens
   lw.ops.push_back(out_proj);

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -46,6 +48,21 @@ inline Outcome Braid(const std::string& args) { return RunCaptured(std::string(B
 // A file name unique to this test process (ctest runs tests in parallel).
 inline std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "braid_" + std::to_string(getpid()) + "_" + name;
+}
+
+// `braid ARGS --db <a fresh store>` is refused as bad input: exit 2, one
+// line on stderr holding `message`, nothing on stdout, no store written.
+inline void ExpectRefusedWithNothingWritten(const std::string& args, const std::string& message,
+                                            const std::string& db_name = "refused.db") {
+  SCOPED_TRACE(args);
+  const std::string db = TempPath(db_name);
+  const Outcome o = Braid(args + " --db " + db);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find(message), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
+  EXPECT_EQ(o.out, "");
+  std::error_code ec;
+  EXPECT_FALSE(std::filesystem::exists(db, ec)) << "nothing written on bad input";
 }
 
 }  // namespace braid::testing_cli

@@ -23,14 +23,7 @@ const std::string kStep =
     "run --model llama3-8b --seq 4096 --tp 8 --phase train --algo ring --topology h100-sxm-2node-ib ";
 
 void RefusedWithNothingWritten(const std::string& args, const std::string& message) {
-  SCOPED_TRACE(args);
-  const std::string db = TempPath("dp_refused.db");
-  const Outcome o = Braid(args + " --db " + db);
-  EXPECT_EQ(o.code, 2) << o.err;
-  EXPECT_THAT(o.err, HasSubstr(message));
-  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
-  EXPECT_EQ(o.out, "");
-  EXPECT_FALSE(std::filesystem::exists(db)) << "nothing written on bad input";
+  testing_cli::ExpectRefusedWithNothingWritten(args, message, "dp_refused.db");
 }
 
 TEST(CliDataParallel, RunGivesTheWholeStepBesideTheBlock) {

@@ -22,14 +22,7 @@ using testing_cli::TempPath;
 const std::string kBlock = "run --model llama3-70b --seq 32K --tp 8 --sp ulysses ";
 
 void RefusedWithNothingWritten(const std::string& args, const std::string& message) {
-  SCOPED_TRACE(args);
-  const std::string db = TempPath("ulysses_refused.db");
-  const Outcome o = Braid(args + " --db " + db);
-  EXPECT_EQ(o.code, 2) << o.err;
-  EXPECT_THAT(o.err, HasSubstr(message));
-  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
-  EXPECT_EQ(o.out, "");
-  EXPECT_FALSE(std::filesystem::exists(db)) << "nothing written on bad input";
+  testing_cli::ExpectRefusedWithNothingWritten(args, message, "ulysses_refused.db");
 }
 
 nlohmann::json RunJson(const std::string& args) {

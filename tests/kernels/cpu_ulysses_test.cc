@@ -24,6 +24,13 @@ constexpr Algorithm kUlysses[] = {Algorithm::kA2a, Algorithm::kA2aDirect};
 
 Result<RunOutput> RunOnCpu(const Plan& plan) { return CpuBackend().Run(plan, VerifyOnce()); }
 
+void ExpectVerified(const Result<RunOutput>& out) {
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->verify.ran);
+  EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank " << out->verify.worst_rank;
+  EXPECT_LE(out->verify.max_rel_error, 1e-5);
+}
+
 TEST(CpuUlysses, BothOpsAndBothAlgorithmsVerifyOnTwoAndFourRanks) {
   int verified = 0;
   for (Algorithm algo : kUlysses) {
@@ -37,12 +44,7 @@ TEST(CpuUlysses, BothOpsAndBothAlgorithmsVerifyOnTwoAndFourRanks) {
             const Plan plan = MustBuild(op, int64_t(p) * chunks * 3, 6 * p, 5 * p, p, algo, chunks, lanes);
             SCOPED_TRACE(plan.workload.Describe() + " " + plan.config.Describe());
             ASSERT_EQ(plan.tp(), p);
-            Result<RunOutput> out = RunOnCpu(plan);
-            ASSERT_TRUE(out.ok()) << out.status().message();
-            EXPECT_TRUE(out->verify.ran);
-            EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank "
-                                        << out->verify.worst_rank;
-            EXPECT_LE(out->verify.max_rel_error, 1e-5);
+            ExpectVerified(RunOnCpu(plan));
             if (!::testing::Test::HasFailure()) ++verified;
           }
         }
@@ -68,12 +70,7 @@ TEST(CpuUlysses, AUlyssesBlockVerifiesOnTwoAndFourRanks) {
         Result<Plan> plan = BuildLayerPlan(*lw, cfg);
         ASSERT_TRUE(plan.ok()) << plan.status().message();
         SCOPED_TRACE(lw->Describe() + " " + cfg.Describe());
-        Result<RunOutput> out = RunOnCpu(*plan);
-        ASSERT_TRUE(out.ok()) << out.status().message();
-        EXPECT_TRUE(out->verify.ran);
-        EXPECT_TRUE(out->verify.ok) << "max_rel_error " << out->verify.max_rel_error << " on rank "
-                                    << out->verify.worst_rank;
-        EXPECT_LE(out->verify.max_rel_error, 1e-5);
+        ExpectVerified(RunOnCpu(*plan));
         if (!::testing::Test::HasFailure()) ++verified;
       }
     }

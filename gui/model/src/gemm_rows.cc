@@ -5,20 +5,10 @@ namespace braid::view {
 std::vector<GemmOverlapRow> GemmRowsOf(const Timeline& t) {
   std::vector<Event> events;
   std::vector<TraceLane> lanes;
-  for (const TimelineRow& row : t.rows) {
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const TimelineRow& row = t.rows[r];
     lanes.push_back({row.rank, row.lane, row.name});
-    for (const DrawnEvent& d : row.events) {
-      Event e;
-      e.rank = row.rank;
-      e.lane = row.lane;
-      e.iteration = d.iteration;
-      e.kind = d.kind;
-      e.name = t.NameOf(d);
-      e.start_ns = d.start_ns;
-      e.end_ns = d.end_ns;
-      e.correlation = d.correlation;
-      events.push_back(std::move(e));
-    }
+    for (size_t i = 0; i < row.events.size(); ++i) events.push_back(EventOf(t, {r, i}));
   }
   return AnalyzeGemmOverlap(events, lanes).rows;
 }
