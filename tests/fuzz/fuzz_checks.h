@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
+#include "braid/gemm_overlap.h"
 #include "braid/trace_import.h"
 
 namespace braid::fuzz {
@@ -31,6 +33,27 @@ inline void CheckTrace(const ImportedTrace& t) {
       Require(e.rank == r.rank, "event rank");
       Require(i == 0 || r.events[i - 1].start_ns <= e.start_ns, "events sorted");
     }
+  }
+}
+
+// The per-GEMM analysis of an import (braid/gemm_overlap.h): every figure in
+// range, whatever names, times and lanes the trace holds.
+inline void CheckGemmOverlap(const ImportedTrace& t) {
+  std::vector<Event> events;
+  std::vector<TraceLane> lanes;
+  for (const ImportedRank& r : t.ranks) {
+    for (const ImportedLane& l : r.lanes) lanes.push_back({r.rank, l.lane, l.name});
+    events.insert(events.end(), r.events.begin(), r.events.end());
+  }
+  const GemmOverlapReport g = AnalyzeGemmOverlap(events, lanes);
+  Require(g.unassigned_comm >= 0 && g.unassigned_comm <= g.comm_events, "unassigned comm <= comm events");
+  for (const GemmOverlapRow& row : g.rows) {
+    Require(row.kernels >= 1 && row.start_ns <= row.end_ns, "a GEMM has kernels and a span");
+    Require(row.gemm_ns >= 0 && row.gemm_ns <= row.end_ns - row.start_ns, "gemm time within its span");
+    Require(row.overlapped_ns >= 0 && row.overlapped_ns <= row.comm_ns, "0 <= overlapped <= comm");
+    Require(row.overlapped_ns <= row.gemm_ns, "overlapped <= gemm time");
+    Require(row.exposed_ns == row.comm_ns - row.overlapped_ns, "exposed = comm - overlapped");
+    Require((row.comm_ns == 0) == (row.verdict == GemmVerdict::kNoComm), "no comm iff no_comm");
   }
 }
 

@@ -1,4 +1,5 @@
-// libFuzzer target: the bytes are a Kineto trace file (plain JSON or gzip).
+// libFuzzer target: the bytes are a Kineto trace file (plain JSON or gzip);
+// an imported one is also analysed GEMM by GEMM (braid/gemm_overlap.h).
 // Also differential: read in parts as small as 64 bytes (so that guessed
 // part ends fall everywhere), from memory or from gzip as it inflates, on
 // one thread or two, the records and errors must be those of one whole read.
@@ -77,5 +78,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   braid::ImportedTrace trace;
   trace.ranks.push_back(std::move(rank).value());
   braid::fuzz::CheckTrace(trace);
+  braid::fuzz::CheckGemmOverlap(trace);
   return 0;
 }

@@ -36,5 +36,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   braid::fuzz::CheckTrace(*trace);
+  braid::fuzz::CheckGemmOverlap(*trace);
   return 0;
 }

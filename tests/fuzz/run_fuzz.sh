@@ -39,6 +39,8 @@ cxxflags="-std=c++20 -g -O1 $sanitize $isal_flags -I$root/core/include -I$root/p
 sources=(
   "$root/profiler/src/intervals.cc"
   "$root/profiler/src/hta/hta_figures.cc"
+  "$root/profiler/src/comm_kernels.cc"
+  "$root/profiler/src/gemm_overlap.cc"
   "$root/profiler/src/importers/file_bytes.cc"
   "$root/profiler/src/importers/gzip_window.cc"
   "$root/profiler/src/importers/kineto_json.cc"
@@ -115,6 +117,15 @@ done
 echo "== seeds"
 rm -rf seeds
 python3 "$root/tests/fuzz/make_seeds.py" seeds/kineto seeds/nsys "$shared/traces"
+# The frameworks' patterns (tests/data/framework_traces): TE userbuffers,
+# PyTorch symmetric memory and NCCL kernels, GPU annotations, NVTX ranges.
+for dir in "$root"/tests/data/framework_traces/kineto/*/; do
+  cp "$dir/rank0.json" "seeds/kineto/framework_$(basename "$dir").json"
+done
+for sql in "$root"/tests/data/framework_traces/nsys/*.sql; do
+  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[2]).executescript(open(sys.argv[1]).read())' \
+    "$sql" "seeds/nsys/framework_$(basename "${sql%.sql}").sqlite"
+done
 mkdir -p seeds/topology
 cp "$root"/catalog/topologies/*.toml seeds/topology/
 mkdir -p seeds/presets
