@@ -11,6 +11,7 @@
 #include "braid/gemm_overlap.h"
 #include "braid/status.h"
 #include "braid/te_trace_check.h"
+#include "gemm_prediction.h"
 
 namespace braid::cli {
 
@@ -24,9 +25,17 @@ nlohmann::json GemmReportJson(int64_t run, const GemmOverlapReport& report);
 Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report, std::optional<int> rank,
                                     std::optional<int> iteration);
 
-// `--ub-cfgs FILE`: per key, the method the file (or TE's default) names
-// against what the trace shows.
+// `--ub-cfgs FILE`: each of TE's twelve keys as the file sets it, else TE's
+// default method (read through the safe reader; Invalid names the file's
+// problem); then per key, that method against what the trace shows.
+Result<std::vector<UbKeyExpectation>> UbKeyExpectationsOf(const std::string& path);
 nlohmann::json TeChecksJson(const std::vector<TeKeyCheck>& checks);
 std::string TeChecksTable(const std::string& file, const std::vector<TeKeyCheck>& checks);
+
+// `--model ...`: per key, the trace's GEMMs with that key (median over every
+// rank and iteration: GEMM time, exposed comm, span) beside the sim's
+// figures of the key's op (compute, exposed comm, time).
+nlohmann::json PredictionJson(const GemmOverlapReport& report, const GemmPrediction& prediction);
+std::string PredictionTable(const GemmOverlapReport& report, const GemmPrediction& prediction);
 
 }  // namespace braid::cli

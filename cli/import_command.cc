@@ -9,6 +9,7 @@
 #include "braid/run_record.h"
 #include "braid/trace_import.h"
 #include "cli_exit.h"
+#include "gemm_report.h"
 #include "run_report.h"
 #include "store_access.h"
 
@@ -25,6 +26,9 @@ void AddImportOptions(CLI::App* sub, ImportArgs* a) {
       ->check(CLI::Range(1, 64));
   sub->add_option("--db", a->db, "SQLite store")->capture_default_str();
   sub->add_flag("--json", a->json, "print the stored run as one JSON object");
+  sub->add_option("--ub-cfgs", a->ub_cfgs,
+                  "a TransformerEngine ub_cfgs YAML: per key, did the method it names (or TE's default) show in the "
+                  "trace's GEMMs of that key (as report --by-gemm --ub-cfgs)");
 }
 
 namespace {
@@ -32,6 +36,7 @@ namespace {
 std::string LaneKind(const std::string& name) {
   if (name == "cpu runtime") return "cpu";
   if (name == "nvtx") return "marker";
+  if (name == "cpu ops") return "cpu";
   return "gpu stream";
 }
 
@@ -73,6 +78,14 @@ Result<RunRecord> RecordOf(const ImportedTrace& trace, const RunMetrics& metrics
   return r;
 }
 
+// A ub_cfgs file needs a TP group in the trace: checked before the run is
+// committed, so that a refused import writes nothing.
+Status CheckUbCfgsFits(const ImportArgs& a, const RunRecord& record) {
+  if (a.ub_cfgs.empty() || record.workload.tp >= 2) return Status::Ok();
+  return Status::Invalid("--ub-cfgs " + a.ub_cfgs + " configures TP overlap, but the trace holds " +
+                         std::to_string(record.workload.tp) + " rank: no TP group for it to overlap over");
+}
+
 // nsys: one file, read whole, then stored.
 Result<RunRecord> ImportNsysRun(const ImportArgs& a, Store& store) {
   if (a.files.size() != 1) return Status::Invalid("import nsys takes one .sqlite file");
@@ -84,6 +97,7 @@ Result<RunRecord> ImportNsysRun(const ImportArgs& a, Store& store) {
     for (Event& e : rank.events) events.push_back(std::move(e));
   }
   BRAID_ASSIGN_OR_RETURN(RunRecord record, RecordOf(trace, ComputeRunMetrics(events)));
+  BRAID_RETURN_IF_ERROR(CheckUbCfgsFits(a, record));
   BRAID_ASSIGN_OR_RETURN(record.run_id, store.WriteRun(MetaOf(record), lanes, events, RowsOf(record)));
   return record;
 }
@@ -94,7 +108,7 @@ Result<RunRecord> ImportNsysRun(const ImportArgs& a, Store& store) {
 // taken as it is stored and its events dropped then: the whole job is never
 // held at once (a 64-rank job of the shared traces peaked at 578 MB holding
 // them, and spent a tenth of its time gathering them for the figures).
-Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
+Result<RunRecord> ImportKinetoRun(const ImportArgs& a, KinetoJob& job, Store& store) {
   RunMetricsBuilder figures;
   Status figures_status;  // Add refuses a rank twice, which KinetoJob::Next has already refused
   Store::RunPart part;
@@ -114,6 +128,7 @@ Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
     BRAID_ASSIGN_OR_RETURN(ImportedTrace trace, job.Finish());
     BRAID_RETURN_IF_ERROR(figures_status);
     BRAID_ASSIGN_OR_RETURN(record, RecordOf(trace, figures.Finish()));
+    BRAID_RETURN_IF_ERROR(CheckUbCfgsFits(a, record));
     return Store::RunEnd{MetaOf(record), RowsOf(record)};
   };
   BRAID_ASSIGN_OR_RETURN(record.run_id, store.WriteRunInParts(next, finish));
@@ -121,6 +136,17 @@ Result<RunRecord> ImportKinetoRun(KinetoJob& job, Store& store) {
 }
 
 }  // namespace
+
+// The stored run's GEMMs against the ub_cfgs keys.
+Result<std::vector<TeKeyCheck>> CheckStoredRun(const ImportArgs& a, const std::vector<UbKeyExpectation>& keys,
+                                               int64_t run, int tp) {
+  BRAID_ASSIGN_OR_RETURN(auto store, OpenStoreForRead(a.db));
+  BRAID_ASSIGN_OR_RETURN(auto events, store->LoadEvents(run));
+  BRAID_ASSIGN_OR_RETURN(auto lanes, store->LoadLanes(run));
+  std::vector<TraceLane> trace_lanes;
+  for (const LaneInfo& l : lanes) trace_lanes.push_back({l.rank, l.lane, l.name});
+  return CheckTeUbCfgs(AnalyzeGemmOverlap(events, trace_lanes), keys, tp);
+}
 
 int ExecuteImport(const ImportArgs& a) {
   if (a.format != "kineto" && a.format != "nsys") {
@@ -134,6 +160,12 @@ int ExecuteImport(const ImportArgs& a) {
     }
   }
   if (Status s = CheckStoreWritable(a.db); !s.ok()) return ReportError("import", s);
+  std::vector<UbKeyExpectation> te_keys;
+  if (!a.ub_cfgs.empty()) {
+    auto keys = UbKeyExpectationsOf(a.ub_cfgs);
+    if (!keys.ok()) return ReportError("import", keys.status());
+    te_keys = std::move(*keys);
+  }
   // Kineto: the files are listed and the workers started before the store
   // is opened, so that a directory without traces creates nothing.
   std::unique_ptr<KinetoJob> job;
@@ -148,13 +180,26 @@ int ExecuteImport(const ImportArgs& a) {
   {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("import", store.status());
-    record = job ? ImportKinetoRun(*job, **store) : ImportNsysRun(a, **store);
+    record = job ? ImportKinetoRun(a, *job, **store) : ImportNsysRun(a, **store);
   }  // the store is closed before a failed import's new file is removed
   if (!record.ok()) {
     if (!store_existed) RemoveCreatedStore(a.db);
     return ReportError("import", record.status());
   }
-  std::cout << (a.json ? RunJson(*record).dump(2) + "\n" : RunTable(*record));
+  std::vector<TeKeyCheck> checks;
+  if (!te_keys.empty()) {
+    auto checked = CheckStoredRun(a, te_keys, record->run_id, record->workload.tp);
+    if (!checked.ok()) return ReportError("import", checked.status());
+    checks = std::move(*checked);
+  }
+  if (a.json) {
+    nlohmann::json j = RunJson(*record);
+    if (!te_keys.empty()) j["ub_cfgs"] = TeChecksJson(checks);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << RunTable(*record);
+    if (!te_keys.empty()) std::cout << TeChecksTable(a.ub_cfgs, checks);
+  }
   return kExitOk;
 }
 

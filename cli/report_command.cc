@@ -3,14 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "braid/gemm_keys.h"
 #include "braid/run_record.h"
 #include "braid/store.h"
 #include "braid/stored_text.h"
-#include "braid/te_ub_cfgs.h"
 #include "cli_exit.h"
 #include "gemm_report.h"
 #include "pass_times.h"
@@ -38,7 +39,19 @@ void AddReportOptions(CLI::App* sub, ReportArgs* a) {
       sub->add_option("--iteration", a->iteration, "--by-gemm: the iteration the table shows (default: its last)");
   sub->add_option("--ub-cfgs", a->ub_cfgs,
                   "--by-gemm: a TransformerEngine ub_cfgs YAML to check the trace against: per key, did the method it "
-                  "names (or TE's default) show in the GEMMs TE's NVTX ranges name");
+                  "names (or TE's default) show in the trace's GEMMs of that key");
+  sub->add_option("--model", a->model,
+                  "--by-gemm: the model the trace ran (built-in name or file): maps its GEMMs to keys by shape and "
+                  "shows Braid's prediction beside each");
+  sub->add_option("--seq", a->seq, "--model: sequence length of the traced step");
+  sub->add_option("--batch", a->batch, "--model: micro-batch size")->capture_default_str();
+  sub->add_option("--phase", a->phase, "--model: train | prefill | decode")->capture_default_str();
+  sub->add_option("--dtype", a->dtype, "--model: GEMM input dtype")->capture_default_str();
+  a->tp_option =
+      sub->add_option("--tp", a->tp, "--by-gemm: the trace's TP size (default: its ranks); must divide the ranks");
+  sub->add_option("--topology", a->topology, "--model: the hardware the sim predicts on")->capture_default_str();
+  sub->add_option("--preset", a->preset,
+                  "--model: predict with this preset file's configs (default: the --ub-cfgs file's, else serial)");
 }
 
 namespace {
@@ -93,6 +106,16 @@ Status CheckArgs(const ReportArgs& a) {
   const bool iteration_given = a.iteration_option && a.iteration_option->count() > 0;
   if ((rank_given || iteration_given) && !a.by_gemm) return Status::Invalid("--rank and --iteration go with --by-gemm");
   if (!a.ub_cfgs.empty() && !a.by_gemm) return Status::Invalid("--ub-cfgs goes with --by-gemm");
+  const bool tp_given = a.tp_option && a.tp_option->count() > 0;
+  if ((!a.model.empty() || tp_given) && !a.by_gemm) return Status::Invalid("--model and --tp go with --by-gemm");
+  if (a.model.empty() && (!a.seq.empty() || !a.preset.empty())) {
+    return Status::Invalid("--seq and --preset describe the block: give --model too");
+  }
+  if (!a.model.empty() && a.seq.empty()) return Status::Invalid("--model needs --seq (the traced step's sequence)");
+  if (!a.preset.empty() && !a.ub_cfgs.empty()) {
+    return Status::Invalid("--preset and --ub-cfgs both configure the prediction: give one");
+  }
+  if (tp_given && a.tp < 1) return Status::Invalid("--tp must be at least 1");
   if (rank_given && a.rank < 0) return Status::Invalid("--rank must not be negative");
   if (iteration_given && a.iteration < 0) return Status::Invalid("--iteration must not be negative");
   if (a.session < 0) return Status::Invalid("--session ids start at 1");
@@ -211,28 +234,49 @@ Result<PassTimes> PassTimesOf(const Store& store, const RunRecord& a, const RunR
   return out;
 }
 
-// Each of TE's twelve keys as the file sets it, else TE's default method.
-Result<std::vector<UbKeyExpectation>> UbKeyExpectationsOf(const std::string& path) {
-  BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(path));
-  std::vector<UbKeyExpectation> out;
-  for (const TeKey& key : TeKeys()) {
-    const TeGivenOptions* given = file.Find(key.name);
-    UbKeyExpectation c;
-    c.key = std::string(key.name);
-    c.from_file = given != nullptr && given->method.has_value();
-    c.method = std::string(TeMethodName(c.from_file ? *given->method : TeDefaultMethod(key)));
-    if (given != nullptr && given->num_splits) c.num_splits = *given->num_splits;
-    out.push_back(std::move(c));
+// The trace's TP size: --tp, which must divide its ranks, else its ranks;
+// a ub_cfgs needs a TP group of at least two.
+Result<int> TraceTp(const ReportArgs& a, const RunRecord& rec) {
+  const int ranks = std::max(rec.workload.tp, 1);
+  const bool tp_given = a.tp_option && a.tp_option->count() > 0;
+  if (tp_given && (a.tp > ranks || ranks % a.tp != 0)) {
+    return Status::Invalid("--tp " + std::to_string(a.tp) + " does not fit the trace: it holds " +
+                           std::to_string(ranks) + " rank(s), which TP groups of " + std::to_string(a.tp) +
+                           " do not divide");
   }
-  return out;
+  const int tp = tp_given ? a.tp : ranks;
+  if (!a.ub_cfgs.empty() && tp < 2) {
+    return Status::Invalid("--ub-cfgs " + a.ub_cfgs + " configures TP overlap, but the trace's TP size is " +
+                           std::to_string(tp) + " (" + std::to_string(ranks) +
+                           " rank(s)): no TP group for it to overlap over");
+  }
+  return tp;
 }
 
-int ReportByGemm(const Store& store, const ReportArgs& a) {
+int ReportByGemm(const Store& store, const ReportArgs& a, const RunRecord& rec) {
+  auto tp = TraceTp(a, rec);
+  if (!tp.ok()) return ReportError("report", tp.status());
   std::vector<UbKeyExpectation> te_keys;
   if (!a.ub_cfgs.empty()) {
     auto keys = UbKeyExpectationsOf(a.ub_cfgs);
     if (!keys.ok()) return ReportError("report", keys.status());
     te_keys = std::move(*keys);
+  }
+  std::optional<GemmPrediction> prediction;
+  if (!a.model.empty()) {
+    PredictionInputs in;
+    in.workload.model = a.model;
+    in.workload.seq = a.seq;
+    in.workload.batch = a.batch;
+    in.workload.phase = a.phase;
+    in.workload.dtype = a.dtype;
+    in.workload.tp = *tp;
+    in.topology = a.topology;
+    in.ub_cfgs = a.ub_cfgs;
+    in.preset = a.preset;
+    auto p = PredictBlock(in);
+    if (!p.ok()) return ReportError("report", p.status());
+    prediction = std::move(*p);
   }
   auto events = store.LoadEvents(a.run);
   if (!events.ok()) return ReportError("report", events.status());
@@ -240,11 +284,16 @@ int ReportByGemm(const Store& store, const ReportArgs& a) {
   if (!lanes.ok()) return ReportError("report", lanes.status());
   std::vector<TraceLane> trace_lanes;
   for (const LaneInfo& l : *lanes) trace_lanes.push_back({l.rank, l.lane, l.name});
-  const GemmOverlapReport report = AnalyzeGemmOverlap(*events, trace_lanes);
-  const std::vector<TeKeyCheck> checks = te_keys.empty() ? std::vector<TeKeyCheck>{} : CheckTeUbCfgs(report, te_keys);
+  GemmOverlapReport report = AnalyzeGemmOverlap(*events, trace_lanes);
+  if (prediction) AssignKeysByShape(&report, prediction->shapes, *tp);
+  ExplainUnmapped(&report);
+  const std::vector<TeKeyCheck> checks =
+      te_keys.empty() ? std::vector<TeKeyCheck>{} : CheckTeUbCfgs(report, te_keys, *tp);
   if (a.json) {
     nlohmann::json j = GemmReportJson(a.run, report);
+    j["tp"] = *tp;
     if (!a.ub_cfgs.empty()) j["ub_cfgs"] = TeChecksJson(checks);
+    if (prediction) j["prediction"] = PredictionJson(report, *prediction);
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -255,6 +304,7 @@ int ReportByGemm(const Store& store, const ReportArgs& a) {
   if (!table.ok()) return ReportError("report", table.status());
   std::cout << *table;
   if (!a.ub_cfgs.empty()) std::cout << TeChecksTable(a.ub_cfgs, checks);
+  if (prediction) std::cout << PredictionTable(report, *prediction);
   return kExitOk;
 }
 
@@ -283,7 +333,7 @@ int ExecuteReport(const ReportArgs& a) {
   }
   auto rec = LoadRunRecord(**store, a.run);
   if (!rec.ok()) return ReportError("report", rec.status());
-  if (a.by_gemm) return ReportByGemm(**store, a);
+  if (a.by_gemm) return ReportByGemm(**store, a, *rec);
   std::cout << (a.json ? RunJson(*rec).dump(2) + "\n" : RunTable(*rec));
   return kExitOk;
 }

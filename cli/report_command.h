@@ -27,6 +27,11 @@ struct ReportArgs {
   int iteration = -1;
   CLI::Option* iteration_option = nullptr;
   std::string ub_cfgs;  // --by-gemm --ub-cfgs FILE.yaml
+  // --by-gemm --model M --seq L [--batch --phase --dtype --tp --topology
+  // --preset]: the block the trace ran (cli/gemm_prediction.h).
+  std::string model, seq, batch = "1", phase = "train", dtype = "bf16", topology = "h100-sxm", preset;
+  int tp = 0;
+  CLI::Option* tp_option = nullptr;
 };
 
 void AddReportOptions(CLI::App* sub, ReportArgs* args);

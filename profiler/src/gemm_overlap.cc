@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "braid/gemm_keys.h"
 #include "braid/intervals.h"
 
 namespace braid {
@@ -175,13 +176,17 @@ GemmVerdict VerdictOf(const GemmOverlapRow& row) {
 }
 
 // Named ranges of one rank: GPU-clock ranges hold kernels by their own time,
-// host ranges (NVTX) by the time their launch call started.
+// host ranges (NVTX, and the GEMM ops' cpu_op ranges) by the time their
+// launch call started.
 struct Ranges {
-  std::vector<const Event*> gpu, host;
+  std::vector<const Event*> gpu, host, ops;
   std::map<int64_t, int64_t> launch_ns;  // correlation -> launch call start
 };
 
-std::string LabelOf(const Ranges& r, const Group& g) {
+// The innermost of `host` around the group's first launch, and of `gpu`
+// around its kernels; null when none.
+const Event* InnermostAround(const Ranges& r, const std::vector<const Event*>& gpu,
+                             const std::vector<const Event*>& host, const Group& g) {
   const Event* k = g.kernels.front();
   const Event* best = nullptr;
   auto consider = [&](const Event* range, int64_t begin, int64_t end) {
@@ -189,11 +194,21 @@ std::string LabelOf(const Ranges& r, const Group& g) {
     if (range->start_ns > begin || range->end_ns < end || range->name.starts_with("ProfilerStep#")) return;
     if (best == nullptr || range->end_ns - range->start_ns < best->end_ns - best->start_ns) best = range;
   };
-  for (const Event* range : r.gpu) consider(range, g.start, g.end);
+  for (const Event* range : gpu) consider(range, g.start, g.end);
   if (const auto it = r.launch_ns.find(k->correlation); k->correlation >= 0 && it != r.launch_ns.end()) {
-    for (const Event* range : r.host) consider(range, it->second, it->second);
+    for (const Event* range : host) consider(range, it->second, it->second);
   }
-  return best != nullptr ? best->name : std::string();
+  return best;
+}
+
+std::string LabelOf(const Ranges& r, const Group& g) {
+  const Event* e = InnermostAround(r, r.gpu, r.host, g);
+  return e != nullptr ? e->name : std::string();
+}
+
+std::string OpOf(const Ranges& r, const Group& g) {
+  const Event* e = InnermostAround(r, {}, r.ops, g);
+  return e != nullptr ? e->name : std::string();
 }
 
 }  // namespace
@@ -215,6 +230,8 @@ GemmOverlapReport AnalyzeGemmOverlap(const std::vector<Event>& events, const std
         ranges[e.rank].host.push_back(&e);
       } else if (it->second == kGpuRangeLaneName) {
         ranges[e.rank].gpu.push_back(&e);
+      } else if (it->second == kCpuOpLaneName) {
+        ranges[e.rank].ops.push_back(&e);
       }
       continue;
     }
@@ -244,12 +261,19 @@ GemmOverlapReport AnalyzeGemmOverlap(const std::vector<Event>& events, const std
       row.index = int(i);
       row.kernel = g.kernels.front()->name;
       row.label = LabelOf(r, g);
+      row.op = OpOf(r, g);
+      LabelKey key = GemmKeyOfLabel(row.label);
+      row.key = std::move(key.key);
+      row.key_source = std::move(key.source);
       row.kernels = int(g.kernels.size());
       row.start_ns = g.start;
       row.end_ns = g.end;
       row.gemm_ns = UnionLength(g.busy);
       std::vector<Interval> iv;
+      int64_t span_start = g.start, span_end = g.end;
       for (const CommEvent* c : g.comm) {
+        span_start = std::min(span_start, c->event->start_ns);
+        span_end = std::max(span_end, c->event->end_ns);
         iv.push_back({c->event->start_ns, std::max(c->event->start_ns, c->event->end_ns)});
         AddOnce(row.libraries, c->kind.library);
         AddOnce(row.patterns, c->kind.pattern);
@@ -260,6 +284,7 @@ GemmOverlapReport AnalyzeGemmOverlap(const std::vector<Event>& events, const std
       row.comm_ns = UnionLength(merged);
       row.overlapped_ns = IntersectionLength(merged, g.busy);
       row.exposed_ns = row.comm_ns - row.overlapped_ns;
+      row.span_ns = span_end - span_start;
       row.method = MethodOf(row, g);
       row.verdict = VerdictOf(row);
       report.rows.push_back(std::move(row));

@@ -54,7 +54,7 @@ TEST(ViewImportedTrace, AFrameworksGemmsAreTabledLabelledAndItsCommColouredByPat
   ASSERT_TRUE(w.ShowRun(id).ok());
   GemmPanel* g = w.gemms();
   EXPECT_FALSE(g->isHidden());
-  ASSERT_EQ(g->rowCount(), 2);  // one GEMM (four chunks) a rank
+  ASSERT_EQ(g->rowCount(), 2);  // one GEMM (a chunk per rank) a rank
   EXPECT_EQ(g->item(0, GemmPanel::kMethod)->text(), "ring");
   EXPECT_EQ(g->item(0, GemmPanel::kVerdict)->text(), "overlapped");
   // The GEMM's first kernel carries its method and verdict on the timeline.

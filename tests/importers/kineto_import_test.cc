@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "braid/trace_import.h"
 #include "test_files.h"
@@ -118,6 +120,46 @@ TEST(ImportKinetoSmall, EventsLanesKindsAndIterations) {
   EXPECT_EQ(launch->lane, 2);
   EXPECT_EQ(launch->correlation, 4);
   EXPECT_EQ(launch->iteration, 1);
+}
+
+TEST(ImportKinetoSmall, GemmOpsWithTheirDimsGoOnTheCpuOpsLane) {
+  // record_shapes=True: each op's "Input Dims". Only the GEMM ops with dims
+  // are kept (braid/gemm_keys.h), on their own lane, as markers named with
+  // their dims; batched matmuls and ops without dims are not.
+  constexpr const char* kOps = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 99.0, "dur": 9.0,
+     "args": {"External id": 8, "Input Dims": [[4, 2, 4096], [1536, 4096], []], "Input type": ["c10::BFloat16"]}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100.0, "dur": 5.0,
+     "args": {"Input Dims": [[8, 4096], [4096, 1536]], "External id": 9}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "pid": 1, "tid": 1, "ts": 106.0, "dur": 1.0,
+     "args": {"Input Dims": [[2, 8, 4], [2, 4, 8]]}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 107.0, "dur": 1.0, "args": {}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 108.0, "dur": 1.0,
+     "args": {"Input Dims": "not dims"}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 101.0, "dur": 2.0,
+     "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "nvjet_tst_128x256", "pid": 0, "tid": 7, "ts": 110.0, "dur": 20.0,
+     "args": {"device": 0, "stream": 7, "correlation": 1}}
+  ]})J";
+  TempDir dir;
+  auto trace = ImportKineto({dir.Write("ops.json", kOps)});
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const ImportedRank& r = trace->ranks[0];
+  ASSERT_EQ(r.lanes.size(), 3u);
+  EXPECT_EQ(r.lanes[2].name, "cpu ops");
+  std::vector<std::string> ops;
+  for (const Event& e : r.events) {
+    if (e.lane == 2) {
+      EXPECT_EQ(e.kind, EventKind::kMarker);
+      ops.push_back(e.name);
+    }
+  }
+  EXPECT_EQ(ops,
+            (std::vector<std::string>{"aten::linear [[4,2,4096],[1536,4096],[]]", "aten::mm [[8,4096],[4096,1536]]"}));
+  const Event* mm = FindEvent(r, "aten::mm [[8,4096],[4096,1536]]");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->start_ns, 100000);
+  EXPECT_EQ(mm->end_ns, 105000);
 }
 
 TEST(ImportKinetoSmall, GzipGivesTheSameResult) {

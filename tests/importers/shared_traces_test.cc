@@ -90,10 +90,12 @@ TEST(ImportSharedTraces, KinetoA100EightRankControlRank3) {
   const ImportedRank& r = trace->ranks[0];
   ExpectKinetoFigures(r, Expected(name));
   EXPECT_EQ(r.device, 3);
-  EXPECT_EQ(LaneNames(r), (std::vector<std::string>{"stream 7", "stream 20", "stream 21", "stream 22", "cpu runtime"}));
+  EXPECT_EQ(LaneNames(r),
+            (std::vector<std::string>{"stream 7", "stream 20", "stream 21", "stream 22", "cpu runtime", "cpu ops"}));
   const Counts c = Count(r);
-  EXPECT_EQ(r.events.size(), 9450u + 24692u);
-  EXPECT_EQ(c.by_kind.at(EventKind::kMarker), 24692);
+  // GPU events, runtime calls, and the GEMM ops recorded with their shapes.
+  EXPECT_EQ(r.events.size(), 9450u + 24692u + 2304u);
+  EXPECT_EQ(c.by_kind.at(EventKind::kMarker), 24692 + 2304);
   EXPECT_EQ(c.max_iteration, 5);  // six ProfilerSteps
   EXPECT_GT(c.by_kind.at(EventKind::kComm), 0);
 }

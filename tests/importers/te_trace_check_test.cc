@@ -1,32 +1,21 @@
-// A TE ub_cfgs against a trace (braid/te_trace_check.h): TE's NVTX ranges
-// name the keys; each key's method is seen, seen without overlapping, not
+// A TE ub_cfgs against a trace (braid/te_trace_check.h): the rows' keys
+// (here from TE's NVTX ranges); each key's method is seen, seen without overlapping, not
 // seen (another method), or not in the trace.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "braid/gemm_keys.h"
 #include "braid/te_trace_check.h"
 
 namespace braid {
 namespace {
 
-TEST(TeTraceCheck, TesNvtxRangesNameTheKeys) {
-  EXPECT_EQ(TeKeyOfLabel("transformer_engine._Linear.forward.qkv.gemm"), "qkv_fprop");
-  EXPECT_EQ(TeKeyOfLabel("transformer_engine._LayerNormLinear.forward.fc1.gemm"), "fc1_fprop");
-  EXPECT_EQ(TeKeyOfLabel("transformer_engine._Linear.backward.proj.dgrad_gemm"), "proj_dgrad");
-  EXPECT_EQ(TeKeyOfLabel("transformer_engine._LayerNormMLP.backward.fc2.wgrad_gemm"), "fc2_wgrad");
-  for (const char* none : {"transformer_engine._Linear.forward.qkv.row_parallel_comm",  // not a GEMM
-                           "transformer_engine._Linear.forward.attn.gemm",              // not a ub name
-                           "transformer_engine._Linear.backward.qkv.gemm",              // backward has no plain gemm
-                           "transformer_engine._Linear.forward", "fused_all_gather_matmul", ""}) {
-    EXPECT_EQ(TeKeyOfLabel(none), "") << none;
-  }
-}
-
 GemmOverlapRow Row(const std::string& label, OverlapMethod m, GemmVerdict v, int kernels = 4) {
   GemmOverlapRow r;
   r.label = label;
+  r.key = GemmKeyOfLabel(label).key;
   r.method = m;
   r.verdict = v;
   r.kernels = kernels;
@@ -58,6 +47,17 @@ TEST(TeTraceCheck, EachFinding) {
   EXPECT_EQ(checks[3].finding, TeKeyFinding::kSeen);  // external moves nothing of its own
   EXPECT_EQ(checks[4].finding, TeKeyFinding::kNotInTrace);
   EXPECT_EQ(TeKeyFindingName(TeKeyFinding::kOtherMethod), "other_method");
+}
+
+TEST(TeTraceCheck, ARingWhoseChunksAreNotTheTpSizeSaysSo) {
+  // TE's ring_exchange runs one GEMM chunk per rank of the TP group.
+  GemmOverlapReport report;
+  report.rows = {Row("transformer_engine._Linear.forward.qkv.gemm", OverlapMethod::kRing, GemmVerdict::kOverlapped, 4)};
+  const std::vector<UbKeyExpectation> configs = {{"qkv_fprop", "ring_exchange", false, 0}};
+  EXPECT_EQ(CheckTeUbCfgs(report, configs, 4)[0].note, "");
+  EXPECT_EQ(CheckTeUbCfgs(report, configs, 0)[0].note, "");  // TP size unknown
+  EXPECT_EQ(CheckTeUbCfgs(report, configs, 8)[0].note, "ring_exchange at TP 8 runs 8 GEMM chunks, GEMM chunks seen: 4");
+  EXPECT_EQ(CheckTeUbCfgs(report, configs, 8)[0].finding, TeKeyFinding::kSeen);
 }
 
 }  // namespace

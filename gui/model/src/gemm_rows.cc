@@ -16,7 +16,9 @@ std::vector<GemmOverlapRow> GemmRowsOf(const Timeline& t) {
 std::map<std::pair<int, int64_t>, std::string> GemmNotesOf(const std::vector<GemmOverlapRow>& rows) {
   std::map<std::pair<int, int64_t>, std::string> out;
   for (const GemmOverlapRow& r : rows) {
-    std::string note = r.label.empty() ? std::string() : r.label + " · ";
+    // The layer and pass where the trace names them, else the range's label.
+    const std::string& name = r.key.empty() ? r.label : r.key;
+    std::string note = name.empty() ? std::string() : name + " · ";
     note += std::string(OverlapMethodName(r.method)) + " · " + std::string(GemmVerdictName(r.verdict));
     out[{r.rank, r.start_ns}] = std::move(note);
   }

@@ -11,7 +11,7 @@ QString Q(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.s
 }  // namespace
 
 GemmPanel::GemmPanel(QWidget* parent) : QTableWidget(0, kColumnCount, parent) {
-  setHorizontalHeaderLabels({"rank", "#", "label", "method", "verdict", "gemm", "comm", "exposed", "kernel"});
+  setHorizontalHeaderLabels({"rank", "#", "key", "label", "method", "verdict", "gemm", "comm", "exposed", "kernel"});
   verticalHeader()->hide();
   horizontalHeader()->setStretchLastSection(true);
   setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -31,6 +31,7 @@ void GemmPanel::ShowRows(std::vector<GemmOverlapRow> rows) {
     const bool comm = r.comm_ns > 0;
     const QString cells[kColumnCount] = {QString::number(r.rank),
                                          QString::number(r.index),
+                                         r.key.empty() ? QString("-") : Q(r.key),
                                          r.label.empty() ? QString("-") : Q(r.label),
                                          Q(OverlapMethodName(r.method)),
                                          Q(GemmVerdictName(r.verdict)),

@@ -57,16 +57,21 @@ inline constexpr int64_t kSplitNs = 20'000;
 struct GemmOverlapRow {
   int rank = 0;
   int iteration = 0;
-  int index = 0;         // the GEMM's position on its rank in its iteration
-  std::string kernel;    // its first kernel's name
-  std::string label;     // the innermost named range around it ("" when none)
-  int kernels = 0;       // GEMM kernels in it (chunks)
-  int64_t start_ns = 0;  // first kernel's start
-  int64_t end_ns = 0;    // last kernel's end
+  int index = 0;             // the GEMM's position on its rank in its iteration
+  std::string kernel;        // its first kernel's name
+  std::string label;         // the innermost named range around it ("" when none)
+  std::string op;            // the innermost GEMM op (cpu op) that launched it, with its dims ("" when none)
+  std::string key;           // its ub_cfgs key (braid/gemm_keys.h), "" when not mapped
+  std::string key_source;    // "te_nvtx" | "megatron_nvtx" | "shape" | ""
+  std::string unmapped_why;  // why it has no key (ExplainUnmapped, AssignKeysByShape)
+  int kernels = 0;           // GEMM kernels in it (chunks)
+  int64_t start_ns = 0;      // first kernel's start
+  int64_t end_ns = 0;        // last kernel's end
   int64_t gemm_ns = 0;
   int64_t comm_ns = 0;
   int64_t overlapped_ns = 0;
   int64_t exposed_ns = 0;
+  int64_t span_ns = 0;                 // first kernel or comm start to last end: the op as a whole
   std::vector<CommLibrary> libraries;  // of its comm, each once, in table order
   std::vector<CommPattern> patterns;   // likewise
   OverlapMethod method = OverlapMethod::kNone;
@@ -87,6 +92,9 @@ struct GemmOverlapReport {
 inline constexpr std::string_view kRuntimeLaneName = "cpu runtime";
 inline constexpr std::string_view kNvtxLaneName = "nvtx";
 inline constexpr std::string_view kGpuRangeLaneName = "gpu annotations";
+// PyTorch's GEMM ops with their Input Dims (Kineto's cpu_op events): host
+// ranges like NVTX's, kept apart as the GEMM's op (braid/gemm_keys.h).
+inline constexpr std::string_view kCpuOpLaneName = "cpu ops";
 
 struct TraceLane {
   int rank = 0;
@@ -95,7 +103,8 @@ struct TraceLane {
 };
 
 // `events`: a run's events, any ranks and order; `lanes`: its lanes (those
-// named above label GEMMs; others are ignored).
+// named above label GEMMs; others are ignored). Each row's key comes from
+// its label (GemmKeyOfLabel) where the label names one.
 GemmOverlapReport AnalyzeGemmOverlap(const std::vector<Event>& events, const std::vector<TraceLane>& lanes = {});
 
 }  // namespace braid

@@ -2,11 +2,10 @@
 // --ub-cfgs FILE.yaml`): per key, did the method it names show in the
 // GEMMs the trace labels with that key?
 //
-// A GEMM's key comes from TE's NVTX ranges (NVTE_NVTX_ENABLED=1, seen in
-// Nsight Systems traces): "transformer_engine._Linear.forward.qkv.gemm" is
-// qkv_fprop, "..._LayerNormLinear.backward.fc1.dgrad_gemm" fc1_dgrad,
-// "...wgrad_gemm" the wgrad; out_proj is TE's `proj`. A trace without them
-// (Kineto: TE opens no record_function) maps no GEMM, and every key says so.
+// A GEMM's key is the row's (braid/gemm_keys.h): from TE's or Megatron's
+// NVTX ranges, or from its shape when the caller mapped shapes
+// (AssignKeysByShape). A trace with neither maps no GEMM, and every key
+// says so.
 //
 // The method a key names shows as (braid/gemm_overlap.h): ring_exchange as
 // ring, pipeline as pipeline, bulk as bulk; external (a row layer's wgrad,
@@ -48,10 +47,10 @@ struct TeKeyCheck {
   std::string note;  // e.g. a pipeline whose chunks are not its num_splits
 };
 
-// The key a TE NVTX label names ("" when it names none).
-std::string TeKeyOfLabel(std::string_view label);
-
-// One check per config, in their order.
-std::vector<TeKeyCheck> CheckTeUbCfgs(const GemmOverlapReport& report, const std::vector<UbKeyExpectation>& configs);
+// One check per config, in their order. `tp` (the trace's TP size, 0:
+// unknown): TE's ring_exchange runs one GEMM chunk per rank, so a key on it
+// whose GEMMs show another count says so in its note.
+std::vector<TeKeyCheck> CheckTeUbCfgs(const GemmOverlapReport& report, const std::vector<UbKeyExpectation>& configs,
+                                      int tp = 0);
 
 }  // namespace braid

@@ -72,16 +72,18 @@ HtaFigures KinetoHtaFigures(const KinetoRecords& in) {
 }
 
 // Lanes: one per (device, stream) of GPU activity, in that order, then
-// "cpu runtime" when the trace has runtime calls.
+// "cpu runtime" when the trace has runtime calls, "gpu annotations" and "cpu
+// ops" when it has those.
 struct Lanes {
   std::map<std::pair<int64_t, int64_t>, int> by_stream;
   int runtime = -1;
   int gpu_ranges = -1;  // record_function ranges on the GPU timeline, all streams
+  int gemm_ops = -1;    // PyTorch's GEMM ops with their dims, all threads
 };
 
 Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
   Lanes lanes;
-  bool runtime = false, gpu_ranges = false;
+  bool runtime = false, gpu_ranges = false, gemm_ops = false;
   std::unordered_set<int64_t> devices;
   for (const KinetoRecord& r : in.events) {
     if (IsGpu(r) || (r.cat == KinetoCat::kSync && r.stream >= 0)) {
@@ -90,6 +92,7 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
     }
     runtime = runtime || r.cat == KinetoCat::kRuntime;
     gpu_ranges = gpu_ranges || r.cat == KinetoCat::kGpuRange;
+    gemm_ops = gemm_ops || r.cat == KinetoCat::kGemmOp;
   }
   int next = 0;
   for (auto& [key, lane] : lanes.by_stream) {
@@ -105,6 +108,10 @@ Lanes MakeLanes(const KinetoRecords& in, ImportedRank* rank) {
   if (gpu_ranges) {
     lanes.gpu_ranges = next;
     rank->lanes.push_back({next++, std::string(kGpuRangeLaneName)});
+  }
+  if (gemm_ops) {
+    lanes.gemm_ops = next;
+    rank->lanes.push_back({next++, std::string(kCpuOpLaneName)});
   }
   return lanes;
 }
@@ -163,7 +170,7 @@ Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int de
   rank.events.reserve(in.events.size());
   for (KinetoRecord& r : in.events) {
     const bool gpu = IsGpu(r) || (r.cat == KinetoCat::kSync && r.stream >= 0);
-    if (!gpu && r.cat != KinetoCat::kRuntime && r.cat != KinetoCat::kGpuRange) continue;
+    if (!gpu && r.cat != KinetoCat::kRuntime && r.cat != KinetoCat::kGpuRange && r.cat != KinetoCat::kGemmOp) continue;
     Event e;
     e.rank = rank.rank;
     e.start_ns = UsToNs(r.ts);
@@ -178,7 +185,9 @@ Result<ImportedRank> BuildRank(KinetoRecords& in, std::string_view label, int de
         when = it->second;
       }
     } else {
-      e.lane = r.cat == KinetoCat::kRuntime ? lanes.runtime : lanes.gpu_ranges;
+      e.lane = r.cat == KinetoCat::kRuntime    ? lanes.runtime
+               : r.cat == KinetoCat::kGpuRange ? lanes.gpu_ranges
+                                               : lanes.gemm_ops;
       e.kind = EventKind::kMarker;
     }
     e.iteration = steps.IterationAt(when);

@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "braid/gemm_keys.h"
 #include "gzip_window.h"
 #include "kineto_records.h"
 #include "rank_assembly.h"
@@ -44,7 +45,7 @@ class Reader {
  private:
   Status ReadEvents(od::array events, KinetoRecords* out);
   Status ReadEvent(od::object ev, size_t index, KinetoRecords* out);
-  Status ReadArgs(od::object args, size_t index, KinetoRecord* r);
+  Status ReadArgs(od::object args, size_t index, KinetoRecord* r, std::string_view* input_dims);
   Status ReadDistributedInfo(od::object info, KinetoRecords* out);
 
   std::string_view label_;
@@ -122,7 +123,7 @@ Status Reader::ReadEvents(od::array events, KinetoRecords* out) {
 
 Status Reader::ReadEvent(od::object ev, size_t index, KinetoRecords* out) {
   KinetoRecord r;
-  std::string_view ph, name, cat;
+  std::string_view ph, name, cat, input_dims;
   bool have_ts = false;
   // Named only for an error: building it for each of a trace's events cost
   // a tenth of the read.
@@ -148,7 +149,7 @@ Status Reader::ReadEvent(od::object ev, size_t index, KinetoRecords* out) {
     } else if (key == "args") {
       od::object args;
       e = v.get_object().get(args);
-      if (!e) BRAID_RETURN_IF_ERROR(ReadArgs(args, index, &r));
+      if (!e) BRAID_RETURN_IF_ERROR(ReadArgs(args, index, &r, &input_dims));
     }
     if (e == simdjson::INCORRECT_TYPE || e == simdjson::NUMBER_ERROR) {
       return Fail(where() + "." + std::string(key) + " has the wrong type");
@@ -157,6 +158,11 @@ Status Reader::ReadEvent(od::object ev, size_t index, KinetoRecords* out) {
   }
   if (ph != "X") return Status::Ok();  // metadata, flows, instants: not used
   r.cat = CategoryOf(cat);
+  // A GEMM op with its shape maps the GEMMs it launches (braid/gemm_keys.h).
+  if (r.cat == KinetoCat::kOther && !input_dims.empty() && (cat == "cpu_op" || cat == "Operator") &&
+      IsGemmCpuOpName(name)) {
+    r.cat = KinetoCat::kGemmOp;
+  }
   // The CPU-side step range; its GPU copy ("gpu_user_annotation") labels
   // nothing (it holds every kernel of the step) and is dropped.
   if (name.starts_with("ProfilerStep#")) r.cat = cat != "gpu_user_annotation" ? KinetoCat::kStep : KinetoCat::kOther;
@@ -166,12 +172,18 @@ Status Reader::ReadEvent(od::object ev, size_t index, KinetoRecords* out) {
   if (!UsInRange(r.ts) || !UsInRange(r.dur) || !UsInRange(r.ts + r.dur)) {
     return Fail(where() + " has a timestamp out of range");
   }
-  if (r.cat != KinetoCat::kOther) r.name = name;
+  if (r.cat == KinetoCat::kGemmOp) {
+    r.name = CpuOpMarkerName(name, input_dims);
+  } else if (r.cat != KinetoCat::kOther) {
+    r.name = name;
+  }
   out->events.push_back(std::move(r));
   return Status::Ok();
 }
 
-Status Reader::ReadArgs(od::object args, size_t index, KinetoRecord* r) {
+// `input_dims`: the raw JSON of "Input Dims" (a view of the trace's bytes),
+// kept for the caller to use if the event is a GEMM op.
+Status Reader::ReadArgs(od::object args, size_t index, KinetoRecord* r, std::string_view* input_dims) {
   const auto where = [index] { return EventWhere(index); };
   for (auto field_result : args) {
     od::field field;
@@ -188,6 +200,12 @@ Status Reader::ReadArgs(od::object args, size_t index, KinetoRecord* r) {
       target = &r->device;
     } else if (key == "bytes") {
       target = &r->bytes;
+    } else if (key == "Input Dims") {
+      od::array dims;
+      if (field.value().get_array().get(dims) == simdjson::SUCCESS) {
+        if (dims.raw_json().get(*input_dims) != simdjson::SUCCESS) *input_dims = {};
+      }
+      continue;
     } else {
       continue;
     }

@@ -1,6 +1,7 @@
 // The parts of a Kineto (Chrome trace format) file the importer uses: the
 // complete ("ph": "X") events that are GPU activity, CPU runtime calls,
-// ProfilerStep ranges or carry a correlation id, and distributedInfo.
+// ProfilerStep ranges, GEMM ops or carry a correlation id, and
+// distributedInfo.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ enum class KinetoCat {
   kSync,      // "cuda_sync"
   kStep,      // a "ProfilerStep#N" range (any category but the GPU copy)
   kGpuRange,  // "gpu_user_annotation": a record_function range on the GPU timeline
+  kGemmOp,    // "cpu_op" of a GEMM op (IsGemmCpuOpName), named with its Input Dims
   kOther,     // kept only for its correlation id
 };
 

@@ -24,6 +24,8 @@ DTOD = "Memcpy DtoD (Device -> Device)"
 
 COMPUTE, COMPUTE2, SEND, RECV, UB_COMM, BACKEND, NCCL = 7, 20, 24, 28, 21, 30, 13
 CHUNKS = 4
+WORLD = 2
+RING_STEPS = WORLD  # TE's ring_exchange: one GEMM chunk per rank of the TP group
 
 
 def span(events):
@@ -41,16 +43,16 @@ def copy(stream, start, dur):
 
 def te_ring_exchange(fired):
     """TE ring_exchange all-gather (qkv_fprop; CommOverlapP2P, use_ce): one
-    GEMM chunk a step on the compute streams; each step's send (a flag kernel
+    GEMM chunk a step (TP size steps) on the compute streams; each step's send (a flag kernel
     and a copy-engine copy on the send stream) and receive (a flag wait on the
     receive stream) run beside the chunk. Not fired: each transfer runs
     between two chunks."""
     ev, t = [], 0.0
-    for s in range(CHUNKS):
+    for s in range(RING_STEPS):
         stream = COMPUTE if s % 2 == 0 else COMPUTE2
-        if fired or s == CHUNKS - 1:
+        if fired or s == RING_STEPS - 1:
             ev.append(k(stream, t, 100, GEMM))
-            if s < CHUNKS - 1:
+            if s < RING_STEPS - 1:
                 ev += [k(SEND, t + 1, 1, UB_SEND), copy(SEND, t + 2, 60), k(RECV, t + 1, 62, UB_RECV)]
             t += 100
         else:
@@ -147,7 +149,11 @@ def nccl(fired):
     else:
         ev = [k(COMPUTE, 0, 300, GEMM), k(NCCL, 300, 150, NCCL_RS)]
         end = 450
-    return ev, [], []
+    # Megatron-LM's NVTX range around the linear (nsys): an all-gather feeds
+    # a column-parallel qkv, a reduce-scatter follows a row-parallel fc2.
+    label = "megatron.core.transformer.attention.forward.qkv" if fired else \
+        "megatron.core.transformer.mlp.forward.linear_fc2"
+    return ev, [], [(label, 0, end)]
 
 
 SCENARIOS = {
@@ -161,15 +167,37 @@ SCENARIOS = {
 
 T0 = 1_000_000.0  # µs: the step's start in the trace's clock
 
+# The PyTorch op (Kineto cpu_op, record_shapes=True) around each scenario's
+# launches, with its Input Dims: one rank's GEMMs of a llama3-8b block at
+# TP 2, seq 1024, batch 1 (qkv: 1024 x 3072 x 4096 from a 512-row shard;
+# out_proj: 1024 x 4096 x 2048; fc2: 1024 x 4096 x 7168). TE launches its
+# GEMMs outside PyTorch's ops: its scenarios have none.
+AG_MATMUL = ("symm_mem::fused_all_gather_matmul", [[512, 4096], [[4096, 3072]], [], []])
+MATMUL_RS = ("symm_mem::fused_matmul_reduce_scatter", [[1024, 2048], [2048, 4096], [], [], []])
+CPU_OPS = {
+    "async_tp_ag_matmul": AG_MATMUL,
+    "async_tp_ag_matmul_not_fired": AG_MATMUL,
+    "async_tp_matmul_rs": MATMUL_RS,
+    "async_tp_matmul_rs_not_fired": MATMUL_RS,
+    "nccl_not_fired": ("aten::mm", [[1024, 7168], [7168, 4096]]),
+}
 
-def kineto(events, gpu_ranges, rank, world, skew):
-    """One rank's Kineto trace: a ProfilerStep range, a cudaLaunchKernel
+
+def kineto(events, gpu_ranges, cpu_op, rank, world, skew):
+    """One rank's Kineto trace: a ProfilerStep range, the PyTorch op around
+    the launches (when the scenario has one), a cudaLaunchKernel
     (cudaMemcpyAsync) per GPU event with its correlation id, the GPU events,
     and record_function ranges on the GPU timeline (gpu_user_annotation)."""
     out, corr = [], 100
     end = max(s + d for _, _, s, d, _ in events)
     out.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
                 "ts": T0 - 50 + skew, "dur": end + 100})
+    if cpu_op:
+        name, dims = cpu_op
+        out.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": T0 - 10 + skew,
+                    "dur": end + 2, "args": {"External id": 7, "Sequence number": 42, "Fwd thread id": 0,
+                                             "Record function id": 0, "Input Dims": dims,
+                                             "Input type": ["c10::BFloat16"] * 2 + [""] * (len(dims) - 2)}})
     for kind, stream, start, dur, name in sorted(events, key=lambda e: e[2]):
         ts = T0 + start + skew
         out.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel" if kind == "kernel"
@@ -250,7 +278,7 @@ def nsys_sql(events, host_ranges, world):
 
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    world = 2
+    world = WORLD
     for name, make in SCENARIOS.items():
         for fired in (True, False):
             events, gpu_ranges, host_ranges = make(fired)
@@ -258,7 +286,7 @@ def main():
             folder = os.path.join(out_dir, "kineto", case)
             os.makedirs(folder, exist_ok=True)
             for rank in range(world):
-                trace = kineto(events, gpu_ranges, rank, world, 3.0 * rank)
+                trace = kineto(events, gpu_ranges, CPU_OPS.get(case), rank, world, 3.0 * rank)
                 with open(os.path.join(folder, f"rank{rank}.json"), "w") as f:
                     # One event a line: small, and a diff reads event by event.
                     head = {k: v for k, v in trace.items() if k != "traceEvents"}

@@ -1,5 +1,5 @@
 // An imported trace's GEMMs beside its timeline (braid/view/gemm_rows.h):
-// per GEMM its rank, label, overlap method, verdict and times, as
+// per GEMM its rank, layer and pass (its ub_cfgs key), label, overlap method, verdict and times, as
 // `braid report --by-gemm` gives them. A click on a row asks for the view
 // to show that GEMM.
 #pragma once
@@ -15,7 +15,7 @@ class GemmPanel : public QTableWidget {
   Q_OBJECT
 
  public:
-  enum Column { kRank, kIndex, kLabel, kMethod, kVerdict, kGemm, kComm, kExposed, kKernel, kColumnCount };
+  enum Column { kRank, kIndex, kKey, kLabel, kMethod, kVerdict, kGemm, kComm, kExposed, kKernel, kColumnCount };
   explicit GemmPanel(QWidget* parent = nullptr);
   void ShowRows(std::vector<GemmOverlapRow> rows);
   const std::vector<GemmOverlapRow>& rows() const { return rows_; }
