@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "braid/gemm_keys.h"
 #include "braid/gemm_overlap.h"
 #include "braid/trace_import.h"
 
@@ -45,7 +46,12 @@ inline void CheckGemmOverlap(const ImportedTrace& t) {
     for (const ImportedLane& l : r.lanes) lanes.push_back({r.rank, l.lane, l.name});
     events.insert(events.end(), r.events.begin(), r.events.end());
   }
-  const GemmOverlapReport g = AnalyzeGemmOverlap(events, lanes);
+  GemmOverlapReport g = AnalyzeGemmOverlap(events, lanes);
+  // Every row either gets a key or says why not; a shape that maps is one
+  // of the given keys' (a block of llama3-8b's shapes at TP 2).
+  const std::vector<KeyShape> shapes = {{"qkv_fprop", 1024, 3072, 4096}, {"proj_fprop", 1024, 4096, 2048}};
+  AssignKeysByShape(&g, shapes, 2);
+  ExplainUnmapped(&g);
   Require(g.unassigned_comm >= 0 && g.unassigned_comm <= g.comm_events, "unassigned comm <= comm events");
   for (const GemmOverlapRow& row : g.rows) {
     Require(row.kernels >= 1 && row.start_ns <= row.end_ns, "a GEMM has kernels and a span");
@@ -54,6 +60,12 @@ inline void CheckGemmOverlap(const ImportedTrace& t) {
     Require(row.overlapped_ns <= row.gemm_ns, "overlapped <= gemm time");
     Require(row.exposed_ns == row.comm_ns - row.overlapped_ns, "exposed = comm - overlapped");
     Require((row.comm_ns == 0) == (row.verdict == GemmVerdict::kNoComm), "no comm iff no_comm");
+    Require(row.span_ns >= row.end_ns - row.start_ns, "the span holds the GEMM");
+    Require(row.key.empty() != row.unmapped_why.empty(), "a key, or why not");
+    if (row.key_source == "shape") {
+      Require(row.key == "qkv_fprop" || row.key == "proj_fprop", "a shape maps to a given key");
+      Require(GemmShapeOfCpuOp(row.op).has_value(), "a shape-mapped GEMM has a shape");
+    }
   }
 }
 

@@ -41,6 +41,7 @@ sources=(
   "$root/profiler/src/hta/hta_figures.cc"
   "$root/profiler/src/comm_kernels.cc"
   "$root/profiler/src/gemm_overlap.cc"
+  "$root/profiler/src/gemm_keys.cc"
   "$root/profiler/src/importers/file_bytes.cc"
   "$root/profiler/src/importers/gzip_window.cc"
   "$root/profiler/src/importers/kineto_json.cc"
