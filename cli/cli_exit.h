@@ -5,6 +5,7 @@
 // us) exit 2; kUnavailable and kInternal exit 1.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "braid/status.h"
@@ -15,9 +16,14 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
+// A printed message's most bytes: a longer one keeps its start and end.
+inline constexpr size_t kMaxMessageBytes = 2000;
+
 // Prints "braid <command>: <message>" and returns the exit code for `s`. The
 // fields a library message names become the flags that set them
 // (field_flags.h): "`comm_lanes` must be ..." prints "--streams must be ...".
+// The message is one line whatever it quotes: control bytes (a newline in a
+// path) escaped as \n or \xNN, and cut in the middle past kMaxMessageBytes.
 int ReportError(std::string_view command, const Status& s);
 
 }  // namespace braid::cli

@@ -195,7 +195,7 @@ int ExecuteImport(const ImportArgs& a) {
   if (a.json) {
     nlohmann::json j = RunJson(*record);
     if (!te_keys.empty()) j["ub_cfgs"] = TeChecksJson(checks);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << RunTable(*record);
     if (!te_keys.empty()) std::cout << TeChecksTable(a.ub_cfgs, checks);

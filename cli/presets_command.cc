@@ -185,7 +185,7 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
     j["backend"] = r.preset->backend;
   }
   if (a.json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (r.preset != nullptr) {
     std::cout << PresetMatchName(r.match) << ": " << r.preset->key.workload.Describe() << " -> "
               << r.preset->config.Describe() << " (" << FormatDuration(r.preset->time_ns) << ", " << r.preset->backend

@@ -294,7 +294,7 @@ int ReportByGemm(const Store& store, const ReportArgs& a, const RunRecord& rec) 
     j["tp"] = *tp;
     if (!a.ub_cfgs.empty()) j["ub_cfgs"] = TeChecksJson(checks);
     if (prediction) j["prediction"] = PredictionJson(report, *prediction);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   const bool rank_given = a.rank_option && a.rank_option->count() > 0;
@@ -321,20 +321,25 @@ int ExecuteReport(const ReportArgs& a) {
     if (!second.ok()) return ReportError("report", second.status());
     auto passes = PassTimesOf(**store, *first, *second);
     if (!passes.ok()) return ReportError("report", passes.status());
-    std::cout << (a.json ? CompareJson(*first, *second, *passes).dump(2) + "\n"
-                         : CompareTable(*first, *second, *passes));
+    std::cout
+        << (a.json
+                ? CompareJson(*first, *second, *passes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                      "\n"
+                : CompareTable(*first, *second, *passes));
     return kExitOk;
   }
   if (!a.run_option || a.run_option->count() == 0) {
     auto runs = ListRuns(**store, a);
     if (!runs.ok()) return ReportError("report", runs.status());
-    std::cout << (a.json ? ListJson(*runs).dump(2) + "\n" : ListTable(*runs));
+    std::cout << (a.json ? ListJson(*runs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                         : ListTable(*runs));
     return kExitOk;
   }
   auto rec = LoadRunRecord(**store, a.run);
   if (!rec.ok()) return ReportError("report", rec.status());
   if (a.by_gemm) return ReportByGemm(**store, a, *rec);
-  std::cout << (a.json ? RunJson(*rec).dump(2) + "\n" : RunTable(*rec));
+  std::cout << (a.json ? RunJson(*rec).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                       : RunTable(*rec));
   return kExitOk;
 }
 

@@ -281,7 +281,7 @@ void PrintRun(const RunArgs& a, const RecordedRun& run, const TrainStepRequest* 
   if (a.json) {
     nlohmann::json j = RunJson(run.record);
     if (step != nullptr) j["train_step"] = TrainStepJson(*step_request, *step);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << RunTable(run.record);
     if (step != nullptr) std::cout << TrainStepTable(*step_request, *step);

@@ -123,6 +123,10 @@ Status CheckOptions(const TuneArgs& a) {
   const bool warmup_given = a.warmup_option && a.warmup_option->count() > 0;
   if (iters_given && a.iters < 1) return Status::Invalid("--iters must be at least 1");
   if (warmup_given && a.warmup < 0) return Status::Invalid("--warmup must not be negative");
+  if ((iters_given && a.iters > kMaxTrialIterations) || (warmup_given && a.warmup > kMaxTrialIterations)) {
+    return Status::Invalid("--iters and --warmup of a trial must be at most " + std::to_string(kMaxTrialIterations) +
+                           " (a tuner compares medians, which settle far sooner; run takes more)");
+  }
   if (!std::isfinite(a.link_gbps) || a.link_gbps < 0)
     return Status::Invalid("--link-gbps must be finite and not negative");
   if (!std::isfinite(a.link_latency_us) || a.link_latency_us < 0) {
@@ -388,7 +392,7 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
   if (a.json) {
     nlohmann::json j = TuneJson(summary, written);
     if (dp) j["train_step"] = DpTuneJson(*dp);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << TuneTable(summary, written);
     if (dp) std::cout << DpTuneTable(*dp);
@@ -466,6 +470,13 @@ int ExecuteTuneUnderMpi(const TuneArgs& a) {
   Status checked = SameAsRank0(world, ArgumentsHash(a), kArgumentsDiffer);
   if (checked.ok()) checked = CheckMpiTimeout(a.cuda);
   if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp, /*cuda_allowed=*/false);
+  // A training block's step is measured as one layer plan, which runs only
+  // in one process: refused before any trial, not after twelve.
+  if (checked.ok() && !a.workload.model.empty() && a.workload.phase == "train") {
+    checked = Status::Invalid(
+        "tune --phase train under mpirun: the block's training step is measured as one layer plan, which runs in "
+        "one process only; tune it without mpirun (the cpu backend's ranks as threads, or the sim)");
+  }
   Result<Topology> topo = Status::Internal("not loaded");
   if (checked.ok()) {
     topo = LoadTopology(a.topology);  // every rank: its node links pace the transfers

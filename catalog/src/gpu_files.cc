@@ -146,11 +146,13 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
     BRAID_ASSIGN_OR_RETURN(auto v, f.Integer(key, 1, hi));
     *dst = int(v);
   }
-  for (auto [key, dst] : {std::pair{"tflops_bf16", &g.tflops_bf16},
-                          {"tflops_fp16", &g.tflops_fp16},
-                          {"tflops_fp32", &g.tflops_fp32},
-                          {"hbm_gbs", &g.hbm_gbs}}) {
-    BRAID_ASSIGN_OR_RETURN(auto v, f.Positive(key));
+  // Bounded by what a GPU can be, not only positive: tflops_bf16 = 1e-300
+  // made every GEMM's time overflow to a negative makespan.
+  for (auto [key, dst, lo, hi] : {std::tuple{"tflops_bf16", &g.tflops_bf16, kMinTflops, kMaxTflops},
+                                  {"tflops_fp16", &g.tflops_fp16, kMinTflops, kMaxTflops},
+                                  {"tflops_fp32", &g.tflops_fp32, kMinTflops, kMaxTflops},
+                                  {"hbm_gbs", &g.hbm_gbs, kMinHbmGbs, kMaxHbmGbs}}) {
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, lo, hi));
     *dst = v;
   }
   for (auto [key, dst] : {std::pair{"hbm_efficiency", &g.hbm_efficiency},
@@ -163,7 +165,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
   // FP8 is optional: a GPU without FP8 tensor cores (A100) has neither key,
   // and an FP8 run on it is refused (CheckSupports).
   if (doc.Find("tflops_fp8") != nullptr || doc.Find("efficiency_fp8") != nullptr) {
-    BRAID_ASSIGN_OR_RETURN(auto peak, f.Positive("tflops_fp8"));
+    BRAID_ASSIGN_OR_RETURN(auto peak, f.Number("tflops_fp8", kMinTflops, kMaxTflops));
     BRAID_ASSIGN_OR_RETURN(auto eff, f.Number("efficiency_fp8", 0.01, 1.0));
     g.tflops_fp8 = peak;
     g.efficiency_fp8 = eff;
@@ -207,7 +209,7 @@ Result<GemmPoint> ReadGemmPoint(const TomlValue& t, std::string_view origin) {
       *dst = v;
     }
   }
-  BRAID_ASSIGN_OR_RETURN(auto tf, f.Positive("tflops"));
+  BRAID_ASSIGN_OR_RETURN(auto tf, f.Number("tflops", kMinTflops, kMaxTflops));
   p.tflops = tf;
   BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
   p.source = src;
@@ -231,7 +233,7 @@ Result<CollectivePoint> ReadCollectivePoint(const TomlValue& t, std::string_view
   p.ranks = int(ranks);
   BRAID_ASSIGN_OR_RETURN(auto bytes, f.Integer("bytes", 1, int64_t(1) << 45));
   p.bytes = bytes;
-  BRAID_ASSIGN_OR_RETURN(auto bw, f.Positive("busbw_gbs"));
+  BRAID_ASSIGN_OR_RETURN(auto bw, f.Number("busbw_gbs", 0.001, 1e6));
   p.busbw_gbs = bw;
   if (t.Find("tolerance_pct") != nullptr) {
     BRAID_ASSIGN_OR_RETURN(auto tol, f.Number("tolerance_pct", 0.1, 100));

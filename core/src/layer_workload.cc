@@ -164,6 +164,11 @@ Result<LayerWorkload> MakeLayerWorkload(const ModelSpec& model, int64_t seq, int
                                         DType dtype, std::optional<bool> sequence_parallel) {
   if (seq < 1) return Status::Invalid("`seq` must be at least 1 (got " + std::to_string(seq) + ")");
   if (batch < 1) return Status::Invalid("`batch` must be at least 1 (got " + std::to_string(batch) + ")");
+  // seq · batch is every GEMM's M: checked before anything multiplies it.
+  if (int64_t tokens = 0; __builtin_mul_overflow(seq, batch, &tokens) || tokens > kMaxLayerTokens) {
+    return Status::Invalid("`seq` (" + std::to_string(seq) + ") times `batch` (" + std::to_string(batch) +
+                           ") is more than the " + std::to_string(kMaxLayerTokens) + " tokens a block may hold");
+  }
   if (tp < 1) return Status::Invalid("`tp` must be at least 1 (got " + std::to_string(tp) + ")");
   if (model.hidden < 1 || model.heads < 1 || model.kv_heads < 1 || model.head_dim < 1 || model.ffn < 1) {
     return Status::Invalid("model '" + model.name + "' has a size below 1");

@@ -120,12 +120,23 @@ class SidecarLock {
     const std::string path = target + ".lock";
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
     for (;;) {
-      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+      // Never through a symlink: one planted at the lock's path would have
+      // us create (or lock) whatever file it points to.
+      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd < 0 && errno == ELOOP) {
+        return Status::Invalid("lock file '" + OneLine(path) +
+                               "' is a symlink: refusing to follow it (remove it if no other braid is running)");
+      }
       if (fd < 0) return Status::Invalid("cannot create lock file '" + OneLine(path) + "': " + Errno());
+      struct stat opened {};
+      if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+        ::close(fd);
+        return Status::Invalid("lock file '" + OneLine(path) + "' is not a regular file: refusing to use it");
+      }
       if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
         struct stat held {
         }, now{};
-        if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
             held.st_ino == now.st_ino) {
           return SidecarLock(fd, path);
         }

@@ -81,6 +81,17 @@ Result<const TomlValue*> TomlFields::Table(const char* key) const {
 }
 
 Status TomlFields::OnlyKnownKeys(std::initializer_list<std::string_view> known) const {
+  // A table with no known field is another kind of file (a user pointed a
+  // reader at the wrong file, or at a secret one): its keys are not echoed.
+  const bool any_known = std::any_of(table_.keys.begin(), table_.keys.end(), [&](const std::string& k) {
+    return std::find(known.begin(), known.end(), k) != known.end();
+  });
+  if (!table_.keys.empty() && !any_known) {
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + Name(k);
+    return Status::Invalid(Where(table_.items[0]) + ": none of its fields is one this file takes (" + list +
+                           "): not this kind of file");
+  }
   for (size_t i = 0; i < table_.keys.size(); ++i) {
     if (std::find(known.begin(), known.end(), table_.keys[i]) != known.end()) continue;
     std::string list;

@@ -55,14 +55,15 @@ RunMeta MetaOf(const RunRecord& r) {
   m.topology = r.topology;
   m.has_workload = r.has_workload;
   m.workload = r.workload;
-  m.config_json = r.config.dump();
+  m.config_json = r.config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   char host[HOST_NAME_MAX + 1] = {};
   if (gethostname(host, sizeof host - 1) == 0) m.host = host;
   m.braid_version = std::string(BraidVersion());
   m.git_revision = std::string(BraidGitRevision());
   m.iterations = r.iterations;
   m.warmup = r.warmup;
-  m.notes_json = r.notes.dump();
+  // A user's file and folder names need not be UTF-8: stored with U+FFFD for what is not.
+  m.notes_json = r.notes.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return m;
 }
 

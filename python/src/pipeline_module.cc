@@ -102,7 +102,7 @@ std::string Run(const RunArguments& a) {
     std::unique_ptr<Store> store = Take(Store::Open(*a.db));
     Take(StoreRun(*store, prepared, run));
   }
-  return RunJson(run.record).dump();
+  return RunJson(run.record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

@@ -197,6 +197,35 @@ TEST_F(SafeWrite, UpdateSeesTheCurrentBytesAndRemovesItsLock) {
   EXPECT_EQ(Entries(), 1u);
 }
 
+// A symlink planted at the lock's path is never followed: a dangling one
+// would have the writer create the file it names, one to an existing file
+// would lock (and later unlink the link to) someone else's file.
+TEST_F(SafeWrite, ALockPathThatIsASymlinkIsRefused) {
+  const std::string p = Path("presets.toml");
+  const std::string victim = Path("victim.txt");
+  fs::create_symlink(victim, p + ".lock");  // dangling
+  auto write = [](const std::optional<std::string>&) -> Result<std::string> { return std::string("x\n"); };
+  Status s = UpdateFileAtomically(p, write);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "lock file '" + p +
+                             ".lock' is a symlink: refusing to follow it (remove it if no other "
+                             "braid is running)");
+  EXPECT_FALSE(fs::exists(victim));
+  EXPECT_FALSE(fs::exists(p));
+  // Pointing at an existing file: refused too, the file untouched.
+  std::ofstream(victim) << "secret\n";
+  s = UpdateFileAtomically(p, write);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(Read(victim), "secret\n");
+  EXPECT_TRUE(fs::is_symlink(p + ".lock"));
+  // A FIFO there is not a lock either.
+  fs::remove(p + ".lock");
+  ASSERT_EQ(::mkfifo((p + ".lock").c_str(), 0600), 0);
+  s = UpdateFileAtomically(p, write);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is not a regular file"), std::string::npos) << s.message();
+}
+
 // Processes that each read-append-write one file 25 times: with the lock no
 // append is lost, so the file ends with every line of every process.
 TEST_F(SafeWrite, ConcurrentProcessesLoseNoUpdate) {

@@ -109,5 +109,16 @@ TEST(TomlFields, TypedReadsNameTheField) {
   EXPECT_EQ(*f.OptionalBool("missing", true), true);
 }
 
+TEST(TomlFields, AFileOfAnotherKindIsRefusedWithoutEchoingItsKeys) {
+  // A reader pointed at someone's secret file: its first key is the secret.
+  auto r = ParseToml("aws_secret_key = \"hunter2\"\nregion = \"x\"\n", "creds.toml");
+  ASSERT_TRUE(r.ok());
+  const TomlFields f(*r, "creds.toml", "");
+  const std::string msg = f.OnlyKnownKeys({"name", "hidden"}).message();
+  EXPECT_EQ(msg, "creds.toml:1:18: none of its fields is one this file takes (name, hidden): not this kind of file");
+  EXPECT_EQ(msg.find("aws_secret_key"), std::string::npos);
+  EXPECT_EQ(msg.find("hunter2"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace braid

@@ -120,6 +120,16 @@ TEST(MpiBadInput, TuneArgumentsThatDifferBetweenRanks) {
   ExpectTuneRefusedOnce(o, "rank 1: arguments differ from rank 0's", db, out);
 }
 
+TEST(MpiBadInput, TuneOfATrainingBlockIsRefusedBeforeAnyTrial) {
+  BRAID_SKIP_WITHOUT_MPI();
+  const std::string db = TempPath("tune_train.db"), out = TempPath("tune_train.toml");
+  ExpectTuneRefusedOnce(MpiBraid(2,
+                                 "tune --backend cpu --model llama3-8b --seq 64 --tp 2 --phase train --no-progress "
+                                 "--db " +
+                                     db + " --out " + out),
+                        "tune --phase train under mpirun", db, out);
+}
+
 TEST(MpiBadInput, TuneTimeoutZeroOrNegative) {
   BRAID_SKIP_WITHOUT_MPI();
   const std::string db = TempPath("tune_timeout.db"), out = TempPath("tune_timeout.toml");

@@ -22,6 +22,10 @@ Status CheckRequest(const TuneRequest& q) {
   }
   if (q.search.iters < 1) return Status::Invalid("a full measurement needs at least 1 timed iteration");
   if (q.search.warmup < 0) return Status::Invalid("warm-up iterations must not be negative");
+  if (q.search.iters > kMaxTrialIterations || q.search.warmup > kMaxTrialIterations) {
+    return Status::Invalid("`iters` and `warmup` of a trial must be at most " + std::to_string(kMaxTrialIterations) +
+                           " (a tuner compares medians, which settle far sooner)");
+  }
   if (q.search.budget < 0) return Status::Invalid("the trial budget must not be negative");
   if (q.search.strategy == Strategy::kGuided && !q.make_guide) return Status::Invalid("guided needs a guide");
   if (q.baseline_block && !q.block) return Status::Invalid("a baseline block needs a training step's block");

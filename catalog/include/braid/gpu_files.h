@@ -75,6 +75,12 @@ struct GpuSpec {
   Status CheckSupports(DType d) const;
 };
 
+// What a GPU's peak rates may be: from below any GPU Braid models to far
+// above the fastest (a B200 is about 2.3 PFLOPS dense bf16 and 8 TB/s), so
+// that every time derived from them stays a finite number of ns.
+inline constexpr double kMinTflops = 0.1, kMaxTflops = 1e5;
+inline constexpr double kMinHbmGbs = 1, kMaxHbmGbs = 1e6;
+
 // Errors say where: "my.toml:7:16: sm_count must be an integer between 1 and 1024".
 Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin);
 

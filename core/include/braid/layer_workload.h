@@ -114,6 +114,11 @@ struct LayerWorkload {
   std::string Describe() const;
 };
 
+// The most tokens (seq · batch) a block may hold: 2^40, beyond any run, and
+// small enough that every size and FLOP count derived from it is checked
+// by Workload::Validate rather than wrapping first.
+inline constexpr int64_t kMaxLayerTokens = int64_t(1) << 40;
+
 // Checks sizes and divisibility by P (heads, kv_heads, ffn, and tokens when
 // sequence parallel), each with a message naming the rule. sequence_parallel
 // defaults to on for prefill and train and off for decode; train refuses it off.

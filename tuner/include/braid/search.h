@@ -64,9 +64,15 @@ struct SearchProgress {
   double best_ns = 0;      // its median; 0 while there is none
 };
 
+// The most timed (or warm-up) iterations of one trial: a tuner compares
+// medians, which settle within a few hundred; a session measures many
+// trials, so `run`'s bound (kMaxRunIterations) would let one tune hold
+// millions of iterations' events.
+inline constexpr int kMaxTrialIterations = 10000;
+
 struct SearchOptions {
   Strategy strategy = Strategy::kExhaustive;
-  int warmup = 2, iters = 20;  // one full measurement
+  int warmup = 2, iters = 20;  // one full measurement, each at most kMaxTrialIterations
   int budget = 0;              // most trials; 0: the strategy's own plan
   uint64_t seed = 1;           // random's sample
   double recheck_within = 0.02;
