@@ -214,8 +214,15 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
   BRAID_ASSIGN_OR_RETURN(p.braid_version, f.String("braid_version"));
   BRAID_ASSIGN_OR_RETURN(p.date, f.String("date"));
   if (!IsIsoDate(p.date)) return BadValue(f, t, "date", "must be an ISO 8601 date (\"2026-11-21T22:00:00Z\")");
+  // The rules `run` applies to a config of this op (algorithm x op x dtype
+  // x P: direct on gemm_ar, fused on FP8, ...), so that a loader never
+  // answers what a run would refuse. Methods of a whole layer (iso, bulk,
+  // external) have only their knobs checked here: their rules are the
+  // layer's (BuildLayerPlan).
+  const Algorithm a = p.config.algorithm;
+  const bool layer_method = a == Algorithm::kIso || a == Algorithm::kBulk || a == Algorithm::kExternal;
   Status s = p.key.workload.Validate();
-  if (s.ok()) s = p.config.ValidateKnobs();
+  if (s.ok()) s = layer_method ? p.config.ValidateKnobs() : p.config.Validate(p.key.workload);
   if (s.ok()) s = CheckCommDType(p.key.workload, p.config, p.config.algorithm);
   if (!s.ok()) return Status::Invalid(f.Where(t) + ": preset[" + std::to_string(index) + "]: " + s.message());
   return Status::Ok();

@@ -59,6 +59,27 @@ TEST(ImportBadInput, GzipThatInflatesPastTheCapIsRefusedAtTheCap) {
   EXPECT_EQ(out.size(), size_t(4) << 20);
 }
 
+// A gzip far more compressed than any trace (a run of spaces, or zeros) is
+// refused once it passes kMaxInflateRatio times its size (at least
+// kMinInflateAllowance), long before the 8 GiB cap: whole, and inflated a
+// window at a time as the Kineto reader does.
+TEST(ImportBadInput, GzipFarMoreCompressedThanATraceIsRefusedEarly) {
+  EXPECT_EQ(importers::InflateLimit(1000), importers::kMinInflateAllowance);
+  EXPECT_EQ(importers::InflateLimit(size_t(1) << 20), size_t(200) << 20);
+  EXPECT_EQ(importers::InflateLimit(SIZE_MAX), SIZE_MAX);
+  const std::string gz = Gzip("{\"traceEvents\": [" + std::string(size_t(96) << 20, ' ') + "]}");
+  ASSERT_LT(gz.size(), size_t(1) << 20);
+  importers::PaddedBytes out;
+  const Status s = importers::Gunzip(gz, "bomb.json.gz", &out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("bomb.json.gz: inflates to more than 64 MiB, over 200 times its"), std::string::npos)
+      << s.message();
+  EXPECT_LE(out.capacity(), (size_t(128) << 20) + 4096) << "stopped at the limit";
+  TempDir dir;
+  const std::string path = dir.Write("bomb.json.gz", gz);
+  ExpectInvalid(ImportKineto({path}), path, "over 200 times its");
+}
+
 TEST(ImportBadInput, KinetoMissingFile) {
   TempDir dir;
   const std::string path = dir.Path("missing.json");
@@ -118,6 +139,14 @@ TEST(ImportBadInput, KinetoJsonThatIsNotATrace) {
   ExpectInvalid(ImportKineto({huge_ts}), huge_ts, "out of range");
   const std::string bad_rank = dir.Write("rank.json", R"J({"distributedInfo": {"rank": -3}, "traceEvents": []})J");
   ExpectInvalid(ImportKineto({bad_rank}), bad_rank, "distributedInfo.rank");
+  // A rank number no job has: the figures' per-rank tables follow the
+  // highest rank (2^24 took 6.5 GB), so it is refused before any is built.
+  const std::string huge_rank = dir.Write(
+      "huge_rank.json", R"J({"distributedInfo": {"rank": 16777215, "world_size": 16777216}, "traceEvents": []})J");
+  ExpectInvalid(ImportKineto({huge_rank}), huge_rank, "distributedInfo.rank 16777215 is above the 131072 ranks");
+  const std::string huge_world =
+      dir.Write("huge_world.json", R"J({"distributedInfo": {"rank": 0, "world_size": 131073}, "traceEvents": []})J");
+  ExpectInvalid(ImportKineto({huge_world}), huge_world, "distributedInfo.world_size 131073 is above");
 }
 
 TEST(ImportBadInput, KinetoEmptyTrace) {

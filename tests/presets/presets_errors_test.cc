@@ -105,6 +105,21 @@ TEST(PresetErrors, BadValues) {
   ExpectError(Replace(f, "m = 4096", "m = 4096\nmm = 1"), "unknown field 'preset[0].mm'");
 }
 
+TEST(PresetErrors, AConfigThatRunRefusesIsRefusedOnLoad) {
+  // The rules of `run` (OverlapConfig::Validate): a loader never answers a
+  // config that a run of its op would refuse.
+  const std::string f = Replace(FileWith(kValidEntry), "version = 1", "version = 3");  // direct needs 3
+  const std::string ar = Replace(f, "op = \"gemm_rs\"", "op = \"gemm_ar\"");
+  ExpectError(Replace(ar, "algorithm = \"ring\"\nchunks = 2", "algorithm = \"direct\"\nchunks = 1"),
+              "preset[0]: direct does not apply to gemm_ar");
+  ExpectError(Replace(ar, "algorithm = \"ring\"\nchunks = 2", "algorithm = \"fused\"\nchunks = 1"),
+              "preset[0]: fused does not apply to gemm_ar");
+  ExpectError(Replace(f, "algorithm = \"ring\"", "algorithm = \"serial\""),
+              "preset[0]: serial runs the collective whole: it takes no `chunks`");
+  // A ring of the same op loads.
+  EXPECT_TRUE(PresetTable::Parse(ar, "p.toml").ok());
+}
+
 TEST(PresetErrors, MissingFileIsNotFound) {
   auto t = PresetTable::Load("/nonexistent/braid/presets.toml");
   ASSERT_FALSE(t.ok());

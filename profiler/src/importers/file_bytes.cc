@@ -101,12 +101,32 @@ bool IsGzip(std::string_view b) {
   return b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
 }
 
+size_t InflateLimit(size_t gz_bytes) {
+  const size_t by_ratio = gz_bytes > SIZE_MAX / kMaxInflateRatio ? SIZE_MAX : gz_bytes * kMaxInflateRatio;
+  return std::max(by_ratio, kMinInflateAllowance);
+}
+
+namespace {
+
+// The one line for an input that inflates past `limit` (of `max_bytes`).
+Status TooBig(std::string_view label, size_t gz_bytes, size_t limit, size_t max_bytes) {
+  if (limit < max_bytes) {
+    return Fail(label, "inflates to more than " + std::to_string(limit >> 20) + " MiB, over " +
+                           std::to_string(kMaxInflateRatio) + " times its " + std::to_string(gz_bytes) +
+                           " compressed bytes: not a trace (traces compress 10 to 20 times)");
+  }
+  return Fail(label, "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
+}
+
+}  // namespace
+
 Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes) {
-  if (InflateFast(gz, out, max_bytes)) return Status::Ok();
+  if (InflateFast(gz, out, std::min(max_bytes, InflateLimit(gz.size())))) return Status::Ok();
   return GunzipWithZlib(gz, label, out, max_bytes);
 }
 
-Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes) {
+Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* out, size_t given_max_bytes) {
+  const size_t max_bytes = std::min(given_max_bytes, InflateLimit(gz.size()));
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 16) != Z_OK) return Fail(label, "cannot initialise zlib");
   std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&zs, &inflateEnd);
@@ -124,10 +144,7 @@ Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* 
       in_left -= chunk;
     }
     if (produced == cap) {
-      if (produced > max_bytes) {
-        return Fail(label,
-                    "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
-      }
+      if (produced > max_bytes) return TooBig(label, gz.size(), max_bytes, given_max_bytes);
       cap = std::min(cap * 2, max_bytes + 1);
       out->Reserve(cap);
     }
@@ -153,9 +170,7 @@ Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* 
     return Fail(label,
                 std::string("corrupt gzip data (") + (zs.msg ? zs.msg : "zlib error " + std::to_string(rc)) + ")");
   }
-  if (produced > max_bytes) {
-    return Fail(label, "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
-  }
+  if (produced > max_bytes) return TooBig(label, gz.size(), max_bytes, given_max_bytes);
   out->SetSize(produced);  // zeroes the padding after the content
   return Status::Ok();
 }

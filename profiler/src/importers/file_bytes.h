@@ -43,8 +43,16 @@ bool IsGzip(std::string_view bytes);
 // inflates to gigabytes is refused when it passes this, not after.
 inline constexpr size_t kMaxTraceBytes = size_t(8) << 30;
 
+// What a gzip of `gz_bytes` may inflate to: kMaxInflateRatio times its
+// size, at least kMinInflateAllowance. Kineto JSON compresses 10 to 20
+// times; a 2 GiB run of spaces 1000 times, which took 187 s and 4.2 GB to
+// refuse at kMaxTraceBytes and is now refused after a fraction of a second.
+inline constexpr size_t kMaxInflateRatio = 200;
+inline constexpr size_t kMinInflateAllowance = size_t(64) << 20;
+size_t InflateLimit(size_t gz_bytes);
+
 // Inflates one or more concatenated gzip members, at most `max_bytes` of
-// them. `label` names the input in errors ("<label>: truncated gzip data").
+// them and at most InflateLimit(gz.size()). `label` names the input in errors ("<label>: truncated gzip data").
 // libdeflate first; zlib where libdeflate refuses, to name the problem.
 Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes = kMaxTraceBytes);
 // zlib's streaming inflate alone (the fallback; tests compare the two).

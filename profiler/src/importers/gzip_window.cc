@@ -19,7 +19,10 @@ struct GzipWindow::State {
 bool GzipWindow::Available() { return true; }
 
 GzipWindow::GzipWindow(std::string_view gz, size_t max_bytes, PaddedBytes& buffer)
-    : state_(std::make_unique<State>()), rest_(gz), max_bytes_(max_bytes), buffer_(buffer) {
+    : state_(std::make_unique<State>()),
+      rest_(gz),
+      max_bytes_(std::min(max_bytes, InflateLimit(gz.size()))),
+      buffer_(buffer) {
   isal_inflate_init(&state_->inflater);
   state_->inflater.crc_flag = ISAL_GZIP;  // the header parsed, the trailer's CRC and size checked
 }
@@ -82,7 +85,7 @@ struct GzipWindow::State {};
 bool GzipWindow::Available() { return false; }
 
 GzipWindow::GzipWindow(std::string_view gz, size_t max_bytes, PaddedBytes& buffer)
-    : rest_(gz), max_bytes_(max_bytes), buffer_(buffer), failed_(true) {}
+    : rest_(gz), max_bytes_(std::min(max_bytes, InflateLimit(gz.size()))), buffer_(buffer), failed_(true) {}
 
 bool GzipWindow::Hold(size_t) { return false; }
 

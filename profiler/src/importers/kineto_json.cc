@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "braid/gemm_keys.h"
+#include "braid/trace_import.h"
 #include "gzip_window.h"
 #include "kineto_records.h"
 #include "rank_assembly.h"
@@ -227,8 +228,12 @@ Status Reader::ReadDistributedInfo(od::object info, KinetoRecords* out) {
     if (auto e = field.unescaped_key().get(key)) return JsonFail("distributedInfo", e);
     if (key != "rank" && key != "world_size") continue;
     int64_t n = 0;
-    if (field.value().get_int64().get(n) != simdjson::SUCCESS || n < 0 || n > (1 << 24)) {
+    if (field.value().get_int64().get(n) != simdjson::SUCCESS || n < 0) {
       return Fail("distributedInfo." + std::string(key) + " is not a valid integer");
+    }
+    if (n >= (key == "rank" ? kMaxImportRanks : kMaxImportRanks + 1)) {
+      return Fail("distributedInfo." + std::string(key) + " " + std::to_string(n) + " is above the " +
+                  std::to_string(kMaxImportRanks) + " ranks a job may have");
     }
     (key == "rank" ? out->rank : out->world) = static_cast<int>(n);
   }

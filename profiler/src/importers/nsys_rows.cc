@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "braid/trace_import.h"
 #include "rank_assembly.h"
 
 namespace braid::importers {
@@ -86,7 +87,10 @@ Status RowReader::ReadGpuCommon(const SqliteStmt& s, std::string_view table, Nsy
   row->end = s.Int(1);
   BRAID_RETURN_IF_ERROR(CheckTimes(row->start, row->end, table));
   const int64_t device = s.Int(2);
-  if (device < 0 || device > (1 << 24)) return db_.Fail(std::string(table) + " has a deviceId out of range");
+  if (device < 0 || device >= kMaxImportRanks) {
+    return db_.Fail(std::string(table) + " has a deviceId out of range (0 to " + std::to_string(kMaxImportRanks - 1) +
+                    ")");
+  }
   row->device = static_cast<int>(device);
   row->stream = s.Int(3);
   row->correlation = s.IsNull(4) ? -1 : s.Int(4);
