@@ -97,6 +97,16 @@ def te_ub_cfgs(
     return TeUbCfgs(ub_cfgs, notes)
 
 
+def _path_bytes(path: Union[str, bytes, "os.PathLike[str]"]) -> bytes:
+    """A path's bytes as the OS takes them (str, bytes or os.PathLike, as
+    open() takes it); ValueError for an embedded NUL, which the C++ side
+    would stop at, writing or reading another file ("x.db\\0junk" is x.db)."""
+    raw = os.fsencode(path)
+    if b"\0" in raw:
+        raise ValueError("embedded null byte in the path")
+    return raw
+
+
 def run(
     *,
     op: str = "gemm_rs",
@@ -119,10 +129,10 @@ def run(
     topology: str = "h100-sxm",
     iters: int = 5,
     warmup: int = 1,
-    db: Optional[Union[str, "os.PathLike[str]"]] = None,
+    db: Optional[Union[str, bytes, "os.PathLike[str]"]] = None,
     sm_margin: bool = False,
     wgrad_comm_sms: int = 0,
-    ub_cfgs: Optional[Union[str, "os.PathLike[str]"]] = None,
+    ub_cfgs: Optional[Union[str, bytes, "os.PathLike[str]"]] = None,
 ) -> Dict[str, object]:
     """Runs one overlap config on the sim backend and returns its record.
 
@@ -153,7 +163,7 @@ def run(
         op=op, m=m, n=n, k=k, tp=tp, dtype=dtype, model=model, seq=seq, batch=batch, phase=phase,
         algorithm=algorithm, chunks=chunks, streams=streams, comm_sms=comm_sms, comm_engine=comm_engine,
         comm_priority=comm_priority, comm_dtype=comm_dtype, topology=topology, iters=iters, warmup=warmup,
-        db=None if db is None else os.fspath(db), sm_margin=sm_margin, wgrad_comm_sms=wgrad_comm_sms,
-        ub_cfgs=None if ub_cfgs is None else os.fspath(ub_cfgs),
+        db=None if db is None else _path_bytes(db), sm_margin=sm_margin, wgrad_comm_sms=wgrad_comm_sms,
+        ub_cfgs=None if ub_cfgs is None else _path_bytes(ub_cfgs),
     )
     return json.loads(text)

@@ -23,8 +23,8 @@ def _run(
     topology: str,
     iters: int,
     warmup: int,
-    db: Optional[str],
+    db: Optional[bytes],
     sm_margin: bool = ...,
     wgrad_comm_sms: int = ...,
-    ub_cfgs: Optional[str] = ...,
+    ub_cfgs: Optional[bytes] = ...
 ) -> str: ...

@@ -18,6 +18,7 @@
 #include "braid/store.h"
 #include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
+#include "py_errors.h"
 
 #ifndef BRAID_VERSION
 #define BRAID_VERSION "unknown"
@@ -34,8 +35,8 @@ namespace py = pybind11;
 template <typename T>
 T Take(Result<T> r) {
   if (r.ok()) return std::move(*r);
-  if (r.status().is_user_error()) throw py::value_error(r.status().message());
-  throw std::runtime_error(r.status().message());
+  if (r.status().is_user_error()) throw py::value_error(Utf8Text(r.status().message()));
+  throw std::runtime_error(Utf8Text(r.status().message()));
 }
 
 struct RunArguments {

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "braid/status.h"
 
@@ -16,6 +17,11 @@ class PresetError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// `text` as valid UTF-8, each byte of an invalid sequence (a path's bytes
+// that are not UTF-8) written \xNN: what Python makes a str of without a
+// UnicodeDecodeError. Every message and name handed to Python goes through it.
+std::string Utf8Text(std::string_view text);
 
 // Throws PresetError with s's message unless s is ok.
 void ThrowIfPresetError(const Status& s);

@@ -7,11 +7,14 @@
 
 namespace braid::python {
 
-// os.fsdecode(path); TypeError for anything else. An embedded NUL is a
-// ValueError, as open() has it: the C++ readers would stop at the NUL and
-// silently read another file (a path "good.toml\0x" loaded good.toml).
+// The path's bytes as the OS takes them (os.fsencode: a str with bytes that
+// are not UTF-8, b'\xff\xfe.toml' decoded with surrogate escapes, goes back
+// to those bytes); TypeError for anything but str, bytes or os.PathLike. An
+// embedded NUL is a ValueError, as open() has it: the C++ readers would stop
+// at the NUL and silently read another file (a path "good.toml\0x" loaded
+// good.toml).
 inline std::string PathArgument(const pybind11::object& path) {
-  std::string text = pybind11::module_::import("os").attr("fsdecode")(path).cast<std::string>();
+  std::string text = pybind11::module_::import("os").attr("fsencode")(path).cast<std::string>();
   if (text.find('\0') != std::string::npos) throw pybind11::value_error("embedded null byte in the path");
   return text;
 }

@@ -225,7 +225,7 @@ void BindPresetTable(py::module_& m) {
            "decomposition_chunks when decomposed), or None. Raises ValueError for a bad zero, dtype or size.")
       .def("__len__", &PyPresetTable::size, "The number of entries.")
       .def("__repr__", [](const PyPresetTable& t) {
-        return "<braid.PresetTable " + t.origin() + " with " + std::to_string(t.size()) + " presets>";
+        return "<braid.PresetTable " + Utf8Text(t.origin()) + " with " + std::to_string(t.size()) + " presets>";
       });
 
   m.def("_lookup_released_gil", &LastLookupReleasedGil,

@@ -81,6 +81,16 @@ class BadFiles(unittest.TestCase):
         with self.assertRaises(braid.PresetError):
             braid.PresetTable.load(self.dir.name)  # a folder
 
+    def test_paths_that_are_not_utf8_or_hold_a_nul(self):
+        # bytes as the OS has them, not a cast error; a NUL is refused as open() does.
+        missing = os.path.join(os.fsencode(self.dir.name), b"\xff\xfe.toml")
+        with self.assertRaises(braid.PresetError):
+            braid.PresetTable.load(missing)
+        with self.assertRaises(braid.PresetError):
+            braid.PresetTable.load(os.fsdecode(missing))  # the same name as a str with surrogate escapes
+        with self.assertRaisesRegex(ValueError, "embedded null byte"):
+            braid.PresetTable.load(os.path.join(self.dir.name, "p.toml\0x"))
+
     def test_devices_and_fifos_are_refused_at_once(self):
         # A read of /dev/zero never ends and opening a FIFO blocks: both are
         # refused by what they are, before any read.

@@ -78,6 +78,22 @@ class Run(unittest.TestCase):
                     self.assertNotIn("--", str(e.exception))
             self.assertFalse(os.path.exists(db), "a refused run leaves no store")
 
+    def test_paths_are_str_bytes_or_pathlike_and_never_hold_a_nul(self):
+        # A NUL would end the path on the C++ side: "x.db\0junk" wrote x.db.
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "x.db")
+            for bad in (db + "\0junk", os.fsencode(db) + b"\0junk"):
+                with self.subTest(path=bad):
+                    with self.assertRaisesRegex(ValueError, "embedded null byte"):
+                        braid.run(**RING, db=bad)
+            self.assertEqual(os.listdir(d), [])
+            # bytes, not UTF-8 ones included, and os.PathLike work as in open().
+            raw = os.path.join(os.fsencode(d), b"\xff\xfe.db")
+            self.assertIsInstance(braid.run(**RING, db=raw)["run"], int)
+            self.assertTrue(os.path.exists(raw))
+            import pathlib
+            self.assertIsInstance(braid.run(**RING, db=pathlib.Path(d) / "p.db")["run"], int)
+
     def test_fp8_comm_dtype_sets_what_transfers_move(self):
         fp8 = dict(RING, m=8192, n=8192, k=8192, tp=8, dtype="fp8_e4m3")  # bandwidth-bound transfers
         bf16_partials = braid.run(**fp8)  # auto: reduce-scatters move bf16 partials
