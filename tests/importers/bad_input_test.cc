@@ -9,6 +9,7 @@
 #include "braid/trace_import.h"
 #include "file_bytes.h"
 #include "nsys_rows.h"
+#include "rank_assembly.h"
 #include "sqlite_reader.h"
 #include "test_files.h"
 
@@ -205,6 +206,33 @@ TEST(ImportBadInput, NsysEmptyTrace) {
              " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
              "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);");
   ExpectInvalid(ImportNsys(empty), empty, "empty trace");
+}
+
+// A name far longer than any kernel's, used by many rows, is kept once
+// per event only up to kMaxEventNameBytes (a 20 MB name on 400 rows held
+// 8 GB).
+TEST(ImportBadInput, NsysHugeNamesAreCutWhereTheyAreKept) {
+  TempDir dir;
+  const std::string path = dir.Path("long_name.sqlite");
+  std::string rows;
+  for (int i = 0; i < 50; ++i) {
+    rows += (rows.empty() ? "" : ", ") + std::string("(") + std::to_string(100 * i + 1) + ", " +
+            std::to_string(100 * i + 50) + ", 0, 7, 1, 1)";
+  }
+  MakeSqlite(path,
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+             " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
+             "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+             "INSERT INTO StringIds VALUES (1, 'gemm_' || hex(zeroblob(1000000)));"
+             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " + rows + ";");
+  const auto r = ImportNsys(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranks[0].events.size(), 50u);
+  for (const Event& e : r->ranks[0].events) {
+    EXPECT_LE(e.name.size(), importers::kMaxEventNameBytes);
+    EXPECT_EQ(e.name.rfind("gemm_0000", 0), 0u);
+    EXPECT_NE(e.name.find("bytes cut]"), std::string::npos);
+  }
 }
 
 TEST(ImportBadInput, NsysCorruptDatabase) {

@@ -176,7 +176,7 @@ Status Reader::ReadEvent(od::object ev, size_t index, KinetoRecords* out) {
   if (r.cat == KinetoCat::kGemmOp) {
     r.name = CpuOpMarkerName(name, input_dims);
   } else if (r.cat != KinetoCat::kOther) {
-    r.name = name;
+    r.name = KeptName(name);
   }
   out->events.push_back(std::move(r));
   return Status::Ok();

@@ -119,7 +119,7 @@ Status RowReader::ReadKernels() {
   while (s.Next()) {
     NsysGpuRow row;
     BRAID_RETURN_IF_ERROR(ReadGpuCommon(s, kKernelTable, &row));
-    row.name = s.Text(6);
+    row.name = KeptName(s.Text(6));
     out_->gpu.push_back(std::move(row));
   }
   return s.status();
@@ -168,7 +168,7 @@ Status RowReader::ReadRuntime() {
   while (s.Next()) {
     BRAID_RETURN_IF_ERROR(RequireInts(s, "CUPTI_ACTIVITY_KIND_RUNTIME", {{0, "start"}, {1, "end"}}));
     NsysCpuRow row{s.Int(0), s.Int(1), s.IsNull(2) ? -1 : s.Int(2), s.IsNull(3) ? -1 : (s.Int(3) >> 24),
-                   std::string(s.Text(4))};
+                   KeptName(s.Text(4))};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "CUPTI_ACTIVITY_KIND_RUNTIME"));
     out_->runtime.push_back(std::move(row));
   }
@@ -187,7 +187,7 @@ Status RowReader::ReadNvtx() {
   BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
   while (s.Next()) {
     BRAID_RETURN_IF_ERROR(RequireInts(s, "NVTX_EVENTS", {{0, "start"}, {1, "end"}}));
-    NsysCpuRow row{s.Int(0), s.Int(1), -1, s.IsNull(3) ? -1 : (s.Int(3) >> 24), std::string(s.Text(2))};
+    NsysCpuRow row{s.Int(0), s.Int(1), -1, s.IsNull(3) ? -1 : (s.Int(3) >> 24), KeptName(s.Text(2))};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "NVTX_EVENTS"));
     out_->nvtx.push_back(std::move(row));
   }
@@ -201,7 +201,7 @@ Status RowReader::ReadTargetInfo() {
                            SqliteStmt::Prepare(db_, "SELECT id, name FROM TARGET_INFO_GPU WHERE name IS NOT NULL"));
     while (s.Next()) {
       const int64_t id = s.Int(0);
-      if (id >= 0 && id <= (1 << 24)) out_->gpu_names.emplace(static_cast<int>(id), std::string(s.Text(1)));
+      if (id >= 0 && id <= (1 << 24)) out_->gpu_names.emplace(static_cast<int>(id), KeptName(s.Text(1)));
     }
     BRAID_RETURN_IF_ERROR(s.status());
   }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "braid/event.h"
@@ -16,6 +18,18 @@ inline constexpr int64_t kMaxAbsNs = 4'000'000'000'000'000'000;
 inline constexpr double kMaxAbsUs = 4e15;
 
 inline bool NsInRange(int64_t t) { return t >= -kMaxAbsNs && t <= kMaxAbsNs; }
+
+// The most of a name (kernel, range, op) an event keeps: long C++ template
+// names fit; a 20 MB name used by 400 rows would otherwise be kept 400
+// times (8 GB). A longer one keeps its start, cut where no UTF-8 sequence
+// is split, and says so.
+inline constexpr size_t kMaxEventNameBytes = 8192;
+inline std::string KeptName(std::string_view name) {
+  if (name.size() <= kMaxEventNameBytes) return std::string(name);
+  size_t cut = kMaxEventNameBytes - 40;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(name.substr(0, cut)) + " [... " + std::to_string(name.size() - cut) + " bytes cut]";
+}
 
 // Maps a time to the index of the ProfilerStep range it falls in: step i
 // covers [start_i, start_{i+1}); times before the first step count as 0.
