@@ -26,7 +26,8 @@ TEST(CliTrustV3, TokensThatWouldWrapAreRefused) {
   // 6148914691236517206 x 3 wraps int64 to a small number; 4G x 4G to 0.
   ExpectRefusedWithNothingWritten(
       "run --model llama3-8b --seq 6148914691236517206 --batch 3 --tp 8 --algo ring",
-      "--seq (6148914691236517206) times --batch (3) is more than the 1099511627776 tokens a block may hold", "wrap1.db");
+      "--seq (6148914691236517206) times --batch (3) is more than the 1099511627776 tokens a block may hold",
+      "wrap1.db");
   ExpectRefusedWithNothingWritten("run --model llama3-8b --seq 4G --batch 4G --tp 8 --algo ring",
                                   "is more than the 1099511627776 tokens a block may hold", "wrap2.db");
 }

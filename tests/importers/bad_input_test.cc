@@ -224,7 +224,8 @@ TEST(ImportBadInput, NsysHugeNamesAreCutWhereTheyAreKept) {
              " streamId INTEGER, demangledName INTEGER, shortName INTEGER);"
              "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
              "INSERT INTO StringIds VALUES (1, 'gemm_' || hex(zeroblob(1000000)));"
-             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " + rows + ";");
+             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " +
+                 rows + ";");
   const auto r = ImportNsys(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->ranks[0].events.size(), 50u);
