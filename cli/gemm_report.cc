@@ -148,13 +148,18 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
   for (const auto& [v, n] : counts) os << " " << GemmVerdictName(v) << " " << n;
   os << "\n";
   // The GEMMs of the table without a key, grouped by why.
-  std::map<std::string, std::string> unmapped;  // why -> "#0, #2"
+  std::map<std::string, std::vector<int>> unmapped;  // why -> the GEMMs' indexes
   for (const GemmOverlapRow& r : report.rows) {
     if (r.rank != shown_rank || r.iteration != shown_iteration || !r.key.empty()) continue;
-    std::string& at = unmapped[r.unmapped_why.empty() ? "no layer or pass names it" : r.unmapped_why];
-    at += (at.empty() ? "#" : ", #") + std::to_string(r.index);
+    unmapped[r.unmapped_why.empty() ? "no layer or pass names it" : r.unmapped_why].push_back(r.index);
   }
-  for (const auto& [why, which] : unmapped) os << "unmapped " << which << ": " << why << "\n";
+  constexpr size_t kListed = 12;  // a model's hundreds of GEMMs would fill the screen
+  for (const auto& [why, which] : unmapped) {
+    std::string list;
+    for (size_t i = 0; i < std::min(which.size(), kListed); ++i) list += (i ? ", #" : "#") + std::to_string(which[i]);
+    if (which.size() > kListed) list += " and " + std::to_string(which.size() - kListed) + " more";
+    os << "unmapped " << list << ": " << why << "\n";
+  }
   if (report.unassigned_comm > 0) {
     os << "note: " << report.unassigned_comm << " of " << report.comm_events
        << " communication events ran in a rank's iteration without a GEMM (not counted above)\n";

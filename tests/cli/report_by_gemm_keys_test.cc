@@ -125,6 +125,22 @@ TEST(CliReportByGemmKeys, AShapeOfNoKeyIsListedUnmappedAndTheReportStillExitsZer
   EXPECT_THAT(o.out, HasSubstr("unmapped #0: its shape 1024x4096x7168 (m x n x k) is no TP GEMM of the block given"));
 }
 
+TEST(CliReportByGemmKeys, AModelsManyUnmappedGemmsAreListedShort) {
+  // Fifteen GEMMs (kernel names alternate, so each is its own): the note
+  // lists twelve and counts the rest.
+  std::string events;
+  for (int i = 0; i < 15; ++i) {
+    events += std::string(i ? "," : "") + R"({"ph": "X", "cat": "kernel", "name": "sm90_gemm_)" + (i % 2 ? "a" : "b") +
+              R"(", "ts": )" + std::to_string(10 * i) + R"(, "dur": 5, "args": {"device": 0, "stream": 7}})";
+  }
+  const std::string trace = TempPath("keys_many.json");
+  std::ofstream(trace) << R"({"traceEvents": [)" << events << "]}";
+  const std::string db = Imported("kineto " + trace, "many");
+  const Outcome o = Braid("report --db " + db + " --run 1 --by-gemm");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("unmapped #0, #1, #2, #3, #4, #5, #6, #7, #8, #9, #10, #11 and 3 more: no NVTX range"));
+}
+
 TEST(CliReportByGemmKeys, MegatronsNvtxRangesNameTheKeys) {
   nlohmann::json j = ReportJson(Imported("nsys " + NsysFile("nccl"), "megatron_ag"), "");
   ASSERT_FALSE(j["gemms"].empty());

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -30,6 +31,9 @@ std::string Seconds(double s) {
   return t;
 }
 
+// How long a cancelled receive gets to complete before it is abandoned.
+constexpr double kCancelWaitS = 0.5;
+
 class MpiTransport : public Transport {
  public:
   MpiTransport(int rank, int ranks, std::vector<uint64_t> tags, const MpiTransportOptions& o)
@@ -50,6 +54,7 @@ class MpiTransport : public Transport {
         if (aborted_.load() || WaitBounded(r, options_.timeout_s, &aborted_).end != WaitEnd::kDone) {
           MPI_Request_free(&r);
           o.data.release();  // MPI may still read it
+          MarkRequestsAbandoned();
         }
       }
     }
@@ -57,10 +62,15 @@ class MpiTransport : public Transport {
     // memory is the caller's, so MPI is only told to forget the requests.
     for (auto& [ticket, o] : in_place_) {
       for (MPI_Request& r : o.requests) {
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+        if (r != MPI_REQUEST_NULL) {
+          MPI_Request_free(&r);
+          MarkRequestsAbandoned();
+        }
       }
     }
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    // A communicator with requests still in flight is MPI's until the job
+    // ends (freeing it left MPI's progress engine a dangling pointer).
+    if (comm_ != MPI_COMM_NULL && !RequestsAbandoned()) MPI_Comm_free(&comm_);
   }
 
   Status Init() {
@@ -71,12 +81,20 @@ class MpiTransport : public Transport {
       return Status::Invalid("the plan uses " + std::to_string(tags_.size()) + " transfer tags; MPI allows " +
                              std::to_string(tag_ub));
     }
+    // The new communicator is written when the duplication completes: into
+    // a slot of its own, which a duplication given up (timed out) keeps.
+    auto slot = std::make_unique<MPI_Comm>(MPI_COMM_NULL);
     MPI_Request req;
-    BRAID_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &comm_, &req));
+    BRAID_MPI(MPI_Comm_idup(MPI_COMM_WORLD, slot.get(), &req));
     const WaitOutcome w = WaitBounded(req, options_.timeout_s, nullptr);
+    if (w.end != WaitEnd::kDone) {
+      (void)slot.release();  // MPI's until the job ends
+      MarkRequestsAbandoned();
+    }
     if (w.end == WaitEnd::kFailed) return w.status;
     if (w.end != WaitEnd::kDone)
       return Status::Internal("transport setup: the other ranks did not join within " + Seconds(options_.timeout_s));
+    comm_ = *slot;
     BRAID_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     return Status::Ok();
   }
@@ -185,8 +203,10 @@ class MpiTransport : public Transport {
       const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
       const WaitOutcome w = WaitBounded(reqs[i], std::max(left, 0.0), &aborted_);
       if (w.end != WaitEnd::kDone) {
+        // A cancelled receive must still complete before `data` may go: one
+        // that does not (its message was already on the way) stays MPI's.
         for (size_t j = i; j < reqs.size(); ++j) {
-          if (reqs[j] != MPI_REQUEST_NULL) MPI_Cancel(&reqs[j]);
+          if (!CancelAndComplete(reqs[j], kCancelWaitS)) MarkRequestsAbandoned();
         }
         if (w.end == WaitEnd::kFailed) return w.status;
         if (w.end == WaitEnd::kAborted) return Status::Internal("transport aborted");
@@ -257,7 +277,9 @@ class MpiTransport : public Transport {
   // A send that will not be waited for: MPI forgets the request (the run failed).
   static void Forget(InPlace& o) {
     for (MPI_Request& r : o.requests) {
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      if (r == MPI_REQUEST_NULL) continue;
+      MarkRequestsAbandoned();
+      MPI_Request_free(&r);
     }
   }
 

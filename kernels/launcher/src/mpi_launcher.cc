@@ -53,15 +53,16 @@ class MpiLauncher : public Launcher {
  public:
   explicit MpiLauncher(double timeout_s) : timeout_s_(timeout_s) {}
   ~MpiLauncher() override {
-    if (!abandoned_.empty()) {
+    if (!abandoned_.empty() || RequestsAbandoned()) {
       // Requests still in flight (see the file comment): the job cannot end
       // cleanly. Rank 0 has printed why and ends it; another rank gives rank
-      // 0 the time to (its own waits end within the timeout), so that the
-      // job's one line is not lost to an abort that kills rank 0 first.
+      // 0 a while to (its own waits end within the timeout, here at most 10
+      // s later), so that the job's one line is not lost to an abort that
+      // kills rank 0 first.
       std::fflush(stdout);
       std::fflush(stderr);
       if (rank_ != 0) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(std::min(timeout_s_, 600.0) + 2.0));
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::min(timeout_s_, 10.0) + 2.0));
       }
       MPI_Abort(MPI_COMM_WORLD, 1);
       std::_Exit(1);
@@ -218,14 +219,13 @@ class MpiLauncher : public Launcher {
   template <typename Done>
   Status Wait(std::unique_ptr<Inflight> f, const char* what, const char* waited_for, Done done, bool spin = false) {
     const WaitOutcome w = WaitBounded(f->request, timeout_s_, nullptr, spin);
-    if (w.end != WaitEnd::kDone) abandoned_.push_back(std::move(f));
+    if (w.end == WaitEnd::kDone) return done(*f);
+    abandoned_.push_back(std::move(f));
+    MarkRequestsAbandoned();
     if (w.end == WaitEnd::kFailed) return w.status;
-    if (w.end == WaitEnd::kTimedOut || w.end == WaitEnd::kAborted) {
-      const std::string others = size_ == 2 ? "rank " + std::to_string(1 - rank_) : "the other ranks";
-      return Status::Internal(std::string(what) + ": rank " + std::to_string(rank_) + " waited " + TimeoutText() +
-                              " for " + (waited_for != nullptr ? waited_for : others));
-    }
-    return done(*f);
+    const std::string others = size_ == 2 ? "rank " + std::to_string(1 - rank_) : "the other ranks";
+    return Status::Internal(std::string(what) + ": rank " + std::to_string(rank_) + " waited " + TimeoutText() +
+                            " for " + (waited_for != nullptr ? waited_for : others));
   }
   Status Wait(std::unique_ptr<Inflight> f, const char* what) {
     return Wait(std::move(f), what, nullptr, [](Inflight&) { return Status::Ok(); });

@@ -57,4 +57,17 @@ WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomi
   }
 }
 
+namespace {
+std::atomic<bool> g_abandoned{false};
+}  // namespace
+
+void MarkRequestsAbandoned() { g_abandoned.store(true, std::memory_order_release); }
+bool RequestsAbandoned() { return g_abandoned.load(std::memory_order_acquire); }
+
+bool CancelAndComplete(MPI_Request& request, double wait_s) {
+  if (request == MPI_REQUEST_NULL) return true;
+  if (MPI_Cancel(&request) != MPI_SUCCESS) return false;
+  return WaitBounded(request, wait_s, nullptr).end == WaitEnd::kDone;
+}
+
 }  // namespace braid

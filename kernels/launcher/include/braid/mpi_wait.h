@@ -36,4 +36,17 @@ struct WaitOutcome {
 // `spin`: never sleep, only yield (for timing round trips).
 WaitOutcome WaitBounded(MPI_Request& request, double timeout_s, const std::atomic<bool>* abort, bool spin = false);
 
+// This process gave up a request that MPI may still progress (a timed-out
+// collective, a send or receive that could not be completed or cancelled):
+// its communicator and buffers are kept, and the job must end through
+// MPI_Abort, never MPI_Finalize (the launcher's destructor reads this).
+void MarkRequestsAbandoned();
+bool RequestsAbandoned();
+
+// Cancels `request` (a receive not matched yet goes at once) and waits up to
+// `wait_s` for it to complete, cancelled or not. False when it did not: the
+// caller must then treat it as abandoned (MarkRequestsAbandoned), its buffer
+// still MPI's.
+bool CancelAndComplete(MPI_Request& request, double wait_s);
+
 }  // namespace braid
