@@ -28,7 +28,7 @@ const std::string kFixtures = std::string(BRAID_SOURCE_DIR) + "/tests/data/frame
 const std::string kBlock = " --model llama3-8b --seq 1024";  // the fixtures' block (README.md)
 
 std::string Imported(const std::string& import_args, const std::string& tag) {
-  const std::string db = TempPath("keys_" + tag + ".db");
+  std::string db = TempPath("keys_" + tag + ".db");
   std::filesystem::remove(db);
   const Outcome o = Braid("import " + import_args + " --db " + db);
   EXPECT_EQ(o.code, 0) << o.err;

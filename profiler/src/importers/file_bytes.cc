@@ -106,10 +106,8 @@ size_t InflateLimit(size_t gz_bytes) {
   return std::max(by_ratio, kMinInflateAllowance);
 }
 
-namespace {
-
-// The one line for an input that inflates past `limit` (of `max_bytes`).
-Status TooBig(std::string_view label, size_t gz_bytes, size_t limit, size_t max_bytes) {
+Status InflateTooBig(std::string_view label, size_t gz_bytes, size_t max_bytes) {
+  const size_t limit = std::min(max_bytes, InflateLimit(gz_bytes));
   if (limit < max_bytes) {
     return Fail(label, "inflates to more than " + std::to_string(limit >> 20) + " MiB, over " +
                            std::to_string(kMaxInflateRatio) + " times its " + std::to_string(gz_bytes) +
@@ -117,8 +115,6 @@ Status TooBig(std::string_view label, size_t gz_bytes, size_t limit, size_t max_
   }
   return Fail(label, "inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, more than a trace may hold");
 }
-
-}  // namespace
 
 Status Gunzip(std::string_view gz, std::string_view label, PaddedBytes* out, size_t max_bytes) {
   if (InflateFast(gz, out, std::min(max_bytes, InflateLimit(gz.size())))) return Status::Ok();
@@ -144,7 +140,7 @@ Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* 
       in_left -= chunk;
     }
     if (produced == cap) {
-      if (produced > max_bytes) return TooBig(label, gz.size(), max_bytes, given_max_bytes);
+      if (produced > max_bytes) return InflateTooBig(label, gz.size(), given_max_bytes);
       cap = std::min(cap * 2, max_bytes + 1);
       out->Reserve(cap);
     }
@@ -170,7 +166,7 @@ Status GunzipWithZlib(std::string_view gz, std::string_view label, PaddedBytes* 
     return Fail(label,
                 std::string("corrupt gzip data (") + (zs.msg ? zs.msg : "zlib error " + std::to_string(rc)) + ")");
   }
-  if (produced > max_bytes) return TooBig(label, gz.size(), max_bytes, given_max_bytes);
+  if (produced > max_bytes) return InflateTooBig(label, gz.size(), given_max_bytes);
   out->SetSize(produced);  // zeroes the padding after the content
   return Status::Ok();
 }

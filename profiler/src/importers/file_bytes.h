@@ -45,11 +45,14 @@ inline constexpr size_t kMaxTraceBytes = size_t(8) << 30;
 
 // What a gzip of `gz_bytes` may inflate to: kMaxInflateRatio times its
 // size, at least kMinInflateAllowance. Kineto JSON compresses 10 to 20
-// times; a 2 GiB run of spaces 1000 times, which took 187 s and 4.2 GB to
-// refuse at kMaxTraceBytes and is now refused after a fraction of a second.
-inline constexpr size_t kMaxInflateRatio = 200;
+// times (the shared A100 traces 14 and 19); a 2 GiB run of spaces 1000
+// times, which took 187 s and 4.2 GB to refuse at kMaxTraceBytes.
+inline constexpr size_t kMaxInflateRatio = 64;
 inline constexpr size_t kMinInflateAllowance = size_t(64) << 20;
 size_t InflateLimit(size_t gz_bytes);
+// The one line for a gzip of `gz_bytes` that inflates past
+// min(max_bytes, InflateLimit(gz_bytes)).
+Status InflateTooBig(std::string_view label, size_t gz_bytes, size_t max_bytes);
 
 // Inflates one or more concatenated gzip members, at most `max_bytes` of
 // them and at most InflateLimit(gz.size()). `label` names the input in errors ("<label>: truncated gzip data").

@@ -50,6 +50,7 @@ bool GzipWindow::Hold(size_t n) {
     inflated_ += made;
     if (rc < 0 || inflated_ > max_bytes_) {
       failed_ = true;
+      exceeded_ = rc >= 0;
       break;
     }
     if (s.block_state == ISAL_BLOCK_FINISH) {

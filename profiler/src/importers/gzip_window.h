@@ -36,6 +36,8 @@ class GzipWindow {
   std::string_view bytes() const { return {buffer_.data(), held_}; }
   // True once every member has been inflated.
   bool ended() const { return ended_; }
+  // True when Hold failed because the data inflates past max_bytes.
+  bool exceeded() const { return exceeded_; }
   // Forgets the first n bytes held. @pre n <= bytes().size().
   void Drop(size_t n);
 
@@ -47,7 +49,7 @@ class GzipWindow {
   size_t inflated_ = 0;  // in all, dropped or held
   PaddedBytes& buffer_;
   size_t held_ = 0;
-  bool ended_ = false, failed_ = false;
+  bool ended_ = false, failed_ = false, exceeded_ = false;
 };
 
 }  // namespace braid::importers

@@ -599,12 +599,15 @@ Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, Kineto
 }
 
 bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out, KinetoParser* given,
-                                size_t part_bytes, size_t max_bytes) {
+                                size_t part_bytes, size_t max_bytes, bool* too_big) {
+  if (too_big != nullptr) *too_big = false;
   if (part_bytes == 0 || !GzipWindow::Available() || !IsGzip(gz)) return false;
   KinetoParser local_parser;
   KinetoParser::Impl& impl = *(given != nullptr ? given : &local_parser)->impl_;
   GzipWindow w(gz, max_bytes, impl.window);
-  return ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part, impl.Second());
+  const bool read = ReadInPartsOrNothing(w, label, part_bytes, out, impl.parser, impl.part, impl.Second());
+  if (!read && too_big != nullptr) *too_big = w.exceeded();
+  return read;
 }
 
 }  // namespace braid::importers

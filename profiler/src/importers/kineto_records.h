@@ -67,7 +67,7 @@ class KinetoParser {
   friend Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, KinetoRecords* out,
                                   KinetoParser* parser, size_t part_bytes);
   friend bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out,
-                                         KinetoParser* parser, size_t part_bytes, size_t max_bytes);
+                                         KinetoParser* parser, size_t part_bytes, size_t max_bytes, bool* too_big);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -89,8 +89,11 @@ Status ReadKinetoRecords(const PaddedBytes& json, std::string_view label, Kineto
 // any problem in the trace): `out` is then as it
 // came, and the caller inflates the file whole and reads that, which names
 // any problem. True: `out` holds what ReadKinetoRecords gives.
+// `too_big` (may be null) is set when it could not because the data
+// inflates past min(max_bytes, InflateLimit(gz.size())): the caller then
+// refuses it (InflateTooBig) without inflating it whole again.
 bool ReadKinetoRecordsInflating(std::string_view gz, std::string_view label, KinetoRecords* out,
                                 KinetoParser* parser = nullptr, size_t part_bytes = kKinetoPartBytes,
-                                size_t max_bytes = kMaxTraceBytes);
+                                size_t max_bytes = kMaxTraceBytes, bool* too_big = nullptr);
 
 }  // namespace braid::importers
