@@ -9,6 +9,7 @@
 #include "braid/run_record.h"
 #include "braid/trace_import.h"
 #include "cli_exit.h"
+#include "created_store_guard.h"
 #include "gemm_report.h"
 #include "run_report.h"
 #include "store_access.h"
@@ -176,6 +177,7 @@ int ExecuteImport(const ImportArgs& a) {
   }
   std::error_code ec;
   const bool store_existed = std::filesystem::exists(a.db, ec);
+  CreatedStoreGuard guard(a.db, !store_existed);  // an import killed part-way leaves no new store
   Result<RunRecord> record = Status::Internal("import: not run");
   {
     auto store = OpenStoreForWrite(a.db);
@@ -186,6 +188,7 @@ int ExecuteImport(const ImportArgs& a) {
     if (!store_existed) RemoveCreatedStore(a.db);
     return ReportError("import", record.status());
   }
+  guard.Release();  // committed
   std::vector<TeKeyCheck> checks;
   if (!te_keys.empty()) {
     auto checked = CheckStoredRun(a, te_keys, record->run_id, record->workload.tp);

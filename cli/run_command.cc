@@ -23,6 +23,7 @@
 #include "braid/mpi_transport.h"
 #endif
 #include "cli_exit.h"
+#include "created_store_guard.h"
 #include "field_flags.h"
 #include "mpi_job.h"
 #include "run_report.h"
@@ -320,6 +321,7 @@ int ExecuteRunInProcess(const RunArgs& a) {
   if (!backend.ok()) return ReportError("run", backend.status());
   std::error_code ec;
   const bool store_existed = !a.no_db && std::filesystem::exists(a.db, ec);
+  CreatedStoreGuard guard(a.db, !a.no_db && !store_existed);  // a run killed part-way leaves no new store
   Result<RecordedRun> run = Status::Internal("not run");
   {
     std::unique_ptr<Store> store;
@@ -338,6 +340,7 @@ int ExecuteRunInProcess(const RunArgs& a) {
     if (!a.no_db && !store_existed) RemoveCreatedStore(a.db);
     return ReportError("run", run.status());
   }
+  guard.Release();  // committed
   std::optional<TrainStepFigures> step;
   if (both->step) {
     auto figures = SimulateTrainStep(*both->step, &run->record);

@@ -108,5 +108,31 @@ TEST(CliTrustV3, AFolderNameThatIsNotUtf8IsImported) {
   EXPECT_THAT(o.out, HasSubstr("job_\xEF\xBF\xBD\xEF\xBF\xBD"));  // U+FFFD twice
 }
 
+TEST(CliTrustV3, ARunKilledPartWayLeavesNoStoreItCreated) {
+  // SIGTERM (and Ctrl-C, a hang-up) while the run streams into a new store:
+  // the store goes; one that was there keeps its runs.
+  const std::string db = TempPath("killed_run.db");
+  fs::remove(db);
+  const std::string run = "run --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 1000000 --db " + db;
+  auto killed = [&](const char* sig) {
+    return Braid(run + " & pid=$!; sleep 1; kill -" + std::string(sig) + " $pid; wait $pid; echo \"status $?\"");
+  };
+  // (SIGINT takes the same path; a shell's background job ignores it, so it
+  // cannot be sent this way.)
+  for (const char* sig : {"TERM", "HUP"}) {
+    SCOPED_TRACE(sig);
+    const Outcome o = killed(sig);
+    EXPECT_THAT(o.out, HasSubstr("status 1"));  // 128 + the signal: killed by it, as without the guard
+    EXPECT_FALSE(fs::exists(db));
+    EXPECT_FALSE(fs::exists(db + "-wal"));
+  }
+  ASSERT_EQ(Braid("run --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --db " + db).code, 0);
+  (void)killed("TERM");
+  ASSERT_TRUE(fs::exists(db));
+  const Outcome listed = Braid("report --db " + db + " --json");
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_EQ(nlohmann::json::parse(listed.out)["runs"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace braid

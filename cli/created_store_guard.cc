@@ -1,0 +1,60 @@
+#include "created_store_guard.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace braid::cli {
+
+namespace {
+
+// What the handler unlinks: fixed buffers written before it is armed, so
+// that it only reads them (unlink and raise are async-signal-safe).
+constexpr size_t kMaxPath = 4096;
+constexpr int kFiles = 4;
+char g_files[kFiles][kMaxPath + 16];
+std::atomic<bool> g_armed{false};
+constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+struct sigaction g_before[3];
+
+void RemoveAndDie(int sig) {
+  if (g_armed.exchange(false)) {
+    for (char* f : g_files) ::unlink(f);
+  }
+  // The disposition the process had, then the signal again: the exit status
+  // says it was killed, as without the guard.
+  for (size_t i = 0; i < 3; ++i) {
+    if (kSignals[i] == sig) ::sigaction(sig, &g_before[i], nullptr);
+  }
+  ::raise(sig);
+}
+
+}  // namespace
+
+CreatedStoreGuard::CreatedStoreGuard(const std::string& path, bool created) {
+  if (!created || path.empty() || path.size() > kMaxPath) return;
+  const char* suffixes[kFiles] = {"", "-wal", "-shm", "-journal"};
+  for (int i = 0; i < kFiles; ++i) {
+    std::memcpy(g_files[i], path.data(), path.size());
+    std::strcpy(g_files[i] + path.size(), suffixes[i]);
+  }
+  struct sigaction sa {};
+  sa.sa_handler = RemoveAndDie;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &sa, &g_before[i]);
+  g_armed.store(true);
+  armed_ = true;
+}
+
+void CreatedStoreGuard::Release() {
+  if (!armed_) return;
+  g_armed.store(false);
+  for (size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &g_before[i], nullptr);
+  armed_ = false;
+}
+
+CreatedStoreGuard::~CreatedStoreGuard() { Release(); }
+
+}  // namespace braid::cli
