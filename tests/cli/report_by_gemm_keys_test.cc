@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "framework_fixtures.h"
 
 namespace braid {
 namespace {
@@ -24,7 +25,9 @@ using testing_cli::Braid;
 using testing_cli::Outcome;
 using testing_cli::TempPath;
 
-const std::string kFixtures = std::string(BRAID_SOURCE_DIR) + "/tests/data/framework_traces";
+std::string NsysFile(const std::string& fixture) { return testing_cli::NsysFixtureFile(fixture, "keys_"); }
+
+const std::string& kFixtures = testing_cli::kFrameworkFixtures;
 const std::string kBlock = " --model llama3-8b --seq 1024";  // the fixtures' block (README.md)
 
 std::string Imported(const std::string& import_args, const std::string& tag) {
@@ -33,19 +36,6 @@ std::string Imported(const std::string& import_args, const std::string& tag) {
   const Outcome o = Braid("import " + import_args + " --db " + db);
   EXPECT_EQ(o.code, 0) << o.err;
   return db;
-}
-
-std::string NsysFile(const std::string& fixture) {
-  std::ifstream in(kFixtures + "/nsys/" + fixture + ".sql");
-  std::stringstream sql;
-  sql << in.rdbuf();
-  std::string path = TempPath("keys_" + fixture + ".sqlite");
-  std::filesystem::remove(path);
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
-  return path;
 }
 
 nlohmann::json ReportJson(const std::string& db, const std::string& args) {

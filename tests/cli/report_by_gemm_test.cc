@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "framework_fixtures.h"
 
 namespace braid {
 namespace {
@@ -24,7 +25,9 @@ using testing_cli::Braid;
 using testing_cli::Outcome;
 using testing_cli::TempPath;
 
-const std::string kFixtures = std::string(BRAID_SOURCE_DIR) + "/tests/data/framework_traces";
+std::string NsysFile(const std::string& fixture) { return testing_cli::NsysFixtureFile(fixture, ""); }
+
+const std::string& kFixtures = testing_cli::kFrameworkFixtures;
 
 struct Want {
   const char* fixture;
@@ -56,21 +59,6 @@ nlohmann::json ByGemm(const std::string& import_args, const std::string& tag) {
   const Outcome o = Braid("report --db " + db + " --run 1 --by-gemm --json");
   EXPECT_EQ(o.code, 0) << o.err;
   return o.code == 0 ? nlohmann::json::parse(o.out) : nlohmann::json::object();
-}
-
-std::string NsysFile(const std::string& fixture) {
-  std::ifstream in(kFixtures + "/nsys/" + fixture + ".sql");
-  std::stringstream sql;
-  sql << in.rdbuf();
-  std::string path = TempPath(fixture + ".sqlite");
-  std::filesystem::remove(path);
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-  return path;
 }
 
 void ExpectEveryGemm(const nlohmann::json& j, const std::string& method, const std::string& verdict,
