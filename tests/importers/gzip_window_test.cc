@@ -112,5 +112,21 @@ TEST_F(GzipWindowTest, StopsPastTheCap) {
   EXPECT_EQ(got, text);
 }
 
+// CountRest inflates the rest into one reused scratch: it tells whether the
+// data passes the cap without holding it, and then the window is given up.
+TEST_F(GzipWindowTest, CountRestTellsOverTheCapWithoutHoldingIt) {
+  const std::string spaces(size_t(24) << 20, ' ');
+  const std::string gz = Gzip(spaces);
+  for (const size_t cap : {size_t(16) << 20, size_t(32) << 20}) {
+    PaddedBytes buffer;
+    GzipWindow w(gz, cap, buffer);
+    ASSERT_TRUE(w.Hold(size_t(1) << 20));
+    w.CountRest();
+    EXPECT_EQ(w.exceeded(), cap < spaces.size()) << "cap " << cap;
+    EXPECT_FALSE(w.Hold(size_t(2) << 20)) << "given up";
+    EXPECT_LE(buffer.capacity(), (size_t(3) << 20)) << "counted in a scratch, not held";
+  }
+}
+
 }  // namespace
 }  // namespace braid::importers

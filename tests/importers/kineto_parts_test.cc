@@ -162,6 +162,28 @@ TEST(KinetoParts, RootKeysAfterTheEventsAreRead) {
   EXPECT_EQ(ReadWith(Bytes(Trace(t)), 200).records.world, 6);
 }
 
+// A stretch with no event boundary longer than kMaxPartSpan (padding of
+// spaces between two events): gzip is counted, not held, and refused when
+// it inflates past its limit; under it, the caller's whole read reads it.
+TEST(KinetoParts, AStretchPastTheMaxPartSpanIsCountedNotHeld) {
+  if (!GzipWindow::Available()) GTEST_SKIP() << "built without ISA-L (libisal-dev)";
+  TraceShape t;
+  t.events = 2;
+  std::string text = Trace(t);
+  const size_t between = text.find("},\n") + 2;
+  text.insert(between, kMaxPartSpan + (size_t(4) << 20), ' ');
+  const std::string gz = testing_files::Gzip(text);
+  KinetoRecords records;
+  bool too_big = true;
+  EXPECT_FALSE(ReadKinetoRecordsInflating(gz, "t.json", &records, nullptr, kKinetoPartBytes, kMaxTraceBytes, &too_big));
+  EXPECT_FALSE(too_big) << "under the limit: the whole read takes it";
+  EXPECT_TRUE(ReadKinetoRecords(Bytes(text), "t.json", &records).ok());
+  EXPECT_EQ(records.events_seen, 2);
+  too_big = false;
+  EXPECT_FALSE(ReadKinetoRecordsInflating(gz, "t.json", &records, nullptr, kKinetoPartBytes, text.size() - 1, &too_big));
+  EXPECT_TRUE(too_big) << "past the limit, found by counting";
+}
+
 // Names holding "}, {" (escaped quotes around it) put guessed ends inside
 // strings: those parts are refused and the whole file is read.
 TEST(KinetoParts, EndsGuessedInsideStrings) {

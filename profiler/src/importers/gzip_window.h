@@ -40,8 +40,15 @@ class GzipWindow {
   bool exceeded() const { return exceeded_; }
   // Forgets the first n bytes held. @pre n <= bytes().size().
   void Drop(size_t n);
+  // Gives the window up: inflates the rest only to count it, into one
+  // reused 1 MiB scratch, so that exceeded() tells whether the data is
+  // over max_bytes without holding it (a run of spaces with no event
+  // boundary in it). Afterwards Hold fails and bytes() is the held part.
+  void CountRest();
 
  private:
+  size_t Step(char* out, size_t room);
+
   struct State;
   std::unique_ptr<State> state_;
   std::string_view rest_;  // input not yet given to the inflater

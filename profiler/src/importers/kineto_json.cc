@@ -262,7 +262,8 @@ bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t
 
 // From `at` on, the first "," with "}" before it and "{" after it (only
 // whitespace between): its offset in `comma`, the "{"'s in `next`.
-bool FindPartEnd(std::string_view json, size_t at, size_t* comma, size_t* next) {
+bool FindPartEnd(std::string_view json, size_t at, size_t* comma, size_t* next, size_t* resume) {
+  *resume = json.size();
   while (at < json.size()) {
     const void* found = std::memchr(json.data() + at, ',', json.size() - at);
     if (found == nullptr) return false;
@@ -274,6 +275,10 @@ bool FindPartEnd(std::string_view json, size_t at, size_t* comma, size_t* next) 
       *comma = c;
       *next = after;
       return true;
+    }
+    if (after == json.size()) {
+      *resume = c;  // what follows this comma is not read yet
+      return false;
     }
     at = c + 1;
   }
@@ -441,6 +446,7 @@ class MemoryWindow {
   std::string_view bytes() const { return rest_; }
   static bool ended() { return true; }
   void Drop(size_t n) { rest_.remove_prefix(n); }
+  static void CountRest() {}
 
  private:
   std::string_view rest_;
@@ -455,14 +461,23 @@ bool NextPartEnd(Window& w, size_t part_bytes, size_t* comma, size_t* next, bool
   // Most events are short: look a little past the part, then further.
   constexpr size_t kLookAhead = size_t(64) << 10;
   size_t want = part_bytes + kLookAhead;
+  size_t from = part_bytes;  // what was searched is not searched again
   for (;;) {
     if (!w.Hold(want)) {
       *failed = true;
       return false;
     }
     const std::string_view b = w.bytes();
-    if (part_bytes < b.size() && FindPartEnd(b, part_bytes, comma, next)) return true;
+    if (from < b.size() && FindPartEnd(b, from, comma, next, &from)) return true;
+    from = std::max(from, part_bytes);
     if (w.ended()) return false;
+    if (b.size() >= kMaxPartSpan) {
+      // No trace has an event this long: the rest is counted, not held,
+      // so that a run of 2 GiB of spaces is refused in a 32 MiB window.
+      w.CountRest();
+      *failed = true;
+      return false;
+    }
     want = b.size() + part_bytes;
   }
 }

@@ -76,6 +76,11 @@ class KinetoParser {
 // this is read in parts of about this size (see kineto_json.cc), with the
 // records and errors of a whole read. 0: always whole.
 inline constexpr size_t kKinetoPartBytes = size_t(512) << 10;
+// The most a part may reach past its size to find an event boundary: a
+// trace's events are at most kilobytes, so a longer stretch (padding,
+// one giant string) sends the file to a whole read, and a gzip window
+// counts the rest rather than holding it.
+inline constexpr size_t kMaxPartSpan = size_t(32) << 20;
 
 // Appends to out->events (clear it first to reuse its buffer); `parser`
 // given, its buffers are reused.
