@@ -92,11 +92,23 @@ std::string Run(const RunArguments& a) {
   const RunRequest request = RequestOf(a);
   PreparedRun prepared = Take(PrepareRun(request));
   const GpuSpec gpu = Take(LoadGpu(prepared.topology.gpu));
-  RecordedRun run = [&] {
+  // Ctrl-C (or any signal whose handler raises) is seen between iterations,
+  // not once the run is over: the handler's exception is then raised here
+  // and nothing is stored.
+  bool interrupted = false;
+  prepared.options.between_iterations = [&interrupted]() -> Status {
+    py::gil_scoped_acquire held;
+    if (PyErr_CheckSignals() == 0) return Status::Ok();
+    interrupted = true;  // the handler's exception is pending
+    return Status::Internal("interrupted");
+  };
+  Result<RecordedRun> ran = [&] {
     py::gil_scoped_release unlocked;  // the simulation touches no Python object
     SimBackend sim(gpu, prepared.topology);
-    return Take(ExecuteRun(prepared, sim));
+    return ExecuteRun(prepared, sim);
   }();
+  if (interrupted || PyErr_CheckSignals() != 0) throw py::error_already_set();
+  RecordedRun run = Take(std::move(ran));
   // As `braid run` does: the store is opened once there is a run to keep, so
   // a refused or failed run leaves no file behind.
   if (a.db) {

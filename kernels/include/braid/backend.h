@@ -56,6 +56,11 @@ struct RunOptions {
   // held whole. An error it returns ends the run with that error. Backends
   // that cannot stream ignore it and return the events as usual.
   std::function<Status(std::vector<Event>& iteration_events)> on_iteration;
+  // Asked before each timed iteration but the first by a backend that runs
+  // them one by one on the calling thread (sim): an error ends the run with
+  // that error, so that a caller can be interrupted mid-run (Python's
+  // Ctrl-C) rather than after it. Unset: never asked.
+  std::function<Status()> between_iterations;
 };
 
 struct VerifyResult {

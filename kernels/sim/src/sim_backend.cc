@@ -83,6 +83,7 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   std::vector<Event>& events = streamed ? streaming : out.events;
   events.reserve(size_t(streamed ? 1 : options.iters) * plan.total_steps());
   for (int it = 0; it < options.iters; ++it) {
+    if (it > 0 && options.between_iterations) BRAID_RETURN_IF_ERROR(options.between_iterations());
     const int64_t offset = int64_t(it) * makespan;
     for (int r = 0; r < plan.tp(); ++r) {
       for (const Step& s : plan.ranks[size_t(r)].steps) {
