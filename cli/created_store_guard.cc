@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "store_access.h"
+
 namespace braid::cli {
 
 namespace {
@@ -34,7 +36,10 @@ void RemoveAndDie(int sig) {
 }  // namespace
 
 CreatedStoreGuard::CreatedStoreGuard(const std::string& path, bool created) {
-  if (!created || path.empty() || path.size() > kMaxPath) return;
+  if (!created || path.empty()) return;
+  path_ = path;
+  armed_ = true;
+  if (path.size() > kMaxPath) return;  // too long for the handler's buffers: removed on return only
   const char* suffixes[kFiles] = {"", "-wal", "-shm", "-journal"};
   for (int i = 0; i < kFiles; ++i) {
     std::memcpy(g_files[i], path.data(), path.size());
@@ -45,16 +50,29 @@ CreatedStoreGuard::CreatedStoreGuard(const std::string& path, bool created) {
   sigemptyset(&sa.sa_mask);
   for (size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &sa, &g_before[i]);
   g_armed.store(true);
-  armed_ = true;
+  handlers_ = true;
 }
 
-void CreatedStoreGuard::Release() {
-  if (!armed_) return;
-  g_armed.store(false);
-  for (size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &g_before[i], nullptr);
+void CreatedStoreGuard::Disarm() {
+  if (handlers_) {
+    g_armed.store(false);
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kSignals[i], &g_before[i], nullptr);
+    handlers_ = false;
+  }
   armed_ = false;
 }
 
-CreatedStoreGuard::~CreatedStoreGuard() { Release(); }
+void CreatedStoreGuard::Release() {
+  if (armed_) Disarm();
+}
+
+CreatedStoreGuard::~CreatedStoreGuard() {
+  if (!armed_) return;
+  Disarm();
+  try {
+    RemoveCreatedStore(path_);  // never committed: nothing of it is kept
+  } catch (...) {  // out of memory building a name: unwinding already; leave the file
+  }
+}
 
 }  // namespace braid::cli

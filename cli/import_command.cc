@@ -183,11 +183,8 @@ int ExecuteImport(const ImportArgs& a) {
     auto store = OpenStoreForWrite(a.db);
     if (!store.ok()) return ReportError("import", store.status());
     record = job ? ImportKinetoRun(a, *job, **store) : ImportNsysRun(a, **store);
-  }  // the store is closed before a failed import's new file is removed
-  if (!record.ok()) {
-    if (!store_existed) RemoveCreatedStore(a.db);
-    return ReportError("import", record.status());
-  }
+  }  // the store is closed before the guard removes a failed import's new file
+  if (!record.ok()) return ReportError("import", record.status());
   guard.Release();  // committed
   std::vector<TeKeyCheck> checks;
   if (!te_keys.empty()) {

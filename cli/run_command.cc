@@ -294,9 +294,14 @@ void PrintRun(const RunArgs& a, const RecordedRun& run, const TrainStepRequest* 
 // The MPI leader's ending; a braid without MPI (the GPU bundle) has no caller.
 int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
   if (!a.no_db) {
-    auto store = OpenStoreForWrite(a.db);
-    if (!store.ok()) return ReportError("run", store.status());
-    if (auto id = StoreRun(**store, p, run); !id.ok()) return ReportError("run", id.status());
+    std::error_code ec;
+    CreatedStoreGuard guard(a.db, !std::filesystem::exists(a.db, ec));  // a store that was not there stays only with its run
+    {
+      auto store = OpenStoreForWrite(a.db);
+      if (!store.ok()) return ReportError("run", store.status());
+      if (auto id = StoreRun(**store, p, run); !id.ok()) return ReportError("run", id.status());
+    }
+    guard.Release();  // committed
   }
   PrintRun(a, run);
   return kExitOk;
@@ -335,11 +340,8 @@ int ExecuteRunInProcess(const RunArgs& a) {
     } catch (const std::bad_alloc&) {
       run = Status::Internal("out of memory while running and storing the run (nothing was stored)");
     }
-  }  // the store is closed before a failed run's new file is removed
-  if (!run.ok()) {
-    if (!a.no_db && !store_existed) RemoveCreatedStore(a.db);
-    return ReportError("run", run.status());
-  }
+  }  // the store is closed before the guard removes a failed run's new file
+  if (!run.ok()) return ReportError("run", run.status());
   guard.Release();  // committed
   std::optional<TrainStepFigures> step;
   if (both->step) {
