@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "braid/budgets.h"
 #include "braid/status.h"
 
 namespace braid::cli {
@@ -15,9 +16,6 @@ namespace braid::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
-
-// A printed message's most bytes: a longer one keeps its start and end.
-inline constexpr size_t kMaxMessageBytes = 2000;
 
 // Prints "braid <command>: <message>" and returns the exit code for `s`. The
 // fields a library message names become the flags that set them

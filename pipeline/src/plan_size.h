@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "braid/budgets.h"
 #include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
 #include "braid/status.h"
@@ -12,17 +13,7 @@
 
 namespace braid::pipeline {
 
-// Memory a run holds beyond the process's own, as measured with
-// /usr/bin/time on sim runs of an 8-rank ring (braid run --no-db): about
-// 500 bytes per plan step (the step, its dependencies, the backend's
-// schedule of it) and 120 per recorded event, held until the run is stored.
-// Three large runs came within +1 % to +9 % of their peak with these.
-inline constexpr int64_t kPlanBytesPerStep = 500;
-inline constexpr int64_t kEventBytes = 120;
-// Steps a plan may have (about 2.5 GB), and events a run may record (one
-// per step per timed iteration, about 2.4 GB).
-inline constexpr int64_t kMaxPlanSteps = 5'000'000;
-inline constexpr int64_t kMaxRunEvents = 20'000'000;
+// Memory per plan step and per event, and the bounds: braid/budgets.h.
 
 // The memory a run of a plan of `steps` over `iters` timed iterations needs
 // (plan and events, as above).

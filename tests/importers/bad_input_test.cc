@@ -66,7 +66,7 @@ TEST(ImportBadInput, GzipThatInflatesPastTheCapIsRefusedAtTheCap) {
 // window at a time as the Kineto reader does (which then does not inflate
 // it whole again).
 TEST(ImportBadInput, GzipFarMoreCompressedThanATraceIsRefusedEarly) {
-  EXPECT_EQ(importers::InflateLimit(1000), importers::kMinInflateAllowance);
+  EXPECT_EQ(importers::InflateLimit(1000), kMinInflateAllowance);
   EXPECT_EQ(importers::InflateLimit(size_t(2) << 20), size_t(128) << 20);
   EXPECT_EQ(importers::InflateLimit(SIZE_MAX), SIZE_MAX);
   const std::string gz = Gzip("{\"traceEvents\": [" + std::string(size_t(96) << 20, ' ') + "]}");
@@ -231,7 +231,7 @@ TEST(ImportBadInput, NsysHugeNamesAreCutWhereTheyAreKept) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->ranks[0].events.size(), 50u);
   for (const Event& e : r->ranks[0].events) {
-    EXPECT_LE(e.name.size(), importers::kMaxEventNameBytes);
+    EXPECT_LE(e.name.size(), kMaxEventNameBytes);
     EXPECT_EQ(e.name.rfind("gemm_0000", 0), 0u);
     EXPECT_NE(e.name.find("bytes cut]"), std::string::npos);
   }

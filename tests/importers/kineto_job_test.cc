@@ -193,7 +193,7 @@ TEST(ImportKinetoJob, ASpecialFileInTheDirectoryIsRefusedByWhatItIs) {
 
 TEST(ImportKinetoJob, ADirectoryOfMoreFilesThanTheCapIsRefusedBeforeAnyRead) {
   TempDir dir;
-  for (size_t i = 0; i <= importers::kMaxTraceFiles; ++i) dir.Write("t" + std::to_string(i) + ".json", "");
+  for (size_t i = 0; i <= kMaxTraceFiles; ++i) dir.Write("t" + std::to_string(i) + ".json", "");
   auto t = ImportKineto({dir.Path("")});
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("more than 4096 trace files"), std::string::npos) << t.status().message();

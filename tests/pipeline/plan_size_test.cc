@@ -54,13 +54,13 @@ TEST(RunPipelinePlanSize, APlanPastTheLimitIsRefusedWithItsSize) {
   c.algorithm = Algorithm::kRing;
   c.chunks = 1 << 20;
   const int64_t steps = pipeline::EstimatePlanSteps(w, c);
-  EXPECT_GT(steps, pipeline::kMaxPlanSteps);
+  EXPECT_GT(steps, kMaxPlanSteps);
   const Status s = pipeline::CheckPlanSteps(steps, w.tp, c);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("the plan would have about " + std::to_string(steps) +
                                      " steps (`tp` 8, `chunks` 1048576: about "));
   EXPECT_THAT(s.message(), HasSubstr("lower `chunks` or `tp`"));
-  EXPECT_TRUE(pipeline::CheckPlanSteps(pipeline::kMaxPlanSteps, 8, c).ok());
+  EXPECT_TRUE(pipeline::CheckPlanSteps(kMaxPlanSteps, 8, c).ok());
 }
 
 }  // namespace

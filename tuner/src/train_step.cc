@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "braid/budgets.h"
 #include "braid/metrics.h"
 #include "braid/plan_check.h"
 #include "braid/planner.h"
@@ -126,10 +127,6 @@ std::string LinkWords(const Topology& group) {
 }  // namespace
 
 namespace {
-
-// A step's blocks are laid out one by one: a bound keeps a hostile count
-// from taking the machine (the largest models have about 130).
-constexpr int kMaxStepLayers = 100000;
 
 struct Checked {
   std::vector<DpOp> ops;

@@ -54,6 +54,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/model_spec.h"
 #include "braid/overlap_config.h"
 #include "braid/status.h"
@@ -113,11 +114,6 @@ struct LayerWorkload {
   // "llama3-70b prefill seq=4096 batch=1 bf16 P=8 sp=on" (sp=ulysses)
   std::string Describe() const;
 };
-
-// The most tokens (seq · batch) a block may hold: 2^40, beyond any run, and
-// small enough that every size and FLOP count derived from it is checked
-// by Workload::Validate rather than wrapping first.
-inline constexpr int64_t kMaxLayerTokens = int64_t(1) << 40;
 
 // Checks sizes and divisibility by P (heads, kv_heads, ffn, and tokens when
 // sequence parallel), each with a message naming the rule. sequence_parallel

@@ -10,12 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "braid/budgets.h"
 #include "braid/status.h"
 
 namespace braid {
-
-// Text data files (TOML, CSV): far above any real one.
-inline constexpr int64_t kMaxDataFileBytes = int64_t(256) << 20;
 
 // A regular file opened for reading (symlinks followed), at most
 // `max_bytes` when opened: ReadUserFile's first half, for readers that take

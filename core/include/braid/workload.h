@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "braid/budgets.h"
 #include "braid/status.h"
 
 namespace braid {
@@ -31,12 +32,6 @@ int DTypeBytes(DType d);
 inline bool IsFp8(DType d) { return d == DType::kFp8E4m3 || d == DType::kFp8E5m2; }
 // What a GEMM with inputs of dtype `in` writes: bf16 for FP8, else `in`.
 inline DType GemmOutDType(DType in) { return IsFp8(in) ? DType::kBf16 : in; }
-
-// The largest GEMM a run may model: event times are int64 nanoseconds, and
-// every backend moves or computes at least one byte or FLOP per ns, so a
-// workload within these limits cannot overflow them.
-inline constexpr double kMaxWorkloadFlops = 4611686018427387904.0;  // 2^62
-inline constexpr double kMaxWorkloadBytes = 4611686018427387904.0;  // 2^62, per matrix
 
 struct Workload {
   Op op = Op::kGemmRs;

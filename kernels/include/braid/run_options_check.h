@@ -6,13 +6,12 @@
 #include <optional>
 #include <string>
 
+#include "braid/budgets.h"
 #include "braid/backend.h"
 #include "braid/fp8.h"
 #include "braid/status.h"
 
 namespace braid {
-
-constexpr int kMaxRunIterations = 1000000;
 
 // Invalid unless `scale` (named `field`) is a usable FP8 scale: finite,
 // positive and within fp32's normal range (CheckFp8Scale).

@@ -53,6 +53,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/layer_workload.h"
 #include "braid/overlap_config.h"
 #include "braid/status.h"
@@ -123,7 +124,6 @@ Result<TeUbCfgsFile> ParseTeUbCfgsYaml(std::string_view text, std::string_view o
 // A ub_cfgs file read through the safe reader (a regular file of at most
 // kMaxUbCfgsBytes: a FIFO or a device is refused before any read) and
 // parsed. In braid_te_yaml.
-inline constexpr int64_t kMaxUbCfgsBytes = int64_t(1) << 20;
 Result<TeUbCfgsFile> LoadTeUbCfgsFile(const std::string& path);
 
 // Why TE refuses `method` for `key` (initialize_ub: bulk only on a column

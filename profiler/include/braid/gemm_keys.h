@@ -30,6 +30,8 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/budgets.h"
+
 namespace braid {
 
 struct GemmOverlapReport;
@@ -54,7 +56,6 @@ bool IsGemmCpuOpName(std::string_view name);
 // Dims without whitespace ("aten::mm [[8192,4096],[4096,1536]]"); the name
 // alone when the dims are absent, longer than kMaxInputDimsText or not
 // nested arrays of integers.
-inline constexpr size_t kMaxInputDimsText = 512;
 std::string CpuOpMarkerName(std::string_view op, std::string_view input_dims_json);
 
 // One rank's GEMM C[m×n] = A[m×k]·B[k×n] as an op's marker names it.

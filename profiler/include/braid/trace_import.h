@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/event.h"
 #include "braid/hta.h"
 #include "braid/status.h"
@@ -48,12 +49,6 @@ struct ImportedLane {
   int lane = 0;
   std::string name;  // "stream 7", "cpu runtime", "nvtx"
 };
-
-// The most ranks a job may have, and so the highest rank number an import
-// takes (Kineto's distributedInfo, an Nsight Systems deviceId): beyond any
-// GPU cluster, and what keeps the figures' per-rank tables (sized by the
-// highest rank) within tens of MB: a rank of 2^24 took 6.5 GB and 22 s.
-inline constexpr int kMaxImportRanks = 1 << 17;
 
 struct ImportedRank {
   int rank = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "braid/budgets.h"
 #include "braid/status.h"
 
 namespace braid::importers {
@@ -39,16 +40,8 @@ class PaddedBytes {
 
 bool IsGzip(std::string_view bytes);
 
-// The most a trace may hold, as read or once inflated: a small .gz that
-// inflates to gigabytes is refused when it passes this, not after.
-inline constexpr size_t kMaxTraceBytes = size_t(8) << 30;
-
 // What a gzip of `gz_bytes` may inflate to: kMaxInflateRatio times its
-// size, at least kMinInflateAllowance. Kineto JSON compresses 10 to 20
-// times (the shared A100 traces 14 and 19); a 2 GiB run of spaces 1000
-// times, which took 187 s and 4.2 GB to refuse at kMaxTraceBytes.
-inline constexpr size_t kMaxInflateRatio = 64;
-inline constexpr size_t kMinInflateAllowance = size_t(64) << 20;
+// size, at least kMinInflateAllowance (braid/budgets.h, as kMaxTraceBytes).
 size_t InflateLimit(size_t gz_bytes);
 // The one line for a gzip of `gz_bytes` that inflates past
 // min(max_bytes, InflateLimit(gz_bytes)).

@@ -282,13 +282,13 @@ void KinetoJob::Work() {
       records.world.reset();
       // Gzip is read as it inflates (kineto_records.h) where it can be;
       // otherwise inflated whole first, which names any problem in it.
-      s = importers::ReadTraceFile(path, &gz, importers::kMaxTraceBytes);
+      s = importers::ReadTraceFile(path, &gz, kMaxTraceBytes);
       bool too_big = false;
       if (s.ok() &&
           !importers::ReadKinetoRecordsInflating(gz.view(), path, &records, &parser, importers::kKinetoPartBytes,
-                                                 importers::kMaxTraceBytes, &too_big)) {
+                                                 kMaxTraceBytes, &too_big)) {
         if (too_big) {
-          s = importers::InflateTooBig(path, gz.size(), importers::kMaxTraceBytes);
+          s = importers::InflateTooBig(path, gz.size(), kMaxTraceBytes);
         } else if (importers::IsGzip(gz.view())) {
           s = importers::Gunzip(gz.view(), path, &json);
           if (s.ok()) s = importers::ReadKinetoRecords(json, path, &records, &parser);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/status.h"
 #include "file_bytes.h"
 
@@ -76,11 +77,6 @@ class KinetoParser {
 // this is read in parts of about this size (see kineto_json.cc), with the
 // records and errors of a whole read. 0: always whole.
 inline constexpr size_t kKinetoPartBytes = size_t(512) << 10;
-// The most a part may reach past its size to find an event boundary: a
-// trace's events are at most kilobytes, so a longer stretch (padding,
-// one giant string) sends the file to a whole read, and a gzip window
-// counts the rest rather than holding it.
-inline constexpr size_t kMaxPartSpan = size_t(32) << 20;
 
 // Appends to out->events (clear it first to reuse its buffer); `parser`
 // given, its buffers are reused.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/event.h"
 
 namespace braid::importers {
@@ -19,11 +20,9 @@ inline constexpr double kMaxAbsUs = 4e15;
 
 inline bool NsInRange(int64_t t) { return t >= -kMaxAbsNs && t <= kMaxAbsNs; }
 
-// The most of a name (kernel, range, op) an event keeps: long C++ template
-// names fit; a 20 MB name used by 400 rows would otherwise be kept 400
-// times (8 GB). A longer one keeps its start, cut where no UTF-8 sequence
-// is split, and says so.
-inline constexpr size_t kMaxEventNameBytes = 8192;
+// A name (kernel, range, op) as an event keeps it: at most
+// kMaxEventNameBytes (braid/budgets.h); a longer one keeps its start, cut
+// where no UTF-8 sequence is split, and says so.
 inline std::string KeptName(std::string_view name) {
   if (name.size() <= kMaxEventNameBytes) return std::string(name);
   size_t cut = kMaxEventNameBytes - 40;

@@ -4,13 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/status.h"
 
 namespace braid::importers {
-
-// The most files one import reads: a 64-rank job is 64; a directory of
-// thousands is likely the wrong one, and each file costs a worker's memory.
-inline constexpr size_t kMaxTraceFiles = 4096;
 
 // The entries of `dir` named *.json or *.json.gz (PyTorch's
 // *.pt.trace.json[.gz] included), sorted by name, subdirectories not

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/budgets.h"
 #include "braid/measurement.h"
 #include "braid/overlap_config.h"
 #include "braid/status.h"
@@ -63,12 +64,6 @@ struct SearchProgress {
   size_t best = 0;         // best fully measured candidate so far
   double best_ns = 0;      // its median; 0 while there is none
 };
-
-// The most timed (or warm-up) iterations of one trial: a tuner compares
-// medians, which settle within a few hundred; a session measures many
-// trials, so `run`'s bound (kMaxRunIterations) would let one tune hold
-// millions of iterations' events.
-inline constexpr int kMaxTrialIterations = 10000;
 
 struct SearchOptions {
   Strategy strategy = Strategy::kExhaustive;
