@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "braid/median.h"
 #include "braid/te_ub_cfgs.h"
 #include "run_report.h"
 
@@ -42,13 +43,6 @@ nlohmann::json OrNull(const std::string& s) { return s.empty() ? nlohmann::json(
 std::string NameOf(const GemmOverlapRow& r) {
   if (!r.label.empty()) return r.label;
   return r.op.substr(0, r.op.find(' '));
-}
-
-double Median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? double(v[n / 2]) : (double(v[n / 2 - 1]) + double(v[n / 2])) / 2.0;
 }
 
 std::string IntList(const std::set<int>& v) {
@@ -167,6 +161,13 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
   return os.str();
 }
 
+Status CheckUbCfgsHasTpGroup(const std::string& path, int tp, int ranks) {
+  if (tp >= 2) return Status::Ok();
+  return Status::Invalid("--ub-cfgs " + path + " configures TP overlap, but the trace's TP size is " +
+                         std::to_string(tp) + " (" + std::to_string(ranks) +
+                         " rank(s)): no TP group for it to overlap over");
+}
+
 Result<std::vector<UbKeyExpectation>> UbKeyExpectationsOf(const std::string& path) {
   BRAID_ASSIGN_OR_RETURN(auto file, LoadTeUbCfgsFile(path));
   std::vector<UbKeyExpectation> out;
@@ -234,7 +235,8 @@ Measured MeasuredOf(const GemmOverlapReport& report, const std::string& key) {
     exposed.push_back(r.exposed_ns);
     span.push_back(r.span_ns);
   }
-  return {int(gemm.size()), Median(gemm), Median(exposed), Median(span)};
+  // No GEMM of the key: 0 each (the callers print "-" or null for it).
+  return {int(gemm.size()), Median(gemm).value_or(0), Median(exposed).value_or(0), Median(span).value_or(0)};
 }
 
 }  // namespace

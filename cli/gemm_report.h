@@ -29,6 +29,10 @@ Result<std::string> GemmReportTable(int64_t run, const GemmOverlapReport& report
 // default method (read through the safe reader; Invalid names the file's
 // problem); then per key, that method against what the trace shows.
 Result<std::vector<UbKeyExpectation>> UbKeyExpectationsOf(const std::string& path);
+// Invalid unless a trace of `ranks` ranks in TP groups of `tp` has a TP
+// group for a ub_cfgs file (`path`) to overlap over (tp >= 2): the one
+// check of import and report alike.
+Status CheckUbCfgsHasTpGroup(const std::string& path, int tp, int ranks);
 nlohmann::json TeChecksJson(const std::vector<TeKeyCheck>& checks);
 std::string TeChecksTable(const std::string& file, const std::vector<TeKeyCheck>& checks);
 

@@ -82,9 +82,8 @@ Result<RunRecord> RecordOf(const ImportedTrace& trace, const RunMetrics& metrics
 // A ub_cfgs file needs a TP group in the trace: checked before the run is
 // committed, so that a refused import writes nothing.
 Status CheckUbCfgsFits(const ImportArgs& a, const RunRecord& record) {
-  if (a.ub_cfgs.empty() || record.workload.tp >= 2) return Status::Ok();
-  return Status::Invalid("--ub-cfgs " + a.ub_cfgs + " configures TP overlap, but the trace holds " +
-                         std::to_string(record.workload.tp) + " rank: no TP group for it to overlap over");
+  if (a.ub_cfgs.empty()) return Status::Ok();
+  return CheckUbCfgsHasTpGroup(a.ub_cfgs, record.workload.tp, record.workload.tp);
 }
 
 // nsys: one file, read whole, then stored.

@@ -245,11 +245,7 @@ Result<int> TraceTp(const ReportArgs& a, const RunRecord& rec) {
                            " do not divide");
   }
   const int tp = tp_given ? a.tp : ranks;
-  if (!a.ub_cfgs.empty() && tp < 2) {
-    return Status::Invalid("--ub-cfgs " + a.ub_cfgs + " configures TP overlap, but the trace's TP size is " +
-                           std::to_string(tp) + " (" + std::to_string(ranks) +
-                           " rank(s)): no TP group for it to overlap over");
-  }
+  if (!a.ub_cfgs.empty()) BRAID_RETURN_IF_ERROR(CheckUbCfgsHasTpGroup(a.ub_cfgs, tp, ranks));
   return tp;
 }
 

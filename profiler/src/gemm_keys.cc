@@ -216,13 +216,22 @@ std::optional<TracedGemmShape> GemmShapeOfCpuOp(std::string_view marker) {
   return TracedGemmShape{*m, n, k, rule->m_is_shard};
 }
 
+namespace {
+
+// Why a GEMM without a range has no shape to map by.
+std::string WhyNoShape(const GemmOverlapRow& row) {
+  if (row.op.empty()) return "no NVTX range names it and no PyTorch op with Input Dims launched it";
+  return "its op " + row.op.substr(0, row.op.find(' ')) + " recorded no shape";
+}
+
+}  // namespace
+
 void AssignKeysByShape(GemmOverlapReport* report, const std::vector<KeyShape>& shapes, int tp) {
   for (GemmOverlapRow& row : report->rows) {
     if (!row.key.empty()) continue;
     const std::optional<TracedGemmShape> shape = GemmShapeOfCpuOp(row.op);
     if (!shape) {
-      row.unmapped_why = row.op.empty() ? "no NVTX range names it and no PyTorch op with Input Dims launched it"
-                                        : "its op " + row.op.substr(0, row.op.find(' ')) + " recorded no shape";
+      row.unmapped_why = WhyNoShape(row);
       continue;
     }
     TracedGemmShape s = *shape;
@@ -254,8 +263,7 @@ void ExplainUnmapped(GemmOverlapReport* report) {
     if (GemmShapeOfCpuOp(row.op)) {
       row.unmapped_why = "no NVTX range names it; its shape maps with --model, --seq and --tp";
     } else {
-      row.unmapped_why = row.op.empty() ? "no NVTX range names it and no PyTorch op with Input Dims launched it"
-                                        : "its op " + row.op.substr(0, row.op.find(' ')) + " recorded no shape";
+      row.unmapped_why = WhyNoShape(row);
     }
   }
 }

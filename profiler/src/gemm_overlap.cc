@@ -69,15 +69,6 @@ std::optional<CommKind> CommOf(const Event& e) {
   return std::nullopt;
 }
 
-int64_t OverlapWith(const std::vector<Interval>& busy, int64_t begin, int64_t end) {
-  int64_t total = 0;
-  for (const Interval& i : busy) {
-    const int64_t lo = std::max(i.begin, begin), hi = std::min(i.end, end);
-    if (hi > lo) total += hi - lo;
-  }
-  return total;
-}
-
 // GEMM groups of one rank and iteration (header): compute events in start order.
 std::vector<Group> GroupGemms(std::vector<const Event*> compute) {
   std::sort(compute.begin(), compute.end(), [](const Event* a, const Event* b) { return a->start_ns < b->start_ns; });
@@ -119,7 +110,7 @@ void AssignComm(std::vector<Group>& groups, const std::vector<CommEvent>& comm) 
     size_t best = groups.size();
     int64_t best_overlap = 0;
     for (size_t g = first; g < groups.size() && groups[g].start < e; ++g) {
-      const int64_t o = OverlapWith(groups[g].busy, s, e);
+      const int64_t o = OverlapLength(groups[g].busy, Interval{s, e});
       if (o > best_overlap) best_overlap = o, best = g;
     }
     if (best == groups.size()) {

@@ -44,4 +44,14 @@ int64_t IntersectionLength(const std::vector<Interval>& a, const std::vector<Int
   return total;
 }
 
+int64_t OverlapLength(const std::vector<Interval>& merged, Interval one) {
+  int64_t total = 0;
+  for (const Interval& i : merged) {
+    if (i.begin >= one.end) break;  // sorted: none later reaches it
+    const int64_t lo = std::max(i.begin, one.begin), hi = std::min(i.end, one.end);
+    if (hi > lo) total += hi - lo;
+  }
+  return total;
+}
+
 }  // namespace braid

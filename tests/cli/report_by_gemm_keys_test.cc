@@ -230,7 +230,7 @@ TEST(CliReportByGemmKeys, ImportChecksAUbCfgsFile) {
                      << R"( "args": {"device": 0, "stream": 7, "correlation": 1}}]})";
   o = Braid("import kineto " + one + " --db " + db + " --ub-cfgs " + empty);
   EXPECT_EQ(o.code, 2);
-  EXPECT_THAT(o.err, HasSubstr("the trace holds 1 rank: no TP group"));
+  EXPECT_THAT(o.err, HasSubstr("the trace's TP size is 1 (1 rank(s)): no TP group"));
   o = Braid("report --db " + db + " --json");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(nlohmann::json::parse(o.out)["runs"].size(), 2u);  // the two imports before

@@ -23,5 +23,13 @@ TEST(Intervals, IntersectionSweepsBothSets) {
   EXPECT_EQ(IntersectionLength(a, {}), 0);
 }
 
+TEST(Intervals, OverlapWithOneIntervalIsTheIntersectionWithItsSet) {
+  auto a = MergeIntervals({{0, 10}, {20, 30}, {40, 50}});
+  for (const Interval one : {Interval{5, 25}, Interval{-5, 0}, Interval{10, 20}, Interval{0, 60}, Interval{45, 45}}) {
+    EXPECT_EQ(OverlapLength(a, one), IntersectionLength(a, MergeIntervals({one})));
+  }
+  EXPECT_EQ(OverlapLength(a, {5, 25}), 10);
+}
+
 }  // namespace
 }  // namespace braid

@@ -20,5 +20,7 @@ int64_t UnionLength(const std::vector<Interval>& merged);
 
 // Length of the intersection of two merged interval sets (linear sweep).
 int64_t IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval>& b);
+// IntersectionLength against one interval, with no set built for it.
+int64_t OverlapLength(const std::vector<Interval>& merged, Interval one);
 
 }  // namespace braid
