@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
 #include <tuple>
@@ -100,6 +101,19 @@ Result<RunOutput> CpuProcessBackend::Run(const Plan& plan, const RunOptions& opt
   }
 }
 
+namespace {
+
+// Buffers that must outlive every object of the run: reachable from here
+// until the process ends, on purpose.
+void KeepUntilExit(std::vector<cpu::RankMemory> memory) {
+  static auto* kept = new std::vector<std::vector<cpu::RankMemory>>();
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(std::move(memory));
+}
+
+}  // namespace
+
 Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptions& options) {
   Launcher& world = *launcher_;
   const int rank = world.rank();
@@ -120,7 +134,13 @@ Result<RunOutput> CpuProcessBackend::RunChecked(const Plan& plan, const RunOptio
 
   RunOutput out;
   const cpu::RankRange range{rank, 1, [&world] { return world.Barrier(); }};
-  BRAID_RETURN_IF_ERROR(cpu::ExecutePlan(plan, options, memory, **transport, out, range, wires));
+  if (Status ran = cpu::ExecutePlan(plan, options, memory, **transport, out, range, wires); !ran.ok()) {
+    // A send left in flight from the rank's buffers may still be read by
+    // MPI: they are kept until the process ends (through the launcher's
+    // MPI_Abort), never freed under it.
+    if ((**transport).HoldsCallerMemory()) KeepUntilExit(std::move(memory));
+    return ran;
+  }
   transport->reset();  // waits for this rank's last sends
 
   wire::RankReport mine;

@@ -136,6 +136,8 @@ class MpiTransport : public Transport {
       Status s = first.ok() ? WaitSent(o, deadline) : Status::Internal("transport aborted");
       if (!s.ok()) {
         Forget(o);
+        std::lock_guard<std::mutex> lock(mu_);
+        forgot_in_place_ = true;
         if (first.ok()) first = std::move(s);
       }
     }
@@ -152,6 +154,11 @@ class MpiTransport : public Transport {
   }
 
   void Abort() override { aborted_.store(true, std::memory_order_release); }
+
+  bool HoldsCallerMemory() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return forgot_in_place_ || !in_place_.empty();  // the unsettled are forgotten by the destructor
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -336,9 +343,10 @@ class MpiTransport : public Transport {
   LinkPacer inter_pacer_;  // pairs on different nodes
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::atomic<bool> aborted_{false};
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::list<Outgoing> outgoing_;
   std::map<uint64_t, InPlace> in_place_;  // by ticket
+  bool forgot_in_place_ = false;          // an in-place send was left to MPI (guarded by mu_)
   uint64_t next_ticket_ = 0;
 };
 

@@ -56,6 +56,12 @@ class Transport {
   }
   // Makes every blocked and later Send / Recv return an error (a run failed).
   virtual void Abort() = 0;
+  // True when an in-place send was left unsettled (a failed run): the
+  // transport below may still read the caller's `data` after this object
+  // is gone, so the caller must keep that memory until the process ends
+  // (which then ends through the launcher's abort). In-process transports
+  // never leave one.
+  virtual bool HoldsCallerMemory() const { return false; }
 };
 
 }  // namespace braid
