@@ -6,6 +6,7 @@
 #   tests/fuzz/run_fuzz.sh [SECONDS_PER_TARGET=60] [WORK_DIR=build/fuzz]
 #
 # Targets: kineto_fuzz (bytes = a Kineto trace file, JSON or gzip),
+# kineto_job_fuzz (bytes = a job of rank files separated by "@@rank@@" lines),
 # nsys_fuzz (bytes = an Nsight Systems SQLite export), topology_fuzz
 # (bytes = a topology TOML file), presets_fuzz (bytes = a preset file),
 # run_record_fuzz (bytes = a stored run's config and notes JSON),
@@ -25,7 +26,7 @@ shared=${BRAID_SHARED_DIR:-$root/../shared}
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)  # absolute: the script changes directory below
-mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record" "$work/corpus/measured" "$work/corpus/ub_cfgs"
+mkdir -p "$work/obj" "$work/artifacts" "$work/corpus/kineto" "$work/corpus/kineto_job" "$work/corpus/nsys" "$work/corpus/topology" "$work/corpus/presets" "$work/corpus/run_record" "$work/corpus/measured" "$work/corpus/ub_cfgs"
 cd "$work"
 
 # The git revision header CMake writes when building (cmake/BraidGitRevision.cmake).
@@ -96,7 +97,7 @@ sources=(
   "$root/kernels/sim/src/measured_csv.cc"
   "$root/kernels/sim/src/sim_measured.cc"
 )
-targets=(kineto_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz ub_cfgs_fuzz)
+targets=(kineto_fuzz kineto_job_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz ub_cfgs_fuzz)
 
 echo "== building with $cxx"
 objects=()
@@ -127,6 +128,18 @@ for sql in "$root"/tests/data/framework_traces/nsys/*.sql; do
   python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[2]).executescript(open(sys.argv[1]).read())' \
     "$sql" "seeds/nsys/framework_$(basename "${sql%.sql}").sqlite"
 done
+# Jobs: each framework pattern's ranks as one input, read from the folder
+# (first byte 1) and from the files listed (0), on several threads.
+mkdir -p seeds/kineto_job
+for dir in "$root"/tests/data/framework_traces/kineto/*/; do
+  for how in 0 1 2; do
+    python3 -c 'import sys, glob
+how = int(sys.argv[2])
+ranks = [open(f, "rb").read() for f in sorted(glob.glob(sys.argv[1] + "/rank*.json"))]
+sys.stdout.buffer.write(bytes([how]) + b"\n@@rank@@\n".join(ranks))' "$dir" "$how" \
+      > "seeds/kineto_job/$(basename "$dir")_$how"
+  done
+done
 mkdir -p seeds/topology
 cp "$root"/catalog/topologies/*.toml seeds/topology/
 mkdir -p seeds/presets
@@ -156,6 +169,7 @@ for target in "${targets[@]}"; do
   echo "== $target for ${secs}s"
   dict=()
   [[ -f $root/tests/fuzz/$name.dict ]] && dict=(-dict="$root/tests/fuzz/$name.dict")
+  [[ $name == kineto_job ]] && dict=(-dict="$root/tests/fuzz/kineto.dict")  # the same keys, across files
   set +e
   "./$target" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/$name-" "corpus/$name" "seeds/$name" > "$name.log" 2>&1
