@@ -15,6 +15,7 @@
 #include "braid/layer_workload.h"
 #include "braid/metric_rows.h"
 #include "braid/presets.h"
+#include "braid/safe_write.h"
 #include "braid/search_space.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_guide.h"
@@ -150,6 +151,7 @@ Result<PresetFile> ExistingPresets(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
     BRAID_ASSIGN_OR_RETURN(auto f, LoadPresetFile(path));
+    BRAID_RETURN_IF_ERROR(CheckUpdatableTarget(path));  // its lock too: refused now, not after measuring
     return f;
   }
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
@@ -160,6 +162,7 @@ Result<PresetFile> ExistingPresets(const std::string& path) {
   if (access(dir.c_str(), W_OK) != 0) {
     return Status::Invalid("--out " + path + ": directory " + dir.string() + " is not writable");
   }
+  BRAID_RETURN_IF_ERROR(CheckUpdatableTarget(path));
   return PresetFile{};
 }
 

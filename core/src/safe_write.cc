@@ -111,6 +111,12 @@ Result<std::optional<std::string>> ReadIfExists(const std::string& path) {
   return std::optional<std::string>(std::move(text));
 }
 
+// The one line for a lock path that is a symlink.
+Status LockIsSymlink(const std::string& path) {
+  return Status::Invalid("lock file '" + OneLine(path) +
+                         "' is a symlink: refusing to follow it (remove it if no other braid is running)");
+}
+
 // An exclusive flock on "<target>.lock". The lock file is removed on
 // release; a waiter that locked a file since removed (its inode no longer at
 // the path) tries again, so two holders can never coexist.
@@ -123,10 +129,7 @@ class SidecarLock {
       // Never through a symlink: one planted at the lock's path would have
       // us create (or lock) whatever file it points to.
       const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-      if (fd < 0 && errno == ELOOP) {
-        return Status::Invalid("lock file '" + OneLine(path) +
-                               "' is a symlink: refusing to follow it (remove it if no other braid is running)");
-      }
+      if (fd < 0 && errno == ELOOP) return LockIsSymlink(path);
       if (fd < 0) return Status::Invalid("cannot create lock file '" + OneLine(path) + "': " + Errno());
       struct stat opened {};
       if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
@@ -263,6 +266,18 @@ Status AtomicFileWriter::Commit() {
   if (::rename(temporary_.c_str(), target_.c_str()) != 0) return Fail(Errno());
   done_ = true;
   SyncDirectoryOf(target_);
+  return Status::Ok();
+}
+
+Status CheckUpdatableTarget(const std::string& path) {
+  BRAID_ASSIGN_OR_RETURN(auto target, ResolveWriteTarget(path == "-" ? "./-" : path));
+  const std::string lock = target + ".lock";
+  struct stat st {};
+  if (::lstat(lock.c_str(), &st) != 0) return Status::Ok();  // absent: created when taken
+  if (S_ISLNK(st.st_mode)) return LockIsSymlink(lock);
+  if (!S_ISREG(st.st_mode)) {
+    return Status::Invalid("lock file '" + OneLine(lock) + "' is not a regular file: refusing to use it");
+  }
   return Status::Ok();
 }
 

@@ -85,10 +85,22 @@ TEST(CliTrustV3, ALockFileSymlinkIsNotFollowed) {
   fs::create_symlink(victim, out + ".lock");
   const Outcome o = Braid("tune --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --db " + dir + "/t.db --out " + out +
                           " --no-progress");
-  EXPECT_NE(o.code, 0);
+  // Refused before anything is measured or stored (it measured a whole
+  // session first, then kept its trials in a new store).
+  EXPECT_EQ(o.code, 2);
   EXPECT_THAT(o.err, HasSubstr("is a symlink: refusing to follow it"));
+  EXPECT_THAT(o.err, ::testing::Not(HasSubstr("trials")));
   EXPECT_FALSE(fs::exists(victim));
   EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(dir + "/t.db"));
+  // A lock path that is a folder is refused as early.
+  fs::remove(out + ".lock");
+  fs::create_directories(out + ".lock");
+  const Outcome folder = Braid("tune --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --db " + dir + "/t.db --out " +
+                               out + " --no-progress");
+  EXPECT_EQ(folder.code, 2);
+  EXPECT_THAT(folder.err, HasSubstr("is not a regular file"));
+  EXPECT_FALSE(fs::exists(dir + "/t.db"));
 }
 
 TEST(CliTrustV3, AFolderNameThatIsNotUtf8IsImported) {

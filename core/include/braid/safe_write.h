@@ -72,4 +72,10 @@ class AtomicFileWriter {
 using FileMerge = std::function<Result<std::string>(const std::optional<std::string>& current)>;
 Status UpdateFileAtomically(const std::string& path, const FileMerge& merge, int lock_wait_s = 60);
 
+// Invalid when the target or its sidecar lock is one UpdateFileAtomically
+// would refuse (a symlink or another non-regular file at "<path>.lock", a
+// special file or directory at the path): for a command to check before
+// it spends anything (tune measures for minutes before it merges).
+Status CheckUpdatableTarget(const std::string& path);
+
 }  // namespace braid
