@@ -71,7 +71,7 @@ CreatedStoreGuard::~CreatedStoreGuard() {
   Disarm();
   try {
     RemoveCreatedStore(path_);  // never committed: nothing of it is kept
-  } catch (...) {  // out of memory building a name: unwinding already; leave the file
+  } catch (...) {               // out of memory building a name: unwinding already; leave the file
   }
 }
 

@@ -295,7 +295,8 @@ void PrintRun(const RunArgs& a, const RecordedRun& run, const TrainStepRequest* 
 int StoreAndPrint(const RunArgs& a, const PreparedRun& p, RecordedRun& run) {
   if (!a.no_db) {
     std::error_code ec;
-    CreatedStoreGuard guard(a.db, !std::filesystem::exists(a.db, ec));  // a store that was not there stays only with its run
+    // A store that was not there stays only with its run.
+    CreatedStoreGuard guard(a.db, !std::filesystem::exists(a.db, ec));
     {
       auto store = OpenStoreForWrite(a.db);
       if (!store.ok()) return ReportError("run", store.status());

@@ -180,7 +180,8 @@ TEST(KinetoParts, AStretchPastTheMaxPartSpanIsCountedNotHeld) {
   EXPECT_TRUE(ReadKinetoRecords(Bytes(text), "t.json", &records).ok());
   EXPECT_EQ(records.events_seen, 2);
   too_big = false;
-  EXPECT_FALSE(ReadKinetoRecordsInflating(gz, "t.json", &records, nullptr, kKinetoPartBytes, text.size() - 1, &too_big));
+  EXPECT_FALSE(
+      ReadKinetoRecordsInflating(gz, "t.json", &records, nullptr, kKinetoPartBytes, text.size() - 1, &too_big));
   EXPECT_TRUE(too_big) << "past the limit, found by counting";
 }
 

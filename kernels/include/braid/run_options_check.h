@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "braid/budgets.h"
 #include "braid/backend.h"
+#include "braid/budgets.h"
 #include "braid/fp8.h"
 #include "braid/status.h"
 

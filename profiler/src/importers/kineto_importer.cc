@@ -284,9 +284,8 @@ void KinetoJob::Work() {
       // otherwise inflated whole first, which names any problem in it.
       s = importers::ReadTraceFile(path, &gz, kMaxTraceBytes);
       bool too_big = false;
-      if (s.ok() &&
-          !importers::ReadKinetoRecordsInflating(gz.view(), path, &records, &parser, importers::kKinetoPartBytes,
-                                                 kMaxTraceBytes, &too_big)) {
+      if (s.ok() && !importers::ReadKinetoRecordsInflating(gz.view(), path, &records, &parser,
+                                                           importers::kKinetoPartBytes, kMaxTraceBytes, &too_big)) {
         if (too_big) {
           s = importers::InflateTooBig(path, gz.size(), kMaxTraceBytes);
         } else if (importers::IsGzip(gz.view())) {

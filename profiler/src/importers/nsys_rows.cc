@@ -107,9 +107,9 @@ Status RowReader::ReadGpuCommon(const SqliteStmt& s, std::string_view table, Nsy
 
 Result<std::map<int64_t, std::string>> RowReader::KeptStrings(const std::string& ids_sql) const {
   std::map<int64_t, std::string> kept;
-  BRAID_ASSIGN_OR_RETURN(SqliteStmt s,
-                         SqliteStmt::Prepare(db_, "SELECT id, value FROM StringIds WHERE value IS NOT NULL AND id IN (" +
-                                                      ids_sql + ")"));
+  BRAID_ASSIGN_OR_RETURN(
+      SqliteStmt s,
+      SqliteStmt::Prepare(db_, "SELECT id, value FROM StringIds WHERE value IS NOT NULL AND id IN (" + ids_sql + ")"));
   while (s.Next()) {
     if (s.IsInt(0)) kept.emplace(s.Int(0), KeptName(s.Text(1)));
   }
@@ -140,8 +140,9 @@ Status RowReader::ReadKernels() {
     return db_.Fail("not an Nsight Systems export: CUPTI_ACTIVITY_KIND_KERNEL has no kernel name column");
   }
   const std::string demangled = Col(cols, "k", "demangledName"), short_name = Col(cols, "k", "shortName");
-  BRAID_ASSIGN_OR_RETURN(auto names, KeptStrings("SELECT " + demangled + " FROM CUPTI_ACTIVITY_KIND_KERNEL k UNION SELECT " +
-                                                 short_name + " FROM CUPTI_ACTIVITY_KIND_KERNEL k"));
+  BRAID_ASSIGN_OR_RETURN(
+      auto names, KeptStrings("SELECT " + demangled + " FROM CUPTI_ACTIVITY_KIND_KERNEL k UNION SELECT " + short_name +
+                              " FROM CUPTI_ACTIVITY_KIND_KERNEL k"));
   const std::string sql = "SELECT k.start, k.end, k.deviceId, k.streamId, " + Col(cols, "k", "correlationId") + ", " +
                           Col(cols, "k", "globalPid") + ", " + demangled + ", " + short_name +
                           " FROM CUPTI_ACTIVITY_KIND_KERNEL k";
