@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string NewStore(const std::string& name) {
-  const std::string path = testing_cli::TempPath(name);
+  std::string path = testing_cli::TempPath(name);
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::ofstream(path + suffix) << "x";
   return path;
 }
