@@ -214,14 +214,22 @@ Status RowReader::ReadRuntime() {
 Status RowReader::ReadNvtx() {
   BRAID_ASSIGN_OR_RETURN(std::set<std::string> cols, db_.Columns("NVTX_EVENTS"));
   if (!cols.contains("start") || !cols.contains("end")) return Status::Ok();
-  std::string sql =
-      "SELECT e.start, e.end, COALESCE(" + Col(cols, "e", "text") + ", n.value, ''), " + Col(cols, "e", "globalTid") +
-      " FROM NVTX_EVENTS e LEFT JOIN StringIds n ON n.id = " + Col(cols, "e", "textId") + " WHERE e.end IS NOT NULL";
+  const std::string text_id = Col(cols, "e", "textId");
+  BRAID_ASSIGN_OR_RETURN(auto names, KeptStrings("SELECT " + text_id + " FROM NVTX_EVENTS e"));
+  std::string sql = "SELECT e.start, e.end, " + Col(cols, "e", "text") + ", " + Col(cols, "e", "globalTid") + ", " +
+                    text_id + " FROM NVTX_EVENTS e WHERE e.end IS NOT NULL";
   if (cols.contains("eventType")) sql += " AND e.eventType IN (59, 60, 70, 71)";
   BRAID_ASSIGN_OR_RETURN(SqliteStmt s, SqliteStmt::Prepare(db_, sql));
   while (s.Next()) {
     BRAID_RETURN_IF_ERROR(RequireInts(s, "NVTX_EVENTS", {{0, "start"}, {1, "end"}}));
-    NsysCpuRow row{s.Int(0), s.Int(1), -1, s.IsNull(3) ? -1 : (s.Int(3) >> 24), KeptName(s.Text(2))};
+    // The row's own text, else the string its textId names (as COALESCE).
+    std::string name;
+    if (!s.IsNull(2)) {
+      name = KeptName(s.Text(2));
+    } else if (const std::string* named = StringOf(s, 4, names)) {
+      name = *named;
+    }
+    NsysCpuRow row{s.Int(0), s.Int(1), -1, s.IsNull(3) ? -1 : (s.Int(3) >> 24), std::move(name)};
     BRAID_RETURN_IF_ERROR(CheckTimes(row.start, row.end, "NVTX_EVENTS"));
     out_->nvtx.push_back(std::move(row));
   }
