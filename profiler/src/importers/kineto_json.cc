@@ -469,7 +469,6 @@ bool NextPartEnd(Window& w, size_t part_bytes, size_t* comma, size_t* next, bool
     }
     const std::string_view b = w.bytes();
     if (from < b.size() && FindPartEnd(b, from, comma, next, &from)) return true;
-    from = std::max(from, part_bytes);
     if (w.ended()) return false;
     if (b.size() >= kMaxPartSpan) {
       // No trace has an event this long: the rest is counted, not held,
