@@ -49,6 +49,19 @@ db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?,
                [(1000 + 10 * i, 1005 + 10 * i, i) for i in range(400)])
 db.commit()
 db.close()
+# The same with the 20 MB string as the NVTX range name of 400 ranges.
+db = sqlite3.connect("long_nvtx.sqlite")
+db.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(1, "k"), (2, "r" * (20 << 20))])
+db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
+           " contextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+           " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL)")
+db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 1005, 0, 1, 7, 1, 1, 1, 1)")
+db.execute("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER, text TEXT,"
+           " textId INTEGER, globalTid INTEGER)")
+db.executemany("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, NULL, 2, 1)", [(1000 + 10 * i, 1008 + 10 * i) for i in range(400)])
+db.commit()
+db.close()
 # A GPU file with a rate no GPU has, and a topology naming it.
 with open("tiny_gpu.toml", "w") as f:
     f.write('name = "tiny"\nsm_count = 132\ntflops_bf16 = 1e-300\ntflops_fp16 = 989\ntflops_fp32 = 67\n'
@@ -93,6 +106,7 @@ probe "kineto: 2 GiB of spaces in gzip" p.db "$braid" import kineto spaces.json.
 probe "kineto: 2 GiB of zeros in gzip" p.db "$braid" import kineto zeros.json.gz --db p.db
 probe "kineto: rank and world 2^24" p.db "$braid" import kineto huge_rank --db p.db
 probe "nsys: a 20 MB name on 400 rows (taken, cut)" p.db "$braid" import nsys long_name.sqlite --db p.db
+probe "nsys: a 20 MB NVTX name on 400 ranges" p.db "$braid" import nsys long_nvtx.sqlite --db p.db
 probe "tune --iters 1000000" p.db "$braid" tune --op gemm_rs --m 1024 --n 1024 --k 1024 --tp 2 --iters 1000000 \
   --no-progress --db p.db --out out.toml
 probe "run --seq 6148914691236517206 --batch 3" p.db "$braid" run --model llama3-8b --seq 6148914691236517206 \
