@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 
+namespace cpu_timeout_flag_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -92,3 +93,4 @@ TEST(CliCpuTimeout, AFailedRunLeavesNoStoreItCreatedAndNoRunInOneThatWasThere) {
 }
 
 }  // namespace
+}  // namespace cpu_timeout_flag_test

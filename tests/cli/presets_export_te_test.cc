@@ -16,6 +16,7 @@
 #include "cli_runner.h"
 #include "te_test_presets.h"
 
+namespace presets_export_te_test {
 namespace {
 
 using braid::testing_cli::Braid;
@@ -339,3 +340,4 @@ TEST(CliPresetsExportTe, BadInputIsExit2WithOneLine) {
 }
 
 }  // namespace
+}  // namespace presets_export_te_test

@@ -18,6 +18,7 @@
 #include "framework_fixtures.h"
 
 namespace braid {
+namespace report_by_gemm_keys_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -237,4 +238,5 @@ TEST(CliReportByGemmKeys, ImportChecksAUbCfgsFile) {
 }
 
 }  // namespace
+}  // namespace report_by_gemm_keys_test
 }  // namespace braid

@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 
+namespace run_fp8_test {
 namespace {
 
 using braid::testing_cli::Braid;
@@ -98,3 +99,4 @@ TEST(CliRunFp8, MisuseIsOneLineAndExitTwo) {
 }
 
 }  // namespace
+}  // namespace run_fp8_test

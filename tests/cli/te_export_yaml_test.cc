@@ -16,6 +16,7 @@
 #include "te_test_presets.h"
 
 namespace braid {
+namespace te_export_yaml_test {
 namespace {
 
 using ::testing::AllOf;
@@ -286,4 +287,5 @@ TEST(TeExportYaml, PresetTpsListsTheDegreesOfOneGpuAndTopology) {
 }
 
 }  // namespace
+}  // namespace te_export_yaml_test
 }  // namespace braid

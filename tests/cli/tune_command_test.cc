@@ -19,6 +19,7 @@
 #include "cli_runner.h"
 
 namespace braid::testing_cli {
+namespace tune_command_test {
 namespace {
 
 std::string ReadAll(const std::string& path) {
@@ -469,4 +470,5 @@ TEST(CliTune, RejectedRequestsCreateNoFiles) {
 }
 
 }  // namespace
+}  // namespace tune_command_test
 }  // namespace braid::testing_cli

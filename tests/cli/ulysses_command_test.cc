@@ -12,6 +12,7 @@
 #include "cli_runner.h"
 
 namespace braid {
+namespace ulysses_command_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -105,4 +106,5 @@ TEST(CliUlysses, UnknownModesAndTuneAreRefused) {
 }
 
 }  // namespace
+}  // namespace ulysses_command_test
 }  // namespace braid

@@ -13,6 +13,7 @@
 #include "tiny_model.h"
 
 namespace braid {
+namespace data_parallel_test {
 namespace {
 
 LayerWorkload Train(const ModelSpec& m, int64_t seq, int tp) {
@@ -196,4 +197,5 @@ TEST(DataParallel, AnNvl72RackKeepsTheDpGroupOnNvlink) {
 }
 
 }  // namespace
+}  // namespace data_parallel_test
 }  // namespace braid

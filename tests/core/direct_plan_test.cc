@@ -12,6 +12,7 @@
 #include "braid/planner.h"
 
 namespace braid {
+namespace direct_plan_test {
 namespace {
 
 OverlapConfig Direct(int chunks, int lanes) {
@@ -190,4 +191,5 @@ TEST(DirectPlan, RingBidirRingDirectAndTheUlyssesOnesAreThePeerToPeerOnes) {
 }
 
 }  // namespace
+}  // namespace direct_plan_test
 }  // namespace braid

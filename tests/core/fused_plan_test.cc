@@ -11,6 +11,7 @@
 #include "tiny_model.h"
 
 namespace braid {
+namespace fused_plan_test {
 namespace {
 
 #define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
@@ -126,4 +127,5 @@ TEST(FusedPlan, LayerPlansWithSequenceParallelismAreProven) {
 }
 
 }  // namespace
+}  // namespace fused_plan_test
 }  // namespace braid

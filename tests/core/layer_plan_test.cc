@@ -15,6 +15,7 @@
 #include "tiny_model.h"
 
 namespace braid {
+namespace layer_plan_test {
 namespace {
 
 #define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
@@ -243,4 +244,5 @@ TEST(LayerPlan, BadChunksNameTheOp) {
 }
 
 }  // namespace
+}  // namespace layer_plan_test
 }  // namespace braid

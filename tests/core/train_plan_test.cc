@@ -14,6 +14,7 @@
 #include "tiny_model.h"
 
 namespace braid {
+namespace train_plan_test {
 namespace {
 
 #define EXPECT_HAS(status, text) EXPECT_PRED_FORMAT2(::testing::IsSubstring, text, (status).message())
@@ -333,4 +334,5 @@ TEST(TrainPlan, BulkAndExternalAreRefusedOutsideTraining) {
 }
 
 }  // namespace
+}  // namespace train_plan_test
 }  // namespace braid

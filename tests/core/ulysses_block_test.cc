@@ -14,6 +14,7 @@
 #include "tiny_model.h"
 
 namespace braid {
+namespace ulysses_block_test {
 namespace {
 
 OverlapConfig Config(Algorithm a, int chunks = 1, int lanes = 1) {
@@ -182,4 +183,5 @@ TEST(UlyssesBlock, WhatDoesNotFitIsRefusedNamingTheField) {
 }
 
 }  // namespace
+}  // namespace ulysses_block_test
 }  // namespace braid

@@ -17,6 +17,7 @@
 #include "tiny_model.h"
 
 namespace braid {
+namespace ulysses_plan_test {
 namespace {
 
 constexpr Algorithm kUlysses[] = {Algorithm::kA2a, Algorithm::kA2aDirect};
@@ -472,4 +473,5 @@ TEST(UlyssesPlan, LayerAndTrainPlansRefuseThem) {
 }
 
 }  // namespace
+}  // namespace ulysses_plan_test
 }  // namespace braid

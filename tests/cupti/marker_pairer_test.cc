@@ -7,6 +7,7 @@
 #include "record_builders.h"
 
 namespace braid {
+namespace marker_pairer_test {
 namespace {
 
 using namespace cupti_test;  // NOLINT(google-build-using-namespace)
@@ -148,4 +149,5 @@ TEST(CuptiMarkers, StreamMarkerLandsOnItsDeviceStreamLane) {
 }
 
 }  // namespace
+}  // namespace marker_pairer_test
 }  // namespace braid

@@ -17,6 +17,7 @@
 #include "test_files.h"
 
 namespace braid::importers {
+namespace kineto_parts_test {
 namespace {
 
 PaddedBytes Bytes(std::string_view text) {
@@ -265,4 +266,5 @@ TEST(KinetoParts, AFileIsParsedOnTwoThreadsOnlyWhenTheJobHasTwiceTheThreads) {
 }
 
 }  // namespace
+}  // namespace kineto_parts_test
 }  // namespace braid::importers

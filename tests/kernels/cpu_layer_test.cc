@@ -12,6 +12,7 @@
 #include "cpu_test_util.h"
 
 namespace braid {
+namespace cpu_layer_test {
 namespace {
 
 using testing::VerifyOnce;
@@ -96,4 +97,5 @@ TEST(CpuLayer, WrongOutputOfALaterOpFailsVerification) {
 }
 
 }  // namespace
+}  // namespace cpu_layer_test
 }  // namespace braid

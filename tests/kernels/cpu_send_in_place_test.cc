@@ -12,6 +12,7 @@
 #include "send_in_place.h"
 
 namespace braid {
+namespace cpu_send_in_place_test {
 namespace {
 
 using testing::MustBuild;
@@ -137,4 +138,5 @@ TEST(CpuSendInPlace, EachMessageHoldsTheRowsAsTheyWereWhenSent) {
 }
 
 }  // namespace
+}  // namespace cpu_send_in_place_test
 }  // namespace braid

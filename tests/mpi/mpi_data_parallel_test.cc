@@ -12,6 +12,7 @@
 
 #include "mpi_runner.h"
 
+namespace mpi_data_parallel_test {
 namespace {
 
 using braid::testing_mpi::MpiBraid;
@@ -64,3 +65,4 @@ TEST(MpiDataParallelShape, AJobOfTheTpSizeIsNotTheDpGroup) {
 }
 
 }  // namespace
+}  // namespace mpi_data_parallel_test

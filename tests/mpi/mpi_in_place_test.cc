@@ -14,6 +14,7 @@
 
 #include "mpi_runner.h"
 
+namespace mpi_in_place_test {
 namespace {
 
 using braid::testing_mpi::MpiBraid;
@@ -56,3 +57,4 @@ INSTANTIATE_TEST_SUITE_P(AllReduce, MpiInPlace,
                          InPlaceName);
 
 }  // namespace
+}  // namespace mpi_in_place_test

@@ -12,6 +12,7 @@
 
 #include "mpi_runner.h"
 
+namespace mpi_ulysses_test {
 namespace {
 
 using braid::testing_mpi::MpiBraid;
@@ -72,3 +73,4 @@ INSTANTIATE_TEST_SUITE_P(QkvAndOutput, MpiUlysses,
                          Name);
 
 }  // namespace
+}  // namespace mpi_ulysses_test

@@ -13,6 +13,7 @@
 #include "temp_dir.h"
 
 namespace braid {
+namespace run_streamed_test {
 namespace {
 
 RunRequest RingRequest(int iters) {
@@ -142,4 +143,5 @@ TEST(RunPipelineStreamed, NoStoreAndBackendsThatDoNotStream) {
 }
 
 }  // namespace
+}  // namespace run_streamed_test
 }  // namespace braid

@@ -10,6 +10,7 @@
 #include "temp_dir.h"
 
 namespace braid {
+namespace dp_presets_test {
 namespace {
 
 DpPreset Entry(int dp, const std::string& date, DpSchedule schedule = DpSchedule::kBucketed) {
@@ -147,4 +148,5 @@ TEST(DpPresets, TheCApiFindsTheSameSetup) {
 }
 
 }  // namespace
+}  // namespace dp_presets_test
 }  // namespace braid

@@ -15,6 +15,7 @@
 #include "presets_test_util.h"
 
 namespace braid {
+namespace presets_slots_test {
 namespace {
 
 using testing_presets::FileWith;
@@ -224,4 +225,5 @@ TEST_F(PresetSave, CApiFindGivesEveryKnobAndHonoursTheBackend) {
 }
 
 }  // namespace
+}  // namespace presets_slots_test
 }  // namespace braid

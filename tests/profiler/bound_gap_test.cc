@@ -5,6 +5,7 @@
 #include "timed_event.h"
 
 namespace braid {
+namespace bound_gap_test {
 namespace {
 
 constexpr auto Ev = testing::TimedEvent;
@@ -83,4 +84,5 @@ TEST(BoundGap, NoLowerBoundOrNoMeasurementGivesNone) {
 }
 
 }  // namespace
+}  // namespace bound_gap_test
 }  // namespace braid

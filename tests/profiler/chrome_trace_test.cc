@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace braid {
+namespace chrome_trace_test {
 namespace {
 
 Event Ev(int rank, int lane, EventKind kind, const char* name, int64_t s, int64_t e, int peer = -1, int64_t corr = -1) {
@@ -116,9 +117,11 @@ TEST(ChromeTrace, UnmatchedRecvHasNoFlow) {
 }
 
 }  // namespace
+}  // namespace chrome_trace_test
 }  // namespace braid
 
 namespace braid {
+namespace chrome_trace_test {
 namespace {
 
 // Checks what Perfetto's JSON importer needs: on every (pid, tid), slices
@@ -177,4 +180,5 @@ TEST(ChromeTrace, BackendLanesStayOneTrackEach) {
 }
 
 }  // namespace
+}  // namespace chrome_trace_test
 }  // namespace braid

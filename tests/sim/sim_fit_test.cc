@@ -22,6 +22,7 @@
 #include "temp_dir.h"
 
 namespace braid {
+namespace sim_fit_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -368,4 +369,5 @@ TEST(SimMeasured, BadFusedKernelRowsAreRefused) {
 }
 
 }  // namespace
+}  // namespace sim_fit_test
 }  // namespace braid

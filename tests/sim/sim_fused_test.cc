@@ -17,6 +17,7 @@
 #include "braid/topology_files.h"
 
 namespace braid {
+namespace sim_fused_test {
 namespace {
 
 // The model's mechanics with the kernel's GEMM at its bound (efficiency 1.0,
@@ -174,9 +175,11 @@ TEST(SimFused, Llama70bPrefillLayerRuns) {
 }
 
 }  // namespace
+}  // namespace sim_fused_test
 }  // namespace braid
 
 namespace braid {
+namespace sim_fused_test {
 namespace {
 
 // Its two figures come from the GPU file: the shipped ones say what they are,
@@ -251,4 +254,5 @@ source = "a test"
 }
 
 }  // namespace
+}  // namespace sim_fused_test
 }  // namespace braid

@@ -13,6 +13,7 @@
 #include "braid/topology_files.h"
 
 namespace braid {
+namespace sim_layer_test {
 namespace {
 
 SimBackend H100Backend() { return SimBackend(*LoadGpu("h100-sxm"), *LoadTopology("h100-sxm")); }
@@ -198,4 +199,5 @@ TEST(SimLayer, TheRingGainGrowsWithTheRowsEachStepComputes) {
 }
 
 }  // namespace
+}  // namespace sim_layer_test
 }  // namespace braid

@@ -12,6 +12,7 @@
 #include "braid/topology_files.h"
 
 namespace braid {
+namespace sim_loopback_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -197,4 +198,5 @@ TEST(SimLoopback, LoopbackLeavesTheMultiGpuModelAsItWas) {
 }
 
 }  // namespace
+}  // namespace sim_loopback_test
 }  // namespace braid

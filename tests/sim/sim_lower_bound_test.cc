@@ -14,6 +14,7 @@
 #include "braid/topology_files.h"
 
 namespace braid {
+namespace sim_lower_bound_test {
 namespace {
 
 double Makespan(SimBackend& b, const Plan& p) {
@@ -117,4 +118,5 @@ TEST(SimLowerBound, FusedParametersNeverBeatTheLowerBound) {
 }
 
 }  // namespace
+}  // namespace sim_lower_bound_test
 }  // namespace braid

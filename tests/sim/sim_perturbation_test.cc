@@ -20,6 +20,7 @@
 #include "braid/topology_files.h"
 
 namespace braid {
+namespace sim_perturbation_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -331,4 +332,5 @@ TEST(SimPerturbedBackend, EventsAgreeWithNoisyIterationTimes) {
 }
 
 }  // namespace
+}  // namespace sim_perturbation_test
 }  // namespace braid

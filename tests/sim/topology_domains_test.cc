@@ -12,6 +12,7 @@
 #include "braid/topology_files.h"
 
 namespace braid::sim {
+namespace topology_domains_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -222,4 +223,5 @@ TEST(SimTopologyDomains, TpBeyondTheFilesGpusIsRefused) {
 }
 
 }  // namespace
+}  // namespace topology_domains_test
 }  // namespace braid::sim

@@ -6,6 +6,7 @@
 #include "braid/search_space.h"
 
 namespace braid {
+namespace search_space_test {
 namespace {
 
 Workload Op(braid::Op op, int64_t m, int64_t n, int64_t k, int tp) { return {op, m, n, k, DType::kBf16, tp}; }
@@ -178,4 +179,5 @@ TEST(SearchSpace, UnknownBackendIsInvalid) {
 }
 
 }  // namespace
+}  // namespace search_space_test
 }  // namespace braid

@@ -15,6 +15,7 @@
 #include "braid/tune.h"
 
 namespace braid {
+namespace tune_session_test {
 namespace {
 
 using testing::TempDir;
@@ -220,4 +221,5 @@ TEST(TuneOne, NeverKeepsAWinnerSlowerThanABaselineAndSaysSo) {
 }
 
 }  // namespace
+}  // namespace tune_session_test
 }  // namespace braid
