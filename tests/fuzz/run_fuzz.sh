@@ -100,21 +100,32 @@ sources=(
 targets=(kineto_fuzz kineto_job_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz ub_cfgs_fuzz)
 
 echo "== building with $cxx"
-objects=()
+# Compiles, links and runs as jobs, as many at once as there are cores
+# (xargs -P): the pieces are independent, and CI's time is mostly waiting.
+jobs=$(nproc)
+export cxx cxxflags root isal_lib secs work
+objects=() stale=()
 for src in "${sources[@]}"; do
   obj="obj/$(basename "${src%.cc}").o"
-  if [[ ! -f $obj || $src -nt $obj || $0 -nt $obj ]]; then
-    # shellcheck disable=SC2086
-    "$cxx" $cxxflags -fsanitize=fuzzer-no-link -c "$src" -o "$obj" &
-  fi
+  if [[ ! -f $obj || $src -nt $obj || $0 -nt $obj ]]; then stale+=("$src"); fi
   objects+=("$obj")
 done
-wait
-for target in "${targets[@]}"; do
+export objects_list="${objects[*]}"
+compile_one() {
+  local obj="obj/$(basename "${1%.cc}").o"
   # shellcheck disable=SC2086
-  "$cxx" $cxxflags -fsanitize=fuzzer -I"$root/tests/fuzz" "$root/tests/fuzz/$target.cc" "${objects[@]}" \
-    -lsimdjson -ldeflate -lz -lsqlite3 -lyaml-cpp $isal_lib -o "$target"
-done
+  "$cxx" $cxxflags -fsanitize=fuzzer-no-link -c "$1" -o "$obj" || { rm -f "$obj"; return 1; }
+}
+link_one() {
+  # shellcheck disable=SC2086
+  "$cxx" $cxxflags -fsanitize=fuzzer -I"$root/tests/fuzz" "$root/tests/fuzz/$1.cc" $objects_list \
+    -lsimdjson -ldeflate -lz -lsqlite3 -lyaml-cpp $isal_lib -o "$1"
+}
+export -f compile_one link_one
+if (( ${#stale[@]} > 0 )); then
+  printf '%s\0' "${stale[@]}" | xargs -0 -P "$jobs" -n 1 bash -c 'compile_one "$1"' _
+fi
+printf '%s\0' "${targets[@]}" | xargs -0 -P "$jobs" -n 1 bash -c 'link_one "$1"' _
 
 echo "== seeds"
 rm -rf seeds
@@ -162,23 +173,32 @@ cp "$shared"/calibration/h100-measured/*.csv seeds/measured/ 2>/dev/null || true
 printf 'm,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n4096,4096,4096,8,0.3,16777216,0.2\n' > seeds/measured/fused
 printf 'm,n,k,time_ms\n1024,8192,3584,0.09\n' > seeds/measured/fp8
 
+# One target's run; its exit code goes to NAME.rc, its output to NAME.log.
+run_target() {
+  local target=$1 name=${1%_fuzz}
+  local dict=()
+  [[ -f $root/tests/fuzz/$name.dict ]] && dict=(-dict="$root/tests/fuzz/$name.dict")
+  [[ $name == kineto_job ]] && dict=(-dict="$root/tests/fuzz/kineto.dict")  # the same keys, across files
+  local rc=0
+  "./$target" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/$name-" "corpus/$name" "seeds/$name" > "$name.log" 2>&1 || rc=$?
+  echo "$rc" > "$name.rc"
+}
+export -f run_target
+echo "== each target for ${secs}s, $jobs at a time"
+for target in "${targets[@]}"; do rm -f "${target%_fuzz}.rc"; done
+printf '%s\0' "${targets[@]}" | xargs -0 -P "$jobs" -n 1 bash -c 'run_target "$1"' _
+
 status=0
 summary=()
 for target in "${targets[@]}"; do
   name=${target%_fuzz}
-  echo "== $target for ${secs}s"
-  dict=()
-  [[ -f $root/tests/fuzz/$name.dict ]] && dict=(-dict="$root/tests/fuzz/$name.dict")
-  [[ $name == kineto_job ]] && dict=(-dict="$root/tests/fuzz/kineto.dict")  # the same keys, across files
-  set +e
-  "./$target" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$work/artifacts/$name-" "corpus/$name" "seeds/$name" > "$name.log" 2>&1
-  rc=$?
-  set -e
+  echo "== $target"
   tail -n 12 "$name.log"
+  rc=$(cat "$name.rc" 2>/dev/null || echo 'no exit code')
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$name.log" | grep -o '[0-9]*$' || echo '?')
   summary+=("$target: $execs executions in ${secs}s, exit $rc")
-  if [[ $rc -ne 0 ]]; then
+  if [[ $rc != 0 ]]; then
     status=1
     echo "!! $target failed (exit $rc); inputs in $work/artifacts" >&2
   fi
