@@ -51,6 +51,15 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
     BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, lo, hi));
     *dst = v;
   }
+  // NVLS reduces in the switch (multimem): only an NVSwitch link has one. The
+  // sim would ignore the figures elsewhere, so a file that gives them on
+  // PCIe or a network link says something about its system that is not so.
+  for (const char* key : {"nvls_efficiency", "nvls_latency_us"}) {
+    if (t->Find(key) == nullptr || link.kind == LinkKind::kNvSwitch) continue;
+    return Status::Invalid(f.Where(*t->Find(key)) + ": " + f.Name(key) +
+                           ": NVLS (NVSwitch multimem) needs kind = \"nvswitch\"; this link's kind is \"" +
+                           std::string(LinkKindName(link.kind)) + "\"");
+  }
   if (max_nics > 0 && t->Find("nics_per_node") != nullptr) {
     BRAID_ASSIGN_OR_RETURN(auto nics, f.Integer("nics_per_node", 1, max_nics));
     // Each NIC serves the same number of GPUs (a ring per rail at one NIC's

@@ -268,5 +268,26 @@ TEST(SimTopologyFiles, BadProtocolFieldNamesFileLineAndField) {
   EXPECT_THAT(z.status().message(), ::testing::HasSubstr("nccl_channels"));
 }
 
+// NVLS is the switch's own reduction: figures for it on a link without an
+// NVSwitch are refused naming the file, line and field, not ignored.
+TEST(SimTopologyFiles, NvlsOnALinkWithoutNvSwitchNamesFileLineAndField) {
+  for (const char* kind : {"pcie", "nvlink", "infiniband"}) {
+    std::string bad = kTopo;
+    bad.replace(bad.find("kind = \"nvswitch\""), 17, std::string("kind = \"") + kind + "\"");
+    auto t = ParseTopologyToml(bad, "t.toml");
+    ASSERT_FALSE(t.ok()) << kind;
+    EXPECT_THAT(t.status().message(), ::testing::HasSubstr("t.toml:13:")) << kind;
+    EXPECT_THAT(t.status().message(), ::testing::HasSubstr("intra.nvls_efficiency")) << kind;
+    EXPECT_THAT(t.status().message(), ::testing::HasSubstr(kind)) << kind;
+    EXPECT_EQ(t.status().message().find('\n'), std::string::npos);
+  }
+  std::string latency_only = kTopo;
+  latency_only.replace(latency_only.find("kind = \"nvswitch\""), 17, "kind = \"pcie\"");
+  latency_only.erase(latency_only.find("nvls_efficiency = 0.6\n"), 22);
+  auto t = ParseTopologyToml(latency_only, "t.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), ::testing::HasSubstr("intra.nvls_latency_us"));
+}
+
 }  // namespace
 }  // namespace braid
