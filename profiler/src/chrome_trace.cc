@@ -17,7 +17,7 @@ namespace {
 // Overflow tracks of a lane get thread ids lane + k·kTrackStride.
 constexpr int kTrackStride = 1000;
 // The text handed to the sink in pieces of about this size.
-constexpr size_t kPieceBytes = size_t(1) << 20;
+constexpr size_t kTextPieceBytes = size_t(1) << 20;
 
 // Whether an event is a `what` step: "send", or "fc2.dgrad.send" in a layer plan.
 bool IsStep(const std::string& name, std::string_view what) {
@@ -81,7 +81,7 @@ ChromeTraceWriter::ChromeTraceWriter(Sink sink, int64_t origin_ns)
       origin_(origin_ns),
       sends_(std::make_unique<Pending>()),
       recvs_(std::make_unique<Pending>()) {
-  buf_.reserve(kPieceBytes + 4096);
+  buf_.reserve(kTextPieceBytes + 4096);
   buf_ += R"({"traceEvents":[)"sv;
 }
 
@@ -89,7 +89,7 @@ ChromeTraceWriter::~ChromeTraceWriter() = default;
 
 Status ChromeTraceWriter::Drain(bool all) {
   if (!failed_.ok()) return failed_;
-  if (buf_.empty() || (!all && buf_.size() < kPieceBytes)) return Status::Ok();
+  if (buf_.empty() || (!all && buf_.size() < kTextPieceBytes)) return Status::Ok();
   failed_ = sink_(buf_);
   buf_.clear();
   return failed_;

@@ -9,12 +9,12 @@ namespace braid {
 
 namespace {
 // zlib's output is handed over in pieces of this size.
-constexpr size_t kPieceBytes = size_t(1) << 18;
+constexpr size_t kDeflatedPieceBytes = size_t(1) << 18;
 }  // namespace
 
 struct GzipStream::Zlib {
   z_stream z{};
-  std::string out = std::string(kPieceBytes, '\0');
+  std::string out = std::string(kDeflatedPieceBytes, '\0');
   ~Zlib() { deflateEnd(&z); }
 };
 

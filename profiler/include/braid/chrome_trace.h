@@ -21,14 +21,9 @@
 
 #include "braid/event.h"
 #include "braid/status.h"
+#include "braid/trace_lane.h"
 
 namespace braid {
-
-struct TraceLane {
-  int rank = 0;
-  int lane = 0;
-  std::string name;
-};
 
 struct ChromeTraceInput {
   std::string title;             // shown as trace metadata

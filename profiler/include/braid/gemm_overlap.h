@@ -41,6 +41,7 @@
 
 #include "braid/comm_kernels.h"
 #include "braid/event.h"
+#include "braid/trace_lane.h"
 
 namespace braid {
 
@@ -95,12 +96,6 @@ inline constexpr std::string_view kGpuRangeLaneName = "gpu annotations";
 // PyTorch's GEMM ops with their Input Dims (Kineto's cpu_op events): host
 // ranges like NVTX's, kept apart as the GEMM's op (braid/gemm_keys.h).
 inline constexpr std::string_view kCpuOpLaneName = "cpu ops";
-
-struct TraceLane {
-  int rank = 0;
-  int lane = 0;
-  std::string name;
-};
 
 // `events`: a run's events, any ranks and order; `lanes`: its lanes (those
 // named above label GEMMs; others are ignored). Each row's key comes from
