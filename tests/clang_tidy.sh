@@ -42,6 +42,26 @@ else
   fi
 fi
 # Our code that the build compiles (fuzz targets are built by their own script).
+# Test files are compiled with GCC's precompiled header (-include
+# cmake_pch.hxx, beside it the .gch clang cannot read): clang-tidy gets the
+# same commands without it, and parses the header's includes itself. They
+# are also compiled a few to a unity unit (tests/CMakeLists.txt), so the
+# database names the units: each file a unit includes gets the unit's command.
+commands=$(mktemp -d)
+trap 'rm -rf "$commands"' EXIT
+python3 - "$build/compile_commands.json" "$commands/compile_commands.json" <<'PY'
+import json, re, sys
+entries = json.load(open(sys.argv[1]))
+out = []
+for e in entries:
+    e = dict(e, command=re.sub(r" -include [^ ]*cmake_pch\.hxx| -Winvalid-pch", "", e["command"]))
+    out.append(e)
+    if re.search(r"/Unity/unity_[0-9]+_cxx\.cxx$", e["file"]):
+        for member in re.findall(r'^#include "([^"]+)"$', open(e["file"]).read(), re.M):
+            out.append(dict(e, file=member, command=e["command"].replace(e["file"], member)))
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+PY
+build=$commands
 selected=()
 for f in "${files[@]}"; do
   [[ $f == tests/fuzz/* ]] && continue
@@ -49,13 +69,6 @@ for f in "${files[@]}"; do
 done
 echo "clang-tidy: ${#selected[@]} file(s)"
 [[ ${#selected[@]} == 0 ]] && exit 0
-# Test files are compiled with GCC's precompiled header (-include
-# cmake_pch.hxx, beside it the .gch clang cannot read): clang-tidy gets the
-# same commands without it, and parses the header's includes itself.
-commands=$(mktemp -d)
-trap 'rm -rf "$commands"' EXIT
-sed -E 's# -include [^ ]*cmake_pch\.hxx##g; s# -Winvalid-pch##g' "$build/compile_commands.json" > "$commands/compile_commands.json"
-build=$commands
 # pipefail: the verdict is xargs' (non-zero when any clang-tidy found something).
 printf '%s\n' "${selected[@]}" | xargs -P "$(nproc)" -n 2 clang-tidy -p "$build" --quiet \
   --extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-c99-extensions 2>&1 | { grep -v "warnings generated\|^Suppressed\|^Use -header-filter" || true; }
