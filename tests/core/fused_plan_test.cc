@@ -64,11 +64,13 @@ TEST(FusedPlan, AgGemmAndGemmRsAreProvenForEveryTpDegree) {
         const int64_t dt = DTypeBytes(w.dtype);
         if (op == Op::kAgGemm) {
           EXPECT_EQ(s.collective, CollectiveKind::kAllGather);
-          EXPECT_DOUBLE_EQ(s.flops, 2.0 * double(w.m) * double(w.n / p) * double(w.k));
+          const int64_t n_local = w.n / p;  // each rank's columns of B (the shapes divide)
+          EXPECT_DOUBLE_EQ(s.flops, 2.0 * double(w.m) * double(n_local) * double(w.k));
           EXPECT_EQ(s.bytes, (p - 1) * (w.m / p) * w.k * dt);  // (P−1)/P of the gathered A
         } else {
           EXPECT_EQ(s.collective, CollectiveKind::kReduceScatter);
-          EXPECT_DOUBLE_EQ(s.flops, 2.0 * double(w.m) * double(w.n) * double(w.k / p));
+          const int64_t k_local = w.k / p;  // each rank's slice of the reduction (the shapes divide)
+          EXPECT_DOUBLE_EQ(s.flops, 2.0 * double(w.m) * double(w.n) * double(k_local));
           EXPECT_EQ(s.bytes, (p - 1) * (w.m / p) * w.n * dt);  // (P−1)/P of the partial C
         }
       }
