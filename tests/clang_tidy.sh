@@ -41,12 +41,11 @@ else
     done
   fi
 fi
-# Our code that the build compiles (fuzz targets are built by their own script).
-# Test files are compiled with GCC's precompiled header (-include
-# cmake_pch.hxx, beside it the .gch clang cannot read): clang-tidy gets the
-# same commands without it, and parses the header's includes itself. They
-# are also compiled a few to a unity unit (tests/CMakeLists.txt), so the
-# database names the units: each file a unit includes gets the unit's command.
+# Test files are compiled a few to a unity unit (cmake/BraidUnity.cmake), so
+# the database names the units: each file a unit includes gets the unit's
+# command. Without unity builds they are compiled with GCC's precompiled
+# header (-include cmake_pch.hxx, beside it the .gch clang cannot read):
+# clang-tidy gets the same commands without it, and parses its includes itself.
 commands=$(mktemp -d)
 trap 'rm -rf "$commands"' EXIT
 python3 - "$build/compile_commands.json" "$commands/compile_commands.json" <<'PY'
@@ -62,6 +61,7 @@ for e in entries:
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 PY
 build=$commands
+# Our code that the build compiles (fuzz targets are built by their own script).
 selected=()
 for f in "${files[@]}"; do
   [[ $f == tests/fuzz/* ]] && continue
