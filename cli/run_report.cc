@@ -66,6 +66,18 @@ std::string GapLine(const BoundGap& g) {
          std::to_string(g.rank) + ", iteration " + std::to_string(g.iteration) + ")\n";
 }
 
+namespace {
+
+// The sim's expected error of the makespan (docs/simulator.md, "Error bands").
+std::string ErrorBandLine(const nlohmann::json& notes) {
+  const double band = notes["error_band"].get<double>();
+  const bool assumed = notes.value("error_band_assumed", false);
+  return Pad("error_band", 15) + "±" + Fmt("%.1f", band * 100) + " % of the makespan (" +
+         (assumed ? "partly assumed: a regime of the run has no measured rows" : "from measured rows") + ")\n";
+}
+
+}  // namespace
+
 std::string RunTable(const RunRecord& r) {
   std::ostringstream os;
   if (r.run_id >= 0) os << "run       " << r.run_id << " (" << r.source << ")\n";
@@ -111,6 +123,7 @@ std::string RunTable(const RunRecord& r) {
        << Fmt("%.3f", r.figures.efficiency.p99) << "\n";
   }
   if (const std::optional<BoundGap> g = BoundGapOf(r.figures)) os << GapLine(*g);
+  if (r.notes.contains("error_band")) os << ErrorBandLine(r.notes);
   os << OpTable(ops);
   os << "\nrank  makespan    compute     comm        exposed     tail        overlap  (p50)\n";
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {

@@ -98,6 +98,29 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
   return Status::Ok();
 }
 
+// [error_band]: any of its figures, each a relative error in [0, 1], and
+// where they come from.
+Status ReadGpuErrorBand(const TomlValue& doc, const TomlFields& f, std::string_view origin, GpuSpec* g) {
+  if (doc.Find("error_band") == nullptr) return Status::Ok();
+  BRAID_ASSIGN_OR_RETURN(auto t, f.Table("error_band"));
+  const TomlFields b(*t, origin, "error_band.");
+  BRAID_RETURN_IF_ERROR(b.OnlyKnownKeys({"gemm", "gemm_held_sms", "loopback", "source"}));
+  GpuErrorBand band;
+  for (auto [key, dst, assumed] : {std::tuple{"gemm", &band.gemm, &band.gemm_assumed},
+                                   {"gemm_held_sms", &band.gemm_held_sms, &band.gemm_held_sms_assumed},
+                                   {"loopback", &band.loopback, &band.loopback_assumed}}) {
+    if (t->Find(key) == nullptr) continue;
+    BRAID_ASSIGN_OR_RETURN(auto v, b.Number(key, 0.0, 1.0));
+    *dst = v;
+    *assumed = false;
+  }
+  BRAID_ASSIGN_OR_RETURN(auto src, b.String("source"));
+  if (src.empty()) return Status::Invalid(b.Where(*t->Find("source")) + ": error_band.source must name the rows");
+  band.source = src;
+  g->error_band = band;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
@@ -135,6 +158,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "fused_gemm_efficiency",
                                          "fused_sm_transfer_gbs",
                                          "comm_sm_gbs",
+                                         "error_band",
                                          "kernel"}));
   GpuSpec g;
   BRAID_ASSIGN_OR_RETURN(auto name, f.String("name"));
@@ -175,6 +199,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
     *dst = v;
   }
   BRAID_RETURN_IF_ERROR(ReadKernelModel(doc, f, origin, &g));
+  BRAID_RETURN_IF_ERROR(ReadGpuErrorBand(doc, f, origin, &g));
   BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
   if (src.empty())
     return Status::Invalid(f.Where(*doc.Find("source")) + ": source must name where the numbers come from");

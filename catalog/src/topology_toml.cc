@@ -90,13 +90,33 @@ Status CheckDomain(const Topology& t, int domain, const std::string& where) {
   return Status::Ok();
 }
 
+// [error_band]: either figure, each a relative error in [0, 1], and where
+// they come from.
+Result<CollectiveErrorBand> ReadCollectiveErrorBand(const TomlFields& root, std::string_view origin) {
+  BRAID_ASSIGN_OR_RETURN(auto t, root.Table("error_band"));
+  const TomlFields f(*t, origin, "error_band.");
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"collective", "collective_small", "source"}));
+  CollectiveErrorBand band;
+  for (auto [key, dst, assumed] : {std::tuple{"collective", &band.collective, &band.collective_assumed},
+                                   {"collective_small", &band.collective_small, &band.collective_small_assumed}}) {
+    if (t->Find(key) == nullptr) continue;
+    BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, 0.0, 1.0));
+    *dst = v;
+    *assumed = false;
+  }
+  BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
+  if (src.empty()) return Status::Invalid(f.Where(*t->Find("source")) + ": error_band.source must name the rows");
+  band.source = src;
+  return band;
+}
+
 }  // namespace
 
 Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origin) {
   BRAID_ASSIGN_OR_RETURN(auto doc, ParseToml(text, origin));
   const TomlFields f(doc, origin, "");
-  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys(
-      {"name", "gpu", "gpus_per_node", "nodes", "nvlink_domain_gpus", "intra", "inter", "pair", "nccl_channels"}));
+  BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"name", "gpu", "gpus_per_node", "nodes", "nvlink_domain_gpus", "intra",
+                                         "inter", "pair", "nccl_channels", "error_band"}));
   Topology t;
   BRAID_ASSIGN_OR_RETURN(auto name, f.String("name"));
   t.name = name;
@@ -131,6 +151,10 @@ Result<Topology> ParseTopologyToml(std::string_view text, std::string_view origi
     }
     t.has_pair = true;
     t.pair = pair;
+  }
+  if (doc.Find("error_band") != nullptr) {
+    BRAID_ASSIGN_OR_RETURN(auto band, ReadCollectiveErrorBand(f, origin));
+    t.error_band = band;
   }
   return t;
 }

@@ -44,7 +44,7 @@ nlohmann::json RunJson(const RunRecord& r) {
   j["backend"] = r.backend;
   j["iterations"] = r.iterations;
   j["warmup"] = r.warmup;
-  for (const char* key : {"compute_dtype", "notes", "link_emulation", "files"}) {
+  for (const char* key : {"compute_dtype", "notes", "link_emulation", "files", "error_band", "error_band_assumed"}) {
     if (r.notes.contains(key)) j[key] = r.notes[key];
   }
   j["metrics"] = MetricsJson(r.figures.metrics.overall);

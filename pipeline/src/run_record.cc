@@ -36,6 +36,9 @@ RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string
   for (const auto& [name, value] : output.settings) {
     if (name == "link_gbps") link_gbps = value;
     if (name == "link_latency_us") link_latency_us = value;
+    // The sim's expected relative error of its figures (braid/sim_error_band.h).
+    if (name == "error_band") r.notes["error_band"] = value;
+    if (name == "error_band_assumed") r.notes["error_band_assumed"] = value != 0;
   }
   if (link_gbps > 0) r.notes["link_emulation"] = {{"gbps", link_gbps}, {"latency_us", link_latency_us}};
   r.notes["seed"] = options.seed;

@@ -23,6 +23,20 @@ struct GemmKernel {
   double efficiency = 0;
 };
 
+// The sim's expected relative error on this GPU, by regime: what a user can
+// read beside each simulated figure (docs/simulator.md, "Error bands"). A
+// GPU file gives any of them in [error_band]; each figure there comes from
+// measured rows (braid/sim_error_band.h derives them). One it does not give
+// keeps the wide figure below and is marked assumed.
+struct GpuErrorBand {
+  double gemm = 0.25;          // a GEMM (or another kernel) alone on the GPU
+  double gemm_held_sms = 0.5;  // a GEMM while communication holds SMs or HBM beside it
+  double loopback = 0.5;       // a whole cuda loopback run (P ranks on this one GPU)
+  bool gemm_assumed = true, gemm_held_sms_assumed = true, loopback_assumed = true;
+  std::string source = "assumed: the GPU file has no [error_band]";
+  bool any_measured() const { return !gemm_assumed || !gemm_held_sms_assumed || !loopback_assumed; }
+};
+
 struct GpuSpec {
   std::string name;
   int sm_count = 0;
@@ -66,6 +80,7 @@ struct GpuSpec {
   // SM-driven transfer's speed follow the SMs it is given (sim_models.h
   // SmCommGbs); 0 = not limited by SMs.
   double comm_sm_gbs = 0;
+  GpuErrorBand error_band;
   std::string source;
 
   double PeakTflops(DType d) const;

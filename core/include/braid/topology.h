@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,23 @@ struct Link {
   int nics_per_node = 1;
 };
 
+// The sim's expected relative error of a collective or transfer on this
+// topology's links, by size (docs/simulator.md, "Error bands"): what a
+// user can read beside each simulated figure. A topology file gives either
+// in [error_band], from published or measured rows; one it does not give
+// keeps the wide figure below and is marked assumed.
+struct CollectiveErrorBand {
+  // Messages below it are latency-bound (NCCL's LL protocol regime), where
+  // the few public rows there are miss by more.
+  static constexpr int64_t kSmallBytes = int64_t(4) << 20;
+  double collective = 0.25;       // at least kSmallBytes
+  double collective_small = 0.5;  // below kSmallBytes
+  bool collective_assumed = true, collective_small_assumed = true;
+  std::string source = "assumed: the topology file has no [error_band]";
+  double For(int64_t bytes) const { return bytes < kSmallBytes ? collective_small : collective; }
+  bool AssumedFor(int64_t bytes) const { return bytes < kSmallBytes ? collective_small_assumed : collective_assumed; }
+};
+
 struct Topology {
   std::string name;
   std::string gpu;
@@ -60,6 +78,7 @@ struct Topology {
   bool has_pair = false;
   Link pair;
   int nccl_channels = 0;  // default comm SMs (channels) of a collective; 0 = backend default
+  CollectiveErrorBand error_band;
 
   int total_gpus() const { return gpus_per_node * nodes; }
   int domain_gpus() const { return nvlink_domain_gpus > 0 ? nvlink_domain_gpus : gpus_per_node; }

@@ -37,6 +37,13 @@ std::string NotesProblem(const Json& n) {
       return bad("link_emulation", "{gbps, latency_us}");
     }
   }
+  if (n.contains("error_band") &&
+      !(n["error_band"].is_number() && n["error_band"].get<double>() >= 0 && n["error_band"].get<double>() <= 1)) {
+    return bad("error_band", "a number from 0 to 1");
+  }
+  if (n.contains("error_band_assumed") && !n["error_band_assumed"].is_boolean()) {
+    return bad("error_band_assumed", "a boolean");
+  }
   if (n.contains("lower_bound")) {
     const Json& l = n["lower_bound"];
     if (!l.is_object() || !l.value("compute_alone_ns", Json()).is_number() ||

@@ -1,5 +1,6 @@
 #include "braid/sim_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -59,6 +60,17 @@ Result<int64_t> SimBackend::Simulate(const Plan& plan, bool graph_built) {
   return int64_t(std::llround(engine_->makespan_ns()));
 }
 
+sim::RunErrorBand SimBackend::ErrorBand(const Plan& plan) const {
+  return sim::ErrorBandOfRun(plan, gpu_, topo_, model_.loopback, [&](int rank, int step) {
+    const int g = engine_->first_step(rank) + step;
+    if (plan.ranks[size_t(rank)].steps[size_t(step)].kind == StepKind::kFused) {
+      const sim::Engine::FusedSpan f = engine_->fused_span(g);
+      return std::pair{f.gemm_start, std::max(f.gemm_end, f.comm_end)};
+    }
+    return std::pair{engine_->start_ns(g), engine_->end_ns(g)};
+  });
+}
+
 Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   // The check builds the plan's graph; the engine reuses it.
@@ -73,6 +85,9 @@ Result<RunOutput> SimBackend::Run(const Plan& plan, const RunOptions& options) {
                         ", transfers as device copies");
     out.settings.emplace_back("loopback", 1);
   }
+  const sim::RunErrorBand band = ErrorBand(plan);
+  out.settings.emplace_back("error_band", band.relative);
+  out.settings.emplace_back("error_band_assumed", band.assumed ? 1 : 0);
   if (options.verify) out.notes.push_back("verification does not apply to sim (sim computes no data)");
   out.iteration_ns.assign(size_t(options.iters), makespan);
   if (!options.trace) return out;

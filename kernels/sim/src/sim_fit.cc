@@ -7,6 +7,7 @@
 #include <random>
 
 #include "braid/median.h"
+#include "braid/sim_error_band.h"
 #include "braid/sim_models.h"
 #include "braid/toml_quote.h"
 
@@ -427,6 +428,16 @@ GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, con
   if (!board.gemm_fp8.empty()) FitFp8Gemms(board, &best, &fit.parameters);
   const std::string note = "; kernel model fitted to " + board.dir + " by braid calibrate --fit";
   if (base.source.find(note) == std::string::npos) best.source = base.source + note;
+  // The fitted file's bands: what its own predictions miss these rows by.
+  const DerivedGpuBand band = DeriveGpuErrorBand(best, board);
+  if (band.gemm || band.gemm_held_sms) {
+    best.error_band.gemm = band.gemm.value_or(base.error_band.gemm);
+    best.error_band.gemm_held_sms = band.gemm_held_sms.value_or(base.error_band.gemm_held_sms);
+    if (band.gemm) best.error_band.gemm_assumed = false;
+    if (band.gemm_held_sms) best.error_band.gemm_held_sms_assumed = false;
+    best.error_band.source = "90th percentile of |error| over " + board.dir +
+                             "'s rows (braid calibrate --fit); the rest as " + base.name + "'s";
+  }
   fit.gpu = best;
   fit.after = CheckMeasuredBoard(best, board);
   return fit;
@@ -477,6 +488,14 @@ std::string GpuToml(const GpuSpec& g) {
   num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
   if (g.comm_sm_gbs > 0) num("comm_sm_gbs", g.comm_sm_gbs);
   out += "source = " + TomlQuote(g.source) + "\n";
+  if (g.error_band.any_measured()) {
+    const GpuErrorBand& b = g.error_band;
+    out += "\n[error_band]\n";
+    if (!b.gemm_assumed) num("gemm", b.gemm);
+    if (!b.gemm_held_sms_assumed) num("gemm_held_sms", b.gemm_held_sms);
+    if (!b.loopback_assumed) num("loopback", b.loopback);
+    out += "source = " + TomlQuote(b.source) + "\n";
+  }
   for (const GemmKernel& k : g.kernels) {
     out += "\n[[kernel]]\n";
     integer("tile_m", k.tile_m);

@@ -36,6 +36,7 @@
 
 #include "braid/backend.h"
 #include "braid/gpu_files.h"
+#include "braid/sim_error_band.h"
 #include "braid/topology.h"
 
 namespace braid {
@@ -79,6 +80,12 @@ class SimBackend : public Backend {
   // CheckPlanStructure and returns its makespan in ns. Reuses its buffers, so
   // repeated calls allocate nothing once the plan sizes are seen.
   Result<int64_t> Evaluate(const Plan& plan);
+
+  // The expected relative error of the makespan the last Run or Evaluate of
+  // `plan` gave (braid/sim_error_band.h); Run also reports it in its
+  // settings ("error_band", "error_band_assumed").
+  // @pre the last Run or Evaluate on this backend was of `plan`, and ok
+  sim::RunErrorBand ErrorBand(const Plan& plan) const;
 
   const GpuSpec& gpu() const { return gpu_; }
   const Topology& topology() const { return topo_; }
