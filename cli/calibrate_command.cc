@@ -13,6 +13,7 @@
 #include "braid/gpu_files.h"
 #include "braid/safe_write.h"
 #include "braid/sim_calibration.h"
+#include "braid/sim_error_band.h"
 #include "braid/sim_fit.h"
 #include "braid/sim_models.h"
 #include "braid/size_parse.h"
@@ -23,6 +24,13 @@
 namespace braid::cli {
 
 namespace {
+
+// "(±12 %)" or "(±50 %, assumed)": the figure's expected relative error.
+std::string BandText(double band, bool assumed) {
+  char text[64];
+  std::snprintf(text, sizeof text, "(±%.0f %%%s)", band * 100, assumed ? ", assumed" : "");
+  return text;
+}
 
 int CalibrateGemm(const CalibrateArgs& a) {
   auto shape = sim::ParseGemmShape(a.gemm, "--gemm");
@@ -36,15 +44,19 @@ int CalibrateGemm(const CalibrateArgs& a) {
   auto holder = sim::ParseSmHolder(a.holder);
   if (!holder.ok()) return ReportError("calibrate", holder.status());
   const sim::GemmPrediction p = sim::PredictGemmBesideHeldSms(*gpu, *shape, *dtype, a.held_sms, *holder);
+  const GpuErrorBand& bands = gpu->error_band;
+  const double band = a.held_sms > 0 ? bands.gemm_held_sms : bands.gemm;
+  const bool assumed = a.held_sms > 0 ? bands.gemm_held_sms_assumed : bands.gemm_assumed;
   if (a.json) {
-    nlohmann::json j{{"time_ns", p.time_ns}, {"tflops", p.tflops}};
+    nlohmann::json j{
+        {"time_ns", p.time_ns}, {"tflops", p.tflops}, {"error_band", band}, {"error_band_assumed", assumed}};
     if (a.held_sms > 0) j["held_sms"] = a.held_sms, j["holder"] = a.holder;
     std::cout << j.dump() << "\n";
   } else {
     std::printf("%s %s gemm %lldx%lldx%lld", gpu->name.c_str(), std::string(DTypeName(*dtype)).c_str(),
                 static_cast<long long>(shape->m), static_cast<long long>(shape->n), static_cast<long long>(shape->k));
     if (a.held_sms > 0) std::printf(" beside %d SMs held (%s)", a.held_sms, a.holder.c_str());
-    std::printf(": %.1f us, %.1f TFLOP/s\n", p.time_ns / 1e3, p.tflops);
+    std::printf(": %.1f us, %.1f TFLOP/s %s\n", p.time_ns / 1e3, p.tflops, BandText(band, assumed).c_str());
   }
   return kExitOk;
 }
@@ -55,7 +67,7 @@ void PrintCollectiveSweep(const Topology& topo, CollectiveKind kind, const Calib
   nlohmann::json rows = nlohmann::json::array();
   if (!a.json) {
     std::printf("# %s on %s, %d ranks (sim model)\n", a.collective.c_str(), topo.name.c_str(), tp);
-    std::printf("%14s %14s %12s %10s %10s\n", "size(B)", "count(bf16)", "time(us)", "algbw", "busbw");
+    std::printf("%14s %14s %12s %10s %10s %7s\n", "size(B)", "count(bf16)", "time(us)", "algbw", "busbw", "±band");
   }
   for (int64_t bytes = lo; bytes <= hi; bytes *= a.step_factor) {
     const sim::CollectivePrediction p = sim::PredictCollective(topo, kind, bytes, tp);
@@ -64,14 +76,21 @@ void PrintCollectiveSweep(const Topology& topo, CollectiveKind kind, const Calib
                       {"count", bytes / 2},
                       {"time_ns", p.time_ns},
                       {"algbw_gbps", p.algbw_gbps},
-                      {"busbw_gbps", p.busbw_gbps}});
+                      {"busbw_gbps", p.busbw_gbps},
+                      {"error_band", topo.error_band.For(bytes)},
+                      {"error_band_assumed", topo.error_band.AssumedFor(bytes)}});
     } else {
-      std::printf("%14lld %14lld %12.2f %10.2f %10.2f\n", static_cast<long long>(bytes),
-                  static_cast<long long>(bytes / 2), p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps);
+      std::printf("%14lld %14lld %12.2f %10.2f %10.2f %6.0f%%\n", static_cast<long long>(bytes),
+                  static_cast<long long>(bytes / 2), p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps,
+                  topo.error_band.For(bytes) * 100);
     }
     if (bytes > hi / a.step_factor) break;
   }
-  if (a.json) std::cout << nlohmann::json{{"rows", rows}}.dump() << "\n";
+  if (a.json) {
+    std::cout << nlohmann::json{{"rows", rows}}.dump() << "\n";
+  } else if (topo.error_band.collective_assumed || topo.error_band.collective_small_assumed) {
+    std::printf("# ±band: assumed where %s's [error_band] gives none\n", topo.name.c_str());
+  }
 }
 
 int CalibrateCollective(const CalibrateArgs& a) {
@@ -110,13 +129,19 @@ int CalibrateCollective(const CalibrateArgs& a) {
     return kExitOk;
   }
   const sim::CollectivePrediction p = sim::PredictCollective(*topo, *kind, lo, tp);
+  const double band = topo->error_band.For(lo);
   if (a.json) {
-    std::cout
-        << nlohmann::json{{"time_ns", p.time_ns}, {"algbw_gbps", p.algbw_gbps}, {"busbw_gbps", p.busbw_gbps}}.dump()
-        << "\n";
+    std::cout << nlohmann::json{{"time_ns", p.time_ns},
+                                {"algbw_gbps", p.algbw_gbps},
+                                {"busbw_gbps", p.busbw_gbps},
+                                {"error_band", band},
+                                {"error_band_assumed", topo->error_band.AssumedFor(lo)}}
+                     .dump()
+              << "\n";
   } else {
-    std::printf("%s %lld bytes on %s (P=%d): %.1f us, algbw %.2f GB/s, busbw %.2f GB/s\n", a.collective.c_str(),
-                static_cast<long long>(lo), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps);
+    std::printf("%s %lld bytes on %s (P=%d): %.1f us, algbw %.2f GB/s, busbw %.2f GB/s %s\n", a.collective.c_str(),
+                static_cast<long long>(lo), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps,
+                BandText(band, topo->error_band.AssumedFor(lo)).c_str());
   }
   return kExitOk;
 }
@@ -134,19 +159,55 @@ nlohmann::json RowsJson(const std::vector<sim::CheckRow>& rows) {
   return list;
 }
 
+// What the rows give as error bands beside what the files say
+// (docs/simulator.md, "Error bands"): a file's figure under the rows' is
+// one a user would read as better than it is.
+struct BandRow {
+  std::string file, field;
+  double derived = 0, in_file = 0;
+  int rows = 0;
+};
+
+Result<std::vector<BandRow>> BandRows(const std::optional<sim::DerivedGpuBand>& gpu_band, const GpuSpec* gpu) {
+  std::vector<BandRow> out;
+  if (gpu_band && gpu != nullptr) {
+    if (gpu_band->gemm) out.push_back({gpu->name, "gemm", *gpu_band->gemm, gpu->error_band.gemm, gpu_band->gemm_rows});
+    if (gpu_band->gemm_held_sms) {
+      out.push_back(
+          {gpu->name, "gemm_held_sms", *gpu_band->gemm_held_sms, gpu->error_band.gemm_held_sms, gpu_band->held_rows});
+    }
+  }
+  BRAID_ASSIGN_OR_RETURN(auto collective, sim::DeriveCollectiveErrorBands());
+  for (const sim::DerivedCollectiveBand& b : collective) {
+    BRAID_ASSIGN_OR_RETURN(auto topo, LoadTopology(b.topology));
+    if (b.collective) out.push_back({b.topology, "collective", *b.collective, topo.error_band.collective, b.rows});
+    if (b.collective_small) {
+      out.push_back(
+          {b.topology, "collective_small", *b.collective_small, topo.error_band.collective_small, b.small_rows});
+    }
+  }
+  return out;
+}
+
 int CalibrateCheck(const CalibrateArgs& a) {
   auto rows = sim::CheckCalibration();
   if (!rows.ok()) return ReportError("calibrate", rows.status());
   // The measured board's rows, when its folder is there.
   std::error_code ec;
   std::optional<sim::MeasuredCheck> measured;
+  std::optional<sim::DerivedGpuBand> gpu_band;
+  std::optional<GpuSpec> gpu;
   if (std::filesystem::is_directory(a.measured, ec)) {
-    auto gpu = LoadGpu(a.gpu);
-    if (!gpu.ok()) return ReportError("calibrate", gpu.status());
+    auto loaded = LoadGpu(a.gpu);
+    if (!loaded.ok()) return ReportError("calibrate", loaded.status());
+    gpu = *loaded;
     auto board = sim::ReadMeasuredBoard(a.measured, *gpu);
     if (!board.ok()) return ReportError("calibrate", board.status());
     measured = sim::CheckMeasuredBoard(*gpu, *board);
+    gpu_band = sim::DeriveGpuErrorBand(*gpu, *board);
   }
+  auto bands = BandRows(gpu_band, gpu ? &*gpu : nullptr);
+  if (!bands.ok()) return ReportError("calibrate", bands.status());
   int off = 0;
   for (const sim::CheckRow& r : *rows) off += !r.ok();
   if (measured) {
@@ -161,6 +222,11 @@ int CalibrateCheck(const CalibrateArgs& a) {
                        {"board_rate", measured->board_rate},
                        {"gemm_mean_abs_error_pct", measured->gemm_mean_abs_pct}};
     }
+    j["error_bands"] = nlohmann::json::array();
+    for (const BandRow& b : *bands) {
+      j["error_bands"].push_back(
+          {{"file", b.file}, {"field", b.field}, {"derived", b.derived}, {"in_file", b.in_file}, {"rows", b.rows}});
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "published figures (catalog/hardware/calibration_points.toml)\n" << sim::FormatCheckTable(*rows);
@@ -172,6 +238,12 @@ int CalibrateCheck(const CalibrateArgs& a) {
                   sim::kGemmMeanTolerancePct);
     } else {
       std::printf("\nnote: %s is absent; the measured board's rows were not checked\n", a.measured.c_str());
+    }
+    std::printf("\nerror bands: 90th percentile of |error| over the rows, each predicted from the file as it is\n");
+    std::printf("%-22s %-17s %5s %9s %9s\n", "file", "[error_band]", "rows", "derived", "in file");
+    for (const BandRow& b : *bands) {
+      std::printf("%-22s %-17s %5d %8.1f%% %8.1f%%%s\n", b.file.c_str(), b.field.c_str(), b.rows, b.derived * 100,
+                  b.in_file * 100, b.in_file + 0.005 < b.derived ? "  UNDER" : "");
     }
   }
   std::cout.flush();

@@ -63,6 +63,34 @@ TEST(CalibrateCommand, CollectiveJsonHasBandwidths) {
   EXPECT_GT(j.at("time_ns").get<double>(), 0);
 }
 
+// Each figure with its expected error (docs/simulator.md, "Error bands"):
+// h100-sxm.toml's GEMM bands, h100-sxm's collective bands by size.
+TEST(CalibrateCommand, EveryFigureCarriesItsErrorBand) {
+  const auto alone = nlohmann::json::parse(Calibrate("--gemm 8192,8192,8192 --json").out);
+  EXPECT_DOUBLE_EQ(alone.at("error_band").get<double>(), 0.17);
+  EXPECT_FALSE(alone.at("error_band_assumed").get<bool>());
+  const auto held = nlohmann::json::parse(Calibrate("--gemm 8192,8192,8192 --held-sms 8 --gpu h200-sxm --json").out);
+  EXPECT_DOUBLE_EQ(held.at("error_band").get<double>(), 0.2);
+  const auto a100 = nlohmann::json::parse(Calibrate("--gemm 8192,8192,8192 --gpu a100-sxm --json").out);
+  EXPECT_TRUE(a100.at("error_band_assumed").get<bool>());
+  const auto big = nlohmann::json::parse(Calibrate("--collective all_reduce --bytes 1G --json").out);
+  EXPECT_DOUBLE_EQ(big.at("error_band").get<double>(), 0.05);
+  const auto sweep =
+      nlohmann::json::parse(Calibrate("--collective all_gather -b 1K -e 64M -f 4 --topology b200-sxm --json").out);
+  ASSERT_GE(sweep.at("rows").size(), 2u);
+  EXPECT_TRUE(sweep["rows"].front().at("error_band_assumed").get<bool>());  // no published small rows on b200-sxm
+  EXPECT_DOUBLE_EQ(sweep["rows"].back().at("error_band").get<double>(), 0.07);
+  EXPECT_FALSE(sweep["rows"].back().at("error_band_assumed").get<bool>());
+  const auto text = Calibrate("--gemm 8192,8192,8192");
+  EXPECT_THAT(text.out, HasSubstr("(±17 %)"));
+  // --check: the bands the rows give beside the files', none under.
+  const auto check = nlohmann::json::parse(Calibrate("--check --json").out);
+  ASSERT_GE(check.at("error_bands").size(), 8u);
+  for (const auto& b : check["error_bands"]) {
+    EXPECT_GE(b.at("in_file").get<double>(), b.at("derived").get<double>()) << b.dump();
+  }
+}
+
 TEST(CalibrateCommand, CheckPrintsTheTableAndSucceeds) {
   const auto o = Calibrate("--check");
   EXPECT_EQ(o.code, 0) << o.err;
