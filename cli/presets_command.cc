@@ -77,16 +77,26 @@ nlohmann::json KeyJson(const PresetKey& k) {
 }
 
 nlohmann::json PresetJson(const Preset& p) {
-  return {{"key", KeyJson(p.key)},
-          {"config", ConfigJson(p.config)},
-          {"time_ns", p.time_ns},
-          {"speedup_vs_serial", p.speedup_vs_serial},
-          {"speedup_vs_te_default", p.speedup_vs_te_default},
-          {"overlap_ratio", p.overlap_ratio},
-          {"tail_ns", p.tail_ns},
-          {"backend", p.backend},
-          {"braid_version", p.braid_version},
-          {"date", p.date}};
+  nlohmann::json j = {{"key", KeyJson(p.key)},
+                      {"config", ConfigJson(p.config)},
+                      {"time_ns", p.time_ns},
+                      {"speedup_vs_serial", p.speedup_vs_serial},
+                      {"speedup_vs_te_default", p.speedup_vs_te_default},
+                      {"overlap_ratio", p.overlap_ratio},
+                      {"tail_ns", p.tail_ns},
+                      {"backend", p.backend},
+                      {"braid_version", p.braid_version},
+                      {"date", p.date}};
+  if (p.error_band > 0) j["error_band"] = p.error_band;
+  return j;
+}
+
+// "sim ±12 %" where the file gives the sim figure's band.
+std::string BackendCell(const Preset& p) {
+  if (p.error_band <= 0) return p.backend;
+  char band[32];
+  std::snprintf(band, sizeof band, " ±%.0f %%", p.error_band * 100);
+  return p.backend + band;
 }
 
 nlohmann::json DpPresetJson(const DpPreset& p) {
@@ -156,8 +166,8 @@ int Show(const PresetsArgs& a, const PresetTable& table) {
     char speed[32];
     std::snprintf(speed, sizeof speed, "%.2fx", p.speedup_vs_serial);
     std::cout << Pad(p.key.gpu, gpu_w) << Pad(p.key.topology, topo_w) << Pad(p.key.workload.Describe(), 42)
-              << Pad(p.config.Describe(), config_w) << Pad(FormatDuration(p.time_ns), 12) << Pad(speed, 11) << p.backend
-              << (p.key.layer.empty() ? "" : "  " + p.key.layer)
+              << Pad(p.config.Describe(), config_w) << Pad(FormatDuration(p.time_ns), 12) << Pad(speed, 11)
+              << BackendCell(p) << (p.key.layer.empty() ? "" : "  " + p.key.layer)
               << (p.key.pass == Pass::kFprop ? "" : "  " + std::string(PassName(p.key.pass))) << "\n";
   }
   for (const DpPreset& p : table.dp_presets()) std::cout << DpPresetLine(p);

@@ -66,6 +66,35 @@ nlohmann::json BlockJson(const BlockFigures& b) {
   return j;
 }
 
+// "12.5 %"
+std::string Percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", fraction * 100);
+  return buf;
+}
+
+// The baselines whose simulated time the winner's cannot be told apart from
+// (their error bands overlap), other than the winner's own config.
+struct BandPeer {
+  const char* key;   // "te_default" | "baseline" | "serial"
+  const char* name;  // for a sentence
+  double band;
+};
+
+std::vector<BandPeer> BandPeers(const TuneResult& r) {
+  std::vector<BandPeer> out;
+  if (r.error_band <= 0) return out;
+  auto consider = [&](const char* key, const char* name, const OverlapConfig& c, double ns, double band) {
+    if (ns > 0 && !(c == r.config) && WithinEachOthersBand(r.time_ns, r.error_band, ns, band)) {
+      out.push_back({key, name, band});
+    }
+  };
+  consider("te_default", "TE's default", r.te_default, r.te_default_ns, r.te_default_error_band);
+  if (r.baseline) consider("baseline", "the baseline", *r.baseline, r.baseline_ns, r.baseline_error_band);
+  consider("serial", "serial", OverlapConfig{}, r.serial_ns, r.serial_error_band);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
@@ -108,6 +137,15 @@ nlohmann::json TuneJson(const TuneSummary& s, const PresetsWritten& written) {
     }
     if (!r.te_note.empty()) j["te_default_note"] = r.te_note;
     if (!r.note.empty()) j["note"] = r.note;
+    if (r.error_band > 0) {
+      j["error_band"] = r.error_band;
+      j["error_band_assumed"] = r.error_band_assumed;
+      j["te_default_error_band"] = r.te_default_error_band;
+      if (r.baseline) j["baseline_error_band"] = r.baseline_error_band;
+      nlohmann::json within = nlohmann::json::array();
+      for (const BandPeer& p : BandPeers(r)) within.push_back(p.key);
+      j["within_error_band"] = within;
+    }
     results.push_back(std::move(j));
   }
   nlohmann::json out = {{"session", s.session},
@@ -181,7 +219,21 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
   for (const TuneResult& r : s.results) {
     if (!r.note.empty()) os << r.op << ": " << r.note << "\n";
   }
-  if (s.backend == "sim") os << "figures are simulated (sim backend)\n";
+  for (const TuneResult& r : s.results) {
+    for (const BandPeer& p : BandPeers(r)) {
+      os << r.op << ": the tuned config (" << FormatDuration(r.time_ns) << " ±" << Percent(r.error_band) << ") and "
+         << p.name << " are within each other's error band (±" << Percent(p.band)
+         << "): the sim cannot tell them apart; measure both on the GPU\n";
+    }
+  }
+  if (s.backend == "sim") {
+    os << "figures are simulated (sim backend)";
+    double lo = 1, hi = 0;
+    for (const TuneResult& r : s.results) lo = std::min(lo, r.error_band), hi = std::max(hi, r.error_band);
+    if (hi > 0)
+      os << ", expected within ±" << Percent(lo) << (hi > lo ? " to ±" + Percent(hi) : "") << " (error bands)";
+    os << "\n";
+  }
   os << "presets: " << written.count << " written to " << written.out << "\n";
   return os.str();
 }

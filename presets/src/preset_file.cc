@@ -159,6 +159,7 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
                                          "speedup_vs_te_default",
                                          "overlap_ratio",
                                          "tail_ns",
+                                         "error_band",
                                          "backend",
                                          "simulated",
                                          "braid_version",
@@ -210,6 +211,11 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
     if (simulated != (p.backend == "sim")) {
       return BadValue(f, t, "simulated", "must be true exactly when backend is \"sim\"");
     }
+  }
+  if (t.Find("error_band") != nullptr) {
+    // The sim's figure alone has an expected error; a measurement has its own spread.
+    if (p.backend != "sim") return BadValue(f, t, "error_band", "is a sim figure's: only where backend is \"sim\"");
+    BRAID_ASSIGN_OR_RETURN(p.error_band, f.Number("error_band", 0, 1));
   }
   BRAID_ASSIGN_OR_RETURN(p.braid_version, f.String("braid_version"));
   BRAID_ASSIGN_OR_RETURN(p.date, f.String("date"));

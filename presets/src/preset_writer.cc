@@ -46,6 +46,7 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   os << "time_ns = " << Float(p.time_ns) << "\nspeedup_vs_serial = " << Float(p.speedup_vs_serial) << "\n";
   os << "speedup_vs_te_default = " << Float(p.speedup_vs_te_default) << "\n";
   os << "overlap_ratio = " << Float(p.overlap_ratio) << "\ntail_ns = " << Float(p.tail_ns) << "\n";
+  if (p.error_band > 0) os << "error_band = " << Float(p.error_band) << "\n";
   os << "backend = " << TomlQuote(p.backend) << "\n";
   if (p.backend == "sim") os << "simulated = true\n";
   os << "braid_version = " << TomlQuote(p.braid_version) << "\ndate = " << TomlQuote(p.date) << "\n";

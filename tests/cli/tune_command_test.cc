@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -102,6 +103,39 @@ TEST(CliTune, OneOpOnSimFollowsTheJsonContractAndWritesAPreset) {
   table = PresetTable::Load(f.out);
   ASSERT_TRUE(table.ok());
   EXPECT_EQ(table->size(), 2u);
+}
+
+// Each result carries the sim's error band of its time and of TE's default
+// (docs/simulator.md, "Error bands"), and names the baselines it cannot be
+// told apart from; the table says so in a line.
+TEST(CliTune, ResultsCarryErrorBandsAndSayWhichBaselinesTheyCannotBeToldApartFrom) {
+  Files f("tune_band");
+  const std::string tune = "tune --op ag_gemm --m 4096 --n 4096 --k 4096 --tp 8" + f.Args();
+  const Outcome o = Braid(tune + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::json r = nlohmann::json::parse(o.out)["results"][0];
+  const double t = r["time_ns"].get<double>(), band = r["error_band"].get<double>();
+  EXPECT_GT(band, 0.05);  // between h100-sxm's collective (5 %) and GEMM (17 %) bands
+  EXPECT_LE(band, 0.17);
+  const double te = r["te_default_ns"].get<double>(), te_band = r["te_default_error_band"].get<double>();
+  EXPECT_GT(te_band, 0);
+  const bool te_within = std::abs(t - te) <= t * band + te * te_band;
+  std::set<std::string> within;
+  for (const auto& name : r["within_error_band"]) within.insert(name.get<std::string>());
+  EXPECT_EQ(within.count("te_default") == 1, te_within) << r.dump();
+  ASSERT_FALSE(within.empty()) << "a 7 % win is inside a 10 % band: " << r.dump();
+  const Outcome text = Braid(tune);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("are within each other's error band"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("figures are simulated (sim backend), expected within ±"), std::string::npos) << text.out;
+  // The preset keeps the winner's band.
+  Result<PresetTable> table = PresetTable::Load(f.out);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  ASSERT_EQ(table->size(), 1u);
+  EXPECT_NEAR(table->presets()[0].error_band, band, 1e-9);
+  const Outcome show = Braid("presets show --json " + f.out);
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_NEAR(nlohmann::json::parse(show.out)["presets"][0]["error_band"].get<double>(), band, 1e-9);
 }
 
 TEST(CliTune, ModelTunesEveryTpGemmOfTheBlockAndPrintsATable) {

@@ -35,6 +35,14 @@ TEST(PresetErrors, ValidEntryParses) {
   EXPECT_EQ(t->size(), 1u);
 }
 
+TEST(PresetErrors, AnErrorBandOutsideZeroToOneOrOnAMeasuredPresetIsRefused) {
+  ExpectError(FileWith(Replace(kValidEntry, "backend = \"sim\"\n", "error_band = 1.5\nbackend = \"sim\"\n")),
+              "preset[0].error_band must be a number from 0 to 1");
+  ExpectError(FileWith(Replace(Replace(kValidEntry, "backend = \"sim\"\nsimulated = true\n", "backend = \"cuda\"\n"),
+                               "tail_ns = 10.0\n", "tail_ns = 10.0\nerror_band = 0.1\n")),
+              "preset[0].error_band is a sim figure's: only where backend is \"sim\"");
+}
+
 TEST(PresetErrors, NotAPresetFile) {
   ExpectError("format = \"braid-topology\"\nversion = 1\n", "p.toml:1:10: format must be \"braid-presets\"");
   ExpectError("name = \"h100\"\n", "p.toml: not a Braid preset file (no format = \"braid-presets\")");

@@ -56,6 +56,21 @@ TEST(PresetFormat, WriteThenParseRoundTrips) {
   EXPECT_EQ(WritePresets(*back), text);
 }
 
+// A sim preset's error band (docs/simulator.md, "Error bands") is written
+// and read back; a preset without one writes none.
+TEST(PresetFormat, ASimPresetsErrorBandRoundTrips) {
+  PresetFile f;
+  f.presets.push_back(MakePreset(1024, 1024, 1024));
+  EXPECT_EQ(WritePresets(f).find("error_band"), std::string::npos);
+  f.presets[0].error_band = 0.1234;
+  const std::string text = WritePresets(f);
+  EXPECT_NE(text.find("error_band = 0.1234\n"), std::string::npos) << text;
+  auto back = ParsePresetFile(text, "band.toml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back->presets[0].error_band, 0.1234);
+  EXPECT_EQ(WritePresets(*back), text);
+}
+
 TEST(PresetFormat, SimPresetsSaySimulated) {
   PresetFile f;
   f.presets.push_back(MakePreset(1024, 1024, 1024));

@@ -23,6 +23,10 @@ Result<TuneResult> WithWgrad(TuneResult r) {
 
 }  // namespace
 
+bool WithinEachOthersBand(double a_ns, double a_band, double b_ns, double b_band) {
+  return std::abs(a_ns - b_ns) <= a_ns * a_band + b_ns * b_band;
+}
+
 Result<TuneResult> TuneOne(const TuneTarget& target, const std::vector<OverlapConfig>& space, TrialRunner& runner,
                            const SearchOptions& options, bool baselines, TuneRuntime runtime) {
   BRAID_ASSIGN_OR_RETURN(auto outcome, Search(space, runner, options));

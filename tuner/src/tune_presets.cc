@@ -21,6 +21,7 @@ PresetFile PresetsOf(const TuneSummary& s, const std::string& braid_version, con
     p.speedup_vs_te_default = Ratio(r.te_default_ns, r.time_ns);
     p.overlap_ratio = r.overlap_ratio;
     p.tail_ns = r.tail_ns;
+    p.error_band = r.error_band;
     p.backend = s.backend;
     p.braid_version = braid_version;
     p.date = date;

@@ -6,6 +6,7 @@
 
 #include "braid/metric_rows.h"
 #include "braid/planner.h"
+#include "braid/stored_text.h"
 #include "braid/tune.h"
 #include "store_trial_runner.h"
 
@@ -93,6 +94,17 @@ StoredFigures FiguresOfRun(const Store& store, int64_t run) {
   if (figures.lower_bound) f.lower_bound_ns = figures.lower_bound->lower_bound_ns();
   f.gap = BoundGapOf(figures);
   return f;
+}
+
+// The sim's error band kept with a stored run's notes: {band, assumed}; {0,
+// false} where there is none (a backend that measures) or it cannot be read.
+std::pair<double, bool> ErrorBandOfStoredRun(const Store& store, int64_t run) {
+  if (run < 0) return {0, false};
+  auto stored = store.GetRun(run);
+  if (!stored.ok()) return {0, false};
+  auto notes = DecodeNotesText(stored->meta.notes_json, "run " + std::to_string(run));
+  if (!notes.ok() || !notes->contains("error_band")) return {0, false};
+  return {(*notes)["error_band"].get<double>(), notes->value("error_band_assumed", false)};
 }
 
 // What config a block's GEMM runs with (nullopt: derived from a serial run).
@@ -207,15 +219,18 @@ Status AdoptBlock(BlockChoice choice, std::vector<TuneResult>& results) {
       case BlockChoice::kTeDefault:
         r.config = r.te_default;
         r.time_ns = r.te_default_ns;
+        r.error_band = r.te_default_error_band;
         break;
       case BlockChoice::kBaseline:
         if (!r.baseline) continue;
         r.config = *r.baseline;
         r.time_ns = r.baseline_ns;
+        r.error_band = r.baseline_error_band;
         break;
       case BlockChoice::kSerial:
         r.config = OverlapConfig{};
         r.time_ns = r.serial_ns;
+        r.error_band = r.serial_error_band;
         break;
     }
     r.ci_low_ns = r.ci_high_ns = r.time_ns;
@@ -316,6 +331,10 @@ Result<TuneSummary> RunTuning(const TuneRequest& q, Backend& backend, Store& sto
     r->tail_ns = f.tail_ns;
     r->lower_bound_ns = f.lower_bound_ns;
     r->gap = f.gap;
+    std::tie(r->error_band, r->error_band_assumed) = ErrorBandOfStoredRun(store, r->run);
+    r->te_default_error_band = ErrorBandOfStoredRun(store, runner.RunOf(r->te_default, "full")).first;
+    r->serial_error_band = ErrorBandOfStoredRun(store, runner.RunOf(OverlapConfig{}, "full")).first;
+    if (r->baseline) r->baseline_error_band = ErrorBandOfStoredRun(store, runner.RunOf(*r->baseline, "full")).first;
     if (observer.on_result) observer.on_result(*r);
     summary.trials += r->trials;
     summary.results.push_back(std::move(*r));

@@ -55,6 +55,10 @@ struct Preset {
   double speedup_vs_te_default = 0;
   double overlap_ratio = 0;  // 0..1
   double tail_ns = 0;
+  // sim presets: time_ns's expected relative error (docs/simulator.md,
+  // "Error bands"; 0.12 = ±12 %); 0 where none was given (a measuring
+  // backend, or a file from before).
+  double error_band = 0;
   std::string backend = "sim";  // "sim" | "cpu" | "cuda"
   std::string braid_version;    // "0.1.0"
   std::string date;             // ISO 8601, "2026-11-21T22:00:00Z"

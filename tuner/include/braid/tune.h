@@ -115,6 +115,10 @@ TeDefault TeDefaultOfTarget(const TuneTarget& t);
 // advance themselves, so no outcome depends on the machine's speed.
 using TuneClock = std::function<std::chrono::steady_clock::time_point()>;
 
+// Whether two simulated times cannot be told apart: a ± a_band and b ±
+// b_band (relative error bands) overlap.
+bool WithinEachOthersBand(double a_ns, double a_band, double b_ns, double b_band);
+
 struct TuneResult {
   std::string op;     // "fc1" (a model's op) or "gemm_rs" (one op)
   std::string layer;  // "llama3-70b/fc1"; empty for one op
@@ -137,6 +141,11 @@ struct TuneResult {
   std::string note;           // e.g. the search's best lost to a baseline
   int64_t run = -1;           // the stored run of the winner's full measurement
   double lower_bound_ns = 0;  // of the target (its serial plan's compute alone, comm alone); 0 if unknown
+  // The sim's expected relative error of time_ns, te_default_ns,
+  // baseline_ns and serial_ns (their full measurements' notes; docs/simulator.md, "Error
+  // bands"); 0 on backends that measure.
+  double error_band = 0, te_default_error_band = 0, baseline_error_band = 0, serial_error_band = 0;
+  bool error_band_assumed = false;  // a regime the winner's band weighs has no measured rows
   // Where the winner's time goes beyond that bound (its full measurement's
   // stored figures); nullopt if unknown.
   std::optional<BoundGap> gap;
