@@ -101,6 +101,14 @@ TEST(StoredText, NotesOfTheWrongShapeAreRefusedWithTheirField) {
   EXPECT_FALSE(DecodeNotesText(R"({"files":[1]})", "run 4").ok());
   EXPECT_FALSE(DecodeNotesText(R"([1,2])", "run 4").ok());
   EXPECT_FALSE(DecodeNotesText("", "run 4").ok());
+  // A sim run's error band: a number from 0 to 1, and a boolean beside it.
+  EXPECT_TRUE(DecodeNotesText(R"({"error_band":0.12,"error_band_assumed":true})", "run 1").ok());
+  Result<nlohmann::json> band = DecodeNotesText(R"({"error_band":5})", "run 5");
+  ASSERT_FALSE(band.ok());
+  EXPECT_EQ(band.status().message(),
+            "damaged store: run 5 has notes field 'error_band' that is not a number from 0 to 1");
+  EXPECT_FALSE(DecodeNotesText(R"({"error_band":"wide"})", "run 5").ok());
+  EXPECT_FALSE(DecodeNotesText(R"({"error_band_assumed":1})", "run 5").ok());
 }
 
 TEST(StoredText, TheLayerNoteDescribesTheStoredWorkload) {

@@ -159,7 +159,7 @@ printf 'format = "braid-presets"\nversion = 5\n[[dp_preset]]\ngpu = "h100-sxm"\n
   > seeds/presets/dp
 mkdir -p seeds/run_record
 printf '%s\n%s' '{"algorithm":"ring","chunks":2,"splits":[],"streams":1,"comm_sms":0,"comm_engine":"sm","comm_priority":"high"}' \
-  '{"compute_dtype":"bf16","notes":["a"],"verify":{"ok":true,"max_rel_error":0.0,"worst_rank":0},"lower_bound":{"compute_alone_ns":1,"comm_alone_ns":2,"lower_bound_ns":2},"layer":{"describe":"x","ops":[]},"hta":[{"rank":0,"overlap_pct":1}]}' \
+  '{"compute_dtype":"bf16","notes":["a"],"verify":{"ok":true,"max_rel_error":0.0,"worst_rank":0},"lower_bound":{"compute_alone_ns":1,"comm_alone_ns":2,"lower_bound_ns":2},"layer":{"describe":"x","ops":[]},"hta":[{"rank":0,"overlap_pct":1}],"error_band":0.12,"error_band_assumed":false}' \
   > seeds/run_record/measured
 printf '%s\n%s' '{}' '{"hta":[{"rank":1,"overlap_pct":2.5,"idle_pct":1,"compute_pct":3}],"link_emulation":{"gbps":1,"latency_us":2}}' > seeds/run_record/imported
 

@@ -13,6 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (t.ok()) {
     braid::fuzz::Require(t->gpus_per_node >= 1 && t->nodes >= 1, "counts >= 1");
     braid::fuzz::Require(t->intra.bandwidth_gbs > 0 && t->intra.latency_us > 0, "positive link figures");
+    const braid::CollectiveErrorBand& b = t->error_band;
+    braid::fuzz::Require(b.collective >= 0 && b.collective <= 1 && b.collective_small >= 0 && b.collective_small <= 1,
+                         "error bands within 0..1");
   } else {
     const std::string& m = t.status().message();
     braid::fuzz::Require(m.find('\n') == std::string::npos, "one-line error");
