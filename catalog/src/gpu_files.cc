@@ -7,6 +7,7 @@
 #include "braid/toml_reader.h"
 #include "builtin_calibration.h"
 #include "builtin_gpus.h"
+#include "error_band_table.h"
 
 namespace braid {
 
@@ -106,17 +107,11 @@ Status ReadGpuErrorBand(const TomlValue& doc, const TomlFields& f, std::string_v
   const TomlFields b(*t, origin, "error_band.");
   BRAID_RETURN_IF_ERROR(b.OnlyKnownKeys({"gemm", "gemm_held_sms", "loopback", "source"}));
   GpuErrorBand band;
-  for (auto [key, dst, assumed] : {std::tuple{"gemm", &band.gemm, &band.gemm_assumed},
-                                   {"gemm_held_sms", &band.gemm_held_sms, &band.gemm_held_sms_assumed},
-                                   {"loopback", &band.loopback, &band.loopback_assumed}}) {
-    if (t->Find(key) == nullptr) continue;
-    BRAID_ASSIGN_OR_RETURN(auto v, b.Number(key, 0.0, 1.0));
-    *dst = v;
-    *assumed = false;
-  }
-  BRAID_ASSIGN_OR_RETURN(auto src, b.String("source"));
-  if (src.empty()) return Status::Invalid(b.Where(*t->Find("source")) + ": error_band.source must name the rows");
-  band.source = src;
+  BRAID_ASSIGN_OR_RETURN(band.source,
+                         ReadErrorBandFields(*t, b,
+                                             {{"gemm", &band.gemm, &band.gemm_assumed},
+                                              {"gemm_held_sms", &band.gemm_held_sms, &band.gemm_held_sms_assumed},
+                                              {"loopback", &band.loopback, &band.loopback_assumed}}));
   g->error_band = band;
   return Status::Ok();
 }

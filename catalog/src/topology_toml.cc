@@ -5,6 +5,7 @@
 
 #include "braid/toml_fields.h"
 #include "braid/toml_reader.h"
+#include "error_band_table.h"
 
 namespace braid {
 
@@ -97,16 +98,10 @@ Result<CollectiveErrorBand> ReadCollectiveErrorBand(const TomlFields& root, std:
   const TomlFields f(*t, origin, "error_band.");
   BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"collective", "collective_small", "source"}));
   CollectiveErrorBand band;
-  for (auto [key, dst, assumed] : {std::tuple{"collective", &band.collective, &band.collective_assumed},
-                                   {"collective_small", &band.collective_small, &band.collective_small_assumed}}) {
-    if (t->Find(key) == nullptr) continue;
-    BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, 0.0, 1.0));
-    *dst = v;
-    *assumed = false;
-  }
-  BRAID_ASSIGN_OR_RETURN(auto src, f.String("source"));
-  if (src.empty()) return Status::Invalid(f.Where(*t->Find("source")) + ": error_band.source must name the rows");
-  band.source = src;
+  BRAID_ASSIGN_OR_RETURN(
+      band.source, ReadErrorBandFields(*t, f,
+                                       {{"collective", &band.collective, &band.collective_assumed},
+                                        {"collective_small", &band.collective_small, &band.collective_small_assumed}}));
   return band;
 }
 
