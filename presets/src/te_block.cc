@@ -165,6 +165,15 @@ TeOptions Resolve(const TeKey& key, TeMethod method, const TeGivenOptions* g, in
 
 }  // namespace
 
+// Here, not beside the YAML reader: braid_te resolves files it did not read
+// (braid_te_yaml, which needs yaml-cpp, depends on braid_te, not the reverse).
+const TeGivenOptions* TeUbCfgsFile::Find(std::string_view key) const {
+  for (const auto& [k, o] : keys) {
+    if (k == key) return &o;
+  }
+  return nullptr;
+}
+
 Result<TeBlockConfig> ResolveTeUbCfgs(const TeUbCfgsFile* file, const LayerWorkload& lw, int gpu_sms) {
   if (!lw.sequence_parallel) {
     return Status::Invalid("TE's userbuffer overlap needs sequence parallelism (" + lw.Describe() + ")");

@@ -9,13 +9,6 @@
 
 namespace braid {
 
-const TeGivenOptions* TeUbCfgsFile::Find(std::string_view key) const {
-  for (const auto& [k, o] : keys) {
-    if (k == key) return &o;
-  }
-  return nullptr;
-}
-
 namespace {
 
 constexpr std::string_view kOptionNames =

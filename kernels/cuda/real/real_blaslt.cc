@@ -13,6 +13,7 @@
 #include "cuda_check.h"
 #include "real/cublaslt_library.h"
 #include "real/real_seams.h"
+#include "real/runtime_stream.h"
 
 // `lt_` is the RealBlasLt's table.
 #define BRAID_CUBLAS_STATUS(call)                                                                      \
@@ -77,7 +78,7 @@ class RealBlasLt : public BlasLtApi {
     if (IsFp8(m.dtype)) BRAID_RETURN_IF_ERROR(SetScales(p.desc, m));
     const float alpha = 1.0f, beta = m.accumulate ? 1.0f : 0.0f;
     return BRAID_CUBLAS_STATUS(lt_->matmul(handle_, p.desc, &alpha, m.b, p.la, m.a, p.lb, &beta, m.c, p.lc, m.c, p.lc,
-                                           &p.algo, ws, kWorkspaceBytes, reinterpret_cast<cudaStream_t>(s)));
+                                           &p.algo, ws, kWorkspaceBytes, RuntimeStream(s)));
   }
 
  private:

@@ -14,12 +14,11 @@
 #include "cuda_check.h"
 #include "real/add_kernel.h"
 #include "real/real_seams.h"
+#include "real/runtime_stream.h"
 
 namespace braid::cuda {
 
 namespace {
-
-cudaStream_t S(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
 
 struct DriverCalls {
   PFN_cuStreamWriteValue32_v11070 write = nullptr;
@@ -91,17 +90,19 @@ class RealCuda : public CudaApi {
         BRAID_CUDA_STATUS(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority > 0 ? greatest : least)));
     return reinterpret_cast<GpuStream>(s);
   }
-  Status DestroyStream(GpuStream s) override { return BRAID_CUDA_STATUS(cudaStreamDestroy(S(s))); }
+  Status DestroyStream(GpuStream s) override { return BRAID_CUDA_STATUS(cudaStreamDestroy(RuntimeStream(s))); }
   Result<GpuEvent> CreateEvent() override {
     cudaEvent_t e = nullptr;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)));
     return reinterpret_cast<GpuEvent>(e);
   }
   Status DestroyEvent(GpuEvent e) override { return BRAID_CUDA_STATUS(cudaEventDestroy(E(e))); }
-  Status Record(GpuEvent e, GpuStream s) override { return BRAID_CUDA_STATUS(cudaEventRecord(E(e), S(s))); }
-  Status Wait(GpuStream s, GpuEvent e) override { return BRAID_CUDA_STATUS(cudaStreamWaitEvent(S(s), E(e), 0)); }
+  Status Record(GpuEvent e, GpuStream s) override { return BRAID_CUDA_STATUS(cudaEventRecord(E(e), RuntimeStream(s))); }
+  Status Wait(GpuStream s, GpuEvent e) override {
+    return BRAID_CUDA_STATUS(cudaStreamWaitEvent(RuntimeStream(s), E(e), 0));
+  }
   Result<bool> Query(GpuStream s) override {
-    const cudaError_t e = cudaStreamQuery(S(s));
+    const cudaError_t e = cudaStreamQuery(RuntimeStream(s));
     if (e == cudaErrorNotReady) return false;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(e));
     return true;
@@ -126,14 +127,15 @@ class RealCuda : public CudaApi {
   }
   Status Copy2D(DevPtr dst, size_t dpitch, DevPtr src, size_t spitch, size_t width, size_t height,
                 GpuStream s) override {
-    return BRAID_CUDA_STATUS(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, S(s)));
+    return BRAID_CUDA_STATUS(
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, RuntimeStream(s)));
   }
   Status Memset(DevPtr p, int value, size_t bytes, GpuStream s) override {
-    return BRAID_CUDA_STATUS(cudaMemsetAsync(p, value, bytes, S(s)));
+    return BRAID_CUDA_STATUS(cudaMemsetAsync(p, value, bytes, RuntimeStream(s)));
   }
   Status Add(DevPtr c, DevPtr a, DevPtr b, size_t n, DType dtype, GpuStream s) override {
     const int t = dtype == DType::kFp32 ? kAddFp32 : dtype == DType::kFp16 ? kAddFp16 : kAddBf16;
-    return BRAID_CUDA_STATUS(LaunchAdd(c, a, b, n, t, S(s)));
+    return BRAID_CUDA_STATUS(LaunchAdd(c, a, b, n, t, RuntimeStream(s)));
   }
   Status WriteFlag(DevPtr flag, uint32_t value, GpuStream s) override {
     BRAID_RETURN_IF_ERROR(Driver().status);

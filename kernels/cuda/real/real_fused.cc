@@ -5,6 +5,7 @@
 #include "cuda_check.h"
 #include "fused/fused_kernel.h"
 #include "real/real_seams.h"
+#include "real/runtime_stream.h"
 
 namespace braid::cuda {
 
@@ -19,7 +20,7 @@ class RealFused : public FusedKernelApi {
       return Status::Invalid("the fused kernel's " + std::to_string(launch.ctas) + " CTAs exceed the " +
                              std::to_string(capacity) + " this GPU holds at once (its spinning CTAs would deadlock)");
     }
-    return BRAID_CUDA_STATUS(fused::LaunchFusedKernel(launch, reinterpret_cast<cudaStream_t>(s)));
+    return BRAID_CUDA_STATUS(fused::LaunchFusedKernel(launch, RuntimeStream(s)));
   }
 };
 

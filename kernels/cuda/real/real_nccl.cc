@@ -7,6 +7,7 @@
 #include "cuda_check.h"
 #include "real/nccl_window_kernel.h"
 #include "real/real_seams.h"
+#include "real/runtime_stream.h"
 
 #define BRAID_NCCL_STATUS(call)                                                                        \
   ([&]() -> ::braid::Status {                                                                          \
@@ -21,7 +22,6 @@ namespace braid::cuda {
 namespace {
 
 ncclComm_t C(NcclComm c) { return reinterpret_cast<ncclComm_t>(c); }
-cudaStream_t S(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
 // ncclFloat8e4m3 / ncclFloat8e5m2 came with NCCL 2.24 (sums of them need sm_90).
 static_assert(NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0), "FP8 transfers need NCCL 2.24 or newer");
 ncclDataType_t T(DType d) {
@@ -67,20 +67,20 @@ class RealNccl : public NcclApi {
   Status GroupStart() override { return BRAID_NCCL_STATUS(ncclGroupStart()); }
   Status GroupEnd() override { return BRAID_NCCL_STATUS(ncclGroupEnd()); }
   Status Send(DevPtr buf, size_t count, DType d, int peer, NcclComm c, GpuStream s) override {
-    return BRAID_NCCL_STATUS(ncclSend(buf, count, T(d), peer, C(c), S(s)));
+    return BRAID_NCCL_STATUS(ncclSend(buf, count, T(d), peer, C(c), RuntimeStream(s)));
   }
   Status Recv(DevPtr buf, size_t count, DType d, int peer, NcclComm c, GpuStream s) override {
-    return BRAID_NCCL_STATUS(ncclRecv(buf, count, T(d), peer, C(c), S(s)));
+    return BRAID_NCCL_STATUS(ncclRecv(buf, count, T(d), peer, C(c), RuntimeStream(s)));
   }
   Status Collective(CollectiveKind kind, DevPtr send, DevPtr recv, size_t count, DType d, NcclComm c,
                     GpuStream s) override {
     switch (kind) {
       case CollectiveKind::kAllGather:
-        return BRAID_NCCL_STATUS(ncclAllGather(send, recv, count, T(d), C(c), S(s)));
+        return BRAID_NCCL_STATUS(ncclAllGather(send, recv, count, T(d), C(c), RuntimeStream(s)));
       case CollectiveKind::kReduceScatter:
-        return BRAID_NCCL_STATUS(ncclReduceScatter(send, recv, count, T(d), ncclSum, C(c), S(s)));
+        return BRAID_NCCL_STATUS(ncclReduceScatter(send, recv, count, T(d), ncclSum, C(c), RuntimeStream(s)));
       case CollectiveKind::kAllReduce:
-        return BRAID_NCCL_STATUS(ncclAllReduce(send, recv, count, T(d), ncclSum, C(c), S(s)));
+        return BRAID_NCCL_STATUS(ncclAllReduce(send, recv, count, T(d), ncclSum, C(c), RuntimeStream(s)));
     }
     return Status::Internal("unknown collective");
   }

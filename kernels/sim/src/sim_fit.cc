@@ -15,10 +15,6 @@ namespace braid::sim {
 
 namespace {
 
-std::string Shape(int64_t m, int64_t n, int64_t k) {
-  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-}
-
 CheckRow Row(std::string what, double measured, double predicted, double tolerance, const std::string& source) {
   CheckRow r;
   r.what = std::move(what);
@@ -83,7 +79,7 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
     for (size_t i = 0; i < b.gemm.size(); ++i) {
       const MeasuredGemm& g = b.gemm[i];
       out.rows.push_back(
-          Row("gemm_bf16 " + Shape(g.m, g.n, g.k) + " ms", Ms(g.time_ns), Ms(pred[i]), kGemmTolerancePct, src));
+          Row("gemm_bf16 " + GemmShapeText(g.m, g.n, g.k) + " ms", Ms(g.time_ns), Ms(pred[i]), kGemmTolerancePct, src));
       abs_sum += std::abs(out.rows.back().error_pct);
     }
     out.gemm_mean_abs_pct = abs_sum / double(b.gemm.size());
@@ -91,9 +87,9 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
   for (const MeasuredHeldGemm& h : b.held) {
     const double alone = GemmTimeNs(gpu, h.m, h.n, h.k, bf16);
     const double beside = GemmBesideHeldSmsNs(gpu, h.m, h.n, h.k, bf16, h.held_sms, h.copying);
-    out.rows.push_back(
-        Row("held " + Shape(h.m, h.n, h.k) + (h.copying ? " copy " : " spin ") + std::to_string(h.held_sms) + " SMs ms",
-            Ms(h.time_ns), Ms(beside * h.alone_ns / alone), kHeldTolerancePct, src));
+    out.rows.push_back(Row("held " + GemmShapeText(h.m, h.n, h.k) + (h.copying ? " copy " : " spin ") +
+                               std::to_string(h.held_sms) + " SMs ms",
+                           Ms(h.time_ns), Ms(beside * h.alone_ns / alone), kHeldTolerancePct, src));
   }
   for (const MeasuredCopyBw& c : b.copy_bw) {
     out.rows.push_back(Row("copy kernel on " + std::to_string(c.sms) + " SMs GB/s", c.gbs, CopyBandwidthGbs(gpu, c.sms),
@@ -116,7 +112,7 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
                            gpu.launch_us + gpu.event_wait_us, kLaunchTolerancePct, src));
   }
   for (const MeasuredFused& f : b.fused) {
-    const std::string at = Shape(f.m, f.n, f.k) + " on " + std::to_string(f.comm_sms) + " comm SMs";
+    const std::string at = GemmShapeText(f.m, f.n, f.k) + " on " + std::to_string(f.comm_sms) + " comm SMs";
     const double launch = gpu.launch_us * 1e3;
     out.rows.push_back(Row("fused GEMM half " + at + " ms", Ms(f.gemm_ns), Ms(launch + FusedGemmBodyNs(gpu, f)),
                            kFusedTolerancePct, src));
@@ -126,7 +122,7 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
   // FP8 GEMMs at the same board rate, where the file has an FP8 peak.
   if (gpu.tflops_fp8 > 0) {
     for (const MeasuredGemm& g : b.gemm_fp8) {
-      out.rows.push_back(Row("gemm_fp8 " + Shape(g.m, g.n, g.k) + " ms", Ms(g.time_ns),
+      out.rows.push_back(Row("gemm_fp8 " + GemmShapeText(g.m, g.n, g.k) + " ms", Ms(g.time_ns),
                              Ms(GemmTimeNs(gpu, g.m, g.n, g.k, DType::kFp8E4m3)), kGemmTolerancePct, src));
     }
   }

@@ -71,10 +71,6 @@ class Duplicates {
   std::map<std::string, std::pair<size_t, double>> seen_;
 };
 
-std::string Shape(int64_t m, int64_t n, int64_t k) {
-  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-}
-
 // fp8: every dimension a multiple of 16 (what cuBLASLt's FP8 kernels take).
 Status ReadGemm(const MeasuredCsv& c, const GpuSpec& gpu, bool fp8, std::vector<MeasuredGemm>* out) {
   BRAID_RETURN_IF_ERROR(c.Require({"m", "n", "k", "time_ms"}));
@@ -92,7 +88,7 @@ Status ReadGemm(const MeasuredCsv& c, const GpuSpec& gpu, bool fp8, std::vector<
     BRAID_ASSIGN_OR_RETURN(auto t, c.Number(r, "time_ms"));
     g.time_ns = t * 1e6;
     BRAID_RETURN_IF_ERROR(CheckGemmRate(c, r, "time_ms", gpu, fp8, g.m, g.n, g.k, g.time_ns));
-    BRAID_RETURN_IF_ERROR(dups.Check(r, "shape " + Shape(g.m, g.n, g.k), "time_ms", t));
+    BRAID_RETURN_IF_ERROR(dups.Check(r, "shape " + GemmShapeText(g.m, g.n, g.k), "time_ms", t));
     out->push_back(g);
   }
   return Status::Ok();
@@ -125,7 +121,7 @@ Status ReadHeld(const MeasuredCsv& c, const GpuSpec& gpu, MeasuredBoard* b) {
     BRAID_RETURN_IF_ERROR(CheckGemmRate(c, r, "time_ms", gpu, false, h.m, h.n, h.k, h.time_ns));
     BRAID_RETURN_IF_ERROR(CheckGemmRate(c, r, "alone_ms", gpu, false, h.m, h.n, h.k, h.alone_ns));
     const std::string key =
-        "shape " + Shape(h.m, h.n, h.k) + " beside " + holder + " on " + std::to_string(held) + " SMs";
+        "shape " + GemmShapeText(h.m, h.n, h.k) + " beside " + holder + " on " + std::to_string(held) + " SMs";
     BRAID_RETURN_IF_ERROR(dups.Check(r, key, "time_ms", t));
     b->held.push_back(h);
   }
@@ -153,7 +149,7 @@ Status ReadFused(const MeasuredCsv& c, const GpuSpec& gpu, MeasuredBoard* b) {
     f.transfer_ns = t * 1e6;
     BRAID_RETURN_IF_ERROR(CheckGemmRate(c, r, "gemm_ms", gpu, false, f.m, f.n, f.k, f.gemm_ns));
     BRAID_RETURN_IF_ERROR(CheckCopyRate(c, r, "transfer_ms", gpu, double(f.bytes) / f.transfer_ns));
-    const std::string key = "shape " + Shape(f.m, f.n, f.k) + " on " + std::to_string(s) + " comm SMs";
+    const std::string key = "shape " + GemmShapeText(f.m, f.n, f.k) + " on " + std::to_string(s) + " comm SMs";
     BRAID_RETURN_IF_ERROR(dups.Check(r, key, "gemm_ms", g));
     b->fused.push_back(f);
   }
@@ -249,6 +245,10 @@ Status ReadLaunchGaps(const MeasuredCsv& c, MeasuredBoard* b) {
 }
 
 }  // namespace
+
+std::string GemmShapeText(int64_t m, int64_t n, int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
 
 const std::vector<std::string>& MeasuredFileNames() {
   static const std::vector<std::string> names = {"gemm_bf16.csv",   "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",

@@ -77,6 +77,9 @@ struct MeasuredBoard {
   std::vector<MeasuredFused> fused;
 };
 
+// "4096x8192x1024": a GEMM's shape in messages and check rows.
+std::string GemmShapeText(int64_t m, int64_t n, int64_t k);
+
 // The measurement files a board's folder may hold, in the order read.
 const std::vector<std::string>& MeasuredFileNames();
 
