@@ -41,8 +41,8 @@ else
     done
   fi
 fi
-# Test files are compiled a few to a unity unit (cmake/BraidUnity.cmake), so
-# the database names the units: each file a unit includes gets the unit's
+# Files are compiled a few to a unity unit (cmake/BraidUnity.cmake), so the
+# database names the units: each file a unit includes gets the unit's
 # command. Without unity builds they are compiled with GCC's precompiled
 # header (-include cmake_pch.hxx, beside it the .gch clang cannot read):
 # clang-tidy gets the same commands without it, and parses its includes itself.

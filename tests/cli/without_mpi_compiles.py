@@ -13,9 +13,22 @@ database (skipped).
 """
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+
+
+def expand_unity_units(entries):
+    """(entry, source) for every source the database compiles: a unity unit
+    (cmake/BraidUnity.cmake) stands for the files it includes, each compiled
+    with the unit's command."""
+    for e in entries:
+        yield e, e["file"]
+        if re.search(r"/Unity/unity_[0-9]+_cxx\.cxx$", e["file"]):
+            with open(os.path.join(e["directory"], e["file"]), encoding="utf-8") as f:
+                for member in re.findall(r'^#include "([^"]+)"$', f.read(), re.M):
+                    yield e, member
 
 
 def main():
@@ -36,12 +49,13 @@ def main():
                     if "BRAID_HAVE_MPI" in f.read():
                         users.add(os.path.realpath(path))
     checked, failed = 0, 0
-    for e in entries:
-        path = os.path.realpath(os.path.join(e["directory"], e["file"]))
+    for e, member in expand_unity_units(entries):
+        path = os.path.realpath(os.path.join(e["directory"], member))
         if path not in users:
             continue
         users.discard(path)  # one command per source is enough
-        args = e["arguments"] if "arguments" in e else shlex.split(e["command"])
+        unit = e["file"]
+        args = [member if a == unit else a for a in (e["arguments"] if "arguments" in e else shlex.split(e["command"]))]
         kept, skip = [], False
         for a in args:
             if skip:
