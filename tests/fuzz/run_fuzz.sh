@@ -61,6 +61,7 @@ sources=(
   "$root/core/src/toml_fields.cc"
   "$root/core/src/toml_quote.cc"
   "$root/catalog/src/topology_toml.cc"
+  "$root/catalog/src/error_band_table.cc"
   "$root/core/src/workload.cc"
   "$root/core/src/layer_workload.cc"
   "$root/core/src/overlap_config.cc"
