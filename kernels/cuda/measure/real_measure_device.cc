@@ -15,6 +15,7 @@
 #include "cuda_check.h"
 #include "measure/measure_kernels.h"
 #include "real/real_seams.h"
+#include "real/runtime_stream.h"
 
 namespace braid::measure {
 
@@ -27,8 +28,6 @@ constexpr int kInputSets = 4;                          // rotated so that the L2
 constexpr int64_t kHolderCopyBytes = 64 << 20;         // the copying holder's buffer
 constexpr uint64_t kHolderTimeoutNs = 10'000'000'000;  // a holder never outlives this
 constexpr double kSampleTimeoutS = 60;                 // nor does the host wait longer for one sample
-
-cudaStream_t Raw(GpuStream s) { return reinterpret_cast<cudaStream_t>(s); }
 
 class RealMeasureDevice : public MeasureDevice {
  public:
@@ -99,7 +98,7 @@ class RealMeasureDevice : public MeasureDevice {
         BRAID_ASSIGN_OR_RETURN(auto p, Alloc(elems * 2));
         DevPtr ptr = *buffer.first = p;
         const unsigned seed = unsigned(i + 1);
-        BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchFillBf16(ptr, elems, seed, Raw(main_))));
+        BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchFillBf16(ptr, elems, seed, RuntimeStream(main_))));
       }
     }
     copy_bytes_ = std::max(plan.sm_copy_bytes, plan.ce_copy_bytes);
@@ -117,20 +116,20 @@ class RealMeasureDevice : public MeasureDevice {
     unit_scale_ = unit;
     const float one = 1.0f;
     BRAID_RETURN_IF_ERROR(cuda_->Upload(unit_scale_, &one, sizeof one));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemsetAsync(flags_, 0, 64, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemsetAsync(flags_, 0, 64, RuntimeStream(main_))));
     // The fused kernel's error record and (unused: no task waits) flags.
     BRAID_ASSIGN_OR_RETURN(auto fused_state, Alloc(sizeof(cuda::fused::FusedError) + 64));
     fused_state_ = fused_state;
-    BRAID_RETURN_IF_ERROR(
-        BRAID_CUDA_STATUS(cudaMemsetAsync(fused_state_, 0, sizeof(cuda::fused::FusedError) + 64, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(
+        cudaMemsetAsync(fused_state_, 0, sizeof(cuda::fused::FusedError) + 64, RuntimeStream(main_))));
     return Finish(main_);
   }
 
   Result<double> GemmNs(const GemmShape& s, int count) override {
     BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, count));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
     return ns / count;
   }
@@ -140,9 +139,9 @@ class RealMeasureDevice : public MeasureDevice {
   Result<double> Fp8GemmNs(const GemmShape& s, int count) override {
     if (!HasFp8()) return MeasureDevice::Fp8GemmNs(s, count);
     BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, count, true));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
     return ns / count;
   }
@@ -155,15 +154,15 @@ class RealMeasureDevice : public MeasureDevice {
     auto* started = static_cast<unsigned*>(flags_);
     auto* release = started + 1;
     ++generation_;
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchHolder(held_sms, smem_bytes_, started, release, generation_,
-                                                         holder == Holder::kCopy, holder_dst_, holder_src_,
-                                                         size_t(kHolderCopyBytes / 16), kHolderTimeoutNs, Raw(side_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(
+        LaunchHolder(held_sms, smem_bytes_, started, release, generation_, holder == Holder::kCopy, holder_dst_,
+                     holder_src_, size_t(kHolderCopyBytes / 16), kHolderTimeoutNs, RuntimeStream(side_))));
     started_total_ += unsigned(held_sms);
     // The GEMMs start once every holder CTA sits on its SM.
     BRAID_RETURN_IF_ERROR(cuda_->WaitFlag(started, started_total_, main_));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     BRAID_RETURN_IF_ERROR(cuda_->WriteFlag(release, generation_, main_));
     BRAID_RETURN_IF_ERROR(Finish(side_));
     BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
@@ -172,18 +171,18 @@ class RealMeasureDevice : public MeasureDevice {
 
   Result<double> SmCopyNs(int sms, int64_t bytes) override {
     if (bytes > copy_bytes_) return Status::Internal("an SM copy larger than Prepare allocated");
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(
-        BRAID_CUDA_STATUS(LaunchSmCopy(sms, smem_bytes_, copy_dst_, copy_src_, size_t(bytes / 16), Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(
+        LaunchSmCopy(sms, smem_bytes_, copy_dst_, copy_src_, size_t(bytes / 16), RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     return Elapsed();
   }
 
   Result<double> CeCopyNs(int64_t bytes) override {
     if (bytes > copy_bytes_) return Status::Internal("a copy larger than Prepare allocated");
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
     BRAID_RETURN_IF_ERROR(CeCopy(bytes, main_));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     return Elapsed();
   }
 
@@ -191,12 +190,12 @@ class RealMeasureDevice : public MeasureDevice {
     if (copy_bytes > copy_bytes_) return Status::Internal("a copy larger than Prepare allocated");
     BRAID_ASSIGN_OR_RETURN(auto graph, GemmGraph(s, 1));
     // The copy is queued first; the GEMM's stream waits until it is queued.
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, Raw(side_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, RuntimeStream(side_))));
     BRAID_RETURN_IF_ERROR(CeCopy(copy_bytes, side_));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(main_), fork_, 0)));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(RuntimeStream(main_), fork_, 0)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(graph, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     BRAID_RETURN_IF_ERROR(Finish(side_));
     return Elapsed();
   }
@@ -207,7 +206,7 @@ class RealMeasureDevice : public MeasureDevice {
       BRAID_RETURN_IF_ERROR(IssueGapPair(gap, slots));
     } else {
       BRAID_ASSIGN_OR_RETURN(auto exec, GapGraph(gap, slots));
-      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(exec, Raw(main_))));
+      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGraphLaunch(exec, RuntimeStream(main_))));
     }
     BRAID_RETURN_IF_ERROR(Finish(main_));
     uint64_t t[2] = {0, 0};
@@ -220,9 +219,9 @@ class RealMeasureDevice : public MeasureDevice {
   // is set 1's (each pull reads the peer's own rows of it).
   Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) override {
     BRAID_ASSIGN_OR_RETURN(auto launch, FusedLaunchFor(s, comm_sms, ranks, part));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
     for (int i = 0; i < count; ++i) BRAID_RETURN_IF_ERROR(fused_->Launch(launch, main_));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, Raw(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
     BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
     cuda::fused::FusedError e;
     BRAID_RETURN_IF_ERROR(cuda_->Download(&e, fused_state_, sizeof e));
@@ -238,7 +237,8 @@ class RealMeasureDevice : public MeasureDevice {
   // A plain 1-D device-to-device copy: the copy engine's. (Not CudaApi's
   // Copy2D: a 2 GiB row is past the devices' maximum pitch.)
   Status CeCopy(int64_t bytes, GpuStream s) {
-    return BRAID_CUDA_STATUS(cudaMemcpyAsync(copy_dst_, copy_src_, size_t(bytes), cudaMemcpyDeviceToDevice, Raw(s)));
+    return BRAID_CUDA_STATUS(
+        cudaMemcpyAsync(copy_dst_, copy_src_, size_t(bytes), cudaMemcpyDeviceToDevice, RuntimeStream(s)));
   }
 
   Result<DevPtr> Alloc(size_t bytes) {
@@ -250,7 +250,7 @@ class RealMeasureDevice : public MeasureDevice {
   // Waits for everything issued to `s`, polling so that a hung device ends
   // in an error after kSampleTimeoutS instead of a hang.
   Status Finish(GpuStream s) {
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(side_done_, Raw(s))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(side_done_, RuntimeStream(s))));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kSampleTimeoutS);
     for (;;) {
       const cudaError_t e = cudaEventQuery(side_done_);
@@ -307,14 +307,14 @@ class RealMeasureDevice : public MeasureDevice {
 
   // Two stamps: on one stream, or across main_ and side_ joined by an event.
   Status IssueGapPair(Gap gap, uint64_t* slots) {
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchStamp(slots, Raw(main_))));
-    if (gap == Gap::kSameStream) return BRAID_CUDA_STATUS(LaunchStamp(slots + 1, Raw(main_)));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, Raw(main_))));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(side_), fork_, 0)));
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchStamp(slots + 1, Raw(side_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchStamp(slots, RuntimeStream(main_))));
+    if (gap == Gap::kSameStream) return BRAID_CUDA_STATUS(LaunchStamp(slots + 1, RuntimeStream(main_)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(fork_, RuntimeStream(main_))));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamWaitEvent(RuntimeStream(side_), fork_, 0)));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(LaunchStamp(slots + 1, RuntimeStream(side_))));
     // Join back, so that main_'s end covers both (and a capture is closed).
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(side_done_, Raw(side_))));
-    return BRAID_CUDA_STATUS(cudaStreamWaitEvent(Raw(main_), side_done_, 0));
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(side_done_, RuntimeStream(side_))));
+    return BRAID_CUDA_STATUS(cudaStreamWaitEvent(RuntimeStream(main_), side_done_, 0));
   }
 
   Result<cudaGraphExec_t> GapGraph(Gap gap, uint64_t* slots) {
@@ -364,10 +364,11 @@ class RealMeasureDevice : public MeasureDevice {
 
   template <typename Issue>
   Result<cudaGraphExec_t> Capture(const Issue& issue) {
-    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaStreamBeginCapture(Raw(main_), cudaStreamCaptureModeThreadLocal)));
+    BRAID_RETURN_IF_ERROR(
+        BRAID_CUDA_STATUS(cudaStreamBeginCapture(RuntimeStream(main_), cudaStreamCaptureModeThreadLocal)));
     const Status issued = issue();
     cudaGraph_t graph = nullptr;
-    const Status ended = BRAID_CUDA_STATUS(cudaStreamEndCapture(Raw(main_), &graph));
+    const Status ended = BRAID_CUDA_STATUS(cudaStreamEndCapture(RuntimeStream(main_), &graph));
     BRAID_RETURN_IF_ERROR(issued);
     BRAID_RETURN_IF_ERROR(ended);
     cudaGraphExec_t exec = nullptr;

@@ -55,8 +55,8 @@ RunErrorBand ErrorBandOfRun(const Plan& plan, const GpuSpec& gpu, const Topology
     const std::vector<std::pair<double, double>> merged = MergedSpans(std::move(moving));
     for (const Step& s : steps) {
       const auto [start, end] = span(r, s.id);
-      const double t = std::max(0.0, end - start);
-      if (t <= 0) continue;
+      const double t = end - start;
+      if (!(t > 0)) continue;  // an empty step weighs nothing
       double band = g.gemm;
       bool band_assumed = g.gemm_assumed;
       if (MovesBytes(s.kind)) {
