@@ -446,6 +446,27 @@ TEST(CliRun, SimLoopbackTunesPresetsKeyedApartFromTheTopologysOwn) {
 // A sim run carries its makespan's expected error (docs/simulator.md, "Error
 // bands") in --json, in the text report and in the store; a cpu run, which
 // measures, carries none.
+// A topology file whose [error_band] says an error outside 0..1: one line
+// naming file, line and field, exit 2, no store written.
+TEST(CliRun, AnErrorBandOutsideZeroToOneIsOneLineAndWritesNothing) {
+  const std::string topo = TempPath("bad_band.toml"), db = TempPath("bad_band.db");
+  std::filesystem::remove(db);
+  {
+    std::ofstream f(topo);
+    f << "name = \"t\"\ngpu = \"h100-sxm\"\ngpus_per_node = 8\nnodes = 1\n[intra]\nkind = \"nvswitch\"\n"
+         "bandwidth_gbs = 450.0\nlatency_us = 2.0\nsource = \"test\"\n[error_band]\ncollective = 1.5\n"
+         "source = \"rows\"\n";
+  }
+  const Outcome o =
+      Braid("run --topology " + topo +
+            " --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 1 --warmup 0 --db " + db);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("bad_band.toml:11:"));
+  EXPECT_THAT(o.err, HasSubstr("error_band.collective must be a number from 0 to 1"));
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
 TEST(CliRun, SimRunsCarryAnErrorBandAndMeasuredRunsNone) {
   const std::string db = TempPath("error_band.db");
   const std::string run = "run --op ag_gemm --m 8192 --n 8192 --k 8192 --tp 8 --algo ring --iters 1 --warmup 0";
