@@ -67,7 +67,8 @@ void PrintCollectiveSweep(const Topology& topo, CollectiveKind kind, const Calib
   nlohmann::json rows = nlohmann::json::array();
   if (!a.json) {
     std::printf("# %s on %s, %d ranks (sim model)\n", a.collective.c_str(), topo.name.c_str(), tp);
-    std::printf("%14s %14s %12s %10s %10s %7s\n", "size(B)", "count(bf16)", "time(us)", "algbw", "busbw", "±band");
+    std::printf("%14s %14s %12s %10s %10s %7s %5s %4s\n", "size(B)", "count(bf16)", "time(us)", "algbw", "busbw",
+                "±band", "algo", "SMs");
   }
   for (int64_t bytes = lo; bytes <= hi; bytes *= a.step_factor) {
     const sim::CollectivePrediction p = sim::PredictCollective(topo, kind, bytes, tp);
@@ -78,11 +79,13 @@ void PrintCollectiveSweep(const Topology& topo, CollectiveKind kind, const Calib
                       {"algbw_gbps", p.algbw_gbps},
                       {"busbw_gbps", p.busbw_gbps},
                       {"error_band", topo.error_band.For(bytes)},
-                      {"error_band_assumed", topo.error_band.AssumedFor(bytes)}});
+                      {"error_band_assumed", topo.error_band.AssumedFor(bytes)},
+                      {"algo", sim::CollectiveAlgoName(p.algo)},
+                      {"sms", p.sms}});
     } else {
-      std::printf("%14lld %14lld %12.2f %10.2f %10.2f %6.0f%%\n", static_cast<long long>(bytes),
+      std::printf("%14lld %14lld %12.2f %10.2f %10.2f %6.0f%% %5s %4d\n", static_cast<long long>(bytes),
                   static_cast<long long>(bytes / 2), p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps,
-                  topo.error_band.For(bytes) * 100);
+                  topo.error_band.For(bytes) * 100, std::string(sim::CollectiveAlgoName(p.algo)).c_str(), p.sms);
     }
     if (bytes > hi / a.step_factor) break;
   }
@@ -135,13 +138,16 @@ int CalibrateCollective(const CalibrateArgs& a) {
                                 {"algbw_gbps", p.algbw_gbps},
                                 {"busbw_gbps", p.busbw_gbps},
                                 {"error_band", band},
-                                {"error_band_assumed", topo->error_band.AssumedFor(lo)}}
+                                {"error_band_assumed", topo->error_band.AssumedFor(lo)},
+                                {"algo", sim::CollectiveAlgoName(p.algo)},
+                                {"sms", p.sms}}
                      .dump()
               << "\n";
   } else {
-    std::printf("%s %lld bytes on %s (P=%d): %.1f us, algbw %.2f GB/s, busbw %.2f GB/s %s\n", a.collective.c_str(),
-                static_cast<long long>(lo), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps, p.busbw_gbps,
-                BandText(band, topo->error_band.AssumedFor(lo)).c_str());
+    std::printf("%s %lld bytes on %s (P=%d): %.1f us, algbw %.2f GB/s, busbw %.2f GB/s %s; %s on %d SMs\n",
+                a.collective.c_str(), static_cast<long long>(lo), topo->name.c_str(), tp, p.time_ns / 1e3, p.algbw_gbps,
+                p.busbw_gbps, BandText(band, topo->error_band.AssumedFor(lo)).c_str(),
+                std::string(sim::CollectiveAlgoName(p.algo)).c_str(), p.sms);
   }
   return kExitOk;
 }

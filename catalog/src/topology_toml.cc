@@ -19,11 +19,11 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   if (max_nics > 0) {
     BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source",
                                            "ll_efficiency", "simple_efficiency", "simple_latency_us", "nvls_efficiency",
-                                           "nvls_latency_us", "nics_per_node"}));
+                                           "nvls_latency_us", "nvls_channels", "nics_per_node"}));
   } else {
-    BRAID_RETURN_IF_ERROR(
-        f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source", "ll_efficiency",
-                         "simple_efficiency", "simple_latency_us", "nvls_efficiency", "nvls_latency_us"}));
+    BRAID_RETURN_IF_ERROR(f.OnlyKnownKeys({"kind", "bandwidth_gbs", "latency_us", "peer_to_peer", "source",
+                                           "ll_efficiency", "simple_efficiency", "simple_latency_us", "nvls_efficiency",
+                                           "nvls_latency_us", "nvls_channels"}));
   }
   Link link;
   BRAID_ASSIGN_OR_RETURN(auto kind, f.String("kind"));
@@ -46,7 +46,8 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   for (auto [key, dst, lo, hi] : {std::tuple{"ll_efficiency", &link.ll_efficiency, 0.01, 1.0},
                                   {"simple_efficiency", &link.simple_efficiency, 0.01, 1.0},
                                   {"simple_latency_us", &link.simple_latency_us, 0.0, 1e6},
-                                  {"nvls_efficiency", &link.nvls_efficiency, 0.0, 4.0},
+                                  // A zero rate would be no NVLS at all: leave the key out instead.
+                                  {"nvls_efficiency", &link.nvls_efficiency, 0.01, 1.0},
                                   {"nvls_latency_us", &link.nvls_latency_us, 0.0, 1e6}}) {
     if (t->Find(key) == nullptr) continue;
     BRAID_ASSIGN_OR_RETURN(auto v, f.Number(key, lo, hi));
@@ -55,11 +56,21 @@ Result<Link> ReadLink(const TomlFields& root, const char* table, std::string_vie
   // NVLS reduces in the switch (multimem): only an NVSwitch link has one. The
   // sim would ignore the figures elsewhere, so a file that gives them on
   // PCIe or a network link says something about its system that is not so.
-  for (const char* key : {"nvls_efficiency", "nvls_latency_us"}) {
+  for (const char* key : {"nvls_efficiency", "nvls_latency_us", "nvls_channels"}) {
     if (t->Find(key) == nullptr || link.kind == LinkKind::kNvSwitch) continue;
     return Status::Invalid(f.Where(*t->Find(key)) + ": " + f.Name(key) +
                            ": NVLS (NVSwitch multimem) needs kind = \"nvswitch\"; this link's kind is \"" +
                            std::string(LinkKindName(link.kind)) + "\"");
+  }
+  if (t->Find("nvls_channels") != nullptr) {
+    // NCCL runs at most MAXCHANNELS (64) channels of any algorithm; the
+    // count only matters beside an NVLS rate.
+    if (t->Find("nvls_efficiency") == nullptr) {
+      return Status::Invalid(f.Where(*t->Find("nvls_channels")) + ": " + f.Name("nvls_channels") +
+                             ": the NVLS CTAs need an NVLS rate: give nvls_efficiency too");
+    }
+    BRAID_ASSIGN_OR_RETURN(auto ch, f.Integer("nvls_channels", 1, 64));
+    link.nvls_channels = int(ch);
   }
   if (max_nics > 0 && t->Find("nics_per_node") != nullptr) {
     BRAID_ASSIGN_OR_RETURN(auto nics, f.Integer("nics_per_node", 1, max_nics));

@@ -63,6 +63,27 @@ TEST(CalibrateCommand, CollectiveJsonHasBandwidths) {
   EXPECT_GT(j.at("time_ns").get<double>(), 0);
 }
 
+// What NCCL would run, and on how many SMs: NVLS on 16 CTAs for a large
+// all_reduce on one H100 node, the ring on its 24 channels for a small one
+// and for reduce_scatter; the sweep's rows say where it switches.
+TEST(CalibrateCommand, CollectiveSaysItsAlgorithmAndSms) {
+  const auto big = nlohmann::json::parse(Calibrate("--collective all_reduce --bytes 1G --json").out);
+  EXPECT_EQ(big.at("algo"), "nvls");
+  EXPECT_EQ(big.at("sms"), 16);
+  const auto rs = nlohmann::json::parse(Calibrate("--collective reduce_scatter --bytes 1G --json").out);
+  EXPECT_EQ(rs.at("algo"), "ring");
+  EXPECT_EQ(rs.at("sms"), 24);
+  EXPECT_THAT(Calibrate("--collective all_reduce --bytes 1K").out, HasSubstr("; ring on 24 SMs"));
+  const auto rows = nlohmann::json::parse(Calibrate("--collective all_reduce -b 1K -e 1G --json").out)["rows"];
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows.front().at("algo"), "ring");
+  EXPECT_EQ(rows.back().at("algo"), "nvls");
+  // A100 has no NVSwitch multimem.
+  const auto a100 =
+      nlohmann::json::parse(Calibrate("--collective all_reduce --bytes 1G --topology a100-sxm --json").out);
+  EXPECT_EQ(a100.at("algo"), "ring");
+}
+
 // Each figure with its expected error (docs/simulator.md, "Error bands"):
 // h100-sxm.toml's GEMM bands, h100-sxm's collective bands by size.
 TEST(CalibrateCommand, EveryFigureCarriesItsErrorBand) {

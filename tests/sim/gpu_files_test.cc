@@ -289,5 +289,47 @@ TEST(SimTopologyFiles, NvlsOnALinkWithoutNvSwitchNamesFileLineAndField) {
   EXPECT_THAT(t.status().message(), ::testing::HasSubstr("intra.nvls_latency_us"));
 }
 
+TEST(SimTopologyFiles, NvlsChannelsAreReadAndChecked) {
+  std::string with = kTopo;
+  with.replace(with.find("nvls_latency_us = 30.0\n"), 23, "nvls_latency_us = 30.0\nnvls_channels = 16\n");
+  auto t = ParseTopologyToml(with, "t.toml");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->intra.nvls_channels, 16);
+  // Absent: 0, the topology's nccl_channels (as before the field).
+  EXPECT_EQ(ParseTopologyToml(kTopo, "t.toml")->intra.nvls_channels, 0);
+  // Impossible counts, channels without an NVLS rate, and a zero NVLS rate
+  // each name the file, line and field in one line.
+  const std::pair<std::string, std::string> bad[] = {
+      {"nvls_channels = 16", "nvls_channels = 0"},        {"nvls_channels = 16", "nvls_channels = 65"},
+      {"nvls_efficiency = 0.6", "nvls_efficiency = 0.0"}, {"nvls_efficiency = 0.6", "nvls_efficiency = -0.5"},
+      {"nvls_efficiency = 0.6", "nvls_efficiency = 1.5"},
+  };
+  for (const auto& [from, to] : bad) {
+    std::string text = with;
+    text.replace(text.find(from), from.size(), to);
+    auto r = ParseTopologyToml(text, "t.toml");
+    ASSERT_FALSE(r.ok()) << to;
+    const std::string field = to.substr(0, to.find(' '));
+    EXPECT_THAT(r.status().message(), ::testing::HasSubstr("t.toml:")) << to;
+    EXPECT_THAT(r.status().message(), ::testing::HasSubstr("intra." + field)) << to;
+    EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << to;
+  }
+  std::string no_rate = with;
+  no_rate.erase(no_rate.find("nvls_efficiency = 0.6\n"), 22);
+  auto r = ParseTopologyToml(no_rate, "t.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("intra.nvls_channels"));
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("nvls_efficiency"));
+  // On a link without an NVSwitch the count is refused like the rate.
+  std::string pcie = with;
+  pcie.replace(pcie.find("kind = \"nvswitch\""), 17, "kind = \"pcie\"");
+  pcie.erase(pcie.find("nvls_efficiency = 0.6\n"), 22);
+  pcie.erase(pcie.find("nvls_latency_us = 30.0\n"), 23);
+  auto p = ParseTopologyToml(pcie, "t.toml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), ::testing::HasSubstr("intra.nvls_channels"));
+  EXPECT_THAT(p.status().message(), ::testing::HasSubstr("nvswitch"));
+}
+
 }  // namespace
 }  // namespace braid

@@ -202,6 +202,72 @@ TEST(SimCommModel, NvlsBeatsTheRingForLargeAllReduceOnH100Only) {
   EXPECT_LT(a100, 300 * 0.8);
 }
 
+// NVLS all_gather receives, and reduce_scatter sends, the whole buffer
+// through one GPU's side of the switch (NVIDIA/nccl#1083), so on one H100
+// node the ring (≈ 370 GB/s busbw) beats NVLS (≈ 240) for them at every
+// size, as NCCL picks there (nccl#1047: NVLS reduce_scatter below the
+// ring's 362 GB/s at 8 GB); all_reduce takes NVLS from a few MB on.
+TEST(SimCommModel, NvlsIsPickedAsNcclPicksItOnOneH100Node) {
+  const GpuSpec g = H100();
+  const Topology t = Topo("h100-sxm");
+  for (int64_t bytes = 1024; bytes <= (int64_t(8) << 30); bytes *= 4) {
+    for (CollectiveKind k : {CollectiveKind::kAllGather, CollectiveKind::kReduceScatter}) {
+      EXPECT_EQ(ChooseCollective(g, t, k, bytes, 8, 0).algo, CollectiveAlgo::kRing) << bytes;
+    }
+  }
+  EXPECT_EQ(ChooseCollective(g, t, CollectiveKind::kAllReduce, 1024, 8, 0).algo, CollectiveAlgo::kRing);
+  EXPECT_EQ(ChooseCollective(g, t, CollectiveKind::kAllReduce, int64_t(1) << 30, 8, 0).algo, CollectiveAlgo::kNvls);
+  // Forced (what NCCL_ALGO=nvls runs): NVLS reduce_scatter's busbw is the
+  // NVLS rate × (P−1)/P, under the ring's.
+  Topology nvls_only = t;
+  nvls_only.intra.simple_efficiency = 0.01;
+  nvls_only.intra.ll_efficiency = 0.01;
+  const int64_t big = int64_t(8) << 30;
+  const CollectiveChoice rs = ChooseCollective(g, nvls_only, CollectiveKind::kReduceScatter, big, 8, 0);
+  ASSERT_EQ(rs.algo, CollectiveAlgo::kNvls);
+  const double busbw = double(big) / rs.time.total_ns() * BusBwFactor(CollectiveKind::kReduceScatter, 8);
+  EXPECT_NEAR(busbw, 450 * 0.611 * 7 / 8, 2.0);
+  EXPECT_LT(busbw, 362.16);
+  // A100 has no NVSwitch multimem: never NVLS.
+  EXPECT_EQ(ChooseCollective(*LoadGpu("a100-sxm"), Topo("a100-sxm"), CollectiveKind::kAllReduce, big, 8, 0).algo,
+            CollectiveAlgo::kRing);
+}
+
+// NVLS holds NCCL's NVLS channels (16 CTAs on Hopper), the ring the
+// topology's NCCL channels (24 on HGX H100); a config's comm_sms is both.
+TEST(SimCommModel, NvlsHoldsItsOwnChannels) {
+  const Topology t = Topo("h100-sxm");
+  EXPECT_EQ(CollectiveSms(t, 8, CollectiveAlgo::kNvls, 0), 16);
+  EXPECT_EQ(CollectiveSms(t, 8, CollectiveAlgo::kRing, 0), 24);
+  EXPECT_EQ(CollectiveSms(t, 8, CollectiveAlgo::kNvls, 8), 8);
+  Topology no_count = t;
+  no_count.intra.nvls_channels = 0;
+  EXPECT_EQ(CollectiveSms(no_count, 8, CollectiveAlgo::kNvls, 0), 24);
+  // Fewer SMs than its channels slow NVLS in proportion (NCCL: busBw =
+  // channels × one channel); its own count or more does not.
+  const GpuSpec g = H100();
+  const int64_t bytes = int64_t(1) << 30;
+  const CollectiveChoice full = ChooseCollective(g, t, CollectiveKind::kAllReduce, bytes, 8, 16);
+  const CollectiveChoice more = ChooseCollective(g, t, CollectiveKind::kAllReduce, bytes, 8, 24);
+  const CollectiveChoice half = ChooseCollective(g, t, CollectiveKind::kAllReduce, bytes, 8, 8);
+  ASSERT_EQ(full.algo, CollectiveAlgo::kNvls);
+  EXPECT_DOUBLE_EQ(full.time.total_ns(), more.time.total_ns());
+  if (half.algo == CollectiveAlgo::kNvls) {
+    EXPECT_NEAR(half.time.transfer_ns / full.time.transfer_ns, 2.0, 1e-9);
+  } else {
+    // Or the ring on the same 8 SMs is faster, and NCCL would take it.
+    EXPECT_LT(half.time.total_ns(), full.time.latency_ns + 2 * full.time.transfer_ns);
+  }
+}
+
+// NVLS moves the buffer once through HBM, a ring its ring traffic.
+TEST(SimCommModel, NvlsHbmBytesAreTheBufferNotTheRingTraffic) {
+  const int64_t b = 1 << 20;
+  EXPECT_DOUBLE_EQ(CollectiveHbmBytes(CollectiveKind::kAllReduce, CollectiveAlgo::kRing, b, 8), 2.0 * b * 1.75);
+  EXPECT_DOUBLE_EQ(CollectiveHbmBytes(CollectiveKind::kAllReduce, CollectiveAlgo::kNvls, b, 8), 2.0 * b);
+  EXPECT_DOUBLE_EQ(CollectiveHbmBytes(CollectiveKind::kAllGather, CollectiveAlgo::kNvls, b, 8), b * 1.125);
+}
+
 TEST(SimCommModel, CrossNodeCollectivesUseTheNetwork) {
   const Topology t = Topo("h100-sxm-2node-ib");
   const int64_t bytes = int64_t(256) << 20;

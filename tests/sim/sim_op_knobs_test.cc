@@ -135,5 +135,29 @@ TEST(SimOpKnobs, ACollectivesSpeedFollowsItsSmsUpToTheLink) {
   EXPECT_NEAR(one.transfer_ns, double(bytes) * 7 / 8 / (sim::CopyBandwidthGbs(*gpu, 1) / 2), 0.01 * one.transfer_ns);
 }
 
+// A chunked gemm_ar on one H100 node: its large all-reduces run as NVLS, on
+// NCCL's 16 NVLS CTAs, so the GEMM chunks beside them keep 8 more SMs than
+// beside a 24-channel ring. The same plan with NVLS on 24 channels is slower.
+TEST(SimOpKnobs, NvlsAllReduceHoldsItsOwnChannelsBesideTheGemm) {
+  Workload w;
+  w.op = Op::kGemmAr;
+  w.m = 16384, w.n = 8192, w.k = 8192 * 8, w.tp = 8;
+  auto plan = BuildPlan(w, Chunked(0));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  Topology topo = *LoadTopology("h100-sxm");
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  ASSERT_EQ(topo.intra.nvls_channels, 16);
+  ASSERT_EQ(sim::ChooseCollective(gpu, topo, CollectiveKind::kAllReduce, w.m * w.n / 4 * 2, 8, 0).algo,
+            sim::CollectiveAlgo::kNvls);
+  SimBackend on16(gpu, topo);
+  auto t16 = on16.Evaluate(*plan);
+  ASSERT_TRUE(t16.ok()) << t16.status().message();
+  topo.intra.nvls_channels = 24;
+  SimBackend on24(gpu, topo);
+  auto t24 = on24.Evaluate(*plan);
+  ASSERT_TRUE(t24.ok()) << t24.status().message();
+  EXPECT_LT(*t16, *t24);
+}
+
 }  // namespace
 }  // namespace braid

@@ -14,6 +14,7 @@
 
 namespace braid {
 
+using sim::CollectiveAlgo;
 using sim::CollectiveTimeOnSms;
 using sim::CommSms;
 using sim::GemmBesideHeldSmsNs;
@@ -226,7 +227,13 @@ Result<TrainStepFigures> SimulateTrainStep(const TrainStepRequest& r, const RunR
     const LayerWorkload& lw = r.block;
     const int64_t n = (lw.model.gated_mlp ? 2 : 1) * lw.model.ffn / lw.tp;
     const double alone = GemmTimeNs(gpu, lw.tokens(), n, lw.model.hidden, lw.dtype);
-    const int held = std::clamp(sms, 0, gpu.sm_count - 1);
+    // The SMs its kernels hold: the channels of the algorithm NCCL picks for
+    // one bucket of gradients (NVLS runs on fewer CTAs than the ring).
+    double params = 0, bytes = 0;
+    for (const DpGradient& g : in.gradients) params += double(g.params), bytes += double(g.bytes);
+    const auto bucket_bytes = int64_t(params > 0 ? double(f.bucket_params) * bytes / params : 0.0);
+    const CollectiveAlgo algo = sim::ChooseCollective(gpu, group, grad_kind, bucket_bytes, dp, sms).algo;
+    const int held = std::clamp(sim::CollectiveSms(group, dp, algo, r.dp.comm_sms), 0, gpu.sm_count - 1);
     const double beside =
         GemmBesideHeldSmsNs(gpu, lw.tokens(), n, lw.model.hidden, lw.dtype, held, group.domains() <= 1);
     f.stretch = alone > 0 ? std::max(beside / alone, 1.0) : 1.0;

@@ -29,10 +29,16 @@ struct Link {
   double ll_efficiency = 0.25;
   double simple_efficiency = 0.8;
   double simple_latency_us = 0;
-  // NVLS (NVSwitch SHARP) all_reduce: 0 = not available; else algbw =
-  // nvls_efficiency × bandwidth after nvls_latency_us.
+  // NVLS (NVSwitch multimem): 0 = not available; else a GPU's side of the
+  // switch moves nvls_efficiency × bandwidth after nvls_latency_us. All-reduce
+  // sends and receives the buffer once each way; all-gather receives and
+  // reduce-scatter sends the whole buffer (sim_models.cc).
   double nvls_efficiency = 0;
   double nvls_latency_us = 0;
+  // The CTAs NCCL runs an NVLS collective on (its nvlsChannels: 16 on Hopper,
+  // 24 on one Blackwell NVLink domain in NCCL 2.28); 0 = the topology's
+  // nccl_channels, as before the field existed.
+  int nvls_channels = 0;
   // [inter] only: NICs (rails) per node, each `bandwidth_gbs` per direction;
   // HGX/DGX nodes have one per GPU. NCCL runs a ring per rail, so a ring
   // across nodes moves up to nics_per_node × one NIC's rate (sim_models.cc).

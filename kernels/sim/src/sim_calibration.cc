@@ -45,7 +45,10 @@ GemmPrediction BestGemm(const GpuSpec& gpu, DType dtype) {
 
 CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
   CollectivePrediction p;
-  p.time_ns = CollectiveTimeNs(topo, kind, bytes, ranks);
+  const CollectiveChoice c = ChooseCollective(GpuSpec{}, topo, kind, bytes, ranks, 0);
+  p.time_ns = c.time.total_ns();
+  p.algo = c.algo;
+  p.sms = CollectiveSms(topo, ranks, c.algo, 0);
   p.algbw_gbps = p.time_ns > 0 ? double(bytes) / p.time_ns : 0;
   p.busbw_gbps = p.algbw_gbps * BusBwFactor(kind, ranks);
   return p;

@@ -97,9 +97,10 @@ class Engine {
     // backend default (0) is NCCL's own channel count, which fills the
     // link, paced only by a fitted copy curve, as before budgets paced.
     int pace_sms = 0;
-    int comm_lost = 0;  // what a concurrent GEMM loses to one (CommSmsLost)
-    int gemm_sms = 0;   // the SMs its GEMMs may use: sm_count less a margin
-    bool ce = false;    // copy-engine transfers
+    int comm_lost = 0;   // what a concurrent GEMM loses to one (CommSmsLost)
+    int config_sms = 0;  // the op's own comm_sms (0: each algorithm's channels, CollectiveSms)
+    int gemm_sms = 0;    // the SMs its GEMMs may use: sm_count less a margin
+    bool ce = false;     // copy-engine transfers
   };
 
   // A running contended part: a step (id < steps) or a collective group.

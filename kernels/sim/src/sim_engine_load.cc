@@ -33,6 +33,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     o.pace_sms = k.comm_sms > 0 ? k.comm_sms : (gpu_.sm_copy_gbs > 0 ? o.comm_sms : 0);
     // What a running comm kernel takes from a concurrent GEMM.
     o.comm_lost = CommSmsLost(o.comm_sms, contention_, gpu_.sm_count);
+    o.config_sms = k.comm_sms;
     o.ce = k.comm_engine == CommEngine::kCopyEngine;
     o.gemm_sms =
         k.sm_margin ? std::clamp(gpu_.sm_count - CommSms(topo_, k.margin_sms), 1, gpu_.sm_count) : gpu_.sm_count;
@@ -258,14 +259,22 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     // On the copy engine an all-gather holds no SMs and is not paced by
     // them; every other collective runs on its op's comm SMs.
     const bool ce_gather = knobs.ce && s.collective == CollectiveKind::kAllGather;
-    const CommTime ct = CollectiveTimeOnSms(gpu_, topo_, s.collective, s.bytes, tp_, ce_gather ? 0 : knobs.pace_sms);
+    const CollectiveChoice choice = ce_gather
+                                        ? CollectiveChoice{RingCollectiveTime(topo_, s.collective, s.bytes, tp_)}
+                                        : ChooseCollective(gpu_, topo_, s.collective, s.bytes, tp_, knobs.pace_sms);
+    const CommTime& ct = choice.time;
     coll_time_.push_back(ct);
     coll_fused_.push_back({});
-    // Each rank reads and writes its share of the ring traffic.
-    coll_hbm_.push_back(ct.transfer_ns > 0 ? 2.0 * double(s.bytes) * BusBwFactor(s.collective, tp_) / ct.transfer_ns *
-                                                 gpu_.hbm_copy_weight
+    coll_hbm_.push_back(ct.transfer_ns > 0 ? CollectiveHbmBytes(s.collective, choice.algo, s.bytes, tp_) /
+                                                 ct.transfer_ns * gpu_.hbm_copy_weight
                                            : 0);
-    coll_sm_hold_.push_back(ce_gather ? 0 : knobs.comm_lost);
+    // NVLS runs on its own channel count (16 CTAs on Hopper against the
+    // ring's 24): a GEMM beside it keeps the difference.
+    int held = knobs.comm_lost;
+    if (choice.algo == CollectiveAlgo::kNvls) {
+      held = CommSmsLost(CollectiveSms(topo_, tp_, choice.algo, knobs.config_sms), contention_, gpu_.sm_count);
+    }
+    coll_sm_hold_.push_back(ce_gather ? 0 : held);
     coll_port_.push_back(PortClass(topo_, CollectiveLink(topo_, tp_)));
   }
   for (int d = 0; d < devs_; ++d) run_off_[size_t(d) + 1] += run_off_[size_t(d)] + graph_.groups();

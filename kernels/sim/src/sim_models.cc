@@ -260,34 +260,95 @@ CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, in
   return t;
 }
 
-CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
+CommTime RingCollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
   if (ranks <= 1) return {};
   const Link& l = CollectiveLink(topo, ranks);
   const double step_bytes = double(bytes) / ranks;
   const int steps = kind == CollectiveKind::kAllReduce ? 2 * (ranks - 1) : ranks - 1;
   const bool cross_node = &l == &topo.inter;
-  CommTime best = RingTime(cross_node ? CrossNodeRates(topo, ranks) : RatesOf(l), steps, step_bytes);
-  if (kind == CollectiveKind::kAllReduce && l.kind == LinkKind::kNvSwitch && l.nvls_efficiency > 0) {
-    // NVLS: each GPU sends its buffer into the switch once and reads the
-    // reduced result once; algbw is a fitted fraction of the link.
-    const CommTime nvls{l.nvls_latency_us * 1e3, double(bytes) / (l.bandwidth_gbs * l.nvls_efficiency)};
-    if (nvls.total_ns() < best.total_ns()) best = nvls;
-  }
-  return best;
+  return RingTime(cross_node ? CrossNodeRates(topo, ranks) : RatesOf(l), steps, step_bytes);
 }
 
-CommTime CollectiveTimeOnSms(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,
-                             int sms) {
-  CommTime t = CollectiveTime(topo, kind, bytes, ranks);
-  if (sms <= 0 || ranks <= 1) return t;
-  // The rate the channels reach together, against the ring's Simple rate
-  // on its slowest hop: below it, every byte waits for the SMs.
+namespace {
+
+// NVLS runs inside one NVSwitch domain. NCCL runs all_gather and
+// reduce_scatter over NVLS across nodes only with CollNet (tuning.cc zeroes
+// their bandwidth otherwise); all_reduce keeps the link's own figures, as
+// before all_gather and reduce_scatter had any.
+bool NvlsRuns(const Topology& topo, const Link& l, CollectiveKind kind) {
+  if (l.kind != LinkKind::kNvSwitch || l.nvls_efficiency <= 0) return false;
+  return kind == CollectiveKind::kAllReduce || &l != &topo.inter;
+}
+
+// The side of the switch that carries the whole buffer sets the time
+// (all_reduce: both, once each; all_gather: in; reduce_scatter: out).
+CommTime NvlsTime(const Link& l, int64_t bytes) {
+  return {l.nvls_latency_us * 1e3, double(bytes) / (l.bandwidth_gbs * l.nvls_efficiency)};
+}
+
+// A ring on `sms` SMs: below the ring's Simple rate on its slowest hop,
+// every byte waits for the SMs.
+CommTime PacedRing(const GpuSpec& gpu, const Topology& topo, CommTime t, int ranks, int sms) {
   const Link& l = CollectiveLink(topo, ranks);
   const double ring_gbs =
       &l == &topo.inter ? CrossNodeRates(topo, ranks).simple_gbs : l.bandwidth_gbs * l.simple_efficiency;
   const double sm_gbs = SmCommGbs(gpu, sms);
   if (sm_gbs < ring_gbs) t.transfer_ns *= ring_gbs / sm_gbs;
   return t;
+}
+
+}  // namespace
+
+std::string_view CollectiveAlgoName(CollectiveAlgo a) { return a == CollectiveAlgo::kNvls ? "nvls" : "ring"; }
+
+namespace {
+
+// gpu == nullptr: unpaced (CollectiveTime never reads a GPU).
+CollectiveChoice Choose(const GpuSpec* gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,
+                        int sms) {
+  if (ranks <= 1) return {};
+  if (gpu == nullptr) sms = 0;
+  CollectiveChoice best{RingCollectiveTime(topo, kind, bytes, ranks), CollectiveAlgo::kRing};
+  if (sms > 0) best.time = PacedRing(*gpu, topo, best.time, ranks, sms);
+  const Link& l = CollectiveLink(topo, ranks);
+  if (NvlsRuns(topo, l, kind)) {
+    CommTime nvls = NvlsTime(l, bytes);
+    // NCCL's model: busBw = channels × one channel's rate, so fewer SMs than
+    // its channels slow it in proportion.
+    const int channels = CollectiveSms(topo, ranks, CollectiveAlgo::kNvls, 0);
+    if (sms > 0 && sms < channels) nvls.transfer_ns *= double(channels) / double(sms);
+    if (nvls.total_ns() < best.time.total_ns()) best = {nvls, CollectiveAlgo::kNvls};
+  }
+  return best;
+}
+
+}  // namespace
+
+CollectiveChoice ChooseCollective(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes,
+                                  int ranks, int sms) {
+  return Choose(&gpu, topo, kind, bytes, ranks, sms);
+}
+
+int CollectiveSms(const Topology& topo, int ranks, CollectiveAlgo algo, int config_comm_sms) {
+  if (config_comm_sms > 0) return config_comm_sms;
+  const Link& l = CollectiveLink(topo, ranks);
+  if (algo == CollectiveAlgo::kNvls && l.nvls_channels > 0) return l.nvls_channels;
+  return CommSms(topo, 0);
+}
+
+double CollectiveHbmBytes(CollectiveKind kind, CollectiveAlgo algo, int64_t bytes, int ranks) {
+  if (algo == CollectiveAlgo::kRing) return 2.0 * double(bytes) * BusBwFactor(kind, ranks);
+  if (kind == CollectiveKind::kAllReduce) return 2.0 * double(bytes);
+  return double(bytes) * (1.0 + 1.0 / double(std::max(ranks, 1)));
+}
+
+CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
+  return Choose(nullptr, topo, kind, bytes, ranks, 0).time;
+}
+
+CommTime CollectiveTimeOnSms(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,
+                             int sms) {
+  return ChooseCollective(gpu, topo, kind, bytes, ranks, sms).time;
 }
 
 double CollectiveTimeNs(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {

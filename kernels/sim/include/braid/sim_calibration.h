@@ -10,6 +10,7 @@
 
 #include "braid/gpu_files.h"
 #include "braid/plan.h"
+#include "braid/sim_models.h"
 #include "braid/status.h"
 #include "braid/topology.h"
 
@@ -47,8 +48,10 @@ GemmPrediction BestGemm(const GpuSpec& gpu, DType dtype);
 
 struct CollectivePrediction {
   double time_ns = 0;
-  double algbw_gbps = 0;  // bytes / time
-  double busbw_gbps = 0;  // algbw × BusBwFactor
+  double algbw_gbps = 0;                        // bytes / time
+  double busbw_gbps = 0;                        // algbw × BusBwFactor
+  CollectiveAlgo algo = CollectiveAlgo::kRing;  // what NCCL would run (ChooseCollective)
+  int sms = 0;                                  // the SMs its kernels hold (CollectiveSms)
 };
 
 // @pre ranks >= 2, bytes >= 1

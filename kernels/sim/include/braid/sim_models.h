@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "braid/gpu_files.h"
 #include "braid/plan.h"
@@ -123,16 +124,49 @@ double SmCommGbs(const GpuSpec& gpu, int sms);
 // SmCommGbs (sms <= 0: not paced by SMs, P2pTime).
 CommTime SmDrivenP2pTime(const GpuSpec& gpu, const Link& link, int64_t bytes, int sms);
 
+// The algorithm a collective runs as NCCL 2.28 picks it: the faster of the
+// ring and, on an NVSwitch link with NVLS figures, NVLS (multimem).
+enum class CollectiveAlgo { kRing, kNvls };
+std::string_view CollectiveAlgoName(CollectiveAlgo a);
+
+struct CollectiveChoice {
+  CommTime time;
+  CollectiveAlgo algo = CollectiveAlgo::kRing;
+};
+
 // nccl-tests convention: `bytes` is the larger side (all_gather output,
 // reduce_scatter input, all_reduce buffer). Ring: all_gather /
-// reduce_scatter take P−1 steps of bytes/P, all_reduce 2(P−1); on NVSwitch
-// with NVLS figures, all_reduce may use NVLS instead. The fastest wins.
+// reduce_scatter take P−1 steps of bytes/P, all_reduce 2(P−1). NVLS: one
+// start-up (nvls_latency_us), then a GPU's side of the switch moves the
+// whole buffer at nvls_efficiency × bandwidth: all_reduce sends and
+// receives it once each way, all_gather receives it, reduce_scatter sends
+// it (NVIDIA/nccl#1083), so on one H100 node NVLS wins large all_reduces and
+// the ring wins the other two, as NCCL's own tuner decides there. NCCL
+// picks by time alone; so does this, on `sms` SMs as CollectiveTimeOnSms
+// paces them (<= 0: unpaced).
+CollectiveChoice ChooseCollective(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes,
+                                  int ranks, int sms);
+// The ring alone: what copy-engine collectives (TE userbuffers' all-gather)
+// run, which are no NCCL kernels and never NVLS.
+CommTime RingCollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
+// The SMs an algorithm's kernels hold: config_comm_sms when set, else NVLS's
+// nvls_channels (when the collective's link gives them) or the topology's NCCL channels
+// (CommSms).
+int CollectiveSms(const Topology& topo, int ranks, CollectiveAlgo algo, int config_comm_sms);
+// The HBM bytes one rank reads and writes for it: a ring reads and writes
+// its share of the ring traffic (2 × bytes × BusBwFactor); NVLS reads and
+// writes the buffer once (all_reduce: 2 × bytes) or the buffer and one
+// rank's share (all_gather, reduce_scatter: bytes × (1 + 1/ranks)).
+double CollectiveHbmBytes(CollectiveKind kind, CollectiveAlgo algo, int64_t bytes, int ranks);
+
+// ChooseCollective's time, unpaced (the nccl-tests figure).
 CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
 double CollectiveTimeNs(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
-// CollectiveTime run by kernels on `sms` SMs (NCCL channels, userbuffers'
-// num_sm CTAs): its bandwidth part no faster than SmCommGbs(sms) where the
-// ring's Simple rate on its slowest hop would allow more. sms <= 0 (a
-// copy-engine collective): CollectiveTime.
+// ChooseCollective's time on `sms` SMs (NCCL channels, userbuffers'
+// num_sm CTAs): a ring's bandwidth part no faster than SmCommGbs(sms) where
+// its Simple rate on the slowest hop would allow more; NVLS's in proportion
+// to sms below its channel count (NCCL's model: busBw = channels × per
+// channel). sms <= 0 (a copy-engine collective): CollectiveTime.
 CommTime CollectiveTimeOnSms(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,
                              int sms);
 
