@@ -173,6 +173,18 @@ float Fp8ScaleForAmax(Fp8Format format, float amax, float margin_pow2) {
   return scale;
 }
 
+float Fp8Amax(std::span<const float> values) {
+  float amax = 0;
+  for (float v : values) amax = std::fmax(amax, std::fabs(v));
+  return amax;
+}
+
+float RoundTensorToFp8(Fp8Format format, std::span<float> values, std::optional<float> fixed) {
+  const float scale = fixed.has_value() ? *fixed : Fp8ScaleForAmax(format, Fp8Amax(values));
+  RoundToFp8(format, scale, values);
+  return scale;
+}
+
 Status CheckFp8Scale(float scale) {
   if (std::isfinite(scale) && scale >= std::numeric_limits<float>::min()) return Status::Ok();
   return Status::Invalid("fp8 scale " + FloatText(scale) +

@@ -208,7 +208,7 @@ TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {
   GpuSpec single = *LoadGpu("h100-sxm");
   single.kernels.clear();
   TempDir d;
-  d.Write("single.toml", sim::GpuToml(single));
+  d.Write("single.toml", GpuToml(single));
   const auto off = Calibrate("--check --measured " + MeasuredDir() + " --gpu " + d.Path("single.toml"));
   EXPECT_EQ(off.code, 1) << off.err;
   EXPECT_THAT(off.out, HasSubstr("OFF"));

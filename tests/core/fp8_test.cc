@@ -346,3 +346,27 @@ TEST(Fp8Scale, CheckRefusesZeroNegativeNanInfAndSubnormal) {
 
 }  // namespace
 }  // namespace braid
+
+namespace braid {
+namespace {
+
+// The cast both backends run on a GEMM input: its own amax scale, or the
+// run's fixed one; NaNs do not set the amax.
+TEST(Fp8Tensor, RoundTensorTakesTheFixedScaleElseItsAmaxOne) {
+  std::vector<float> v = {0.5f, -3.0f, std::nanf(""), 1.25f};
+  EXPECT_FLOAT_EQ(Fp8Amax(v), 3.0f);
+  EXPECT_FLOAT_EQ(Fp8Amax({}), 0.0f);
+  std::vector<float> own = {0.5f, -3.0f, 1.25f, 0.1f};
+  const float scale = RoundTensorToFp8(Fp8Format::kE4m3, own, std::nullopt);
+  EXPECT_FLOAT_EQ(scale, Fp8ScaleForAmax(Fp8Format::kE4m3, 3.0f));
+  EXPECT_FLOAT_EQ(own[1], -3.0f);  // the amax lands on 448 exactly and comes back
+  std::vector<float> fixed = {0.5f, -3.0f, 1.25f, 0.1f};
+  EXPECT_FLOAT_EQ(RoundTensorToFp8(Fp8Format::kE4m3, fixed, 1.0f), 1.0f);
+  // At scale 1, 0.1 rounds to E4M3's nearest (0.1015625), not to itself.
+  EXPECT_FLOAT_EQ(fixed[3], 0.1015625f);
+  std::vector<float> zeros(4, 0.0f);
+  EXPECT_FLOAT_EQ(RoundTensorToFp8(Fp8Format::kE5m2, zeros, std::nullopt), 1.0f);
+}
+
+}  // namespace
+}  // namespace braid

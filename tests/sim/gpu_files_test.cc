@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+#include <utility>
+
 #include "braid/topology_files.h"
 
 namespace braid {
@@ -287,6 +291,36 @@ TEST(SimTopologyFiles, NvlsOnALinkWithoutNvSwitchNamesFileLineAndField) {
   auto t = ParseTopologyToml(latency_only, "t.toml");
   ASSERT_FALSE(t.ok());
   EXPECT_THAT(t.status().message(), ::testing::HasSubstr("intra.nvls_latency_us"));
+}
+
+// The writer beside the reader: every shipped GPU file, written back,
+// reads as the same GPU (numbers to 6 significant digits).
+TEST(SimGpuFiles, EveryBuiltinGpuRoundTripsThroughTheWriter) {
+  for (const std::string& name : BuiltinGpuNames()) {
+    auto g = LoadGpu(name);
+    ASSERT_TRUE(g.ok()) << name << ": " << g.status().message();
+    auto back = ParseGpuToml(GpuToml(*g), name + " written");
+    ASSERT_TRUE(back.ok()) << name << ": " << back.status().message();
+    EXPECT_EQ(back->name, g->name);
+    EXPECT_EQ(back->sm_count, g->sm_count);
+    EXPECT_EQ(back->source, g->source);
+    for (auto [a, b] : {std::pair{back->tflops_bf16, g->tflops_bf16},
+                        {back->hbm_gbs, g->hbm_gbs},
+                        {back->efficiency_bf16, g->efficiency_bf16},
+                        {back->tflops_fp8, g->tflops_fp8},
+                        {back->loopback_copy_efficiency, g->loopback_copy_efficiency},
+                        {back->fused_gemm_efficiency, g->fused_gemm_efficiency},
+                        {back->sm_copy_gbs, g->sm_copy_gbs},
+                        {back->error_band.gemm, g->error_band.gemm}}) {
+      EXPECT_NEAR(a, b, std::abs(b) * 1e-5) << name;
+    }
+    EXPECT_EQ(back->error_band.gemm_assumed, g->error_band.gemm_assumed) << name;
+    ASSERT_EQ(back->kernels.size(), g->kernels.size()) << name;
+    for (size_t i = 0; i < g->kernels.size(); ++i) {
+      EXPECT_EQ(back->kernels[i].tile_m, g->kernels[i].tile_m) << name;
+      EXPECT_NEAR(back->kernels[i].efficiency, g->kernels[i].efficiency, 1e-5) << name;
+    }
+  }
 }
 
 TEST(SimTopologyFiles, NvlsChannelsAreReadAndChecked) {

@@ -201,7 +201,7 @@ TEST(SimFit, RecoversTheCopyBandwidthOfABoardItWasNotGiven) {
   EXPECT_EQ(fit.gpu.kernels.size(), H100().kernels.size());
   EXPECT_DOUBLE_EQ(fit.gpu.kernels[0].efficiency, H100().kernels[0].efficiency);
   // What it writes reads back as the same GPU.
-  auto back = ParseGpuToml(sim::GpuToml(fit.gpu), "fit.toml");
+  auto back = ParseGpuToml(GpuToml(fit.gpu), "fit.toml");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_NEAR(back->sm_copy_gbs, fit.gpu.sm_copy_gbs, 1e-3);
   EXPECT_EQ(back->kernels.size(), fit.gpu.kernels.size());
@@ -225,7 +225,7 @@ TEST(SimFit, TheGpuFileQuotesNamesWithControlCharacters) {
   GpuSpec g = H100();
   g.name = "H100\tfitted \"lab\" board\n2";
   g.source = "measured\\run\r\x01";
-  auto back = ParseGpuToml(sim::GpuToml(g), "fit.toml");
+  auto back = ParseGpuToml(GpuToml(g), "fit.toml");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->name, g.name);
   EXPECT_EQ(back->source, g.source);
@@ -265,7 +265,7 @@ TEST(SimFit, SetsTheFusedKernelFiguresFromItsCsv) {
     if (p.name == "fused_sm_transfer_gbs") named += p.before == g.fused_sm_transfer_gbs;
   }
   EXPECT_EQ(named, 2);
-  auto back = ParseGpuToml(sim::GpuToml(fit.gpu), "fit.toml");
+  auto back = ParseGpuToml(GpuToml(fit.gpu), "fit.toml");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_NEAR(back->fused_gemm_efficiency, 0.8, 1e-5);
   EXPECT_NEAR(back->fused_sm_transfer_gbs, 9.5, 1e-4);

@@ -99,6 +99,10 @@ inline constexpr double kMinHbmGbs = 1, kMaxHbmGbs = 1e6;
 // Errors say where: "my.toml:7:16: sm_count must be an integer between 1 and 1024".
 Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin);
 
+// The GPU file ParseGpuToml reads back to `gpu` (numbers to 6 significant
+// digits): what `calibrate --fit` and `--measure` write (gpu_toml_writer.cc).
+std::string GpuToml(const GpuSpec& gpu);
+
 // A built-in name, or a path to a .toml file (anything with '/' or ".toml").
 // An unknown name lists the known ones.
 Result<GpuSpec> LoadGpu(std::string_view name_or_path);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -79,6 +80,17 @@ void RoundToFp8(Fp8Format format, float scale, std::span<float> values);
 // scale by (TE keeps the previous scale there; 1 is the initial one). A
 // result that overflows float (a tiny amax) becomes FLT_MAX, as TE clamps it.
 float Fp8ScaleForAmax(Fp8Format format, float amax, float margin_pow2 = 0);
+
+// The largest |value| of `values` (0 for none): the amax TE's recipes keep a
+// history of. NaNs are skipped (fmax), as an amax reduction on the GPU does.
+float Fp8Amax(std::span<const float> values);
+
+// A GEMM input rounded to FP8 as a run casts it: with `fixed` where the run
+// gives one (delayed scaling from a known history), else the scale of its
+// own amax (Fp8ScaleForAmax); every value in place (RoundToFp8). Returns the
+// scale used. Both backends cast through this, so their inputs agree bit for
+// bit. @pre a fixed scale passed CheckFp8Scale.
+float RoundTensorToFp8(Fp8Format format, std::span<float> values, std::optional<float> fixed);
 
 // Invalid unless `scale` is a finite, positive, normal float
 // (FLT_MIN ≤ scale ≤ FLT_MAX): zero, negatives, NaN and inf are refused, and

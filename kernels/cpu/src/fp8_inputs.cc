@@ -1,6 +1,5 @@
 #include "fp8_inputs.h"
 
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <span>
@@ -11,19 +10,11 @@ namespace braid::cpu {
 
 namespace {
 
-float Amax(const HostMatrix& m) {
-  float amax = 0;
-  for (float v : m.data) amax = std::fmax(amax, std::fabs(v));
-  return amax;
-}
-
 // Returns the scale used (`fixed`, else the tensor's amax one); 0 for a
 // compute op's empty slot.
 float Round(Fp8Format format, HostMatrix& m, const std::optional<float>& fixed) {
   if (m.data.empty()) return 0;
-  const float scale = fixed.has_value() ? *fixed : Fp8ScaleForAmax(format, Amax(m));
-  RoundToFp8(format, scale, std::span<float>(m.data));
-  return scale;
+  return RoundTensorToFp8(format, std::span<float>(m.data), fixed);
 }
 
 }  // namespace

@@ -153,20 +153,12 @@ namespace cuda {
 
 namespace {
 
-float Amax(const HostMatrix& m) {
-  float amax = 0;
-  for (float v : m.data) amax = std::fmax(amax, std::fabs(v));
-  return amax;
-}
-
 // Rounds `m` to `dtype` (FP8: quantized with a per-tensor scale — `fixed`
 // where set, else its amax one — which it returns; else 1).
 float RoundTo(DType dtype, HostMatrix& m, const std::optional<double>& fixed) {
   if (IsFp8(dtype)) {
-    const Fp8Format format = Fp8FormatOf(dtype);
-    const float scale = fixed.has_value() ? float(*fixed) : Fp8ScaleForAmax(format, Amax(m));
-    RoundToFp8(format, scale, std::span<float>(m.data));
-    return scale;
+    const std::optional<float> scale = fixed.has_value() ? std::optional<float>(float(*fixed)) : std::nullopt;
+    return RoundTensorToFp8(Fp8FormatOf(dtype), std::span<float>(m.data), scale);
   }
   for (float& v : m.data) {
     uint8_t buf[4];

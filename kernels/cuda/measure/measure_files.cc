@@ -119,7 +119,7 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base_file, const std::string& 
   out.toml += m.gemm_fp8.empty() ? "# FP8: not measured (no FP8 tensor cores, or no FP8 shapes in the plan).\n"
                                  : "# FP8: efficiency_fp8 fitted to gemm_fp8.csv (" +
                                        std::to_string(m.gemm_fp8.size()) + " E4M3 GEMMs).\n";
-  out.toml += sim::GpuToml(out.fit.gpu);
+  out.toml += GpuToml(out.fit.gpu);
   if (auto back = ParseGpuToml(out.toml, "the fitted GPU file"); !back.ok()) {
     return Status::Internal("the fitted GPU file does not read back: " + back.status().message());
   }

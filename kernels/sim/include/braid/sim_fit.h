@@ -86,9 +86,6 @@ struct FitOptions {
 };
 GpuFit FitGpuToMeasurements(const GpuSpec& base, const MeasuredBoard& board, const FitOptions& options);
 
-// A GPU file ParseGpuToml reads back to `gpu` (numbers to 6 significant digits).
-std::string GpuToml(const GpuSpec& gpu);
-
 // The GPU file of a fit from the GPU `base_name`: `header` (comment lines,
 // each "# ...\n"), a comment naming the fitted parameters, then
 // GpuToml(fit.gpu). Internal when it does not read back as a GPU file.
