@@ -8,6 +8,7 @@
 #include <string>
 
 namespace braid {
+namespace model_files_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -107,4 +108,5 @@ TEST(ModelFiles, MissingFileIsNotFound) {
 }
 
 }  // namespace
+}  // namespace model_files_test
 }  // namespace braid

@@ -10,6 +10,7 @@
 #include "braid/topology_files.h"
 
 namespace braid {
+namespace gpu_files_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -220,9 +221,11 @@ TEST(GpuFiles, NewTopologiesAreShipped) {
 }
 
 }  // namespace
+}  // namespace gpu_files_test
 }  // namespace braid
 
 namespace braid {
+namespace gpu_files_test {
 namespace {
 
 constexpr const char* kTopo = R"(name = "t"
@@ -366,4 +369,5 @@ TEST(SimTopologyFiles, NvlsChannelsAreReadAndChecked) {
 }
 
 }  // namespace
+}  // namespace gpu_files_test
 }  // namespace braid

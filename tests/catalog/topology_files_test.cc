@@ -7,6 +7,7 @@
 #include <fstream>
 
 namespace braid {
+namespace topology_files_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -131,9 +132,11 @@ TEST(TopologyFiles, UnknownLinkKindListsKnownOnes) {
 }
 
 }  // namespace
+}  // namespace topology_files_test
 }  // namespace braid
 
 namespace braid {
+namespace topology_files_test {
 namespace {
 
 TEST(TopologyFiles, NonAsciiOutsideStringsIsRejectedWithItsPosition) {
@@ -161,9 +164,11 @@ TEST(TopologyFiles, TableHeaderWithoutKeyIsRejected) {
 }
 
 }  // namespace
+}  // namespace topology_files_test
 }  // namespace braid
 
 namespace braid {
+namespace topology_files_test {
 namespace {
 
 TEST(TopologyFiles, NvlinkPairsAreRead) {
@@ -184,9 +189,11 @@ TEST(TopologyFiles, PairsNeedAnEvenGpuCount) {
 }
 
 }  // namespace
+}  // namespace topology_files_test
 }  // namespace braid
 
 namespace braid {
+namespace topology_files_test {
 namespace {
 
 TEST(TopologyFiles, NicsPerNodeIsReadOnTheInterNodeLink) {
@@ -220,4 +227,5 @@ TEST(TopologyFiles, NicsPerNodeOutsideItsRangeOrTableIsRefused) {
 }
 
 }  // namespace
+}  // namespace topology_files_test
 }  // namespace braid
