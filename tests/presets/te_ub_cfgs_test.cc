@@ -2,7 +2,7 @@
 // te_ub_cfgs.h): the YAML reader, initialize_ub's defaults and pairing
 // rules, the refusals, and the one mapping between TE options and Braid
 // configs, checked both ways and against the independent witness of TE's
-// rules in tests/cli/te_ub_rules.h.
+// rules in tests/presets/te_ub_rules.h.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -235,7 +235,7 @@ TEST(TeUbCfgs, BadFilesAreOneLineNamingKeyAndOption) {
 }
 
 // Every key and method the reader accepts, TE's own rules accept too, and
-// the other way round (the checker in tests/cli/te_ub_rules.h reads TE's
+// the other way round (the checker in tests/presets/te_ub_rules.h reads TE's
 // initialize_ub independently of this reader): one key set to each method
 // at a time, and each column dgrad's method beside a wgrad entry.
 TEST(TeUbCfgs, AcceptsWhatTesRulesAcceptAndNothingElse) {
