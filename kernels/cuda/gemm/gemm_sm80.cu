@@ -24,7 +24,7 @@
 #include "gemm/fragment_layout.h"
 #include "gemm/gemm_device_common.cuh"
 #include "gemm/gemm_kernels.h"
-#include "gemm/smem_swizzle.h"
+#include "gemm/sm80_layout.h"
 #include "gemm/tile_scheduler.h"
 
 namespace braid::cuda::gemm {
@@ -32,16 +32,20 @@ namespace braid::cuda::gemm {
 namespace {
 
 constexpr TileConfig kConfig = TileConfigFor(GemmArch::kSm80);
-constexpr int kTileM = 128, kTileN = 128, kTileK = 32, kStages = 4, kThreads = 256;
+using sm80::kARowBytes;
+using sm80::kBRowBytes;
+using sm80::kChunksPerThread;
+using sm80::kThreads;
+using sm80::kTileK;
+using sm80::kTileM;
+using sm80::kTileN;
+constexpr int kStages = 4;
 static_assert(kConfig.tile_m == kTileM && kConfig.tile_n == kTileN && kConfig.tile_k == kTileK &&
                   kConfig.stages == kStages && kConfig.threads == kThreads,
               "the kernel is written for TileConfigFor(kSm80)");
-constexpr int kARowBytes = kTileK * 2;                          // 64
-constexpr int kBRowBytes = kTileN * 2;                          // 256
-constexpr int kAStageBytes = kTileM * kARowBytes;               // 8 KiB
-constexpr int kBStageBytes = kTileK * kBRowBytes;               // 8 KiB
-constexpr int kChunksPerThread = kAStageBytes / 16 / kThreads;  // 2 for A, 2 for B
-static_assert(kAStageBytes == kBStageBytes && kChunksPerThread == 2, "the load loop below assumes equal halves");
+constexpr int kAStageBytes = kTileM * kARowBytes;  // 8 KiB
+constexpr int kBStageBytes = kTileK * kBRowBytes;  // 8 KiB
+static_assert(kChunksPerThread == 2, "the load loop below issues two chunks of each operand per thread");
 static_assert(int64_t(kStages) * (kAStageBytes + kBStageBytes) + 1024 == SmemBytes(kConfig),
               "the ring must be what the host budgeted");
 
@@ -101,14 +105,13 @@ __device__ __forceinline__ void LoadStage(const Sm80Params& p, uint32_t a_smem, 
   const int k0 = kb * kTileK;
   for (int i = 0; i < kChunksPerThread; ++i) {
     const int e = int(threadIdx.x) + i * kThreads;
-    const int ar = e / (kARowBytes / 16), ac = e % (kARowBytes / 16);
-    const bool a_ok = row0 + ar < p.m && k0 + ac * 8 < p.k;
-    const uint16_t* a_src = a_ok ? p.a + int64_t(row0 + ar) * p.lda + k0 + ac * 8 : p.a;
-    CpAsync16(a_smem + SwizzleSm80A(uint32_t(ar * kARowBytes + ac * 16)), a_src, a_ok);
-    const int br = e / (kBRowBytes / 16), bc = e % (kBRowBytes / 16);
-    const bool b_ok = k0 + br < p.k && col0 + bc * 8 < p.n;
-    const uint16_t* b_src = b_ok ? p.b + int64_t(k0 + br) * p.ldb + col0 + bc * 8 : p.b;
-    CpAsync16(b_smem + SwizzleSm80B(uint32_t(br * kBRowBytes + bc * 16)), b_src, b_ok);
+    const sm80::Cell ac = sm80::AChunk(e), bc = sm80::BChunk(e);
+    const bool a_ok = row0 + ac.row < p.m && k0 + ac.col < p.k;
+    const uint16_t* a_src = a_ok ? p.a + int64_t(row0 + ac.row) * p.lda + k0 + ac.col : p.a;
+    CpAsync16(a_smem + sm80::AOffset(ac.row, ac.col), a_src, a_ok);
+    const bool b_ok = k0 + bc.row < p.k && col0 + bc.col < p.n;
+    const uint16_t* b_src = b_ok ? p.b + int64_t(k0 + bc.row) * p.ldb + col0 + bc.col : p.b;
+    CpAsync16(b_smem + sm80::BOffset(bc.row, bc.col), b_src, b_ok);
   }
 }
 
@@ -119,14 +122,12 @@ __device__ __forceinline__ void ComputeStage(float (&acc)[4][4][4], uint32_t a_s
   for (int ks = 0; ks < kTileK / 16; ++ks) {
     uint32_t af[4][4], bf[2][4];
     for (int mi = 0; mi < 4; ++mi) {
-      // Lanes 0-15 address rows 0-15 at k 0-7, lanes 16-31 the same rows at k 8-15.
-      const int row = warp_m * 64 + mi * 16 + lane % 16, col = ks * 16 + (lane / 16) * 8;
-      LdMatrixX4(af[mi], a_smem + SwizzleSm80A(uint32_t(row * kARowBytes + col * 2)));
+      const sm80::Cell c = sm80::ALdmatrixRow(warp_m, mi, ks, lane);
+      LdMatrixX4(af[mi], a_smem + sm80::AOffset(c.row, c.col));
     }
     for (int nj = 0; nj < 2; ++nj) {
-      // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
-      const int krow = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8, col = warp_n * 32 + nj * 16 + (lane / 16) * 8;
-      LdMatrixX4Trans(bf[nj], b_smem + SwizzleSm80B(uint32_t(krow * kBRowBytes + col * 2)));
+      const sm80::Cell c = sm80::BLdmatrixRow(warp_n, nj, ks, lane);
+      LdMatrixX4Trans(bf[nj], b_smem + sm80::BOffset(c.row, c.col));
     }
     for (int mi = 0; mi < 4; ++mi)
       for (int ni = 0; ni < 4; ++ni)
