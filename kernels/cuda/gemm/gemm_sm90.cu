@@ -11,7 +11,7 @@
 //               so the other warps give their registers away (setmaxnreg).
 //  warpgroups   consumers, rows 0-63 and 64-127 of the tile. Per k-block:
 //  1 and 2      wait for the full barrier, issue four wgmma m64n128k16 on the
-//               slot (descriptors: wgmma_desc.h), commit, and wait until only
+//               slot (descriptors: sm90_layout.h), commit, and wait until only
 //               this group is in flight — then the previous k-block's wgmmas
 //               are done, so its slot is released to the producer (empty
 //               barrier). Why wait<1> rather than wait<0>: the tensor cores
@@ -33,9 +33,9 @@
 #include "gemm/fragment_layout.h"
 #include "gemm/gemm_device_common.cuh"
 #include "gemm/gemm_kernels.h"
+#include "gemm/sm90_layout.h"
 #include "gemm/sm90_ptx.cuh"
 #include "gemm/tile_scheduler.h"
-#include "gemm/wgmma_desc.h"
 #include "gemm/wgmma_sm90.cuh"
 
 namespace braid::cuda::gemm {
@@ -47,10 +47,13 @@ constexpr int kTileM = 128, kTileN = 128, kTileK = 64, kStages = 5, kThreads = 3
 static_assert(kConfig.tile_m == kTileM && kConfig.tile_n == kTileN && kConfig.tile_k == kTileK &&
                   kConfig.stages == kStages && kConfig.threads == kThreads && kConfig.consumer_warpgroups == 2,
               "the kernel is written for TileConfigFor(kSm90a)");
-constexpr int kABytes = kTileM * kTileK * 2;           // 16 KiB: 128 rows of 128 bytes
-constexpr int kBBoxBytes = kTileK * kTmaBoxBCols * 2;  // 8 KiB: 64 k-rows of 64 columns
-constexpr int kBBytes = kTileK * kTileN * 2;           // 16 KiB: two boxes
+using sm90::kABytes;
+using sm90::kBBoxBytes;
+using sm90::kBBytes;
 constexpr int kStageBytes = kABytes + kBBytes;
+static_assert(sm90::kTileM == kTileM && sm90::kTileN == kTileN && sm90::kTileK == kTileK &&
+                  sm90::kBoxCols == kTmaBoxBCols,
+              "sm90_layout.h describes this kernel's slot");
 constexpr int kConsumerWarps = 8;  // arrivals that free a slot: every consumer warp's lane 0
 static_assert(kBBytes == (kTileN / kTmaBoxBCols) * kBBoxBytes && kConsumerWarps == 4 * kConfig.consumer_warpgroups,
               "a stage is one A box and tile_n / 64 B boxes, released by every consumer warp");
@@ -104,19 +107,13 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
   }
 }
 
-// Four k16 steps over one slot. A: this warpgroup's 64 rows, K-major, a k16
-// step is 32 bytes along the swizzled row. B: MN-major, a k16 step is 16
-// rows of 128 bytes; LBO is the distance to the second 64-column box.
+// Four k16 steps over one slot: this warpgroup's 64 rows of A (K-major)
+// times the slot's B (MN-major), descriptors from sm90_layout.h.
 template <int D>
-__device__ __forceinline__ void MmaSlot(float (&acc)[64], uint32_t a_slot, uint32_t b_slot, bool first) {
+__device__ __forceinline__ void MmaSlot(float (&acc)[64], uint32_t a_slot, int wg, uint32_t b_slot, bool first) {
   sm90::WgmmaFence();
-  for (int kk = 0; kk < kTileK / 16; ++kk) {
-    const uint64_t da =
-        WgmmaDescriptor(a_slot + uint32_t(kk * 32), kWgmmaKMajorLbo, kWgmmaSwizzleAtom, WgmmaSwizzle::k128B);
-    const uint64_t db =
-        WgmmaDescriptor(b_slot + uint32_t(kk * 16 * 128), uint32_t(kBBoxBytes), kWgmmaSwizzleAtom, WgmmaSwizzle::k128B);
-    Wgmma128<D>(acc, da, db, (first && kk == 0) ? 0 : 1);
-  }
+  for (int kk = 0; kk < kTileK / 16; ++kk)
+    Wgmma128<D>(acc, sm90::ADescriptor(a_slot, wg, kk), sm90::BDescriptor(b_slot, kk), (first && kk == 0) ? 0 : 1);
   sm90::WgmmaCommit();
 }
 
@@ -144,8 +141,7 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
     int prev_stage = -1;
     for (int kb = 0; kb < kblocks; ++kb) {
       sm90::MbarWait(full + 8u * uint32_t(pos.stage), pos.phase);
-      const uint32_t a_slot = a_ring + uint32_t(pos.stage * kABytes + wg * 64 * 128);
-      MmaSlot<D>(acc, a_slot, b_ring + uint32_t(pos.stage * kBBytes), kb == 0);
+      MmaSlot<D>(acc, a_ring + uint32_t(pos.stage * kABytes), wg, b_ring + uint32_t(pos.stage * kBBytes), kb == 0);
       sm90::WgmmaWait<1>();
       PinAccumulators(acc);
       if (prev_stage >= 0 && warp_leader) sm90::MbarArrive(empty + 8u * uint32_t(prev_stage));
