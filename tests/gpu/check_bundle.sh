@@ -5,7 +5,8 @@
 # - braid needs only glibc, the CUDA libraries and the bundled libsimdjson
 #   (its ELF NEEDED entries; libsimdjson resolves inside the bundle);
 # - the unpacked bundle runs --version and a sim run, and --backend cuda
-#   without a GPU exits 1 with one line (skipped where a GPU is present).
+#   without a GPU exits 1 with one line (skipped where a GPU is present);
+# - braid_gemm_bench is in it and, without a GPU, exits 2 with one line.
 # Exit 0 passed, 1 failed, 77 no bundle built (skipped: CI does not build it).
 set -u
 tarball="${1:?usage: check_bundle.sh BUNDLE.tar.gz}"
@@ -59,6 +60,14 @@ if [[ ! -e /dev/nvidia0 ]]; then
   echo "cuda without a GPU: exit $rc: $err"
   [[ "$rc" -eq 1 ]] || fail "--backend cuda without a GPU exits $rc, not 1"
   [[ "$(wc -l <<<"$err")" -eq 1 ]] || fail "--backend cuda without a GPU printed more than one line"
+fi
+[[ -x "$dir/braid_gemm_bench" && -f "$dir/bin/braid_gemm_bench.bin" ]] || fail "braid_gemm_bench is not in the bundle"
+if [[ ! -e /dev/nvidia0 ]]; then
+  err="$("$dir/braid_gemm_bench" 2>&1)"
+  rc=$?
+  echo "braid_gemm_bench without a GPU: exit $rc: $err"
+  [[ "$rc" -eq 2 ]] || fail "braid_gemm_bench without a GPU exits $rc, not 2"
+  [[ "$(wc -l <<<"$err")" -eq 1 ]] || fail "braid_gemm_bench without a GPU printed more than one line"
 fi
 [[ "$failed" -eq 0 ]] && echo "check_bundle.sh: passed"
 exit "$failed"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the GPU bundle: braid (built with BRAID_STATIC_DEPS: libstdc++,
 # libgcc, SQLite, OpenBLAS and zlib inside it), a launcher that finds the
-# CUDA libraries on the target, and the GPU validation script.
-# Usage: make_bundle.sh BRAID_BINARY RUN_SH OUT_DIR
+# CUDA libraries on the target, and the GPU validation script; with
+# GEMM_BENCH, also braid_gemm_bench (the GEMM core against cuBLASLt, issue 56)
+# behind the same launcher.
+# Usage: make_bundle.sh BRAID_BINARY RUN_SH OUT_DIR [GEMM_BENCH]
 #
 # Dynamic and NOT shipped: glibc, and the CUDA libraries (cudart, cuBLASLt,
 # NCCL, CUPTI), which the launcher looks for in $BRAID_CUDA_LIBS,
@@ -11,7 +13,7 @@
 # static libsimdjson). braid needing any other shared library is an error:
 # it was not built with BRAID_STATIC_DEPS.
 set -euo pipefail
-braid="$1" run_sh="$2" out="$3"
+braid="$1" run_sh="$2" out="$3" gemm_bench="${4:-}"
 name="braid-gpu-bundle"
 dir="$out/$name"
 rm -rf "$dir" "$out/$name.tar.gz"
@@ -54,9 +56,14 @@ if command -v python3 >/dev/null; then
   for d in "$site"/nvidia/*/lib "$site"/nvidia/cu*/lib; do [[ -d "$d" ]] && paths="$paths:$d"; done
 fi
 export LD_LIBRARY_PATH="$paths${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-exec "$here/bin/braid.bin" "$@"
+exec "$here/bin/$(basename "$0").bin" "$@"
 LAUNCH
 chmod +x "$dir/braid"
+if [[ -n "$gemm_bench" ]]; then
+  cp "$gemm_bench" "$dir/bin/braid_gemm_bench.bin"
+  strip --strip-unneeded "$dir/bin/braid_gemm_bench.bin"
+  cp "$dir/braid" "$dir/braid_gemm_bench"  # the launcher runs bin/<its own name>.bin
+fi
 cp "$run_sh" "$dir/run-gpu-tests.sh"
 chmod +x "$dir/run-gpu-tests.sh"
 cp "$(dirname "$run_sh")/train_block.toml" "$dir/train_block.toml"  # run.sh's training rows
@@ -73,6 +80,7 @@ braid built from source where MPI is installed.
 
   ./run-gpu-tests.sh            validate this build on every GPU found
   ./braid run --backend cuda --loopback --op gemm_rs --m 4096 --n 4096 --k 4096 --tp 4 --algo ring --verify
+  ./braid_gemm_bench            the GEMM core against cuBLASLt (8192^3, llama3-70b TP8 shapes)
 TXT
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 echo "gpu-bundle: $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1), unpacked $(du -sh "$dir" | cut -f1))"

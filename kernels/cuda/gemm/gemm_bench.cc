@@ -1,0 +1,194 @@
+// braid_gemm_bench: the GEMM core against cuBLASLt on this machine's GPU.
+// For each shape: both on the same bf16 operands (uniform in [-1, 1]),
+// `--warmup` untimed runs, then `--iters` runs each timed with CUDA events;
+// the median of each, TFLOP/s (2·m·n·k per run), the core's share of
+// cuBLASLt's rate, and the core's result checked against cuBLASLt's: the
+// largest |core − cuBLASLt| over the largest |cuBLASLt| (normwise relative
+// error; bf16 output rounding alone gives ~4e-3).
+//
+// Shapes: 8192³, and llama3-70b's four TP GEMMs per rank (catalog/models/
+// llama3-70b.toml: hidden 8192, 64 heads and 8 KV heads of 128, ffn 28672,
+// gated MLP; TP 8, 8192 tokens; column-parallel layers split N, row-parallel
+// layers split K, as core/src/layer_workload.cc builds them):
+//   qkv       m 8192  n (8192 + 2·1024)/8 = 1280   k 8192
+//   out_proj  m 8192  n 8192                       k 8192/8 = 1024
+//   fc1       m 8192  n 2·28672/8 = 7168           k 8192
+//   fc2       m 8192  n 8192                       k 28672/8 = 3584
+//
+// Without a GPU: one line on stderr, exit 2. Exit 1 when a result does not
+// match cuBLASLt (max rel error above 2e-2), else 0.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "braid/blaslt_api.h"
+#include "gemm/gemm_run.h"
+#include "real/real_seams.h"
+
+namespace {
+
+using braid::Status;
+namespace gemm = braid::cuda::gemm;
+
+struct Shape {
+  const char* name;
+  int64_t m, n, k;
+};
+
+constexpr Shape kShapes[] = {{"square", 8192, 8192, 8192},
+                             {"llama3-70b.qkv", 8192, 1280, 8192},
+                             {"llama3-70b.out_proj", 8192, 8192, 1024},
+                             {"llama3-70b.fc1", 8192, 7168, 8192},
+                             {"llama3-70b.fc2", 8192, 8192, 3584}};
+constexpr double kMaxRelError = 2e-2;
+
+uint16_t ToBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);  // round to nearest even
+}
+float FromBf16(uint16_t h) {
+  const uint32_t u = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+#define BENCH_CHECK(expr)                                                   \
+  do {                                                                      \
+    const Status s_ = (expr);                                               \
+    if (!s_.ok()) {                                                         \
+      std::fprintf(stderr, "braid_gemm_bench: %s\n", s_.message().c_str()); \
+      std::exit(1);                                                         \
+    }                                                                       \
+  } while (0)
+
+Status Cuda(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return Status::Ok();
+  return Status::Internal(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Median milliseconds of `iters` timed runs of `run` after `warmup` untimed ones.
+template <typename Run>
+double MedianMs(Run run, int warmup, int iters, cudaStream_t s) {
+  for (int i = 0; i < warmup; ++i) BENCH_CHECK(run());
+  cudaEvent_t start, stop;
+  BENCH_CHECK(Cuda(cudaEventCreate(&start), "cudaEventCreate"));
+  BENCH_CHECK(Cuda(cudaEventCreate(&stop), "cudaEventCreate"));
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    BENCH_CHECK(Cuda(cudaEventRecord(start, s), "cudaEventRecord"));
+    BENCH_CHECK(run());
+    BENCH_CHECK(Cuda(cudaEventRecord(stop, s), "cudaEventRecord"));
+    BENCH_CHECK(Cuda(cudaEventSynchronize(stop), "cudaEventSynchronize"));
+    float t = 0;
+    BENCH_CHECK(Cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime"));
+    ms.push_back(double(t));
+  }
+  (void)cudaEventDestroy(start);
+  (void)cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+double MaxRelError(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double w = FromBf16(want[i]);
+    diff = std::max(diff, std::fabs(double(FromBf16(got[i])) - w));
+    scale = std::max(scale, std::fabs(w));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// One line for the shape; false when the result does not match.
+bool BenchShape(const Shape& shape, const gemm::GemmDevice& device, braid::cuda::BlasLtApi& blas, int warmup, int iters,
+                cudaStream_t s) {
+  const size_t na = size_t(shape.m * shape.k), nb = size_t(shape.k * shape.n), nc = size_t(shape.m * shape.n);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<uint16_t> host(std::max(na, nb));
+  void *a = nullptr, *b = nullptr, *c = nullptr, *ref = nullptr;
+  BENCH_CHECK(Cuda(cudaMalloc(&a, na * 2), "cudaMalloc"));
+  BENCH_CHECK(Cuda(cudaMalloc(&b, nb * 2), "cudaMalloc"));
+  BENCH_CHECK(Cuda(cudaMalloc(&c, nc * 2), "cudaMalloc"));
+  BENCH_CHECK(Cuda(cudaMalloc(&ref, nc * 2), "cudaMalloc"));
+  for (size_t i = 0; i < na; ++i) host[i] = ToBf16(u(rng));
+  BENCH_CHECK(Cuda(cudaMemcpy(a, host.data(), na * 2, cudaMemcpyHostToDevice), "cudaMemcpy"));
+  for (size_t i = 0; i < nb; ++i) host[i] = ToBf16(u(rng));
+  BENCH_CHECK(Cuda(cudaMemcpy(b, host.data(), nb * 2, cudaMemcpyHostToDevice), "cudaMemcpy"));
+
+  const gemm::GemmProblem problem{shape.m, shape.n, shape.k, 0, 0, 0, braid::DType::kBf16};
+  braid::cuda::MatmulArgs args;
+  args.m = shape.m;
+  args.n = shape.n;
+  args.k = shape.k;
+  args.a = a;
+  args.b = b;
+  args.c = ref;
+  args.lda = shape.k;
+  args.ldb = shape.n;
+  args.ldc = shape.n;
+  auto* stream = reinterpret_cast<braid::cuda::GpuStream>(s);
+  const double core_ms = MedianMs([&] { return gemm::RunGemm(problem, device, a, b, c, s); }, warmup, iters, s);
+  const double lt_ms = MedianMs([&] { return blas.Matmul(args, stream); }, warmup, iters, s);
+  std::vector<uint16_t> got(nc), want(nc);
+  BENCH_CHECK(Cuda(cudaMemcpy(got.data(), c, nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  BENCH_CHECK(Cuda(cudaMemcpy(want.data(), ref, nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  for (void* p : {a, b, c, ref}) (void)cudaFree(p);
+  const double err = MaxRelError(got, want);
+  const double flop = 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
+  const double core_tf = flop / (core_ms * 1e9), lt_tf = flop / (lt_ms * 1e9);
+  const bool ok = err <= kMaxRelError;
+  std::printf(
+      "%-20s m=%-6lld n=%-6lld k=%-6lld core %8.1f TFLOP/s (%.3f ms)  cuBLASLt %8.1f TFLOP/s (%.3f ms)  %5.1f%%  "
+      "max rel err %.2e %s\n",
+      shape.name, (long long)shape.m, (long long)shape.n, (long long)shape.k, core_tf, core_ms, lt_tf, lt_ms,
+      100.0 * core_tf / lt_tf, err, ok ? "ok" : "MISMATCH");
+  return ok;
+}
+
+int IntFlag(int argc, char** argv, const char* name, int fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return std::max(1, std::atoi(argv[i + 1]));
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "braid_gemm_bench: no CUDA GPU here (%s)\n",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    return 2;
+  }
+  const int warmup = IntFlag(argc, argv, "--warmup", 5), iters = IntFlag(argc, argv, "--iters", 20);
+  auto device = gemm::CurrentGemmDevice();
+  if (!device.ok()) {
+    std::fprintf(stderr, "braid_gemm_bench: %s\n", device.status().message().c_str());
+    return 2;
+  }
+  auto blas = braid::cuda::MakeRealBlasLt();
+  if (!blas.ok()) {
+    std::fprintf(stderr, "braid_gemm_bench: %s\n", blas.status().message().c_str());
+    return 2;
+  }
+  cudaStream_t s = nullptr;
+  BENCH_CHECK(Cuda(cudaStreamCreate(&s), "cudaStreamCreate"));
+  std::printf("braid_gemm_bench: %s kernel, %d SMs, bf16, median of %d after %d warm-up runs\n",
+              gemm::GemmArchName(device->arch), device->num_sms, iters, warmup);
+  bool all_ok = true;
+  for (const Shape& shape : kShapes) all_ok = BenchShape(shape, *device, **blas, warmup, iters, s) && all_ok;
+  (void)cudaStreamDestroy(s);
+  return all_ok ? 0 : 1;
+}

@@ -1,0 +1,19 @@
+// Host entries of the GEMM core's kernels (CUDA builds only): each enqueues
+// one persistent launch of a GemmPlan made by PlanGemm for its architecture.
+// The caller (gemm_run.cc) has checked the plan; these only launch.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (a type only: libcuda is not linked)
+#include <cuda_runtime_api.h>
+
+#include "gemm/gemm_plan.h"
+
+namespace braid::cuda::gemm {
+
+// sm_80 path (gemm_sm80.cu): a, b, c device pointers as GemmProblem describes.
+cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s);
+
+// sm_90a path (gemm_sm90.cu): A and B through their TMA maps (tma_encode.h).
+cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s);
+
+}  // namespace braid::cuda::gemm

@@ -1,0 +1,59 @@
+// One GEMM as the core will launch it, decided on the host: the refusals of
+// shapes the kernels cannot tile, the tile config, the persistent grid and
+// the TMA maps' parameters. Pure host C++ (no CUDA), tested in
+// tests/cuda/gemm_plan_test.cc.
+//
+// c (m × n) = a (m × k) · b (k × n): all row-major, bf16 or fp16 in and out,
+// fp32 accumulation; the operand convention of the cuda backend's cuBLASLt
+// call (real/real_blaslt.cc, braid/blaslt_api.h MatmulArgs) and the fused
+// kernel (fused_kernel.cu reads b[k·n + col]).
+#pragma once
+
+#include <cstdint>
+
+#include "braid/status.h"
+#include "braid/workload.h"
+#include "gemm/tile_config.h"
+#include "gemm/tile_scheduler.h"
+#include "gemm/tma_params.h"
+
+namespace braid::cuda::gemm {
+
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 means dense (k, n, n)
+  DType dtype = DType::kBf16;         // of a, b and c
+};
+
+// What the device offers the launch.
+struct GemmDevice {
+  GemmArch arch = GemmArch::kSm80;
+  int num_sms = 0;
+  int64_t smem_optin = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, bytes
+};
+
+struct GemmPlan {
+  GemmProblem problem;  // leading dimensions filled in
+  TileConfig config;
+  TileScheduler scheduler;
+  int grid = 0;  // persistent CTAs
+  int threads = 0;
+  int64_t smem_bytes = 0;
+  TmaTensorMapParams tma_a, tma_b;  // sm_90a only
+};
+
+// The plan, or kInvalidArgument naming the first constraint the problem
+// breaks:
+//  - dtype bf16 or fp16 (the kernels' mma instructions);
+//  - m, n, k ≥ 1 and < 2^31 (32-bit tile and element indices in the kernels);
+//  - k and n multiples of 8 elements, and every leading dimension a multiple
+//    of 8 elements and at least its row: each row must start on a 16-byte
+//    boundary, since every global access is a 16-byte copy (cp.async.cg 16,
+//    TMA boxes, whose global strides must be multiples of 16 bytes) and a
+//    16-byte copy never straddles the matrix's edge;
+//  - the tile config's shared memory within the device's opt-in limit;
+//  - the TMA maps' own rules (tma_params.h), sm_90a.
+// kUnavailable when device.num_sms < 1.
+Result<GemmPlan> PlanGemm(const GemmProblem& problem, const GemmDevice& device);
+
+}  // namespace braid::cuda::gemm

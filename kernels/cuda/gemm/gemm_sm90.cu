@@ -1,0 +1,205 @@
+// The GEMM core on sm_90a (H100, H200): c = a·b, bf16/fp16 in, fp32
+// accumulate, bf16/fp16 out. Persistent and warp-specialized:
+//
+//  warpgroup 0  producer. One thread walks the CTA's tiles (tile_scheduler.h)
+//               and, per k-block, waits for a free ring slot (empty barrier),
+//               announces the slot's bytes on its full barrier and issues
+//               three TMA loads (A 128×64, B as two 64×64 boxes). Why TMA: one
+//               thread moves a whole tile, with the 128B swizzle wgmma reads,
+//               zero fill at ragged edges, and no registers spent on
+//               addresses. Why one producer: loads need no more issue slots,
+//               so the other warps give their registers away (setmaxnreg).
+//  warpgroups   consumers, rows 0-63 and 64-127 of the tile. Per k-block:
+//  1 and 2      wait for the full barrier, issue four wgmma m64n128k16 on the
+//               slot (descriptors: sm90_layout.h), commit, and wait until only
+//               this group is in flight — then the previous k-block's wgmmas
+//               are done, so its slot is released to the producer (empty
+//               barrier). Why wait<1> rather than wait<0>: the tensor cores
+//               keep one k-block queued while the warps move on.
+//  epilogue     consumers convert their 64 fp32 accumulators to bf16x2 /
+//               half2 pairs and store them straight to global, masked at
+//               ragged edges (no smem staging: simplest correct first; a
+//               TMA-store epilogue overlapping the next tile is the next step).
+//
+// The ring is kStages slots; each slot has a full barrier (1 arrival + the
+// TMA bytes) and an empty barrier (one arrival per consumer warp). Stage and
+// phase advance identically in producer and consumers across tiles, the
+// phase bit flipping at every wrap; the producer starts waiting on parity 1
+// of empty, which a fresh barrier reports complete, so the first pass does
+// not block. Not yet run on a GPU: correctness and speed are for
+// braid_gemm_bench on one.
+#include <cstdint>
+
+#include "gemm/fragment_layout.h"
+#include "gemm/gemm_device_common.cuh"
+#include "gemm/gemm_kernels.h"
+#include "gemm/sm90_layout.h"
+#include "gemm/sm90_ptx.cuh"
+#include "gemm/tile_scheduler.h"
+#include "gemm/wgmma_sm90.cuh"
+
+namespace braid::cuda::gemm {
+
+namespace {
+
+constexpr TileConfig kConfig = TileConfigFor(GemmArch::kSm90a);
+constexpr int kTileM = 128, kTileN = 128, kTileK = 64, kStages = 5, kThreads = 384;
+static_assert(kConfig.tile_m == kTileM && kConfig.tile_n == kTileN && kConfig.tile_k == kTileK &&
+                  kConfig.stages == kStages && kConfig.threads == kThreads && kConfig.consumer_warpgroups == 2,
+              "the kernel is written for TileConfigFor(kSm90a)");
+using sm90::kABytes;
+using sm90::kBBoxBytes;
+using sm90::kBBytes;
+constexpr int kStageBytes = kABytes + kBBytes;
+static_assert(sm90::kTileM == kTileM && sm90::kTileN == kTileN && sm90::kTileK == kTileK &&
+                  sm90::kBoxCols == kTmaBoxBCols,
+              "sm90_layout.h describes this kernel's slot");
+constexpr int kConsumerWarps = 8;  // arrivals that free a slot: every consumer warp's lane 0
+static_assert(kBBytes == (kTileN / kTmaBoxBCols) * kBBoxBytes && kConsumerWarps == 4 * kConfig.consumer_warpgroups,
+              "a stage is one A box and tile_n / 64 B boxes, released by every consumer warp");
+static_assert(int64_t(kStages) * kStageBytes + 2 * kStages * 8 + 1024 == SmemBytes(kConfig),
+              "the ring must be what the host budgeted");
+static_assert(kTileK * 2 == 128 && kTmaBoxBCols * 2 == 128, "every smem row is one 128-byte swizzle row");
+// Registers per thread after setmaxnreg: 128·40 + 256·232 = 64,512 of 65,536.
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536 && kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0,
+              "setmaxnreg counts must fit the register file and be multiples of 8");
+
+struct Sm90Params {
+  uint16_t* c;
+  int m, n, k, ldc;
+  TileScheduler sched;
+};
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// The ring position shared by producer and consumers.
+struct RingPos {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void Advance() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+__device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                        uint32_t a_ring, uint32_t b_ring, uint32_t full, uint32_t empty) {
+  sm90::TmaPrefetchMap(map_a);
+  sm90::TmaPrefetchMap(map_b);
+  const int kblocks = (p.k + kTileK - 1) / kTileK;
+  RingPos pos;
+  for (int64_t t = blockIdx.x; t < p.sched.total(); t += gridDim.x) {
+    const TileCoord tile = p.sched.TileAt(t);
+    for (int kb = 0; kb < kblocks; ++kb) {
+      const uint32_t slot_full = full + 8u * uint32_t(pos.stage), slot_empty = empty + 8u * uint32_t(pos.stage);
+      sm90::MbarWait(slot_empty, pos.phase ^ 1u);
+      sm90::MbarArriveExpectTx(slot_full, uint32_t(kStageBytes));
+      const uint32_t a_dst = a_ring + uint32_t(pos.stage * kABytes), b_dst = b_ring + uint32_t(pos.stage * kBBytes);
+      const int k0 = kb * kTileK;
+      sm90::TmaLoad2d(a_dst, map_a, slot_full, k0, int(tile.row0));
+      sm90::TmaLoad2d(b_dst, map_b, slot_full, int(tile.col0), k0);
+      sm90::TmaLoad2d(b_dst + kBBoxBytes, map_b, slot_full, int(tile.col0) + kTmaBoxBCols, k0);
+      pos.Advance();
+    }
+  }
+}
+
+// Four k16 steps over one slot: this warpgroup's 64 rows of A (K-major)
+// times the slot's B (MN-major), descriptors from sm90_layout.h.
+template <int D>
+__device__ __forceinline__ void MmaSlot(float (&acc)[64], uint32_t a_slot, int wg, uint32_t b_slot, bool first) {
+  sm90::WgmmaFence();
+  for (int kk = 0; kk < kTileK / 16; ++kk)
+    Wgmma128<D>(acc, sm90::ADescriptor(a_slot, wg, kk), sm90::BDescriptor(b_slot, kk), (first && kk == 0) ? 0 : 1);
+  sm90::WgmmaCommit();
+}
+
+template <int D>
+__device__ __forceinline__ void StoreTile(const Sm90Params& p, const float (&acc)[64], int row0, int col0, int t) {
+  for (int i = 0; i < 64; i += 2) {
+    const FragPos f = WgmmaAcc(t, i);
+    const int row = row0 + f.row, col = col0 + f.col;
+    // col is even and n a multiple of 8: the pair is whole or wholly out.
+    if (row < p.m && col < p.n)
+      *reinterpret_cast<uint32_t*>(p.c + int64_t(row) * p.ldc + col) = PackOut<D>(acc[i], acc[i + 1]);
+  }
+}
+
+template <int D>
+__device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_ring, uint32_t b_ring, uint32_t full,
+                                        uint32_t empty) {
+  const int t = int(threadIdx.x) % 128;
+  const bool warp_leader = t % 32 == 0;
+  const int kblocks = (p.k + kTileK - 1) / kTileK;
+  RingPos pos;
+  float acc[64] = {};  // overwritten by each tile's first wgmma (scale_d 0); zeroed so no read is undefined
+  for (int64_t tile_index = blockIdx.x; tile_index < p.sched.total(); tile_index += gridDim.x) {
+    const TileCoord tile = p.sched.TileAt(tile_index);
+    int prev_stage = -1;
+    for (int kb = 0; kb < kblocks; ++kb) {
+      sm90::MbarWait(full + 8u * uint32_t(pos.stage), pos.phase);
+      MmaSlot<D>(acc, a_ring + uint32_t(pos.stage * kABytes), wg, b_ring + uint32_t(pos.stage * kBBytes), kb == 0);
+      sm90::WgmmaWait<1>();
+      PinAccumulators(acc);
+      if (prev_stage >= 0 && warp_leader) sm90::MbarArrive(empty + 8u * uint32_t(prev_stage));
+      prev_stage = pos.stage;
+      pos.Advance();
+    }
+    sm90::WgmmaWait<0>();
+    PinAccumulators(acc);
+    if (warp_leader) sm90::MbarArrive(empty + 8u * uint32_t(prev_stage));
+    StoreTile<D>(p, acc, int(tile.row0) + wg * 64, int(tile.col0), t);
+  }
+}
+
+#endif  // sm_90a
+
+template <int D>
+__global__ void __launch_bounds__(kThreads, 1)
+    GemmSm90Kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, Sm90Params p) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(16) uint8_t smem_raw[];
+  // The 128B swizzle repeats every 1024 bytes and TMA and wgmma agree on it
+  // only from a 1024-byte-aligned base: round up (the host budgeted the slack).
+  const uint32_t base = (sm90::SmemAddr(smem_raw) + 1023u) & ~1023u;
+  const uint32_t a_ring = base, b_ring = base + uint32_t(kStages * kABytes);
+  const uint32_t full = b_ring + uint32_t(kStages * kBBytes), empty = full + 8u * kStages;
+  const int wg = int(threadIdx.x) / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      sm90::MbarInit(full + 8u * uint32_t(s), 1);
+      sm90::MbarInit(empty + 8u * uint32_t(s), kConsumerWarps);
+    }
+    sm90::FenceBarrierInit();
+  }
+  __syncthreads();  // the last block-wide barrier: the warpgroups part ways below
+  if (wg == 0) {
+    sm90::SetMaxRegDec<kProducerRegs>();
+    if (threadIdx.x == 0) Produce(p, &map_a, &map_b, a_ring, b_ring, full, empty);
+  } else {
+    sm90::SetMaxRegInc<kConsumerRegs>();
+    Consume<D>(p, wg - 1, a_ring, b_ring, full, empty);
+  }
+#else
+  (void)map_a;
+  (void)map_b;
+  (void)p;
+#endif
+}
+
+}  // namespace
+
+cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s) {
+  const GemmProblem& q = plan.problem;
+  const Sm90Params p{static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler};
+  auto kernel = q.dtype == DType::kBf16 ? GemmSm90Kernel<0> : GemmSm90Kernel<1>;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes));
+  if (e != cudaSuccess) return e;
+  kernel<<<plan.grid, plan.threads, size_t(plan.smem_bytes), s>>>(a, b, p);
+  return cudaGetLastError();
+}
+
+}  // namespace braid::cuda::gemm

@@ -1,0 +1,186 @@
+// The GEMM core's host planning (kernels/cuda/gemm/gemm_plan.h,
+// tile_config.h, tma_params.h): the per-architecture tile configs and their
+// shared-memory budget, the TMA maps' parameters and the driver's rules on
+// them, and the refusals of shapes the kernels cannot tile, each naming its
+// constraint.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gemm/gemm_plan.h"
+
+namespace braid::cuda::gemm {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kH100Optin = 232448;  // cudaDevAttrMaxSharedMemoryPerBlockOptin on H100 / H200
+constexpr int64_t kA100Optin = 166912;
+
+GemmDevice Hopper() { return GemmDevice{GemmArch::kSm90a, 132, kH100Optin}; }
+GemmDevice Ampere() { return GemmDevice{GemmArch::kSm80, 108, kA100Optin}; }
+
+GemmProblem Problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.dtype = dtype;
+  return p;
+}
+
+TEST(GemmTileConfig, PerArchitecture) {
+  const TileConfig h = TileConfigFor(GemmArch::kSm90a);
+  EXPECT_EQ(h.tile_m, 128);
+  EXPECT_EQ(h.tile_n, 128);
+  EXPECT_EQ(h.tile_k, 64);
+  EXPECT_GE(h.stages, 4);
+  EXPECT_LE(h.stages, 5);
+  EXPECT_EQ(h.producer_warpgroups, 1);
+  EXPECT_EQ(h.consumer_warpgroups, 2);
+  EXPECT_EQ(h.threads, 384);
+  const TileConfig a = TileConfigFor(GemmArch::kSm80);
+  EXPECT_EQ(a.tile_m, 128);
+  EXPECT_EQ(a.tile_n, 128);
+  EXPECT_EQ(a.tile_k, 32);
+  EXPECT_GE(a.stages, 3);
+  EXPECT_LE(a.stages, 4);
+  EXPECT_EQ(a.threads, 256);
+}
+
+TEST(GemmTileConfig, ArchitectureFromComputeCapability) {
+  EXPECT_EQ(ArchForCapability(9, 0).value(), GemmArch::kSm90a);
+  EXPECT_EQ(ArchForCapability(8, 0).value(), GemmArch::kSm80);
+  EXPECT_EQ(ArchForCapability(8, 9).value(), GemmArch::kSm80);
+  const auto old = ArchForCapability(7, 5);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(old.status().message(), HasSubstr("7.5"));
+  EXPECT_FALSE(ArchForCapability(10, 0).ok());
+}
+
+TEST(GemmSmemBudget, RingBarriersAndAlignmentSlack) {
+  // sm_90a: 5 × (16 KiB A + 16 KiB B) + 10 mbarriers + 1 KiB alignment slack.
+  EXPECT_EQ(SmemBytes(TileConfigFor(GemmArch::kSm90a)), 5 * 32768 + 80 + 1024);
+  // sm_80: 4 × (8 KiB + 8 KiB) + 1 KiB.
+  EXPECT_EQ(SmemBytes(TileConfigFor(GemmArch::kSm80)), 4 * 16384 + 1024);
+  EXPECT_TRUE(CheckSmemBudget(TileConfigFor(GemmArch::kSm90a), kH100Optin).ok());
+  EXPECT_TRUE(CheckSmemBudget(TileConfigFor(GemmArch::kSm80), kA100Optin).ok());
+  // An sm_86 part allows 99 KiB: the sm_80 ring still fits.
+  EXPECT_TRUE(CheckSmemBudget(TileConfigFor(GemmArch::kSm80), 101376).ok());
+}
+
+TEST(GemmSmemBudget, RefusesARingTooBigForTheDevice) {
+  // The Hopper ring on an sm_86-sized budget (99 KiB per block).
+  const Status s = CheckSmemBudget(TileConfigFor(GemmArch::kSm90a), 101376);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("sm_90a GEMM tile 128x128x64 with 5 stages needs 164944 bytes"));
+  EXPECT_THAT(s.message(), HasSubstr("allows 101376"));
+  EXPECT_TRUE(CheckSmemBudget(TileConfigFor(GemmArch::kSm90a), 164944).ok());
+  EXPECT_FALSE(CheckSmemBudget(TileConfigFor(GemmArch::kSm90a), 164943).ok());
+}
+
+TEST(GemmTmaParams, AandBMapsForTheHopperTile) {
+  const TileConfig c = TileConfigFor(GemmArch::kSm90a);
+  const TmaTensorMapParams a = TmaParamsA(8192, 1024, 1024, c);
+  EXPECT_EQ(a.dims[0], 1024u);  // K contiguous
+  EXPECT_EQ(a.dims[1], 8192u);
+  EXPECT_EQ(a.stride_bytes[0], 2048u);
+  EXPECT_EQ(a.box[0], 64u);
+  EXPECT_EQ(a.box[1], 128u);
+  EXPECT_EQ(a.swizzle, TmaSwizzle::k128B);
+  EXPECT_EQ(BoxBytes(a), 16384u);
+  EXPECT_TRUE(CheckTmaParams(a).ok());
+  const TmaTensorMapParams b = TmaParamsB(1024, 8192, 8192, c);
+  EXPECT_EQ(b.dims[0], 8192u);  // N contiguous
+  EXPECT_EQ(b.dims[1], 1024u);
+  EXPECT_EQ(b.box[0], 64u);
+  EXPECT_EQ(b.box[1], 64u);
+  EXPECT_EQ(BoxBytes(b) * (c.tile_n / kTmaBoxBCols), 16384u);
+  EXPECT_TRUE(CheckTmaParams(b).ok());
+}
+
+// One broken rule per case, each named in the message.
+TEST(GemmTmaParams, RefusesWhatTheDriverWould) {
+  const TmaTensorMapParams good = TmaParamsA(256, 256, 256, TileConfigFor(GemmArch::kSm90a));
+  auto refused = [&](auto edit, const char* words) {
+    TmaTensorMapParams p = good;
+    edit(p);
+    const Status s = CheckTmaParams(p);
+    ASSERT_FALSE(s.ok()) << words;
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), HasSubstr(words));
+    EXPECT_THAT(s.message(), HasSubstr("TMA tensor map of A"));
+  };
+  refused([](TmaTensorMapParams& p) { p.stride_bytes[0] = 520; }, "not a multiple of 16");
+  refused([](TmaTensorMapParams& p) { p.stride_bytes[0] = uint64_t(1) << 40; }, "not below 2^40");
+  refused([](TmaTensorMapParams& p) { p.stride_bytes[0] = 256; }, "shorter than a row");
+  refused([](TmaTensorMapParams& p) { p.box[1] = 257; }, "box[1] = 257 is outside 1..256");
+  refused([](TmaTensorMapParams& p) { p.box[0] = 0; }, "box[0] = 0 is outside 1..256");
+  refused([](TmaTensorMapParams& p) { p.box[0] = 4; }, "box row of 8 bytes is not a multiple of 16");
+  refused([](TmaTensorMapParams& p) { p.box[0] = 128; }, "exceeds the 128-byte swizzle span");
+  refused([](TmaTensorMapParams& p) { p.dims[1] = 0; }, "dims[1] = 0 is outside 1..2^32");
+  refused([](TmaTensorMapParams& p) { p.dims[0] = (uint64_t(1) << 32) + 1; }, "outside 1..2^32");
+  refused([](TmaTensorMapParams& p) { p.elem_strides[0] = 9; }, "element stride 9");
+  refused([](TmaTensorMapParams& p) { p.rank = 3; }, "rank 3");
+  EXPECT_TRUE(CheckTmaAddress("A", 0x7f0000001000).ok());
+  EXPECT_THAT(CheckTmaAddress("B", 0x7f0000001008).message(), HasSubstr("16-byte aligned"));
+}
+
+TEST(GemmPlan, PlansTheLlamaShapesOnBothArchitectures) {
+  for (const GemmDevice& d : {Hopper(), Ampere()})
+    for (const GemmProblem& p : {Problem(8192, 8192, 8192), Problem(8192, 1280, 8192), Problem(8192, 8192, 1024),
+                                 Problem(8192, 7168, 8192), Problem(8192, 8192, 3584, DType::kFp16)}) {
+      const auto plan = PlanGemm(p, d);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      EXPECT_EQ(plan->problem.lda, p.k);
+      EXPECT_EQ(plan->problem.ldb, p.n);
+      EXPECT_EQ(plan->problem.ldc, p.n);
+      EXPECT_EQ(plan->grid, d.num_sms);  // every shape has more tiles than SMs
+      EXPECT_EQ(plan->threads, plan->config.threads);
+      EXPECT_EQ(plan->smem_bytes, SmemBytes(plan->config));
+      EXPECT_LE(plan->smem_bytes, d.smem_optin);
+      if (d.arch == GemmArch::kSm90a) {
+        EXPECT_EQ(plan->tma_a.dims[0], uint64_t(p.k));
+      }
+    }
+}
+
+TEST(GemmPlan, RaggedShapesAreTiledNotRefused) {
+  const auto plan = PlanGemm(Problem(1000, 136, 72), Hopper());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->scheduler.total(), 8 * 2);
+  EXPECT_EQ(plan->grid, 16);  // fewer tiles than SMs: one CTA per tile
+  EXPECT_TRUE(PlanGemm(Problem(1, 8, 8), Ampere()).ok());
+}
+
+void ExpectRefused(const GemmProblem& p, const GemmDevice& d, const char* words) {
+  const auto plan = PlanGemm(p, d);
+  ASSERT_FALSE(plan.ok()) << words;
+  EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(plan.status().message(), HasSubstr(words));
+}
+
+TEST(GemmPlan, RefusesShapesItCannotTileNamingTheConstraint) {
+  ExpectRefused(Problem(128, 128, 100), Hopper(), "GEMM k = 100 is not a multiple of 8 elements");
+  ExpectRefused(Problem(128, 100, 128), Ampere(), "GEMM n = 100 is not a multiple of 8 elements");
+  ExpectRefused(Problem(0, 128, 128), Hopper(), "GEMM m = 0 is outside 1..2^31-1");
+  ExpectRefused(Problem(int64_t(1) << 31, 128, 128), Hopper(), "32-bit");
+  ExpectRefused(Problem(128, 128, 128, DType::kFp32), Hopper(), "dtype fp32");
+  ExpectRefused(Problem(128, 128, 128, DType::kFp8E4m3), Hopper(), "bf16 or fp16");
+  GemmProblem lda = Problem(128, 128, 128);
+  lda.lda = 132;
+  ExpectRefused(lda, Hopper(), "GEMM lda = 132 is not a multiple of 8 elements");
+  GemmProblem short_ldb = Problem(128, 128, 128);
+  short_ldb.ldb = 64;
+  ExpectRefused(short_ldb, Ampere(), "GEMM ldb = 64 is shorter than a row (n = 128)");
+  GemmDevice small = Hopper();
+  small.smem_optin = 101376;
+  ExpectRefused(Problem(128, 128, 128), small, "needs 164944 bytes of shared memory");
+  GemmDevice none = Hopper();
+  none.num_sms = 0;
+  EXPECT_EQ(PlanGemm(Problem(128, 128, 128), none).status().code(), StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace braid::cuda::gemm

@@ -1,0 +1,77 @@
+// The sm_90a kernel's wgmma descriptors against its TMA layout
+// (kernels/cuda/gemm/sm90_layout.h): each descriptor is decoded through the
+// PTX ISA's canonical layouts for 128B-swizzled operands (as CuTe writes
+// them, in 16-byte units T = 8 two-byte elements):
+//   K-major  ((8, m), (T, 2k)) : ((8T, SBO), (1, T))      rows × k
+//   MN-major ((8T, m), (8, k)) : ((1, LBO), (8T, SBO))    n × k
+// then swizzled (Swizzle<3,4,3>: the 128B pattern on the byte address), and
+// every element of every k16 step must land on the byte where TMA, writing
+// its box row-major with the same swizzle, put it. A wrong start offset,
+// LBO or SBO fails here without a GPU. (The canonical layouts are this
+// test's reading of the ISA; only a GPU confirms the hardware agrees.)
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "gemm/sm90_layout.h"
+#include "gemm/smem_swizzle.h"
+
+namespace braid::cuda::gemm::sm90 {
+namespace {
+
+struct Fields {
+  uint32_t start, lbo, sbo, swizzle;
+};
+Fields Decode(uint64_t d) {
+  return Fields{uint32_t(d & 0x3FFF) << 4, uint32_t((d >> 16) & 0x3FFF) << 4, uint32_t((d >> 32) & 0x3FFF) << 4,
+                uint32_t(d >> 62)};
+}
+
+constexpr uint32_t kSlot = 0x4000;  // a 1024-byte-aligned shared address, as the kernel's ring is
+
+// Byte address of K-major element (row 0..63, k 0..15) of a wgmma k16 step.
+uint32_t KMajorAddress(const Fields& f, int row, int k) {
+  return f.start + uint32_t(row % 8) * 128 + uint32_t(row / 8) * f.sbo + uint32_t(k) * 2;
+}
+// Byte address of MN-major element (n 0..127, k 0..15).
+uint32_t MnMajorAddress(const Fields& f, int n, int k) {
+  return f.start + uint32_t(n % 64) * 2 + uint32_t(n / 64) * f.lbo + uint32_t(k % 8) * 128 + uint32_t(k / 8) * f.sbo;
+}
+
+TEST(GemmSm90Layout, ADescriptorsAddressWhereTmaPutEachElement) {
+  for (int wg = 0; wg < 2; ++wg)
+    for (int kk = 0; kk < kTileK / 16; ++kk) {
+      const Fields f = Decode(ADescriptor(kSlot, wg, kk));
+      EXPECT_EQ(f.swizzle, 1u);
+      EXPECT_EQ(f.sbo, 1024u);
+      for (int row = 0; row < kWarpgroupRows; ++row)
+        for (int k = 0; k < 16; ++k) {
+          const uint32_t tma = kSlot + Swizzle128B(ATmaOffset(wg * kWarpgroupRows + row, kk * 16 + k));
+          ASSERT_EQ(Swizzle128B(KMajorAddress(f, row, k)), tma) << "wg " << wg << " kk " << kk << " row " << row;
+        }
+    }
+}
+
+TEST(GemmSm90Layout, BDescriptorsAddressWhereTmaPutEachElement) {
+  for (int kk = 0; kk < kTileK / 16; ++kk) {
+    const Fields f = Decode(BDescriptor(kSlot, kk));
+    EXPECT_EQ(f.swizzle, 1u);
+    EXPECT_EQ(f.lbo, uint32_t(kBBoxBytes));
+    for (int n = 0; n < kTileN; ++n)
+      for (int k = 0; k < 16; ++k) {
+        const uint32_t tma = kSlot + Swizzle128B(BTmaOffset(kk * 16 + k, n));
+        ASSERT_EQ(Swizzle128B(MnMajorAddress(f, n, k)), tma) << "kk " << kk << " n " << n << " k " << k;
+      }
+  }
+}
+
+TEST(GemmSm90Layout, SlotsAndBoxesStartOn1024ByteBoundaries) {
+  // The 128B pattern is taken from address bits 4-9: TMA and wgmma agree only
+  // when every box starts 1024-byte aligned.
+  EXPECT_EQ(kABytes % 1024, 0);
+  EXPECT_EQ(kBBoxBytes % 1024, 0);
+  EXPECT_EQ((kWarpgroupRows * kTileK * 2) % 1024, 0);  // the second warpgroup's rows
+}
+
+}  // namespace
+}  // namespace braid::cuda::gemm::sm90
