@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "braid/backend_kind.h"
 #include "braid/data_parallel.h"
 #include "braid/dp_schedule.h"
 #include "braid/layer_workload.h"
@@ -64,6 +65,25 @@ TEST(NameTable, OneToOneRefusesATableThatNamesTwice) {
   static_assert(!IsOneToOne(same_name));
   static_assert(!IsOneToOne(same_value));
   static_assert(!IsOneToOne(empty_name));
+}
+
+TEST(BackendKind, EveryBackendRoundTrips) {
+  ExpectRoundTrips<BackendKind>({{BackendKind::kSim, "sim"}, {BackendKind::kCpu, "cpu"}, {BackendKind::kCuda, "cuda"}},
+                                BackendKindName, ParseBackendKind);
+  for (BackendKind k : {BackendKind::kSim, BackendKind::kCpu, BackendKind::kCuda}) {
+    EXPECT_EQ(BackendKindNamed(BackendKindName(k)), k);
+    EXPECT_TRUE(IsBackend(BackendKindName(k), k));
+  }
+}
+
+TEST(BackendKind, OtherNamesAreNoBackend) {
+  EXPECT_EQ(RefusalOf(ParseBackendKind("tpu")), "unknown backend 'tpu' (known: sim, cpu, cuda)");
+  EXPECT_EQ(RefusalOf(ParseBackendKind("")), "unknown backend '' (known: sim, cpu, cuda)");
+  for (std::string_view name : {"tpu", "", "Sim", "CUDA", " cpu", "kineto", "nsys"}) {
+    EXPECT_EQ(BackendKindNamed(name), std::nullopt) << name;
+    EXPECT_FALSE(IsBackend(name, BackendKind::kSim)) << name;
+  }
+  EXPECT_FALSE(IsBackend("cpu", BackendKind::kSim));
 }
 
 TEST(NameTable, EveryOpAndDTypeRoundTrips) {
