@@ -1,7 +1,9 @@
 #include "mpi_job.h"
 
 #include <cmath>
+#include <optional>
 
+#include "braid/backend_kind.h"
 #include "field_flags.h"
 
 namespace braid::cli {
@@ -28,7 +30,8 @@ Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, 
     }
     return Status::Ok();
   }
-  if (backend != "cpu" && !(cuda_allowed && backend == "cuda")) {
+  const std::optional<BackendKind> kind = BackendKindNamed(backend);
+  if (kind != BackendKind::kCpu && !(cuda_allowed && kind == BackendKind::kCuda)) {
     return Status::Invalid(std::string("under mpirun, ranks run as processes on --backend ") +
                            (cuda_allowed ? "cpu or cuda" : "cpu") + " only (got '" + OneLine(backend) + "')");
   }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "braid/backend_kind.h"
 #include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/presets.h"
@@ -179,7 +180,7 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
   auto parsed = WorkloadFromFlags(a.op, a.m, a.n, a.k, a.tp, a.dtype);
   if (!parsed.ok()) return ReportError("presets lookup", parsed.status());
   const Workload& w = *parsed;
-  if (!a.backend.empty() && a.backend != "sim" && a.backend != "cpu" && a.backend != "cuda") {
+  if (!a.backend.empty() && !BackendKindNamed(a.backend)) {
     return ReportError("presets lookup",
                        Status::Invalid("unknown --backend '" + OneLine(a.backend) + "' (known: sim, cpu, cuda)"));
   }

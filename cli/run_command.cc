@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "backend_choice.h"
+#include "braid/backend_kind.h"
 #include "braid/cpu_process_backend.h"
 #include "braid/data_parallel.h"
 #include "braid/gpu_files.h"
@@ -216,7 +217,7 @@ Status CheckRunOptions(const RunArgs& a, bool writes_store) {
     return Status::Invalid("--link-latency-us needs --link-gbps");
   }
   // Knobs the backend would ignore while the output claims them.
-  if (a.link_gbps > 0 && a.backend != "cpu") {
+  if (a.link_gbps > 0 && BackendKindNamed(a.backend) != BackendKind::kCpu) {
     return Status::Invalid("--link-gbps applies to the cpu backend only (the " + a.backend +
                            " backend takes its links from --topology)");
   }
@@ -237,7 +238,7 @@ Result<std::optional<TrainStepRequest>> TrainStepFromArgs(const RunArgs& a, cons
   if (!r.layer || r.layer->phase != Phase::kTrain) {
     return Status::Invalid("--dp gives a training step: it needs --model and --phase train");
   }
-  if (a.backend != "sim") {
+  if (BackendKindNamed(a.backend) != BackendKind::kSim) {
     return Status::Invalid("--dp gives the whole step on the sim backend; on " + a.backend +
                            ", run each DP op alone with --dp-op NAME");
   }
@@ -320,7 +321,9 @@ int ExecuteRunInProcess(const RunArgs& a) {
   const CpuBackendOptions cpu_options = CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option);
   // A DP op runs on its DP group's links: the sim takes the prepared topology.
   auto backend = [&]() -> Result<std::unique_ptr<Backend>> {
-    if (a.dp.op.empty() || a.backend != "sim") return MakeBackend(a.backend, a.topology, cpu_options, a.cuda);
+    if (a.dp.op.empty() || BackendKindNamed(a.backend) != BackendKind::kSim) {
+      return MakeBackend(a.backend, a.topology, cpu_options, a.cuda);
+    }
     BRAID_ASSIGN_OR_RETURN(GpuSpec gpu, LoadGpu(prepared->topology.gpu));
     return MakeBackend(a.backend, SimHardware{std::move(gpu), prepared->topology}, cpu_options, a.cuda);
   }();
@@ -406,7 +409,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
   const CpuBackendOptions cpu{a.link_gbps, a.link_latency_us};
   const NodeLinks nodes = NodeLinksOf(prepared->topology);  // how ranks map to the topology's nodes
   std::unique_ptr<Backend> made;
-  if (a.backend == "cuda") {
+  if (BackendKindNamed(a.backend) == BackendKind::kCuda) {
     // One process per GPU: every rank gets the same verdict (no GPU: exit 1).
     auto cuda = MakeCudaProcessBackend(a.topology, a.cuda, &world);
     if (!cuda.ok()) return fail(cuda.status());

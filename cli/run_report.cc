@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "braid/backend_kind.h"
+
 namespace braid::cli {
 
 namespace {
@@ -85,7 +87,8 @@ std::string RunTable(const RunRecord& r) {
   if (!r.topology.empty()) os << "topology  " << r.topology << "\n";
   os << "backend   " << r.backend;
   if (r.notes.contains("compute_dtype")) {
-    os << (r.backend == "sim" ? " (models " : " (computes ") << r.notes["compute_dtype"].get<std::string>() << ")";
+    os << (IsBackend(r.backend, BackendKind::kSim) ? " (models " : " (computes ")
+       << r.notes["compute_dtype"].get<std::string>() << ")";
   }
   os << "\n";
   const std::vector<LayerOpNote> ops = LayerOpsOf(r.notes);

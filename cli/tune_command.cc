@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "backend_choice.h"
+#include "braid/backend_kind.h"
 #include "braid/cpu_process_backend.h"
 #include "braid/launcher.h"
 #include "braid/layer_workload.h"
@@ -134,7 +135,9 @@ Status CheckOptions(const TuneArgs& a) {
     return Status::Invalid("--link-latency-us must be finite and not negative");
   }
   if (a.link_latency_us > 0 && a.link_gbps == 0) return Status::Invalid("--link-latency-us needs --link-gbps");
-  if ((a.link_gbps > 0) && a.backend != "cpu") return Status::Invalid("--link-gbps applies to the cpu backend only");
+  if ((a.link_gbps > 0) && BackendKindNamed(a.backend) != BackendKind::kCpu) {
+    return Status::Invalid("--link-gbps applies to the cpu backend only");
+  }
   // --timeout: the same check in process (cpu, cuda) as under mpirun.
   if (a.timeout_option && a.timeout_option->count() > 0) BRAID_RETURN_IF_ERROR(CheckMpiTimeout(a.cuda));
   if (a.session != 0 && !a.resume) return Status::Invalid("--session names the session --resume continues");
@@ -211,7 +214,9 @@ struct PreparedTune {
 Result<std::optional<TrainStepRequest>> TrainStepOf(const TuneArgs& a, const std::optional<LayerWorkload>& block) {
   if (!DpRequested(a.dp)) return std::optional<TrainStepRequest>();
   if (!block) return Status::Invalid("--dp tunes a training step: it needs --model and --phase train");
-  if (a.backend != "sim") return Status::Invalid("--dp tunes the step on the sim backend (got " + a.backend + ")");
+  if (BackendKindNamed(a.backend) != BackendKind::kSim) {
+    return Status::Invalid("--dp tunes the step on the sim backend (got " + a.backend + ")");
+  }
   if (a.cuda.loopback) return Status::Invalid("--dp and --loopback: a loopback run has no DP group");
   TrainStepRequest step;
   step.block = *block;
@@ -224,7 +229,8 @@ Result<std::optional<TrainStepRequest>> TrainStepOf(const TuneArgs& a, const std
 
 Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   BRAID_RETURN_IF_ERROR(CheckOptions(a));
-  const std::string strategy_name = a.strategy.empty() ? (a.backend == "sim" ? "exhaustive" : "guided") : a.strategy;
+  const bool on_sim = BackendKindNamed(a.backend) == BackendKind::kSim;
+  const std::string strategy_name = a.strategy.empty() ? (on_sim ? "exhaustive" : "guided") : a.strategy;
   BRAID_ASSIGN_OR_RETURN(auto strategy, ParseStrategy(strategy_name));
   std::string workload_key;
   std::optional<LayerWorkload> block;
@@ -265,7 +271,7 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
   }
   BRAID_RETURN_IF_ERROR(CheckStoreWritable(a.db));
 
-  const bool deterministic = a.backend == "sim";
+  const bool deterministic = on_sim;
   TuneRequest& q = p.request;
   q.targets = std::move(targets);
   q.block = std::move(block);

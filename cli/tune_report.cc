@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "braid/backend_kind.h"
 #include "braid/run_record.h"
 #include "run_report.h"
 
@@ -226,7 +227,7 @@ std::string TuneTable(const TuneSummary& s, const PresetsWritten& written) {
          << "): the sim cannot tell them apart; measure both on the GPU\n";
     }
   }
-  if (s.backend == "sim") {
+  if (IsBackend(s.backend, BackendKind::kSim)) {
     os << "figures are simulated (sim backend)";
     double lo = 1, hi = 0;
     for (const TuneResult& r : s.results) lo = std::min(lo, r.error_band), hi = std::max(hi, r.error_band);

@@ -2,28 +2,29 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+
+#include "braid/name_table.h"
 
 namespace braid {
 
-std::string_view ZeroStageName(ZeroStage z) {
-  switch (z) {
-    case ZeroStage::kNone:
-      return "none";
-    case ZeroStage::k1:
-      return "1";
-    case ZeroStage::k2:
-      return "2";
-    case ZeroStage::k3:
-      return "3";
-  }
-  return "?";
-}
+namespace {
+
+constexpr NameTable<ZeroStage, 4> kZeroStageNames{{
+    {ZeroStage::kNone, "none"},
+    {ZeroStage::k1, "1"},
+    {ZeroStage::k2, "2"},
+    {ZeroStage::k3, "3"},
+}};
+static_assert(IsOneToOne(kZeroStageNames));
+
+}  // namespace
+
+std::string_view ZeroStageName(ZeroStage z) { return NameIn(kZeroStageNames, z); }
 
 Result<ZeroStage> ParseZeroStage(std::string_view text) {
-  if (text == "0" || text == "none") return ZeroStage::kNone;
-  if (text == "1") return ZeroStage::k1;
-  if (text == "2") return ZeroStage::k2;
-  if (text == "3") return ZeroStage::k3;
+  if (text == "0") return ZeroStage::kNone;  // "0" also says no ZeRO (DeepSpeed's stage 0)
+  if (std::optional<ZeroStage> z = ValueNamed(kZeroStageNames, text)) return *z;
   return Status::Invalid("`zero` must be 1, 2 or 3 (or 0 / none for plain data parallelism), got '" + OneLine(text) +
                          "'");
 }

@@ -4,26 +4,24 @@
 #include <cmath>
 #include <deque>
 
+#include "braid/name_table.h"
+
 namespace braid {
 
-std::string_view DpScheduleName(DpSchedule s) {
-  switch (s) {
-    case DpSchedule::kSerial:
-      return "serial";
-    case DpSchedule::kBucketed:
-      return "bucketed";
-    case DpSchedule::kDecomposed:
-      return "decomposed";
-  }
-  return "?";
-}
+namespace {
 
-Result<DpSchedule> ParseDpSchedule(std::string_view name) {
-  if (name == "serial") return DpSchedule::kSerial;
-  if (name == "bucketed") return DpSchedule::kBucketed;
-  if (name == "decomposed") return DpSchedule::kDecomposed;
-  return Status::Invalid("unknown DP schedule '" + OneLine(name) + "' (known: serial, bucketed, decomposed)");
-}
+constexpr NameTable<DpSchedule, 3> kDpScheduleNames{{
+    {DpSchedule::kSerial, "serial"},
+    {DpSchedule::kBucketed, "bucketed"},
+    {DpSchedule::kDecomposed, "decomposed"},
+}};
+static_assert(IsOneToOne(kDpScheduleNames));
+
+}  // namespace
+
+std::string_view DpScheduleName(DpSchedule s) { return NameIn(kDpScheduleNames, s); }
+
+Result<DpSchedule> ParseDpSchedule(std::string_view name) { return ParseNamed(kDpScheduleNames, "DP schedule", name); }
 
 namespace {
 

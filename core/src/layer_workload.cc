@@ -5,45 +5,35 @@
 #include <utility>
 #include <vector>
 
+#include "braid/name_table.h"
+
 namespace braid {
 
-std::string_view PhaseName(Phase p) {
-  switch (p) {
-    case Phase::kPrefill:
-      return "prefill";
-    case Phase::kDecode:
-      return "decode";
-    case Phase::kTrain:
-      return "train";
-  }
-  return "?";
-}
+namespace {
 
-Result<Phase> ParsePhase(std::string_view name) {
-  if (name == "prefill") return Phase::kPrefill;
-  if (name == "decode") return Phase::kDecode;
-  if (name == "train") return Phase::kTrain;
-  return Status::Invalid("unknown phase '" + OneLine(name) + "' (known: prefill, decode, train)");
-}
+constexpr NameTable<Phase, 3> kPhaseNames{{
+    {Phase::kPrefill, "prefill"},
+    {Phase::kDecode, "decode"},
+    {Phase::kTrain, "train"},
+}};
+static_assert(IsOneToOne(kPhaseNames));
 
-std::string_view PassName(Pass p) {
-  switch (p) {
-    case Pass::kFprop:
-      return "fprop";
-    case Pass::kDgrad:
-      return "dgrad";
-    case Pass::kWgrad:
-      return "wgrad";
-  }
-  return "?";
-}
+constexpr NameTable<Pass, 3> kPassNames{{
+    {Pass::kFprop, "fprop"},
+    {Pass::kDgrad, "dgrad"},
+    {Pass::kWgrad, "wgrad"},
+}};
+static_assert(IsOneToOne(kPassNames));
 
-Result<Pass> ParsePass(std::string_view name) {
-  if (name == "fprop") return Pass::kFprop;
-  if (name == "dgrad") return Pass::kDgrad;
-  if (name == "wgrad") return Pass::kWgrad;
-  return Status::Invalid("unknown pass '" + OneLine(name) + "' (known: fprop, dgrad, wgrad)");
-}
+}  // namespace
+
+std::string_view PhaseName(Phase p) { return NameIn(kPhaseNames, p); }
+
+Result<Phase> ParsePhase(std::string_view name) { return ParseNamed(kPhaseNames, "phase", name); }
+
+std::string_view PassName(Pass p) { return NameIn(kPassNames, p); }
+
+Result<Pass> ParsePass(std::string_view name) { return ParseNamed(kPassNames, "pass", name); }
 
 std::string LayerWorkload::Describe() const {
   std::ostringstream os;

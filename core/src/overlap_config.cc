@@ -3,54 +3,40 @@
 #include <charconv>
 #include <sstream>
 
+#include "braid/name_table.h"
 #include "row_split.h"
 
 namespace braid {
 
-std::string_view AlgorithmName(Algorithm a) {
-  switch (a) {
-    case Algorithm::kSerial:
-      return "serial";
-    case Algorithm::kChunked:
-      return "chunked";
-    case Algorithm::kRing:
-      return "ring";
-    case Algorithm::kBidirRing:
-      return "bidir_ring";
-    case Algorithm::kIso:
-      return "iso";
-    case Algorithm::kFused:
-      return "fused";
-    case Algorithm::kBulk:
-      return "bulk";
-    case Algorithm::kExternal:
-      return "external";
-    case Algorithm::kDirect:
-      return "direct";
-    case Algorithm::kA2a:
-      return "a2a";
-    case Algorithm::kA2aDirect:
-      return "a2a_direct";
-  }
-  return "?";
-}
+namespace {
 
-Result<Algorithm> ParseAlgorithm(std::string_view name) {
-  if (name == "serial") return Algorithm::kSerial;
-  if (name == "chunked") return Algorithm::kChunked;
-  if (name == "ring") return Algorithm::kRing;
-  if (name == "bidir_ring") return Algorithm::kBidirRing;
-  if (name == "iso") return Algorithm::kIso;
-  if (name == "fused") return Algorithm::kFused;
-  if (name == "bulk") return Algorithm::kBulk;
-  if (name == "external") return Algorithm::kExternal;
-  if (name == "direct") return Algorithm::kDirect;
-  if (name == "a2a") return Algorithm::kA2a;
-  if (name == "a2a_direct") return Algorithm::kA2aDirect;
-  return Status::Invalid("unknown algorithm '" + OneLine(name) +
-                         "' (known: serial, chunked, ring, bidir_ring, direct, iso, fused, bulk, external, a2a, "
-                         "a2a_direct)");
-}
+// In the order a refusal lists them (not the enum's).
+constexpr NameTable<Algorithm, 11> kAlgorithmNames{{
+    {Algorithm::kSerial, "serial"},
+    {Algorithm::kChunked, "chunked"},
+    {Algorithm::kRing, "ring"},
+    {Algorithm::kBidirRing, "bidir_ring"},
+    {Algorithm::kDirect, "direct"},
+    {Algorithm::kIso, "iso"},
+    {Algorithm::kFused, "fused"},
+    {Algorithm::kBulk, "bulk"},
+    {Algorithm::kExternal, "external"},
+    {Algorithm::kA2a, "a2a"},
+    {Algorithm::kA2aDirect, "a2a_direct"},
+}};
+static_assert(IsOneToOne(kAlgorithmNames));
+
+constexpr NameTable<CommEngine, 2> kCommEngineNames{{
+    {CommEngine::kSm, "sm"},
+    {CommEngine::kCopyEngine, "ce"},
+}};
+static_assert(IsOneToOne(kCommEngineNames));
+
+}  // namespace
+
+std::string_view AlgorithmName(Algorithm a) { return NameIn(kAlgorithmNames, a); }
+
+Result<Algorithm> ParseAlgorithm(std::string_view name) { return ParseNamed(kAlgorithmNames, "algorithm", name); }
 
 bool IsPeerToPeer(Algorithm a) {
   return a == Algorithm::kRing || a == Algorithm::kBidirRing || a == Algorithm::kDirect || IsUlysses(a);
@@ -60,13 +46,9 @@ bool IsUlysses(Algorithm a) { return a == Algorithm::kA2a || a == Algorithm::kA2
 
 bool CommMovesA(Op op, Algorithm a) { return IsUlysses(a) ? op == Op::kGemmRs : op == Op::kAgGemm; }
 
-std::string_view CommEngineName(CommEngine e) { return e == CommEngine::kSm ? "sm" : "ce"; }
+std::string_view CommEngineName(CommEngine e) { return NameIn(kCommEngineNames, e); }
 
-Result<CommEngine> ParseCommEngine(std::string_view name) {
-  if (name == "sm") return CommEngine::kSm;
-  if (name == "ce") return CommEngine::kCopyEngine;
-  return Status::Invalid("unknown comm engine '" + OneLine(name) + "' (known: sm, ce)");
-}
+Result<CommEngine> ParseCommEngine(std::string_view name) { return ParseNamed(kCommEngineNames, "comm engine", name); }
 
 Result<std::vector<int>> ParseSplits(std::string_view text) {
   std::vector<int> out;

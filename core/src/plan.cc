@@ -1,5 +1,6 @@
 #include "braid/plan.h"
 #include "braid/event.h"
+#include "braid/name_table.h"
 
 namespace braid {
 
@@ -43,16 +44,22 @@ EventKind EventKindOf(StepKind kind) {
   return EventKind::kMarker;
 }
 
-std::string_view CollectiveName(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-  }
-  return "?";
+namespace {
+
+// In the order a refusal lists them (not the enum's).
+constexpr NameTable<CollectiveKind, 3> kCollectiveNames{{
+    {CollectiveKind::kAllReduce, "all_reduce"},
+    {CollectiveKind::kAllGather, "all_gather"},
+    {CollectiveKind::kReduceScatter, "reduce_scatter"},
+}};
+static_assert(IsOneToOne(kCollectiveNames));
+
+}  // namespace
+
+std::string_view CollectiveName(CollectiveKind k) { return NameIn(kCollectiveNames, k); }
+
+Result<CollectiveKind> ParseCollectiveKind(std::string_view name) {
+  return ParseNamed(kCollectiveNames, "collective", name);
 }
 
 std::string_view EventKindName(EventKind k) {

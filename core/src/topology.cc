@@ -1,35 +1,26 @@
 #include "braid/topology.h"
 
+#include "braid/name_table.h"
+
 namespace braid {
 
-std::string_view LinkKindName(LinkKind k) {
-  switch (k) {
-    case LinkKind::kNvSwitch:
-      return "nvswitch";
-    case LinkKind::kNvLink:
-      return "nvlink";
-    case LinkKind::kPcie:
-      return "pcie";
-    case LinkKind::kInfiniBand:
-      return "infiniband";
-    case LinkKind::kRoce:
-      return "roce";
-    case LinkKind::kEthernet:
-      return "ethernet";
-  }
-  return "?";
-}
+namespace {
 
-Result<LinkKind> ParseLinkKind(std::string_view name) {
-  if (name == "nvswitch") return LinkKind::kNvSwitch;
-  if (name == "nvlink") return LinkKind::kNvLink;
-  if (name == "pcie") return LinkKind::kPcie;
-  if (name == "infiniband") return LinkKind::kInfiniBand;
-  if (name == "roce") return LinkKind::kRoce;
-  if (name == "ethernet") return LinkKind::kEthernet;
-  return Status::Invalid("unknown link kind '" + OneLine(name) +
-                         "' (known: nvswitch, nvlink, pcie, infiniband, roce, ethernet)");
-}
+constexpr NameTable<LinkKind, 6> kLinkKindNames{{
+    {LinkKind::kNvSwitch, "nvswitch"},
+    {LinkKind::kNvLink, "nvlink"},
+    {LinkKind::kPcie, "pcie"},
+    {LinkKind::kInfiniBand, "infiniband"},
+    {LinkKind::kRoce, "roce"},
+    {LinkKind::kEthernet, "ethernet"},
+}};
+static_assert(IsOneToOne(kLinkKindNames));
+
+}  // namespace
+
+std::string_view LinkKindName(LinkKind k) { return NameIn(kLinkKindNames, k); }
+
+Result<LinkKind> ParseLinkKind(std::string_view name) { return ParseNamed(kLinkKindNames, "link kind", name); }
 
 Status Topology::CheckFits(int tp) const {
   if (tp > total_gpus()) {

@@ -4,54 +4,42 @@
 #include <sstream>
 #include <utility>
 
+#include "braid/name_table.h"
+
 namespace braid {
 
-std::string_view OpName(Op op) {
-  switch (op) {
-    case Op::kAgGemm:
-      return "ag_gemm";
-    case Op::kGemmRs:
-      return "gemm_rs";
-    case Op::kGemmAr:
-      return "gemm_ar";
-  }
-  return "?";
-}
+namespace {
 
-Result<Op> ParseOp(std::string_view name) {
-  if (name == "ag_gemm") return Op::kAgGemm;
-  if (name == "gemm_rs") return Op::kGemmRs;
-  if (name == "gemm_ar") return Op::kGemmAr;
-  return Status::Invalid("unknown op '" + OneLine(name) + "' (known: ag_gemm, gemm_rs, gemm_ar)");
-}
+constexpr NameTable<Op, 3> kOpNames{{
+    {Op::kAgGemm, "ag_gemm"},
+    {Op::kGemmRs, "gemm_rs"},
+    {Op::kGemmAr, "gemm_ar"},
+}};
+static_assert(IsOneToOne(kOpNames));
 
-std::string_view DTypeName(DType d) {
-  switch (d) {
-    case DType::kBf16:
-      return "bf16";
-    case DType::kFp16:
-      return "fp16";
-    case DType::kFp32:
-      return "fp32";
-    case DType::kFp8E4m3:
-      return "fp8_e4m3";
-    case DType::kFp8E5m2:
-      return "fp8_e5m2";
-  }
-  return "?";
-}
+constexpr NameTable<DType, 5> kDTypeNames{{
+    {DType::kBf16, "bf16"},
+    {DType::kFp16, "fp16"},
+    {DType::kFp32, "fp32"},
+    {DType::kFp8E4m3, "fp8_e4m3"},
+    {DType::kFp8E5m2, "fp8_e5m2"},
+}};
+static_assert(IsOneToOne(kDTypeNames));
+
+}  // namespace
+
+std::string_view OpName(Op op) { return NameIn(kOpNames, op); }
+
+Result<Op> ParseOp(std::string_view name) { return ParseNamed(kOpNames, "op", name); }
+
+std::string_view DTypeName(DType d) { return NameIn(kDTypeNames, d); }
 
 Result<DType> ParseDType(std::string_view name) {
-  if (name == "bf16") return DType::kBf16;
-  if (name == "fp16") return DType::kFp16;
-  if (name == "fp32") return DType::kFp32;
-  if (name == "fp8_e4m3") return DType::kFp8E4m3;
-  if (name == "fp8_e5m2") return DType::kFp8E5m2;
   if (name == "fp8") {
     return Status::Invalid(
         "dtype 'fp8' is ambiguous: say fp8_e4m3 (forward: more precision) or fp8_e5m2 (gradients: more range)");
   }
-  return Status::Invalid("unknown dtype '" + OneLine(name) + "' (known: bf16, fp16, fp32, fp8_e4m3, fp8_e5m2)");
+  return ParseNamed(kDTypeNames, "dtype", name);
 }
 
 int DTypeBytes(DType d) {

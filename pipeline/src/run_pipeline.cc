@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "braid/backend_kind.h"
 #include "braid/comm_sms_effect.h"
 #include "braid/data_parallel.h"
 #include "braid/gpu_files.h"
@@ -47,7 +48,7 @@ Status CheckCommSmsFit(const Plan& plan, const Topology& topo) {
 // changed nothing. (The cuda backend reads it for every config: its GEMMs
 // leave that many SMs free.)
 Status CheckCommSmsTakeEffect(const RunRequest& r, const Plan& plan) {
-  if (r.config.comm_sms == 0 || r.backend != "sim") return Status::Ok();
+  if (r.config.comm_sms == 0 || !IsBackend(r.backend, BackendKind::kSim)) return Status::Ok();
   std::vector<Op> ops;
   if (r.layer) {
     for (const LayerOp& op : r.layer->ops) {
@@ -80,7 +81,9 @@ Result<Plan> SerialPlanOf(const PreparedRun& run) {
 
 Result<PreparedRun> PrepareRun(const RunRequest& request) {
   BRAID_RETURN_IF_ERROR(CheckRunOptions(request.options));
-  if (request.config.comm_sms > 0 && request.backend == "cpu") {
+  // A name that is no backend's is refused where the backend is made.
+  const std::optional<BackendKind> backend = BackendKindNamed(request.backend);
+  if (request.config.comm_sms > 0 && backend == BackendKind::kCpu) {
     return Status::Invalid("`comm_sms` applies to GPU backends only (the cpu backend has no SMs)");
   }
   PreparedRun p;
@@ -107,11 +110,11 @@ Result<PreparedRun> PrepareRun(const RunRequest& request) {
   BRAID_RETURN_IF_ERROR(pipeline::CheckRunEvents(int64_t(p.plan.total_steps()), request.options.iters));
   BRAID_RETURN_IF_ERROR(CheckCommSmsFit(p.plan, topo));
   BRAID_RETURN_IF_ERROR(CheckCommSmsTakeEffect(request, p.plan));
-  if (request.options.verify && request.backend == "sim") {
+  if (request.options.verify && backend == BackendKind::kSim) {
     return Status::Invalid("`verify` needs real data: the sim backend computes none (use the cpu backend)");
   }
   p.topology = std::move(topo);
-  p.topology_recorded = request.backend != "cpu";
+  p.topology_recorded = backend != BackendKind::kCpu;
   p.options = request.options;
   p.notes = request.notes;
   return p;

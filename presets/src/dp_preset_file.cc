@@ -1,5 +1,6 @@
 #include "dp_preset_file.h"
 
+#include "braid/backend_kind.h"
 #include "braid/toml_fields.h"
 #include "preset_fields.h"
 
@@ -93,7 +94,7 @@ Result<DpPreset> ParseEntry(const TomlValue& t, std::string_view origin, size_t 
   BRAID_ASSIGN_OR_RETURN(p.step_ns, f.Positive("step_ns"));
   BRAID_ASSIGN_OR_RETURN(p.speedup_vs_megatron, f.Number("speedup_vs_megatron", 0, 1e6));
   BRAID_ASSIGN_OR_RETURN(p.backend, f.String("backend"));
-  if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
+  if (!BackendKindNamed(p.backend)) {
     return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
   }
   BRAID_ASSIGN_OR_RETURN(p.braid_version, f.String("braid_version"));

@@ -1,6 +1,8 @@
 // Reading a preset file (format: presets/README.md).
+#include <optional>
 #include <unordered_map>
 
+#include "braid/backend_kind.h"
 #include "braid/presets.h"
 #include "braid/safe_read.h"
 #include "braid/toml_fields.h"
@@ -200,21 +202,21 @@ Status ParsePreset(const TomlValue& t, std::string_view origin, int version, siz
       return Status::Invalid(f.Where(t) + ": missing field '" + f.Name("backend") +
                              "' (only entries marked simulated = true may leave it out)");
     }
-    p.backend = "sim";
+    p.backend = BackendKindName(BackendKind::kSim);
   } else {
     BRAID_ASSIGN_OR_RETURN(p.backend, f.String("backend"));
-    if (p.backend != "sim" && p.backend != "cpu" && p.backend != "cuda") {
-      return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
-    }
+    const std::optional<BackendKind> kind = BackendKindNamed(p.backend);
+    if (!kind) return BadValue(f, t, "backend", "must be \"sim\", \"cpu\" or \"cuda\"");
     bool simulated = false;
-    BRAID_ASSIGN_OR_RETURN(simulated, f.OptionalBool("simulated", p.backend == "sim"));
-    if (simulated != (p.backend == "sim")) {
+    BRAID_ASSIGN_OR_RETURN(simulated, f.OptionalBool("simulated", kind == BackendKind::kSim));
+    if (simulated != (kind == BackendKind::kSim)) {
       return BadValue(f, t, "simulated", "must be true exactly when backend is \"sim\"");
     }
   }
   if (t.Find("error_band") != nullptr) {
     // The sim's figure alone has an expected error; a measurement has its own spread.
-    if (p.backend != "sim") return BadValue(f, t, "error_band", "is a sim figure's: only where backend is \"sim\"");
+    if (!IsBackend(p.backend, BackendKind::kSim))
+      return BadValue(f, t, "error_band", "is a sim figure's: only where backend is \"sim\"");
     BRAID_ASSIGN_OR_RETURN(p.error_band, f.Number("error_band", 0, 1));
   }
   BRAID_ASSIGN_OR_RETURN(p.braid_version, f.String("braid_version"));

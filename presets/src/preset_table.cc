@@ -5,10 +5,12 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <utility>
 
+#include "braid/backend_kind.h"
 #include "braid/presets.h"
 
 namespace braid {
@@ -62,12 +64,10 @@ void GroupKey(std::string& out, std::string_view gpu, std::string_view topology,
   out.push_back(char('0' + int(pass)));
 }
 
-// Slot of a backend in a group; -1 for a name no entry can have.
+// Slot of a backend in a group (its BackendKind); -1 for a name no entry can have.
 int BackendSlot(std::string_view backend) {
-  if (backend == "sim") return 0;
-  if (backend == "cpu") return 1;
-  if (backend == "cuda") return 2;
-  return -1;
+  const std::optional<BackendKind> kind = BackendKindNamed(backend);
+  return kind ? static_cast<int>(*kind) : -1;
 }
 
 // Orders `e` by (ln M, file order) and fills ln N, ln K to match.
@@ -95,7 +95,7 @@ struct PresetTable::Index {
   std::vector<Preset> presets;
   std::vector<DpPreset> dp_presets;  // few: looked up by a scan
   struct Group {
-    Entries by_backend[3];  // BackendSlot order: sim, cpu, cuda
+    Entries by_backend[3];  // BackendSlot order, BackendKind's: sim, cpu, cuda
   };
   std::unordered_map<std::string, Group> groups;
 };
@@ -145,8 +145,11 @@ const DpPreset* PresetTable::LookupDp(const DpPresetKey& key, std::string_view b
   const DpPreset* best = nullptr;
   for (const DpPreset& p : index_->dp_presets) {
     if (!(p.key == key)) continue;
-    if (backend.empty() ? p.backend == "cpu" : p.backend != backend) continue;
-    if (best == nullptr || (p.backend == "cuda" && best->backend != "cuda")) best = &p;
+    if (backend.empty() ? IsBackend(p.backend, BackendKind::kCpu) : p.backend != backend) continue;
+    if (best == nullptr ||
+        (IsBackend(p.backend, BackendKind::kCuda) && !IsBackend(best->backend, BackendKind::kCuda))) {
+      best = &p;
+    }
   }
   return best;
 }
@@ -192,7 +195,7 @@ LookupResult PresetTable::Lookup(const Workload& w, std::string_view gpu, std::s
   LookupResult best;
   if (w.m < 1 || w.n < 1 || w.k < 1) return best;
   // In order of preference at equal match: a real measurement first.
-  static constexpr int kGpuSlots[] = {2, 0};  // cuda, sim
+  static constexpr int kGpuSlots[] = {static_cast<int>(BackendKind::kCuda), static_cast<int>(BackendKind::kSim)};
   const int asked[] = {BackendSlot(backend)};
   if (!backend.empty() && asked[0] < 0) return best;
   const auto slots = backend.empty() ? std::span<const int>(kGpuSlots) : std::span<const int>(asked);

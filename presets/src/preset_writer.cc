@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "braid/backend_kind.h"
 #include "braid/presets.h"
 #include "braid/safe_write.h"
 #include "braid/toml_quote.h"
@@ -48,7 +49,7 @@ void WritePreset(std::ostringstream& os, const Preset& p) {
   os << "overlap_ratio = " << Float(p.overlap_ratio) << "\ntail_ns = " << Float(p.tail_ns) << "\n";
   if (p.error_band > 0) os << "error_band = " << Float(p.error_band) << "\n";
   os << "backend = " << TomlQuote(p.backend) << "\n";
-  if (p.backend == "sim") os << "simulated = true\n";
+  if (IsBackend(p.backend, BackendKind::kSim)) os << "simulated = true\n";
   os << "braid_version = " << TomlQuote(p.braid_version) << "\ndate = " << TomlQuote(p.date) << "\n";
 }
 

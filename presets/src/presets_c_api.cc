@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "braid/backend_kind.h"
 #include "braid/presets.h"
 #include "braid_presets.h"
 
@@ -94,7 +95,7 @@ extern "C" int braid_preset_find_pass(const braid_presets* presets, const char* 
     return finish(-1);
   }
   const std::string_view b = backend == nullptr ? "" : backend;
-  if (!b.empty() && b != "sim" && b != "cpu" && b != "cuda") return finish(-1);
+  if (!b.empty() && !braid::BackendKindNamed(b)) return finish(-1);
   const auto parsed_pass = braid::ParsePass(pass == nullptr || *pass == '\0' ? "fprop" : pass);
   if (!parsed_pass.ok()) return finish(-1);
   const braid::LookupResult r = presets->table.Lookup(w, gpu, topology, b, *parsed_pass);
@@ -157,7 +158,7 @@ extern "C" int braid_dp_preset_find(const braid_presets* presets, const char* gp
     return finish(-1);
   }
   const std::string_view b = backend == nullptr ? "" : backend;
-  if (!b.empty() && b != "sim" && b != "cpu" && b != "cuda") return finish(-1);
+  if (!b.empty() && !braid::BackendKindNamed(b)) return finish(-1);
   const auto z = braid::ParseZeroStage(zero);
   const auto d = braid::ParseDType(dtype);
   if (!z.ok() || !d.ok()) return finish(-1);

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "braid/backend_kind.h"
 #include "braid/planner.h"
 #include "braid/version.h"
 #include "te_train_rules.h"
@@ -344,7 +345,7 @@ std::vector<std::string> Header(const LayerWorkload& lw, const std::string& gpu,
           ", sequence parallel; topology " + topology + ", gpu " + gpu,
       "source presets: " + info.source,
       "configs measured on the " + backend_list + (backends.size() == 1 ? " backend" : " backends") +
-          (backends.size() == 1 && backends[0] == "sim" ? " (simulated)" : ""),
+          (backends.size() == 1 && IsBackend(backends[0], BackendKind::kSim) ? " (simulated)" : ""),
       info.nearest ? "where a preset's config is not expressible, TE's nearest setting is written and what it "
                      "lacks is listed above its key (comm_sms=0, the backend default, as " +
                          std::to_string(info.default_comm_sms) + ": " + info.default_comm_sms_origin + ")"

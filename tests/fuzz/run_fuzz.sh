@@ -53,6 +53,7 @@ sources=(
   "$root/profiler/src/importers/sqlite_reader.cc"
   "$root/core/src/status.cc"
   "$root/core/src/status_context.cc"
+  "$root/core/src/backend_kind.cc"
   "$root/core/src/safe_write.cc"
   "$root/core/src/safe_read.cc"
   "$root/core/src/topology.cc"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "braid/backend_kind.h"
 #include "braid/comm_sms_effect.h"
 
 namespace braid {
@@ -60,10 +61,16 @@ void AddEngineVariants(std::vector<OverlapConfig>& out, const Workload& w, Overl
 }  // namespace
 
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend) {
-  if (backend == "sim") return BackendKnobs{};
-  if (backend == "cuda") return BackendKnobs{true, true, true, true, /*fused_max_comm_sms=*/32, /*fused_fp32=*/false};
-  if (backend == "cpu") return BackendKnobs{false, false, false, false};
-  return Status::Invalid("unknown backend '" + std::string(backend) + "' (known: sim, cpu, cuda)");
+  BRAID_ASSIGN_OR_RETURN(const BackendKind kind, ParseBackendKind(backend));
+  switch (kind) {
+    case BackendKind::kSim:
+      return BackendKnobs{};
+    case BackendKind::kCuda:
+      return BackendKnobs{true, true, true, true, /*fused_max_comm_sms=*/32, /*fused_fp32=*/false};
+    case BackendKind::kCpu:
+      return BackendKnobs{false, false, false, false};
+  }
+  return Status::Internal("no knobs for backend " + std::string(BackendKindName(kind)));
 }
 
 BackendKnobs KnobsOnSharedGpu(BackendKnobs knobs, int gpu_sms, int ranks) {

@@ -12,6 +12,7 @@
 
 #include "braid/event.h"
 #include "braid/overlap_config.h"
+#include "braid/status.h"
 #include "braid/workload.h"
 
 namespace braid {
@@ -82,6 +83,8 @@ std::string_view StepKindName(StepKind k);
 // compute; the sim backend also emits its comm part separately).
 EventKind EventKindOf(StepKind kind);
 std::string_view CollectiveName(CollectiveKind k);
+// "all_reduce" | "all_gather" | "reduce_scatter" (CollectiveName's names)
+Result<CollectiveKind> ParseCollectiveKind(std::string_view name);
 
 // Fields in the order of use: the plan graph reads the first 64 bytes of
 // every step and the sim's per-evaluation load the first 160, so they come

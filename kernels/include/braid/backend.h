@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "braid/backend_kind.h"
 #include "braid/event.h"
 #include "braid/plan.h"
 #include "braid/status.h"
@@ -87,6 +88,7 @@ struct RunOutput {
 class Backend {
  public:
   virtual ~Backend() = default;
+  // What a run record names it by: a real backend's BackendKindName.
   virtual std::string_view name() const = 0;
   virtual Result<RunOutput> Run(const Plan& plan, const RunOptions& options) = 0;
   // Whether RunOutput::iteration_ns is each iteration's makespan as its

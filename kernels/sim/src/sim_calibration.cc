@@ -85,13 +85,6 @@ Result<int> CollectiveRanks(const Topology& topo, int tp) {
   return ranks;
 }
 
-Result<CollectiveKind> ParseCollectiveKind(std::string_view name) {
-  if (name == "all_reduce") return CollectiveKind::kAllReduce;
-  if (name == "all_gather") return CollectiveKind::kAllGather;
-  if (name == "reduce_scatter") return CollectiveKind::kReduceScatter;
-  return Status::Invalid("unknown collective '" + OneLine(name) + "' (known: all_reduce, all_gather, reduce_scatter)");
-}
-
 namespace {
 
 std::string SizeText(int64_t bytes) {

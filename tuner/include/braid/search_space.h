@@ -42,7 +42,7 @@ struct BackendKnobs {
 
 // sim honours everything; cuda everything, fused within its kernel's limits; cpu
 // none of the GPU-only knobs.
-// Unknown names are Invalid.
+// Unknown names are Invalid (ParseBackendKind's message).
 Result<BackendKnobs> KnobsOfBackend(std::string_view backend);
 
 // Knobs for ranks that share one GPU (cuda --loopback): each rank's fused

@@ -43,7 +43,7 @@ class CpuBackend : public Backend {
 
   const CpuBackendOptions& options() const { return options_; }
 
-  std::string_view name() const override { return "cpu"; }
+  std::string_view name() const override { return BackendKindName(BackendKind::kCpu); }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
 
  private:

@@ -45,7 +45,7 @@ class CpuProcessBackend : public Backend {
   CpuProcessBackend(Launcher* launcher, CpuBackendOptions options, TransportFactory factory)
       : launcher_(launcher), options_(options), factory_(std::move(factory)) {}
 
-  std::string_view name() const override { return "cpu"; }
+  std::string_view name() const override { return BackendKindName(BackendKind::kCpu); }
   // Rank 0's RunOutput has every rank's events and the verdict over ranks;
   // other ranks get the same iteration times and verdict and no events.
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;

@@ -91,7 +91,7 @@ class CudaBackend : public Backend {
   // caller then ends the job (AbortJob), since its peers are left waiting.
   CudaBackend(CudaSeams seams, CudaBackendOptions options, Launcher* world)
       : seams_(std::move(seams)), options_(std::move(options)), world_(world) {}
-  std::string_view name() const override { return "cuda"; }
+  std::string_view name() const override { return BackendKindName(BackendKind::kCuda); }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
   const CudaBackendOptions& options() const { return options_; }
 

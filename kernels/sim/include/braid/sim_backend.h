@@ -70,7 +70,7 @@ class SimBackend : public Backend {
   SimBackend(const SimBackend&) = delete;
   SimBackend& operator=(const SimBackend&) = delete;
 
-  std::string_view name() const override { return "sim"; }
+  std::string_view name() const override { return BackendKindName(BackendKind::kSim); }
   bool IterationTimesAreMakespans() const override { return true; }
   // Checks the plan (CheckPlanStructure) and that the topology has P GPUs
   // (in loopback: CheckLoopback).

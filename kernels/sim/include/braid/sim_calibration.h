@@ -61,8 +61,8 @@ CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind
 // -1; Invalid (naming `tp`) below 2 or when they do not fit on it.
 Result<int> CollectiveRanks(const Topology& topo, int tp);
 
-// "all_reduce" | "all_gather" | "reduce_scatter"
-Result<CollectiveKind> ParseCollectiveKind(std::string_view name);
+// "all_reduce" | "all_gather" | "reduce_scatter": core's, beside CollectiveName.
+using braid::ParseCollectiveKind;
 
 struct CheckRow {
   std::string what;  // "h100-sxm bf16 gemm 8192x8192x8192 TFLOP/s"

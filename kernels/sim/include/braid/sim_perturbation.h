@@ -75,7 +75,7 @@ class PerturbedSimBackend : public Backend {
   PerturbedSimBackend(GpuSpec gpu, Topology topo, const SimPerturbation& perturbation, double noise_rel,
                       uint64_t noise_seed);
 
-  std::string_view name() const override { return "sim"; }
+  std::string_view name() const override { return BackendKindName(BackendKind::kSim); }
   bool IterationTimesAreMakespans() const override { return true; }
   Result<RunOutput> Run(const Plan& plan, const RunOptions& options) override;
 
