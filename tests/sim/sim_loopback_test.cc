@@ -23,12 +23,15 @@ SimBackend Backend(const char* topology, bool loopback) {
 }
 
 // Loopback copies at the rate of one large copy-engine copy
-// (loopback_copy_efficiency 1, what copy_engine.csv measured), whatever the
-// shipped file's fit to its loopback runs: the model's mechanics.
+// (loopback_copy_efficiency 1, what copy_engine.csv measured) and fully
+// beside GEMMs (loopback_overlap 1, sharing only HBM as that copy did),
+// whatever the shipped file's fit to its loopback runs: the model's
+// mechanics.
 SimBackend CopyEngineRateBackend(const char* topology) {
   const Topology t = *LoadTopology(topology);
   GpuSpec gpu = *LoadGpu(t.gpu);
   gpu.loopback_copy_efficiency = 1.0;
+  gpu.loopback_overlap = 1.0;
   return SimBackend(gpu, t, SimModelOptions{.loopback = true});
 }
 
@@ -126,15 +129,10 @@ TEST(SimLoopback, TheGpuFilesLoopbackCopyEfficiencySetsTheCopiesRate) {
   EXPECT_DOUBLE_EQ(LoadGpu("h200-sxm")->loopback_copy_efficiency, 0.402);
 }
 
-TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
-  // GemmBesideCopyEngineNs is fitted to an H100 GEMM beside a copy-engine
-  // device copy (h100-measured copy_engine.csv); loopback must agree.
-  const GpuSpec gpu = *LoadGpu("h100-sxm");
-  const double beside = sim::GemmBesideCopyEngineNs(gpu, 8192, 8192, 8192, DType::kBf16);
-  const double alone = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
-  ASSERT_GT(beside, 1.3 * alone);
-  // Rank 0 multiplies while rank 1 copies into it for longer than the GEMM.
-  Plan p = CopyPlan(int64_t(8) << 30, false);
+// Rank 0 sends `copy_bytes` to rank 1 (CopyPlan) and then runs an 8192^3
+// GEMM, which starts beside the copy.
+Plan GemmBesideCopyPlan(int64_t copy_bytes) {
+  Plan p = CopyPlan(copy_bytes, false);
   p.workload = {Op::kAgGemm, 8192, 8192, 8192, DType::kBf16, 2};
   RankPlan& r0 = p.ranks[0];
   r0.buffers.push_back({"A", 8192, 8192, BufferRole::kInput, {Matrix::kA, 0, 8192, 0, 8192, 0}});
@@ -149,6 +147,46 @@ TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
   g.c = Region::Rows(4, 0, 8192);
   g.flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
   r0.steps.push_back(g);
+  return p;
+}
+
+// loopback_overlap: on the shipped H100 and H200 (0, fitted to their
+// loopback runs) a device copy beside a GEMM shares the GPU's time with it,
+// so the two take as long as one after the other; at 1 the copy hides under
+// the GEMM, sharing only HBM.
+TEST(SimLoopback, ACopyBesideAGemmIsNotHiddenOnTheShippedH100AndH200) {
+  const Plan gemm_and_copy = GemmBesideCopyPlan(int64_t(1) << 30);
+  const Plan copy_only = CopyPlan(int64_t(1) << 30, false);
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    GpuSpec gpu = *LoadGpu(name);
+    EXPECT_EQ(gpu.loopback_overlap, 0.0);
+    const Topology topo = *LoadTopology(name);
+    SimBackend shipped(gpu, topo, SimModelOptions{.loopback = true});
+    const double gemm = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
+    const double copy = Makespan(shipped, copy_only);
+    ASSERT_GT(copy, 0.5 * gemm);  // long enough that hiding it shows
+    const double both = Makespan(shipped, gemm_and_copy);
+    EXPECT_NEAR(both, gemm + copy, 0.05 * (gemm + copy));
+    gpu.loopback_overlap = 1.0;
+    SimBackend hidden(gpu, topo, SimModelOptions{.loopback = true});
+    EXPECT_LT(Makespan(hidden, gemm_and_copy), 0.85 * both);
+    gpu.loopback_overlap = 0.5;  // between: between
+    SimBackend half(gpu, topo, SimModelOptions{.loopback = true});
+    EXPECT_LT(Makespan(half, gemm_and_copy), both);
+    EXPECT_GT(Makespan(half, gemm_and_copy), Makespan(hidden, gemm_and_copy));
+  }
+}
+
+TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
+  // GemmBesideCopyEngineNs is fitted to an H100 GEMM beside a copy-engine
+  // device copy (h100-measured copy_engine.csv); loopback must agree.
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const double beside = sim::GemmBesideCopyEngineNs(gpu, 8192, 8192, 8192, DType::kBf16);
+  const double alone = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
+  ASSERT_GT(beside, 1.3 * alone);
+  // Rank 0 multiplies while rank 1 copies into it for longer than the GEMM.
+  const Plan p = GemmBesideCopyPlan(int64_t(8) << 30);
   SimBackend b = CopyEngineRateBackend("h100-sxm");
   RunOptions o;
   o.warmup = 0;
