@@ -150,31 +150,32 @@ Plan GemmBesideCopyPlan(int64_t copy_bytes) {
   return p;
 }
 
-// loopback_overlap: on the shipped H100 and H200 (0, fitted to their
-// loopback runs) a device copy beside a GEMM shares the GPU's time with it,
-// so the two take as long as one after the other; at 1 the copy hides under
-// the GEMM, sharing only HBM.
-TEST(SimLoopback, ACopyBesideAGemmIsNotHiddenOnTheShippedH100AndH200) {
+// loopback_overlap: at 0 a device copy beside a GEMM shares the GPU's time
+// with it, so the two take as long as one after the other; at 1 the copy
+// hides under the GEMM, sharing only HBM; the shipped H100 and H200 (0.1,
+// fitted to their loopback runs) lie between, near 0.
+TEST(SimLoopback, ACopyBesideAGemmIsHardlyHiddenOnTheShippedH100AndH200) {
   const Plan gemm_and_copy = GemmBesideCopyPlan(int64_t(1) << 30);
   const Plan copy_only = CopyPlan(int64_t(1) << 30, false);
   for (const char* name : {"h100-sxm", "h200-sxm"}) {
     SCOPED_TRACE(name);
     GpuSpec gpu = *LoadGpu(name);
-    EXPECT_EQ(gpu.loopback_overlap, 0.0);
+    EXPECT_EQ(gpu.loopback_overlap, 0.1);
     const Topology topo = *LoadTopology(name);
-    SimBackend shipped(gpu, topo, SimModelOptions{.loopback = true});
+    const auto at = [&](double overlap, const Plan& plan) {
+      GpuSpec g = gpu;
+      g.loopback_overlap = overlap;
+      SimBackend b(g, topo, SimModelOptions{.loopback = true});
+      return Makespan(b, plan);
+    };
     const double gemm = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
-    const double copy = Makespan(shipped, copy_only);
+    const double copy = at(0.1, copy_only);
     ASSERT_GT(copy, 0.5 * gemm);  // long enough that hiding it shows
-    const double both = Makespan(shipped, gemm_and_copy);
-    EXPECT_NEAR(both, gemm + copy, 0.05 * (gemm + copy));
-    gpu.loopback_overlap = 1.0;
-    SimBackend hidden(gpu, topo, SimModelOptions{.loopback = true});
-    EXPECT_LT(Makespan(hidden, gemm_and_copy), 0.85 * both);
-    gpu.loopback_overlap = 0.5;  // between: between
-    SimBackend half(gpu, topo, SimModelOptions{.loopback = true});
-    EXPECT_LT(Makespan(half, gemm_and_copy), both);
-    EXPECT_GT(Makespan(half, gemm_and_copy), Makespan(hidden, gemm_and_copy));
+    const double serial = at(0.0, gemm_and_copy), shipped = at(0.1, gemm_and_copy), hidden = at(1.0, gemm_and_copy);
+    EXPECT_NEAR(serial, gemm + copy, 0.05 * (gemm + copy));
+    EXPECT_LT(hidden, 0.85 * serial);
+    EXPECT_LT(shipped, serial);
+    EXPECT_GT(shipped, hidden + 0.7 * (serial - hidden));
   }
 }
 

@@ -11,16 +11,12 @@ namespace {
 
 double HbmRate(const GpuSpec& gpu) { return gpu.hbm_gbs * gpu.hbm_efficiency; }
 
-// `traffic` bytes of copy traffic at `efficiency` of the HBM rate, weighted
-// as a copy-engine copy (see the header).
-LoopbackCopy CopyOf(const GpuSpec& gpu, double traffic, double latency_ns, double efficiency) {
-  const double rate = HbmRate(gpu) * efficiency;
+// `traffic` bytes of copy traffic at the copies' rate, weighted as a
+// copy-engine copy (see the header).
+LoopbackCopy CopyOf(const GpuSpec& gpu, double traffic, double latency_ns) {
+  const double rate = HbmRate(gpu) * gpu.loopback_copy_efficiency;
   const double demand = rate * std::max(gpu.hbm_ce_weight, 1e-9);
   return {latency_ns, traffic / rate * HbmShareAlone(gpu, demand), demand};
-}
-
-LoopbackCopy CopyOf(const GpuSpec& gpu, double traffic, double latency_ns) {
-  return CopyOf(gpu, traffic, latency_ns, gpu.loopback_copy_efficiency);
 }
 
 }  // namespace
@@ -30,8 +26,14 @@ LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes) {
 }
 
 // An SM kernel streaming its bytes, as MemoryKernelNs has it on any GPU: at
-// the HBM rate, not the flag-chained copies' share of it.
-LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes) { return CopyOf(gpu, double(bytes), 0, 1.0); }
+// the HBM rate, not the flag-chained copies' share of it. It runs on the
+// copy port, whose demand is the copies' (Engine::UpdateHbmFactor): its work
+// is scaled by the share of the HBM rate that demand gets alone, so that
+// alone it takes bytes / HBM rate.
+LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes) {
+  const double port_demand = CopyOf(gpu, 0, 0).hbm_demand;
+  return {0, double(bytes) / HbmRate(gpu) * HbmShareAlone(gpu, port_demand), port_demand};
+}
 
 LoopbackCopy LoopbackCollective(const GpuSpec& gpu, CollectiveKind kind, int64_t bytes, int ranks) {
   if (ranks <= 1) return {};

@@ -21,8 +21,8 @@
 //     achievable HBM rate as MemoryKernelNs has it, on the copy port;
 //   - while GEMMs and copies (or memory kernels) run together they share the
 //     GPU's time, the copies a share copies / (copies + GEMMs) of it, of
-//     which the GPU file's loopback_overlap is hidden (0 on the H100 and
-//     H200, fitted to their loopback runs: nothing is; sim_engine.cc
+//     which the GPU file's loopback_overlap is hidden (0.1 on the H100 and
+//     H200, fitted to their loopback runs: hardly any; sim_engine.cc
 //     UpdateHbmFactor);
 //   - the ranks' GEMMs fill the SMs one GEMM's share leaves, so none gets
 //     the clock boost of fewer busy SMs (GemmCost::BodyNs);
