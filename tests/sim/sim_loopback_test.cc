@@ -83,6 +83,50 @@ Plan CopyPlan(int64_t bytes, bool both) {
   return p;
 }
 
+// Two ranks, each with one add (c = a + b) of `bytes` of traffic on its
+// comm lane (`both`: rank 1 too; else rank 1 has none).
+Plan AddPlan(int64_t bytes, bool both) {
+  Plan p;
+  p.workload = {Op::kGemmRs, 64, 64, 64, DType::kBf16, 2};
+  p.lanes = {{"compute", LaneKind::kCompute, 0}, {"add", LaneKind::kComm, 0}};
+  const int64_t cols = 1024, rows = bytes / 3 / (cols * 2);
+  for (int r = 0; r < 2; ++r) {
+    RankPlan rp;
+    for (const char* name : {"A", "B", "C"}) rp.buffers.push_back({name, rows, cols, BufferRole::kWorkspace, {}});
+    rp.output = 2;
+    rp.output_window = {0, rows, 0, cols};
+    if (r == 0 || both) {
+      Step s;
+      s.id = 0;
+      s.kind = StepKind::kReduce;
+      s.name = "add";
+      s.lane = 1;
+      s.a = Region::Rows(0, 0, rows);
+      s.b = Region::Rows(1, 0, rows);
+      s.c = Region::Rows(2, 0, rows);
+      s.bytes = 3 * rows * cols * 2;
+      rp.steps.push_back(s);
+    }
+    p.ranks.push_back(rp);
+  }
+  return p;
+}
+
+// A ring's add is an SM kernel: alone it streams at the achievable HBM rate
+// (MemoryKernelNs), not at the flag-chained copies' loopback_copy_efficiency;
+// two share it.
+TEST(SimLoopback, AnAddStreamsAtTheHbmRateAndAddsShareIt) {
+  const int64_t bytes = int64_t(3) << 28;
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    const GpuSpec gpu = *LoadGpu(name);
+    SimBackend b = Backend(name, true);
+    const double one = Makespan(b, AddPlan(bytes, false));
+    EXPECT_NEAR(one, sim::MemoryKernelNs(gpu, bytes), 0.02 * one);
+    EXPECT_NEAR(Makespan(b, AddPlan(bytes, true)), 2.0 * one, 0.03 * one);
+  }
+}
+
 TEST(SimLoopback, RanksShareOneGpuSoTheirGemmsTakeAsLongAsAllOfThemInARow) {
   // Serial gemm_rs: each rank's GEMM, then the reduce-scatter. On P GPUs
   // the GEMMs run side by side; on one they share its SMs.
