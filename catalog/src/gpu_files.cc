@@ -71,6 +71,8 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
                                   {"hbm_copy_weight", 0.1, 10.0, &g->hbm_copy_weight},
                                   {"hbm_ce_weight", 0.1, 10.0, &g->hbm_ce_weight},
                                   {"loopback_copy_efficiency", 0.01, 1.0, &g->loopback_copy_efficiency},
+                                  // A share: 0 (one after the other) to 1 (fully hidden).
+                                  {"loopback_overlap", 0.0, 1.0, &g->loopback_overlap},
                                   // <= 1: the fused kernel never computes faster than
                                   // the GEMM outside it (the lower bound stays a bound).
                                   {"fused_gemm_efficiency", 0.001, 1.0, &g->fused_gemm_efficiency},
@@ -150,6 +152,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "hbm_copy_weight",
                                          "hbm_ce_weight",
                                          "loopback_copy_efficiency",
+                                         "loopback_overlap",
                                          "fused_gemm_efficiency",
                                          "fused_sm_transfer_gbs",
                                          "comm_sm_gbs",

@@ -166,6 +166,20 @@ TEST(GpuFiles, LoopbackCopyEfficiencyIsAShareOfTheHbmRate) {
   }
 }
 
+TEST(GpuFiles, LoopbackOverlapIsAShareFromZeroToOne) {
+  EXPECT_DOUBLE_EQ(ParseGpuToml(kGood, "toy.toml")->loopback_overlap, 1.0);  // absent: fully hidden, as before
+  for (const char* v : {"0.0", "0.25", "1.0"}) {
+    auto ok = ParseGpuToml(std::string(kGood) + "loopback_overlap = " + v + "\n", "toy.toml");
+    ASSERT_TRUE(ok.ok()) << v << ": " << ok.status().message();
+    EXPECT_DOUBLE_EQ(ok->loopback_overlap, std::stod(v));
+  }
+  for (const char* v : {"1.5", "-0.2"}) {
+    auto bad = ParseGpuToml(std::string(kGood) + "loopback_overlap = " + v + "\n", "toy.toml");
+    ASSERT_FALSE(bad.ok()) << v;
+    EXPECT_THAT(bad.status().message(), HasSubstr("loopback_overlap"));
+  }
+}
+
 TEST(GpuFiles, MalformedFieldNamesFileLineAndField) {
   std::string bad = kGood;
   bad.replace(bad.find("sm_count = 4"), 12, "sm_count = -4");
@@ -312,6 +326,7 @@ TEST(SimGpuFiles, EveryBuiltinGpuRoundTripsThroughTheWriter) {
                         {back->efficiency_bf16, g->efficiency_bf16},
                         {back->tflops_fp8, g->tflops_fp8},
                         {back->loopback_copy_efficiency, g->loopback_copy_efficiency},
+                        {back->loopback_overlap, g->loopback_overlap},
                         {back->fused_gemm_efficiency, g->fused_gemm_efficiency},
                         {back->sm_copy_gbs, g->sm_copy_gbs},
                         {back->error_band.gemm, g->error_band.gemm}}) {

@@ -23,12 +23,15 @@ SimBackend Backend(const char* topology, bool loopback) {
 }
 
 // Loopback copies at the rate of one large copy-engine copy
-// (loopback_copy_efficiency 1, what copy_engine.csv measured), whatever the
-// shipped file's fit to its loopback runs: the model's mechanics.
+// (loopback_copy_efficiency 1, what copy_engine.csv measured) and fully
+// beside GEMMs (loopback_overlap 1, sharing only HBM as that copy did),
+// whatever the shipped file's fit to its loopback runs: the model's
+// mechanics.
 SimBackend CopyEngineRateBackend(const char* topology) {
   const Topology t = *LoadTopology(topology);
   GpuSpec gpu = *LoadGpu(t.gpu);
   gpu.loopback_copy_efficiency = 1.0;
+  gpu.loopback_overlap = 1.0;
   return SimBackend(gpu, t, SimModelOptions{.loopback = true});
 }
 
@@ -80,6 +83,50 @@ Plan CopyPlan(int64_t bytes, bool both) {
   return p;
 }
 
+// Two ranks, each with one add (c = a + b) of `bytes` of traffic on its
+// comm lane (`both`: rank 1 too; else rank 1 has none).
+Plan AddPlan(int64_t bytes, bool both) {
+  Plan p;
+  p.workload = {Op::kGemmRs, 64, 64, 64, DType::kBf16, 2};
+  p.lanes = {{"compute", LaneKind::kCompute, 0}, {"add", LaneKind::kComm, 0}};
+  const int64_t cols = 1024, rows = bytes / 3 / (cols * 2);
+  for (int r = 0; r < 2; ++r) {
+    RankPlan rp;
+    for (const char* name : {"A", "B", "C"}) rp.buffers.push_back({name, rows, cols, BufferRole::kWorkspace, {}});
+    rp.output = 2;
+    rp.output_window = {0, rows, 0, cols};
+    if (r == 0 || both) {
+      Step s;
+      s.id = 0;
+      s.kind = StepKind::kReduce;
+      s.name = "add";
+      s.lane = 1;
+      s.a = Region::Rows(0, 0, rows);
+      s.b = Region::Rows(1, 0, rows);
+      s.c = Region::Rows(2, 0, rows);
+      s.bytes = 3 * rows * cols * 2;
+      rp.steps.push_back(s);
+    }
+    p.ranks.push_back(rp);
+  }
+  return p;
+}
+
+// A ring's add is an SM kernel: alone it streams at the achievable HBM rate
+// (MemoryKernelNs), not at the flag-chained copies' loopback_copy_efficiency;
+// two share it.
+TEST(SimLoopback, AnAddStreamsAtTheHbmRateAndAddsShareIt) {
+  const int64_t bytes = int64_t(3) << 28;
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    const GpuSpec gpu = *LoadGpu(name);
+    SimBackend b = Backend(name, true);
+    const double one = Makespan(b, AddPlan(bytes, false));
+    EXPECT_NEAR(one, sim::MemoryKernelNs(gpu, bytes), 0.02 * one);
+    EXPECT_NEAR(Makespan(b, AddPlan(bytes, true)), 2.0 * one, 0.03 * one);
+  }
+}
+
 TEST(SimLoopback, RanksShareOneGpuSoTheirGemmsTakeAsLongAsAllOfThemInARow) {
   // Serial gemm_rs: each rank's GEMM, then the reduce-scatter. On P GPUs
   // the GEMMs run side by side; on one they share its SMs.
@@ -126,15 +173,10 @@ TEST(SimLoopback, TheGpuFilesLoopbackCopyEfficiencySetsTheCopiesRate) {
   EXPECT_DOUBLE_EQ(LoadGpu("h200-sxm")->loopback_copy_efficiency, 0.402);
 }
 
-TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
-  // GemmBesideCopyEngineNs is fitted to an H100 GEMM beside a copy-engine
-  // device copy (h100-measured copy_engine.csv); loopback must agree.
-  const GpuSpec gpu = *LoadGpu("h100-sxm");
-  const double beside = sim::GemmBesideCopyEngineNs(gpu, 8192, 8192, 8192, DType::kBf16);
-  const double alone = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
-  ASSERT_GT(beside, 1.3 * alone);
-  // Rank 0 multiplies while rank 1 copies into it for longer than the GEMM.
-  Plan p = CopyPlan(int64_t(8) << 30, false);
+// Rank 0 sends `copy_bytes` to rank 1 (CopyPlan) and then runs an 8192^3
+// GEMM, which starts beside the copy.
+Plan GemmBesideCopyPlan(int64_t copy_bytes) {
+  Plan p = CopyPlan(copy_bytes, false);
   p.workload = {Op::kAgGemm, 8192, 8192, 8192, DType::kBf16, 2};
   RankPlan& r0 = p.ranks[0];
   r0.buffers.push_back({"A", 8192, 8192, BufferRole::kInput, {Matrix::kA, 0, 8192, 0, 8192, 0}});
@@ -149,6 +191,47 @@ TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
   g.c = Region::Rows(4, 0, 8192);
   g.flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
   r0.steps.push_back(g);
+  return p;
+}
+
+// loopback_overlap: at 0 a device copy beside a GEMM shares the GPU's time
+// with it, so the two take as long as one after the other; at 1 the copy
+// hides under the GEMM, sharing only HBM; the shipped H100 and H200 (0.1,
+// fitted to their loopback runs) lie between, near 0.
+TEST(SimLoopback, ACopyBesideAGemmIsHardlyHiddenOnTheShippedH100AndH200) {
+  const Plan gemm_and_copy = GemmBesideCopyPlan(int64_t(1) << 30);
+  const Plan copy_only = CopyPlan(int64_t(1) << 30, false);
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    GpuSpec gpu = *LoadGpu(name);
+    EXPECT_EQ(gpu.loopback_overlap, 0.1);
+    const Topology topo = *LoadTopology(name);
+    const auto at = [&](double overlap, const Plan& plan) {
+      GpuSpec g = gpu;
+      g.loopback_overlap = overlap;
+      SimBackend b(g, topo, SimModelOptions{.loopback = true});
+      return Makespan(b, plan);
+    };
+    const double gemm = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
+    const double copy = at(0.1, copy_only);
+    ASSERT_GT(copy, 0.5 * gemm);  // long enough that hiding it shows
+    const double serial = at(0.0, gemm_and_copy), shipped = at(0.1, gemm_and_copy), hidden = at(1.0, gemm_and_copy);
+    EXPECT_NEAR(serial, gemm + copy, 0.05 * (gemm + copy));
+    EXPECT_LT(hidden, 0.85 * serial);
+    EXPECT_LT(shipped, serial);
+    EXPECT_GT(shipped, hidden + 0.7 * (serial - hidden));
+  }
+}
+
+TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
+  // GemmBesideCopyEngineNs is fitted to an H100 GEMM beside a copy-engine
+  // device copy (h100-measured copy_engine.csv); loopback must agree.
+  const GpuSpec gpu = *LoadGpu("h100-sxm");
+  const double beside = sim::GemmBesideCopyEngineNs(gpu, 8192, 8192, 8192, DType::kBf16);
+  const double alone = sim::GemmTimeNs(gpu, 8192, 8192, 8192, DType::kBf16, gpu.sm_count);
+  ASSERT_GT(beside, 1.3 * alone);
+  // Rank 0 multiplies while rank 1 copies into it for longer than the GEMM.
+  const Plan p = GemmBesideCopyPlan(int64_t(8) << 30);
   SimBackend b = CopyEngineRateBackend("h100-sxm");
   RunOptions o;
   o.warmup = 0;

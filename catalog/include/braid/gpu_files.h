@@ -70,6 +70,12 @@ struct GpuSpec {
   // smaller copies behind stream-ordered flags; braid/sim_loopback.h). 1.0 =
   // the rate one large copy-engine copy reaches.
   double loopback_copy_efficiency = 1.0;
+  // In such a run, the share of a device copy's or memory kernel's time that
+  // the GEMMs running beside it on the one GPU hide (sim_engine.cc
+  // UpdateHbmFactor: while both run they share the GPU's time, each class
+  // getting its share plus this much of the other's). 1.0 = fully hidden,
+  // they share only HBM; 0 = they run one after the other.
+  double loopback_overlap = 1.0;
   // The fused P2P+GEMM kernel (sim_models.h FusedKernelTime), until measured
   // by `calibrate --measure` (fused_kernel.csv, sim_measured.h):
   double fused_gemm_efficiency = 1.0;  // its GEMM tiles' rate over the chosen cuBLAS-like kernel's, <= 1

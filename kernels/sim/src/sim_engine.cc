@@ -94,6 +94,7 @@ Status Engine::RunOnce() {
   fin_n_ = 0;
   gpu_state_.assign(size_t(devs_), GpuState{});
   loopback_gemm_hbm_ = 0;
+  loopback_copy_factor_ = 1.0;
   for (int d = 0; d < devs_; ++d) {
     gpu_state_[size_t(d)].gemm_sms = std::max(1, gpu_.sm_count);
     gpu_state_[size_t(d)].run_off = run_off_[size_t(d)];
@@ -197,7 +198,7 @@ template <bool kLoopback>
   }
   const StepStatic& st = steps_[size_t(a)];
   const int r = st.dev;
-  const double old_factor = gpu_state_[size_t(r)].hbm_factor;
+  const double old_factor = gpu_state_[size_t(r)].hbm_factor, old_copy_factor = loopback_copy_factor_;
   const int old_sms = gpu_state_[size_t(r)].gemm_sms;
   Track(r, a, sign);
   // A factor is recomputed only where its inputs moved: the same values.
@@ -226,7 +227,9 @@ template <bool kLoopback>
   }
   // A GEMM or memory kernel: what other rates read of r is its HBM factor
   // and its GEMMs' SMs (RateOf).
-  return gpu_state_[size_t(r)].hbm_factor != old_factor || gpu_state_[size_t(r)].gemm_sms != old_sms;
+  // In loopback also the copies' factor (the GPU's time shared with them).
+  return gpu_state_[size_t(r)].hbm_factor != old_factor || gpu_state_[size_t(r)].gemm_sms != old_sms ||
+         (kLoopback && loopback_copy_factor_ != old_copy_factor);
 }
 
 // Demands share the achievable HBM rate in proportion; copies count
@@ -245,14 +248,32 @@ template <bool kLoopback>
 // already takes the whole HBM rate, more only share it (sim_loopback.h).
 // Always inlined, as before loopback made it longer: out of line it cost
 // the event loop 3 % (callgrind on braid_sim_bench).
+// In loopback the GEMMs and the copies (with the memory kernels, the users of
+// port 0) also share the one GPU's time: while both run, the copies get a
+// share phi = copies / (copies + GEMMs) of it and the GEMMs the rest, of
+// which loopback_overlap is hidden (each class then runs at its share plus
+// loopback_overlap of the other's: 1, sharing only HBM, as before it was
+// measured; 0, one after the other). Each class pulls HBM at its rate, and
+// the GEMMs' factor is hbm_factor, the copies' loopback_copy_factor_.
 template <bool kLoopback>
 [[gnu::always_inline]] inline void Engine::UpdateHbmFactor(int dev) {
   GpuState& g = gpu_state_[size_t(dev)];
   double sum = g.hbm_sum;
   if constexpr (kLoopback) {
+    double gemm_time = 1.0, copy_time = 1.0;
+    const int copies = g.port_out[0];
+    if (copies > 0 && g.gemms > 0 && loopback_overlap_ < 1.0) {
+      const double phi = double(copies) / double(copies + g.gemms);
+      gemm_time = 1.0 - phi * (1.0 - loopback_overlap_);
+      copy_time = phi + loopback_overlap_ * (1.0 - phi);
+    }
     // P ranks' GEMMs split the SMs: each pulls HBM at its SM share's rate.
     const double share = std::min(1.0, double(g.gemm_sms) / double(gpu_.sm_count));
-    sum += loopback_gemm_hbm_ * share + (g.port_out[0] > 0 ? loopback_copy_hbm_ : 0.0);
+    sum += loopback_gemm_hbm_ * share * gemm_time + (copies > 0 ? loopback_copy_hbm_ * copy_time : 0.0);
+    const double f = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
+    g.hbm_factor = f * gemm_time;
+    loopback_copy_factor_ = f * copy_time;
+    return;
   }
   g.hbm_factor = sum <= hbm_cap_ ? 1.0 : hbm_cap_ / sum;
 }
@@ -264,7 +285,9 @@ template <bool kLoopback>
     double rate = 1.0;
     for (int r = 0; r < devs_; ++r) {
       const int users = std::max(gpu_state_[size_t(r)].port_out[port], gpu_state_[size_t(r)].port_in[port]);
-      rate = std::min(rate, gpu_state_[size_t(r)].hbm_factor / std::max(users, 1));
+      // In loopback a collective's copies (port 0) run at the copies' factor.
+      const double factor = loopback_ && port == 0 ? loopback_copy_factor_ : gpu_state_[size_t(r)].hbm_factor;
+      rate = std::min(rate, factor / std::max(users, 1));
     }
     return rate;
   }
@@ -285,7 +308,10 @@ template <bool kLoopback>
     case Act::kTransfer: {
       const int users = std::max(gpu_state_[size_t(r)].port_out[st.port_class],
                                  gpu_state_[size_t(st.dst_dev)].port_in[st.port_class]);
-      const double factor = std::min(gpu_state_[size_t(r)].hbm_factor, gpu_state_[size_t(st.dst_dev)].hbm_factor);
+      // In loopback every transfer is a device copy on the one GPU.
+      const double factor = loopback_
+                                ? loopback_copy_factor_
+                                : std::min(gpu_state_[size_t(r)].hbm_factor, gpu_state_[size_t(st.dst_dev)].hbm_factor);
       return users > 1 ? factor / users : factor;  // mostly alone on its ports: x / 1 is x, without a division
     }
     default:

@@ -26,7 +26,11 @@ class Engine {
   // its own SMs from a concurrent GEMM). loopback: every rank on one GPU
   // (sim_loopback.h): one device's SMs, HBM and copy engines for all.
   Engine(const GpuSpec& gpu, const Topology& topo, double comm_sm_contention = 1.0, bool loopback = false)
-      : gpu_(gpu), topo_(topo), contention_(comm_sm_contention), loopback_(loopback) {}
+      : gpu_(gpu),
+        topo_(topo),
+        contention_(comm_sm_contention),
+        loopback_(loopback),
+        loopback_overlap_(gpu.loopback_overlap) {}
 
   // @pre CheckPlanStructure(plan).ok() and the topology holds plan.tp() GPUs.
   // A plan whose graph does not build (PlanGraph's rules) loads nothing and
@@ -171,6 +175,11 @@ class Engine {
   // (nearly) all SMs and hbm_sum holds its demand as it is. Outside
   // GpuState, which stays one cache line.
   double loopback_gemm_hbm_ = 0;
+  // Loopback only: the running copies' (and memory kernels') HBM and time
+  // factor (UpdateHbmFactor); the GEMMs' is the GPU's hbm_factor.
+  double loopback_copy_factor_ = 1.0;
+  // The GPU file's loopback_overlap (UpdateHbmFactor).
+  double loopback_overlap_ = 1.0;
 
   PlanGraph graph_;
   Status load_status_;

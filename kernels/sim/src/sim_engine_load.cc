@@ -106,7 +106,11 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
             // sized for them (cuBLASLt's SM_COUNT_TARGET) and never runs on
             // more (cap_sms).
             const int grid = knobs.gemm_sms < gpu_.sm_count ? knobs.gemm_sms : 0;
-            const GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype, grid);
+            GemmCost c = CachedGemmCost(m, nn, k, plan.workload.dtype, grid);
+            // In loopback the other ranks' kernels fill the SMs a GEMM's
+            // share (or its last wave) leaves: the board's clocks stay at
+            // full load, no boost for fewer busy SMs (GemmCost::BodyNs).
+            if (loopback_) c.boost_cap = 1.0;
             gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0, 0});
             gemm_costs_.back().cap_sms = knobs.gemm_sms;
             const double full_ns = gemm_costs_.back().full_ns;
@@ -251,8 +255,10 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
       const LoopbackCopy lc = LoopbackCollective(gpu_, s.collective, s.bytes, tp_);
       coll_time_.push_back({lc.latency_ns, lc.work_ns});
       coll_fused_.push_back({});
-      coll_hbm_.push_back(0);      // its copies' demand comes with the copy port (UpdateHbmFactor)
-      coll_sm_hold_.push_back(0);  // copy engines; the add kernel's SMs are not modelled
+      coll_hbm_.push_back(0);  // its copies' demand comes with the copy port (UpdateHbmFactor)
+      // No SMs held: beside GEMMs its copies and add kernel share the GPU's
+      // time as the copy port's users (UpdateHbmFactor, loopback_overlap).
+      coll_sm_hold_.push_back(0);
       coll_port_.push_back(0);
       continue;
     }

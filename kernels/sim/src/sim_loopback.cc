@@ -25,7 +25,15 @@ LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes) {
   return CopyOf(gpu, 2.0 * double(bytes), gpu.event_wait_us * 1e3);
 }
 
-LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes) { return CopyOf(gpu, double(bytes), 0); }
+// An SM kernel streaming its bytes, as MemoryKernelNs has it on any GPU: at
+// the HBM rate, not the flag-chained copies' share of it. It runs on the
+// copy port, whose demand is the copies' (Engine::UpdateHbmFactor): its work
+// is scaled by the share of the HBM rate that demand gets alone, so that
+// alone it takes bytes / HBM rate.
+LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes) {
+  const double port_demand = CopyOf(gpu, 0, 0).hbm_demand;
+  return {0, double(bytes) / HbmRate(gpu) * HbmShareAlone(gpu, port_demand), port_demand};
+}
 
 LoopbackCopy LoopbackCollective(const GpuSpec& gpu, CollectiveKind kind, int64_t bytes, int ranks) {
   if (ranks <= 1) return {};

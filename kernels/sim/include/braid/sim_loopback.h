@@ -17,6 +17,15 @@
 //     is weight × that rate, and their work is scaled so that alone they take
 //     traffic / rate; beside a GEMM both slow as fitted, and n copies share
 //     the rate evenly (however many run, they demand it once);
+//   - a memory kernel (a reduction's add) is an SM kernel: it streams at the
+//     achievable HBM rate as MemoryKernelNs has it, on the copy port;
+//   - while GEMMs and copies (or memory kernels) run together they share the
+//     GPU's time, the copies a share copies / (copies + GEMMs) of it, of
+//     which the GPU file's loopback_overlap is hidden (0.1 on the H100 and
+//     H200, fitted to their loopback runs: hardly any; sim_engine.cc
+//     UpdateHbmFactor);
+//   - the ranks' GEMMs fill the SMs one GEMM's share leaves, so none gets
+//     the clock boost of fewer busy SMs (GemmCost::BodyNs);
 //   - no links: the topology gives only the GPU, and holds no ranks.
 #pragma once
 
@@ -42,8 +51,9 @@ struct LoopbackCopy {
 LoopbackCopy LoopbackTransfer(const GpuSpec& gpu, int64_t bytes);
 
 // A reduce or copy kernel moving `bytes` of HBM traffic (MemoryKernelNs's
-// bytes): every rank's memory kernels stream through the one HBM with the
-// copies, so it is costed as their traffic (launch not included).
+// bytes) at the achievable HBM rate, as MemoryKernelNs (launch not
+// included); every rank's memory kernels share the copy port with the
+// copies.
 LoopbackCopy LoopbackMemoryKernel(const GpuSpec& gpu, int64_t bytes);
 
 // A collective of `bytes` (nccl-tests convention) over `ranks` ranks on the
