@@ -1,7 +1,9 @@
 // What a tuning session tunes, and how each candidate of a target is planned
 // (braid/tune.h): one GEMM, or the ops of a training step planned together.
+#include <optional>
 #include <utility>
 
+#include "braid/name_table.h"
 #include "braid/planner.h"
 #include "braid/te_ub_cfgs.h"
 #include "braid/tune.h"
@@ -101,11 +103,15 @@ Result<Plan> SerialPlanOfTarget(const TuneTarget& t) {
   return BuildSerialLayerPlan(*t.train_ops);
 }
 
-std::string_view TuneRuntimeName(TuneRuntime r) { return r == TuneRuntime::kTe ? "te" : "braid"; }
+namespace {
+constexpr NameTable<TuneRuntime, 2> kTuneRuntimeNames{{{TuneRuntime::kBraid, "braid"}, {TuneRuntime::kTe, "te"}}};
+static_assert(IsOneToOne(kTuneRuntimeNames));
+}  // namespace
+
+std::string_view TuneRuntimeName(TuneRuntime r) { return NameIn(kTuneRuntimeNames, r); }
 
 Result<TuneRuntime> ParseTuneRuntime(std::string_view name) {
-  if (name == "braid") return TuneRuntime::kBraid;
-  if (name == "te") return TuneRuntime::kTe;
+  if (const std::optional<TuneRuntime> r = ValueNamed(kTuneRuntimeNames, name)) return *r;
   return Status::Invalid("unknown runtime '" + OneLine(name) +
                          "' (braid: every plan Braid runs; te: what TransformerEngine's ub_cfgs expresses)");
 }

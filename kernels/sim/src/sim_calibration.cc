@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
+#include "braid/name_table.h"
 #include "braid/sim_models.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
@@ -54,13 +56,17 @@ CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind
   return p;
 }
 
+namespace {
+constexpr NameTable<SmHolder, 2> kSmHolderNames{{{SmHolder::kSpin, "spin"}, {SmHolder::kCopy, "copy"}}};
+static_assert(IsOneToOne(kSmHolderNames));
+}  // namespace
+
 Result<SmHolder> ParseSmHolder(std::string_view name) {
-  if (name == "spin") return SmHolder::kSpin;
-  if (name == "copy") return SmHolder::kCopy;
+  if (const std::optional<SmHolder> h = ValueNamed(kSmHolderNames, name)) return *h;
   return Status::Invalid("`holder` must be spin or copy, got '" + OneLine(name) + "'");
 }
 
-std::string_view SmHolderName(SmHolder holder) { return holder == SmHolder::kCopy ? "copy" : "spin"; }
+std::string_view SmHolderName(SmHolder holder) { return NameIn(kSmHolderNames, holder); }
 
 Status CheckHeldSms(const GpuSpec& gpu, int held_sms) {
   if (held_sms >= 0 && held_sms < gpu.sm_count) return Status::Ok();
