@@ -47,7 +47,7 @@ GemmPrediction BestGemm(const GpuSpec& gpu, DType dtype) {
 
 CollectivePrediction PredictCollective(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
   CollectivePrediction p;
-  const CollectiveChoice c = ChooseCollective(GpuSpec{}, topo, kind, bytes, ranks, 0);
+  const CollectiveChoice c = ChooseCollective(topo, kind, bytes, ranks);
   p.time_ns = c.time.total_ns();
   p.algo = c.algo;
   p.sms = CollectiveSms(topo, ranks, c.algo, 0);

@@ -262,10 +262,10 @@ template <bool kLoopback>
   if constexpr (kLoopback) {
     double gemm_time = 1.0, copy_time = 1.0;
     const int copies = g.port_out[0];
-    if (copies > 0 && g.gemms > 0 && loopback_overlap_ < 1.0) {
+    if (copies > 0 && g.gemms > 0 && gpu_.loopback_overlap < 1.0) {
       const double phi = double(copies) / double(copies + g.gemms);
-      gemm_time = 1.0 - phi * (1.0 - loopback_overlap_);
-      copy_time = phi + loopback_overlap_ * (1.0 - phi);
+      gemm_time = 1.0 - phi * (1.0 - gpu_.loopback_overlap);
+      copy_time = phi + gpu_.loopback_overlap * (1.0 - phi);
     }
     // P ranks' GEMMs split the SMs: each pulls HBM at its SM share's rate.
     const double share = std::min(1.0, double(g.gemm_sms) / double(gpu_.sm_count));

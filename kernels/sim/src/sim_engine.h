@@ -26,11 +26,7 @@ class Engine {
   // its own SMs from a concurrent GEMM). loopback: every rank on one GPU
   // (sim_loopback.h): one device's SMs, HBM and copy engines for all.
   Engine(const GpuSpec& gpu, const Topology& topo, double comm_sm_contention = 1.0, bool loopback = false)
-      : gpu_(gpu),
-        topo_(topo),
-        contention_(comm_sm_contention),
-        loopback_(loopback),
-        loopback_overlap_(gpu.loopback_overlap) {}
+      : gpu_(gpu), topo_(topo), contention_(comm_sm_contention), loopback_(loopback) {}
 
   // @pre CheckPlanStructure(plan).ok() and the topology holds plan.tp() GPUs.
   // A plan whose graph does not build (PlanGraph's rules) loads nothing and
@@ -178,8 +174,6 @@ class Engine {
   // Loopback only: the running copies' (and memory kernels') HBM and time
   // factor (UpdateHbmFactor); the GEMMs' is the GPU's hbm_factor.
   double loopback_copy_factor_ = 1.0;
-  // The GPU file's loopback_overlap (UpdateHbmFactor).
-  double loopback_overlap_ = 1.0;
 
   PlanGraph graph_;
   Status load_status_;

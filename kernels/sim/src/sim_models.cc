@@ -315,8 +315,10 @@ CollectiveChoice Choose(const GpuSpec* gpu, const Topology& topo, CollectiveKind
     CommTime nvls = NvlsTime(l, bytes);
     // NCCL's model: busBw = channels × one channel's rate, so fewer SMs than
     // its channels slow it in proportion.
-    const int channels = CollectiveSms(topo, ranks, CollectiveAlgo::kNvls, 0);
-    if (sms > 0 && sms < channels) nvls.transfer_ns *= double(channels) / double(sms);
+    if (sms > 0) {
+      const int channels = CollectiveSms(topo, ranks, CollectiveAlgo::kNvls, 0);
+      if (sms < channels) nvls.transfer_ns *= double(channels) / double(sms);
+    }
     if (nvls.total_ns() < best.time.total_ns()) best = {nvls, CollectiveAlgo::kNvls};
   }
   return best;
@@ -327,6 +329,10 @@ CollectiveChoice Choose(const GpuSpec* gpu, const Topology& topo, CollectiveKind
 CollectiveChoice ChooseCollective(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes,
                                   int ranks, int sms) {
   return Choose(&gpu, topo, kind, bytes, ranks, sms);
+}
+
+CollectiveChoice ChooseCollective(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
+  return Choose(nullptr, topo, kind, bytes, ranks, 0);
 }
 
 int CollectiveSms(const Topology& topo, int ranks, CollectiveAlgo algo, int config_comm_sms) {
@@ -343,7 +349,7 @@ double CollectiveHbmBytes(CollectiveKind kind, CollectiveAlgo algo, int64_t byte
 }
 
 CommTime CollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks) {
-  return Choose(nullptr, topo, kind, bytes, ranks, 0).time;
+  return ChooseCollective(topo, kind, bytes, ranks).time;
 }
 
 CommTime CollectiveTimeOnSms(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks,

@@ -146,6 +146,9 @@ struct CollectiveChoice {
 // paces them (<= 0: unpaced).
 CollectiveChoice ChooseCollective(const GpuSpec& gpu, const Topology& topo, CollectiveKind kind, int64_t bytes,
                                   int ranks, int sms);
+// The same unpaced, every algorithm on its own channels (no GPU read): what
+// nccl-tests would report.
+CollectiveChoice ChooseCollective(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
 // The ring alone: what copy-engine collectives (TE userbuffers' all-gather)
 // run, which are no NCCL kernels and never NVLS.
 CommTime RingCollectiveTime(const Topology& topo, CollectiveKind kind, int64_t bytes, int ranks);
