@@ -234,14 +234,6 @@ TEST(GpuFiles, NewTopologiesAreShipped) {
   EXPECT_EQ(ib->inter.kind, LinkKind::kInfiniBand);
 }
 
-}  // namespace
-}  // namespace gpu_files_test
-}  // namespace braid
-
-namespace braid {
-namespace gpu_files_test {
-namespace {
-
 constexpr const char* kTopo = R"(name = "t"
 gpu = "h100-sxm"
 gpus_per_node = 8

@@ -131,14 +131,6 @@ TEST(TopologyFiles, UnknownLinkKindListsKnownOnes) {
   EXPECT_THAT(t.status().message(), HasSubstr("unknown link kind 'carrier-pigeon'"));
 }
 
-}  // namespace
-}  // namespace topology_files_test
-}  // namespace braid
-
-namespace braid {
-namespace topology_files_test {
-namespace {
-
 TEST(TopologyFiles, NonAsciiOutsideStringsIsRejectedWithItsPosition) {
   auto t = ParseTopologyToml(
       "name = \"x\"\n[in \xC3\x97"
@@ -163,14 +155,6 @@ TEST(TopologyFiles, TableHeaderWithoutKeyIsRejected) {
   EXPECT_THAT(t.status().message(), HasSubstr("h.toml:2:5: expected a key, found '['"));
 }
 
-}  // namespace
-}  // namespace topology_files_test
-}  // namespace braid
-
-namespace braid {
-namespace topology_files_test {
-namespace {
-
 TEST(TopologyFiles, NvlinkPairsAreRead) {
   auto t = LoadTopology("a100-pcie-nvlink-pairs");
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -187,14 +171,6 @@ TEST(TopologyFiles, PairsNeedAnEvenGpuCount) {
   text += "[pair]\nkind = \"nvlink\"\nbandwidth_gbs = 100.0\nlatency_us = 2.0\nsource = \"x\"\n";
   EXPECT_THAT(ParseTopologyToml(text, "p.toml").status().message(), HasSubstr("gpus_per_node must be even"));
 }
-
-}  // namespace
-}  // namespace topology_files_test
-}  // namespace braid
-
-namespace braid {
-namespace topology_files_test {
-namespace {
 
 TEST(TopologyFiles, NicsPerNodeIsReadOnTheInterNodeLink) {
   auto h = LoadTopology("h100-sxm-2node-ib");
