@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.h"
@@ -465,6 +466,33 @@ TEST(CliRun, AnErrorBandOutsideZeroToOneIsOneLineAndWritesNothing) {
   EXPECT_THAT(o.err, HasSubstr("error_band.collective must be a number from 0 to 1"));
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
   EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+// NVLS figures a topology cannot have (channels on a PCIe link, a zero NVLS
+// rate): one line naming file, line and field, exit 2, no store written.
+TEST(CliRun, ImpossibleNvlsFiguresAreOneLineAndWriteNothing) {
+  const std::string head = "name = \"t\"\ngpu = \"h100-sxm\"\ngpus_per_node = 8\nnodes = 1\n[intra]\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"kind = \"pcie\"\nbandwidth_gbs = 64.0\nlatency_us = 2.0\nnvls_channels = 16\n",
+       ":9:17: intra.nvls_channels: NVLS (NVSwitch multimem) needs kind = \"nvswitch\""},
+      {"kind = \"nvswitch\"\nbandwidth_gbs = 450.0\nlatency_us = 2.0\nnvls_efficiency = 0.0\n",
+       ":9:19: intra.nvls_efficiency must be a number from 0.01 to 1"},
+  };
+  for (const auto& [link, message] : cases) {
+    const std::string topo = TempPath("bad_nvls.toml"), db = TempPath("bad_nvls.db");
+    std::filesystem::remove(db);
+    {
+      std::ofstream f(topo);
+      f << head << link << "source = \"test\"\n";
+    }
+    const Outcome o =
+        Braid("run --topology " + topo +
+              " --op ag_gemm --m 1024 --n 1024 --k 1024 --tp 2 --algo ring --iters 1 --warmup 0 --db " + db);
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_THAT(o.err, HasSubstr("bad_nvls.toml" + message));
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(db));
+  }
 }
 
 TEST(CliRun, SimRunsCarryAnErrorBandAndMeasuredRunsNone) {
