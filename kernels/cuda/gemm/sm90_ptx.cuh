@@ -46,8 +46,24 @@ __device__ __forceinline__ bool MbarTryWait(uint32_t bar, uint32_t parity) {
   return done != 0;
 }
 
+// No wait is unbounded: a handshake that never completes (a phase bit out
+// of step, a TMA load that faults) traps after kMbarWaitLimitNs on
+// %globaltimer, so the launch fails with an error the host reports instead
+// of holding the GPU forever (the fused kernel bounds its flag waits the
+// same way). One k-block's wait is microseconds; 4 s is no real wait.
+constexpr uint64_t kMbarWaitLimitNs = 4'000'000'000ull;
+
+__device__ __forceinline__ uint64_t GlobalTimerNs() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 __device__ __forceinline__ void MbarWait(uint32_t bar, uint32_t parity) {
+  if (MbarTryWait(bar, parity)) return;
+  const uint64_t start = GlobalTimerNs();
   while (!MbarTryWait(bar, parity)) {
+    if (GlobalTimerNs() - start > kMbarWaitLimitNs) __trap();
   }
 }
 
