@@ -24,8 +24,8 @@
 # plus fp8_e5m2 ring rows; a GPU without FP8 tensor cores (before compute
 # capability 8.9) makes them "skip".
 # BRAID_GPU_SECTIONS picks and orders the sections (default
-# "ops fp8 train fused hang measure"; a short lease puts what has never run
-# first); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
+# "gemm ops fp8 train fused hang measure"; a short lease puts what has never
+# run first; gemm, braid_gemm_bench, has never run on a GPU); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
 # start after it, so a bounded caller still gets the summary: skipped rows
 # are counted, never called passed.
 # BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
@@ -276,11 +276,39 @@ section_measure() {
   echo "${rows[-1]}"
 }
 
+# The GEMM core (kernels/cuda/gemm, issue 56) against cuBLASLt:
+# braid_gemm_bench beside braid (the bundle), in the build tree beside
+# cli/, or $BRAID_GEMM_BENCH. It checks every product against cuBLASLt
+# (exit 1 past its tolerance) and prints each shape's rate; a wait that
+# never completes traps in the kernel (4 s), and the row is bounded anyway.
+section_gemm() {
+  out_of_time && return
+  local bench="${BRAID_GEMM_BENCH:-}" c out rc status row
+  if [[ -z "$bench" ]]; then
+    for c in "$(dirname "$braid")/braid_gemm_bench" "$(dirname "$braid")/../kernels/cuda/gemm/braid_gemm_bench"; do
+      [[ -x "$c" ]] && { bench="$c"; break; }
+    done
+  fi
+  if [[ -z "$bench" ]]; then
+    row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' device gemm-core - 1 - - skip "no braid_gemm_bench")"
+  else
+    out="$(timeout -k 5 "$row_timeout" "$bench" 2>&1)"
+    rc=$?
+    echo "$out"
+    status=ok
+    [[ $rc -ne 0 ]] && { status=FAIL; failed=1; }
+    row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' device gemm-core - 1 - - "$status" \
+           "exit $rc: $(tail -n1 <<<"$out" | cut -c1-70)")"
+  fi
+  rows+=("$row")
+  echo "$row"
+}
+
 echo "mode     algo       op       P   events overlap    result   max_rel_error"
-for section in ${BRAID_GPU_SECTIONS:-ops fp8 train fused hang measure}; do
+for section in ${BRAID_GPU_SECTIONS:-gemm ops fp8 train fused hang measure}; do
   case "$section" in
-    ops | fp8 | train | fused | hang | measure) "section_$section" ;;
-    *) echo "gpu/run.sh: unknown section '$section' (ops fp8 train fused hang measure)"; exit 1 ;;
+    gemm | ops | fp8 | train | fused | hang | measure) "section_$section" ;;
+    *) echo "gpu/run.sh: unknown section '$section' (gemm ops fp8 train fused hang measure)"; exit 1 ;;
   esac
 done
 

@@ -4,8 +4,9 @@
 # timeout line, and calibrate's CSV folder. Checks that BRAID_GPU_SECTIONS
 # orders the sections, that BRAID_GPU_BUDGET stops starting rows and the
 # summary counts them, that a FAIL row makes exit 1, that the fp8 section
-# runs its rows with --dtype (and skips them where FP8 is refused), and that
-# an unknown section is refused.
+# runs its rows with --dtype (and skips them where FP8 is refused), that the
+# gemm section takes braid_gemm_bench's verdict, and that an unknown section
+# is refused.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
@@ -81,6 +82,23 @@ rc=$?
 out="$(BRAID_GPU_SECTIONS="nonsense ops" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?
 [[ $rc -eq 1 ]] && grep -q "unknown section 'nonsense'" <<<"$out" || fail "unknown section: exit $rc"
+
+# The gemm section: braid_gemm_bench beside braid (the bundle's layout); its
+# exit code makes the row (1, a product off cuBLASLt's: FAIL and exit 1);
+# none there: a skip row, never a pass.
+out="$(BRAID_GPU_SECTIONS="gemm" bash "$here/run.sh" "$fake" 2>&1)"
+grep -Eq '^device +gemm-core .* skip +no braid_gemm_bench' <<<"$out" || fail "gemm without a bench: $out"
+grep -q "^summary: 1 runs, 0 passed, 1 skipped" <<<"$out" || fail "gemm skip summary: $(tail -n1 <<<"$out")"
+printf '#!/usr/bin/env bash\necho "8192x8192x8192: 640 TFLOP/s, 91 %% of cuBLASLt"\nexit "${FAKE_BENCH_RC:-0}"\n' \
+  >"$tmp/braid_gemm_bench"
+chmod +x "$tmp/braid_gemm_bench"
+out="$(BRAID_GPU_SECTIONS="gemm" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 0 ]] && grep -Eq '^device +gemm-core .* ok +exit 0: 8192x8192x8192' <<<"$out" || fail "gemm passing: exit $rc: $out"
+out="$(FAKE_BENCH_RC=1 BRAID_GPU_SECTIONS="gemm" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 1 ]] && grep -Eq '^device +gemm-core .* FAIL +exit 1' <<<"$out" || fail "gemm failing: exit $rc: $out"
+rm "$tmp/braid_gemm_bench"
 
 # hang_rows.sh: two stand-in bundles, the "before" one stalling on chunked
 # ag_gemm at P 4 (exit 1, the watchdog's line); the counts must say so.
