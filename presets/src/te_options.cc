@@ -1,30 +1,29 @@
 // TE's keys, their defaults, and the mapping between a key's options and a
 // Braid config (braid/te_ub_cfgs.h).
+#include <optional>
+#include <string>
+
 #include "braid/comm_sms_effect.h"
+#include "braid/name_table.h"
 #include "braid/te_ub_cfgs.h"
 
 namespace braid {
 
-std::string_view TeMethodName(TeMethod m) {
-  switch (m) {
-    case TeMethod::kRingExchange:
-      return "ring_exchange";
-    case TeMethod::kPipeline:
-      return "pipeline";
-    case TeMethod::kBulk:
-      return "bulk";
-    case TeMethod::kExternal:
-      return "external";
-  }
-  return "ring_exchange";
-}
+namespace {
+constexpr NameTable<TeMethod, 4> kTeMethodNames{{{TeMethod::kRingExchange, "ring_exchange"},
+                                                 {TeMethod::kPipeline, "pipeline"},
+                                                 {TeMethod::kBulk, "bulk"},
+                                                 {TeMethod::kExternal, "external"}}};
+static_assert(IsOneToOne(kTeMethodNames));
+}  // namespace
 
+std::string_view TeMethodName(TeMethod m) { return NameIn(kTeMethodNames, m); }
+
+// TE's own wording ("is not a TE overlap method"), which bad-input tests and
+// users' scripts already match, with the names from the table.
 Result<TeMethod> ParseTeMethod(std::string_view name) {
-  for (TeMethod m : {TeMethod::kRingExchange, TeMethod::kPipeline, TeMethod::kBulk, TeMethod::kExternal}) {
-    if (TeMethodName(m) == name) return m;
-  }
-  return Status::Invalid("'" + OneLine(name) +
-                         "' is not a TE overlap method (ring_exchange, pipeline, bulk, external)");
+  if (std::optional<TeMethod> m = ValueNamed(kTeMethodNames, name)) return *m;
+  return Status::Invalid("'" + OneLine(name) + "' is not a TE overlap method (" + NamesIn(kTeMethodNames) + ")");
 }
 
 namespace {

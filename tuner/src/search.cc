@@ -2,31 +2,23 @@
 
 #include <string>
 
+#include "braid/name_table.h"
 #include "search_ledger.h"
 #include "strategies.h"
 
 namespace braid {
 
-std::string_view StrategyName(Strategy s) {
-  switch (s) {
-    case Strategy::kExhaustive:
-      return "exhaustive";
-    case Strategy::kRandom:
-      return "random";
-    case Strategy::kHalving:
-      return "halving";
-    case Strategy::kGuided:
-      return "guided";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<Strategy, 4> kStrategyNames{{{Strategy::kExhaustive, "exhaustive"},
+                                                 {Strategy::kRandom, "random"},
+                                                 {Strategy::kHalving, "halving"},
+                                                 {Strategy::kGuided, "guided"}}};
+static_assert(IsOneToOne(kStrategyNames));
+}  // namespace
 
-Result<Strategy> ParseStrategy(std::string_view name) {
-  for (Strategy s : {Strategy::kExhaustive, Strategy::kRandom, Strategy::kHalving, Strategy::kGuided}) {
-    if (name == StrategyName(s)) return s;
-  }
-  return Status::Invalid("unknown strategy '" + OneLine(name) + "' (known: exhaustive, random, halving, guided)");
-}
+std::string_view StrategyName(Strategy s) { return NameIn(kStrategyNames, s); }
+
+Result<Strategy> ParseStrategy(std::string_view name) { return ParseNamed(kStrategyNames, "strategy", name); }
 
 int PlannedTrials(const SearchOptions& o, size_t n) {
   int planned = 0;
