@@ -12,6 +12,10 @@ Held out (chosen by name before any fitting for issue 54 point 3): in each
 folder's name-sorted list of non-fused runs, every 4th from the 4th
 (indices 3, 7, 11, ...).
 
+Then the training steps and FP8 runs of <gpu>/train_probe/after (the block
+of tests/gpu/train_block.toml, seq 2048; one FP8 GEMM), in a table of their
+own: no figure of the sim was fitted to them.
+
   python3 bench/loopback_table.py [--braid build/release/cli/braid] [--markdown]
 """
 import argparse
@@ -48,6 +52,28 @@ def sim(braid, gpu, d):
            "--iters", "1", "--warmup", "0", "--op", w["op"], "--m", str(w["m"]), "--n", str(w["n"]), "--k",
            str(w["k"]), "--tp", str(w["tp"]), "--algo", c["algorithm"], "--chunks", str(c["chunks"]), "--streams",
            str(c["streams"])]
+    if w.get("dtype", "bf16") != "bf16":
+        cmd += ["--dtype", w["dtype"]]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)["metrics"]["makespan_ns"]["p50"]
+
+
+def probe_runs(gpu):
+    return sorted(glob.glob(os.path.join(ROOT, "presets/measured", gpu, "train_probe", "after", "*.json")))
+
+
+def sim_probe(braid, gpu, d):
+    # A training step names its block by model ("gpu-check": the block file
+    # the GPU bundle carries); one GEMM names its shape.
+    w, c = d["workload"], d["config"]
+    cmd = [braid, "run", "--backend", "sim", "--loopback", "--topology", TOPOLOGY.get(gpu, gpu + "-sxm"), "--no-db", "--json",
+           "--iters", "1", "--warmup", "0", "--tp", str(len(d["ranks"])), "--algo", c["algorithm"], "--chunks",
+           str(c["chunks"]), "--streams", str(c["streams"])]
+    if "ops" in w:
+        cmd += ["--model", os.path.join(ROOT, "tests/gpu/train_block.toml"), "--seq", str(w["m"] // w.get("batch", 1)),
+                "--phase", "train"]
+    else:
+        cmd += ["--op", w["op"], "--m", str(w["m"]), "--n", str(w["n"]), "--k", str(w["k"])]
     if w.get("dtype", "bf16") != "bf16":
         cmd += ["--dtype", w["dtype"]]
     p = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -95,6 +121,24 @@ def main():
         print("all:      " + summary(every))
         print("fit:      " + summary(fit))
         print("held out: " + summary(held))
+        probes = probe_runs(gpu)
+        if not probes:
+            continue
+        docs = [json.load(open(f)) for f in probes]
+        with concurrent.futures.ThreadPoolExecutor(2) as ex:
+            preds = list(ex.map(lambda d: sim_probe(a.braid, gpu, d), docs))
+        print(f"\n{gpu} training steps and FP8 (train_probe/after; never fitted)")
+        errs = []
+        for f, d, p in zip(probes, docs, preds):
+            m = d["metrics"]["makespan_ns"]["p50"]
+            e = (p - m) / m
+            errs.append(e)
+            name = os.path.basename(f)[:-5].replace("_", " ")
+            if a.markdown:
+                print(f"| {name} | {m / 1e3:,.0f} | {p / 1e3:,.0f} ({100 * e:+.1f} %) |")
+            else:
+                print(f"{name:40s} {m / 1e3:9.0f} {p / 1e3:9.0f} {100 * e:+7.1f} %")
+        print("all:      " + summary(errs))
 
 
 if __name__ == "__main__":
