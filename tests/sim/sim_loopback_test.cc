@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "braid/planner.h"
@@ -221,6 +222,40 @@ TEST(SimLoopback, ACopyBesideAGemmIsHardlyHiddenOnTheShippedH100AndH200) {
     EXPECT_LT(shipped, serial);
     EXPECT_GT(shipped, hidden + 0.7 * (serial - hidden));
   }
+}
+
+// loopback_launch_us: the ranks of one process launch through one driver,
+// one launch per loopback_launch_us among all of them, each rank in its
+// steps' order. A ring of small GEMMs (hundreds of steps) then takes at
+// least its launches' time, P ranks' worth per step; at 0 nothing waits, as
+// before; a run of a few millisecond GEMMs hides its launches.
+TEST(SimLoopback, EveryRanksLaunchesShareOneDriver) {
+  const Topology topo = *LoadTopology("h200-sxm");
+  const GpuSpec shipped = *LoadGpu("h200-sxm");
+  EXPECT_EQ(shipped.loopback_launch_us, 5.0);
+  const auto makespan = [&](double launch_us, const Plan& plan) {
+    GpuSpec g = shipped;
+    g.loopback_launch_us = launch_us;
+    SimBackend b(g, topo, SimModelOptions{.loopback = true});
+    return Makespan(b, plan);
+  };
+  for (int tp : {2, 4, 8}) {
+    SCOPED_TRACE(tp);
+    const Plan small = MakePlan(Op::kGemmRs, Algorithm::kRing, tp, 2048, 1024, 1024, 4);
+    size_t most = 0;
+    for (const RankPlan& rp : small.ranks) most = std::max(most, rp.steps.size());
+    ASSERT_GT(most, size_t(8));
+    const double free = makespan(0, small), costly = makespan(5.0, small);
+    // A rank's last step is launched at (steps - 1) × P × 5 µs, and then
+    // still runs.
+    EXPECT_GE(costly, double(most - 1) * tp * 5e3);
+    EXPECT_GT(costly, free);
+    // Twice the cost, about twice the time once launches rule.
+    EXPECT_NEAR(makespan(10.0, small) - costly, double(most) * tp * 5e3, 0.2 * double(most) * tp * 5e3);
+  }
+  // Millisecond GEMMs: a few steps per rank, their launches hidden.
+  const Plan big = MakePlan(Op::kGemmRs, Algorithm::kRing, 4, 8192, 8192, 8192);
+  EXPECT_NEAR(makespan(5.0, big), makespan(0, big), 0.01 * makespan(0, big));
 }
 
 TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {

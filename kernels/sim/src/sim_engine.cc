@@ -127,6 +127,9 @@ Status Engine::RunOnce() {
 
 [[gnu::always_inline]] inline void Engine::Ready(int g, double now) {
   const StepStatic& st = steps_[size_t(g)];
+  // A step whose inputs are ready before the host launched it waits for
+  // the launch (loopback's one driver; empty elsewhere).
+  if (!launched_at_.empty()) now = std::max(now, launched_at_[size_t(g)]);
   start_[size_t(g)] = now;
   switch (st.kind) {
     case StepKind::kRecv: {

@@ -174,6 +174,10 @@ class Engine {
   // Loopback only: the running copies' (and memory kernels') HBM and time
   // factor (UpdateHbmFactor); the GEMMs' is the GPU's hbm_factor.
   double loopback_copy_factor_ = 1.0;
+  // Loopback with a launch cost (GpuSpec::loopback_launch_us): when each
+  // step is launched on the host, its earliest start (Ready); empty
+  // otherwise.
+  std::vector<double> launched_at_;
 
   PlanGraph graph_;
   Status load_status_;

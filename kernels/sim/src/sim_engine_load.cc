@@ -42,6 +42,20 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
 
   steps_.resize(size_t(graph_.steps()));
   n_steps_ = graph_.steps();
+  // Loopback's ranks are threads of one process launching through one
+  // driver: together one launch per loopback_launch_us, in turns, each rank
+  // in its steps' order (the cuda backend issues a rank's steps in id order
+  // and waits for none of them). The first launches start the clock, as
+  // the first GPU event starts a measured run's.
+  launched_at_.clear();
+  if (loopback_ && gpu_.loopback_launch_us > 0) {
+    launched_at_.resize(size_t(n_steps_));
+    const double turn = gpu_.loopback_launch_us * 1e3 * double(tp_);
+    for (int r = 0; r < tp_; ++r) {
+      const int count = int(plan.ranks[size_t(r)].steps.size()), base = graph_.first_step(r);
+      for (int i = 0; i < count; ++i) launched_at_[size_t(base + i)] = double(i) * turn;
+    }
+  }
   // Running-list room per GPU (see run_off_): its steps, the transfers
   // into it, every group; counted at d + 1, then summed into offsets.
   run_off_.assign(size_t(devs_) + 1, 0);
