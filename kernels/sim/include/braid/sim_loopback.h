@@ -26,6 +26,11 @@
 //     UpdateHbmFactor);
 //   - the ranks' GEMMs fill the SMs one GEMM's share leaves, so none gets
 //     the clock boost of fewer busy SMs (GemmCost::BodyNs);
+//   - the ranks are threads of one process launching through one driver:
+//     a rank's step i is launched at i × P × the GPU file's
+//     loopback_launch_us and starts no sooner (sim_engine.cc Ready; 5 µs on
+//     the H200, fitted to its training steps, which run hundreds of small
+//     steps per rank);
 //   - no links: the topology gives only the GPU, and holds no ranks.
 #pragma once
 
