@@ -12,6 +12,7 @@ namespace tune_setup_test {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_files::TempDir;
 
 TuneSetup OneOp(const TempDir& dir) {
   TuneSetup s;
