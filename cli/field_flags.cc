@@ -8,7 +8,7 @@ namespace braid::cli {
 namespace {
 
 // Field (as the library structs spell it) -> the flag that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFieldFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 43> kFieldFlags{{
     // OverlapConfig
     {"algorithm", "--algo"},
     {"chunks", "--chunks"},
@@ -32,11 +32,21 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFieldFl
     {"iters", "--iters"},
     {"budget", "--budget"},
     {"resume", "--resume"},
+    // TuneSetup
+    {"time_budget_s", "--time-budget"},
+    {"session", "--session"},
+    {"out", "--out"},
+    {"runtime", "--runtime"},
+    {"baseline", "--baseline"},
+    // the store (braid/store_target.h)
+    {"db", "--db"},
     {"fp8_scale_a", "--fp8-scale-a"},
     {"fp8_scale_b", "--fp8-scale-b"},
     // the cuda and cpu backends' options
     {"timeout_s", "--timeout"},
     {"loopback", "--loopback"},
+    {"link_gbps", "--link-gbps"},
+    {"link_latency_us", "--link-latency-us"},
     // the sim calibration (braid/sim_calibration.h); CalibrationRequest
     {"held_sms", "--held-sms"},
     {"holder", "--holder"},

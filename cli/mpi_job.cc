@@ -49,10 +49,4 @@ std::string RankPrefixed(const Launcher& world, const Status& s) {
   return named ? message : who + ": " + message;
 }
 
-uint64_t HashOfArguments(std::string_view key) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 }  // namespace braid::cli

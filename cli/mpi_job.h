@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "argument_hash.h"
 #include "braid/cuda_backend.h"
 #include "braid/launcher.h"
 #include "braid/status.h"
@@ -33,10 +34,6 @@ Status CheckJobShape(const Launcher& world, const std::string& backend, int tp, 
 // "rank R: message", unless the message names its rank already; fields
 // worded as flags (FlagWorded).
 std::string RankPrefixed(const Launcher& world, const Status& s);
-
-// FNV-1a of `key` (a command's arguments joined): what SameAsRank0 compares
-// across the ranks of a job.
-uint64_t HashOfArguments(std::string_view key);
 
 inline constexpr const char* kArgumentsDiffer =
     "arguments differ from rank 0's; mpirun must start every rank with the same braid arguments";

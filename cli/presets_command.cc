@@ -17,6 +17,7 @@
 #include "braid/size_parse.h"
 #include "braid/status_context.h"
 #include "braid/te_export.h"
+#include "braid/te_export_setup.h"
 #include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
 #include "cli_exit.h"
@@ -212,19 +213,11 @@ int Lookup(const PresetsArgs& a, const PresetTable& table) {
   return kExitOk;
 }
 
-Result<int> ResolveTp(const PresetsArgs& a, const PresetTable& table, const std::string& gpu,
-                      const std::string& topology) {
-  if (a.export_te->get_option("--tp")->count() > 0) {
-    if (a.te_tp < 1) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.te_tp) + ")");
-    return a.te_tp;
-  }
-  const std::vector<int> tps = PresetTps(table, gpu, topology);
-  if (tps.size() == 1) return tps[0];
-  const std::string where = " for gpu " + gpu + ", topology " + topology + " in " + a.file;
-  if (tps.empty()) return Status::NotFound("no presets" + where);
-  std::string list;
-  for (int tp : tps) list += (list.empty() ? "" : ", ") + std::to_string(tp);
-  return Status::Invalid("presets for several TP degrees (" + list + ")" + where + ": pass --tp");
+// --tp when given (the table's only degree otherwise: PrepareTeExport).
+Result<std::optional<int>> GivenTp(const PresetsArgs& a) {
+  if (a.export_te->get_option("--tp")->count() == 0) return std::optional<int>();
+  if (a.te_tp < 1) return Status::Invalid("--tp must be at least 1 (got " + std::to_string(a.te_tp) + ")");
+  return std::optional<int>(a.te_tp);
 }
 
 // prefill or train: the phases whose blocks are sequence parallel, which
@@ -298,25 +291,14 @@ int ExportTe(const PresetsArgs& a, const PresetTable& table) {
   if (!dtype.ok()) return ReportError(cmd, dtype.status());
   auto phase = ExportPhase(a.te_phase);
   if (!phase.ok()) return ReportError(cmd, phase.status());
-  const std::string gpu = a.te_gpu.empty() ? topo->gpu : a.te_gpu;
-  auto tp = ResolveTp(a, table, gpu, topo->name);
+  auto tp = GivenTp(a);
   if (!tp.ok()) return ReportError(cmd, tp.status());
-  if (Status s = topo->CheckFits(*tp); !s.ok()) return ReportError(cmd, s);
-  // TE's userbuffer overlap needs sequence parallelism.
-  auto lw = MakeLayerWorkload(*model, *seq, *batch, *phase, *tp, *dtype, true);
-  if (!lw.ok()) return ReportError(cmd, lw.status());
-
-  TeExportInfo info;  // provenance from core's version API
-  info.source = a.file;
-  if (topo->nccl_channels > 0) {
-    info.default_comm_sms = topo->nccl_channels;
-    info.default_comm_sms_origin = "topology " + topo->name + " nccl_channels";
-  } else {
-    info.default_comm_sms = 16;
-    info.default_comm_sms_origin = "Braid's default; topology " + topo->name + " sets no nccl_channels";
-  }
-  info.nearest = a.nearest;
-  auto cfgs = BuildTeUbCfgs(table, *lw, gpu, topo->name, info);
+  TeExportRequest request{*model, *topo, *seq, *batch, *phase, *dtype, *tp, std::nullopt, a.file, a.nearest};
+  if (!a.te_gpu.empty()) request.gpu = a.te_gpu;
+  auto prepared = PrepareTeExport(request, table);
+  if (!prepared.ok()) return ReportError(cmd, prepared.status());
+  const LayerWorkload* lw = &prepared->block;
+  auto cfgs = BuildTeUbCfgs(table, *lw, prepared->gpu, prepared->topology, prepared->info);
   if (!cfgs.ok()) return ReportError(cmd, FlagWorded(cfgs.status()));
   if (std::any_of(cfgs->layers.begin(), cfgs->layers.end(), [](const TeUbCfg& c) { return c.nearest; })) {
     auto timed = TimeNearest(*cfgs, *lw, a.te_topology);

@@ -26,6 +26,7 @@
 #include "cli_exit.h"
 #include "created_store_guard.h"
 #include "field_flags.h"
+#include "front_end.h"
 #include "mpi_job.h"
 #include "run_report.h"
 #include "store_access.h"
@@ -317,8 +318,8 @@ int ExecuteRunInProcess(const RunArgs& a) {
   auto both = PrepareFromArgs(a, true);
   if (!both.ok()) return ReportError("run", both.status());
   PreparedRun* prepared = &both->run;
-  if (Status s = CheckTimeoutApplies(a.backend, a.timeout_option); !s.ok()) return ReportError("run", s);
-  const CpuBackendOptions cpu_options = CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option);
+  if (Status s = CheckTimeoutApplies(a); !s.ok()) return ReportError("run", s);
+  const CpuBackendOptions cpu_options = CpuOptionsOf(a);
   // A DP op runs on its DP group's links: the sim takes the prepared topology.
   auto backend = [&]() -> Result<std::unique_ptr<Backend>> {
     if (a.dp.op.empty() || BackendKindNamed(a.backend) != BackendKind::kSim) {
@@ -358,40 +359,18 @@ int ExecuteRunInProcess(const RunArgs& a) {
   return kExitOk;
 }
 
-// Every flag that changes what a run does, so that ranks started with
-// different arguments are told apart by a hash instead of hanging.
-uint64_t ArgumentsHash(const RunArgs& a) {
-  const WorkloadArgs& w = a.workload;
-  const std::string key =
-      a.backend + '\x1f' + w.op + '\x1f' + w.m + '\x1f' + w.n + '\x1f' + w.k + '\x1f' + w.model + '\x1f' + w.seq +
-      '\x1f' + w.batch + '\x1f' + w.phase + '\x1f' + w.sequence_parallel + '\x1f' + std::to_string(w.tp) + '\x1f' +
-      w.dtype + '\x1f' + a.algo + '\x1f' + std::to_string(a.chunks) + '\x1f' + a.splits + '\x1f' +
-      std::to_string(a.streams) + '\x1f' + std::to_string(a.comm_sms) + '\x1f' + a.comm_engine + '\x1f' +
-      a.comm_priority + '\x1f' + a.comm_dtype + '\x1f' + a.topology + '\x1f' + std::to_string(a.iters) + '\x1f' +
-      std::to_string(a.warmup) + '\x1f' + std::to_string(a.verify) + '\x1f' + std::to_string(a.link_gbps) + '\x1f' +
-      std::to_string(a.link_latency_us) + '\x1f' + std::to_string(a.seed) + '\x1f' + std::to_string(a.cuda.timeout_s) +
-      '\x1f' + std::to_string(a.fp8_scale_a.value_or(0)) + '\x1f' + std::to_string(a.fp8_scale_b.value_or(0)) + '\x1f' +
-      std::to_string(a.sm_margin) + '\x1f' + std::to_string(a.wgrad_comm_sms) + '\x1f' + a.ub_cfgs + '\x1f' +
-      std::to_string(a.cuda.tf32) + '\x1f' + std::to_string(a.cuda.loopback) + '\x1f' + DpArgsKey(a.dp);
-  return HashOfArguments(key);
-}
-
-Status SameArgumentsEverywhere(Launcher& world, const RunArgs& a) {
-  return SameAsRank0(world, ArgumentsHash(a), kArgumentsDiffer);
-}
-
 int ExecuteRunUnderMpi(const RunArgs& a) {
-  const double timeout = MpiTimeout(a.cuda, a.timeout_option);
-  auto launcher = MakeLauncher(timeout);
-  if (!launcher.ok()) return ReportError("run", launcher.status());
-  Launcher& world = **launcher;
+  // What only rank 0 does with them (print, store) is left out of the hash.
+  auto started = StartMpiJob(a, ArgumentsHash(*a.app, {"--json", "--db", "--no-db"}));
+  if (!started.ok()) return ReportError("run", started.status());
+  Launcher& world = *started->world;
   const bool root = world.is_root();
   // Bad input: found on every rank alike, printed once, exit 2 everywhere.
   auto fail = [root](const Status& s) {
     if (root) return ReportError("run", s);
     return s.is_user_error() ? kExitUsage : kExitFailure;
   };
-  Status checked = SameArgumentsEverywhere(world, a);
+  Status checked = started->checked;
   // A DP op's ranks are its DP group.
   const int ranks = a.dp.op.empty() ? a.workload.tp : a.dp.dp;
   const std::string ranks_flag = a.dp.op.empty() ? "--tp" : "--dp";
@@ -415,7 +394,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
     if (!cuda.ok()) return fail(cuda.status());
     made = std::move(*cuda);
   } else {
-    made = std::make_unique<CpuProcessBackend>(&world, cpu, MpiTransportFactory(timeout, nodes));
+    made = std::make_unique<CpuProcessBackend>(&world, cpu, MpiTransportFactory(MpiTimeout(a), nodes));
   }
   Backend& backend = *made;
   // A failure while running leaves the peers waiting: end the job.
@@ -448,8 +427,7 @@ int ExecuteRunUnderMpi(const RunArgs& a) {
 }  // namespace
 
 int ExecuteRun(const RunArgs& a) {
-  if (!StartedByMpiLauncher()) return ExecuteRunInProcess(a);
-  return ExecuteRunUnderMpi(a);
+  return DispatchCommand([&] { return ExecuteRunInProcess(a); }, [&] { return ExecuteRunUnderMpi(a); });
 }
 
 }  // namespace braid::cli

@@ -6,14 +6,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "braid/cuda_backend.h"
 #include "dp_flags.h"
+#include "front_end.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
 
-struct RunArgs {
-  std::string backend = "sim";
+// The backend's flags are BackendArgs' (front_end.h), shared with tune.
+struct RunArgs : BackendArgs {
   WorkloadArgs workload;
   std::string algo;
   int chunks = 1;
@@ -34,11 +34,7 @@ struct RunArgs {
   bool json = false;
   std::string db = "braid.db";
   bool no_db = false;
-  double link_gbps = 0;
-  double link_latency_us = 0;
-  CudaBackendOptions cuda;                // --loopback, --timeout, --tf32
-  CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
-  const CLI::App* app = nullptr;          // which flags were given
+  const CLI::App* app = nullptr;  // which flags were given; the arguments' hash
   unsigned long long seed = 42;
   DpArgs dp;  // --dp and the data-parallel flags (dp_flags.h)
 };

@@ -1,26 +1,17 @@
 #include "store_access.h"
 
-#include <unistd.h>
-
 #include <filesystem>
+
+#include "braid/status_context.h"
+#include "braid/store_target.h"
+#include "field_flags.h"
 
 namespace braid::cli {
 
+// The library names its field; the command prints the flag.
 Status CheckStoreWritable(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    auto store = Store::Open(path);  // validates an existing store; creates nothing
-    return store.ok() ? Status::Ok() : store.status();
-  }
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return Status::Invalid("--db '" + OneLine(path) + "': directory '" + OneLine(dir.string()) + "' does not exist");
-  }
-  if (access(dir.c_str(), W_OK) != 0) {
-    return Status::Invalid("--db '" + OneLine(path) + "': directory '" + OneLine(dir.string()) + "' is not writable");
-  }
-  return Status::Ok();
+  const Status s = braid::CheckStoreWritable(path);
+  return s.ok() ? s : StatusOf(s.code(), FlagWorded(s.message()));
 }
 
 Result<std::unique_ptr<Store>> OpenStoreForWrite(const std::string& path) { return Store::Open(path); }

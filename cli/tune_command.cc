@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -13,22 +11,18 @@
 #include "braid/backend_kind.h"
 #include "braid/cpu_process_backend.h"
 #include "braid/launcher.h"
-#include "braid/layer_workload.h"
-#include "braid/metric_rows.h"
 #include "braid/presets.h"
 #include "braid/safe_write.h"
-#include "braid/search_space.h"
 #include "braid/sim_backend.h"
-#include "braid/sim_guide.h"
 #include "braid/status_context.h"
-#include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
 #include "braid/tune.h"
 #include "braid/tune_over_processes.h"
+#include "braid/tune_setup.h"
 #include "braid/version.h"
 #include "cli_exit.h"
+#include "front_end.h"
 #include "mpi_job.h"
-#include "run_command.h"
 #include "run_report.h"
 #include "store_access.h"
 #include "train_step_report.h"
@@ -71,6 +65,7 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
   AddCudaOptions(sub, &a->cuda);
   AddDpGridOptions(sub, &a->dp);
   a->timeout_option = sub->get_option("--timeout");
+  a->app = sub;
   sub->add_option("--link-latency-us", a->link_latency_us, "cpu: added latency per message");
   sub->add_option("--seed", a->seed, "input data seed; random strategy's sample")
       ->check(CLI::Validator(
@@ -83,10 +78,11 @@ void AddTuneOptions(CLI::App* sub, TuneArgs* a) {
 
 namespace {
 
-// The ops to tune and the session's workload key; a training step's whole
-// block, measured at the end.
-Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key, std::optional<LayerWorkload>* block) {
-  const WorkloadArgs& r = a.workload;
+bool Given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
+
+// The workload the flags name: one op, or a model's block (the rank count
+// checked first, as a tune without it has nothing to overlap).
+Status WorkloadOf(const WorkloadArgs& r, TuneSetup& s) {
   BRAID_RETURN_IF_ERROR(CheckWorkloadForm(r));
   if (r.tp < 2 && !r.model.empty()) {
     return Status::Invalid("model " + r.model + " has no TP GEMMs at --tp " + std::to_string(r.tp) +
@@ -97,222 +93,61 @@ Result<std::vector<TuneTarget>> TargetsOf(const TuneArgs& a, std::string* key, s
   }
   if (r.model.empty()) {
     BRAID_ASSIGN_OR_RETURN(auto w, WorkloadFromFlags(r.op, r.m, r.n, r.k, r.tp, r.dtype));
-    *key = w.Describe();
-    return std::vector<TuneTarget>{{std::string(OpName(w.op)), w, ""}};
+    s.op = w;
+    return Status::Ok();
   }
   BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(r));
-  if (lw.ulysses) {
-    // Presets are keyed by the GEMM's shape, which a Ulysses projection
-    // shares with a tensor-parallel one of other semantics.
-    return Status::Invalid(
-        "--sequence-parallel ulysses: tune does not search Ulysses blocks (its presets would "
-        "share their keys with tensor-parallel GEMMs); compare a2a and a2a_direct with "
-        "`braid run --algo`");
-  }
-  *key = lw.Describe();
-  if (lw.phase == Phase::kTrain) *block = lw;
-  return TargetsOfLayer(lw);
-}
-
-Status CheckOptions(const TuneArgs& a) {
-  if (a.budget_option && a.budget_option->count() > 0 && a.budget < 1) {
-    return Status::Invalid("--budget must be at least 1 trial (got " + std::to_string(a.budget) + ")");
-  }
-  if (!std::isfinite(a.time_budget_s) || a.time_budget_s < 0) {
-    return Status::Invalid("--time-budget must be a finite number of seconds, not negative");
-  }
-  const bool iters_given = a.iters_option && a.iters_option->count() > 0;
-  const bool warmup_given = a.warmup_option && a.warmup_option->count() > 0;
-  if (iters_given && a.iters < 1) return Status::Invalid("--iters must be at least 1");
-  if (warmup_given && a.warmup < 0) return Status::Invalid("--warmup must not be negative");
-  if ((iters_given && a.iters > kMaxTrialIterations) || (warmup_given && a.warmup > kMaxTrialIterations)) {
-    return Status::Invalid("--iters and --warmup of a trial must be at most " + std::to_string(kMaxTrialIterations) +
-                           " (a tuner compares medians, which settle far sooner; run takes more)");
-  }
-  if (!std::isfinite(a.link_gbps) || a.link_gbps < 0)
-    return Status::Invalid("--link-gbps must be finite and not negative");
-  if (!std::isfinite(a.link_latency_us) || a.link_latency_us < 0) {
-    return Status::Invalid("--link-latency-us must be finite and not negative");
-  }
-  if (a.link_latency_us > 0 && a.link_gbps == 0) return Status::Invalid("--link-latency-us needs --link-gbps");
-  if ((a.link_gbps > 0) && BackendKindNamed(a.backend) != BackendKind::kCpu) {
-    return Status::Invalid("--link-gbps applies to the cpu backend only");
-  }
-  // --timeout: the same check in process (cpu, cuda) as under mpirun.
-  if (a.timeout_option && a.timeout_option->count() > 0) BRAID_RETURN_IF_ERROR(CheckMpiTimeout(a.cuda));
-  if (a.session != 0 && !a.resume) return Status::Invalid("--session names the session --resume continues");
-  if (a.out.empty()) return Status::Invalid("--out needs a file name");
-  // The winners are merged into what the file holds: standard output has nothing to merge with.
-  if (a.out == "-") return Status::Invalid("--out -: tune merges its winners into a preset file; name one");
-  if (a.db.empty()) return Status::Invalid("--db needs a file name");
+  s.layer = std::move(lw);
   return Status::Ok();
 }
 
-// The preset file must be one (or absent) and its directory writable, before
-// anything is measured.
-Result<PresetFile> ExistingPresets(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    BRAID_ASSIGN_OR_RETURN(auto f, LoadPresetFile(path));
-    BRAID_RETURN_IF_ERROR(CheckUpdatableTarget(path));  // its lock too: refused now, not after measuring
-    return f;
+// The tuner's fields for what the flags ask (braid/tune_setup.h), checked
+// in the order they always were: the fields alone, the strategy's name, the
+// workload, the DP grid.
+Result<TuneSetup> SetupOf(const TuneArgs& a) {
+  TuneSetup s;
+  s.backend = a.backend;
+  s.topology = a.topology;
+  s.strategy = a.strategy;
+  if (Given(a.budget_option)) s.budget = a.budget;
+  s.time_budget_s = a.time_budget_s;
+  if (Given(a.iters_option)) s.iters = a.iters;
+  if (Given(a.warmup_option)) s.warmup = a.warmup;
+  s.db = a.db;
+  s.resume = a.resume;
+  s.session = a.session;
+  s.out = a.out;
+  s.link_gbps = a.link_gbps;
+  s.link_latency_us = a.link_latency_us;
+  // --timeout: the same check in process (cpu, cuda) as under mpirun.
+  if (Given(a.timeout_option)) s.timeout_s = a.cuda.timeout_s;
+  s.loopback = a.cuda.loopback;
+  s.seed = a.seed;
+  s.comm_dtype = a.comm_dtype;
+  s.runtime = a.runtime;
+  s.baseline = a.baseline;
+  BRAID_RETURN_IF_ERROR(CheckTuneSetup(s));
+  if (!a.strategy.empty()) BRAID_RETURN_IF_ERROR(ParseStrategy(a.strategy).status());
+  BRAID_RETURN_IF_ERROR(WorkloadOf(a.workload, s));
+  if (DpRequested(a.dp)) {
+    // The flags are read only for a step the tuner takes; otherwise it
+    // refuses the step (no training block, not the sim, loopback) before
+    // their values matter.
+    const bool step = s.layer && s.layer->phase == Phase::kTrain && !s.layer->ulysses &&
+                      BackendKindNamed(a.backend) == BackendKind::kSim && !a.cuda.loopback;
+    if (step) {
+      BRAID_ASSIGN_OR_RETURN(s.dp, DpSetupFromArgs(a.dp));
+    } else {
+      s.dp = DpSetup{};
+    }
+    s.dp_layers = a.dp.layers;
   }
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return Status::Invalid("--out " + path + ": directory " + dir.string() + " does not exist");
-  }
-  if (access(dir.c_str(), W_OK) != 0) {
-    return Status::Invalid("--out " + path + ": directory " + dir.string() + " is not writable");
-  }
-  BRAID_RETURN_IF_ERROR(CheckUpdatableTarget(path));
-  return PresetFile{};
+  return s;
 }
 
-// The user's ub_cfgs as each target's baseline (a pair: its dgrad's config,
-// the wgrad's budget as wgrad_comm_sms) and, for a training step, the block
-// with every GEMM as the file says.
-Result<LayerWorkload> BaselineOf(const TuneArgs& a, int gpu_sms, std::vector<TuneTarget>& targets) {
-  if (a.workload.model.empty()) return Status::Invalid("--baseline is a block's ub_cfgs: it needs --model");
-  BRAID_ASSIGN_OR_RETURN(auto lw, LayerFromArgs(a.workload));
-  BRAID_ASSIGN_OR_RETURN(auto configured, LoadTeUbCfgsBlock(a.baseline, lw, gpu_sms));
-  const LayerWorkload& block = configured.layer;
-  auto config_of = [&](const std::string& name) -> std::optional<OverlapConfig> {
-    for (const LayerOp& op : block.ops) {
-      if (op.name == name) return op.config;
-    }
-    return std::nullopt;
-  };
-  for (TuneTarget& t : targets) {
-    if (!t.train_ops) {
-      t.baseline = config_of(t.name);
-      continue;
-    }
-    const std::vector<LayerOp>& pair = t.train_ops->ops;
-    std::optional<OverlapConfig> dgrad = config_of(pair.at(0).name);
-    const std::optional<OverlapConfig> wgrad = config_of(pair.at(1).name);
-    if (dgrad && wgrad && dgrad->algorithm == Algorithm::kBulk && wgrad->algorithm == Algorithm::kBulk &&
-        wgrad->comm_sms != dgrad->comm_sms) {
-      dgrad->wgrad_comm_sms = wgrad->comm_sms;
-    }
-    t.baseline = dgrad;
-  }
-  return block;
-}
-
-// Everything tune checks and builds before it measures. Only the process
-// that writes (rank 0 under mpirun) prepares.
-struct PreparedTune {
-  std::shared_ptr<SimHardware> hw;  // the guide reads it
-  TuneRequest request;
-  PresetFile existing;
-  std::optional<TrainStepRequest> step;  // --dp: the step's DP side tuned after the block
-};
-
-// --dp: the training step whose DP side is tuned once the block is; checked
-// before anything is written.
-Result<std::optional<TrainStepRequest>> TrainStepOf(const TuneArgs& a, const std::optional<LayerWorkload>& block) {
-  if (!DpRequested(a.dp)) return std::optional<TrainStepRequest>();
-  if (!block) return Status::Invalid("--dp tunes a training step: it needs --model and --phase train");
-  if (BackendKindNamed(a.backend) != BackendKind::kSim) {
-    return Status::Invalid("--dp tunes the step on the sim backend (got " + a.backend + ")");
-  }
-  if (a.cuda.loopback) return Status::Invalid("--dp and --loopback: a loopback run has no DP group");
-  TrainStepRequest step;
-  step.block = *block;
-  step.topology = a.topology;
-  BRAID_ASSIGN_OR_RETURN(step.dp, DpSetupFromArgs(a.dp));
-  step.layers = a.dp.layers;
-  BRAID_RETURN_IF_ERROR(CheckTrainStep(step));
-  return std::optional<TrainStepRequest>(std::move(step));
-}
-
-Result<PreparedTune> PrepareTune(const TuneArgs& a) {
-  BRAID_RETURN_IF_ERROR(CheckOptions(a));
-  const bool on_sim = BackendKindNamed(a.backend) == BackendKind::kSim;
-  const std::string strategy_name = a.strategy.empty() ? (on_sim ? "exhaustive" : "guided") : a.strategy;
-  BRAID_ASSIGN_OR_RETURN(auto strategy, ParseStrategy(strategy_name));
-  std::string workload_key;
-  std::optional<LayerWorkload> block;
-  BRAID_ASSIGN_OR_RETURN(auto targets, TargetsOf(a, &workload_key, &block));
-  BRAID_ASSIGN_OR_RETURN(auto step, TrainStepOf(a, block));
-  BRAID_ASSIGN_OR_RETURN(auto comm_dtype, ParseCommDType(a.comm_dtype));
-  for (TuneTarget& t : targets) {
-    OverlapConfig ring;  // the algorithm every comm dtype the GEMM has can take
-    ring.algorithm = Algorithm::kRing;
-    ring.comm_dtype = comm_dtype;
-    if (Status s = CheckCommDType(t.w, ring, ring.algorithm); !s.ok()) {
-      return Status::Invalid(t.name + ": " + s.message());
-    }
-    t.comm_dtype = comm_dtype;
-  }
-  BRAID_ASSIGN_OR_RETURN(auto runtime, ParseTuneRuntime(a.runtime));
-  if (runtime == TuneRuntime::kTe && comm_dtype.has_value()) {
-    return Status::Invalid("--comm-dtype with --runtime te: TE moves the GEMM's own dtypes (fp8_buf as TE sets it)");
-  }
-  auto hw = LoadSimHardware(a.topology);  // the GPU file gives the SM count the space respects
-  if (!hw.ok()) return hw.status();
-  PreparedTune p;
-  p.step = std::move(step);
-  p.hw = std::make_shared<SimHardware>(std::move(*hw));
-  const Topology& topo = p.hw->topo;
-  BRAID_RETURN_IF_ERROR(topo.CheckFits(a.workload.tp));
-  std::optional<LayerWorkload> baseline_block;
-  if (!a.baseline.empty()) {
-    BRAID_ASSIGN_OR_RETURN(auto b, BaselineOf(a, p.hw->gpu.sm_count, targets));
-    baseline_block = std::move(b);
-  }
-  BRAID_ASSIGN_OR_RETURN(auto knobs, KnobsOfBackend(a.backend));
-  BRAID_ASSIGN_OR_RETURN(auto existing, ExistingPresets(a.out));
-  p.existing = std::move(existing);
-  std::error_code ec;
-  if (a.resume && !std::filesystem::exists(a.db, ec)) {
-    return Status::Invalid("--resume: there is no store " + a.db + " to resume from");
-  }
-  BRAID_RETURN_IF_ERROR(CheckStoreWritable(a.db));
-
-  const bool deterministic = on_sim;
-  TuneRequest& q = p.request;
-  q.targets = std::move(targets);
-  q.block = std::move(block);
-  if (q.block) q.baseline_block = std::move(baseline_block);
-  q.runtime = runtime;
-  q.workload_key = workload_key;
-  // A loopback tune's winners are for P ranks sharing one GPU: keyed apart,
-  // so that they never replace (or get looked up as) the topology's own.
-  q.topology = a.cuda.loopback ? topo.name + "-loopback" : topo.name;
-  q.gpu = topo.gpu;
-  q.gpu_sms = p.hw->gpu.sm_count;
-  q.backend = a.backend;
-  // In loopback every rank's fused kernel gets a P-th of the GPU.
-  q.knobs = a.cuda.loopback ? KnobsOnSharedGpu(knobs, q.gpu_sms, a.workload.tp) : knobs;
-  q.search.strategy = strategy;
-  q.search.iters = a.iters_option->count() > 0 ? a.iters : (deterministic ? 1 : 20);
-  q.search.warmup = a.warmup_option->count() > 0 ? a.warmup : (deterministic ? 0 : 2);
-  q.search.budget = a.budget;
-  q.search.seed = a.seed;
-  if (deterministic) q.search.recheck_max = 1;  // a deterministic backend repeats itself: nothing to recheck
-  q.time_budget_s = a.time_budget_s;
-  q.make_guide = [hw = p.hw](const TuneTarget& t) -> Result<Guide> {
-    return MakeSimGuide([t](const OverlapConfig& c) { return PlanOfTarget(t, c); }, *hw);
-  };
-  q.base.seed = a.seed;
-  nlohmann::json options{{"iters", q.search.iters},
-                         {"warmup", q.search.warmup},
-                         {"budget", q.search.budget},
-                         {"time_budget_s", a.time_budget_s},
-                         {"seed", a.seed},
-                         {"link_gbps", a.link_gbps},
-                         {"link_latency_us", a.link_latency_us}};
-  // Only when set, so a session recorded before the flag existed resumes.
-  if (comm_dtype.has_value()) options["comm_dtype"] = DTypeName(*comm_dtype);
-  if (runtime != TuneRuntime::kBraid) options["runtime"] = TuneRuntimeName(runtime);
-  if (!a.baseline.empty()) options["baseline"] = a.baseline;
-  q.options_json = options.dump();
-  q.resume = a.resume;
-  q.session = a.session;
-  BRAID_RETURN_IF_ERROR(CheckTuneRequest(q));
-  return p;
+Result<PreparedTune> PrepareFromArgs(const TuneArgs& a) {
+  BRAID_ASSIGN_OR_RETURN(auto setup, SetupOf(a));
+  return PrepareTune(setup);
 }
 
 // The DP side of the step, tuned on the tuned block's run, beside the
@@ -411,72 +246,29 @@ Status TuneAndReport(const TuneArgs& a, const PreparedTune& p, Backend& backend)
 }
 
 int ExecuteTuneInProcess(const TuneArgs& a) {
-  auto prepared = PrepareTune(a);
+  auto prepared = PrepareFromArgs(a);
   if (!prepared.ok()) return ReportError("tune", prepared.status());
-  if (Status s = CheckTimeoutApplies(a.backend, a.timeout_option); !s.ok()) return ReportError("tune", s);
-  auto backend = MakeBackend(a.backend, *prepared->hw,
-                             CpuOptionsOf(a.link_gbps, a.link_latency_us, a.cuda, a.timeout_option), a.cuda);
+  if (Status s = CheckTimeoutApplies(a); !s.ok()) return ReportError("tune", s);
+  auto backend = MakeBackend(a, *prepared->hw);
   if (!backend.ok()) return ReportError("tune", backend.status());
   if (Status s = TuneAndReport(a, *prepared, **backend); !s.ok()) return ReportError("tune", s);
   return kExitOk;
 }
 
-// Every flag that changes what a tune does, so that ranks started with
-// different arguments are told apart by a hash instead of hanging.
-uint64_t ArgumentsHash(const TuneArgs& a) {
-  const WorkloadArgs& w = a.workload;
-  std::string key;
-  for (const std::string& field : {a.backend,
-                                   w.op,
-                                   w.m,
-                                   w.n,
-                                   w.k,
-                                   w.model,
-                                   w.seq,
-                                   w.batch,
-                                   w.phase,
-                                   w.sequence_parallel,
-                                   std::to_string(w.tp),
-                                   w.dtype,
-                                   a.topology,
-                                   a.strategy,
-                                   std::to_string(a.budget),
-                                   std::to_string(a.time_budget_s),
-                                   std::to_string(a.iters_option->count() > 0 ? a.iters : -1),
-                                   std::to_string(a.warmup_option->count() > 0 ? a.warmup : -1),
-                                   a.db,
-                                   std::to_string(a.resume),
-                                   std::to_string(a.session),
-                                   a.out,
-                                   std::to_string(a.link_gbps),
-                                   std::to_string(a.link_latency_us),
-                                   std::to_string(a.cuda.timeout_s),
-                                   std::to_string(a.seed),
-                                   a.comm_dtype,
-                                   a.runtime,
-                                   a.baseline,
-                                   std::to_string(a.cuda.tf32),
-                                   std::to_string(a.cuda.loopback),
-                                   DpArgsKey(a.dp)}) {
-    key += field + '\x1f';
-  }
-  return HashOfArguments(key);
-}
-
 // mpirun -np P braid tune: rank 0 prepares, runs the session on a
 // LeaderBackend and writes; the others follow its runs (tune_over_processes.h).
 int ExecuteTuneUnderMpi(const TuneArgs& a) {
-  const double timeout = MpiTimeout(a.cuda, a.timeout_option);
-  auto launcher = MakeLauncher(timeout);
-  if (!launcher.ok()) return ReportError("tune", launcher.status());
-  Launcher& world = **launcher;
+  // What only rank 0 does with them (print) is left out of the hash.
+  auto started = StartMpiJob(a, ArgumentsHash(*a.app, {"--json", "--no-progress"}));
+  if (!started.ok()) return ReportError("tune", started.status());
+  Launcher& world = *started->world;
   const bool root = world.is_root();
   // Bad input: found by rank 0 (or on every rank alike), printed once, exit 2 everywhere.
   auto fail = [root](const Status& s) {
     if (root) return ReportError("tune", s);
     return s.is_user_error() ? kExitUsage : kExitFailure;
   };
-  Status checked = SameAsRank0(world, ArgumentsHash(a), kArgumentsDiffer);
+  Status checked = started->checked;
   if (checked.ok()) checked = CheckMpiTimeout(a.cuda);
   if (checked.ok()) checked = CheckJobShape(world, a.backend, a.workload.tp, /*cuda_allowed=*/false);
   // A training block's step is measured as one layer plan, which runs only
@@ -493,7 +285,7 @@ int ExecuteTuneUnderMpi(const TuneArgs& a) {
   }
   Result<PreparedTune> prepared = Status::Internal("not prepared");
   if (checked.ok() && root) {
-    prepared = PrepareTune(a);
+    prepared = PrepareFromArgs(a);
     checked = prepared.status();
   }
   checked = AgreeOnStatus(world, checked);
@@ -501,7 +293,7 @@ int ExecuteTuneUnderMpi(const TuneArgs& a) {
 
 #if defined(BRAID_HAVE_MPI)
   CpuProcessBackend backend(&world, CpuBackendOptions{a.link_gbps, a.link_latency_us},
-                            MpiTransportFactory(timeout, NodeLinksOf(*topo)));
+                            MpiTransportFactory(MpiTimeout(a), NodeLinksOf(*topo)));
   if (!root) {
     Result<int> code = FollowRuns(world, backend);
     if (code.ok()) return *code;
@@ -524,8 +316,7 @@ int ExecuteTuneUnderMpi(const TuneArgs& a) {
 }  // namespace
 
 int ExecuteTune(const TuneArgs& a) {
-  if (!StartedByMpiLauncher()) return ExecuteTuneInProcess(a);
-  return ExecuteTuneUnderMpi(a);
+  return DispatchCommand([&] { return ExecuteTuneInProcess(a); }, [&] { return ExecuteTuneUnderMpi(a); });
 }
 
 }  // namespace braid::cli

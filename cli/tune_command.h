@@ -8,14 +8,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "braid/cuda_backend.h"
 #include "dp_flags.h"
+#include "front_end.h"
 #include "workload_flags.h"
 
 namespace braid::cli {
 
-struct TuneArgs {
-  std::string backend = "sim";
+// The backend's flags are BackendArgs' (front_end.h), shared with run.
+struct TuneArgs : BackendArgs {
   WorkloadArgs workload;
   std::string topology = "h100-sxm";
   std::string strategy;  // empty: exhaustive on sim, guided elsewhere
@@ -32,15 +32,12 @@ struct TuneArgs {
   std::string out;
   bool json = false;
   bool no_progress = false;
-  double link_gbps = 0;
-  double link_latency_us = 0;
-  CudaBackendOptions cuda;                // --loopback, --timeout, --tf32
-  CLI::Option* timeout_option = nullptr;  // given or not: under mpirun the default is 300 s
   unsigned long long seed = 42;
   std::string comm_dtype = "auto";
   std::string runtime = "braid";  // braid | te: what will run the winners
   std::string baseline;           // a ub_cfgs YAML compared beside TE's default
   DpArgs dp;                      // --dp: the step's DP side tuned too (dp_flags.h)
+  const CLI::App* app = nullptr;  // the arguments' hash
 };
 
 void AddTuneOptions(CLI::App* sub, TuneArgs* args);

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "braid/layer_workload.h"
 #include "braid/model_files.h"
 #include "braid/te_export.h"
+#include "braid/te_export_setup.h"
 #include "braid/topology_files.h"
 #include "py_errors.h"
 #include "py_paths.h"
@@ -19,32 +19,16 @@ namespace braid::python {
 
 namespace {
 
-// The TP degree, as `braid presets export-te` resolves --tp: the caller's,
-// else the table's only one for (gpu, topology).
-int ResolveTp(std::optional<int64_t> tp, const PresetTable& table, const std::string& gpu, const std::string& topology,
-              const std::string& source) {
-  if (tp) return TpArgument(*tp);
-  const std::vector<int> tps = PresetTps(table, gpu, topology);
-  if (tps.size() == 1) return tps[0];
-  const std::string where = " for gpu " + gpu + ", topology " + topology + " in " + source;
-  if (tps.empty()) throw PresetError("no presets" + where);
-  std::string list;
-  for (int t : tps) list += (list.empty() ? "" : ", ") + std::to_string(t);
-  throw py::value_error("presets for several TP degrees (" + list + ")" + where + ": pass tp=");
-}
-
-// What export-te says about comm_sms = 0 (the backend default).
-TeExportInfo InfoFor(const Topology& topo, const std::string& source) {
-  TeExportInfo info;  // provenance from core's version API
-  info.source = source;
-  if (topo.nccl_channels > 0) {
-    info.default_comm_sms = topo.nccl_channels;
-    info.default_comm_sms_origin = "topology " + topo.name + " nccl_channels";
-  } else {
-    info.default_comm_sms = 16;
-    info.default_comm_sms_origin = "Braid's default; topology " + topo.name + " sets no nccl_channels";
-  }
-  return info;
+// PrepareTeExport's refusals as Python raises them: no presets for the
+// topology is a PresetError, anything else a ValueError, the field `tp`
+// named as the keyword that sets it.
+void ThrowIfNotPrepared(const Status& s) {
+  if (s.ok()) return;
+  if (s.code() == StatusCode::kNotFound) ThrowIfPresetError(s);
+  std::string message = s.message();
+  const size_t at = message.find("pass `tp`");
+  if (at != std::string::npos) message.replace(at, std::string_view("pass `tp`").size(), "pass tp=");
+  throw py::value_error(Utf8Text(message));
 }
 
 py::dict SettingsDict(const TeSettings& t, bool fp8) {
@@ -93,16 +77,12 @@ py::tuple TeUbCfgs(const py::object& source, const std::string& model, int64_t s
   ThrowIfPresetError(spec.status());
   auto topo = LoadTopology(topology);
   ThrowIfPresetError(topo.status());
-  const std::string gpu_name = gpu ? *gpu : topo->gpu;
-  const int p = ResolveTp(tp, table, gpu_name, topo->name, source_name);
-  ThrowIfValueError(topo->CheckFits(p));
-  // TE's userbuffer overlap needs sequence parallelism.
-  auto lw = MakeLayerWorkload(*spec, seq, batch, parsed_phase, p, *parsed_dtype, true);
-  ThrowIfValueError(lw.status());
-
-  TeExportInfo info = InfoFor(*topo, source_name);
-  info.nearest = nearest;
-  auto cfgs = BuildTeUbCfgs(table, *lw, gpu_name, topo->name, info);
+  TeExportRequest request{*spec,         *topo,        seq, batch,       parsed_phase,
+                          *parsed_dtype, std::nullopt, gpu, source_name, nearest};
+  if (tp) request.tp = TpArgument(*tp);
+  auto prepared = PrepareTeExport(request, table);
+  ThrowIfNotPrepared(prepared.status());
+  auto cfgs = BuildTeUbCfgs(table, prepared->block, prepared->gpu, prepared->topology, prepared->info);
   ThrowIfPresetError(cfgs.status());
 
   py::dict ub_cfgs;
