@@ -9,9 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "braid/dp_setup.h"
 #include "braid/layer_workload.h"
 #include "braid/status.h"
-#include "braid/train_step.h"
 
 namespace braid::cli {
 

@@ -38,7 +38,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 43> kFieldFl
     {"out", "--out"},
     {"runtime", "--runtime"},
     {"baseline", "--baseline"},
-    // the store (braid/store_target.h)
+    // the store (braid/store.h)
     {"db", "--db"},
     {"fp8_scale_a", "--fp8-scale-a"},
     {"fp8_scale_b", "--fp8-scale-b"},

@@ -6,7 +6,6 @@
 #include "braid/presets.h"
 #include "braid/run_pipeline.h"
 #include "braid/sim_backend.h"
-#include "braid/stored_text.h"
 #include "braid/te_ub_cfgs.h"
 #include "braid/topology_files.h"
 
@@ -91,7 +90,7 @@ Result<GemmPrediction> PredictBlock(const PredictionInputs& in) {
   if (!prepared.ok()) return prepared.status();
   BRAID_ASSIGN_OR_RETURN(std::unique_ptr<Backend> sim, MakeSimBackend(in.topology));
   BRAID_ASSIGN_OR_RETURN(RecordedRun run, ExecuteRun(*prepared, *sim));
-  for (const LayerOpNote& op : LayerOpsOf(run.record.notes)) {
+  for (const LayerOpNote& op : LayerOpsOf(run.record)) {
     const TeKey* key = TeKeyOfOp(op.name);
     if (key == nullptr || !op.figures) continue;
     out.keys.push_back({std::string(key->name), op.name, op.config, *op.figures});

@@ -91,7 +91,7 @@ std::string RunTable(const RunRecord& r) {
        << r.notes["compute_dtype"].get<std::string>() << ")";
   }
   os << "\n";
-  const std::vector<LayerOpNote> ops = LayerOpsOf(r.notes);
+  const std::vector<LayerOpNote> ops = LayerOpsOf(r);
   if (r.config.contains("algorithm")) {
     // Every knob that was set (the codec decoded the JSON when the record was read).
     const Result<OverlapConfig> c = ConfigFromJson(r.config);

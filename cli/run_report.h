@@ -7,9 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "braid/run_json.h"  // RunJson: the --json object
-#include "braid/run_record.h"
-#include "braid/stored_text.h"
+#include "braid/run_json.h"    // RunJson: the --json object
+#include "braid/run_record.h"  // RunRecord, LayerOpNote
 
 namespace braid::cli {
 

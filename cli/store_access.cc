@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include "braid/status_context.h"
-#include "braid/store_target.h"
 #include "field_flags.h"
 
 namespace braid::cli {

@@ -1,5 +1,4 @@
-#include "braid/store_target.h"
-
+// CheckStoreWritable (braid/store.h): whether a path can take a new run.
 #include <unistd.h>
 
 #include <filesystem>

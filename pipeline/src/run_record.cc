@@ -51,6 +51,8 @@ RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string
   return r;
 }
 
+std::vector<LayerOpNote> LayerOpsOf(const RunRecord& r) { return LayerOpsOf(r.notes); }
+
 RunMeta MetaOf(const RunRecord& r) {
   RunMeta m;
   m.source = r.source;

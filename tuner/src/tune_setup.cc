@@ -13,7 +13,7 @@
 #include "braid/safe_write.h"
 #include "braid/search_space.h"
 #include "braid/sim_guide.h"
-#include "braid/store_target.h"
+#include "braid/store.h"
 #include "braid/te_ub_cfgs.h"
 
 namespace braid {

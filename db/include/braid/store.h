@@ -117,6 +117,12 @@ struct StoredTrial {
   TrialInfo trial;
 };
 
+// Refuses a store that cannot take a new run (not a Braid store, a newer
+// schema, an unwritable or missing directory) without creating or changing
+// anything: what run, tune and import check before anything is measured
+// or created. Messages name the field `db`. (db/src/store_target.cc)
+[[nodiscard]] Status CheckStoreWritable(const std::string& path);
+
 class Store {
  public:
   // Opens the store at `path`, creating it when absent (unless read_only)

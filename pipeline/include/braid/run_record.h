@@ -21,7 +21,7 @@
 #include "braid/run_figures.h"
 #include "braid/status.h"
 #include "braid/store.h"
-#include "braid/stored_text.h"  // ConfigJson, ConfigFromJson: the config codec
+#include "braid/stored_text.h"  // the codec: ConfigJson, ConfigFromJson, LayerOpNote
 
 namespace braid {
 
@@ -46,6 +46,10 @@ struct RunRecord {
 RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string_view backend,
                       const RunOptions& options, const RunOutput& output, const RunMetrics& metrics,
                       std::optional<LowerBound> lower_bound = std::nullopt);
+
+// A layer run's ops with their figures, from its notes (empty for a
+// single-op run): what a report shows, without the caller decoding notes.
+std::vector<LayerOpNote> LayerOpsOf(const RunRecord& r);
 
 // What the store keeps of a record (the events and lanes go beside it).
 RunMeta MetaOf(const RunRecord& r);
