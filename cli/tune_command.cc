@@ -18,6 +18,7 @@
 #include "braid/presets.h"
 #include "braid/safe_write.h"
 #include "braid/search_space.h"
+#include "braid/session_options.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_guide.h"
 #include "braid/status_context.h"
@@ -297,18 +298,11 @@ Result<PreparedTune> PrepareTune(const TuneArgs& a) {
     return MakeSimGuide([t](const OverlapConfig& c) { return PlanOfTarget(t, c); }, *hw);
   };
   q.base.seed = a.seed;
-  nlohmann::json options{{"iters", q.search.iters},
-                         {"warmup", q.search.warmup},
-                         {"budget", q.search.budget},
-                         {"time_budget_s", a.time_budget_s},
-                         {"seed", a.seed},
-                         {"link_gbps", a.link_gbps},
-                         {"link_latency_us", a.link_latency_us}};
-  // Only when set, so a session recorded before the flag existed resumes.
-  if (comm_dtype.has_value()) options["comm_dtype"] = DTypeName(*comm_dtype);
-  if (runtime != TuneRuntime::kBraid) options["runtime"] = TuneRuntimeName(runtime);
-  if (!a.baseline.empty()) options["baseline"] = a.baseline;
-  q.options_json = options.dump();
+  // Braid's own runtime is not written, so sessions from before the flag resume.
+  const std::string runtime_name = runtime != TuneRuntime::kBraid ? std::string(TuneRuntimeName(runtime)) : "";
+  const SessionOptions options{q.search.iters, q.search.warmup,   q.search.budget, a.time_budget_s, a.seed,
+                               a.link_gbps,    a.link_latency_us, comm_dtype,      runtime_name,    a.baseline};
+  q.options_json = EncodeSessionOptions(options);
   q.resume = a.resume;
   q.session = a.session;
   BRAID_RETURN_IF_ERROR(CheckTuneRequest(q));
