@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "braid/backend_kind.h"
+#include "braid/notes_keys.h"
 
 namespace braid::cli {
 
@@ -72,8 +73,8 @@ namespace {
 
 // The sim's expected error of the makespan (docs/simulator.md, "Error bands").
 std::string ErrorBandLine(const nlohmann::json& notes) {
-  const double band = notes["error_band"].get<double>();
-  const bool assumed = notes.value("error_band_assumed", false);
+  const double band = notes[note::kErrorBand].get<double>();
+  const bool assumed = notes.value(note::kErrorBandAssumed, false);
   return Pad("error_band", 15) + "±" + Fmt("%.1f", band * 100) + " % of the makespan (" +
          (assumed ? "partly assumed: a regime of the run has no measured rows" : "from measured rows") + ")\n";
 }
@@ -86,9 +87,9 @@ std::string RunTable(const RunRecord& r) {
   os << "workload  " << Describe(r) << "\n";
   if (!r.topology.empty()) os << "topology  " << r.topology << "\n";
   os << "backend   " << r.backend;
-  if (r.notes.contains("compute_dtype")) {
+  if (r.notes.contains(note::kComputeDtype)) {
     os << (IsBackend(r.backend, BackendKind::kSim) ? " (models " : " (computes ")
-       << r.notes["compute_dtype"].get<std::string>() << ")";
+       << r.notes[note::kComputeDtype].get<std::string>() << ")";
   }
   os << "\n";
   const std::vector<LayerOpNote> ops = LayerOpsOf(r);
@@ -100,13 +101,13 @@ std::string RunTable(const RunRecord& r) {
     os << "\n";
   }
   os << "iters     " << r.iterations << " timed after " << r.warmup << " warm-up\n";
-  if (r.notes.contains("link_emulation")) {
-    const auto& l = r.notes["link_emulation"];
+  if (r.notes.contains(note::kLinkEmulation)) {
+    const auto& l = r.notes[note::kLinkEmulation];
     os << "link      emulated " << l.value("gbps", 0.0) << " Gbit/s, " << l.value("latency_us", 0.0)
        << " µs per message\n";
   }
-  if (r.notes.contains("notes")) {
-    for (const auto& n : r.notes["notes"]) os << "note      " << n.get<std::string>() << "\n";
+  if (r.notes.contains(note::kNotes)) {
+    for (const auto& n : r.notes[note::kNotes]) os << "note      " << n.get<std::string>() << "\n";
   }
   os << "\nworst rank     p50          p99\n";
   for (Metric m : kAllMetrics) {
@@ -126,7 +127,7 @@ std::string RunTable(const RunRecord& r) {
        << Fmt("%.3f", r.figures.efficiency.p99) << "\n";
   }
   if (const std::optional<BoundGap> g = BoundGapOf(r.figures)) os << GapLine(*g);
-  if (r.notes.contains("error_band")) os << ErrorBandLine(r.notes);
+  if (r.notes.contains(note::kErrorBand)) os << ErrorBandLine(r.notes);
   os << OpTable(ops);
   os << "\nrank  makespan    compute     comm        exposed     tail        overlap  (p50)\n";
   for (int rank = 0; rank < int(r.figures.metrics.per_rank.size()); ++rank) {
@@ -147,7 +148,7 @@ std::string RunTable(const RunRecord& r) {
     os << Pad("rank " + std::to_string(rank), 19) << Pad(Fmt("%.2f", h.value("overlap_pct", 0.0)), 12)
        << Pad(Fmt("%.2f", h.value("idle_pct", 0.0)), 10) << Fmt("%.2f", h.value("compute_pct", 0.0)) << "\n";
   }
-  const nlohmann::json v = r.notes.value("verify", nlohmann::json(nullptr));
+  const nlohmann::json v = r.notes.value(note::kVerify, nlohmann::json(nullptr));
   if (v.is_object()) {
     const bool ok = v.value("ok", false);
     os << "\nverify    " << (ok ? "ok" : "FAILED") << " (max relative error "

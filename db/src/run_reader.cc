@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "braid/store.h"
+#include "braid/stored_text.h"
 #include "statement.h"
 
 namespace braid {
@@ -32,8 +33,8 @@ Result<StoredRun> ReadRun(const db::Statement& st, const std::string& path) {
   Result<Op> parsed_op = m.has_workload ? ParseOp(op) : Result<Op>(Op::kGemmRs);
   Result<DType> parsed_dtype = m.has_workload ? ParseDType(dtype) : Result<DType>(DType::kFp32);
   if (!parsed_op.ok() || !parsed_dtype.ok()) {
-    return Status::Invalid("damaged store: run " + std::to_string(r.id) + " of " + path +
-                           " has an unknown op or dtype ('" + OneLine(op) + "', '" + OneLine(dtype) + "')");
+    return DamagedStore("run " + std::to_string(r.id) + " of " + path,
+                        "an unknown op or dtype ('" + OneLine(op) + "', '" + OneLine(dtype) + "')");
   }
   m.workload.op = *parsed_op;
   m.workload.m = st.Int(8);
@@ -293,7 +294,7 @@ Status CheckSeen(const StoredRun& meta, const Store::EventScan& scan, int64_t se
 }
 
 std::string DamagedRun(int64_t run, const std::string& path) {
-  return "damaged store: run " + std::to_string(run) + " of " + path;
+  return DamagedStorePrefix("run " + std::to_string(run) + " of " + path);
 }
 
 std::string LoadingRun(int64_t run, const std::string& path) {
@@ -458,9 +459,8 @@ Result<Event> Store::GetEvent(int64_t run, int rank, int lane, int64_t start_ns,
   if (!row.ok()) return db::WithContext(row.status(), "reading " + what + " of " + path_);
   if (!*row) return Status::NotFound("no " + what + " in " + path_);
   Event e;
-  BRAID_RETURN_IF_ERROR(ReadEventRow(st, names, /*details=*/true,
-                                     "damaged store: run " + std::to_string(run) + " of " + path_,
-                                     "reading " + what + " of " + path_, e));
+  BRAID_RETURN_IF_ERROR(
+      ReadEventRow(st, names, /*details=*/true, DamagedRun(run, path_), "reading " + what + " of " + path_, e));
   return e;
 }
 
@@ -543,8 +543,8 @@ Result<std::vector<MetricRow>> Store::LoadMetrics(int64_t run) const {
     BRAID_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
     if (st.IsNull(2)) {
-      return Status::Invalid("damaged store: run " + std::to_string(run) + " of " + path_ + ": a metric names string " +
-                             std::to_string(st.Int(4)) + ", which the store does not have");
+      return Status::Invalid(DamagedRun(run, path_) + ": a metric names string " + std::to_string(st.Int(4)) +
+                             ", which the store does not have");
     }
     rows.push_back({int(st.Int(0)), int(st.Int(1)), st.Text(2), st.Double(3)});
   }

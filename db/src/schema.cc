@@ -6,6 +6,7 @@
 #include <string>
 
 #include "braid/store.h"
+#include "braid/stored_text.h"
 #include "statement.h"
 
 namespace braid::db {
@@ -183,14 +184,14 @@ Status CheckSchema(sqlite3* db, const std::string& path, int version) {
   for (const Migration& step : Migrations()) {
     if (step.version <= version) BRAID_RETURN_IF_ERROR(Exec(memory.get(), step.sql));
   }
-  const std::string damaged = "damaged store: " + path;
+  const std::string damaged = DamagedStorePrefix(path);
   for (const char* type : {"table", "index"}) {
     BRAID_ASSIGN_OR_RETURN(auto want, SchemaObjects(memory.get(), type));
     Result<std::map<std::string, std::set<std::string>>> have = SchemaObjects(db, type);
     if (!have.ok()) return Status::Invalid(damaged + ": its schema cannot be read (" + have.status().message() + ")");
     for (const auto& [name, columns] : want) {
       const auto it = have->find(name);
-      if (it == have->end()) return Status::Invalid(damaged + " has no " + type + " '" + name + "'");
+      if (it == have->end()) return DamagedStore(path, std::string("no ") + type + " '" + name + "'");
       for (const std::string& column : columns) {
         if (!it->second.contains(column)) {
           return Status::Invalid(damaged + ": table '" + name + "' has no column '" + column + "'");

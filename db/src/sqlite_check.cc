@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "braid/stored_text.h"
+
 namespace braid::db {
 namespace {
 
@@ -31,7 +33,7 @@ Status SqliteError(sqlite3* db, int rc, const char* call, const char* /*file*/, 
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   const int primary = rc & 0xff;
   if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
-    return Status::Invalid(std::string("damaged store: ") + detail);
+    return Status::Invalid(DamagedStorePrefix(detail));
   }
   if (IsInputError(rc)) return Status::Invalid(std::string(detail) + " (" + sqlite3_errstr(rc) + ")");
   // "rc = sqlite3_step(stmt_)" -> "sqlite3_step".

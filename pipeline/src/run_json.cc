@@ -2,6 +2,8 @@
 // `braid run`, `braid report --run` and the Python module alike.
 #include "braid/run_json.h"
 
+#include "braid/notes_keys.h"
+
 namespace braid {
 
 namespace {
@@ -44,7 +46,8 @@ nlohmann::json RunJson(const RunRecord& r) {
   j["backend"] = r.backend;
   j["iterations"] = r.iterations;
   j["warmup"] = r.warmup;
-  for (const char* key : {"compute_dtype", "notes", "link_emulation", "files", "error_band", "error_band_assumed"}) {
+  for (const char* key : {note::kComputeDtype, note::kNotes, note::kLinkEmulation, note::kFiles, note::kErrorBand,
+                          note::kErrorBandAssumed}) {
     if (r.notes.contains(key)) j[key] = r.notes[key];
   }
   j["metrics"] = MetricsJson(r.figures.metrics.overall);
@@ -65,7 +68,7 @@ nlohmann::json RunJson(const RunRecord& r) {
     if (nlohmann::json h = HtaNote(r.notes, rank); !h.is_null()) rj["hta"] = h;
     j["ranks"].push_back(std::move(rj));
   }
-  j["verify"] = r.notes.value("verify", nlohmann::json(nullptr));
+  j["verify"] = r.notes.value(note::kVerify, nlohmann::json(nullptr));
   return j;
 }
 

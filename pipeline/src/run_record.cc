@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "braid/metric_rows.h"
+#include "braid/notes_keys.h"
 #include "braid/version.h"
 
 namespace braid {
@@ -27,25 +28,25 @@ RunRecord RecordOfRun(const Plan& plan, const std::string& topology, std::string
   r.config = ConfigJson(plan.config);
   r.iterations = options.iters;
   r.warmup = options.warmup;
-  r.notes["compute_dtype"] = output.compute_dtype;
-  r.notes["notes"] = output.notes;
+  r.notes[note::kComputeDtype] = output.compute_dtype;
+  r.notes[note::kNotes] = output.notes;
   const VerifyResult& v = output.verify;
-  r.notes["verify"] =
+  r.notes[note::kVerify] =
       v.ran ? Json{{"ok", v.ok}, {"max_rel_error", v.max_rel_error}, {"worst_rank", v.worst_rank}} : Json(nullptr);
   double link_gbps = 0, link_latency_us = 0;
   for (const auto& [name, value] : output.settings) {
     if (name == "link_gbps") link_gbps = value;
     if (name == "link_latency_us") link_latency_us = value;
     // The sim's expected relative error of its figures (braid/sim_error_band.h).
-    if (name == "error_band") r.notes["error_band"] = value;
-    if (name == "error_band_assumed") r.notes["error_band_assumed"] = value != 0;
+    if (name == "error_band") r.notes[note::kErrorBand] = value;
+    if (name == "error_band_assumed") r.notes[note::kErrorBandAssumed] = value != 0;
   }
-  if (link_gbps > 0) r.notes["link_emulation"] = {{"gbps", link_gbps}, {"latency_us", link_latency_us}};
-  r.notes["seed"] = options.seed;
+  if (link_gbps > 0) r.notes[note::kLinkEmulation] = {{"gbps", link_gbps}, {"latency_us", link_latency_us}};
+  r.notes[note::kSeed] = options.seed;
   if (lower_bound) {
-    r.notes["lower_bound"] = {{"compute_alone_ns", lower_bound->compute_alone_ns},
-                              {"comm_alone_ns", lower_bound->comm_alone_ns},
-                              {"lower_bound_ns", lower_bound->lower_bound_ns()}};
+    r.notes[note::kLowerBound] = {{"compute_alone_ns", lower_bound->compute_alone_ns},
+                                  {"comm_alone_ns", lower_bound->comm_alone_ns},
+                                  {"lower_bound_ns", lower_bound->lower_bound_ns()}};
   }
   r.figures = FiguresOf(metrics, lower_bound);
   return r;
@@ -102,8 +103,8 @@ Result<RunRecord> RecordOfStored(const StoredRun& run, const std::vector<MetricR
   r.notes = std::move(notes);
   r.figures = RunFiguresFromRows(rows);
   // Runs stored before the lower bound had rows of its own keep it in notes.
-  if (!r.figures.lower_bound && r.notes.contains("lower_bound")) {
-    const Json& lb = r.notes["lower_bound"];
+  if (!r.figures.lower_bound && r.notes.contains(note::kLowerBound)) {
+    const Json& lb = r.notes[note::kLowerBound];
     r.figures = FiguresOf(std::move(r.figures.metrics),
                           LowerBound{lb["compute_alone_ns"].get<double>(), lb["comm_alone_ns"].get<double>()});
   }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "braid/metrics.h"
+#include "braid/notes_keys.h"
 #include "braid/run_figures.h"
 
 namespace braid {
@@ -31,8 +32,8 @@ Result<RunRecord> RecordOf(const ImportedTrace& trace, const RunMetrics& metrics
   r.backend = trace.format;
   r.has_workload = false;
   r.config = nlohmann::json::object();
-  r.notes["files"] = trace.files;
-  r.notes["hta"] = nlohmann::json::array();
+  r.notes[note::kFiles] = trace.files;
+  r.notes[note::kHta] = nlohmann::json::array();
   std::set<int> seen;
   int world = 0;
   for (const ImportedRank& rank : trace.ranks) {
@@ -41,15 +42,9 @@ Result<RunRecord> RecordOf(const ImportedTrace& trace, const RunMetrics& metrics
     }
     world = std::max(world, rank.world);
     const char* unit = trace.format == "kineto" ? "us" : "ns";
-    r.notes["hta"].push_back({{"rank", rank.rank},
-                              {"device", rank.device},
-                              {"unit", unit},
-                              {"comm", rank.hta.comm},
-                              {"compute", rank.hta.compute},
-                              {"overlap", rank.hta.overlap},
-                              {"overlap_pct", rank.hta.overlap_pct},
-                              {"idle_pct", rank.hta.idle_pct},
-                              {"compute_pct", rank.hta.compute_pct}});
+    r.notes[note::kHta].push_back(
+        HtaRankNoteJson({rank.rank, rank.device, unit, rank.hta.comm, rank.hta.compute, rank.hta.overlap,
+                         rank.hta.overlap_pct, rank.hta.idle_pct, rank.hta.compute_pct}));
   }
   r.workload.tp = world;
   r.iterations = metrics.iterations;

@@ -6,6 +6,7 @@
 
 #include "braid/lower_bound.h"
 #include "braid/metric_rows.h"
+#include "braid/notes_keys.h"
 #include "braid/planner.h"
 #include "braid/run_pipeline.h"
 #include "braid/stored_text.h"
@@ -89,7 +90,7 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
   if (samples.empty()) return Status::Internal("the backend returned no events for " + config.Describe());
   Measurement m = Summarize(std::move(samples), int64_t(warmup) + iters);
 
-  rec.notes["tuner"] = {{"session", session_}, {"trial", key}, {"layer", target_.layer}};
+  rec.notes[note::kTuner] = TunerNoteJson({session_, key, target_.layer});
   TrialInfo trial;
   trial.config_json = EncodeTrialConfig({config, target_.name, std::string(stage), warmup});
   trial.time_ns = std::llround(m.median_ns);
@@ -103,7 +104,7 @@ Result<Measurement> StoreTrialRunner::Measure(size_t, const OverlapConfig& confi
 }
 
 int StoreTrialRunner::TrialsOfTarget() const {
-  const std::string prefix = target_.name + "|";
+  const std::string prefix = TrialKeyPrefix(target_.name);
   int n = 0;
   for (auto it = recorded_->lower_bound(prefix); it != recorded_->end() && it->first.starts_with(prefix); ++it) ++n;
   return n;

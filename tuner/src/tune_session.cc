@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "braid/metric_rows.h"
+#include "braid/notes_keys.h"
 #include "braid/planner.h"
 #include "braid/stored_text.h"
 #include "braid/tune.h"
@@ -103,8 +104,8 @@ std::pair<double, bool> ErrorBandOfStoredRun(const Store& store, int64_t run) {
   auto stored = store.GetRun(run);
   if (!stored.ok()) return {0, false};
   auto notes = DecodeNotesText(stored->meta.notes_json, "run " + std::to_string(run));
-  if (!notes.ok() || !notes->contains("error_band")) return {0, false};
-  return {(*notes)["error_band"].get<double>(), notes->value("error_band_assumed", false)};
+  if (!notes.ok() || !notes->contains(note::kErrorBand)) return {0, false};
+  return {(*notes)[note::kErrorBand].get<double>(), notes->value(note::kErrorBandAssumed, false)};
 }
 
 // What config a block's GEMM runs with (nullopt: derived from a serial run).

@@ -13,6 +13,7 @@
 #include "braid/safe_write.h"
 #include "braid/search_space.h"
 #include "braid/sim_guide.h"
+#include "braid/session_options.h"
 #include "braid/store.h"
 #include "braid/te_ub_cfgs.h"
 
@@ -130,22 +131,15 @@ Result<std::optional<DType>> CommDTypeOf(const TuneSetup& s, std::vector<TuneTar
   return comm_dtype;
 }
 
-// The options a resumed session must match, as recorded by sessions before
-// this call existed (the same keys, in the same order).
+// The options a resumed session must match, in the codec's text
+// (braid/session_options.h: the keys and order sessions have always had).
+// Braid's own runtime is not written, so sessions from before the option
+// resume.
 std::string OptionsJson(const TuneSetup& s, const SearchOptions& search, const std::optional<DType>& comm_dtype,
                         TuneRuntime runtime) {
-  nlohmann::json options{{"iters", search.iters},
-                         {"warmup", search.warmup},
-                         {"budget", search.budget},
-                         {"time_budget_s", s.time_budget_s},
-                         {"seed", s.seed},
-                         {"link_gbps", s.link_gbps},
-                         {"link_latency_us", s.link_latency_us}};
-  // Only when set, so a session recorded before the option existed resumes.
-  if (comm_dtype.has_value()) options["comm_dtype"] = DTypeName(*comm_dtype);
-  if (runtime != TuneRuntime::kBraid) options["runtime"] = TuneRuntimeName(runtime);
-  if (!s.baseline.empty()) options["baseline"] = s.baseline;
-  return options.dump();
+  const std::string runtime_name = runtime != TuneRuntime::kBraid ? std::string(TuneRuntimeName(runtime)) : "";
+  return EncodeSessionOptions({search.iters, search.warmup, search.budget, s.time_budget_s, s.seed, s.link_gbps,
+                               s.link_latency_us, comm_dtype, runtime_name, s.baseline});
 }
 
 }  // namespace

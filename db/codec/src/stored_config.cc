@@ -69,8 +69,10 @@ Result<OverlapConfig> ParseConfig(const Json& j) {
 
 }  // namespace
 
+std::string DamagedStorePrefix(std::string_view where) { return "damaged store: " + std::string(where); }
+
 Status DamagedStore(std::string_view where, std::string_view problem) {
-  return Status::Invalid("damaged store: " + std::string(where) + " has " + std::string(problem));
+  return Status::Invalid(DamagedStorePrefix(where) + " has " + std::string(problem));
 }
 
 Json ConfigJson(const OverlapConfig& c) {

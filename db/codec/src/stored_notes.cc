@@ -1,6 +1,7 @@
 // A run's notes JSON and its layer note (braid/stored_text.h).
 #include <exception>
 
+#include "braid/notes_keys.h"
 #include "braid/stored_text.h"
 
 namespace braid {
@@ -16,53 +17,56 @@ std::string NotesProblem(const Json& n) {
     return std::string("notes field '") + key + "' that is not " + want;
   };
   if (!n.is_object()) return "notes JSON that is not an object";
-  if (n.contains("compute_dtype") && !n["compute_dtype"].is_string()) return bad("compute_dtype", "a string");
-  for (const char* key : {"notes", "files"}) {
+  if (n.contains(note::kComputeDtype) && !n[note::kComputeDtype].is_string())
+    return bad(note::kComputeDtype, "a string");
+  for (const char* key : {note::kNotes, note::kFiles}) {
     if (!n.contains(key)) continue;
     if (!n[key].is_array()) return bad(key, "an array of strings");
     for (const Json& s : n[key]) {
       if (!s.is_string()) return bad(key, "an array of strings");
     }
   }
-  if (n.contains("verify") && !n["verify"].is_null()) {
-    const Json& v = n["verify"];
+  if (n.contains(note::kVerify) && !n[note::kVerify].is_null()) {
+    const Json& v = n[note::kVerify];
     if (!v.is_object() || !v.value("ok", Json()).is_boolean() || !v.value("max_rel_error", Json()).is_number() ||
         !v.value("worst_rank", Json()).is_number_integer()) {
-      return bad("verify", "{ok, max_rel_error, worst_rank} or null");
+      return bad(note::kVerify, "{ok, max_rel_error, worst_rank} or null");
     }
   }
-  if (n.contains("link_emulation")) {
-    const Json& l = n["link_emulation"];
+  if (n.contains(note::kLinkEmulation)) {
+    const Json& l = n[note::kLinkEmulation];
     if (!l.is_object() || !l.value("gbps", Json()).is_number() || !l.value("latency_us", Json()).is_number()) {
-      return bad("link_emulation", "{gbps, latency_us}");
+      return bad(note::kLinkEmulation, "{gbps, latency_us}");
     }
   }
-  if (n.contains("error_band") &&
-      !(n["error_band"].is_number() && n["error_band"].get<double>() >= 0 && n["error_band"].get<double>() <= 1)) {
-    return bad("error_band", "a number from 0 to 1");
+  if (n.contains(note::kErrorBand) && !(n[note::kErrorBand].is_number() && n[note::kErrorBand].get<double>() >= 0 &&
+                                        n[note::kErrorBand].get<double>() <= 1)) {
+    return bad(note::kErrorBand, "a number from 0 to 1");
   }
-  if (n.contains("error_band_assumed") && !n["error_band_assumed"].is_boolean()) {
-    return bad("error_band_assumed", "a boolean");
+  if (n.contains(note::kErrorBandAssumed) && !n[note::kErrorBandAssumed].is_boolean()) {
+    return bad(note::kErrorBandAssumed, "a boolean");
   }
-  if (n.contains("lower_bound")) {
-    const Json& l = n["lower_bound"];
+  if (n.contains(note::kLowerBound)) {
+    const Json& l = n[note::kLowerBound];
     if (!l.is_object() || !l.value("compute_alone_ns", Json()).is_number() ||
         !l.value("comm_alone_ns", Json()).is_number()) {
-      return bad("lower_bound", "{compute_alone_ns, comm_alone_ns, lower_bound_ns}");
+      return bad(note::kLowerBound, "{compute_alone_ns, comm_alone_ns, lower_bound_ns}");
     }
   }
-  if (n.contains("layer")) {
-    const Json& l = n["layer"];
+  if (n.contains(note::kLayer)) {
+    const Json& l = n[note::kLayer];
     if (!l.is_object() || !l.value("describe", Json()).is_string() || !l.value("ops", Json()).is_array()) {
-      return bad("layer", "{describe, ops[], ...}");
+      return bad(note::kLayer, "{describe, ops[], ...}");
     }
   }
-  if (n.contains("hta")) {
-    if (!n["hta"].is_array()) return bad("hta", "an array");
-    for (const Json& h : n["hta"]) {
-      if (!h.is_object() || !h.value("rank", Json()).is_number_integer()) return bad("hta", "an array of {rank, ...}");
+  if (n.contains(note::kHta)) {
+    if (!n[note::kHta].is_array()) return bad(note::kHta, "an array");
+    for (const Json& h : n[note::kHta]) {
+      if (!h.is_object() || !h.value("rank", Json()).is_number_integer()) {
+        return bad(note::kHta, "an array of {rank, ...}");
+      }
       for (const char* key : {"overlap_pct", "idle_pct", "compute_pct"}) {
-        if (h.contains(key) && !h[key].is_number()) return bad("hta", "an array of numeric figures");
+        if (h.contains(key) && !h[key].is_number()) return bad(note::kHta, "an array of numeric figures");
       }
     }
   }
@@ -134,7 +138,7 @@ Json LayerJson(const LayerWorkload& lw, const Plan* plan, const std::vector<OpFi
 
 const Json* LayerNote(const Json& notes) {
   if (!notes.is_object()) return nullptr;
-  const auto it = notes.find("layer");
+  const auto it = notes.find(note::kLayer);
   return it != notes.end() && it->is_object() ? &*it : nullptr;
 }
 
@@ -180,7 +184,7 @@ const LayerOpNote* OpOfStep(std::string_view step, const std::vector<LayerOpNote
 
 Json HtaNote(const Json& notes, int rank) {
   if (!notes.is_object()) return nullptr;
-  const auto it = notes.find("hta");
+  const auto it = notes.find(note::kHta);
   if (it == notes.end() || !it->is_array()) return nullptr;
   for (const Json& h : *it) {
     if (h.is_object() && h.value("rank", -1) == rank) {

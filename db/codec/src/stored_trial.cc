@@ -4,7 +4,9 @@
 
 namespace braid {
 
-std::string EncodeTrialKey(const TrialKey& k) { return k.target + "|" + k.config + "|" + k.stage; }
+std::string EncodeTrialKey(const TrialKey& k) { return TrialKeyPrefix(k.target) + k.config + "|" + k.stage; }
+
+std::string TrialKeyPrefix(std::string_view target) { return std::string(target) + "|"; }
 
 Result<TrialKey> DecodeTrialKey(std::string_view key) {
   const size_t first = key.find('|');

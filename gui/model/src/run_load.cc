@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "braid/stored_text.h"
 #include "timeline_builder.h"
 
 namespace braid::view {
@@ -235,8 +236,8 @@ Result<Loaded> LoadInParts(const Store& store, int64_t run, const LoadControl& c
   // Each part's scan is a range of ranks: only their sum can be counted
   // (a single unrestricted scan counted itself).
   if (parts.size() > 1 && seen != meta.event_count) {
-    return Status::Invalid("damaged store: run " + std::to_string(run) + " of " + store.path() + " has event_count " +
-                           std::to_string(meta.event_count) + " but " + std::to_string(seen) + " events");
+    return DamagedStore("run " + std::to_string(run) + " of " + store.path(),
+                        "event_count " + std::to_string(meta.event_count) + " but " + std::to_string(seen) + " events");
   }
   // The other threads' last batches came after the caller's last report.
   if (parts.size() > 1 && control.progress) control.progress(seen, total);

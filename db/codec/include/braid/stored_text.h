@@ -5,6 +5,10 @@
 // and damaged text gets the same one-line answer from every reader:
 //   "damaged store: run 7 has config JSON that does not parse".
 //
+// The notes' keys are one table (braid/notes_keys.h, with the `hta` and
+// `tuner` notes' encoders) and a tuning session's options have their own
+// codec (braid/session_options.h).
+//
 // Stored text comes from a file a user may have edited or damaged: nothing
 // here throws; a field of the wrong type, missing or null is an Invalid
 // status naming the field. Standard library, core and nlohmann-json only.
@@ -29,6 +33,11 @@ namespace braid {
 // "damaged store: <what stored> has <problem>", the one form every reader
 // uses; `where` names the row ("run 7", "trial 3 of session 2 in s.db").
 Status DamagedStore(std::string_view where, std::string_view problem);
+// "damaged store: <where>", how DamagedStore's message starts, for the
+// readers of rows whose detail follows in its own words ("damaged store:
+// run 7 of s.db: an event has kind 9 ...", "damaged store: database disk
+// image is malformed"): every damaged-store message starts the same.
+std::string DamagedStorePrefix(std::string_view where);
 
 // ---- A run's config JSON: {"algorithm", "chunks", "splits", "streams",
 // "comm_sms", "comm_engine", "comm_priority"}, and where set "comm_dtype",
@@ -45,14 +54,11 @@ struct StoredConfig {
 };
 [[nodiscard]] Result<StoredConfig> DecodeConfigText(std::string_view text, bool allow_empty, std::string_view where);
 
-// ---- A run's notes JSON: an object with, where present,
-//   compute_dtype: string            notes: [string]
-//   verify: {ok, max_rel_error, worst_rank} | null
-//   link_emulation: {gbps, latency_us}
-//   lower_bound: {compute_alone_ns, comm_alone_ns, lower_bound_ns}
-//   layer: LayerJson()               hta: [{rank, overlap_pct, idle_pct, compute_pct}]
-//   files: [string]                  tuner: {session, trial, layer}   seed: integer
-// Unknown keys are kept and left alone.
+// ---- A run's notes JSON: an object whose keys, with their types and
+// writers, are the table of braid/notes_keys.h (NoteKeys()): compute_dtype,
+// notes, verify, seed, link_emulation, lower_bound, error_band(_assumed),
+// layer (LayerJson()), tuner, files and hta. DecodeNotesText checks the
+// fields the readers print; unknown keys are kept and left alone.
 [[nodiscard]] Result<nlohmann::json> DecodeNotesText(std::string_view text, std::string_view where);
 
 // The layer note: the layer part of a layer run's workload (the store's
@@ -97,6 +103,9 @@ struct TrialKey {
   std::string stage;   // "baseline", "search", ...
 };
 std::string EncodeTrialKey(const TrialKey& k);
+// What every key of `target`'s trials starts with ("fc1|"): a session's
+// trials of one target are a range of keys.
+std::string TrialKeyPrefix(std::string_view target);
 // Invalid when the key does not have three '|'-separated parts.
 [[nodiscard]] Result<TrialKey> DecodeTrialKey(std::string_view key);
 
