@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "braid/backend_kind.h"
-#include "braid/notes_keys.h"
 
 namespace braid::cli {
 

@@ -2,8 +2,6 @@
 // `braid run`, `braid report --run` and the Python module alike.
 #include "braid/run_json.h"
 
-#include "braid/notes_keys.h"
-
 namespace braid {
 
 namespace {

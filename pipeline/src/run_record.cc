@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "braid/metric_rows.h"
-#include "braid/notes_keys.h"
 #include "braid/version.h"
 
 namespace braid {

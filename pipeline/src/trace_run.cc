@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "braid/metrics.h"
-#include "braid/notes_keys.h"
 #include "braid/run_figures.h"
 
 namespace braid {

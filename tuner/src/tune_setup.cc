@@ -13,7 +13,6 @@
 #include "braid/safe_write.h"
 #include "braid/search_space.h"
 #include "braid/sim_guide.h"
-#include "braid/session_options.h"
 #include "braid/store.h"
 #include "braid/te_ub_cfgs.h"
 

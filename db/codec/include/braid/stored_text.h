@@ -7,7 +7,8 @@
 //
 // The notes' keys are one table (braid/notes_keys.h, with the `hta` and
 // `tuner` notes' encoders) and a tuning session's options have their own
-// codec (braid/session_options.h).
+// codec (braid/session_options.h); this header includes both, so that the
+// modules above reach every stored text through one door.
 //
 // Stored text comes from a file a user may have edited or damaged: nothing
 // here throws; a field of the wrong type, missing or null is an Invalid
@@ -23,9 +24,11 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/layer_workload.h"
+#include "braid/notes_keys.h"
 #include "braid/op_figures.h"
 #include "braid/overlap_config.h"
 #include "braid/plan.h"
+#include "braid/session_options.h"
 #include "braid/status.h"
 
 namespace braid {
