@@ -53,7 +53,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
     const double turn = gpu_.loopback_launch_us * 1e3 * double(tp_);
     for (int r = 0; r < tp_; ++r) {
       const int count = int(plan.ranks[size_t(r)].steps.size()), base = graph_.first_step(r);
-      for (int i = 0; i < count; ++i) launched_at_[size_t(base + i)] = double(i) * turn;
+      for (int i = 0; i < count; ++i) launched_at_[size_t(base) + size_t(i)] = double(i) * turn;
     }
   }
   // Running-list room per GPU (see run_off_): its steps, the transfers
