@@ -15,6 +15,11 @@
 //   fc1       m 8192  n 2·28672/8 = 7168           k 8192
 //   fc2       m 8192  n 8192                       k 28672/8 = 3584
 //
+// Then the same GEMM as a fused all-gather GEMM's tiles run it (rank 0 of a
+// ring of 8, arrival_wait.h): in arrival order, each tile waiting on its
+// step's flag, every flag raised beforehand, so the figure is what the
+// order and the waits cost, and its result must match cuBLASLt's too.
+//
 // Without a GPU: one line on stderr, exit 2. Exit 1 when a result does not
 // match cuBLASLt (max rel error above 2e-2), else 0.
 #include <cuda_runtime_api.h>
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "braid/blaslt_api.h"
+#include "gemm/arrival_tables.h"
 #include "gemm/gemm_run.h"
 #include "real/real_seams.h"
 
@@ -99,6 +105,52 @@ double MedianMs(Run run, int warmup, int iters, cudaStream_t s) {
   return ms[ms.size() / 2];
 }
 
+// Device copies of the arrival tables for `problem` (ring of 8, rank 0) and
+// their flags, all raised (epoch 1); `timed_out` host-mapped, as the wait's
+// contract asks. Freed by the caller (FreeArrival).
+struct ArrivalBuffers {
+  gemm::ArrivalWait wait;
+  void *order = nullptr, *step = nullptr, *flags = nullptr;
+  uint32_t* timed_out_host = nullptr;
+};
+
+Status MakeArrival(const gemm::GemmProblem& problem, const gemm::GemmDevice& device, ArrivalBuffers* out) {
+  auto plan = gemm::PlanGemm(problem, device);
+  if (!plan.ok()) return plan.status();
+  auto tables = gemm::ArrivalTablesFor(plan->scheduler, braid::Algorithm::kRing, 8, 0);
+  if (!tables.ok()) return tables.status();
+  const std::vector<uint32_t> raised(size_t(tables->steps), 1u);
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMalloc(&out->order, tables->order.size() * sizeof(int64_t)), "cudaMalloc"));
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMalloc(&out->step, tables->step.size() * sizeof(int32_t)), "cudaMalloc"));
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMalloc(&out->flags, raised.size() * sizeof(uint32_t)), "cudaMalloc"));
+  BRAID_RETURN_IF_ERROR(
+      Cuda(cudaMemcpy(out->order, tables->order.data(), tables->order.size() * sizeof(int64_t), cudaMemcpyHostToDevice),
+           "cudaMemcpy"));
+  BRAID_RETURN_IF_ERROR(
+      Cuda(cudaMemcpy(out->step, tables->step.data(), tables->step.size() * sizeof(int32_t), cudaMemcpyHostToDevice),
+           "cudaMemcpy"));
+  BRAID_RETURN_IF_ERROR(Cuda(
+      cudaMemcpy(out->flags, raised.data(), raised.size() * sizeof(uint32_t), cudaMemcpyHostToDevice), "cudaMemcpy"));
+  void* mapped = nullptr;
+  BRAID_RETURN_IF_ERROR(Cuda(cudaHostAlloc(&mapped, sizeof(uint32_t), cudaHostAllocMapped), "cudaHostAlloc"));
+  out->timed_out_host = static_cast<uint32_t*>(mapped);
+  *out->timed_out_host = 0;
+  void* device_view = nullptr;
+  BRAID_RETURN_IF_ERROR(Cuda(cudaHostGetDevicePointer(&device_view, mapped, 0), "cudaHostGetDevicePointer"));
+  out->wait = {static_cast<const int64_t*>(out->order),
+               static_cast<const int32_t*>(out->step),
+               static_cast<const uint32_t*>(out->flags),
+               1u,
+               uint64_t(4'000'000'000),
+               static_cast<uint32_t*>(device_view)};
+  return Status::Ok();
+}
+
+void FreeArrival(ArrivalBuffers& b) {
+  for (void* p : {b.order, b.step, b.flags}) (void)cudaFree(p);
+  if (b.timed_out_host != nullptr) (void)cudaFreeHost(b.timed_out_host);
+}
+
 double MaxRelError(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
   double diff = 0, scale = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -140,19 +192,26 @@ bool BenchShape(const Shape& shape, const gemm::GemmDevice& device, braid::cuda:
   auto* stream = reinterpret_cast<braid::cuda::GpuStream>(s);
   const double core_ms = MedianMs([&] { return gemm::RunGemm(problem, device, a, b, c, s); }, warmup, iters, s);
   const double lt_ms = MedianMs([&] { return blas.Matmul(args, stream); }, warmup, iters, s);
-  std::vector<uint16_t> got(nc), want(nc);
+  std::vector<uint16_t> got(nc), want(nc), arrived(nc);
   BENCH_CHECK(Cuda(cudaMemcpy(got.data(), c, nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy"));
   BENCH_CHECK(Cuda(cudaMemcpy(want.data(), ref, nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  ArrivalBuffers arrival;
+  BENCH_CHECK(MakeArrival(problem, device, &arrival));
+  BENCH_CHECK(Cuda(cudaMemset(c, 0, nc * 2), "cudaMemset"));
+  const double arrival_ms =
+      MedianMs([&] { return gemm::RunGemm(problem, device, a, b, c, s, arrival.wait); }, warmup, iters, s);
+  BENCH_CHECK(Cuda(cudaMemcpy(arrived.data(), c, nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  FreeArrival(arrival);
   for (void* p : {a, b, c, ref}) (void)cudaFree(p);
-  const double err = MaxRelError(got, want);
+  const double err = MaxRelError(got, want), arrival_err = MaxRelError(arrived, want);
   const double flop = 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
   const double core_tf = flop / (core_ms * 1e9), lt_tf = flop / (lt_ms * 1e9);
-  const bool ok = err <= kMaxRelError;
+  const bool ok = err <= kMaxRelError && arrival_err <= kMaxRelError;
   std::printf(
       "%-20s m=%-6lld n=%-6lld k=%-6lld core %8.1f TFLOP/s (%.3f ms)  cuBLASLt %8.1f TFLOP/s (%.3f ms)  %5.1f%%  "
-      "max rel err %.2e %s\n",
+      "max rel err %.2e  arrival order %.3f ms (%.1f%% of the core's time) err %.2e %s\n",
       shape.name, (long long)shape.m, (long long)shape.n, (long long)shape.k, core_tf, core_ms, lt_tf, lt_ms,
-      100.0 * core_tf / lt_tf, err, ok ? "ok" : "MISMATCH");
+      100.0 * core_tf / lt_tf, err, arrival_ms, 100.0 * arrival_ms / core_ms, arrival_err, ok ? "ok" : "MISMATCH");
   return ok;
 }
 

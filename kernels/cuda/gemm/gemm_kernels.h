@@ -6,14 +6,19 @@
 #include <cuda.h>  // CUtensorMap (a type only: libcuda is not linked)
 #include <cuda_runtime_api.h>
 
+#include "gemm/arrival_wait.h"
 #include "gemm/gemm_plan.h"
 
 namespace braid::cuda::gemm {
 
+// `wait`: an all-gather GEMM's arrival order and flags (arrival_wait.h);
+// the default is the plain GEMM.
 // sm_80 path (gemm_sm80.cu): a, b, c device pointers as GemmProblem describes.
-cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s);
+cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s,
+                           const ArrivalWait& wait = {});
 
 // sm_90a path (gemm_sm90.cu): A and B through their TMA maps (tma_encode.h).
-cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s);
+cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s,
+                           const ArrivalWait& wait = {});
 
 }  // namespace braid::cuda::gemm

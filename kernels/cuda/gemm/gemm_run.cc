@@ -24,7 +24,7 @@ Result<GemmDevice> CurrentGemmDevice() {
 }
 
 Status RunGemm(const GemmProblem& problem, const GemmDevice& device, const void* a, const void* b, void* c,
-               cudaStream_t s) {
+               cudaStream_t s, const ArrivalWait& wait) {
   BRAID_ASSIGN_OR_RETURN(const GemmPlan plan, PlanGemm(problem, device));
   for (const void* ptr : {a, b, static_cast<const void*>(c)})
     if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
@@ -33,9 +33,9 @@ Status RunGemm(const GemmProblem& problem, const GemmDevice& device, const void*
     CUtensorMap map_a, map_b;
     BRAID_RETURN_IF_ERROR(EncodeTensorMap(plan.tma_a, a, problem.dtype, &map_a));
     BRAID_RETURN_IF_ERROR(EncodeTensorMap(plan.tma_b, b, problem.dtype, &map_b));
-    return BRAID_CUDA_STATUS(LaunchGemmSm90(plan, map_a, map_b, c, s));
+    return BRAID_CUDA_STATUS(LaunchGemmSm90(plan, map_a, map_b, c, s, wait));
   }
-  return BRAID_CUDA_STATUS(LaunchGemmSm80(plan, a, b, c, s));
+  return BRAID_CUDA_STATUS(LaunchGemmSm80(plan, a, b, c, s, wait));
 }
 
 }  // namespace braid::cuda::gemm

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "braid/status.h"
+#include "gemm/arrival_wait.h"
 #include "gemm/gemm_plan.h"
 
 namespace braid::cuda::gemm {
@@ -16,8 +17,10 @@ Result<GemmDevice> CurrentGemmDevice();
 
 // Plans (refusing what cannot be tiled, with the constraint's name), encodes
 // the TMA maps on sm_90a, and enqueues the launch on `s`. a, b, c: device
-// memory as GemmProblem describes, 16-byte aligned.
+// memory as GemmProblem describes, 16-byte aligned. `wait`: an all-gather
+// GEMM's tile order and flags (arrival_wait.h; built from this problem's
+// PlanGemm scheduler), or the plain GEMM.
 Status RunGemm(const GemmProblem& problem, const GemmDevice& device, const void* a, const void* b, void* c,
-               cudaStream_t s);
+               cudaStream_t s, const ArrivalWait& wait = {});
 
 }  // namespace braid::cuda::gemm

@@ -21,6 +21,7 @@
 // Not yet run on a GPU: correctness and speed are for braid_gemm_bench on one.
 #include <cstdint>
 
+#include "gemm/arrival_wait.cuh"
 #include "gemm/fragment_layout.h"
 #include "gemm/gemm_device_common.cuh"
 #include "gemm/gemm_kernels.h"
@@ -55,6 +56,7 @@ struct Sm80Params {
   uint16_t* c;
   int m, n, k, lda, ldb, ldc;
   TileScheduler sched;
+  ArrivalWait wait;  // all null: the plain GEMM
 };
 
 __device__ __forceinline__ uint32_t SmemAddr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
@@ -161,8 +163,14 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
   const int warp_m = warp / 4, warp_n = warp % 4;
   const int kblocks = (p.k + kTileK - 1) / kTileK;
   for (int64_t t = blockIdx.x; t < p.sched.total(); t += gridDim.x) {
-    const TileCoord tile = p.sched.TileAt(t);
+    const TileCoord tile = p.sched.TileAt(TileToRun(p.wait, t));
     const int row0 = int(tile.row0), col0 = int(tile.col0);
+    // An all-gather GEMM's tile waits for its rows of A before any copy
+    // reads them (arrival_wait.h); thread 0 waits, the barrier holds the rest.
+    if (p.wait.order != nullptr) {
+      if (threadIdx.x == 0) WaitForRows(p.wait, t);
+      __syncthreads();
+    }
     // Prologue: stages 0..kStages-2 in flight before any math. A group is
     // committed even when empty so that wait_group counts stay uniform.
     for (int s = 0; s < kStages - 1; ++s) {
@@ -197,7 +205,8 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
 
 }  // namespace
 
-cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s) {
+cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s,
+                           const ArrivalWait& wait) {
   const GemmProblem& q = plan.problem;
   const Sm80Params p{static_cast<const uint16_t*>(a),
                      static_cast<const uint16_t*>(b),
@@ -208,7 +217,8 @@ cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, v
                      int(q.lda),
                      int(q.ldb),
                      int(q.ldc),
-                     plan.scheduler};
+                     plan.scheduler,
+                     wait};
   auto kernel = q.dtype == DType::kBf16 ? GemmSm80Kernel<0> : GemmSm80Kernel<1>;
   // Above 48 KiB of dynamic shared memory a kernel must opt in.
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes));

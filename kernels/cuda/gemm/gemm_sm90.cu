@@ -30,6 +30,7 @@
 // braid_gemm_bench on one.
 #include <cstdint>
 
+#include "gemm/arrival_wait.cuh"
 #include "gemm/fragment_layout.h"
 #include "gemm/gemm_device_common.cuh"
 #include "gemm/gemm_kernels.h"
@@ -69,6 +70,7 @@ struct Sm90Params {
   uint16_t* c;
   int m, n, k, ldc;
   TileScheduler sched;
+  ArrivalWait wait;  // all null: the plain GEMM
 };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -92,7 +94,14 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
   const int kblocks = (p.k + kTileK - 1) / kTileK;
   RingPos pos;
   for (int64_t t = blockIdx.x; t < p.sched.total(); t += gridDim.x) {
-    const TileCoord tile = p.sched.TileAt(t);
+    const TileCoord tile = p.sched.TileAt(TileToRun(p.wait, t));
+    // An all-gather GEMM's tile waits for its rows of A (arrival_wait.h);
+    // the flag was read through the generic proxy, and TMA reads through
+    // the async one: the fence orders the rows' arrival before the loads.
+    if (p.wait.order != nullptr) {
+      WaitForRows(p.wait, t);
+      sm90::FenceProxyAsyncGlobal();
+    }
     for (int kb = 0; kb < kblocks; ++kb) {
       const uint32_t slot_full = full + 8u * uint32_t(pos.stage), slot_empty = empty + 8u * uint32_t(pos.stage);
       sm90::MbarWait(slot_empty, pos.phase ^ 1u);
@@ -137,7 +146,7 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
   RingPos pos;
   float acc[64] = {};  // overwritten by each tile's first wgmma (scale_d 0); zeroed so no read is undefined
   for (int64_t tile_index = blockIdx.x; tile_index < p.sched.total(); tile_index += gridDim.x) {
-    const TileCoord tile = p.sched.TileAt(tile_index);
+    const TileCoord tile = p.sched.TileAt(TileToRun(p.wait, tile_index));
     int prev_stage = -1;
     for (int kb = 0; kb < kblocks; ++kb) {
       sm90::MbarWait(full + 8u * uint32_t(pos.stage), pos.phase);
@@ -192,9 +201,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 }  // namespace
 
-cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s) {
+cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s,
+                           const ArrivalWait& wait) {
   const GemmProblem& q = plan.problem;
-  const Sm90Params p{static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler};
+  const Sm90Params p{static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler, wait};
   auto kernel = q.dtype == DType::kBf16 ? GemmSm90Kernel<0> : GemmSm90Kernel<1>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes));
   if (e != cudaSuccess) return e;

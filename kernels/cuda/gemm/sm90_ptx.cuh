@@ -74,6 +74,10 @@ __device__ __forceinline__ void FenceBarrierInit() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// Orders global memory the generic proxy has seen (an acquired flag and the
+// data it guards) before the async proxy's next reads of it (TMA loads).
+__device__ __forceinline__ void FenceProxyAsyncGlobal() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
+
 // One 2-D TMA tile load global → shared (swizzled as the map says), its
 // bytes counted on `bar`. c0 is the contiguous coordinate. Out-of-bounds
 // elements arrive as zeros, and the full box's bytes are still counted.

@@ -1,7 +1,8 @@
 // The order in which an all-gather GEMM's tiles can start (issue 56 point 2):
 // a tile needs its rows of A, and those arrive block by block in the plan's
 // order, so the persistent scheduler should hand out the tiles whose rows are
-// here first. Host C++ only; the fused kernel does not use it yet.
+// here first. Host C++ only; arrival_tables.h turns it into the tables
+// the GEMM kernels read (arrival_wait.h).
 //
 // Arrival of rank r's gathered A (M rows, P blocks of M/P rows), by step:
 //   step 0         r's own block (already local)
