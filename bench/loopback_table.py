@@ -45,18 +45,27 @@ def runs(gpu):
 TOPOLOGY = {}  # --topology GPU=FILE: a topology file in place of GPU-sxm
 
 
-def sim(braid, gpu, d):
-    # The folder names the GPU: the H200's runs were launched with the
-    # h100-sxm topology (their JSON says so) on an H200.
+def sim_makespan(braid, gpu, d, workload_args):
+    """The sim's p50 makespan of run JSON `d` in loopback: its config, its
+    dtype and `workload_args` (how the run named its workload)."""
     w, c = d["workload"], d["config"]
     cmd = [braid, "run", "--backend", "sim", "--loopback", "--topology", TOPOLOGY.get(gpu, gpu + "-sxm"), "--no-db", "--json",
-           "--iters", "1", "--warmup", "0", "--op", w["op"], "--m", str(w["m"]), "--n", str(w["n"]), "--k",
-           str(w["k"]), "--tp", str(w["tp"]), "--algo", c["algorithm"], "--chunks", str(c["chunks"]), "--streams",
-           str(c["streams"])]
+           "--iters", "1", "--warmup", "0", "--algo", c["algorithm"], "--chunks", str(c["chunks"]), "--streams",
+           str(c["streams"])] + workload_args
     if w.get("dtype", "bf16") != "bf16":
         cmd += ["--dtype", w["dtype"]]
     p = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(p.stdout)["metrics"]["makespan_ns"]["p50"]
+
+
+def op_args(w, tp):
+    return ["--op", w["op"], "--m", str(w["m"]), "--n", str(w["n"]), "--k", str(w["k"]), "--tp", str(tp)]
+
+
+def sim(braid, gpu, d):
+    # The folder names the GPU: the H200's runs were launched with the
+    # h100-sxm topology (their JSON says so) on an H200.
+    return sim_makespan(braid, gpu, d, op_args(d["workload"], d["workload"]["tp"]))
 
 
 def probe_runs(gpu):
@@ -66,19 +75,20 @@ def probe_runs(gpu):
 def sim_probe(braid, gpu, d):
     # A training step names its block by model ("gpu-check": the block file
     # the GPU bundle carries); one GEMM names its shape.
-    w, c = d["workload"], d["config"]
-    cmd = [braid, "run", "--backend", "sim", "--loopback", "--topology", TOPOLOGY.get(gpu, gpu + "-sxm"), "--no-db", "--json",
-           "--iters", "1", "--warmup", "0", "--tp", str(len(d["ranks"])), "--algo", c["algorithm"], "--chunks",
-           str(c["chunks"]), "--streams", str(c["streams"])]
-    if "ops" in w:
-        cmd += ["--model", os.path.join(ROOT, "tests/gpu/train_block.toml"), "--seq", str(w["m"] // w.get("batch", 1)),
-                "--phase", "train"]
+    w, tp = d["workload"], len(d["ranks"])
+    if "ops" not in w:
+        return sim_makespan(braid, gpu, d, op_args(w, tp))
+    return sim_makespan(braid, gpu, d, ["--tp", str(tp), "--model", os.path.join(ROOT, "tests/gpu/train_block.toml"),
+                                        "--seq", str(w["m"] // w.get("batch", 1)), "--phase", "train"])
+
+
+def print_row(name, measured, predicted, markdown):
+    e = (predicted - measured) / measured
+    if markdown:
+        print(f"| {name} | {measured / 1e3:,.0f} | {predicted / 1e3:,.0f} ({100 * e:+.1f} %) |")
     else:
-        cmd += ["--op", w["op"], "--m", str(w["m"]), "--n", str(w["n"]), "--k", str(w["k"])]
-    if w.get("dtype", "bf16") != "bf16":
-        cmd += ["--dtype", w["dtype"]]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)["metrics"]["makespan_ns"]["p50"]
+        print(f"{name:40s} {measured / 1e3:9.0f} {predicted / 1e3:9.0f} {100 * e:+7.1f} %")
+    return e
 
 
 def summary(errs):
@@ -110,13 +120,8 @@ def main():
             print(f"| run (cuda `--loopback`, {gpu.upper()}) | measured (µs) | sim (µs) |")
             print("|---|---|---|")
         for (f, d, h), p in zip(rows, preds):
-            m = d["metrics"]["makespan_ns"]["p50"]
-            e = (p - m) / m
             name = os.path.basename(f)[:-5].replace("_", " ") + (" *" if h else "")
-            if a.markdown:
-                print(f"| {name} | {m / 1e3:,.0f} | {p / 1e3:,.0f} ({100 * e:+.1f} %) |")
-            else:
-                print(f"{name:40s} {m / 1e3:9.0f} {p / 1e3:9.0f} {100 * e:+7.1f} %")
+            e = print_row(name, d["metrics"]["makespan_ns"]["p50"], p, a.markdown)
             (held if h else fit).append(e)
             every.append(e)
         print("all:      " + summary(every))
@@ -131,16 +136,11 @@ def main():
         print(f"\n{gpu} training steps and one GEMM (train_probe/after; * held out)")
         errs, fit, held = [], [], []
         for f, d, p in zip(probes, docs, preds):
-            m = d["metrics"]["makespan_ns"]["p50"]
-            e = (p - m) / m
-            errs.append(e)
             is_fit = "ops" in d["workload"] and d["workload"].get("dtype", "bf16") == "bf16"
-            (fit if is_fit else held).append(e)
             name = os.path.basename(f)[:-5].replace("_", " ") + ("" if is_fit else " *")
-            if a.markdown:
-                print(f"| {name} | {m / 1e3:,.0f} | {p / 1e3:,.0f} ({100 * e:+.1f} %) |")
-            else:
-                print(f"{name:40s} {m / 1e3:9.0f} {p / 1e3:9.0f} {100 * e:+7.1f} %")
+            e = print_row(name, d["metrics"]["makespan_ns"]["p50"], p, a.markdown)
+            errs.append(e)
+            (fit if is_fit else held).append(e)
         print("all:      " + summary(errs))
         print("fit:      " + summary(fit))
         print("held out: " + summary(held))
