@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "gemm/arrival_wait.h"
+#include "gemm/gemm_device_common.cuh"
 
 namespace braid::cuda::gemm {
 
@@ -26,12 +27,9 @@ __device__ __forceinline__ void WaitForRows(const ArrivalWait& w, int64_t i) {
   if (w.order == nullptr) return;
   const int step = w.step[i];
   if (step <= 0) return;
-  uint64_t start;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  const uint64_t start = GlobalTimerNs();
   while (LoadAcquireSys(w.flags + step) < w.epoch) {
-    uint64_t now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    if (now - start > w.timeout_ns) {
+    if (GlobalTimerNs() - start > w.timeout_ns) {
       if (w.timed_out != nullptr) {
         asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(w.timed_out), "r"(uint32_t(step) + 1u) : "memory");
         __threadfence_system();

@@ -1,4 +1,5 @@
-// Device helpers both GEMM kernels use: fp32 → 16-bit output conversion.
+// Device helpers both GEMM kernels use: fp32 → 16-bit output conversion and
+// the clock their bounded waits read.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -18,6 +19,13 @@ __device__ __forceinline__ uint32_t PackOut(float lo, float hi) {
     const __half2 v = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<const uint32_t*>(&v);
   }
+}
+
+// %globaltimer in ns: what every bounded wait of the kernels measures.
+__device__ __forceinline__ uint64_t GlobalTimerNs() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
 
 }  // namespace braid::cuda::gemm

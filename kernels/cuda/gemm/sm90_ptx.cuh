@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "gemm/gemm_device_common.cuh"  // GlobalTimerNs
+
 namespace braid::cuda::gemm::sm90 {
 
 __device__ __forceinline__ uint32_t SmemAddr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
@@ -52,12 +54,6 @@ __device__ __forceinline__ bool MbarTryWait(uint32_t bar, uint32_t parity) {
 // of holding the GPU forever (the fused kernel bounds its flag waits the
 // same way). One k-block's wait is microseconds; 4 s is no real wait.
 constexpr uint64_t kMbarWaitLimitNs = 4'000'000'000ull;
-
-__device__ __forceinline__ uint64_t GlobalTimerNs() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __device__ __forceinline__ void MbarWait(uint32_t bar, uint32_t parity) {
   if (MbarTryWait(bar, parity)) return;
