@@ -22,6 +22,16 @@ void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
                 CudaBackendOptions{}.timeout_s, CpuBackendOptions{}.timeout_s);
   sub->add_option("--timeout", o->timeout_s, help);
   sub->add_flag("--tf32", o->tf32, "cuda: fp32 GEMMs may use TF32 tensor cores");
+  sub->add_option_function<std::string>(
+         "--fused-engine",
+         [o](const std::string& name) {
+           Result<FusedEngine> engine = ParseNamed(kFusedEngineNames, "--fused-engine", name);
+           if (!engine.ok()) throw CLI::ValidationError("--fused-engine", engine.status().message());
+           o->fused_engine = *engine;
+         },
+         "cuda, --algo fused: tasks (our persistent task kernel) or core (the GEMM core, whose tiles wait for "
+         "copy-engine pulls; ag_gemm, bf16/fp16 only)")
+      ->default_str("tasks");
 }
 
 CpuBackendOptions CpuOptionsOf(double link_gbps, double link_latency_us, const CudaBackendOptions& cuda,
@@ -54,6 +64,7 @@ Status CheckCudaOnlyOptions(std::optional<BackendKind> kind, const CudaBackendOp
     return Status::Invalid("--loopback applies to the cuda and sim backends only");
   }
   if (o.tf32 != d.tf32) return Status::Invalid("--tf32 applies to the cuda backend only");
+  if (o.fused_engine != d.fused_engine) return Status::Invalid("--fused-engine applies to the cuda backend only");
   return Status::Ok();
 }
 

@@ -50,6 +50,9 @@ TEST(CliCpuTimeout, CpuTakesTimeoutButNotTheCudaOnlyFlags) {
   EXPECT_EQ(ok.code, 0) << ok.err;
   ExpectRefused(Braid(kRun + "--loopback --no-db"), "--loopback applies to the cuda and sim backends only");
   ExpectRefused(Braid(kRun + "--tf32 --no-db"), "--tf32 applies to the cuda backend only");
+  ExpectRefused(Braid(kRun + "--fused-engine core --no-db"), "--fused-engine applies to the cuda backend only");
+  ExpectRefused(Braid(kRun + "--fused-engine cutlass --no-db"),
+                "unknown --fused-engine 'cutlass' (known: tasks, core)");
   // Any value on sim, the cuda default (60) included; tune writes no store.
   const std::string db = TempPath("sim_timeout.db");
   for (const std::string t : {"5", "60"}) {

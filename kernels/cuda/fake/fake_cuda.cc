@@ -20,7 +20,8 @@ class FakeCuda : public CudaApi {
 
   Result<DeviceProps> Props(int device) override {
     if (device < 0 || device >= w_->config.devices) return Status::Invalid("no device " + std::to_string(device));
-    return DeviceProps{w_->config.name, w_->config.sm_count, w_->config.cc_major, w_->config.cc_minor};
+    return DeviceProps{w_->config.name, w_->config.sm_count, w_->config.cc_major, w_->config.cc_minor,
+                       w_->config.smem_optin};
   }
 
   Result<bool> CanAccessPeer(int device, int peer) override { return device != peer && w_->config.peer_access; }
@@ -106,6 +107,7 @@ class FakeCuda : public CudaApi {
     const int i = w_->StreamIndex(s, "cudaStreamQuery");
     if (i < 0) return Error();
     w_->Progress();
+    if (w_->TimeOutCoreGemms()) return Error();
     if (!w_->error.empty()) return Error();
     if (w_->streams[size_t(i)].ops.empty()) return true;
     if (!w_->config.report_hangs) return false;

@@ -9,6 +9,7 @@ namespace braid::cuda {
 
 std::shared_ptr<CudaApi> MakeFakeCuda(std::shared_ptr<FakeGpu::World> w, int process);
 std::shared_ptr<FusedKernelApi> MakeFakeFused(std::shared_ptr<FakeGpu::World> w);
+std::shared_ptr<GemmCoreApi> MakeFakeGemmCore(std::shared_ptr<FakeGpu::World> w);
 std::unique_ptr<BlasLtApi> MakeFakeBlasLt(std::shared_ptr<FakeGpu::World> w);
 std::shared_ptr<GpuTracer> MakeFakeTracer(std::shared_ptr<FakeGpu::World> w, int device);
 
@@ -326,6 +327,7 @@ FakeProcess FakeGpu::NewProcess() {
 std::shared_ptr<GpuTracer> FakeGpu::tracer() { return MakeFakeTracer(world_, -1); }
 std::shared_ptr<GpuTracer> FakeGpu::tracer(int device) { return MakeFakeTracer(world_, device); }
 std::shared_ptr<FusedKernelApi> FakeGpu::fused() { return MakeFakeFused(world_); }
+std::shared_ptr<GemmCoreApi> FakeGpu::core() { return MakeFakeGemmCore(world_); }
 
 CudaSeams FakeGpu::Seams() { return SeamsForDevice(-1); }
 
@@ -341,6 +343,7 @@ CudaSeams FakeGpu::SeamsForDevice(int device) {
   }
   s.tracer = device < 0 ? tracer() : tracer(device);
   s.fused = fused();
+  s.core = core();
   auto w = world_;
   s.make_blas = [w]() -> Result<std::unique_ptr<BlasLtApi>> { return MakeFakeBlasLt(w); };
   return s;

@@ -164,6 +164,8 @@ bool FakeGpu::World::RunHead(int s) {
       return RunNccl(s);
     case OpKind::kFused:
       return RunFused(s);
+    case OpKind::kCoreGemm:
+      return RunCoreGemm(s);
   }
   st.ops.pop_front();
   return true;
@@ -310,6 +312,8 @@ std::string DescribeHead(const FakeGpu::World& w, int stream) {
       return line + op.what + " never met its peers' matching calls";
     case OpKind::kFused:
       return line + "a fused kernel whose peers' kernels were never launched";
+    case OpKind::kCoreGemm:
+      return line + "the GEMM core waits for rows whose flag is never raised";
     default:
       return line + op.what;
   }

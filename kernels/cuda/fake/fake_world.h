@@ -1,6 +1,7 @@
 // The state behind FakeGpu and its scheduler (private to the fakes).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -17,10 +18,11 @@
 
 #include "braid/cuda_fakes.h"
 #include "braid/fused_kernel_api.h"
+#include "braid/gemm_core_api.h"
 
 namespace braid::cuda {
 
-enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl, kFused };
+enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl, kFused, kCoreGemm };
 
 struct P2pPart {
   bool send = true;
@@ -55,7 +57,11 @@ struct FakeOp {
   bool dropped = false;  // kWriteFlag: fault injection
   std::vector<P2pPart> p2p;
   std::optional<CollPart> coll;
-  std::optional<FusedLaunch> fused;  // kFused: one rank's kernel
+  std::optional<FusedLaunch> fused;    // kFused: one rank's kernel
+  std::optional<CoreGemmLaunch> core;  // kCoreGemm: one GEMM core launch
+  // kCoreGemm: when it first found a flag it waits for still down (its
+  // timeout counts from there); unset while it has not waited.
+  std::optional<std::chrono::steady_clock::time_point> waiting_since;
 };
 
 // `process`: the fake process that created a stream or an allocation; -1 for
@@ -172,6 +178,13 @@ struct FakeGpu::World {
   bool RunNccl(int stream);
   // Runs every rank's fused kernel of one launch together (fake_fused.cc).
   bool RunFused(int stream);
+  // A GEMM core launch whose flags are all up (fake_gemm_core.cc).
+  bool RunCoreGemm(int stream);
+  // A GEMM core launch at a stream's head that waited past its timeout, or
+  // (report_hangs) that nothing left can unblock, ends as the kernel does:
+  // its record names the step, and the launch fails (sticky, as a trap).
+  // Returns whether one did.
+  bool TimeOutCoreGemms();
   std::string Blocked() const;  // one line per stuck stream
   // A launch of `kernel` on `stream`: its first in the stream's process and
   // device loads it, which needs that device idle (fails if it cannot drain).

@@ -20,6 +20,7 @@
 #include "braid/run_options_check.h"
 #include "buffer_dtypes.h"
 #include "dtype_convert.h"
+#include "fused_core_step.h"
 #include "fused_step.h"
 #include "op_knobs.h"
 #include "process_run.h"
@@ -239,10 +240,15 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   const bool fused = cuda::HasFusedSteps(plan);
   if (fused) {
     if (!seams.fused) return Status::Internal("cuda backend: the fused kernel seam is missing");
+    if (o.fused_engine == FusedEngine::kCore && !seams.core) {
+      return Status::Internal("cuda backend: the GEMM core seam is missing");
+    }
     cuda::FusedSettings f;
     f.sms_per_rank = FusedSmsPerRank(plan, o, props);
     f.comm_sms = plan.config.comm_sms;
     f.never_set_rank = o.fused_never_set_rank;
+    f.engine = o.fused_engine;
+    f.props = props;
     BRAID_RETURN_IF_ERROR(cuda::CheckFusedPlan(plan, f));
   }
   Transport transport = Transport::kNone;
@@ -300,7 +306,12 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     for (std::thread& t : threads) t.join();
   }
   BRAID_RETURN_IF_ERROR(started);
-  // The first failure is the cause; the others say they stopped because of it.
+  // The first failure is the cause; the others say they stopped because of
+  // it. In loopback one GEMM core's trap fails every rank's context, so a
+  // rank whose own kernel timed out (its record's line) is the cause first.
+  for (const cuda::RankResult& r : results) {
+    if (!r.status.ok() && r.status.message().find(cuda::kCoreTimeoutWords) != std::string::npos) return r.status;
+  }
   for (const cuda::RankResult& r : results) {
     if (!r.status.ok() && r.status.message().find("another rank failed") == std::string::npos &&
         r.status.message().find("run aborted") == std::string::npos) {

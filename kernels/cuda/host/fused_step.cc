@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "braid/cuda_backend.h"
+#include "fused_core_step.h"
 
 namespace braid::cuda {
 
@@ -35,6 +36,10 @@ Status CheckFusedPlan(const Plan& plan, const FusedSettings& f) {
   for (const RankPlan& rp : plan.ranks) {
     for (const Step& s : rp.steps) {
       if (s.kind != StepKind::kFused) continue;
+      if (f.engine == FusedEngine::kCore) {
+        BRAID_RETURN_IF_ERROR(PlanCoreStep(plan, rp, s, f).status());
+        continue;
+      }
       const FusedShape shape = FusedShapeOf(plan, rp, s, f);
       if (rp.buffers[size_t(s.a.buffer)].rows !=
           rp.buffers[size_t(s.c.buffer)].rows * (shape.op == fused::FusedOp::kAgGemm ? 1 : shape.ranks)) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/cuda_backend.h"
 #include "braid/fused_kernel_api.h"
 #include "braid/fused_schedule.h"
 #include "braid/peer_memory.h"
@@ -22,6 +23,8 @@ struct FusedSettings {
   int comm_sms = 0;       // --comm-sms (0: DefaultCommCtas)
   double timeout_s = 60;  // the kernel's flag waits give up after half of it
   int never_set_rank = -1, never_set_flag = -1;
+  FusedEngine engine = FusedEngine::kTasks;
+  DeviceProps props;  // the rank's GPU (the core engine plans for it)
 };
 
 // Step `s` (kFused) of rank plan `rp` as the kernel's shape.

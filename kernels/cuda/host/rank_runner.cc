@@ -11,6 +11,7 @@
 #include "braid/status_context.h"
 #include "ce_window.h"
 #include "dtype_convert.h"
+#include "fused_core_step.h"
 #include "fused_step.h"
 #include "wedge_guard.h"
 
@@ -32,8 +33,8 @@ class Runner {
     st_.sm_count_targets = job.sm_count_targets;
     st_.tf32 = job.options->tf32;
     st_.layouts = *job.layouts;
-    st_.api = {job.seams->cuda.get(), job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot,
-               job.seams->fused.get()};
+    st_.api = {job.seams->cuda.get(),  job.seams->nccl.get(), nullptr, job.seams->tracer.get(), job.boot,
+               job.seams->fused.get(), job.seams->core.get()};
   }
   ~Runner() {
     Mark(RankProgress::kTearDown);
@@ -236,9 +237,12 @@ class Runner {
     f.timeout_s = job_.options->timeout_s;
     f.never_set_rank = job_.options->fused_never_set_rank;
     f.never_set_flag = job_.options->fused_never_set_flag;
+    f.engine = job_.options->fused_engine;
+    BRAID_ASSIGN_OR_RETURN(f.props, st_.api.cuda->Props(st_.device));
     auto peers = MakeInProcessPeerMemory(*st_.api.cuda, *st_.api.boot, job_.options->loopback);
-    return SetUpFusedSteps(
-        st_, f, [this](size_t bytes) { return Alloc(bytes); }, *peers, st_.fused);
+    const DeviceAlloc alloc = [this](size_t bytes) { return Alloc(bytes); };
+    if (f.engine == FusedEngine::kCore) return SetUpCoreSteps(st_, f, alloc, *peers);
+    return SetUpFusedSteps(st_, f, alloc, *peers, st_.fused);
   }
 
   Status CreateStreams() {
@@ -324,13 +328,17 @@ class Runner {
     for (GpuStream q : st_.send_queue) {
       if (q != nullptr) streams.push_back(q);
     }
+    for (GpuStream q : CoreStreams(st_)) streams.push_back(q);
     for (;;) {
       bool idle = true;
       for (GpuStream s : streams) {
         auto done = cuda.Query(s);
-        if (!done.ok())
+        if (!done.ok()) {
+          // A GEMM core that timed out trapped: its record names the step.
+          BRAID_RETURN_IF_ERROR(CheckCoreTimeouts(st_, it));
           return Status::Internal("rank " + std::to_string(st_.rank) + ", " + When(it) + ": " +
                                   done.status().message());
+        }
         idle = idle && *done;
       }
       if (idle) return Status::Ok();
@@ -395,6 +403,7 @@ class Runner {
     peers_.reset();
     if (st_.comm != nullptr) (void)st_.api.nccl->CommDestroy(st_.comm);
     for (GpuEvent e : st_.done) (void)cuda.DestroyEvent(e);
+    TearDownCoreSteps(st_);
     for (GpuStream s : st_.lanes) (void)cuda.DestroyStream(s);
     for (GpuStream s : st_.send_queue) {
       if (s != nullptr) (void)cuda.DestroyStream(s);

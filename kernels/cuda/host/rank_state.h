@@ -11,6 +11,7 @@
 #include "braid/bootstrap.h"
 #include "braid/cuda_api.h"
 #include "braid/fused_kernel_api.h"
+#include "braid/gemm_core_api.h"
 #include "braid/gpu_tracer.h"
 #include "braid/nccl_api.h"
 #include "braid/plan.h"
@@ -32,6 +33,26 @@ struct RankSeams {
   GpuTracer* tracer = nullptr;
   Bootstrap* boot = nullptr;
   FusedKernelApi* fused = nullptr;
+  GemmCoreApi* core = nullptr;
+};
+
+// One fused step on the GEMM core on this rank (fused_core_step.h).
+struct CoreStepState {
+  int step = -1;
+  GpuStream comm = nullptr;   // the pulls and their flag writes
+  GpuEvent start = nullptr;   // on the lane: the pulls start after what precedes the step
+  GpuEvent pulled = nullptr;  // on comm: the lane's later work waits for every pull
+  struct Pull {
+    DevPtr dst = nullptr, src = nullptr;
+    size_t bytes = 0;  // contiguous rows of A
+    int flag = 0;      // the arrival step it completes
+  };
+  std::vector<Pull> pulls;
+  DevPtr flags = nullptr;  // one uint32 per arrival step
+  uint32_t* timed_out = nullptr;
+  std::vector<int> source_of_flag;  // per arrival step: the rank whose block it brings (the timeout's line)
+  CoreGemmLaunch launch;            // all but the epoch
+  int never_set_flag = -1;          // the test hook on this rank
 };
 
 // One fused step's kernel on this rank (fused_step.h).
@@ -74,6 +95,7 @@ struct RankState {
   std::vector<DevPtr> scratch;     // compute steps' operands
   DevPtr prime_scratch = nullptr;  // PrimeKernels' operands: add [0, 16), copy [16, 48), flag [48, 52)
   std::vector<FusedStepState> fused;
+  std::vector<CoreStepState> core;  // FusedEngine::kCore
 
   const RankPlan& rank_plan() const { return plan->ranks[size_t(rank)]; }
   const TransferLayout& layout() const { return layouts[size_t(rank)]; }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "braid/compute_stand_in.h"
+#include "fused_core_step.h"
 #include "fused_step.h"
 #include "rank_state.h"
 #include "region_runs.h"
@@ -271,7 +272,7 @@ Status IssueWork(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
     case StepKind::kCollective:
       return st.transport == Transport::kNccl ? NcclCollective(st, s, lane) : FlagsCollective(st, s, lane, epoch);
     case StepKind::kFused:
-      return IssueFused(st, s, lane, epoch);
+      return st.core.empty() ? IssueFused(st, s, lane, epoch) : IssueCore(st, s, lane, epoch);
   }
   return Status::Internal("unknown step kind");
 }
@@ -309,7 +310,7 @@ Status PrimeKernels(RankState& st) {
     BRAID_RETURN_IF_ERROR(st.api.cuda->WriteFlag(flag, 1, q));
     BRAID_RETURN_IF_ERROR(st.api.cuda->WaitFlag(flag, 1, q));
   }
-  return Status::Ok();
+  return PrimeCoreSteps(st, from, to, flag);
 }
 
 Status IssueStep(RankState& st, const Step& s, uint32_t epoch) {

@@ -65,7 +65,7 @@ class RealCuda : public CudaApi {
   Result<DeviceProps> Props(int device) override {
     cudaDeviceProp p{};
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaGetDeviceProperties(&p, device)));
-    return DeviceProps{p.name, p.multiProcessorCount, p.major, p.minor};
+    return DeviceProps{p.name, p.multiProcessorCount, p.major, p.minor, int64_t(p.sharedMemPerBlockOptin)};
   }
   Result<bool> CanAccessPeer(int device, int peer) override {
     int ok = 0;

@@ -14,6 +14,7 @@ Result<CudaSeams> MakeRealCudaSeams() {
   s.nccl = cuda::MakeRealNccl();
   s.tracer = cuda::MakeRealTracer();
   s.fused = cuda::MakeRealFused();
+  s.core = cuda::MakeRealGemmCore();
   s.make_blas = [] { return cuda::MakeRealBlasLt(); };
   return s;
 }

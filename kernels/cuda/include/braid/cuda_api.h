@@ -28,6 +28,7 @@ struct DeviceProps {
   std::string name;
   int sm_count = 0;
   int cc_major = 0, cc_minor = 0;
+  int64_t smem_optin = 0;  // shared memory one block may opt in to, bytes
 };
 
 class CudaApi {

@@ -26,11 +26,28 @@
 #include "braid/blaslt_api.h"
 #include "braid/cuda_api.h"
 #include "braid/fused_kernel_api.h"
+#include "braid/gemm_core_api.h"
 #include "braid/gpu_tracer.h"
 #include "braid/launcher.h"
+#include "braid/name_table.h"
 #include "braid/nccl_api.h"
 
 namespace braid {
+
+// What runs a plan's fused steps (--algo fused) on the GPU.
+enum class FusedEngine {
+  // One persistent kernel over our task tables (braid/fused_schedule.h): a
+  // 64x64 mma.sync tile loop beside pull and reduce CTAs. Run on an H100 and
+  // an H200: correct, at 0.4-0.5 % of cuBLASLt's rate.
+  kTasks,
+  // The GEMM core (kernels/cuda/gemm, TMA + wgmma on sm_90a) whose tiles
+  // wait for their rows: copy-engine pulls raise one flag per arrival step
+  // (issue 56 point 2). ag_gemm only so far; never run on a GPU yet.
+  kCore,
+};
+inline constexpr NameTable<FusedEngine, 2> kFusedEngineNames{
+    {{FusedEngine::kTasks, "tasks"}, {FusedEngine::kCore, "core"}}};
+static_assert(IsOneToOne(kFusedEngineNames));
 
 // Settings only the cuda backend understands.
 struct CudaBackendOptions {
@@ -48,6 +65,7 @@ struct CudaBackendOptions {
   // must end in the kernel's timeout error, not a hang. -1: off.
   int fused_never_set_rank = -1;
   int fused_never_set_flag = -1;
+  FusedEngine fused_engine = FusedEngine::kTasks;
   // The last line of defence against a wedged GPU: a rank thread blocked
   // inside a CUDA call cannot be woken, and the watchdog above runs only
   // between calls. When the rank threads have not all returned this many
@@ -70,6 +88,7 @@ struct CudaSeams {
   std::shared_ptr<cuda::NcclApi> nccl;
   std::shared_ptr<cuda::GpuTracer> tracer;
   std::shared_ptr<cuda::FusedKernelApi> fused;  // the fused kernel (--algo fused)
+  std::shared_ptr<cuda::GemmCoreApi> core;      // the GEMM core (FusedEngine::kCore)
   // Called on a rank's thread once its device is current.
   std::function<Result<std::unique_ptr<cuda::BlasLtApi>>()> make_blas;
 };

@@ -32,7 +32,12 @@
 //    tables as the CUDA kernel: CTAs of all ranks interleave in seeded random
 //    order, a task runs only once its flags hold the epoch, and when no CTA
 //    can move the stuck ranks write the kernel's timeout record, as the
-//    kernel's bounded spin would.
+//    kernel's bounded spin would;
+//  - GEMM core launches (GemmCoreApi) compute c = a·b on host memory once
+//    every flag their tile tables wait for holds the epoch, after checking
+//    the tables (every tile once); one whose flags stay down past its
+//    timeout, or that nothing left can unblock, writes its record and fails
+//    the launch (sticky, as the kernel's trap does).
 // Query assumes every op that could unblock the stream was already issued
 // (the backend queries only after all ranks issued the iteration); with
 // report_hangs off it answers "not finished" forever instead, like a GPU.
@@ -96,6 +101,7 @@ struct FakeGpuConfig {
   std::string name = "NVIDIA H100 80GB HBM3";
   int sm_count = 132;
   int cc_major = 9, cc_minor = 0;
+  int64_t smem_optin = 232448;  // an H100's 227 KiB per block
   // CanAccessPeer between distinct devices; false also leaves NCCL window
   // peer pointers between distinct devices null (no LSA team).
   bool peer_access = true;
@@ -142,6 +148,8 @@ struct FakeGpuStats {
   int64_t calls_after_abort = 0;
   // Fused kernels: launches, tasks run, launches that ended in a flag timeout.
   int64_t fused_launches = 0, fused_tasks = 0, fused_timeouts = 0;
+  // GEMM core launches (the fused core engine), and those that timed out.
+  int64_t core_launches = 0, core_timeouts = 0;
   std::vector<int> stream_priorities;  // as requested, in creation order
   std::vector<int> sm_count_targets;   // of every matmul
   int64_t fp8_matmuls = 0;             // matmuls with FP8 operands (scales and TN layout checked)
@@ -183,6 +191,7 @@ class FakeGpu {
   std::shared_ptr<GpuTracer> tracer();
   std::shared_ptr<GpuTracer> tracer(int device);
   std::shared_ptr<FusedKernelApi> fused();
+  std::shared_ptr<GemmCoreApi> core();
   FakeGpuStats stats() const;
 
   struct World;

@@ -1,0 +1,186 @@
+#include "fused_core_step.h"
+
+#include <cstdio>
+#include <string>
+
+#include "gemm/arrival_tables.h"
+#include "gemm/tile_arrival_order.h"
+
+namespace braid::cuda {
+
+namespace {
+
+std::string CoreRefusal(const std::string& why) { return "--fused-engine core: " + why; }
+
+template <typename T>
+Result<DevPtr> Upload(const DeviceAlloc& alloc, CudaApi& cuda, const std::vector<T>& v) {
+  auto p = alloc(std::max<size_t>(v.size(), 1) * sizeof(T));
+  BRAID_RETURN_IF_ERROR(p.status());
+  if (!v.empty()) BRAID_RETURN_IF_ERROR(cuda.Upload(*p, v.data(), v.size() * sizeof(T)));
+  return p;
+}
+
+}  // namespace
+
+Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f) {
+  if (s.collective != CollectiveKind::kAllGather) {
+    return Status::Invalid(CoreRefusal("gemm_rs does not run on the GEMM core yet (use --fused-engine tasks)"));
+  }
+  const DType dtype = plan.op_workload(s.op).dtype;
+  if (dtype != DType::kBf16 && dtype != DType::kFp16) {
+    return Status::Invalid(
+        CoreRefusal("the GEMM core takes bf16 or fp16 operands, not " + std::string(DTypeName(dtype))));
+  }
+  auto arch = gemm::ArchForCapability(f.props.cc_major, f.props.cc_minor);
+  if (!arch.ok()) return Status::Invalid(CoreRefusal(arch.status().message()));
+  const BufferDecl& a = rp.buffers[size_t(s.a.buffer)];
+  const BufferDecl& c = rp.buffers[size_t(s.c.buffer)];
+  gemm::GemmProblem problem;
+  problem.m = a.rows;  // the gathered A
+  problem.k = a.cols;
+  problem.n = c.cols;
+  problem.dtype = dtype;
+  gemm::GemmDevice device;
+  device.arch = *arch;
+  device.num_sms = f.sms_per_rank;
+  device.smem_optin = f.props.smem_optin;
+  auto planned = gemm::PlanGemm(problem, device);
+  if (!planned.ok()) return Status::Invalid(CoreRefusal(planned.status().message()));
+  return planned;
+}
+
+Status SetUpCoreSteps(RankState& st, const FusedSettings& f, const DeviceAlloc& alloc, PeerMemory& peers) {
+  const RankPlan& rp = st.rank_plan();
+  CudaApi& cuda = *st.api.cuda;
+  if (st.api.core == nullptr) return Status::Internal("the GEMM core seam is missing");
+  const int ranks = st.plan->tp();
+  for (const Step& s : rp.steps) {
+    if (s.kind != StepKind::kFused) continue;
+    BRAID_ASSIGN_OR_RETURN(const gemm::GemmPlan planned, PlanCoreStep(*st.plan, rp, s, f));
+    BRAID_ASSIGN_OR_RETURN(const gemm::ArrivalTables tables,
+                           gemm::ArrivalTablesFor(planned.scheduler, Algorithm::kFused, ranks, st.rank));
+    BRAID_ASSIGN_OR_RETURN(const auto pieces,
+                           gemm::RowArrivalOrder(Algorithm::kFused, planned.problem.m, ranks, st.rank));
+    st.core.emplace_back();
+    CoreStepState& cs = st.core.back();  // registered first, so a failure below still tears it down
+    cs.step = s.id;
+    cs.never_set_flag = st.rank == f.never_set_rank ? f.never_set_flag : -1;
+    cs.source_of_flag.assign(size_t(tables.steps), st.rank);
+    BRAID_ASSIGN_OR_RETURN(cs.comm, cuda.CreateStream(0));
+    BRAID_ASSIGN_OR_RETURN(cs.start, cuda.CreateEvent());
+    BRAID_ASSIGN_OR_RETURN(cs.pulled, cuda.CreateEvent());
+    BRAID_ASSIGN_OR_RETURN(cs.timed_out, st.api.core->NewTimeoutRecord());
+    BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, tables.order));
+    BRAID_ASSIGN_OR_RETURN(auto step_of, Upload(alloc, cuda, tables.step));
+    BRAID_ASSIGN_OR_RETURN(cs.flags, Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.steps), 0u)));
+    const DevPtr mine = st.buffers[size_t(s.a.buffer)];
+    BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({mine}));
+    // Each arrival piece is whole rows of its owner's block; the owner holds
+    // it in its own gathered A at the same rows (its input block).
+    const int64_t mb = planned.problem.m / ranks;
+    const size_t row_bytes = size_t(planned.problem.k) * 2;
+    for (const gemm::RowArrival& piece : pieces) {
+      if (piece.step == 0) continue;  // this rank's own block
+      const int owner = int(piece.row0 / mb);
+      if (all[0][size_t(owner)] == nullptr) {
+        return Status::Unavailable("--fused-engine core: rank " + std::to_string(st.rank) + " cannot address rank " +
+                                   std::to_string(owner) + "'s A (no peer access between their GPUs)");
+      }
+      const size_t off = size_t(piece.row0) * row_bytes;
+      cs.pulls.push_back({static_cast<char*>(mine) + off, static_cast<char*>(all[0][size_t(owner)]) + off,
+                          size_t(piece.rows) * row_bytes, piece.step});
+      cs.source_of_flag[size_t(piece.step)] = owner;
+    }
+    CoreGemmLaunch& l = cs.launch;
+    l.problem = planned.problem;
+    l.device.arch = planned.config.arch;
+    l.device.num_sms = f.sms_per_rank;
+    l.device.smem_optin = f.props.smem_optin;
+    l.a = mine;
+    l.b = st.buffers[size_t(s.b.buffer)];
+    l.c = st.buffers[size_t(s.c.buffer)];
+    l.wait.order = static_cast<const int64_t*>(order);
+    l.wait.step = static_cast<const int32_t*>(step_of);
+    l.wait.flags = static_cast<const uint32_t*>(cs.flags);
+    l.wait.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
+    l.wait.timed_out = cs.timed_out;
+  }
+  return Status::Ok();
+}
+
+Status IssueCore(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
+  CudaApi& cuda = *st.api.cuda;
+  for (const CoreStepState& cs : st.core) {
+    if (cs.step != s.id) continue;
+    // The pulls start after the lane's earlier work: the previous
+    // iteration's GEMM has read these rows of A before they are rewritten.
+    BRAID_RETURN_IF_ERROR(cuda.Record(cs.start, lane));
+    BRAID_RETURN_IF_ERROR(cuda.Wait(cs.comm, cs.start));
+    for (const CoreStepState::Pull& p : cs.pulls) {
+      BRAID_RETURN_IF_ERROR(cuda.Copy2D(p.dst, p.bytes, p.src, p.bytes, p.bytes, 1, cs.comm));
+      if (p.flag == cs.never_set_flag) continue;  // the test hook: its tiles must time out
+      // cuStreamWriteValue32 fences the copy before the write (no
+      // NO_MEMORY_BARRIER flag): the flag never runs ahead of the rows.
+      BRAID_RETURN_IF_ERROR(cuda.WriteFlag(static_cast<uint32_t*>(cs.flags) + p.flag, epoch, cs.comm));
+    }
+    CoreGemmLaunch l = cs.launch;
+    l.wait.epoch = epoch;
+    BRAID_RETURN_IF_ERROR(st.api.core->Launch(l, lane));
+    // The step ends when its pulls did too (its done event is on the lane).
+    BRAID_RETURN_IF_ERROR(cuda.Record(cs.pulled, cs.comm));
+    return cuda.Wait(lane, cs.pulled);
+  }
+  return Status::Internal("fused step " + std::to_string(s.id) + " was not set up on the GEMM core");
+}
+
+Status PrimeCoreSteps(RankState& st, DevPtr copy_from, DevPtr copy_to, DevPtr flag) {
+  for (const CoreStepState& cs : st.core) {
+    const Step& s = st.rank_plan().steps[size_t(cs.step)];
+    CoreGemmLaunch plain = cs.launch;
+    plain.wait = {};
+    BRAID_RETURN_IF_ERROR(st.api.core->Launch(plain, st.lanes[size_t(s.lane)]));
+    BRAID_RETURN_IF_ERROR(st.api.cuda->Copy2D(copy_to, 16, copy_from, 16, 16, 1, cs.comm));
+    BRAID_RETURN_IF_ERROR(st.api.cuda->WriteFlag(flag, 1, cs.comm));
+  }
+  return Status::Ok();
+}
+
+std::vector<GpuStream> CoreStreams(const RankState& st) {
+  std::vector<GpuStream> out;
+  for (const CoreStepState& cs : st.core) {
+    if (cs.comm != nullptr) out.push_back(cs.comm);
+  }
+  return out;
+}
+
+Status CheckCoreTimeouts(RankState& st, int iteration) {
+  for (const CoreStepState& cs : st.core) {
+    if (cs.timed_out == nullptr) continue;
+    const uint32_t v = st.api.core->ReadTimeoutRecord(cs.timed_out);
+    if (v == 0) continue;
+    const int step = int(v) - 1;
+    const Step& s = st.rank_plan().steps[size_t(cs.step)];
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", double(cs.launch.wait.timeout_ns) / 1e9);
+    std::string from;
+    if (step > 0 && size_t(step) < cs.source_of_flag.size())
+      from = " (rank " + std::to_string(cs.source_of_flag[size_t(step)]) + "'s block)";
+    return Status::Internal(st.StepName(s) + ", iteration " + std::to_string(iteration) + ": " + kCoreTimeoutWords +
+                            " on rank " + std::to_string(st.rank) + " waiting for the rows of arrival step " +
+                            std::to_string(step) + from + ": its flag was not raised within " + secs + " s");
+  }
+  return Status::Ok();
+}
+
+void TearDownCoreSteps(RankState& st) {
+  CudaApi& cuda = *st.api.cuda;
+  for (CoreStepState& cs : st.core) {
+    if (cs.start != nullptr) (void)cuda.DestroyEvent(cs.start);
+    if (cs.pulled != nullptr) (void)cuda.DestroyEvent(cs.pulled);
+    if (cs.comm != nullptr) (void)cuda.DestroyStream(cs.comm);
+    if (cs.timed_out != nullptr) st.api.core->FreeTimeoutRecord(cs.timed_out);
+  }
+  st.core.clear();
+}
+
+}  // namespace braid::cuda

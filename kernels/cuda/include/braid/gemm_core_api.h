@@ -1,0 +1,42 @@
+// The GEMM core (kernels/cuda/gemm) behind one interface, for the fused
+// plans' core engine (CudaBackendOptions::fused_engine): the real one plans,
+// encodes the TMA maps and launches the kernel of the device's architecture
+// (gemm/gemm_run.h); the fake (braid/cuda_fakes.h) computes the product on
+// host memory once every flag the launch waits for is up, and ends a launch
+// whose flags never come up the way the kernel does (the record, then a
+// failed launch).
+#pragma once
+
+#include <cstdint>
+
+#include "braid/cuda_api.h"
+#include "gemm/arrival_wait.h"
+#include "gemm/gemm_plan.h"
+
+namespace braid::cuda {
+
+struct CoreGemmLaunch {
+  gemm::GemmProblem problem;
+  // num_sms: the persistent grid's SMs (in loopback the rank's share).
+  gemm::GemmDevice device;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  // An all-gather GEMM's tile order and flags (device tables); timed_out is
+  // a NewTimeoutRecord word. All null: the plain GEMM.
+  gemm::ArrivalWait wait;
+};
+
+class GemmCoreApi {
+ public:
+  virtual ~GemmCoreApi() = default;
+  // Enqueues the launch on `s` (the current device).
+  virtual Status Launch(const CoreGemmLaunch& launch, GpuStream s) = 0;
+  // A zeroed word the kernel writes before it traps and the host reads after
+  // the context is lost: host-mapped memory, the same address on both sides.
+  virtual Result<uint32_t*> NewTimeoutRecord() = 0;
+  virtual uint32_t ReadTimeoutRecord(const uint32_t* record) = 0;
+  virtual void FreeTimeoutRecord(uint32_t* record) = 0;
+};
+
+}  // namespace braid::cuda

@@ -1,0 +1,126 @@
+// --algo fused on the GEMM core (--fused-engine core) through the cuda
+// backend's orchestration on the fakes: copy-engine pulls on a stream of the
+// step's own raise one flag per arrival step, the core's launch waits for
+// them (the fake runs it only once they are up and checks its tile order),
+// --verify checks the product end to end; a flag that is never raised ends
+// in the kernel's timeout record, reported as one line naming rank and step;
+// what the core cannot run is refused before anything runs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cuda_test_util.h"
+
+namespace braid {
+namespace {
+
+using testing::CudaPlan;
+using testing::CudaVerifyOnce;
+using ::testing::HasSubstr;
+using testing::RunOnFake;
+
+CudaBackendOptions CoreEngine(bool loopback) {
+  CudaBackendOptions o;
+  o.fused_engine = FusedEngine::kCore;
+  o.loopback = loopback;
+  return o;
+}
+
+TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
+  for (int p : {2, 4, 8}) {
+    for (bool loopback : {true, false}) {
+      for (DType dtype : {DType::kBf16, DType::kFp16}) {
+        // m/P = 24 rows: blocks end inside the core's 128-row tiles, so a
+        // tile waits for the later of two blocks.
+        const Plan plan = CudaPlan(Op::kAgGemm, 24 * p, 40 * p, 64, p, Algorithm::kFused, 1, 1, dtype);
+        RunOptions run = CudaVerifyOnce();
+        run.warmup = 1;
+        run.iters = 2;
+        cuda::FakeGpuConfig config;
+        config.schedule_seed = uint64_t(p) * 7 + (loopback ? 1 : 0);
+        cuda::FakeGpuStats stats;
+        auto out = RunOnFake(plan, run, CoreEngine(loopback), config, &stats);
+        ASSERT_TRUE(out.ok()) << "P " << p << ": " << out.status().message();
+        EXPECT_TRUE(out->verify.ok) << "P " << p << " loopback " << loopback << ": " << out->verify.max_rel_error;
+        // One plain launch per rank loads the kernel, then one per iteration.
+        EXPECT_EQ(stats.core_launches, int64_t(p) * (1 + 3)) << p;
+        EXPECT_EQ(stats.fused_launches, 0);
+        EXPECT_EQ(stats.core_timeouts, 0);
+        EXPECT_EQ(stats.live_allocations, 0);
+        EXPECT_GE(stats.flag_writes, int64_t(p) * (p - 1) * 3) << "a flag per pulled block and iteration";
+      }
+    }
+  }
+}
+
+TEST(CudaFusedCore, SchedulesThatRunTheCopiesLateStillVerify) {
+  // The pulls run on their own stream; under every seed the core must only
+  // read rows whose flag is up (the fake runs it once they all are).
+  for (uint64_t seed : {1, 2, 3, 4, 5, 99}) {
+    const Plan plan = CudaPlan(Op::kAgGemm, 512, 64, 128, 4, Algorithm::kFused);
+    cuda::FakeGpuConfig config;
+    config.schedule_seed = seed;
+    auto out = RunOnFake(plan, CudaVerifyOnce(), CoreEngine(true), config);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << seed;
+  }
+}
+
+TEST(CudaFusedCore, AFlagNeverRaisedEndsInTheKernelsTimeoutNamingRankAndStep) {
+  for (bool report_hangs : {true, false}) {
+    const Plan plan = CudaPlan(Op::kAgGemm, 256, 64, 64, 4, Algorithm::kFused);
+    CudaBackendOptions options = CoreEngine(true);
+    options.fused_never_set_rank = 1;
+    options.fused_never_set_flag = 2;  // arrival step 2 of rank 1: rank 3's block
+    options.timeout_s = 4;             // the kernel gives up after 2 s, before the watchdog
+    cuda::FakeGpuConfig config;
+    config.report_hangs = report_hangs;
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(plan, CudaVerifyOnce(), options, config, &stats);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+    EXPECT_THAT(out.status().message(),
+                HasSubstr("rank 1 step 0 'fused', iteration 0: the GEMM core's ag_gemm timed out on rank 1 waiting "
+                          "for the rows of arrival step 2 (rank 3's block): its flag was not raised within 2 s"));
+    EXPECT_EQ(out.status().message().find('\n'), std::string::npos);
+    EXPECT_EQ(stats.core_timeouts, 1);
+    EXPECT_EQ(stats.live_allocations, 0);
+  }
+}
+
+TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
+  auto refused = [](const Plan& plan, cuda::FakeGpuConfig config = {}) {
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(plan, CudaVerifyOnce(), CoreEngine(false), config, &stats);
+    EXPECT_EQ(stats.ops, 0) << "refused after work was issued";
+    return out.status();
+  };
+  const Plan rs = CudaPlan(Op::kGemmRs, 128, 64, 64, 2, Algorithm::kFused);
+  Status st = refused(rs);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("--fused-engine core: gemm_rs does not run on the GEMM core yet"));
+  const Plan fp32 = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp32);
+  EXPECT_THAT(refused(fp32).message(), HasSubstr("the GEMM core takes bf16 or fp16 operands, not fp32"));
+  const Plan odd_k = CudaPlan(Op::kAgGemm, 128, 64, 60, 2, Algorithm::kFused);
+  st = refused(odd_k);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("multiple"));
+  const Plan fine = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused);
+  const Plan fp16 = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp16);
+  cuda::FakeGpuConfig turing;
+  turing.cc_major = 7;
+  turing.cc_minor = 5;
+  EXPECT_THAT(refused(fp16, turing).message(), HasSubstr("no kernel for compute capability 7.5"));
+  cuda::FakeGpuConfig small_smem;
+  small_smem.smem_optin = 48 * 1024;
+  EXPECT_THAT(refused(fine, small_smem).message(), HasSubstr("bytes of shared memory"));
+}
+
+TEST(CudaFusedCore, TheEngineHasOneNameTable) {
+  EXPECT_EQ(NameIn(kFusedEngineNames, FusedEngine::kCore), "core");
+  EXPECT_EQ(ValueNamed(kFusedEngineNames, "tasks"), FusedEngine::kTasks);
+  EXPECT_THAT(ParseNamed(kFusedEngineNames, "--fused-engine", "cutlass").status().message(),
+              HasSubstr("unknown --fused-engine 'cutlass' (known: tasks, core)"));
+}
+
+}  // namespace
+}  // namespace braid
