@@ -24,8 +24,9 @@
 # plus fp8_e5m2 ring rows; a GPU without FP8 tensor cores (before compute
 # capability 8.9) makes them "skip".
 # BRAID_GPU_SECTIONS picks and orders the sections (default
-# "gemm ops fp8 train fused hang measure"; a short lease puts what has never
-# run first; gemm, braid_gemm_bench, has never run on a GPU); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
+# "gemm core ops fp8 train fused hang measure"; a short lease puts what has
+# never run first: gemm (braid_gemm_bench) and core (the fused plan on the
+# GEMM core, section_core) have never run on a GPU); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
 # start after it, so a bounded caller still gets the summary: skipped rows
 # are counted, never called passed.
 # BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
@@ -248,6 +249,66 @@ section_hang() {
   done
 }
 
+# The fused plan on the GEMM core (--fused-engine core, ag_gemm): --verify at
+# P 2, 4, 8 in loopback and across GPUs, its timeout path (rank 1 never
+# raises arrival step 1's flag: the run must end in the core's "timed out"
+# line), then llama-sized makespans in loopback beside the task kernel, ring,
+# chunked and serial (no --verify: the host reference would take minutes).
+section_core() {
+  local mode p algo out rc row start took status ms
+  for mode in loopback devices; do
+    for p in 2 4 8; do
+      [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
+      out_of_time && continue
+      extra=()
+      [[ "$mode" == loopback ]] && extra+=(--loopback)
+      out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --fused-engine core --op ag_gemm \
+              --m $((1000 * p)) --n $((512 * p)) --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 \
+              --no-db --json 2>&1)"
+      rc=$?
+      row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused-core ag_gemm "$p")"
+      rows+=("$row")
+      [[ "$row" == *" FAIL "* ]] && failed=1
+      echo "$row"
+    done
+  done
+  if ! out_of_time; then
+    start=$(date +%s)
+    out="$(BRAID_FUSED_NEVER_SET=1:1 timeout 120 "$braid" run --backend cuda --loopback --fused-engine core \
+            --op ag_gemm --m 512 --n 256 --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db 2>&1)"
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    status=FAIL
+    [[ $rc -eq 1 ]] && grep -q "the GEMM core's ag_gemm timed out on rank 1" <<<"$out" && status=ok
+    row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback core-hang ag_gemm 2 - - "$status" \
+           "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
+    rows+=("$row")
+    [[ "$status" == FAIL ]] && failed=1
+    echo "$row"
+  fi
+  for p in 2 4 8; do
+    for algo in core tasks ring chunked serial; do
+      out_of_time && continue
+      extra=(--algo "$algo")
+      [[ "$algo" == core ]] && extra=(--algo fused --fused-engine core)
+      [[ "$algo" == tasks ]] && extra=(--algo fused)
+      out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda --loopback --op ag_gemm --m 8192 --n 8192 \
+              --k 8192 --tp "$p" "${extra[@]}" --iters 5 --warmup 2 --no-db --json 2>&1)"
+      rc=$?
+      ms="$(printf '%s' "$out" | python3 -c 'import json,sys
+t=sys.stdin.read()
+try: print("%.3f ms" % (json.loads(t[t.index("{"):])["metrics"]["makespan_ns"]["p50"] / 1e6))
+except Exception: print("-")')"
+      status=ok
+      [[ $rc -ne 0 ]] && { status=FAIL; failed=1; }
+      row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback "$algo" 8192^3 "$p" - - "$status" \
+             "makespan $ms (exit $rc)")"
+      rows+=("$row")
+      echo "$row"
+    done
+  done
+}
+
 # calibrate --measure on device 0: the quick grid (BRAID_MEASURE=full for the
 # whole one, a few minutes); prints the fitted file's errors per CSV file
 # (launch_gaps.csv's graph rows and fused_kernel.csv's two halves among them)
@@ -305,10 +366,10 @@ section_gemm() {
 }
 
 echo "mode     algo       op       P   events overlap    result   max_rel_error"
-for section in ${BRAID_GPU_SECTIONS:-gemm ops fp8 train fused hang measure}; do
+for section in ${BRAID_GPU_SECTIONS:-gemm core ops fp8 train fused hang measure}; do
   case "$section" in
-    gemm | ops | fp8 | train | fused | hang | measure) "section_$section" ;;
-    *) echo "gpu/run.sh: unknown section '$section' (gemm ops fp8 train fused hang measure)"; exit 1 ;;
+    gemm | ops | fp8 | train | fused | hang | core | measure) "section_$section" ;;
+    *) echo "gpu/run.sh: unknown section '$section' (gemm ops fp8 train fused hang core measure)"; exit 1 ;;
   esac
 done
 

@@ -22,6 +22,10 @@ if [[ "$1" == calibrate ]]; then
   mkdir -p "$dir" && printf 'op,ms\nfused,1\n' >"$dir/fused_kernel.csv"
   exit 0
 fi
+if [[ -n "${BRAID_FUSED_NEVER_SET:-}" && " $* " == *" --fused-engine core "* ]]; then
+  echo "braid run: rank 1 step 0 'fused', iteration 0: the GEMM core's ag_gemm timed out on rank 1 waiting for ..."
+  exit 1
+fi
 if [[ -n "${BRAID_FUSED_NEVER_SET:-}" ]]; then echo "braid run: the fused kernel timed out on rank 1"; echo "kernel timed out on rank 1"; exit 1; fi
 # The ub_cfgs rows name a file that is there (beside run.sh, as in the bundle).
 for ((i = 1; i <= $#; i++)); do
@@ -36,7 +40,7 @@ fi
 # Every FP8 row names its dtype; an FP8 row without one would run bf16.
 [[ -n "${FAKE_FP8_LOG:-}" ]] && echo "$*" >>"$FAKE_FP8_LOG"
 sleep "${FAKE_SLEEP:-0}"
-echo "{\"verify\":{\"ok\":$ok,\"max_rel_error\":0.001},\"metrics\":{\"overlap_ns\":{\"p50\":5}},\"notes\":[]}"
+echo "{\"verify\":{\"ok\":$ok,\"max_rel_error\":0.001},\"metrics\":{\"overlap_ns\":{\"p50\":5},\"makespan_ns\":{\"p50\":1500000}},\"notes\":[]}"
 FAKE
 chmod +x "$fake"
 failed=0
@@ -64,6 +68,15 @@ rc=$?
 [[ $rc -eq 1 ]] || fail "a failing row: exit $rc"
 [[ "$(grep -c ' FAIL ' <<<"$out")" -eq 3 ]] || fail "three bulk rows should FAIL: $out"
 grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
+
+# The core section: --verify at P 2, 4, 8 in loopback (one GPU here), the
+# core's timeout row, and 8192^3 makespans of five plans at each P.
+out="$(BRAID_GPU_SECTIONS="core" bash "$here/run.sh" "$fake" 2>&1)"
+rc=$?
+[[ $rc -eq 0 ]] || fail "core rows: exit $rc: $out"
+grep -q "^summary: 19 runs, 19 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -Eq "^loopback +core-hang +ag_gemm +2 .* ok " <<<"$out" || fail "core timeout row: $out"
+grep -Eq "^loopback +core +8192\^3 +8 .* ok .*makespan 1.500 ms" <<<"$out" || fail "core makespan row: $out"
 
 # FP8 rows: one GPU here (no nvidia-smi), so loopback only: P 2, 4, 8 x
 # (4 algorithms x 2 ops in E4M3 + 2 E5M2 ring rows).
