@@ -158,6 +158,69 @@ TEST(GemmScatter, WithoutARasterGroupTheReduceWalksTheCountersInOrder) {
   EXPECT_EQ(block.TileAt(8).cols, 264 - 256);
 }
 
+// The whole chain on the host, as the kernels index it: P sources scatter
+// their partials (ScatterTileOf, rows at ld n) and raise counters, then each
+// owner's reduce, two CTAs taking alternate tiles (ReduceScheduler), sums
+// every 8-element piece (ReducePieceOffset) of the P slots once its counter
+// holds P. Each output element must be written once, with the sum of the
+// sources' values at its row of the product.
+TEST(GemmScatter, ScatterThenReduceSumsEveryElementOfEveryBlockOnce) {
+  const int ranks = 3, tile = 128;
+  const TileScheduler sched = ScatterSched(ranks * 256, 200, tile, tile, 8);  // ragged n
+  const int64_t block_rows = sched.m / ranks, n = sched.n, slot = block_rows * n;
+  const auto partial = [&](int r, int64_t row, int64_t col) { return double(r * 1'000'000 + row * 1000 + col); };
+  std::vector<std::vector<double>> recv(size_t(ranks), std::vector<double>(size_t(ranks * slot), -1.0));
+  const size_t tiles_per_block = size_t((block_rows / tile) * sched.tiles_n());
+  std::vector<std::vector<uint32_t>> counters(static_cast<size_t>(ranks), std::vector<uint32_t>(tiles_per_block, 0));
+  for (int r = 0; r < ranks; ++r) {
+    const auto t = ScatterTablesFor(sched, ranks, r);
+    ASSERT_TRUE(t.ok());
+    const ScatterEpilogue e = EpilogueFor(sched, ranks, r);
+    for (int64_t linear : t->order) {
+      const TileCoord c = sched.TileAt(linear);
+      const ScatterTile d = ScatterTileOf(e, sched, c);
+      for (int64_t i = 0; i < c.rows; ++i)
+        for (int64_t j = 0; j < c.cols; ++j)
+          recv[size_t(d.owner)][size_t(d.offset + i * n + j)] = partial(r, c.row0 + i, c.col0 + j);
+      ++counters[size_t(d.owner)][size_t(d.counter)];
+    }
+  }
+  for (int q = 0; q < ranks; ++q) {
+    PartialReduce red;
+    red.ranks = ranks;
+    red.rank = q;
+    red.block_rows = block_rows;
+    red.n = n;
+    red.tile_m = tile;
+    red.tile_n = tile;
+    red.group_m = 8;
+    const TileScheduler block = ReduceScheduler(red);
+    std::vector<double> out(size_t(slot), 0.0);
+    std::vector<int> writes(size_t(slot), 0);
+    for (int cta = 0; cta < 2; ++cta)
+      for (int64_t k = cta; k < block.total(); k += 2) {
+        const TileCoord c = block.TileAt(k);
+        ASSERT_EQ(counters[size_t(q)][size_t(ReduceCounter(block, c))], uint32_t(ranks)) << "tile " << k;
+        for (int64_t v = 0; v < ReducePieces(c); ++v) {
+          const int64_t at = ReducePieceOffset(c, n, v);
+          for (int i = 0; i < 8; ++i) {
+            double sum = 0;
+            for (int s = 0; s < ranks; ++s) sum += recv[size_t(q)][size_t(s * slot + at + i)];
+            out[size_t(at + i)] = sum;
+            ++writes[size_t(at + i)];
+          }
+        }
+      }
+    EXPECT_THAT(writes, ::testing::Each(1)) << "owner " << q;
+    for (int64_t row = 0; row < block_rows; ++row)
+      for (int64_t col = 0; col < n; ++col) {
+        double want = 0;
+        for (int r = 0; r < ranks; ++r) want += partial(r, q * block_rows + row, col);
+        ASSERT_EQ(out[size_t(row * n + col)], want) << "owner " << q << " row " << row << " col " << col;
+      }
+  }
+}
+
 Status TablesStatus(const TileScheduler& sched, int ranks, int rank) {
   return ScatterTablesFor(sched, ranks, rank).status();
 }

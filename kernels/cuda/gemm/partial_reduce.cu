@@ -55,11 +55,9 @@ __global__ void __launch_bounds__(kThreads) PartialReduceKernel(PartialReduce r)
     // thread's loads below after that acquire.
     if (threadIdx.x == 0) WaitAtLeast(r.counters + counter, target, r.timeout_ns, r.timed_out, uint32_t(counter) + 1u);
     __syncthreads();
-    // n and tile_n are multiples of 8, so a ragged column tile is still
-    // whole 8-element pieces: masking is by piece.
-    const int pieces = int(tile.cols) / 8, count = int(tile.rows) * pieces;
-    for (int v = int(threadIdx.x); v < count; v += kThreads) {
-      const int64_t e = (tile.row0 + v / pieces) * r.n + tile.col0 + int64_t(v % pieces) * 8;
+    const int pieces = int(ReducePieces(tile));  // at most a tile: 128·128/8
+    for (int v = int(threadIdx.x); v < pieces; v += kThreads) {
+      const int64_t e = ReducePieceOffset(tile, r.n, v);
       float sum[8] = {};
       for (int s = 0; s < r.ranks; ++s) {
         const uint4 w = LoadSlot16(slots + int64_t(s) * slot_elems + e);

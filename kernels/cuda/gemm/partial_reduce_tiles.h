@@ -51,6 +51,18 @@ BRAID_GEMM_HD int64_t ReduceCounter(const TileScheduler& block, const TileCoord&
   return t.tile_m * block.tiles_n() + t.tile_n;
 }
 
+// A tile of the block as 8-element pieces (n and tile_n are multiples of
+// 8, so a ragged column tile is still whole pieces: the mask is by piece).
+BRAID_GEMM_HD int64_t ReducePieces(const TileCoord& t) { return t.rows * (t.cols / 8); }
+
+// Piece v's first element, in elements from the start of a slot and of out
+// (both block_rows × n with leading dimension n).
+// @pre 0 <= v < ReducePieces(t)
+BRAID_GEMM_HD int64_t ReducePieceOffset(const TileCoord& t, int64_t n, int64_t v) {
+  const int64_t pieces = t.cols / 8;
+  return (t.row0 + v / pieces) * n + t.col0 + (v % pieces) * 8;
+}
+
 // kInvalidArgument naming the constraint: ranks outside 2..8, rank outside
 // 0..ranks−1, block_rows < 1, n < 1 or not a multiple of 8 (16-byte loads
 // of 8 elements), tile_m < 1, tile_n < 1 or not a multiple of 8, dtype not
