@@ -8,7 +8,9 @@
 // ArrivalWait is plain data passed by value to both kernels (all null: the
 // plain GEMM, every tile in the scheduler's order); standard C++ only, as
 // the kernels' sources are C++17. ArrivalTablesFor (arrival_tables.h)
-// builds the two device arrays on the host.
+// builds the two device arrays on the host. `order` alone (step and flags
+// null) is a hand-out order without waits: how a reduce-scatter GEMM's
+// tiles go out in ScatterTables.order (scatter_tables.h).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +20,8 @@ namespace braid::cuda::gemm {
 struct ArrivalWait {
   // Device arrays of the scheduler's total() entries: the linear tile index
   // (TileAt) of the i-th tile handed out, and the step after which its rows
-  // are here (0: the rank's own block, no wait).
+  // are here (0: the rank's own block, no wait). step is read only when
+  // flags is set.
   const int64_t* order = nullptr;
   const int32_t* step = nullptr;
   // Step s's rows are in place once flags[s] >= epoch (read with acquire,

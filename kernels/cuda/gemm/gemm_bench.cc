@@ -20,12 +20,18 @@
 // step's flag, every flag raised beforehand, so the figure is what the
 // order and the waits cost, and its result must match cuBLASLt's too.
 //
+// Then (gemm_bench_scatter.cc) out_proj and fc2, the row-parallel GEMMs
+// whose partial sums a reduce-scatter adds up, as a reduce-scatter GEMM
+// over `--rs-ranks` (default 8; 0 skips) ranks simulated on this GPU: each
+// rank's GEMM scatters its tiles into the owners' receive slots and raises
+// their counters, then each owner's reduce sums its block; checked against
+// the sum of cuBLASLt's per-rank products.
+//
 // Without a GPU: one line on stderr, exit 2. Exit 1 when a result does not
 // match cuBLASLt (max rel error above 2e-2), else 0.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +42,7 @@
 
 #include "braid/blaslt_api.h"
 #include "gemm/arrival_tables.h"
+#include "gemm/gemm_bench_common.h"
 #include "gemm/gemm_run.h"
 #include "real/real_seams.h"
 
@@ -43,68 +50,19 @@ namespace {
 
 using braid::Status;
 namespace gemm = braid::cuda::gemm;
-
-struct Shape {
-  const char* name;
-  int64_t m, n, k;
-};
+using gemm::bench::BenchReduceScatter;
+using gemm::bench::Cuda;
+using gemm::bench::kMaxRelError;
+using gemm::bench::MaxRelError;
+using gemm::bench::MedianMs;
+using gemm::bench::Shape;
+using gemm::bench::ToBf16;
 
 constexpr Shape kShapes[] = {{"square", 8192, 8192, 8192},
                              {"llama3-70b.qkv", 8192, 1280, 8192},
                              {"llama3-70b.out_proj", 8192, 8192, 1024},
                              {"llama3-70b.fc1", 8192, 7168, 8192},
                              {"llama3-70b.fc2", 8192, 8192, 3584}};
-constexpr double kMaxRelError = 2e-2;
-
-uint16_t ToBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);  // round to nearest even
-}
-float FromBf16(uint16_t h) {
-  const uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-#define BENCH_CHECK(expr)                                                   \
-  do {                                                                      \
-    const Status s_ = (expr);                                               \
-    if (!s_.ok()) {                                                         \
-      std::fprintf(stderr, "braid_gemm_bench: %s\n", s_.message().c_str()); \
-      std::exit(1);                                                         \
-    }                                                                       \
-  } while (0)
-
-Status Cuda(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return Status::Ok();
-  return Status::Internal(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-// Median milliseconds of `iters` timed runs of `run` after `warmup` untimed ones.
-template <typename Run>
-double MedianMs(Run run, int warmup, int iters, cudaStream_t s) {
-  for (int i = 0; i < warmup; ++i) BENCH_CHECK(run());
-  cudaEvent_t start, stop;
-  BENCH_CHECK(Cuda(cudaEventCreate(&start), "cudaEventCreate"));
-  BENCH_CHECK(Cuda(cudaEventCreate(&stop), "cudaEventCreate"));
-  std::vector<double> ms;
-  for (int i = 0; i < iters; ++i) {
-    BENCH_CHECK(Cuda(cudaEventRecord(start, s), "cudaEventRecord"));
-    BENCH_CHECK(run());
-    BENCH_CHECK(Cuda(cudaEventRecord(stop, s), "cudaEventRecord"));
-    BENCH_CHECK(Cuda(cudaEventSynchronize(stop), "cudaEventSynchronize"));
-    float t = 0;
-    BENCH_CHECK(Cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime"));
-    ms.push_back(double(t));
-  }
-  (void)cudaEventDestroy(start);
-  (void)cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 // Device copies of the arrival tables for `problem` (ring of 8, rank 0) and
 // their flags, all raised (epoch 1); `timed_out` host-mapped, as the wait's
 // contract asks. Freed by the caller (FreeArrival).
@@ -149,16 +107,6 @@ Status MakeArrival(const gemm::GemmProblem& problem, const gemm::GemmDevice& dev
 void FreeArrival(ArrivalBuffers& b) {
   for (void* p : {b.order, b.step, b.flags}) (void)cudaFree(p);
   if (b.timed_out_host != nullptr) (void)cudaFreeHost(b.timed_out_host);
-}
-
-double MaxRelError(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double w = FromBf16(want[i]);
-    diff = std::max(diff, std::fabs(double(FromBf16(got[i])) - w));
-    scale = std::max(scale, std::fabs(w));
-  }
-  return scale > 0 ? diff / scale : diff;
 }
 
 // One line for the shape; false when the result does not match.
@@ -215,9 +163,9 @@ bool BenchShape(const Shape& shape, const gemm::GemmDevice& device, braid::cuda:
   return ok;
 }
 
-int IntFlag(int argc, char** argv, const char* name, int fallback) {
+int IntFlag(int argc, char** argv, const char* name, int fallback, int least = 1) {
   for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0) return std::max(1, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], name) == 0) return std::max(least, std::atoi(argv[i + 1]));
   return fallback;
 }
 
@@ -232,6 +180,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int warmup = IntFlag(argc, argv, "--warmup", 5), iters = IntFlag(argc, argv, "--iters", 20);
+  const int rs_ranks = IntFlag(argc, argv, "--rs-ranks", 8, 0);
   auto device = gemm::CurrentGemmDevice();
   if (!device.ok()) {
     std::fprintf(stderr, "braid_gemm_bench: %s\n", device.status().message().c_str());
@@ -248,6 +197,10 @@ int main(int argc, char** argv) {
               gemm::GemmArchName(device->arch), device->num_sms, iters, warmup);
   bool all_ok = true;
   for (const Shape& shape : kShapes) all_ok = BenchShape(shape, *device, **blas, warmup, iters, s) && all_ok;
+  if (rs_ranks > 0)
+    for (const Shape& shape : kShapes)
+      if (std::strcmp(shape.name, "llama3-70b.out_proj") == 0 || std::strcmp(shape.name, "llama3-70b.fc2") == 0)
+        all_ok = BenchReduceScatter(shape, *device, **blas, rs_ranks, warmup, iters, s) && all_ok;
   (void)cudaStreamDestroy(s);
   return all_ok ? 0 : 1;
 }

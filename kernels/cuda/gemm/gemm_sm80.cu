@@ -17,7 +17,9 @@
 //     .trans turns row-major B into the "col" operand mma wants.
 //  4. Each warp accumulates 64×32 of the tile in fp32 registers (4 × 4 mma
 //     tiles); the epilogue converts pairs to bf16x2/half2 and stores them
-//     straight to global, masked at ragged edges.
+//     straight to global, masked at ragged edges: into c, or (a reduce-
+//     scatter GEMM, scatter_epilogue.h) into the tile's owner's slot for
+//     this rank, after which one thread raises the owner's tile counter.
 // Not yet run on a GPU: correctness and speed are for braid_gemm_bench on one.
 #include <cstdint>
 
@@ -25,6 +27,7 @@
 #include "gemm/fragment_layout.h"
 #include "gemm/gemm_device_common.cuh"
 #include "gemm/gemm_kernels.h"
+#include "gemm/scatter_epilogue.cuh"
 #include "gemm/sm80_layout.h"
 #include "gemm/tile_scheduler.h"
 
@@ -56,7 +59,8 @@ struct Sm80Params {
   uint16_t* c;
   int m, n, k, lda, ldb, ldc;
   TileScheduler sched;
-  ArrivalWait wait;  // all null: the plain GEMM
+  ArrivalWait wait;         // all null: the plain GEMM
+  ScatterEpilogue scatter;  // ranks 0: the plain epilogue into c
 };
 
 __device__ __forceinline__ uint32_t SmemAddr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
@@ -137,17 +141,18 @@ __device__ __forceinline__ void ComputeStage(float (&acc)[4][4][4], uint32_t a_s
   }
 }
 
+// rows, cols: the tile's valid extent (TileCoord), the mask at ragged edges.
 template <int D>
-__device__ __forceinline__ void StoreTile(const Sm80Params& p, const float (&acc)[4][4][4], int row0, int col0,
+__device__ __forceinline__ void StoreTile(const TileOut& out, const float (&acc)[4][4][4], int rows, int cols,
                                           int warp_m, int warp_n, int lane) {
   for (int mi = 0; mi < 4; ++mi)
     for (int ni = 0; ni < 4; ++ni)
       for (int half = 0; half < 2; ++half) {
         const FragPos f = Mma16816Acc(lane, half * 2);
-        const int row = row0 + warp_m * 64 + mi * 16 + f.row, col = col0 + warp_n * 32 + ni * 8 + f.col;
+        const int row = warp_m * 64 + mi * 16 + f.row, col = warp_n * 32 + ni * 8 + f.col;
         // col is even and n a multiple of 8, so the pair is whole or wholly out.
-        if (row < p.m && col < p.n)
-          *reinterpret_cast<uint32_t*>(p.c + int64_t(row) * p.ldc + col) =
+        if (row < rows && col < cols)
+          *reinterpret_cast<uint32_t*>(out.first + int64_t(row) * out.ld + col) =
               PackOut<D>(acc[mi][ni][half * 2], acc[mi][ni][half * 2 + 1]);
       }
 }
@@ -167,7 +172,7 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
     const int row0 = int(tile.row0), col0 = int(tile.col0);
     // An all-gather GEMM's tile waits for its rows of A before any copy
     // reads them (arrival_wait.h); thread 0 waits, the barrier holds the rest.
-    if (p.wait.order != nullptr) {
+    if (p.wait.flags != nullptr) {
       if (threadIdx.x == 0) WaitForRows(p.wait, t);
       __syncthreads();
     }
@@ -196,7 +201,14 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
     // Drain before the next tile's prologue overwrites the ring.
     CpAsyncWait<0>();
     __syncthreads();
-    StoreTile<D>(p, acc, row0, col0, warp_m, warp_n, lane);
+    const TileOut out = TileOutOf(p.scatter, p.sched, tile, p.c, p.ldc);
+    StoreTile<D>(out, acc, int(tile.rows), int(tile.cols), warp_m, warp_n, lane);
+    if (out.counter != nullptr) {
+      // The owner may read the tile once its counter rises: every thread's
+      // stores must come first, hence the barrier before the one raise.
+      __syncthreads();
+      if (threadIdx.x == 0) RaiseTileCounter(out.counter);
+    }
   }
 #else
   (void)p;
@@ -206,7 +218,7 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
 }  // namespace
 
 cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s,
-                           const ArrivalWait& wait) {
+                           const ArrivalWait& wait, const ScatterEpilogue& scatter) {
   const GemmProblem& q = plan.problem;
   const Sm80Params p{static_cast<const uint16_t*>(a),
                      static_cast<const uint16_t*>(b),
@@ -218,7 +230,8 @@ cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, v
                      int(q.ldb),
                      int(q.ldc),
                      plan.scheduler,
-                     wait};
+                     wait,
+                     scatter};
   auto kernel = q.dtype == DType::kBf16 ? GemmSm80Kernel<0> : GemmSm80Kernel<1>;
   // Above 48 KiB of dynamic shared memory a kernel must opt in.
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes));

@@ -20,6 +20,11 @@
 //               half2 pairs and store them straight to global, masked at
 //               ragged edges (no smem staging: simplest correct first; a
 //               TMA-store epilogue overlapping the next tile is the next step).
+//               A reduce-scatter GEMM (scatter_epilogue.h) stores into the
+//               tile's owner's slot for this rank instead of c; then a named
+//               barrier over the consumer warpgroups only (the producer is
+//               still issuing the next tiles' loads) and one consumer thread
+//               raises the owner's tile counter.
 //
 // The ring is kStages slots; each slot has a full barrier (1 arrival + the
 // TMA bytes) and an empty barrier (one arrival per consumer warp). Stage and
@@ -34,6 +39,7 @@
 #include "gemm/fragment_layout.h"
 #include "gemm/gemm_device_common.cuh"
 #include "gemm/gemm_kernels.h"
+#include "gemm/scatter_epilogue.cuh"
 #include "gemm/sm90_layout.h"
 #include "gemm/sm90_ptx.cuh"
 #include "gemm/tile_scheduler.h"
@@ -56,6 +62,8 @@ static_assert(sm90::kTileM == kTileM && sm90::kTileN == kTileN && sm90::kTileK =
                   sm90::kBoxCols == kTmaBoxBCols,
               "sm90_layout.h describes this kernel's slot");
 constexpr int kConsumerWarps = 8;  // arrivals that free a slot: every consumer warp's lane 0
+// Named barrier of the consumer warpgroups (the scatter epilogue); 0 is __syncthreads'.
+constexpr int kConsumerBarrier = 1;
 static_assert(kBBytes == (kTileN / kTmaBoxBCols) * kBBoxBytes && kConsumerWarps == 4 * kConfig.consumer_warpgroups,
               "a stage is one A box and tile_n / 64 B boxes, released by every consumer warp");
 static_assert(int64_t(kStages) * kStageBytes + 2 * kStages * 8 + 1024 == SmemBytes(kConfig),
@@ -70,7 +78,8 @@ struct Sm90Params {
   uint16_t* c;
   int m, n, k, ldc;
   TileScheduler sched;
-  ArrivalWait wait;  // all null: the plain GEMM
+  ArrivalWait wait;         // all null: the plain GEMM
+  ScatterEpilogue scatter;  // ranks 0: the plain epilogue into c
 };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -98,7 +107,7 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
     // An all-gather GEMM's tile waits for its rows of A (arrival_wait.h);
     // the flag was read through the generic proxy, and TMA reads through
     // the async one: the fence orders the rows' arrival before the loads.
-    if (p.wait.order != nullptr) {
+    if (p.wait.flags != nullptr) {
       WaitForRows(p.wait, t);
       sm90::FenceProxyAsyncGlobal();
     }
@@ -126,14 +135,17 @@ __device__ __forceinline__ void MmaSlot(float (&acc)[64], uint32_t a_slot, int w
   sm90::WgmmaCommit();
 }
 
+// row0: the warpgroup's first row within the tile; rows, cols: the tile's
+// valid extent (TileCoord), the mask at ragged edges.
 template <int D>
-__device__ __forceinline__ void StoreTile(const Sm90Params& p, const float (&acc)[64], int row0, int col0, int t) {
+__device__ __forceinline__ void StoreTile(const TileOut& out, const float (&acc)[64], int row0, int rows, int cols,
+                                          int t) {
   for (int i = 0; i < 64; i += 2) {
     const FragPos f = WgmmaAcc(t, i);
-    const int row = row0 + f.row, col = col0 + f.col;
+    const int row = row0 + f.row, col = f.col;
     // col is even and n a multiple of 8: the pair is whole or wholly out.
-    if (row < p.m && col < p.n)
-      *reinterpret_cast<uint32_t*>(p.c + int64_t(row) * p.ldc + col) = PackOut<D>(acc[i], acc[i + 1]);
+    if (row < rows && col < cols)
+      *reinterpret_cast<uint32_t*>(out.first + int64_t(row) * out.ld + col) = PackOut<D>(acc[i], acc[i + 1]);
   }
 }
 
@@ -160,7 +172,15 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
     sm90::WgmmaWait<0>();
     PinAccumulators(acc);
     if (warp_leader) sm90::MbarArrive(empty + 8u * uint32_t(prev_stage));
-    StoreTile<D>(p, acc, int(tile.row0) + wg * 64, int(tile.col0), t);
+    const TileOut out = TileOutOf(p.scatter, p.sched, tile, p.c, p.ldc);
+    StoreTile<D>(out, acc, wg * 64, int(tile.rows), int(tile.cols), t);
+    if (out.counter != nullptr) {
+      // The owner may read the tile once its counter rises: both consumer
+      // warpgroups' stores must come first. A named barrier of the 256
+      // consumer threads, not __syncthreads: the producer is in its own loop.
+      sm90::NamedBarrierSync<kConsumerBarrier, 256>();
+      if (threadIdx.x == 128) RaiseTileCounter(out.counter);
+    }
   }
 }
 
@@ -202,9 +222,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 }  // namespace
 
 cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s,
-                           const ArrivalWait& wait) {
+                           const ArrivalWait& wait, const ScatterEpilogue& scatter) {
   const GemmProblem& q = plan.problem;
-  const Sm90Params p{static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler, wait};
+  const Sm90Params p{
+      static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler, wait, scatter};
   auto kernel = q.dtype == DType::kBf16 ? GemmSm90Kernel<0> : GemmSm90Kernel<1>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes));
   if (e != cudaSuccess) return e;

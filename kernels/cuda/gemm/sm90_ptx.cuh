@@ -114,4 +114,12 @@ __device__ __forceinline__ void SetMaxRegInc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
+// Barrier `Id` among `Threads` threads (a multiple of 32) of the CTA: the
+// warps that name it wait for one another and no other warp takes part.
+template <int Id, int Threads>
+__device__ __forceinline__ void NamedBarrierSync() {
+  static_assert(Id > 0 && Id < 16 && Threads % 32 == 0, "barrier 0 is __syncthreads'; 16 barriers per CTA");
+  asm volatile("bar.sync %0, %1;\n" ::"n"(Id), "n"(Threads) : "memory");
+}
+
 }  // namespace braid::cuda::gemm::sm90
