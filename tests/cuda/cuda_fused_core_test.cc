@@ -1,13 +1,17 @@
 // --algo fused on the GEMM core (--fused-engine core) through the cuda
-// backend's orchestration on the fakes: copy-engine pulls on a stream of the
-// step's own raise one flag per arrival step, the core's launch waits for
-// them (the fake runs it only once they are up and checks its tile order),
-// --verify checks the product end to end; a flag that is never raised ends
-// in the kernel's timeout record, reported as one line naming rank and step;
-// what the core cannot run is refused before anything runs.
+// backend's orchestration on the fakes. ag_gemm: copy-engine pulls on a
+// stream of the step's own raise one flag per arrival step, the core's
+// launch waits for them (the fake runs it only once they are up and checks
+// its tile order). gemm_rs: the core's epilogue scatters tiles to their
+// owners' slots and raises their counters, the owners' reduces sum them (no
+// add kernel). --verify checks the product end to end; a flag or partial
+// that never comes ends in the kernel's timeout record, reported as one
+// line naming rank and step or tile; what the core cannot run is refused
+// before anything runs.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "braid/layer_workload.h"
 #include "cuda_test_util.h"
 
 namespace braid {
@@ -26,42 +30,57 @@ CudaBackendOptions CoreEngine(bool loopback) {
 }
 
 TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
-  for (int p : {2, 4, 8}) {
-    for (bool loopback : {true, false}) {
-      for (DType dtype : {DType::kBf16, DType::kFp16}) {
-        // m/P = 24 rows: blocks end inside the core's 128-row tiles, so a
-        // tile waits for the later of two blocks.
-        const Plan plan = CudaPlan(Op::kAgGemm, 24 * p, 40 * p, 64, p, Algorithm::kFused, 1, 1, dtype);
-        RunOptions run = CudaVerifyOnce();
-        run.warmup = 1;
-        run.iters = 2;
-        cuda::FakeGpuConfig config;
-        config.schedule_seed = uint64_t(p) * 7 + (loopback ? 1 : 0);
-        cuda::FakeGpuStats stats;
-        auto out = RunOnFake(plan, run, CoreEngine(loopback), config, &stats);
-        ASSERT_TRUE(out.ok()) << "P " << p << ": " << out.status().message();
-        EXPECT_TRUE(out->verify.ok) << "P " << p << " loopback " << loopback << ": " << out->verify.max_rel_error;
-        // One plain launch per rank loads the kernel, then one per iteration.
-        EXPECT_EQ(stats.core_launches, int64_t(p) * (1 + 3)) << p;
-        EXPECT_EQ(stats.fused_launches, 0);
-        EXPECT_EQ(stats.core_timeouts, 0);
-        EXPECT_EQ(stats.live_allocations, 0);
-        EXPECT_GE(stats.flag_writes, int64_t(p) * (p - 1) * 3) << "a flag per pulled block and iteration";
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    for (int p : {2, 4, 8}) {
+      for (bool loopback : {true, false}) {
+        for (DType dtype : {DType::kBf16, DType::kFp16}) {
+          // ag_gemm: M/P = 24 rows, so blocks end inside the core's 128-row
+          // tiles and a tile waits for the later of two blocks; gemm_rs:
+          // M/P = 128 (a tile must not straddle two owners), N/P ragged.
+          const int64_t m = op == Op::kAgGemm ? 24 * p : 128 * p;
+          const Plan plan = CudaPlan(op, m, 40 * p, 64, p, Algorithm::kFused, 1, 1, dtype);
+          RunOptions run = CudaVerifyOnce();
+          run.warmup = 1;
+          run.iters = 2;
+          cuda::FakeGpuConfig config;
+          config.schedule_seed = uint64_t(p) * 7 + (loopback ? 1 : 0);
+          cuda::FakeGpuStats stats;
+          auto out = RunOnFake(plan, run, CoreEngine(loopback), config, &stats);
+          const std::string where = std::string(OpName(op)) + " P " + std::to_string(p) + " loopback " +
+                                    std::to_string(loopback) + " " + std::string(DTypeName(dtype));
+          ASSERT_TRUE(out.ok()) << where << ": " << out.status().message();
+          EXPECT_TRUE(out->verify.ok) << where << ": " << out->verify.max_rel_error;
+          // One plain launch per rank loads the kernel, then one per iteration.
+          EXPECT_EQ(stats.core_launches, int64_t(p) * (1 + 3)) << where;
+          EXPECT_EQ(stats.fused_launches, 0);
+          EXPECT_EQ(stats.core_timeouts, 0);
+          EXPECT_EQ(stats.live_allocations, 0);
+          if (op == Op::kAgGemm) {
+            EXPECT_GE(stats.flag_writes, int64_t(p) * (p - 1) * 3) << "a flag per pulled block and iteration";
+          } else {
+            EXPECT_EQ(stats.adds, 0) << "no add kernel: the reduce sums the partials";
+          }
+        }
       }
     }
   }
 }
 
-TEST(CudaFusedCore, SchedulesThatRunTheCopiesLateStillVerify) {
-  // The pulls run on their own stream; under every seed the core must only
-  // read rows whose flag is up (the fake runs it once they all are).
-  for (uint64_t seed : {1, 2, 3, 4, 5, 99}) {
-    const Plan plan = CudaPlan(Op::kAgGemm, 512, 64, 128, 4, Algorithm::kFused);
-    cuda::FakeGpuConfig config;
-    config.schedule_seed = seed;
-    auto out = RunOnFake(plan, CudaVerifyOnce(), CoreEngine(true), config);
-    ASSERT_TRUE(out.ok()) << out.status().message();
-    EXPECT_TRUE(out->verify.ok) << seed;
+TEST(CudaFusedCore, SchedulesThatRunTheCopiesOrTheReduceLateStillVerify) {
+  // The pulls (the reduce) run on the step's own stream; under every seed the
+  // core must only read rows whose flag is up, the reduce only sum tiles
+  // whose counters are, and the lane's next work wait for both.
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    for (uint64_t seed : {1, 2, 3, 4, 5, 99}) {
+      const Plan plan = CudaPlan(op, 512, 64, 128, 4, Algorithm::kFused);
+      RunOptions run = CudaVerifyOnce();
+      run.warmup = 1;
+      cuda::FakeGpuConfig config;
+      config.schedule_seed = seed;
+      auto out = RunOnFake(plan, run, CoreEngine(true), config);
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      EXPECT_TRUE(out->verify.ok) << OpName(op) << " seed " << seed;
+    }
   }
 }
 
@@ -85,19 +104,40 @@ TEST(CudaFusedCore, AFlagNeverRaisedEndsInTheKernelsTimeoutNamingRankAndStep) {
     EXPECT_EQ(stats.core_timeouts, 1);
     EXPECT_EQ(stats.live_allocations, 0);
   }
+  {
+    // gemm_rs: rank 1's partials never arrive; rank 0's reduce of its first
+    // tile times out.
+    const Plan plan = CudaPlan(Op::kGemmRs, 256, 64, 64, 2, Algorithm::kFused);
+    CudaBackendOptions options = CoreEngine(true);
+    options.fused_never_set_rank = 1;
+    options.fused_never_set_flag = 0;
+    options.timeout_s = 4;
+    auto out = RunOnFake(plan, CudaVerifyOnce(), options);
+    ASSERT_FALSE(out.ok());
+    EXPECT_THAT(out.status().message(),
+                HasSubstr("rank 0 step 0 'fused', iteration 0: the GEMM core's gemm_rs reduce timed out on rank 0 at "
+                          "tile (row 0, col 0) of its block: not every rank's partial arrived within 2 s"));
+  }
 }
 
 TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
-  auto refused = [](const Plan& plan, cuda::FakeGpuConfig config = {}) {
+  auto refused = [](const Plan& plan, cuda::FakeGpuConfig config = {}, bool loopback = false) {
     cuda::FakeGpuStats stats;
-    auto out = RunOnFake(plan, CudaVerifyOnce(), CoreEngine(false), config, &stats);
+    auto out = RunOnFake(plan, CudaVerifyOnce(), CoreEngine(loopback), config, &stats);
     EXPECT_EQ(stats.ops, 0) << "refused after work was issued";
     return out.status();
   };
+  // gemm_rs: M/P = 64 rows, half the core's 128-row tile, would straddle owners.
   const Plan rs = CudaPlan(Op::kGemmRs, 128, 64, 64, 2, Algorithm::kFused);
   Status st = refused(rs);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(st.message(), HasSubstr("--fused-engine core: gemm_rs does not run on the GEMM core yet"));
+  EXPECT_THAT(st.message(), HasSubstr("--fused-engine core: "));
+  EXPECT_THAT(st.message(), HasSubstr("multiple of the tile's"));
+  // Loopback: 132 / 2 = 66 SMs per rank, all of them the reduce's.
+  const Plan all_reduce =
+      CudaPlan(Op::kGemmRs, 256, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kBf16, CommEngine::kSm, 66);
+  EXPECT_THAT(refused(all_reduce, {}, true).message(),
+              HasSubstr("the reduce's 66 CTAs (`comm_sms`) leave no SM for the GEMM (66 SMs per rank)"));
   const Plan fp32 = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp32);
   EXPECT_THAT(refused(fp32).message(), HasSubstr("the GEMM core takes bf16 or fp16 operands, not fp32"));
   const Plan odd_k = CudaPlan(Op::kAgGemm, 128, 64, 60, 2, Algorithm::kFused);
@@ -113,6 +153,28 @@ TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
   cuda::FakeGpuConfig small_smem;
   small_smem.smem_optin = 48 * 1024;
   EXPECT_THAT(refused(fine, small_smem).message(), HasSubstr("bytes of shared memory"));
+}
+
+TEST(CudaFusedCore, LayerPlansChainTheCoresStepsThroughTheirOutputs) {
+  // A layer's fused ag_gemm and gemm_rs feed each other's inputs: a step
+  // that ended before its pulls or its reduce did would hand the next one
+  // stale rows under some seed.
+  const ModelSpec tiny = testing::CudaTinyModel();
+  auto lw = MakeLayerWorkload(tiny, 256, 1, Phase::kPrefill, 2, DType::kBf16, true);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  OverlapConfig cfg;
+  cfg.algorithm = Algorithm::kFused;
+  auto plan = BuildLayerPlan(*lw, cfg);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7, 8}) {
+    cuda::FakeGpuConfig config;
+    config.schedule_seed = seed;
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(*plan, CudaVerifyOnce(), CoreEngine(true), config, &stats);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << "seed " << seed << ": " << out->verify.max_rel_error;
+    EXPECT_GT(stats.core_launches, 0);
+  }
 }
 
 TEST(CudaFusedCore, TheEngineHasOneNameTable) {

@@ -54,5 +54,25 @@ TEST(CudaReal, LoopbackFusedKernelVerifiesAndTimesOutOnAMissingFlag) {
   EXPECT_THAT(out.status().message(), HasSubstr("kernel timed out on rank 1"));
 }
 
+// The fused plans on the GEMM core (--fused-engine core), both ops, P 2 and 4.
+// Its timeout path traps, which loses this process's context: tests/gpu/
+// run.sh checks it in a process of its own (section core).
+TEST(CudaReal, LoopbackFusedPlansOnTheGemmCoreVerify) {
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  loop.timeout_s = 10;
+  loop.fused_engine = FusedEngine::kCore;
+  auto backend = MakeCudaBackend(loop);
+  if (!backend.ok()) GTEST_SKIP() << "no GPU: " << backend.status().message();
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    for (int p : {2, 4}) {
+      const Plan plan = testing::CudaPlan(op, 256 * p, 136 * p, 264, p, Algorithm::kFused);
+      auto out = (*backend)->Run(plan, testing::CudaVerifyOnce());
+      ASSERT_TRUE(out.ok()) << OpName(op) << " P " << p << ": " << out.status().message();
+      EXPECT_TRUE(out->verify.ok) << OpName(op) << " P " << p << ": " << out->verify.max_rel_error;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace braid

@@ -3,22 +3,26 @@
 // order hands out every tile of the plan's scheduler exactly once; it runs
 // once every arrival step's flag it waits for holds the epoch, computing
 // c = a·b in fp32 on host memory, rounded to the type once (as the kernel's
-// fp32 accumulators are). A launch whose flags stay down ends as the kernel
-// does (TimeOutCoreGemms): 1 + the first missing step in its record, then
-// a failed launch.
+// fp32 accumulators are), or with a scatter epilogue storing each tile into
+// its owner's slot and raising the owner's counter. A reduce runs once every
+// counter of its block holds epoch·ranks and sums the slots in fp32. One
+// whose flags stay down ends as the kernel does (TimeOutCoreGemms): 1 + the
+// first missing step (or counter) in its record, then a failed launch.
 #include <cstring>
 #include <set>
 
 #include "../host/dtype_convert.h"
 #include "fake_world.h"
+#include "gemm/scatter_tables.h"
 
 namespace braid::cuda {
 
 namespace {
 
 // The first arrival step (in hand-out order) whose flag is below the epoch, or -1.
+// Orders without flags (a reduce-scatter's stagger) never wait.
 int FirstMissingStep(const CoreGemmLaunch& l, int64_t tiles) {
-  if (l.wait.order == nullptr) return -1;
+  if (l.wait.flags == nullptr) return -1;
   for (int64_t i = 0; i < tiles; ++i) {
     const int32_t step = l.wait.step[i];
     // The kernel compares as an unsigned >= (flags only grow within a run).
@@ -27,10 +31,25 @@ int FirstMissingStep(const CoreGemmLaunch& l, int64_t tiles) {
   return -1;
 }
 
-int64_t TilesOf(const CoreGemmLaunch& l) {
+gemm::TileScheduler SchedulerOf(const CoreGemmLaunch& l) {
   auto plan = gemm::PlanGemm(l.problem, l.device);
-  return plan.ok() ? plan->scheduler.total() : 0;
+  return plan.ok() ? plan->scheduler : gemm::TileScheduler{.m = 0, .n = 0};
 }
+
+int64_t TilesOf(const CoreGemmLaunch& l) { return SchedulerOf(l).total(); }
+
+// The first counter of the reduce's block below epoch·ranks, or -1.
+int64_t FirstMissingCounter(const gemm::PartialReduce& r) {
+  const gemm::TileScheduler block = gemm::ReduceScheduler(r);
+  const uint32_t target = r.epoch * uint32_t(r.ranks);
+  for (int64_t t = 0; t < block.total(); ++t) {
+    const int64_t counter = gemm::ReduceCounter(block, block.TileAt(t));
+    if (r.counters[counter] < target) return counter;
+  }
+  return -1;
+}
+
+int64_t CountersOf(const gemm::PartialReduce& r) { return gemm::ReduceScheduler(r).total(); }
 
 class FakeGemmCore : public GemmCoreApi {
  public:
@@ -45,7 +64,11 @@ class FakeGemmCore : public GemmCoreApi {
     if (i < 0) return Error();
     auto plan = gemm::PlanGemm(l.problem, l.device);
     if (!plan.ok()) return Status::Internal("GEMM core launch of an unplannable problem: " + plan.status().message());
-    BRAID_RETURN_IF_ERROR(CheckMemory(i, l, plan->problem, plan->scheduler.total()));
+    if (l.scatter.ranks != 0) {
+      const Status scatter = gemm::CheckScatterEpilogue(plan->scheduler, l.scatter);
+      if (!scatter.ok()) return Status::Invalid(scatter.message());
+    }
+    BRAID_RETURN_IF_ERROR(CheckMemory(i, l, plan->problem, plan->scheduler));
     if (!w_->LoadKernel(i, "braid_gemm_core")) return Error();
     FakeOp op;
     op.kind = OpKind::kCoreGemm;
@@ -54,6 +77,32 @@ class FakeGemmCore : public GemmCoreApi {
     op.core = l;
     op.core->problem = plan->problem;  // leading dimensions filled in
     ++w_->stats.core_launches;
+    w_->Enqueue(i, std::move(op));
+    return Status::Ok();
+  }
+
+  Status LaunchReduce(const gemm::PartialReduce& r, int ctas, GpuStream s) override {
+    BRAID_RETURN_IF_ERROR(gemm::CheckPartialReduce(r));
+    if (ctas < 1) return Status::Invalid("the partial reduce needs at least one CTA");
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int i = w_->StreamIndex(s, "partial reduce launch");
+    if (i < 0) return Error();
+    const std::string what = "partial reduce (" + ThisThread().label + ")";
+    const size_t block = size_t(r.block_rows * r.n) * 2;
+    if (!w_->CheckAccess(i, r.slots, block * size_t(r.ranks), what) || !w_->CheckAccess(i, r.out, block, what) ||
+        !w_->CheckAccess(i, r.counters, size_t(CountersOf(r)) * sizeof(uint32_t), what)) {
+      return Error();
+    }
+    if (records_.count(r.timed_out) == 0) {
+      w_->Fail(what + ": its timeout record is not one NewTimeoutRecord made");
+      return Error();
+    }
+    if (!w_->LoadKernel(i, "braid_partial_reduce")) return Error();
+    FakeOp op;
+    op.kind = OpKind::kCoreReduce;
+    op.what = "braid_partial_reduce";
+    op.duration = int64_t(r.block_rows * r.n / 1000 + 2);
+    op.reduce = r;
     w_->Enqueue(i, std::move(op));
     return Status::Ok();
   }
@@ -74,15 +123,22 @@ class FakeGemmCore : public GemmCoreApi {
   }
 
  private:
-  Status CheckMemory(int stream, const CoreGemmLaunch& l, const gemm::GemmProblem& p, int64_t tiles) {
+  Status CheckMemory(int stream, const CoreGemmLaunch& l, const gemm::GemmProblem& p,
+                     const gemm::TileScheduler& sched) {
     const std::string what = "GEMM core (" + ThisThread().label + ")";
     const size_t es = 2;
+    const int64_t tiles = sched.total();
     bool ok = w_->CheckAccess(stream, l.a, size_t((p.m - 1) * p.lda + p.k) * es, what) &&
-              w_->CheckAccess(stream, l.b, size_t((p.k - 1) * p.ldb + p.n) * es, what) &&
-              w_->CheckAccess(stream, l.c, size_t((p.m - 1) * p.ldc + p.n) * es, what);
+              w_->CheckAccess(stream, l.b, size_t((p.k - 1) * p.ldb + p.n) * es, what);
+    if (ok && l.scatter.ranks == 0) ok = w_->CheckAccess(stream, l.c, size_t((p.m - 1) * p.ldc + p.n) * es, what);
+    for (int q = 0; ok && q < l.scatter.ranks; ++q) {
+      const int64_t counters = (l.scatter.block_rows / sched.tile_m) * sched.tiles_n();
+      ok = w_->CheckAccess(stream, l.scatter.slots[q], size_t(p.m * p.n) * es, what) &&
+           w_->CheckAccess(stream, l.scatter.counters[q], size_t(counters) * sizeof(uint32_t), what);
+    }
     if (ok && l.wait.order != nullptr) {
       ok = w_->CheckAccess(stream, l.wait.order, size_t(tiles) * sizeof(int64_t), what) &&
-           w_->CheckAccess(stream, l.wait.step, size_t(tiles) * sizeof(int32_t), what);
+           (l.wait.step == nullptr || w_->CheckAccess(stream, l.wait.step, size_t(tiles) * sizeof(int32_t), what));
       if (ok) {
         std::set<int64_t> seen;
         int32_t steps = 0;
@@ -92,11 +148,11 @@ class FakeGemmCore : public GemmCoreApi {
             w_->Fail(what + ": the tile order hands out tile " + std::to_string(tile) + " twice or out of range");
             return Error();
           }
-          steps = std::max(steps, l.wait.step[t] + 1);
+          if (l.wait.step != nullptr) steps = std::max(steps, l.wait.step[t] + 1);
         }
-        ok = w_->CheckAccess(stream, l.wait.flags, size_t(steps) * sizeof(uint32_t), what);
+        if (l.wait.flags != nullptr) ok = w_->CheckAccess(stream, l.wait.flags, size_t(steps) * sizeof(uint32_t), what);
       }
-      if (ok && records_.count(l.wait.timed_out) == 0) {
+      if (ok && l.wait.flags != nullptr && records_.count(l.wait.timed_out) == 0) {
         w_->Fail(what + ": its timeout record is not one NewTimeoutRecord made");
         return Error();
       }
@@ -129,18 +185,36 @@ bool FakeGpu::World::RunCoreGemm(int s) {
   }
   const gemm::GemmProblem& p = l.problem;
   const DType d = p.dtype;
-  std::vector<float> row(size_t(p.n));
+  std::vector<float> product(size_t(p.m * p.n), 0.0f);
   for (int64_t i = 0; i < p.m; ++i) {
-    std::fill(row.begin(), row.end(), 0.0f);
+    float* row = product.data() + i * p.n;
     for (int64_t k = 0; k < p.k; ++k) {
       const float a = LoadOne(d, l.a, size_t(i * p.lda + k));
-      for (int64_t j = 0; j < p.n; ++j) row[size_t(j)] += a * LoadOne(d, l.b, size_t(k * p.ldb + j));
+      for (int64_t j = 0; j < p.n; ++j) row[j] += a * LoadOne(d, l.b, size_t(k * p.ldb + j));
     }
-    for (int64_t j = 0; j < p.n; ++j) StoreOne(d, row[size_t(j)], l.c, size_t(i * p.ldc + j));
+  }
+  if (l.scatter.ranks == 0) {
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) StoreOne(d, product[size_t(i * p.n + j)], l.c, size_t(i * p.ldc + j));
+    }
+  } else {
+    // Each tile to its owner's slot, then the owner's counter (scatter_epilogue.h).
+    const gemm::TileScheduler sched = SchedulerOf(l);
+    for (int64_t t = 0; t < sched.total(); ++t) {
+      const gemm::TileCoord tile = sched.TileAt(t);
+      const gemm::ScatterTile to = gemm::ScatterTileOf(l.scatter, sched, tile);
+      for (int64_t r = 0; r < tile.rows; ++r) {
+        for (int64_t j = 0; j < tile.cols; ++j) {
+          StoreOne(d, product[size_t((tile.row0 + r) * p.n + tile.col0 + j)], l.scatter.slots[to.owner],
+                   size_t(to.offset + r * p.n + j));
+        }
+      }
+      ++l.scatter.counters[to.owner][to.counter];
+    }
   }
   // Flags written by copy streams take effect at their time: the GEMM starts after the last one.
   int64_t start = st.clock;
-  if (l.wait.order != nullptr) {
+  if (l.wait.flags != nullptr) {
     const int64_t tiles = TilesOf(l);
     for (int64_t t = 0; t < tiles; ++t) {
       auto at = flag_time.find(l.wait.flags + l.wait.step[t]);
@@ -153,18 +227,50 @@ bool FakeGpu::World::RunCoreGemm(int s) {
   return true;
 }
 
+bool FakeGpu::World::RunCoreReduce(int s) {
+  FakeStream& st = streams[size_t(s)];
+  FakeOp& op = st.ops.front();
+  const gemm::PartialReduce& r = *op.reduce;
+  if (FirstMissingCounter(r) >= 0) {
+    if (!op.waiting_since) op.waiting_since = std::chrono::steady_clock::now();
+    return false;
+  }
+  const DType d = r.dtype == 1 ? DType::kFp16 : DType::kBf16;
+  const size_t block = size_t(r.block_rows * r.n);
+  for (size_t e = 0; e < block; ++e) {
+    float sum = 0;
+    for (int q = 0; q < r.ranks; ++q) sum += LoadOne(d, r.slots, size_t(q) * block + e);
+    StoreOne(d, sum, r.out, e);
+  }
+  const int64_t start = st.clock;
+  st.clock += op.duration;
+  Emit(s, op, start, st.clock);
+  st.ops.pop_front();
+  return true;
+}
+
 bool FakeGpu::World::TimeOutCoreGemms() {
   bool any = false;
   const auto now = std::chrono::steady_clock::now();
   for (FakeStream& st : streams) {
-    if (st.ops.empty() || st.ops.front().kind != OpKind::kCoreGemm) continue;
+    if (st.ops.empty()) continue;
     FakeOp& op = st.ops.front();
-    const CoreGemmLaunch& l = *op.core;
-    const int missing = FirstMissingStep(l, TilesOf(l));
+    int64_t missing = -1;
+    uint64_t timeout_ns = 0;
+    uint32_t* record = nullptr;
+    if (op.kind == OpKind::kCoreGemm) {
+      missing = FirstMissingStep(*op.core, TilesOf(*op.core));
+      timeout_ns = op.core->wait.timeout_ns;
+      record = op.core->wait.timed_out;
+    } else if (op.kind == OpKind::kCoreReduce) {
+      missing = FirstMissingCounter(*op.reduce);
+      timeout_ns = op.reduce->timeout_ns;
+      record = op.reduce->timed_out;
+    }
     if (missing < 0 || !op.waiting_since) continue;
-    const bool expired = now - *op.waiting_since > std::chrono::nanoseconds(l.wait.timeout_ns);
+    const bool expired = now - *op.waiting_since > std::chrono::nanoseconds(timeout_ns);
     if (!config.report_hangs && !expired) continue;
-    *l.wait.timed_out = uint32_t(missing) + 1;
+    *record = uint32_t(missing) + 1;
     ++stats.core_timeouts;
     Fail("unspecified launch failure (the GEMM core trapped: " + op.label + ")");
     st.ops.pop_front();  // the trap ended the launch; the failure is sticky

@@ -166,6 +166,8 @@ bool FakeGpu::World::RunHead(int s) {
       return RunFused(s);
     case OpKind::kCoreGemm:
       return RunCoreGemm(s);
+    case OpKind::kCoreReduce:
+      return RunCoreReduce(s);
   }
   st.ops.pop_front();
   return true;
@@ -314,6 +316,8 @@ std::string DescribeHead(const FakeGpu::World& w, int stream) {
       return line + "a fused kernel whose peers' kernels were never launched";
     case OpKind::kCoreGemm:
       return line + "the GEMM core waits for rows whose flag is never raised";
+    case OpKind::kCoreReduce:
+      return line + "the GEMM core's reduce waits for partials that never arrive";
     default:
       return line + op.what;
   }

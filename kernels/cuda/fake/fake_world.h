@@ -22,7 +22,7 @@
 
 namespace braid::cuda {
 
-enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl, kFused, kCoreGemm };
+enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl, kFused, kCoreGemm, kCoreReduce };
 
 struct P2pPart {
   bool send = true;
@@ -57,9 +57,10 @@ struct FakeOp {
   bool dropped = false;  // kWriteFlag: fault injection
   std::vector<P2pPart> p2p;
   std::optional<CollPart> coll;
-  std::optional<FusedLaunch> fused;    // kFused: one rank's kernel
-  std::optional<CoreGemmLaunch> core;  // kCoreGemm: one GEMM core launch
-  // kCoreGemm: when it first found a flag it waits for still down (its
+  std::optional<FusedLaunch> fused;           // kFused: one rank's kernel
+  std::optional<CoreGemmLaunch> core;         // kCoreGemm: one GEMM core launch
+  std::optional<gemm::PartialReduce> reduce;  // kCoreReduce: one owner's reduce
+  // kCoreGemm, kCoreReduce: when it first found a flag it waits for still down (its
   // timeout counts from there); unset while it has not waited.
   std::optional<std::chrono::steady_clock::time_point> waiting_since;
 };
@@ -178,9 +179,11 @@ struct FakeGpu::World {
   bool RunNccl(int stream);
   // Runs every rank's fused kernel of one launch together (fake_fused.cc).
   bool RunFused(int stream);
-  // A GEMM core launch whose flags are all up (fake_gemm_core.cc).
+  // A GEMM core launch whose flags are all up, a reduce whose counters are
+  // (fake_gemm_core.cc).
   bool RunCoreGemm(int stream);
-  // A GEMM core launch at a stream's head that waited past its timeout, or
+  bool RunCoreReduce(int stream);
+  // A GEMM core launch or reduce at a stream's head that waited past its timeout, or
   // (report_hangs) that nothing left can unblock, ends as the kernel does:
   // its record names the step, and the launch fails (sticky, as a trap).
   // Returns whether one did.

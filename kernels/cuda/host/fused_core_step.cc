@@ -1,9 +1,12 @@
 #include "fused_core_step.h"
 
 #include <cstdio>
+#include <limits>
 #include <string>
 
+#include "braid/fused_schedule.h"
 #include "gemm/arrival_tables.h"
+#include "gemm/scatter_tables.h"
 #include "gemm/tile_arrival_order.h"
 
 namespace braid::cuda {
@@ -20,23 +23,150 @@ Result<DevPtr> Upload(const DeviceAlloc& alloc, CudaApi& cuda, const std::vector
   return p;
 }
 
+// gemm_rs: the reduce's CTAs, on SMs the GEMM's persistent grid leaves free
+// (a GEMM CTA that could not be resident beside the spinning reduce would
+// never finish the tiles the reduce waits for).
+int ReduceCtas(int ranks, const FusedSettings& f) {
+  return f.comm_sms > 0 ? f.comm_sms : fused::DefaultCommCtas(ranks, f.sms_per_rank);
+}
+
+bool IsAgGemm(const Step& s) { return s.collective == CollectiveKind::kAllGather; }
+
+// The parts of a step's set-up both ops share: its stream, events and record.
+Status SetUpCommon(RankState& st, const Step& s, const FusedSettings& f, CoreStepState& cs) {
+  CudaApi& cuda = *st.api.cuda;
+  cs.step = s.id;
+  cs.never_set_flag = st.rank == f.never_set_rank ? f.never_set_flag : -1;
+  BRAID_ASSIGN_OR_RETURN(cs.comm, cuda.CreateStream(0));
+  BRAID_ASSIGN_OR_RETURN(cs.start, cuda.CreateEvent());
+  BRAID_ASSIGN_OR_RETURN(cs.pulled, cuda.CreateEvent());
+  BRAID_ASSIGN_OR_RETURN(cs.timed_out, st.api.core->NewTimeoutRecord());
+  return Status::Ok();
+}
+
+void FillLaunch(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
+                CoreGemmLaunch& l) {
+  l.problem = planned.problem;
+  l.device.arch = planned.config.arch;
+  l.device.num_sms = planned.grid;  // re-planned by the launch: the same grid
+  l.device.smem_optin = f.props.smem_optin;
+  l.a = st.buffers[size_t(s.a.buffer)];
+  l.b = st.buffers[size_t(s.b.buffer)];
+  l.c = st.buffers[size_t(s.c.buffer)];
+}
+
+Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
+                   const DeviceAlloc& alloc, PeerMemory& peers, CoreStepState& cs) {
+  CudaApi& cuda = *st.api.cuda;
+  const int ranks = st.plan->tp();
+  BRAID_ASSIGN_OR_RETURN(const gemm::ArrivalTables tables,
+                         gemm::ArrivalTablesFor(planned.scheduler, Algorithm::kFused, ranks, st.rank));
+  BRAID_ASSIGN_OR_RETURN(const auto pieces,
+                         gemm::RowArrivalOrder(Algorithm::kFused, planned.problem.m, ranks, st.rank));
+  cs.source_of_flag.assign(size_t(tables.steps), st.rank);
+  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, tables.order));
+  BRAID_ASSIGN_OR_RETURN(auto step_of, Upload(alloc, cuda, tables.step));
+  BRAID_ASSIGN_OR_RETURN(cs.flags, Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.steps), 0u)));
+  const DevPtr mine = st.buffers[size_t(s.a.buffer)];
+  BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({mine}));
+  // Each arrival piece is whole rows of its owner's block; the owner holds
+  // it in its own gathered A at the same rows (its input block).
+  const int64_t mb = planned.problem.m / ranks;
+  const size_t row_bytes = size_t(planned.problem.k) * 2;
+  for (const gemm::RowArrival& piece : pieces) {
+    if (piece.step == 0) continue;  // this rank's own block
+    const int owner = int(piece.row0 / mb);
+    if (all[0][size_t(owner)] == nullptr) {
+      return Status::Unavailable(CoreRefusal("rank " + std::to_string(st.rank) + " cannot address rank " +
+                                             std::to_string(owner) + "'s A (no peer access between their GPUs)"));
+    }
+    const size_t off = size_t(piece.row0) * row_bytes;
+    cs.pulls.push_back({static_cast<char*>(mine) + off, static_cast<char*>(all[0][size_t(owner)]) + off,
+                        size_t(piece.rows) * row_bytes, piece.step});
+    cs.source_of_flag[size_t(piece.step)] = owner;
+  }
+  CoreGemmLaunch& l = cs.launch;
+  FillLaunch(st, s, planned, f, l);
+  l.wait.order = static_cast<const int64_t*>(order);
+  l.wait.step = static_cast<const int32_t*>(step_of);
+  l.wait.flags = static_cast<const uint32_t*>(cs.flags);
+  l.wait.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
+  l.wait.timed_out = cs.timed_out;
+  return Status::Ok();
+}
+
+Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
+                   const DeviceAlloc& alloc, PeerMemory& peers, CoreStepState& cs) {
+  CudaApi& cuda = *st.api.cuda;
+  const int ranks = st.plan->tp();
+  const gemm::TileScheduler& sched = planned.scheduler;
+  BRAID_ASSIGN_OR_RETURN(const gemm::ScatterTables tables, gemm::ScatterTablesFor(sched, ranks, st.rank));
+  const int64_t mb = planned.problem.m / ranks, n = planned.problem.n;
+  // The receive buffer: one slot of mb × n per source, which its epilogue
+  // fills; the counters: one per tile of this rank's block.
+  BRAID_ASSIGN_OR_RETURN(DevPtr receive, alloc(size_t(ranks * mb * n) * 2));
+  BRAID_ASSIGN_OR_RETURN(DevPtr counters,
+                         Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.tiles_per_block), 0u)));
+  BRAID_ASSIGN_OR_RETURN(
+      cs.prime_counters,
+      Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.tiles_per_block), std::numeric_limits<uint32_t>::max())));
+  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, tables.order));
+  BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({receive, counters}));
+  CoreGemmLaunch& l = cs.launch;
+  FillLaunch(st, s, planned, f, l);
+  l.c = nullptr;  // every tile goes to its owner's slot
+  l.wait.order = static_cast<const int64_t*>(order);
+  l.scatter.ranks = ranks;
+  l.scatter.rank = st.rank;
+  l.scatter.block_rows = mb;
+  for (int q = 0; q < ranks; ++q) {
+    if (all[0][size_t(q)] == nullptr || all[1][size_t(q)] == nullptr) {
+      return Status::Unavailable(CoreRefusal("rank " + std::to_string(st.rank) + " cannot address rank " +
+                                             std::to_string(q) +
+                                             "'s receive buffer (no peer access between their GPUs)"));
+    }
+    l.scatter.slots[q] = all[0][size_t(q)];
+    l.scatter.counters[q] = static_cast<uint32_t*>(all[1][size_t(q)]);
+  }
+  cs.reduce_scatter = true;
+  cs.reduce_ctas = ReduceCtas(ranks, f);
+  gemm::PartialReduce& r = cs.reduce;
+  r.ranks = ranks;
+  r.rank = st.rank;
+  r.block_rows = mb;
+  r.n = n;
+  r.tile_m = sched.tile_m;
+  r.tile_n = sched.tile_n;
+  r.group_m = sched.group_m;
+  r.dtype = planned.problem.dtype == DType::kFp16 ? 1 : 0;
+  r.slots = receive;
+  r.counters = static_cast<const uint32_t*>(counters);
+  r.out = st.buffers[size_t(s.c.buffer)];
+  r.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
+  r.timed_out = cs.timed_out;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f) {
-  if (s.collective != CollectiveKind::kAllGather) {
-    return Status::Invalid(CoreRefusal("gemm_rs does not run on the GEMM core yet (use --fused-engine tasks)"));
-  }
   const DType dtype = plan.op_workload(s.op).dtype;
   if (dtype != DType::kBf16 && dtype != DType::kFp16) {
     return Status::Invalid(
         CoreRefusal("the GEMM core takes bf16 or fp16 operands, not " + std::string(DTypeName(dtype))));
+  }
+  const int ranks = plan.tp();
+  if (ranks > gemm::kMaxScatterRanks) {
+    return Status::Invalid(CoreRefusal("the fused plans on the GEMM core run at most " +
+                                       std::to_string(gemm::kMaxScatterRanks) + " ranks, not " +
+                                       std::to_string(ranks)));
   }
   auto arch = gemm::ArchForCapability(f.props.cc_major, f.props.cc_minor);
   if (!arch.ok()) return Status::Invalid(CoreRefusal(arch.status().message()));
   const BufferDecl& a = rp.buffers[size_t(s.a.buffer)];
   const BufferDecl& c = rp.buffers[size_t(s.c.buffer)];
   gemm::GemmProblem problem;
-  problem.m = a.rows;  // the gathered A
+  problem.m = a.rows;  // ag_gemm: the gathered A; gemm_rs: the shard, all M rows
   problem.k = a.cols;
   problem.n = c.cols;
   problem.dtype = dtype;
@@ -44,66 +174,34 @@ Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const 
   device.arch = *arch;
   device.num_sms = f.sms_per_rank;
   device.smem_optin = f.props.smem_optin;
+  if (!IsAgGemm(s)) {
+    const int reduce = ReduceCtas(ranks, f);
+    if (reduce >= f.sms_per_rank) {
+      return Status::Invalid(CoreRefusal("the reduce's " + std::to_string(reduce) + " CTAs (`comm_sms`) leave no SM " +
+                                         "for the GEMM (" + std::to_string(f.sms_per_rank) + " SMs per rank)"));
+    }
+    device.num_sms = f.sms_per_rank - reduce;
+  }
   auto planned = gemm::PlanGemm(problem, device);
   if (!planned.ok()) return Status::Invalid(CoreRefusal(planned.status().message()));
+  if (!IsAgGemm(s)) {
+    const Status tiles = gemm::ScatterTablesFor(planned->scheduler, ranks, 0).status();
+    if (!tiles.ok()) return Status::Invalid(CoreRefusal(tiles.message()));
+  }
   return planned;
 }
 
 Status SetUpCoreSteps(RankState& st, const FusedSettings& f, const DeviceAlloc& alloc, PeerMemory& peers) {
   const RankPlan& rp = st.rank_plan();
-  CudaApi& cuda = *st.api.cuda;
   if (st.api.core == nullptr) return Status::Internal("the GEMM core seam is missing");
-  const int ranks = st.plan->tp();
   for (const Step& s : rp.steps) {
     if (s.kind != StepKind::kFused) continue;
     BRAID_ASSIGN_OR_RETURN(const gemm::GemmPlan planned, PlanCoreStep(*st.plan, rp, s, f));
-    BRAID_ASSIGN_OR_RETURN(const gemm::ArrivalTables tables,
-                           gemm::ArrivalTablesFor(planned.scheduler, Algorithm::kFused, ranks, st.rank));
-    BRAID_ASSIGN_OR_RETURN(const auto pieces,
-                           gemm::RowArrivalOrder(Algorithm::kFused, planned.problem.m, ranks, st.rank));
     st.core.emplace_back();
     CoreStepState& cs = st.core.back();  // registered first, so a failure below still tears it down
-    cs.step = s.id;
-    cs.never_set_flag = st.rank == f.never_set_rank ? f.never_set_flag : -1;
-    cs.source_of_flag.assign(size_t(tables.steps), st.rank);
-    BRAID_ASSIGN_OR_RETURN(cs.comm, cuda.CreateStream(0));
-    BRAID_ASSIGN_OR_RETURN(cs.start, cuda.CreateEvent());
-    BRAID_ASSIGN_OR_RETURN(cs.pulled, cuda.CreateEvent());
-    BRAID_ASSIGN_OR_RETURN(cs.timed_out, st.api.core->NewTimeoutRecord());
-    BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, tables.order));
-    BRAID_ASSIGN_OR_RETURN(auto step_of, Upload(alloc, cuda, tables.step));
-    BRAID_ASSIGN_OR_RETURN(cs.flags, Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.steps), 0u)));
-    const DevPtr mine = st.buffers[size_t(s.a.buffer)];
-    BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({mine}));
-    // Each arrival piece is whole rows of its owner's block; the owner holds
-    // it in its own gathered A at the same rows (its input block).
-    const int64_t mb = planned.problem.m / ranks;
-    const size_t row_bytes = size_t(planned.problem.k) * 2;
-    for (const gemm::RowArrival& piece : pieces) {
-      if (piece.step == 0) continue;  // this rank's own block
-      const int owner = int(piece.row0 / mb);
-      if (all[0][size_t(owner)] == nullptr) {
-        return Status::Unavailable("--fused-engine core: rank " + std::to_string(st.rank) + " cannot address rank " +
-                                   std::to_string(owner) + "'s A (no peer access between their GPUs)");
-      }
-      const size_t off = size_t(piece.row0) * row_bytes;
-      cs.pulls.push_back({static_cast<char*>(mine) + off, static_cast<char*>(all[0][size_t(owner)]) + off,
-                          size_t(piece.rows) * row_bytes, piece.step});
-      cs.source_of_flag[size_t(piece.step)] = owner;
-    }
-    CoreGemmLaunch& l = cs.launch;
-    l.problem = planned.problem;
-    l.device.arch = planned.config.arch;
-    l.device.num_sms = f.sms_per_rank;
-    l.device.smem_optin = f.props.smem_optin;
-    l.a = mine;
-    l.b = st.buffers[size_t(s.b.buffer)];
-    l.c = st.buffers[size_t(s.c.buffer)];
-    l.wait.order = static_cast<const int64_t*>(order);
-    l.wait.step = static_cast<const int32_t*>(step_of);
-    l.wait.flags = static_cast<const uint32_t*>(cs.flags);
-    l.wait.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
-    l.wait.timed_out = cs.timed_out;
+    BRAID_RETURN_IF_ERROR(SetUpCommon(st, s, f, cs));
+    BRAID_RETURN_IF_ERROR(IsAgGemm(s) ? SetUpAgGemm(st, s, planned, f, alloc, peers, cs)
+                                      : SetUpGemmRs(st, s, planned, f, alloc, peers, cs));
   }
   return Status::Ok();
 }
@@ -112,21 +210,30 @@ Status IssueCore(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
   CudaApi& cuda = *st.api.cuda;
   for (const CoreStepState& cs : st.core) {
     if (cs.step != s.id) continue;
-    // The pulls start after the lane's earlier work: the previous
-    // iteration's GEMM has read these rows of A before they are rewritten.
+    // The pulls (or the reduce) start after the lane's earlier work: the
+    // previous iteration's GEMM has read these rows of A before they are
+    // rewritten, and the step's inputs are ready.
     BRAID_RETURN_IF_ERROR(cuda.Record(cs.start, lane));
     BRAID_RETURN_IF_ERROR(cuda.Wait(cs.comm, cs.start));
-    for (const CoreStepState::Pull& p : cs.pulls) {
-      BRAID_RETURN_IF_ERROR(cuda.Copy2D(p.dst, p.bytes, p.src, p.bytes, p.bytes, 1, cs.comm));
-      if (p.flag == cs.never_set_flag) continue;  // the test hook: its tiles must time out
-      // cuStreamWriteValue32 fences the copy before the write (no
-      // NO_MEMORY_BARRIER flag): the flag never runs ahead of the rows.
-      BRAID_RETURN_IF_ERROR(cuda.WriteFlag(static_cast<uint32_t*>(cs.flags) + p.flag, epoch, cs.comm));
-    }
     CoreGemmLaunch l = cs.launch;
-    l.wait.epoch = epoch;
-    BRAID_RETURN_IF_ERROR(st.api.core->Launch(l, lane));
-    // The step ends when its pulls did too (its done event is on the lane).
+    if (cs.reduce_scatter) {
+      gemm::PartialReduce r = cs.reduce;
+      r.epoch = epoch;
+      BRAID_RETURN_IF_ERROR(st.api.core->LaunchReduce(r, cs.reduce_ctas, cs.comm));
+      // The test hook: this rank's partials never arrive, so its owners' reduces must time out.
+      if (cs.never_set_flag < 0) BRAID_RETURN_IF_ERROR(st.api.core->Launch(l, lane));
+    } else {
+      for (const CoreStepState::Pull& p : cs.pulls) {
+        BRAID_RETURN_IF_ERROR(cuda.Copy2D(p.dst, p.bytes, p.src, p.bytes, p.bytes, 1, cs.comm));
+        if (p.flag == cs.never_set_flag) continue;  // the test hook: its tiles must time out
+        // cuStreamWriteValue32 fences the copy before the write (no
+        // NO_MEMORY_BARRIER flag): the flag never runs ahead of the rows.
+        BRAID_RETURN_IF_ERROR(cuda.WriteFlag(static_cast<uint32_t*>(cs.flags) + p.flag, epoch, cs.comm));
+      }
+      l.wait.epoch = epoch;
+      BRAID_RETURN_IF_ERROR(st.api.core->Launch(l, lane));
+    }
+    // The step ends when its pulls (or its reduce) did too: its done event is on the lane.
     BRAID_RETURN_IF_ERROR(cuda.Record(cs.pulled, cs.comm));
     return cuda.Wait(lane, cs.pulled);
   }
@@ -138,9 +245,19 @@ Status PrimeCoreSteps(RankState& st, DevPtr copy_from, DevPtr copy_to, DevPtr fl
     const Step& s = st.rank_plan().steps[size_t(cs.step)];
     CoreGemmLaunch plain = cs.launch;
     plain.wait = {};
+    plain.scatter = {};
+    if (cs.reduce_scatter) {
+      // The whole product fits the receive buffer (P slots of M/P rows).
+      plain.c = const_cast<void*>(cs.reduce.slots);
+      gemm::PartialReduce r = cs.reduce;
+      r.counters = static_cast<const uint32_t*>(cs.prime_counters);  // always up: no wait
+      r.epoch = 1;
+      BRAID_RETURN_IF_ERROR(st.api.core->LaunchReduce(r, cs.reduce_ctas, cs.comm));
+    } else {
+      BRAID_RETURN_IF_ERROR(st.api.cuda->Copy2D(copy_to, 16, copy_from, 16, 16, 1, cs.comm));
+      BRAID_RETURN_IF_ERROR(st.api.cuda->WriteFlag(flag, 1, cs.comm));
+    }
     BRAID_RETURN_IF_ERROR(st.api.core->Launch(plain, st.lanes[size_t(s.lane)]));
-    BRAID_RETURN_IF_ERROR(st.api.cuda->Copy2D(copy_to, 16, copy_from, 16, 16, 1, cs.comm));
-    BRAID_RETURN_IF_ERROR(st.api.cuda->WriteFlag(flag, 1, cs.comm));
   }
   return Status::Ok();
 }
@@ -158,16 +275,26 @@ Status CheckCoreTimeouts(RankState& st, int iteration) {
     if (cs.timed_out == nullptr) continue;
     const uint32_t v = st.api.core->ReadTimeoutRecord(cs.timed_out);
     if (v == 0) continue;
-    const int step = int(v) - 1;
     const Step& s = st.rank_plan().steps[size_t(cs.step)];
     char secs[32];
+    const std::string head = st.StepName(s) + ", iteration " + std::to_string(iteration) + ": " + kCoreTimeoutWords;
+    if (cs.reduce_scatter) {
+      std::snprintf(secs, sizeof secs, "%g", double(cs.reduce.timeout_ns) / 1e9);
+      const int64_t tiles_n = (cs.reduce.n + cs.reduce.tile_n - 1) / cs.reduce.tile_n;
+      const int64_t counter = int64_t(v) - 1;
+      return Status::Internal(head + "gemm_rs reduce timed out on rank " + std::to_string(st.rank) + " at tile (row " +
+                              std::to_string(counter / tiles_n * cs.reduce.tile_m) + ", col " +
+                              std::to_string(counter % tiles_n * cs.reduce.tile_n) +
+                              ") of its block: not every rank's partial arrived within " + secs + " s");
+    }
     std::snprintf(secs, sizeof secs, "%g", double(cs.launch.wait.timeout_ns) / 1e9);
+    const int step = int(v) - 1;
     std::string from;
     if (step > 0 && size_t(step) < cs.source_of_flag.size())
       from = " (rank " + std::to_string(cs.source_of_flag[size_t(step)]) + "'s block)";
-    return Status::Internal(st.StepName(s) + ", iteration " + std::to_string(iteration) + ": " + kCoreTimeoutWords +
-                            " on rank " + std::to_string(st.rank) + " waiting for the rows of arrival step " +
-                            std::to_string(step) + from + ": its flag was not raised within " + secs + " s");
+    return Status::Internal(head + "ag_gemm timed out on rank " + std::to_string(st.rank) +
+                            " waiting for the rows of arrival step " + std::to_string(step) + from +
+                            ": its flag was not raised within " + secs + " s");
   }
   return Status::Ok();
 }

@@ -10,6 +10,16 @@
 // already prices). A flag that never comes up ends in the kernel's timeout:
 // it writes the step into a host-mapped record and traps, and the host turns
 // the record into one line.
+//
+// gemm_rs: the core's epilogue sends each finished tile of the partial
+// product to its owner's receive buffer (peer pointers, one slot per
+// source) and raises the owner's counter of that tile (gemm/
+// scatter_epilogue.h), tiles handed out in the ring's stagger (the next
+// rank's block first, the own block last). The owner's reduce runs on the
+// step's own stream on `comm_sms` CTAs beside the GEMM, whose persistent
+// grid leaves those SMs free, and sums each tile of its block as soon as
+// every source's partial arrived (gemm/partial_reduce.h): no add kernel after
+// the GEMM. Its timeout names the tile.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +33,10 @@ namespace braid::cuda {
 // CoreStepState: rank_state.h.
 
 // The GEMM core's plan for fused step `s` on this GPU, or Invalid naming the
-// constraint it breaks: gemm_rs (not on the core yet), an FP8 or fp32 plan,
-// a GPU without a core kernel, and every refusal of PlanGemm.
+// constraint it breaks: an FP8 or fp32 plan, more than 8 ranks, a GPU
+// without a core kernel, gemm_rs's reduce CTAs leaving no SM for the GEMM,
+// every refusal of PlanGemm, and gemm_rs's tile rules (ScatterTablesFor:
+// M/P a multiple of the tile's rows).
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f);
 
 // Collective over the ranks (it exchanges A's addresses).
@@ -38,7 +50,7 @@ Status PrimeCoreSteps(RankState& st, DevPtr copy_from, DevPtr copy_to, DevPtr fl
 // The copy streams, which the wait for an idle rank must include.
 std::vector<GpuStream> CoreStreams(const RankState& st);
 // The words every timeout line of CheckCoreTimeouts holds.
-inline constexpr const char* kCoreTimeoutWords = "the GEMM core's ag_gemm timed out";
+inline constexpr const char* kCoreTimeoutWords = "the GEMM core's ";
 // After a failed wait: the first core step whose kernel recorded a timeout,
 // as one line; Ok when none did.
 Status CheckCoreTimeouts(RankState& st, int iteration);

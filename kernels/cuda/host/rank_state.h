@@ -39,20 +39,26 @@ struct RankSeams {
 // One fused step on the GEMM core on this rank (fused_core_step.h).
 struct CoreStepState {
   int step = -1;
-  GpuStream comm = nullptr;   // the pulls and their flag writes
+  GpuStream comm = nullptr;   // the pulls and their flag writes (gemm_rs: the reduce)
   GpuEvent start = nullptr;   // on the lane: the pulls start after what precedes the step
-  GpuEvent pulled = nullptr;  // on comm: the lane's later work waits for every pull
+  GpuEvent pulled = nullptr;  // on comm: the lane's later work waits for every pull (or the reduce)
   struct Pull {
     DevPtr dst = nullptr, src = nullptr;
     size_t bytes = 0;  // contiguous rows of A
     int flag = 0;      // the arrival step it completes
   };
-  std::vector<Pull> pulls;
-  DevPtr flags = nullptr;  // one uint32 per arrival step
+  std::vector<Pull> pulls;  // ag_gemm
+  DevPtr flags = nullptr;   // ag_gemm: one uint32 per arrival step
   uint32_t* timed_out = nullptr;
   std::vector<int> source_of_flag;  // per arrival step: the rank whose block it brings (the timeout's line)
   CoreGemmLaunch launch;            // all but the epoch
   int never_set_flag = -1;          // the test hook on this rank
+  // gemm_rs: the owner's reduction on `comm` beside the GEMM (all but the
+  // epoch), its CTAs, and counters that are always up (PrimeCoreSteps).
+  bool reduce_scatter = false;
+  gemm::PartialReduce reduce;
+  int reduce_ctas = 0;
+  DevPtr prime_counters = nullptr;
 };
 
 // One fused step's kernel on this rank (fused_step.h).

@@ -7,6 +7,7 @@
 #include "braid/gemm_core_api.h"
 #include "cuda_check.h"
 #include "gemm/gemm_run.h"
+#include "gemm/partial_reduce.h"
 #include "real/real_seams.h"
 #include "real/runtime_stream.h"
 
@@ -17,7 +18,13 @@ namespace {
 class RealGemmCore : public GemmCoreApi {
  public:
   Status Launch(const CoreGemmLaunch& l, GpuStream s) override {
-    return gemm::RunGemm(l.problem, l.device, l.a, l.b, l.c, RuntimeStream(s), l.wait);
+    return gemm::RunGemm(l.problem, l.device, l.a, l.b, l.c, RuntimeStream(s), l.wait, l.scatter);
+  }
+
+  Status LaunchReduce(const gemm::PartialReduce& r, int ctas, GpuStream s) override {
+    BRAID_RETURN_IF_ERROR(gemm::CheckPartialReduce(r));
+    if (ctas < 1) return Status::Invalid("the partial reduce needs at least one CTA");
+    return BRAID_CUDA_STATUS(gemm::LaunchPartialReduce(r, ctas, RuntimeStream(s)));
   }
 
   Result<uint32_t*> NewTimeoutRecord() override {

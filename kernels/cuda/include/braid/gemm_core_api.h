@@ -2,9 +2,9 @@
 // plans' core engine (CudaBackendOptions::fused_engine): the real one plans,
 // encodes the TMA maps and launches the kernel of the device's architecture
 // (gemm/gemm_run.h); the fake (braid/cuda_fakes.h) computes the product on
-// host memory once every flag the launch waits for is up, and ends a launch
-// whose flags never come up the way the kernel does (the record, then a
-// failed launch).
+// host memory once every flag the launch waits for is up (a reduce once its
+// counters are), and ends a launch whose flags never come up the way the
+// kernel does (the record, then a failed launch).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,8 @@
 #include "braid/cuda_api.h"
 #include "gemm/arrival_wait.h"
 #include "gemm/gemm_plan.h"
+#include "gemm/partial_reduce_tiles.h"
+#include "gemm/scatter_epilogue.h"
 
 namespace braid::cuda {
 
@@ -25,6 +27,9 @@ struct CoreGemmLaunch {
   // An all-gather GEMM's tile order and flags (device tables); timed_out is
   // a NewTimeoutRecord word. All null: the plain GEMM.
   gemm::ArrivalWait wait;
+  // A reduce-scatter GEMM's epilogue (c unused): each tile to its owner's
+  // slot, then the owner's tile counter raised. ranks 0: into c.
+  gemm::ScatterEpilogue scatter;
 };
 
 class GemmCoreApi {
@@ -32,6 +37,10 @@ class GemmCoreApi {
   virtual ~GemmCoreApi() = default;
   // Enqueues the launch on `s` (the current device).
   virtual Status Launch(const CoreGemmLaunch& launch, GpuStream s) = 0;
+  // Enqueues the owner's reduction of a reduce-scatter GEMM (ctas CTAs,
+  // each tile once its counter holds epoch·ranks); Invalid as
+  // CheckPartialReduce refuses.
+  virtual Status LaunchReduce(const gemm::PartialReduce& reduce, int ctas, GpuStream s) = 0;
   // A zeroed word the kernel writes before it traps and the host reads after
   // the context is lost: host-mapped memory, the same address on both sides.
   virtual Result<uint32_t*> NewTimeoutRecord() = 0;
