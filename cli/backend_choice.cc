@@ -29,8 +29,8 @@ void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
            if (!engine.ok()) throw CLI::ValidationError("--fused-engine", engine.status().message());
            o->fused_engine = *engine;
          },
-         "cuda, --algo fused: tasks (our persistent task kernel) or core (the GEMM core, whose tiles wait for "
-         "copy-engine pulls; ag_gemm, bf16/fp16 only)")
+         "cuda, --algo fused: tasks (our persistent task kernel) or core (the GEMM core: ag_gemm tiles wait for "
+         "copy-engine pulls, gemm_rs tiles go to their owners' reduce; bf16/fp16)")
       ->default_str("tasks");
 }
 
