@@ -4,10 +4,9 @@
 #include <limits>
 #include <string>
 
+#include "braid/core_schedule_check.h"
 #include "braid/fused_schedule.h"
-#include "gemm/arrival_tables.h"
 #include "gemm/scatter_tables.h"
-#include "gemm/tile_arrival_order.h"
 
 namespace braid::cuda {
 
@@ -56,34 +55,27 @@ void FillLaunch(RankState& st, const Step& s, const gemm::GemmPlan& planned, con
 }
 
 Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
-                   const DeviceAlloc& alloc, PeerMemory& peers, CoreStepState& cs) {
+                   const fused::CoreRankSchedule& schedule, const DeviceAlloc& alloc, PeerMemory& peers,
+                   CoreStepState& cs) {
   CudaApi& cuda = *st.api.cuda;
-  const int ranks = st.plan->tp();
-  BRAID_ASSIGN_OR_RETURN(const gemm::ArrivalTables tables,
-                         gemm::ArrivalTablesFor(planned.scheduler, Algorithm::kFused, ranks, st.rank));
-  BRAID_ASSIGN_OR_RETURN(const auto pieces,
-                         gemm::RowArrivalOrder(Algorithm::kFused, planned.problem.m, ranks, st.rank));
-  cs.source_of_flag.assign(size_t(tables.steps), st.rank);
-  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, tables.order));
-  BRAID_ASSIGN_OR_RETURN(auto step_of, Upload(alloc, cuda, tables.step));
-  BRAID_ASSIGN_OR_RETURN(cs.flags, Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.steps), 0u)));
+  cs.source_of_flag.assign(size_t(schedule.steps), st.rank);
+  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, schedule.order));
+  BRAID_ASSIGN_OR_RETURN(auto step_of, Upload(alloc, cuda, schedule.step));
+  BRAID_ASSIGN_OR_RETURN(cs.flags, Upload(alloc, cuda, std::vector<uint32_t>(size_t(schedule.steps), 0u)));
   const DevPtr mine = st.buffers[size_t(s.a.buffer)];
   BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({mine}));
-  // Each arrival piece is whole rows of its owner's block; the owner holds
-  // it in its own gathered A at the same rows (its input block).
-  const int64_t mb = planned.problem.m / ranks;
+  // Each pull is whole rows of its owner's block; the owner holds them in
+  // its own gathered A at the same rows (its input block).
   const size_t row_bytes = size_t(planned.problem.k) * 2;
-  for (const gemm::RowArrival& piece : pieces) {
-    if (piece.step == 0) continue;  // this rank's own block
-    const int owner = int(piece.row0 / mb);
-    if (all[0][size_t(owner)] == nullptr) {
+  for (const fused::CorePull& pull : schedule.pulls) {
+    if (all[0][size_t(pull.src)] == nullptr) {
       return Status::Unavailable(CoreRefusal("rank " + std::to_string(st.rank) + " cannot address rank " +
-                                             std::to_string(owner) + "'s A (no peer access between their GPUs)"));
+                                             std::to_string(pull.src) + "'s A (no peer access between their GPUs)"));
     }
-    const size_t off = size_t(piece.row0) * row_bytes;
-    cs.pulls.push_back({static_cast<char*>(mine) + off, static_cast<char*>(all[0][size_t(owner)]) + off,
-                        size_t(piece.rows) * row_bytes, piece.step});
-    cs.source_of_flag[size_t(piece.step)] = owner;
+    const size_t off = size_t(pull.row0) * row_bytes;
+    cs.pulls.push_back({static_cast<char*>(mine) + off, static_cast<char*>(all[0][size_t(pull.src)]) + off,
+                        size_t(pull.rows) * row_bytes, pull.flag});
+    cs.source_of_flag[size_t(pull.flag)] = pull.src;
   }
   CoreGemmLaunch& l = cs.launch;
   FillLaunch(st, s, planned, f, l);
@@ -96,21 +88,21 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
 }
 
 Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
-                   const DeviceAlloc& alloc, PeerMemory& peers, CoreStepState& cs) {
+                   const fused::CoreRankSchedule& schedule, const DeviceAlloc& alloc, PeerMemory& peers,
+                   CoreStepState& cs) {
   CudaApi& cuda = *st.api.cuda;
   const int ranks = st.plan->tp();
   const gemm::TileScheduler& sched = planned.scheduler;
-  BRAID_ASSIGN_OR_RETURN(const gemm::ScatterTables tables, gemm::ScatterTablesFor(sched, ranks, st.rank));
   const int64_t mb = planned.problem.m / ranks, n = planned.problem.n;
+  const int64_t tiles_per_block = (mb / sched.tile_m) * sched.tiles_n();
   // The receive buffer: one slot of mb × n per source, which its epilogue
   // fills; the counters: one per tile of this rank's block.
   BRAID_ASSIGN_OR_RETURN(DevPtr receive, alloc(size_t(ranks * mb * n) * 2));
-  BRAID_ASSIGN_OR_RETURN(DevPtr counters,
-                         Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.tiles_per_block), 0u)));
+  BRAID_ASSIGN_OR_RETURN(DevPtr counters, Upload(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), 0u)));
   BRAID_ASSIGN_OR_RETURN(
       cs.prime_counters,
-      Upload(alloc, cuda, std::vector<uint32_t>(size_t(tables.tiles_per_block), std::numeric_limits<uint32_t>::max())));
-  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, tables.order));
+      Upload(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), std::numeric_limits<uint32_t>::max())));
+  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, schedule.order));
   BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({receive, counters}));
   CoreGemmLaunch& l = cs.launch;
   FillLaunch(st, s, planned, f, l);
@@ -191,17 +183,32 @@ Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const 
   return planned;
 }
 
+Result<std::vector<fused::CoreRankSchedule>> ProvedCoreSchedules(const Plan& plan, const Step& s,
+                                                                 const gemm::GemmPlan& planned) {
+  const fused::FusedOp op = IsAgGemm(s) ? fused::FusedOp::kAgGemm : fused::FusedOp::kGemmRs;
+  std::vector<fused::CoreRankSchedule> all;
+  for (int r = 0; r < plan.tp(); ++r) {
+    auto one = fused::BuildCoreSchedule(op, planned.scheduler, plan.tp(), r);
+    if (!one.ok()) return Status::Invalid(CoreRefusal(one.status().message()));
+    all.push_back(std::move(one).value());
+  }
+  BRAID_RETURN_IF_ERROR(fused::CheckCoreSchedule(op, planned.scheduler, plan.tp(), all));
+  return all;
+}
+
 Status SetUpCoreSteps(RankState& st, const FusedSettings& f, const DeviceAlloc& alloc, PeerMemory& peers) {
   const RankPlan& rp = st.rank_plan();
   if (st.api.core == nullptr) return Status::Internal("the GEMM core seam is missing");
   for (const Step& s : rp.steps) {
     if (s.kind != StepKind::kFused) continue;
     BRAID_ASSIGN_OR_RETURN(const gemm::GemmPlan planned, PlanCoreStep(*st.plan, rp, s, f));
+    BRAID_ASSIGN_OR_RETURN(const auto schedules, ProvedCoreSchedules(*st.plan, s, planned));
+    const fused::CoreRankSchedule& mine = schedules[size_t(st.rank)];
     st.core.emplace_back();
     CoreStepState& cs = st.core.back();  // registered first, so a failure below still tears it down
     BRAID_RETURN_IF_ERROR(SetUpCommon(st, s, f, cs));
-    BRAID_RETURN_IF_ERROR(IsAgGemm(s) ? SetUpAgGemm(st, s, planned, f, alloc, peers, cs)
-                                      : SetUpGemmRs(st, s, planned, f, alloc, peers, cs));
+    BRAID_RETURN_IF_ERROR(IsAgGemm(s) ? SetUpAgGemm(st, s, planned, f, mine, alloc, peers, cs)
+                                      : SetUpGemmRs(st, s, planned, f, mine, alloc, peers, cs));
   }
   return Status::Ok();
 }

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "braid/core_schedule.h"
 #include "braid/gemm_core_api.h"
 #include "fused_step.h"
 
@@ -38,6 +39,11 @@ namespace braid::cuda {
 // every refusal of PlanGemm, and gemm_rs's tile rules (ScatterTablesFor:
 // M/P a multiple of the tile's rows).
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f);
+
+// Every rank's schedule of step `s` (planned by PlanCoreStep), proved
+// together (braid/core_schedule_check.h): Internal when the proof fails.
+Result<std::vector<fused::CoreRankSchedule>> ProvedCoreSchedules(const Plan& plan, const Step& s,
+                                                                 const gemm::GemmPlan& planned);
 
 // Collective over the ranks (it exchanges A's addresses).
 Status SetUpCoreSteps(RankState& st, const FusedSettings& f, const DeviceAlloc& alloc, PeerMemory& peers);

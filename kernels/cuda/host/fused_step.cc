@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "braid/cuda_backend.h"
+#include "braid/fused_schedule_check.h"
 #include "fused_core_step.h"
 
 namespace braid::cuda {
@@ -36,8 +37,12 @@ Status CheckFusedPlan(const Plan& plan, const FusedSettings& f) {
   for (const RankPlan& rp : plan.ranks) {
     for (const Step& s : rp.steps) {
       if (s.kind != StepKind::kFused) continue;
+      // Each step's schedule is proved before anything is allocated: the
+      // same tables the ranks will upload (fused_schedule_check.h,
+      // core_schedule_check.h).
       if (f.engine == FusedEngine::kCore) {
-        BRAID_RETURN_IF_ERROR(PlanCoreStep(plan, rp, s, f).status());
+        BRAID_ASSIGN_OR_RETURN(const gemm::GemmPlan planned, PlanCoreStep(plan, rp, s, f));
+        BRAID_RETURN_IF_ERROR(ProvedCoreSchedules(plan, s, planned).status());
         continue;
       }
       const FusedShape shape = FusedShapeOf(plan, rp, s, f);
@@ -46,6 +51,7 @@ Status CheckFusedPlan(const Plan& plan, const FusedSettings& f) {
         return Status::Invalid("the fused kernel needs the whole gathered A and output buffers");
       }
       BRAID_RETURN_IF_ERROR(fused::CheckFusedShape(shape, plan.op_workload(s.op).dtype, f.sms_per_rank));
+      BRAID_RETURN_IF_ERROR(fused::CheckFusedSchedule(shape, fused::BuildAllTables(shape)));
     }
   }
   if (f.never_set_rank >= plan.tp()) {
