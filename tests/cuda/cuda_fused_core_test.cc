@@ -30,15 +30,20 @@ CudaBackendOptions CoreEngine(bool loopback) {
 }
 
 TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
-  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+  struct Variant {
+    Op op;
+    CommEngine engine;  // ag_gemm: pulls by SMs (the pull kernel) or copy engines
+  };
+  for (const Variant v : {Variant{Op::kAgGemm, CommEngine::kSm}, Variant{Op::kAgGemm, CommEngine::kCopyEngine},
+                          Variant{Op::kGemmRs, CommEngine::kSm}}) {
     for (int p : {2, 4, 8}) {
       for (bool loopback : {true, false}) {
         for (DType dtype : {DType::kBf16, DType::kFp16}) {
           // ag_gemm: M/P = 24 rows, so blocks end inside the core's 128-row
           // tiles and a tile waits for the later of two blocks; gemm_rs:
           // M/P = 128 (a tile must not straddle two owners), N/P ragged.
-          const int64_t m = op == Op::kAgGemm ? 24 * p : 128 * p;
-          const Plan plan = CudaPlan(op, m, 40 * p, 64, p, Algorithm::kFused, 1, 1, dtype);
+          const int64_t m = v.op == Op::kAgGemm ? 24 * p : 128 * p;
+          const Plan plan = CudaPlan(v.op, m, 40 * p, 64, p, Algorithm::kFused, 1, 1, dtype, v.engine);
           RunOptions run = CudaVerifyOnce();
           run.warmup = 1;
           run.iters = 2;
@@ -46,8 +51,9 @@ TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
           config.schedule_seed = uint64_t(p) * 7 + (loopback ? 1 : 0);
           cuda::FakeGpuStats stats;
           auto out = RunOnFake(plan, run, CoreEngine(loopback), config, &stats);
-          const std::string where = std::string(OpName(op)) + " P " + std::to_string(p) + " loopback " +
-                                    std::to_string(loopback) + " " + std::string(DTypeName(dtype));
+          const std::string where = std::string(OpName(v.op)) + " " + std::string(CommEngineName(v.engine)) + " P " +
+                                    std::to_string(p) + " loopback " + std::to_string(loopback) + " " +
+                                    std::string(DTypeName(dtype));
           ASSERT_TRUE(out.ok()) << where << ": " << out.status().message();
           EXPECT_TRUE(out->verify.ok) << where << ": " << out->verify.max_rel_error;
           // One plain launch per rank loads the kernel, then one per iteration.
@@ -55,10 +61,13 @@ TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
           EXPECT_EQ(stats.fused_launches, 0);
           EXPECT_EQ(stats.core_timeouts, 0);
           EXPECT_EQ(stats.live_allocations, 0);
-          if (op == Op::kAgGemm) {
-            EXPECT_GE(stats.flag_writes, int64_t(p) * (p - 1) * 3) << "a flag per pulled block and iteration";
-          } else {
+          if (v.op == Op::kGemmRs) {
             EXPECT_EQ(stats.adds, 0) << "no add kernel: the reduce sums the partials";
+          } else if (v.engine == CommEngine::kCopyEngine) {
+            EXPECT_GE(stats.flag_writes, int64_t(p) * (p - 1) * 3) << "a flag per pulled block and iteration";
+            EXPECT_EQ(stats.core_pull_launches, 0) << where;
+          } else {
+            EXPECT_EQ(stats.core_pull_launches, int64_t(p) * (1 + 3)) << where;
           }
         }
       }
@@ -70,23 +79,28 @@ TEST(CudaFusedCore, SchedulesThatRunTheCopiesOrTheReduceLateStillVerify) {
   // The pulls (the reduce) run on the step's own stream; under every seed the
   // core must only read rows whose flag is up, the reduce only sum tiles
   // whose counters are, and the lane's next work wait for both.
-  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
-    for (uint64_t seed : {1, 2, 3, 4, 5, 99}) {
-      const Plan plan = CudaPlan(op, 512, 64, 128, 4, Algorithm::kFused);
-      RunOptions run = CudaVerifyOnce();
-      run.warmup = 1;
-      cuda::FakeGpuConfig config;
-      config.schedule_seed = seed;
-      auto out = RunOnFake(plan, run, CoreEngine(true), config);
-      ASSERT_TRUE(out.ok()) << out.status().message();
-      EXPECT_TRUE(out->verify.ok) << OpName(op) << " seed " << seed;
+  for (CommEngine engine : {CommEngine::kSm, CommEngine::kCopyEngine}) {
+    for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+      for (uint64_t seed : {1, 2, 3, 4, 5, 99}) {
+        const Plan plan = CudaPlan(op, 512, 64, 128, 4, Algorithm::kFused, 1, 1, DType::kBf16, engine);
+        RunOptions run = CudaVerifyOnce();
+        run.warmup = 1;
+        cuda::FakeGpuConfig config;
+        config.schedule_seed = seed;
+        auto out = RunOnFake(plan, run, CoreEngine(true), config);
+        ASSERT_TRUE(out.ok()) << out.status().message();
+        EXPECT_TRUE(out->verify.ok) << OpName(op) << " seed " << seed;
+      }
     }
   }
 }
 
 TEST(CudaFusedCore, AFlagNeverRaisedEndsInTheKernelsTimeoutNamingRankAndStep) {
   for (bool report_hangs : {true, false}) {
-    const Plan plan = CudaPlan(Op::kAgGemm, 256, 64, 64, 4, Algorithm::kFused);
+    // Pulls by SMs (the pull kernel never raises the flag) and by copy
+    // engines (its stream write is never issued).
+    const CommEngine engine = report_hangs ? CommEngine::kSm : CommEngine::kCopyEngine;
+    const Plan plan = CudaPlan(Op::kAgGemm, 256, 64, 64, 4, Algorithm::kFused, 1, 1, DType::kBf16, engine);
     CudaBackendOptions options = CoreEngine(true);
     options.fused_never_set_rank = 1;
     options.fused_never_set_flag = 2;  // arrival step 2 of rank 1: rank 3's block
@@ -138,6 +152,13 @@ TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
       CudaPlan(Op::kGemmRs, 256, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kBf16, CommEngine::kSm, 66);
   EXPECT_THAT(refused(all_reduce, {}, true).message(),
               HasSubstr("the reduce's 66 CTAs (`comm_sms`) leave no SM for the GEMM (66 SMs per rank)"));
+  const Plan all_pulls =
+      CudaPlan(Op::kAgGemm, 256, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kBf16, CommEngine::kSm, 66);
+  EXPECT_THAT(refused(all_pulls, {}, true).message(),
+              HasSubstr("the pulls' 66 CTAs (`comm_sms`) leave no SM for the GEMM (66 SMs per rank)"));
+  const Plan by_copy_engines =
+      CudaPlan(Op::kAgGemm, 256, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kBf16, CommEngine::kCopyEngine, 66);
+  EXPECT_TRUE(RunOnFake(by_copy_engines, CudaVerifyOnce(), CoreEngine(true)).ok()) << "copy engines take no SM";
   const Plan fp32 = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp32);
   EXPECT_THAT(refused(fp32).message(), HasSubstr("the GEMM core takes bf16 or fp16 operands, not fp32"));
   const Plan odd_k = CudaPlan(Op::kAgGemm, 128, 64, 60, 2, Algorithm::kFused);

@@ -249,27 +249,34 @@ section_hang() {
   done
 }
 
-# The fused plan on the GEMM core (--fused-engine core, ag_gemm): --verify at
-# P 2, 4, 8 in loopback and across GPUs, its timeout path (rank 1 never
-# raises arrival step 1's flag: the run must end in the core's "timed out"
-# line), then llama-sized makespans in loopback beside the task kernel, ring,
-# chunked and serial (no --verify: the host reference would take minutes).
+# The fused plans on the GEMM core (--fused-engine core): --verify of ag_gemm
+# (pulls by SMs and by copy engines) and gemm_rs at P 2, 4, 8 in loopback
+# and across GPUs, its timeout path (rank 1 never raises arrival step 1's
+# flag: the run must end in the core's "timed out" line), then 8192^3
+# ag_gemm makespans in loopback beside the task kernel, ring, chunked and
+# serial (no --verify: the host reference would take minutes).
 section_core() {
   local mode p algo out rc row start took status ms
+  local variant op engine
   for mode in loopback devices; do
     for p in 2 4 8; do
       [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
-      out_of_time && continue
-      extra=()
-      [[ "$mode" == loopback ]] && extra+=(--loopback)
-      out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --fused-engine core --op ag_gemm \
-              --m $((1000 * p)) --n $((512 * p)) --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 \
-              --no-db --json 2>&1)"
-      rc=$?
-      row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused-core ag_gemm "$p")"
-      rows+=("$row")
-      [[ "$row" == *" FAIL "* ]] && failed=1
-      echo "$row"
+      # ag_gemm with pulls by SMs and by copy engines; gemm_rs (M/P whole 128-row tiles).
+      for variant in ag_gemm/sm ag_gemm/ce gemm_rs/sm; do
+        out_of_time && continue
+        op="${variant%/*}"
+        engine="${variant#*/}"
+        extra=()
+        [[ "$mode" == loopback ]] && extra+=(--loopback)
+        out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --fused-engine core --op "$op" \
+                --comm-engine "$engine" --m $((1024 * p)) --n $((520 * p)) --k 1032 --tp "$p" --algo fused --verify \
+                --iters 3 --warmup 1 --no-db --json 2>&1)"
+        rc=$?
+        row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "core-$engine" "$op" "$p")"
+        rows+=("$row")
+        [[ "$row" == *" FAIL "* ]] && failed=1
+        echo "$row"
+      done
     done
   done
   if ! out_of_time; then
@@ -287,10 +294,11 @@ section_core() {
     echo "$row"
   fi
   for p in 2 4 8; do
-    for algo in core tasks ring chunked serial; do
+    for algo in core core-ce tasks ring chunked serial; do
       out_of_time && continue
       extra=(--algo "$algo")
       [[ "$algo" == core ]] && extra=(--algo fused --fused-engine core)
+      [[ "$algo" == core-ce ]] && extra=(--algo fused --fused-engine core --comm-engine ce)
       [[ "$algo" == tasks ]] && extra=(--algo fused)
       out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda --loopback --op ag_gemm --m 8192 --n 8192 \
               --k 8192 --tp "$p" "${extra[@]}" --iters 5 --warmup 2 --no-db --json 2>&1)"

@@ -69,12 +69,13 @@ rc=$?
 [[ "$(grep -c ' FAIL ' <<<"$out")" -eq 3 ]] || fail "three bulk rows should FAIL: $out"
 grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
 
-# The core section: --verify at P 2, 4, 8 in loopback (one GPU here), the
-# core's timeout row, and 8192^3 makespans of five plans at each P.
+# The core section: --verify of three variants at P 2, 4, 8 in loopback (one
+# GPU here), the core's timeout row, and 8192^3 makespans of six plans at each P.
 out="$(BRAID_GPU_SECTIONS="core" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?
 [[ $rc -eq 0 ]] || fail "core rows: exit $rc: $out"
-grep -q "^summary: 19 runs, 19 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -q "^summary: 28 runs, 28 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -Eq "^loopback +core-ce +ag_gemm +8 .* ok " <<<"$out" || fail "core ce verify row: $out"
 grep -Eq "^loopback +core-hang +ag_gemm +2 .* ok " <<<"$out" || fail "core timeout row: $out"
 grep -Eq "^loopback +core +8192\^3 +8 .* ok .*makespan 1.500 ms" <<<"$out" || fail "core makespan row: $out"
 

@@ -107,6 +107,35 @@ class FakeGemmCore : public GemmCoreApi {
     return Status::Ok();
   }
 
+  Status LaunchPulls(const gemm::RowPullLaunch& k, int ctas, GpuStream s) override {
+    std::lock_guard<std::mutex> lock(w_->mu);
+    const int i = w_->StreamIndex(s, "pull kernel launch");
+    if (i < 0) return Error();
+    if (ctas < 1 || k.count < 0) return Status::Internal("pull kernel launch: bad launch parameters");
+    const std::string what = "pull kernel (" + ThisThread().label + ")";
+    bool ok = k.count == 0 || (w_->CheckAccess(i, k.pulls, size_t(k.count) * sizeof(gemm::RowPull), what) &&
+                               w_->CheckAccess(i, k.done, size_t(k.count) * sizeof(uint32_t), what));
+    for (int p = 0; ok && p < k.count; ++p) {
+      const gemm::RowPull& pull = k.pulls[p];
+      ok = pull.bytes % 16 == 0 && w_->CheckAccess(i, pull.src, size_t(pull.bytes), what) &&
+           w_->CheckAccess(i, pull.dst, size_t(pull.bytes), what) &&
+           w_->CheckAccess(i, k.flags + pull.flag, sizeof(uint32_t), what);
+    }
+    if (!ok) return Error();
+    if (!w_->LoadKernel(i, "braid_row_pull")) return Error();
+    FakeOp op;
+    op.kind = OpKind::kCorePulls;
+    op.what = "braid_row_pull";
+    op.pulls = k;
+    op.pull_ctas = ctas;
+    int64_t bytes = 0;
+    for (int p = 0; p < k.count; ++p) bytes += k.pulls[p].bytes;
+    op.duration = bytes / 10000 + 2;
+    ++w_->stats.core_pull_launches;
+    w_->Enqueue(i, std::move(op));
+    return Status::Ok();
+  }
+
   Result<uint32_t*> NewTimeoutRecord() override {
     std::lock_guard<std::mutex> lock(w_->mu);
     auto* record = new uint32_t(0);

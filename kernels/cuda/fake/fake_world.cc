@@ -168,6 +168,24 @@ bool FakeGpu::World::RunHead(int s) {
       return RunCoreGemm(s);
     case OpKind::kCoreReduce:
       return RunCoreReduce(s);
+    case OpKind::kCorePulls: {
+      // The pull kernel waits for nothing: every pull's rows, then its flag
+      // (the last CTA's), as the kernel raises them.
+      const gemm::RowPullLaunch& k = *op.pulls;
+      for (int i = 0; i < k.count; ++i) {
+        const gemm::RowPull& pull = k.pulls[i];
+        std::memcpy(pull.dst, pull.src, size_t(pull.bytes));
+        k.done[i] += uint32_t(op.pull_ctas);
+        if (k.done[i] == k.epoch * uint32_t(op.pull_ctas) && pull.flag != k.never_set_flag) {
+          k.flags[pull.flag] = k.epoch;
+          flag_time[k.flags + pull.flag] = st.clock + op.duration;
+        }
+      }
+      const int64_t start = st.clock;
+      st.clock += op.duration;
+      Emit(s, op, start, st.clock);
+      break;
+    }
   }
   st.ops.pop_front();
   return true;
@@ -318,6 +336,8 @@ std::string DescribeHead(const FakeGpu::World& w, int stream) {
       return line + "the GEMM core waits for rows whose flag is never raised";
     case OpKind::kCoreReduce:
       return line + "the GEMM core's reduce waits for partials that never arrive";
+    case OpKind::kCorePulls:
+      return line + "the pull kernel";
     default:
       return line + op.what;
   }

@@ -22,7 +22,18 @@
 
 namespace braid::cuda {
 
-enum class OpKind { kWork, kRecord, kWaitEvent, kWaitFlag, kWriteFlag, kNccl, kFused, kCoreGemm, kCoreReduce };
+enum class OpKind {
+  kWork,
+  kRecord,
+  kWaitEvent,
+  kWaitFlag,
+  kWriteFlag,
+  kNccl,
+  kFused,
+  kCoreGemm,
+  kCoreReduce,
+  kCorePulls
+};
 
 struct P2pPart {
   bool send = true;
@@ -60,6 +71,8 @@ struct FakeOp {
   std::optional<FusedLaunch> fused;           // kFused: one rank's kernel
   std::optional<CoreGemmLaunch> core;         // kCoreGemm: one GEMM core launch
   std::optional<gemm::PartialReduce> reduce;  // kCoreReduce: one owner's reduce
+  std::optional<gemm::RowPullLaunch> pulls;   // kCorePulls: an all-gather's pulls by SMs
+  int pull_ctas = 0;
   // kCoreGemm, kCoreReduce: when it first found a flag it waits for still down (its
   // timeout counts from there); unset while it has not waited.
   std::optional<std::chrono::steady_clock::time_point> waiting_since;

@@ -22,14 +22,22 @@ Result<DevPtr> Upload(const DeviceAlloc& alloc, CudaApi& cuda, const std::vector
   return p;
 }
 
-// gemm_rs: the reduce's CTAs, on SMs the GEMM's persistent grid leaves free
-// (a GEMM CTA that could not be resident beside the spinning reduce would
-// never finish the tiles the reduce waits for).
-int ReduceCtas(int ranks, const FusedSettings& f) {
+// The CTAs beside the GEMM (gemm_rs's reduce, ag_gemm's pulls by SMs), on
+// SMs the GEMM's persistent grid leaves free: a GEMM CTA that could not be
+// resident beside a spinning reduce would never finish the tiles the reduce
+// waits for, and a pull that could not start would never raise the flags
+// the GEMM waits for.
+int CommCtas(int ranks, const FusedSettings& f) {
   return f.comm_sms > 0 ? f.comm_sms : fused::DefaultCommCtas(ranks, f.sms_per_rank);
 }
 
 bool IsAgGemm(const Step& s) { return s.collective == CollectiveKind::kAllGather; }
+
+// ag_gemm's pulls: by copy engines when the plan says `comm_engine = ce`,
+// else by a few CTAs of the pull kernel (the plan's default, SMs).
+bool PullsBySms(const Plan& plan, const Step& s) {
+  return IsAgGemm(s) && plan.config.comm_engine != CommEngine::kCopyEngine;
+}
 
 // The parts of a step's set-up both ops share: its stream, events and record.
 Status SetUpCommon(RankState& st, const Step& s, const FusedSettings& f, CoreStepState& cs) {
@@ -77,6 +85,20 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
                         size_t(pull.rows) * row_bytes, pull.flag});
     cs.source_of_flag[size_t(pull.flag)] = pull.src;
   }
+  if (PullsBySms(*st.plan, s)) {
+    std::vector<gemm::RowPull> device_pulls;
+    for (const CoreStepState::Pull& p : cs.pulls) device_pulls.push_back({p.src, p.dst, int64_t(p.bytes), p.flag, 0});
+    BRAID_ASSIGN_OR_RETURN(auto table, Upload(alloc, cuda, device_pulls));
+    BRAID_ASSIGN_OR_RETURN(auto done, Upload(alloc, cuda, std::vector<uint32_t>(device_pulls.size(), 0u)));
+    cs.sm_pulls = true;
+    cs.comm_ctas = CommCtas(st.plan->tp(), f);
+    gemm::RowPullLaunch& k = cs.pull_kernel;
+    k.pulls = static_cast<const gemm::RowPull*>(table);
+    k.count = int32_t(device_pulls.size());
+    k.flags = static_cast<uint32_t*>(cs.flags);
+    k.done = static_cast<uint32_t*>(done);
+    k.never_set_flag = cs.never_set_flag;
+  }
   CoreGemmLaunch& l = cs.launch;
   FillLaunch(st, s, planned, f, l);
   l.wait.order = static_cast<const int64_t*>(order);
@@ -121,7 +143,7 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
     l.scatter.counters[q] = static_cast<uint32_t*>(all[1][size_t(q)]);
   }
   cs.reduce_scatter = true;
-  cs.reduce_ctas = ReduceCtas(ranks, f);
+  cs.comm_ctas = CommCtas(ranks, f);
   gemm::PartialReduce& r = cs.reduce;
   r.ranks = ranks;
   r.rank = st.rank;
@@ -166,13 +188,14 @@ Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const 
   device.arch = *arch;
   device.num_sms = f.sms_per_rank;
   device.smem_optin = f.props.smem_optin;
-  if (!IsAgGemm(s)) {
-    const int reduce = ReduceCtas(ranks, f);
-    if (reduce >= f.sms_per_rank) {
-      return Status::Invalid(CoreRefusal("the reduce's " + std::to_string(reduce) + " CTAs (`comm_sms`) leave no SM " +
-                                         "for the GEMM (" + std::to_string(f.sms_per_rank) + " SMs per rank)"));
+  if (!IsAgGemm(s) || PullsBySms(plan, s)) {
+    const int comm = CommCtas(ranks, f);
+    if (comm >= f.sms_per_rank) {
+      return Status::Invalid(CoreRefusal(std::string(IsAgGemm(s) ? "the pulls' " : "the reduce's ") +
+                                         std::to_string(comm) + " CTAs (`comm_sms`) leave no SM for the GEMM (" +
+                                         std::to_string(f.sms_per_rank) + " SMs per rank)"));
     }
-    device.num_sms = f.sms_per_rank - reduce;
+    device.num_sms = f.sms_per_rank - comm;
   }
   auto planned = gemm::PlanGemm(problem, device);
   if (!planned.ok()) return Status::Invalid(CoreRefusal(planned.status().message()));
@@ -226,11 +249,17 @@ Status IssueCore(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
     if (cs.reduce_scatter) {
       gemm::PartialReduce r = cs.reduce;
       r.epoch = epoch;
-      BRAID_RETURN_IF_ERROR(st.api.core->LaunchReduce(r, cs.reduce_ctas, cs.comm));
+      BRAID_RETURN_IF_ERROR(st.api.core->LaunchReduce(r, cs.comm_ctas, cs.comm));
       // The test hook: this rank's partials never arrive, so its owners' reduces must time out.
       if (cs.never_set_flag < 0) BRAID_RETURN_IF_ERROR(st.api.core->Launch(l, lane));
     } else {
+      if (cs.sm_pulls) {
+        gemm::RowPullLaunch k = cs.pull_kernel;
+        k.epoch = epoch;
+        BRAID_RETURN_IF_ERROR(st.api.core->LaunchPulls(k, cs.comm_ctas, cs.comm));
+      }
       for (const CoreStepState::Pull& p : cs.pulls) {
+        if (cs.sm_pulls) break;
         BRAID_RETURN_IF_ERROR(cuda.Copy2D(p.dst, p.bytes, p.src, p.bytes, p.bytes, 1, cs.comm));
         if (p.flag == cs.never_set_flag) continue;  // the test hook: its tiles must time out
         // cuStreamWriteValue32 fences the copy before the write (no
@@ -259,7 +288,11 @@ Status PrimeCoreSteps(RankState& st, DevPtr copy_from, DevPtr copy_to, DevPtr fl
       gemm::PartialReduce r = cs.reduce;
       r.counters = static_cast<const uint32_t*>(cs.prime_counters);  // always up: no wait
       r.epoch = 1;
-      BRAID_RETURN_IF_ERROR(st.api.core->LaunchReduce(r, cs.reduce_ctas, cs.comm));
+      BRAID_RETURN_IF_ERROR(st.api.core->LaunchReduce(r, cs.comm_ctas, cs.comm));
+    } else if (cs.sm_pulls) {
+      gemm::RowPullLaunch none = cs.pull_kernel;
+      none.count = 0;  // loads the kernel, moves nothing
+      BRAID_RETURN_IF_ERROR(st.api.core->LaunchPulls(none, cs.comm_ctas, cs.comm));
     } else {
       BRAID_RETURN_IF_ERROR(st.api.cuda->Copy2D(copy_to, 16, copy_from, 16, 16, 1, cs.comm));
       BRAID_RETURN_IF_ERROR(st.api.cuda->WriteFlag(flag, 1, cs.comm));

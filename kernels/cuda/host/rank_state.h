@@ -16,6 +16,7 @@
 #include "braid/nccl_api.h"
 #include "braid/plan.h"
 #include "buffer_dtypes.h"
+#include "gemm/row_pull.h"
 #include "transfer_layout.h"
 
 namespace braid::cuda {
@@ -53,12 +54,18 @@ struct CoreStepState {
   std::vector<int> source_of_flag;  // per arrival step: the rank whose block it brings (the timeout's line)
   CoreGemmLaunch launch;            // all but the epoch
   int never_set_flag = -1;          // the test hook on this rank
-  // gemm_rs: the owner's reduction on `comm` beside the GEMM (all but the
-  // epoch), its CTAs, and counters that are always up (PrimeCoreSteps).
+  // The CTAs beside the GEMM on `comm` (gemm_rs's reduce, or ag_gemm's
+  // pulls by SMs); the GEMM's persistent grid leaves their SMs free.
+  int comm_ctas = 0;
+  // gemm_rs: the owner's reduction (all but the epoch), and counters that
+  // are always up (PrimeCoreSteps).
   bool reduce_scatter = false;
   gemm::PartialReduce reduce;
-  int reduce_ctas = 0;
   DevPtr prime_counters = nullptr;
+  // ag_gemm with comm_engine sm: the pull kernel (all but the epoch)
+  // instead of copy-engine copies.
+  bool sm_pulls = false;
+  gemm::RowPullLaunch pull_kernel;
 };
 
 // One fused step's kernel on this rank (fused_step.h).

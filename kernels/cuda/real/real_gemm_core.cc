@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "gemm/gemm_run.h"
 #include "gemm/partial_reduce.h"
+#include "gemm/row_pull_launch.h"
 #include "real/real_seams.h"
 #include "real/runtime_stream.h"
 
@@ -25,6 +26,10 @@ class RealGemmCore : public GemmCoreApi {
     BRAID_RETURN_IF_ERROR(gemm::CheckPartialReduce(r));
     if (ctas < 1) return Status::Invalid("the partial reduce needs at least one CTA");
     return BRAID_CUDA_STATUS(gemm::LaunchPartialReduce(r, ctas, RuntimeStream(s)));
+  }
+
+  Status LaunchPulls(const gemm::RowPullLaunch& p, int ctas, GpuStream s) override {
+    return BRAID_CUDA_STATUS(gemm::LaunchRowPulls(p, ctas, RuntimeStream(s)));
   }
 
   Result<uint32_t*> NewTimeoutRecord() override {

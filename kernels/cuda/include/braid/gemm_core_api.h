@@ -13,6 +13,7 @@
 #include "gemm/arrival_wait.h"
 #include "gemm/gemm_plan.h"
 #include "gemm/partial_reduce_tiles.h"
+#include "gemm/row_pull.h"
 #include "gemm/scatter_epilogue.h"
 
 namespace braid::cuda {
@@ -41,6 +42,8 @@ class GemmCoreApi {
   // each tile once its counter holds epoch·ranks); Invalid as
   // CheckPartialReduce refuses.
   virtual Status LaunchReduce(const gemm::PartialReduce& reduce, int ctas, GpuStream s) = 0;
+  // Enqueues an all-gather's pulls by SMs (gemm/row_pull.h) on ctas CTAs.
+  virtual Status LaunchPulls(const gemm::RowPullLaunch& pulls, int ctas, GpuStream s) = 0;
   // A zeroed word the kernel writes before it traps and the host reads after
   // the context is lost: host-mapped memory, the same address on both sides.
   virtual Result<uint32_t*> NewTimeoutRecord() = 0;

@@ -148,8 +148,9 @@ struct FakeGpuStats {
   int64_t calls_after_abort = 0;
   // Fused kernels: launches, tasks run, launches that ended in a flag timeout.
   int64_t fused_launches = 0, fused_tasks = 0, fused_timeouts = 0;
-  // GEMM core launches (the fused core engine), and those that timed out.
-  int64_t core_launches = 0, core_timeouts = 0;
+  // GEMM core launches (the fused core engine), and those that timed out;
+  // launches of its pull kernel (ag_gemm's pulls by SMs).
+  int64_t core_launches = 0, core_timeouts = 0, core_pull_launches = 0;
   std::vector<int> stream_priorities;  // as requested, in creation order
   std::vector<int> sm_count_targets;   // of every matmul
   int64_t fp8_matmuls = 0;             // matmuls with FP8 operands (scales and TN layout checked)
