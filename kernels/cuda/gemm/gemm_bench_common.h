@@ -43,7 +43,7 @@ inline float FromBf16(uint16_t h) {
 
 #define BENCH_CHECK(expr)                                                   \
   do {                                                                      \
-    const ::braid::Status s_ = (expr);                                      \
+    const ::braid::Status& s_ = (expr);                                     \
     if (!s_.ok()) {                                                         \
       std::fprintf(stderr, "braid_gemm_bench: %s\n", s_.message().c_str()); \
       std::exit(1);                                                         \
