@@ -230,22 +230,31 @@ section_fused() {
   done
 }
 
+# One timeout row: a 2-rank loopback run of `op` with BRAID_FUSED_NEVER_SET
+# set to `hook` (and the extra flags) must exit 1 within its --timeout with
+# `words` in what it printed, not hang.
+timeout_row() {
+  local label="$1" op="$2" hook="$3" words="$4" start out rc took status row
+  shift 4
+  start=$(date +%s)
+  out="$(BRAID_FUSED_NEVER_SET="$hook" timeout 120 "$braid" run --backend cuda --loopback --op "$op" --m 512 \
+          --n 256 --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db "$@" 2>&1)"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  status=FAIL
+  [[ $rc -eq 1 ]] && grep -q "$words" <<<"$out" && status=ok
+  row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback "$label" "$op" 2 - - "$status" \
+         "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
+  rows+=("$row")
+  [[ "$status" == FAIL ]] && failed=1
+  echo "$row"
+}
+
 # The fused kernel's timeout path: a flag never raised must end in the error.
 section_hang() {
   for op in ag_gemm gemm_rs; do
     out_of_time && continue
-    start=$(date +%s)
-    out="$(BRAID_FUSED_NEVER_SET=1:0 timeout 120 "$braid" run --backend cuda --loopback --op "$op" --m 512 --n 256 \
-            --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db 2>&1)"
-    rc=$?
-    took=$(( $(date +%s) - start ))
-    status=FAIL
-    [[ $rc -eq 1 ]] && grep -q "kernel timed out on rank" <<<"$out" && status=ok
-    row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback fused-hang "$op" 2 - - "$status" \
-           "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
-    rows+=("$row")
-    [[ "$status" == FAIL ]] && failed=1
-    echo "$row"
+    timeout_row fused-hang "$op" 1:0 "kernel timed out on rank"
   done
 }
 
@@ -256,8 +265,7 @@ section_hang() {
 # ag_gemm makespans in loopback beside the task kernel, ring, chunked and
 # serial (no --verify: the host reference would take minutes).
 section_core() {
-  local mode p algo out rc row start took status ms
-  local variant op engine
+  local mode p algo out rc row ms variant op engine
   for mode in loopback devices; do
     for p in 2 4 8; do
       [[ "$mode" == devices && "$gpus" -lt "$p" ]] && continue
@@ -279,20 +287,7 @@ section_core() {
       done
     done
   done
-  if ! out_of_time; then
-    start=$(date +%s)
-    out="$(BRAID_FUSED_NEVER_SET=1:1 timeout 120 "$braid" run --backend cuda --loopback --fused-engine core \
-            --op ag_gemm --m 512 --n 256 --k 256 --tp 2 --algo fused --timeout 10 --iters 1 --warmup 0 --no-db 2>&1)"
-    rc=$?
-    took=$(( $(date +%s) - start ))
-    status=FAIL
-    [[ $rc -eq 1 ]] && grep -q "the GEMM core's ag_gemm timed out on rank 1" <<<"$out" && status=ok
-    row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback core-hang ag_gemm 2 - - "$status" \
-           "exit $rc after ${took}s: $(tail -n1 <<<"$out" | cut -c1-70)")"
-    rows+=("$row")
-    [[ "$status" == FAIL ]] && failed=1
-    echo "$row"
-  fi
+  out_of_time || timeout_row core-hang ag_gemm 1:1 "the GEMM core's ag_gemm timed out on rank 1" --fused-engine core
   for p in 2 4 8; do
     for algo in core core-ce tasks ring chunked serial; do
       out_of_time && continue
