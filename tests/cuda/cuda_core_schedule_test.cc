@@ -84,7 +84,8 @@ TEST(CudaCoreSchedule, TheProofCatchesEachBrokenAgGemmSchedule) {
               HasSubstr("waits for step 0 but reads row 512, which arrives at step 1"));
   EXPECT_THAT(broken([](CoreRankSchedule& r) { r.pulls.pop_back(); }), HasSubstr("is raised by 0 pulls, not one"));
   EXPECT_THAT(broken([](CoreRankSchedule& r) { r.pulls[0].src = 3; }), HasSubstr("which does not own them"));
-  EXPECT_THAT(broken([](CoreRankSchedule& r) { r.pulls.push_back(r.pulls[0]); }), HasSubstr("row 512 of A arrives twice"));
+  EXPECT_THAT(broken([](CoreRankSchedule& r) { r.pulls.push_back(r.pulls[0]); }),
+              HasSubstr("row 512 of A arrives twice"));
   EXPECT_THAT(broken([](CoreRankSchedule& r) { r.pulls[1].flag = 0; }), HasSubstr("a pull raises flag 0"));
 }
 
