@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "fused/fused_kernel.h"
+#include "gemm/bounded_wait.cuh"
 
 namespace braid::cuda::fused {
 
@@ -24,20 +25,8 @@ static_assert(kThreads == 128 && kTileM == 64 && kTileN == 64 && kTileK % 16 == 
               "the warp layout below is 2x2 warps of 32x32");
 constexpr int kPad = 8;  // shared-memory row padding, in elements
 
-__device__ __forceinline__ uint32_t LoadAcquireSys(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
 __device__ __forceinline__ void StoreReleaseSys(uint32_t* p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ uint64_t NowNs() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
 }
 
 // D: 0 bf16, 1 fp16. Elements travel as raw 16-bit patterns.
@@ -95,15 +84,15 @@ __device__ void Report(const FusedLaunch& p, const FusedTask& t, int task, FlagR
 // Thread 0: true once every flag of `t` holds the epoch; false on a timeout
 // (recorded) or when another CTA already failed.
 __device__ bool WaitFlags(const FusedLaunch& p, const FusedTask& t, int task) {
-  const uint64_t start = NowNs();
+  const uint64_t start = gemm::GlobalTimerNs();
   for (int w = 0; w < t.wait_count; ++w) {
     const FlagRef f = p.waits[t.wait_begin + w];
     const uint32_t* flag = p.flags[f.rank] + f.index;
     uint32_t spins = 0;
-    while (LoadAcquireSys(flag) < p.epoch) {
+    while (gemm::LoadAcquireSys(flag) < p.epoch) {
       if ((++spins & 63u) == 0) {
         if (*reinterpret_cast<volatile uint32_t*>(&p.error->code) != 0) return false;
-        if (NowNs() - start > p.timeout_ns) {
+        if (gemm::GlobalTimerNs() - start > p.timeout_ns) {
           Report(p, t, task, f);
           return false;
         }
