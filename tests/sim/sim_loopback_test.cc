@@ -258,6 +258,43 @@ TEST(SimLoopback, EveryRanksLaunchesShareOneDriver) {
   EXPECT_NEAR(makespan(5.0, big), makespan(0, big), 0.01 * makespan(0, big));
 }
 
+// The plan with every GEMM over one piece of all its rows (the same memory:
+// a serial plan's pieces touch).
+Plan OnePieceGemms(Plan plan) {
+  for (RankPlan& rp : plan.ranks) {
+    for (Step& s : rp.steps) {
+      if (s.kind != StepKind::kGemm || s.a.pieces == 1) continue;
+      EXPECT_EQ(s.a.stride, s.a.rows);
+      s.a = Region::Rows(s.a.buffer, s.a.row, s.a.total_rows());
+      s.c = Region::Rows(s.c.buffer, s.c.row, s.c.total_rows());
+    }
+  }
+  return plan;
+}
+
+// The cuda backend multiplies a region of P pieces one piece at a time
+// (step_issue.cc Gemm): in loopback, where the sim predicts that backend, a
+// serial ag_gemm's GEMM is P GEMMs of M/P rows, each less efficient than
+// one of M rows (qkv's 1024 x 1280 x 8192 at P 8), so the run takes longer
+// than with one GEMM over the same rows; off loopback the sim keeps one
+// GEMM of all the rows (SimGolden), and the two plans take the same.
+TEST(SimLoopback, AGemmOverPiecesIsOneGemmPerPieceOnlyInLoopback) {
+  const Plan pieced = MakePlan(Op::kAgGemm, Algorithm::kSerial, 8, 8192, 10240, 8192);
+  const Plan whole = OnePieceGemms(pieced);
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    SimBackend loop = Backend(name, true);
+    const double p = Makespan(loop, pieced), w = Makespan(loop, whole);
+    EXPECT_GT(p, 1.05 * w);
+    // Eight ranks' eight GEMMs of 1024 rows: at least what those take one
+    // after another on the whole GPU.
+    const GpuSpec gpu = *LoadGpu(name);
+    EXPECT_GT(p, 64 * (sim::GemmTimeNs(gpu, 1024, 1280, 8192, DType::kBf16) - gpu.launch_us * 1e3));
+    SimBackend apart = Backend(name, false);
+    EXPECT_EQ(Makespan(apart, pieced), Makespan(apart, whole));
+  }
+}
+
 TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {
   // GemmBesideCopyEngineNs is fitted to an H100 GEMM beside a copy-engine
   // device copy (h100-measured copy_engine.csv); loopback must agree.

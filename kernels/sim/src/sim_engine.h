@@ -88,6 +88,9 @@ class Engine {
     // The most SMs it runs on: what a margin leaves it
     // (OverlapConfig::sm_margin), or no cap.
     int cap_sms = std::numeric_limits<int>::max();
+    // GEMMs of this shape the step runs back to back (loopback: a region's
+    // pieces, one cuBLASLt call each; 1 elsewhere). work_ns is them all.
+    int pieces = 1;
   };
 
   // One op's knobs as this GPU and topology resolve them (Plan::op_knobs).

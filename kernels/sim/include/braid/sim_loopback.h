@@ -26,6 +26,9 @@
 //     UpdateHbmFactor);
 //   - the ranks' GEMMs fill the SMs one GEMM's share leaves, so none gets
 //     the clock boost of fewer busy SMs (GemmCost::BodyNs);
+//   - each rank's GEMM over a region of several pieces (a serial or
+//     chunked plan's slice of every rank block) is one GEMM per piece, back
+//     to back, as the cuda backend calls cuBLASLt (step_issue.cc Gemm);
 //   - the ranks are threads of one process launching through one driver:
 //     a rank's step i is launched at i × P × the GPU file's
 //     loopback_launch_us and starts no sooner (sim_engine.cc Ready; 5 µs on
