@@ -224,38 +224,87 @@ TEST(SimLoopback, ACopyBesideAGemmIsHardlyHiddenOnTheShippedH100AndH200) {
   }
 }
 
-// loopback_launch_us: the ranks of one process launch through one driver,
-// one launch per loopback_launch_us among all of them, each rank in its
-// steps' order. A ring of small GEMMs (hundreds of steps) then takes at
-// least its launches' time, P ranks' worth per step; at 0 nothing waits, as
-// before; a run of a few millisecond GEMMs hides its launches.
-TEST(SimLoopback, EveryRanksLaunchesShareOneDriver) {
+// The host calls a rank makes before its last step (LoopbackHostCalls, less
+// the cross-lane waits: a lower bound).
+double CallsBeforeLast(const Plan& plan) {
+  double most = 0;
+  for (const RankPlan& rp : plan.ranks) {
+    double calls = 0;
+    for (size_t i = 0; i + 1 < rp.steps.size(); ++i) calls += sim::LoopbackHostCalls(rp.steps[i], plan.tp(), 0);
+    most = std::max(most, calls);
+  }
+  return most;
+}
+
+// The ranks of one process launch through one driver: every host call takes
+// the thread's own part (loopback_rank_launch_us, beside the other ranks')
+// and the driver's shared part (loopback_launch_us, in turns with every
+// rank's), each rank in its steps' order. A ring of small GEMMs (hundreds of
+// calls) then takes at least its calls' time; the thread's part costs the
+// same per call at any P, the driver's P times as much; at 0 nothing waits,
+// as before; a run of a few millisecond GEMMs hides its launches.
+TEST(SimLoopback, EveryHostCallTakesItsThreadsPartAndATurnOfTheDriver) {
   const Topology topo = *LoadTopology("h200-sxm");
   const GpuSpec shipped = *LoadGpu("h200-sxm");
-  EXPECT_EQ(shipped.loopback_launch_us, 5.0);
-  const auto makespan = [&](double launch_us, const Plan& plan) {
+  EXPECT_EQ(shipped.loopback_rank_launch_us, 5.0);
+  EXPECT_EQ(shipped.loopback_launch_us, 0.375);
+  const auto makespan = [&](double rank_us, double driver_us, const Plan& plan) {
     GpuSpec g = shipped;
-    g.loopback_launch_us = launch_us;
+    g.loopback_rank_launch_us = rank_us;
+    g.loopback_launch_us = driver_us;
     SimBackend b(g, topo, SimModelOptions{.loopback = true});
     return Makespan(b, plan);
   };
   for (int tp : {2, 4, 8}) {
     SCOPED_TRACE(tp);
     const Plan small = MakePlan(Op::kGemmRs, Algorithm::kRing, tp, 2048, 1024, 1024, 4);
-    size_t most = 0;
-    for (const RankPlan& rp : small.ranks) most = std::max(most, rp.steps.size());
-    ASSERT_GT(most, size_t(8));
-    const double free = makespan(0, small), costly = makespan(5.0, small);
-    // A rank's last step is launched at (steps - 1) × P × 5 µs, and then
-    // still runs.
-    EXPECT_GE(costly, double(most - 1) * tp * 5e3);
-    EXPECT_GT(costly, free);
-    // Twice the cost, about twice the time once launches rule.
-    EXPECT_NEAR(makespan(10.0, small) - costly, double(most) * tp * 5e3, 0.2 * double(most) * tp * 5e3);
+    const double calls = CallsBeforeLast(small);
+    ASSERT_GE(calls, 2.0 * double(small.ranks[0].steps.size() - 1));  // the work's call and the record, at least
+    const double free = makespan(0, 0, small);
+    // A rank's last step is launched once the calls before it are, and
+    // then still runs.
+    EXPECT_GE(makespan(5.0, 0.375, small), calls * (5.0 + tp * 0.375) * 1e3);
+    EXPECT_GT(makespan(5.0, 0.375, small), free);
+    // The thread's part: per call whatever P. The driver's: P turns a call.
+    const double thread_10 = makespan(10.0, 0, small), thread_20 = makespan(20.0, 0, small);
+    EXPECT_NEAR(thread_20 - thread_10, calls * 10e3, 0.2 * calls * 10e3);
+    const double driver_2 = makespan(0, 2.0, small), driver_4 = makespan(0, 4.0, small);
+    EXPECT_NEAR(driver_4 - driver_2, calls * tp * 2e3, 0.2 * calls * tp * 2e3);
   }
   // Millisecond GEMMs: a few steps per rank, their launches hidden.
   const Plan big = MakePlan(Op::kGemmRs, Algorithm::kRing, 4, 8192, 8192, 8192);
-  EXPECT_NEAR(makespan(5.0, big), makespan(0, big), 0.01 * makespan(0, big));
+  EXPECT_NEAR(makespan(5.0, 0.375, big), makespan(0, 0, big), 0.01 * makespan(0, 0, big));
+}
+
+// What the cuda backend issues per step (step_issue.cc): a GEMM over P
+// pieces is P cuBLASLt calls, a collective a copy and a flag to each peer,
+// its own part, a wait and a copy or add from each; each step waits on its
+// other lanes and records its done event.
+TEST(SimLoopback, HostCallsFollowWhatTheCudaBackendIssues) {
+  const Plan serial = MakePlan(Op::kAgGemm, Algorithm::kSerial, 4, 4096, 1024, 1024);
+  int gemms = 0, collectives = 0;
+  for (const Step& s : serial.ranks[0].steps) {
+    if (s.kind == StepKind::kGemm) {
+      ++gemms;
+      ASSERT_EQ(s.a.pieces, 4);
+      EXPECT_EQ(sim::LoopbackHostCalls(s, 4, 1), 1 + 4 + 1);
+    }
+    if (s.kind == StepKind::kCollective) {
+      ++collectives;
+      EXPECT_EQ(sim::LoopbackHostCalls(s, 4, 0), 4 * 3 + 1 + 1);
+    }
+  }
+  EXPECT_EQ(gemms, 1);
+  EXPECT_EQ(collectives, 1);
+  const Plan ring = MakePlan(Op::kAgGemm, Algorithm::kRing, 4, 4096, 1024, 1024);
+  for (const Step& s : ring.ranks[0].steps) {
+    // A send: its copy, its flag, the record; a recv: the flag wait, the
+    // copy out, the record; a GEMM of one piece: the call and the record.
+    const int want = s.kind == StepKind::kGemm ? 2 : 3;
+    if (s.kind == StepKind::kSend || s.kind == StepKind::kRecv || s.kind == StepKind::kGemm) {
+      EXPECT_EQ(sim::LoopbackHostCalls(s, 4, 0), want) << StepKindName(s.kind);
+    }
+  }
 }
 
 // The plan with every GEMM over one piece of all its rows (the same memory:

@@ -177,9 +177,9 @@ class Engine {
   // Loopback only: the running copies' (and memory kernels') HBM and time
   // factor (UpdateHbmFactor); the GEMMs' is the GPU's hbm_factor.
   double loopback_copy_factor_ = 1.0;
-  // Loopback with a launch cost (GpuSpec::loopback_launch_us): when each
-  // step is launched on the host, its earliest start (Ready); empty
-  // otherwise.
+  // Loopback with a launch cost (GpuSpec::loopback_launch_us,
+  // loopback_rank_launch_us): when each step is launched on the host, its
+  // earliest start (Ready); empty otherwise.
   std::vector<double> launched_at_;
 
   PlanGraph graph_;

@@ -43,17 +43,25 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   steps_.resize(size_t(graph_.steps()));
   n_steps_ = graph_.steps();
   // Loopback's ranks are threads of one process launching through one
-  // driver: together one launch per loopback_launch_us, in turns, each rank
-  // in its steps' order (the cuda backend issues a rank's steps in id order
-  // and waits for none of them). The first launches start the clock, as
-  // the first GPU event starts a measured run's.
+  // driver: each host call takes the thread's own part
+  // (loopback_rank_launch_us, beside the other threads') and the driver's
+  // shared part (loopback_launch_us, in turns with the other ranks'), each
+  // rank in its steps' order (the cuda backend issues a rank's steps in id
+  // order and waits for none of them): a step is launched once the calls
+  // before it are (LoopbackHostCalls). The first launches start the clock,
+  // as the first GPU event starts a measured run's.
   launched_at_.clear();
-  if (loopback_ && gpu_.loopback_launch_us > 0) {
+  if (loopback_ && (gpu_.loopback_launch_us > 0 || gpu_.loopback_rank_launch_us > 0)) {
     launched_at_.resize(size_t(n_steps_));
-    const double turn = gpu_.loopback_launch_us * 1e3 * double(tp_);
+    const double per_call = (gpu_.loopback_rank_launch_us + gpu_.loopback_launch_us * double(tp_)) * 1e3;
     for (int r = 0; r < tp_; ++r) {
-      const int count = int(plan.ranks[size_t(r)].steps.size()), base = graph_.first_step(r);
-      for (int i = 0; i < count; ++i) launched_at_[size_t(base) + size_t(i)] = double(i) * turn;
+      const std::vector<Step>& rs = plan.ranks[size_t(r)].steps;
+      const int base = graph_.first_step(r);
+      double calls = 0;
+      for (size_t i = 0; i < rs.size(); ++i) {
+        launched_at_[size_t(base) + i] = calls * per_call;
+        calls += LoopbackHostCalls(rs[i], tp_, graph_.cross_lane_deps()[size_t(base) + i]);
+      }
     }
   }
   // Running-list room per GPU (see run_off_): its steps, the transfers
