@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "braid/plan_filter.h"
 #include "braid/planner.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_models.h"
@@ -319,6 +320,28 @@ Plan OnePieceGemms(Plan plan) {
     }
   }
   return plan;
+}
+
+// In loopback cuBLASLt chooses and grids every rank's GEMM for the whole
+// GPU (no SM count target without a margin), so P ranks' GEMMs side by side
+// take at least their full-GPU times one after another: qkv's ring at P 8,
+// its GEMMs alone (64 of 1024 x 1280 x 8192), launches free. BodyNs on a
+// P-th of the SMs alone would re-tile each for 16 SMs and finish sooner.
+TEST(SimLoopback, RanksGemmsOnTheirSharesAreNoFasterThanTheWholeGpuInTurn) {
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    const Topology topo = *LoadTopology(name);
+    GpuSpec gpu = *LoadGpu(name);
+    gpu.loopback_launch_us = gpu.loopback_rank_launch_us = 0;
+    SimBackend b(gpu, topo, SimModelOptions{.loopback = true});
+    const Plan gemms = FilterPlan(MakePlan(Op::kAgGemm, Algorithm::kRing, 8, 8192, 10240, 8192),
+                                  [](const Step& s) { return s.kind == StepKind::kGemm; });
+    const double one = sim::GemmTimeNs(gpu, 1024, 1280, 8192, DType::kBf16) - gpu.launch_us * 1e3;
+    const double share = sim::GemmCostOf(gpu, 1024, 1280, 8192, DType::kBf16).BodyNs(gpu.sm_count / 8);
+    ASSERT_LT(8 * share, 0.95 * 64 * one);  // what the cap changes: re-tiled, 8 ranks' would beat 64 in turn
+    EXPECT_GE(Makespan(b, gemms), 0.99 * 64 * one);
+    EXPECT_LT(Makespan(b, gemms), 1.15 * 64 * one);
+  }
 }
 
 // The cuda backend multiplies a region of P pieces one piece at a time

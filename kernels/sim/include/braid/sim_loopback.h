@@ -26,6 +26,10 @@
 //     UpdateHbmFactor);
 //   - the ranks' GEMMs fill the SMs one GEMM's share leaves, so none gets
 //     the clock boost of fewer busy SMs (GemmCost::BodyNs);
+//   - each rank's GEMM is chosen and gridded for the whole GPU (the cuda
+//     backend sets no SM count target in loopback), so on its share of the
+//     SMs it runs no faster than its full-GPU time over that share
+//     (sim_engine.cc RateOf);
 //   - each rank's GEMM over a region of several pieces (a serial or
 //     chunked plan's slice of every rank block) is one GEMM per piece, back
 //     to back, as the cuda backend calls cuBLASLt (step_issue.cc Gemm);
