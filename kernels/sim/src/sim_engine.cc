@@ -308,8 +308,11 @@ template <bool kLoopback>
         // whole GPU (no SM_COUNT_TARGET without a margin, op_knobs.cc): on
         // a share of the SMs it runs no faster than on a share of the whole
         // GPU's time, where BodyNs would re-tile it for the share (a small
-        // GEMM's waves then fit the share better than the GPU).
-        if (loopback_) ge.other_ns = std::max(ge.other_ns, ge.full_ns * double(gpu_.sm_count) / double(sms));
+        // GEMM's waves then fit the share better than the GPU). A GEMM
+        // inside a margin is chosen for its SMs (cap_sms) and keeps BodyNs.
+        if (loopback_ && ge.cap_sms >= gpu_.sm_count) {
+          ge.other_ns = std::max(ge.other_ns, ge.full_ns * double(gpu_.sm_count) / double(sms));
+        }
         ge.other_ratio = ge.full_ns / ge.other_ns;  // a piece's full_ns / other_ns, as work_ns is pieces of full_ns
       }
       return ge.other_ratio * gpu_state_[size_t(r)].hbm_factor;
