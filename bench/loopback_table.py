@@ -14,8 +14,8 @@ folder's name-sorted list of non-fused runs, every 4th from the 4th
 
 Then the training steps and one-GEMM runs of <gpu>/train_probe/after (the
 block of tests/gpu/train_block.toml, seq 2048), in a table of their own: the
-bf16 training steps fitted loopback_launch_us, their FP8 twins (and the
-one-GEMM runs) are held out.
+bf16 training steps fitted loopback_rank_launch_us and loopback_launch_us,
+their FP8 twins (and the one-GEMM runs) are held out.
 
   python3 bench/loopback_table.py [--braid build/release/cli/braid] [--markdown]
 """

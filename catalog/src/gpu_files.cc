@@ -74,6 +74,7 @@ Status ReadKernelModel(const TomlValue& doc, const TomlFields& f, std::string_vi
                                   // A share: 0 (one after the other) to 1 (fully hidden).
                                   {"loopback_overlap", 0.0, 1.0, &g->loopback_overlap},
                                   {"loopback_launch_us", 0.0, 1000.0, &g->loopback_launch_us},
+                                  {"loopback_rank_launch_us", 0.0, 1000.0, &g->loopback_rank_launch_us},
                                   // <= 1: the fused kernel never computes faster than
                                   // the GEMM outside it (the lower bound stays a bound).
                                   {"fused_gemm_efficiency", 0.001, 1.0, &g->fused_gemm_efficiency},
@@ -155,6 +156,7 @@ Result<GpuSpec> ParseGpuToml(std::string_view text, std::string_view origin) {
                                          "loopback_copy_efficiency",
                                          "loopback_overlap",
                                          "loopback_launch_us",
+                                         "loopback_rank_launch_us",
                                          "fused_gemm_efficiency",
                                          "fused_sm_transfer_gbs",
                                          "comm_sm_gbs",

@@ -52,6 +52,7 @@ std::string GpuToml(const GpuSpec& g) {
   num("loopback_copy_efficiency", g.loopback_copy_efficiency);
   num("loopback_overlap", g.loopback_overlap);
   num("loopback_launch_us", g.loopback_launch_us);
+  num("loopback_rank_launch_us", g.loopback_rank_launch_us);
   num("fused_gemm_efficiency", g.fused_gemm_efficiency);
   num("fused_sm_transfer_gbs", g.fused_sm_transfer_gbs);
   if (g.comm_sm_gbs > 0) num("comm_sm_gbs", g.comm_sm_gbs);

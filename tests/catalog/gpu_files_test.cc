@@ -166,6 +166,22 @@ TEST(GpuFiles, LoopbackCopyEfficiencyIsAShareOfTheHbmRate) {
   }
 }
 
+TEST(GpuFiles, LoopbackRankLaunchUsIsMicrosecondsUpToOneMillisecond) {
+  EXPECT_DOUBLE_EQ(ParseGpuToml(kGood, "toy.toml")->loopback_rank_launch_us, 0.0);  // absent: free, as before
+  for (const char* v : {"0.0", "5.0", "1000.0"}) {
+    auto ok = ParseGpuToml(std::string(kGood) + "loopback_rank_launch_us = " + v + "\n", "toy.toml");
+    ASSERT_TRUE(ok.ok()) << v << ": " << ok.status().message();
+    EXPECT_DOUBLE_EQ(ok->loopback_rank_launch_us, std::stod(v));
+  }
+  for (const char* v : {"-0.5", "1000.5", "\"5\""}) {
+    auto bad = ParseGpuToml(std::string(kGood) + "loopback_rank_launch_us = " + v + "\n", "toy.toml");
+    ASSERT_FALSE(bad.ok()) << v;
+    EXPECT_THAT(bad.status().message(), HasSubstr("loopback_rank_launch_us"));
+    EXPECT_THAT(bad.status().message(), HasSubstr("toy.toml"));
+    EXPECT_EQ(bad.status().message().find('\n'), std::string::npos);  // one line
+  }
+}
+
 TEST(GpuFiles, LoopbackLaunchUsIsMicrosecondsUpToOneMillisecond) {
   EXPECT_DOUBLE_EQ(ParseGpuToml(kGood, "toy.toml")->loopback_launch_us, 0.0);  // absent: launches free, as before
   for (const char* v : {"0.0", "4.5", "1000.0"}) {
@@ -334,6 +350,7 @@ TEST(SimGpuFiles, EveryBuiltinGpuRoundTripsThroughTheWriter) {
                         {back->loopback_copy_efficiency, g->loopback_copy_efficiency},
                         {back->loopback_overlap, g->loopback_overlap},
                         {back->loopback_launch_us, g->loopback_launch_us},
+                        {back->loopback_rank_launch_us, g->loopback_rank_launch_us},
                         {back->fused_gemm_efficiency, g->fused_gemm_efficiency},
                         {back->sm_copy_gbs, g->sm_copy_gbs},
                         {back->error_band.gemm, g->error_band.gemm}}) {

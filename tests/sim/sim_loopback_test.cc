@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "braid/plan_filter.h"
 #include "braid/planner.h"
 #include "braid/sim_backend.h"
 #include "braid/sim_models.h"
@@ -224,38 +225,146 @@ TEST(SimLoopback, ACopyBesideAGemmIsHardlyHiddenOnTheShippedH100AndH200) {
   }
 }
 
-// loopback_launch_us: the ranks of one process launch through one driver,
-// one launch per loopback_launch_us among all of them, each rank in its
-// steps' order. A ring of small GEMMs (hundreds of steps) then takes at
-// least its launches' time, P ranks' worth per step; at 0 nothing waits, as
-// before; a run of a few millisecond GEMMs hides its launches.
-TEST(SimLoopback, EveryRanksLaunchesShareOneDriver) {
+// The host calls a rank makes before its last step (LoopbackHostCalls, less
+// the cross-lane waits: a lower bound).
+double CallsBeforeLast(const Plan& plan) {
+  double most = 0;
+  for (const RankPlan& rp : plan.ranks) {
+    double calls = 0;
+    for (size_t i = 0; i + 1 < rp.steps.size(); ++i) calls += sim::LoopbackHostCalls(rp.steps[i], plan.tp(), 0);
+    most = std::max(most, calls);
+  }
+  return most;
+}
+
+// The ranks of one process launch through one driver: every host call takes
+// the thread's own part (loopback_rank_launch_us, beside the other ranks')
+// and the driver's shared part (loopback_launch_us, in turns with every
+// rank's), each rank in its steps' order. A ring of small GEMMs (hundreds of
+// calls) then takes at least its calls' time; the thread's part costs the
+// same per call at any P, the driver's P times as much; at 0 nothing waits,
+// as before; a run of a few millisecond GEMMs hides its launches.
+TEST(SimLoopback, EveryHostCallTakesItsThreadsPartAndATurnOfTheDriver) {
   const Topology topo = *LoadTopology("h200-sxm");
   const GpuSpec shipped = *LoadGpu("h200-sxm");
-  EXPECT_EQ(shipped.loopback_launch_us, 5.0);
-  const auto makespan = [&](double launch_us, const Plan& plan) {
+  EXPECT_EQ(shipped.loopback_rank_launch_us, 5.0);
+  EXPECT_EQ(shipped.loopback_launch_us, 0.375);
+  const auto makespan = [&](double rank_us, double driver_us, const Plan& plan) {
     GpuSpec g = shipped;
-    g.loopback_launch_us = launch_us;
+    g.loopback_rank_launch_us = rank_us;
+    g.loopback_launch_us = driver_us;
     SimBackend b(g, topo, SimModelOptions{.loopback = true});
     return Makespan(b, plan);
   };
   for (int tp : {2, 4, 8}) {
     SCOPED_TRACE(tp);
     const Plan small = MakePlan(Op::kGemmRs, Algorithm::kRing, tp, 2048, 1024, 1024, 4);
-    size_t most = 0;
-    for (const RankPlan& rp : small.ranks) most = std::max(most, rp.steps.size());
-    ASSERT_GT(most, size_t(8));
-    const double free = makespan(0, small), costly = makespan(5.0, small);
-    // A rank's last step is launched at (steps - 1) × P × 5 µs, and then
-    // still runs.
-    EXPECT_GE(costly, double(most - 1) * tp * 5e3);
-    EXPECT_GT(costly, free);
-    // Twice the cost, about twice the time once launches rule.
-    EXPECT_NEAR(makespan(10.0, small) - costly, double(most) * tp * 5e3, 0.2 * double(most) * tp * 5e3);
+    const double calls = CallsBeforeLast(small);
+    ASSERT_GE(calls, 2.0 * double(small.ranks[0].steps.size() - 1));  // the work's call and the record, at least
+    const double free = makespan(0, 0, small);
+    // A rank's last step is launched once the calls before it are, and
+    // then still runs.
+    EXPECT_GE(makespan(5.0, 0.375, small), calls * (5.0 + tp * 0.375) * 1e3);
+    EXPECT_GT(makespan(5.0, 0.375, small), free);
+    // The thread's part: per call whatever P. The driver's: P turns a call.
+    const double thread_10 = makespan(10.0, 0, small), thread_20 = makespan(20.0, 0, small);
+    EXPECT_NEAR(thread_20 - thread_10, calls * 10e3, 0.2 * calls * 10e3);
+    const double driver_2 = makespan(0, 2.0, small), driver_4 = makespan(0, 4.0, small);
+    EXPECT_NEAR(driver_4 - driver_2, calls * tp * 2e3, 0.2 * calls * tp * 2e3);
   }
   // Millisecond GEMMs: a few steps per rank, their launches hidden.
   const Plan big = MakePlan(Op::kGemmRs, Algorithm::kRing, 4, 8192, 8192, 8192);
-  EXPECT_NEAR(makespan(5.0, big), makespan(0, big), 0.01 * makespan(0, big));
+  EXPECT_NEAR(makespan(5.0, 0.375, big), makespan(0, 0, big), 0.01 * makespan(0, 0, big));
+}
+
+// What the cuda backend issues per step (step_issue.cc): a GEMM over P
+// pieces is P cuBLASLt calls, a collective a copy and a flag to each peer,
+// its own part, a wait and a copy or add from each; each step waits on its
+// other lanes and records its done event.
+TEST(SimLoopback, HostCallsFollowWhatTheCudaBackendIssues) {
+  const Plan serial = MakePlan(Op::kAgGemm, Algorithm::kSerial, 4, 4096, 1024, 1024);
+  int gemms = 0, collectives = 0;
+  for (const Step& s : serial.ranks[0].steps) {
+    if (s.kind == StepKind::kGemm) {
+      ++gemms;
+      ASSERT_EQ(s.a.pieces, 4);
+      EXPECT_EQ(sim::LoopbackHostCalls(s, 4, 1), 1 + 4 + 1);
+    }
+    if (s.kind == StepKind::kCollective) {
+      ++collectives;
+      EXPECT_EQ(sim::LoopbackHostCalls(s, 4, 0), 4 * 3 + 1 + 1);
+    }
+  }
+  EXPECT_EQ(gemms, 1);
+  EXPECT_EQ(collectives, 1);
+  const Plan ring = MakePlan(Op::kAgGemm, Algorithm::kRing, 4, 4096, 1024, 1024);
+  for (const Step& s : ring.ranks[0].steps) {
+    // A send: its copy, its flag, the record; a recv: the flag wait, the
+    // copy out, the record; a GEMM of one piece: the call and the record.
+    const int want = s.kind == StepKind::kGemm ? 2 : 3;
+    if (s.kind == StepKind::kSend || s.kind == StepKind::kRecv || s.kind == StepKind::kGemm) {
+      EXPECT_EQ(sim::LoopbackHostCalls(s, 4, 0), want) << StepKindName(s.kind);
+    }
+  }
+}
+
+// The plan with every GEMM over one piece of all its rows (the same memory:
+// a serial plan's pieces touch).
+Plan OnePieceGemms(Plan plan) {
+  for (RankPlan& rp : plan.ranks) {
+    for (Step& s : rp.steps) {
+      if (s.kind != StepKind::kGemm || s.a.pieces == 1) continue;
+      EXPECT_EQ(s.a.stride, s.a.rows);
+      s.a = Region::Rows(s.a.buffer, s.a.row, s.a.total_rows());
+      s.c = Region::Rows(s.c.buffer, s.c.row, s.c.total_rows());
+    }
+  }
+  return plan;
+}
+
+// In loopback cuBLASLt chooses and grids every rank's GEMM for the whole
+// GPU (no SM count target without a margin), so P ranks' GEMMs side by side
+// take at least their full-GPU times one after another: qkv's ring at P 8,
+// its GEMMs alone (64 of 1024 x 1280 x 8192), launches free. BodyNs on a
+// P-th of the SMs alone would re-tile each for 16 SMs and finish sooner.
+TEST(SimLoopback, RanksGemmsOnTheirSharesAreNoFasterThanTheWholeGpuInTurn) {
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    const Topology topo = *LoadTopology(name);
+    GpuSpec gpu = *LoadGpu(name);
+    gpu.loopback_launch_us = gpu.loopback_rank_launch_us = 0;
+    SimBackend b(gpu, topo, SimModelOptions{.loopback = true});
+    const Plan gemms = FilterPlan(MakePlan(Op::kAgGemm, Algorithm::kRing, 8, 8192, 10240, 8192),
+                                  [](const Step& s) { return s.kind == StepKind::kGemm; });
+    const double one = sim::GemmTimeNs(gpu, 1024, 1280, 8192, DType::kBf16) - gpu.launch_us * 1e3;
+    const double share = sim::GemmCostOf(gpu, 1024, 1280, 8192, DType::kBf16).BodyNs(gpu.sm_count / 8);
+    ASSERT_LT(8 * share, 0.95 * 64 * one);  // what the cap changes: re-tiled, 8 ranks' would beat 64 in turn
+    EXPECT_GE(Makespan(b, gemms), 0.99 * 64 * one);
+    EXPECT_LT(Makespan(b, gemms), 1.15 * 64 * one);
+  }
+}
+
+// The cuda backend multiplies a region of P pieces one piece at a time
+// (step_issue.cc Gemm): in loopback, where the sim predicts that backend, a
+// serial ag_gemm's GEMM is P GEMMs of M/P rows, each less efficient than
+// one of M rows (qkv's 1024 x 1280 x 8192 at P 8), so the run takes longer
+// than with one GEMM over the same rows; off loopback the sim keeps one
+// GEMM of all the rows (SimGolden), and the two plans take the same.
+TEST(SimLoopback, AGemmOverPiecesIsOneGemmPerPieceOnlyInLoopback) {
+  const Plan pieced = MakePlan(Op::kAgGemm, Algorithm::kSerial, 8, 8192, 10240, 8192);
+  const Plan whole = OnePieceGemms(pieced);
+  for (const char* name : {"h100-sxm", "h200-sxm"}) {
+    SCOPED_TRACE(name);
+    SimBackend loop = Backend(name, true);
+    const double p = Makespan(loop, pieced), w = Makespan(loop, whole);
+    EXPECT_GT(p, 1.05 * w);
+    // Eight ranks' eight GEMMs of 1024 rows: at least what those take one
+    // after another on the whole GPU.
+    const GpuSpec gpu = *LoadGpu(name);
+    EXPECT_GT(p, 64 * (sim::GemmTimeNs(gpu, 1024, 1280, 8192, DType::kBf16) - gpu.launch_us * 1e3));
+    SimBackend apart = Backend(name, false);
+    EXPECT_EQ(Makespan(apart, pieced), Makespan(apart, whole));
+  }
 }
 
 TEST(SimLoopback, AGemmBesideADeviceCopySlowsAsTheMeasuredCopyEngineFitSays) {

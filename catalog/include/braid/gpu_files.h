@@ -76,13 +76,18 @@ struct GpuSpec {
   // getting its share plus this much of the other's). 1.0 = fully hidden,
   // they share only HBM; 0 = they run one after the other.
   double loopback_overlap = 1.0;
-  // In such a run, the host time one operation's launch takes (kernel,
-  // copy, event record and waits) when every rank's thread of the one
-  // process launches through the one CUDA driver: the ranks' launches
-  // share it, so a rank's step i (from 0) is launched no sooner than
-  // i * ranks * this (sim_engine.cc Ready). 0 = launches are free, as
-  // before: what the 8192 runs show, whose millisecond GEMMs hide them.
+  // In such a run every rank's thread of the one process makes its host
+  // calls (kernel and copy launches, flag writes and waits, event records
+  // and waits; sim_loopback.h LoopbackHostCalls) through the one CUDA
+  // driver. Each call takes the driver's shared part, loopback_launch_us,
+  // in turns with every rank's calls, and the thread's own part,
+  // loopback_rank_launch_us (argument packing, cuBLASLt's own work), beside
+  // the other threads': a rank's step is launched no sooner than the calls
+  // before it × (loopback_rank_launch_us + ranks × loopback_launch_us)
+  // (sim_engine_load.cc). 0 and 0 = launches are free, as before: what the
+  // 8192 runs show, whose millisecond GEMMs hide them.
   double loopback_launch_us = 0;
+  double loopback_rank_launch_us = 0;
   // The fused P2P+GEMM kernel (sim_models.h FusedKernelTime), until measured
   // by `calibrate --measure` (fused_kernel.csv, sim_measured.h):
   double fused_gemm_efficiency = 1.0;  // its GEMM tiles' rate over the chosen cuBLAS-like kernel's, <= 1

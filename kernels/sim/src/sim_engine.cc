@@ -304,7 +304,16 @@ template <bool kLoopback>
       if (sms != ge.other_sms) {
         ge.other_sms = sms;
         ge.other_ns = ge.cost.BodyNs(sms);
-        ge.other_ratio = ge.full_ns / ge.other_ns;  // work_ns / other_ns: work_ns is full_ns
+        // In loopback cuBLASLt chooses and grids every rank's GEMM for the
+        // whole GPU (no SM_COUNT_TARGET without a margin, op_knobs.cc): on
+        // a share of the SMs it runs no faster than on a share of the whole
+        // GPU's time, where BodyNs would re-tile it for the share (a small
+        // GEMM's waves then fit the share better than the GPU). A GEMM
+        // inside a margin is chosen for its SMs (cap_sms) and keeps BodyNs.
+        if (loopback_ && ge.cap_sms >= gpu_.sm_count) {
+          ge.other_ns = std::max(ge.other_ns, ge.full_ns * double(gpu_.sm_count) / double(sms));
+        }
+        ge.other_ratio = ge.full_ns / ge.other_ns;  // a piece's full_ns / other_ns, as work_ns is pieces of full_ns
       }
       return ge.other_ratio * gpu_state_[size_t(r)].hbm_factor;
     }
@@ -397,7 +406,7 @@ inline bool Engine::RunsOn(int a, int dev) const {
       ge.waves = double(ge.cost.Waves(sms));
     }
     const Activity& y = acts_[size_t(b)];
-    const double waves = ge.waves;
+    const double waves = ge.waves * ge.pieces;  // its pieces' waves, one after another
     const double pos = (1.0 - y.RemainingAt(now) / gs.work_ns) * waves;
     const double frac = std::ceil(pos) - pos;
     if (frac > 1e-9 && y.rate > 0) delay = std::max(delay, frac * gs.work_ns / (waves * y.rate));

@@ -88,6 +88,9 @@ class Engine {
     // The most SMs it runs on: what a margin leaves it
     // (OverlapConfig::sm_margin), or no cap.
     int cap_sms = std::numeric_limits<int>::max();
+    // GEMMs of this shape the step runs back to back (loopback: a region's
+    // pieces, one cuBLASLt call each; 1 elsewhere). work_ns is them all.
+    int pieces = 1;
   };
 
   // One op's knobs as this GPU and topology resolve them (Plan::op_knobs).
@@ -174,9 +177,9 @@ class Engine {
   // Loopback only: the running copies' (and memory kernels') HBM and time
   // factor (UpdateHbmFactor); the GEMMs' is the GPU's hbm_factor.
   double loopback_copy_factor_ = 1.0;
-  // Loopback with a launch cost (GpuSpec::loopback_launch_us): when each
-  // step is launched on the host, its earliest start (Ready); empty
-  // otherwise.
+  // Loopback with a launch cost (GpuSpec::loopback_launch_us,
+  // loopback_rank_launch_us): when each step is launched on the host, its
+  // earliest start (Ready); empty otherwise.
   std::vector<double> launched_at_;
 
   PlanGraph graph_;

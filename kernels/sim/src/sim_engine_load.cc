@@ -43,17 +43,25 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   steps_.resize(size_t(graph_.steps()));
   n_steps_ = graph_.steps();
   // Loopback's ranks are threads of one process launching through one
-  // driver: together one launch per loopback_launch_us, in turns, each rank
-  // in its steps' order (the cuda backend issues a rank's steps in id order
-  // and waits for none of them). The first launches start the clock, as
-  // the first GPU event starts a measured run's.
+  // driver: each host call takes the thread's own part
+  // (loopback_rank_launch_us, beside the other threads') and the driver's
+  // shared part (loopback_launch_us, in turns with the other ranks'), each
+  // rank in its steps' order (the cuda backend issues a rank's steps in id
+  // order and waits for none of them): a step is launched once the calls
+  // before it are (LoopbackHostCalls). The first launches start the clock,
+  // as the first GPU event starts a measured run's.
   launched_at_.clear();
-  if (loopback_ && gpu_.loopback_launch_us > 0) {
+  if (loopback_ && (gpu_.loopback_launch_us > 0 || gpu_.loopback_rank_launch_us > 0)) {
     launched_at_.resize(size_t(n_steps_));
-    const double turn = gpu_.loopback_launch_us * 1e3 * double(tp_);
+    const double per_call = (gpu_.loopback_rank_launch_us + gpu_.loopback_launch_us * double(tp_)) * 1e3;
     for (int r = 0; r < tp_; ++r) {
-      const int count = int(plan.ranks[size_t(r)].steps.size()), base = graph_.first_step(r);
-      for (int i = 0; i < count; ++i) launched_at_[size_t(base) + size_t(i)] = double(i) * turn;
+      const std::vector<Step>& rs = plan.ranks[size_t(r)].steps;
+      const int base = graph_.first_step(r);
+      double calls = 0;
+      for (size_t i = 0; i < rs.size(); ++i) {
+        launched_at_[size_t(base) + i] = calls * per_call;
+        calls += LoopbackHostCalls(rs[i], tp_, graph_.cross_lane_deps()[size_t(base) + i]);
+      }
     }
   }
   // Running-list room per GPU (see run_off_): its steps, the transfers
@@ -63,7 +71,7 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
   gemm_costs_.clear();
   // Consecutive steps mostly share a shape: memoize the last cost.
   int64_t last_m = -1, last_n = -1, last_k = -1, last_bytes = -1;
-  int last_gemm_sms = -1, last_send_op = -1;
+  int last_gemm_sms = -1, last_send_op = -1, last_pieces = 1;
   double last_gemm_demand = 0, last_send_demand = 0;  // the HBM demands of those
   const Link* last_link = nullptr;
   CommTime last_ct;
@@ -112,10 +120,18 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
       const bool comm_lane = lane.kind == LaneKind::kComm;
       switch (s.kind) {
         case StepKind::kGemm: {
-          const int64_t m = s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
+          // The cuda backend multiplies a region of several pieces (a
+          // serial or chunked plan's slice of every rank block) one piece
+          // at a time: `pieces` GEMMs of `rows` rows back to back, each
+          // launched and chosen for its own shape (step_issue.cc Gemm). In
+          // loopback, where the sim predicts that backend, so does the
+          // sim; elsewhere it keeps one GEMM of all the rows (SimGolden),
+          // the plan as any runtime would run it.
+          const int pieces = loopback_ ? s.a.pieces : 1;
+          const int64_t m = loopback_ ? s.a.rows : s.a.total_rows(), k = rp.buffers[size_t(s.a.buffer)].cols;
           const int64_t nn = rp.buffers[size_t(s.b.buffer)].cols;
           st.act = Act::kGemm;
-          if (m != last_m || nn != last_n || k != last_k || knobs.gemm_sms != last_gemm_sms) {
+          if (m != last_m || nn != last_n || k != last_k || knobs.gemm_sms != last_gemm_sms || pieces != last_pieces) {
             // A GEMM launched on the SMs a margin leaves is chosen and
             // sized for them (cuBLASLt's SM_COUNT_TARGET) and never runs on
             // more (cap_sms).
@@ -127,12 +143,16 @@ void Engine::LoadWithBuiltGraph(const Plan& plan) {
             if (loopback_) c.boost_cap = 1.0;
             gemm_costs_.push_back({c, c.BodyNs(gpu_.sm_count), -1, 0, 0});
             gemm_costs_.back().cap_sms = knobs.gemm_sms;
+            gemm_costs_.back().pieces = pieces;
             const double full_ns = gemm_costs_.back().full_ns;
             last_gemm_demand = full_ns > 0 ? c.hbm_traffic / full_ns : 0;
-            last_m = m, last_n = nn, last_k = k, last_gemm_sms = knobs.gemm_sms;
+            last_m = m, last_n = nn, last_k = k, last_gemm_sms = knobs.gemm_sms, last_pieces = pieces;
           }
           st.gemm = int(gemm_costs_.size()) - 1;
-          st.work_ns = gemm_costs_.back().full_ns;
+          // The pieces run one after another at one piece's rate (RateOf's
+          // ratio is a piece's), each but the first after its own launch.
+          st.work_ns = double(pieces) * gemm_costs_.back().full_ns;
+          st.fixed_ns += double(pieces - 1) * launch;
           st.hbm_demand = last_gemm_demand;
           break;
         }

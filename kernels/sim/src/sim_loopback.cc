@@ -67,6 +67,44 @@ FusedTime LoopbackFusedTime(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k,
   return t;
 }
 
+namespace {
+
+// Copies (or adds) a region takes: one per piece unless the pieces touch
+// (step_issue.cc RowRuns merges adjacent rows).
+int Runs(const Region& r) { return r.pieces > 1 && r.stride != r.rows ? r.pieces : 1; }
+
+}  // namespace
+
+int LoopbackHostCalls(const Step& s, int ranks, int cross_lane_waits) {
+  int work = 1;
+  switch (s.kind) {
+    case StepKind::kGemm:
+      work = s.a.pieces;
+      break;
+    case StepKind::kReduce:
+      work = std::max({Runs(s.a), Runs(s.b), Runs(s.c)});
+      break;
+    case StepKind::kCopy:
+      work = std::max(Runs(s.a), Runs(s.c));
+      break;
+    case StepKind::kSend:
+      work = Runs(s.a) + 1;  // the copy into the peer's inbox, its flag
+      break;
+    case StepKind::kRecv:
+      work = 1 + Runs(s.c);  // the flag wait, the copy out of the inbox
+      break;
+    case StepKind::kCollective:
+      // Each peer piece is whole rows: a copy and a flag to each peer, the
+      // own part, a wait and a copy or add from each.
+      work = 4 * (std::max(ranks, 1) - 1) + 1;
+      break;
+    case StepKind::kCompute:
+    case StepKind::kFused:
+      break;
+  }
+  return cross_lane_waits + work + 1;
+}
+
 Status CheckLoopback(const GpuSpec& gpu, const Plan& plan) {
   const int p = plan.tp();
   if (p > gpu.sm_count) {

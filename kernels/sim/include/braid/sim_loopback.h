@@ -26,11 +26,20 @@
 //     UpdateHbmFactor);
 //   - the ranks' GEMMs fill the SMs one GEMM's share leaves, so none gets
 //     the clock boost of fewer busy SMs (GemmCost::BodyNs);
-//   - the ranks are threads of one process launching through one driver:
-//     a rank's step i is launched at i × P × the GPU file's
-//     loopback_launch_us and starts no sooner (sim_engine.cc Ready; 5 µs on
-//     the H200, fitted to its training steps, which run hundreds of small
-//     steps per rank);
+//   - each rank's GEMM is chosen and gridded for the whole GPU (the cuda
+//     backend sets no SM count target in loopback), so on its share of the
+//     SMs it runs no faster than its full-GPU time over that share
+//     (sim_engine.cc RateOf);
+//   - each rank's GEMM over a region of several pieces (a serial or
+//     chunked plan's slice of every rank block) is one GEMM per piece, back
+//     to back, as the cuda backend calls cuBLASLt (step_issue.cc Gemm);
+//   - the ranks are threads of one process calling through one driver:
+//     every host call of a rank (LoopbackHostCalls) takes its thread's
+//     loopback_rank_launch_us beside the other threads' and the driver's
+//     loopback_launch_us in turns with every rank's, and a step starts no
+//     sooner than the calls before it (sim_engine_load.cc; 5 and 0.375 µs
+//     on the H200, fitted to its training steps, which make hundreds of
+//     calls per rank);
 //   - no links: the topology gives only the GPU, and holds no ranks.
 #pragma once
 
@@ -79,6 +88,17 @@ int LoopbackFusedSms(const GpuSpec& gpu, int ranks);
 // @pre CheckLoopback passed for this fused plan.
 FusedTime LoopbackFusedTime(const GpuSpec& gpu, int64_t m, int64_t n, int64_t k, DType dtype, CollectiveKind kind,
                             int64_t send_bytes, int ranks, int comm_sms, double contention);
+
+// The host calls (launches, copies, flag writes and waits, event records
+// and waits) the cuda backend makes for step `s` of a rank in loopback
+// (kernels/cuda/host/step_issue.cc over flags): its `cross_lane_waits`
+// event waits, the work's calls and the done record. A GEMM over a region
+// of several pieces is one call per piece; a collective over `ranks` ranks
+// is a copy and a flag write to each peer, the own part, then a flag wait
+// and a copy or add per peer; a region of strided pieces moves one copy per
+// piece. What the ranks' launches through the one driver are counted in
+// (GpuSpec::loopback_launch_us).
+int LoopbackHostCalls(const Step& s, int ranks, int cross_lane_waits);
 
 // Whether a plan can run in loopback on `gpu`: every rank needs an SM of its
 // own (tp <= sm_count), and a fused plan two per rank (one for its transfers,
