@@ -11,7 +11,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <tuple>
+
 #include "braid/layer_workload.h"
+#include "braid/step_event.h"
 #include "cuda_test_util.h"
 
 namespace braid {
@@ -177,9 +182,10 @@ TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
 }
 
 TEST(CudaFusedCore, LayerPlansChainTheCoresStepsThroughTheirOutputs) {
-  // A layer's fused ag_gemm and gemm_rs feed each other's inputs: a step
-  // that ended before its pulls or its reduce did would hand the next one
-  // stale rows under some seed.
+  // A layer's fused ag_gemm and gemm_rs steps, one after another on each
+  // rank, each with its own stream, flags and counters: under every seed
+  // every op's product verifies (each op has its own buffers; the order of
+  // the steps is the next test's).
   const ModelSpec tiny = testing::CudaTinyModel();
   auto lw = MakeLayerWorkload(tiny, 256, 1, Phase::kPrefill, 2, DType::kBf16, true);
   ASSERT_TRUE(lw.ok()) << lw.status().message();
@@ -196,6 +202,47 @@ TEST(CudaFusedCore, LayerPlansChainTheCoresStepsThroughTheirOutputs) {
     EXPECT_TRUE(out->verify.ok) << "seed " << seed << ": " << out->verify.max_rel_error;
     EXPECT_GT(stats.core_launches, 0);
   }
+}
+
+TEST(CudaFusedCore, AStepAfterAFusedOneStartsWhenItsPullsOrReduceEnded) {
+  // The fused step's done event follows its own stream (the pulls, the
+  // owner's reduce), not only the GEMM's launch: the next op of a layer
+  // waits for the reduced rows (the fake times a reduce from its partials).
+  const ModelSpec tiny = testing::CudaTinyModel();
+  auto lw = MakeLayerWorkload(tiny, 256, 1, Phase::kPrefill, 2, DType::kBf16, true);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  OverlapConfig cfg;
+  cfg.algorithm = Algorithm::kFused;
+  auto plan = BuildLayerPlan(*lw, cfg);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  RunOptions run;
+  run.warmup = 0;
+  run.iters = 2;
+  auto out = RunOnFake(*plan, run, CoreEngine(true));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  // Step events carry their step's name (EventOfStep), one per step here.
+  std::map<std::tuple<int, int, std::string>, const Event*> by_name;  // (iteration, rank, name)
+  for (const Event& e : out->events) by_name[{e.iteration, e.rank, e.name}] = &e;
+  int checked = 0;
+  for (int it = 0; it < run.iters; ++it) {
+    for (int r = 0; r < plan->tp(); ++r) {
+      const RankPlan& rp = plan->ranks[size_t(r)];
+      for (const Step& s : rp.steps) {
+        for (int d : s.deps) {
+          const Step& fused = rp.steps[size_t(d)];
+          if (fused.kind != StepKind::kFused) continue;
+          const Event* before = by_name[{it, r, EventOfStep(fused, it, r, 0, 0).name}];
+          const Event* after = by_name[{it, r, EventOfStep(s, it, r, 0, 0).name}];
+          ASSERT_NE(before, nullptr);
+          ASSERT_NE(after, nullptr);
+          EXPECT_GE(after->start_ns, before->end_ns)
+              << "rank " << r << ": " << after->name << " after " << before->name;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
 }
 
 TEST(CudaFusedCore, TheEngineHasOneNameTable) {

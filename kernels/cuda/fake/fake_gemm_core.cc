@@ -222,6 +222,7 @@ bool FakeGpu::World::RunCoreGemm(int s) {
       for (int64_t j = 0; j < p.n; ++j) row[j] += a * LoadOne(d, l.b, size_t(k * p.ldb + j));
     }
   }
+  std::vector<const uint32_t*> raised;  // the owners' counters this launch raises
   if (l.scatter.ranks == 0) {
     for (int64_t i = 0; i < p.m; ++i) {
       for (int64_t j = 0; j < p.n; ++j) StoreOne(d, product[size_t(i * p.n + j)], l.c, size_t(i * p.ldc + j));
@@ -239,6 +240,7 @@ bool FakeGpu::World::RunCoreGemm(int s) {
         }
       }
       ++l.scatter.counters[to.owner][to.counter];
+      raised.push_back(l.scatter.counters[to.owner] + to.counter);
     }
   }
   // Flags written by copy streams take effect at their time: the GEMM starts after the last one.
@@ -251,6 +253,8 @@ bool FakeGpu::World::RunCoreGemm(int s) {
     }
   }
   st.clock = start + op.duration;
+  // A partial counts from the GEMM's end (its last tiles are the latest).
+  for (const uint32_t* c : raised) counter_time[c] = std::max(counter_time[c], st.clock);
   Emit(s, op, start, st.clock);
   st.ops.pop_front();
   return true;
@@ -271,8 +275,15 @@ bool FakeGpu::World::RunCoreReduce(int s) {
     for (int q = 0; q < r.ranks; ++q) sum += LoadOne(d, r.slots, size_t(q) * block + e);
     StoreOne(d, sum, r.out, e);
   }
-  const int64_t start = st.clock;
-  st.clock += op.duration;
+  // The reduce consumes partials as they arrive: it ends no sooner than the
+  // last one did (a step that ended at its GEMMs' end would end too soon).
+  int64_t start = st.clock;
+  const int64_t counters = CountersOf(r);
+  for (int64_t c = 0; c < counters; ++c) {
+    auto at = counter_time.find(r.counters + c);
+    if (at != counter_time.end()) start = std::max(start, at->second);
+  }
+  st.clock = start + op.duration;
   Emit(s, op, start, st.clock);
   st.ops.pop_front();
   return true;

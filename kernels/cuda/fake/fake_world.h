@@ -150,6 +150,7 @@ struct FakeGpu::World {
   std::map<uintptr_t, FakeAlloc> allocs;
   std::unordered_map<uint64_t, int64_t> done_records;  // record op id -> time
   std::map<const uint32_t*, int64_t> flag_time;
+  std::map<const uint32_t*, int64_t> counter_time;   // a GEMM core's scatter counters: when last raised
   std::map<std::pair<int, int>, bool> peer_enabled;  // (device, peer)
   uint64_t next_op = 1;
   std::string error;  // sticky: the first check that failed
