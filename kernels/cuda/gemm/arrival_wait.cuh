@@ -5,6 +5,7 @@
 
 #include "gemm/arrival_wait.h"
 #include "gemm/bounded_wait.cuh"
+#include "gemm/tile_times.cuh"
 
 namespace braid::cuda::gemm {
 

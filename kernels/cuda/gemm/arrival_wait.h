@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "gemm/tile_times.h"
+
 namespace braid::cuda::gemm {
 
 struct ArrivalWait {
@@ -34,6 +36,8 @@ struct ArrivalWait {
   // kernel traps, so the launch fails and the host reads which step.
   uint64_t timeout_ns = 0;
   uint32_t* timed_out = nullptr;
+  // Stamps per group of tiles in this hand-out (tile_times.h); all null: none.
+  TileTimes times;
 };
 
 }  // namespace braid::cuda::gemm

@@ -18,7 +18,10 @@
 // Then the same GEMM as a fused all-gather GEMM's tiles run it (rank 0 of a
 // ring of 8, arrival_wait.h): in arrival order, each tile waiting on its
 // step's flag, every flag raised beforehand, so the figure is what the
-// order and the waits cost, and its result must match cuBLASLt's too.
+// order and the waits cost, and its result must match cuBLASLt's too; then
+// with the core's stamps per arrival step on (tile_times.h: two memsets and
+// two atomics per tile, as --fused-engine core launches it), every step's
+// stamps checked to be there.
 //
 // Then (gemm_bench_scatter.cc) out_proj and fc2, the row-parallel GEMMs
 // whose partial sums a reduce-scatter adds up, as a reduce-scatter GEMM
@@ -69,6 +72,8 @@ constexpr Shape kShapes[] = {{"square", 8192, 8192, 8192},
 struct ArrivalBuffers {
   gemm::ArrivalWait wait;
   void *order = nullptr, *step = nullptr, *flags = nullptr;
+  void *first = nullptr, *last = nullptr;  // the stamps per arrival step (tile_times.h)
+  size_t stamp_bytes = 0;
   uint32_t* timed_out_host = nullptr;
 };
 
@@ -100,12 +105,34 @@ Status MakeArrival(const gemm::GemmProblem& problem, const gemm::GemmDevice& dev
                static_cast<const uint32_t*>(out->flags),
                1u,
                uint64_t(4'000'000'000),
-               static_cast<uint32_t*>(device_view)};
+               static_cast<uint32_t*>(device_view),
+               {}};  // no stamps until StampedWait
+  out->stamp_bytes = size_t(tables->steps) * sizeof(uint64_t);
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMalloc(&out->first, out->stamp_bytes), "cudaMalloc"));
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMalloc(&out->last, out->stamp_bytes), "cudaMalloc"));
   return Status::Ok();
 }
 
+// The same wait with the core's stamps per arrival step on (--fused-engine
+// core's launches): what the two atomics per tile cost.
+gemm::ArrivalWait StampedWait(const ArrivalBuffers& b) {
+  gemm::ArrivalWait w = b.wait;
+  w.times.group = static_cast<const int32_t*>(b.step);
+  w.times.first_start = static_cast<uint64_t*>(b.first);
+  w.times.last_end = static_cast<uint64_t*>(b.last);
+  return w;
+}
+
+// A stamped launch as the cuda backend issues it: both resets, then the GEMM.
+Status RunStamped(const gemm::GemmProblem& problem, const gemm::GemmDevice& device, const void* a, const void* b,
+                  void* c, cudaStream_t s, const ArrivalBuffers& arrival) {
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMemsetAsync(arrival.first, 0xFF, arrival.stamp_bytes, s), "cudaMemsetAsync"));
+  BRAID_RETURN_IF_ERROR(Cuda(cudaMemsetAsync(arrival.last, 0, arrival.stamp_bytes, s), "cudaMemsetAsync"));
+  return gemm::RunGemm(problem, device, a, b, c, s, StampedWait(arrival));
+}
+
 void FreeArrival(ArrivalBuffers& b) {
-  for (void* p : {b.order, b.step, b.flags}) (void)cudaFree(p);
+  for (void* p : {b.order, b.step, b.flags, b.first, b.last}) (void)cudaFree(p);
   if (b.timed_out_host != nullptr) (void)cudaFreeHost(b.timed_out_host);
 }
 
@@ -149,17 +176,27 @@ bool BenchShape(const Shape& shape, const gemm::GemmDevice& device, braid::cuda:
   const double arrival_ms =
       MedianMs([&] { return gemm::RunGemm(problem, device, a, b, c, s, arrival.wait); }, warmup, iters, s);
   BENCH_CHECK(Cuda(cudaMemcpy(arrived.data(), c, nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  const double stamped_ms =
+      MedianMs([&] { return RunStamped(problem, device, a, b, c, s, arrival); }, warmup, iters, s);
+  std::vector<uint64_t> first(arrival.stamp_bytes / 8), last(first.size());
+  BENCH_CHECK(Cuda(cudaMemcpy(first.data(), arrival.first, arrival.stamp_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  BENCH_CHECK(Cuda(cudaMemcpy(last.data(), arrival.last, arrival.stamp_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy"));
   FreeArrival(arrival);
+  // Every arrival step's tiles stamped, first before last, within a launch's time.
+  bool stamps_ok = !first.empty();
+  for (size_t g = 0; g < first.size(); ++g)
+    stamps_ok = stamps_ok && first[g] <= last[g] && double(last[g] - first[g]) <= stamped_ms * 1e6 * 1.5;
   for (void* p : {a, b, c, ref}) (void)cudaFree(p);
   const double err = MaxRelError(got, want), arrival_err = MaxRelError(arrived, want);
   const double flop = 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
   const double core_tf = flop / (core_ms * 1e9), lt_tf = flop / (lt_ms * 1e9);
-  const bool ok = err <= kMaxRelError && arrival_err <= kMaxRelError;
+  const bool ok = err <= kMaxRelError && arrival_err <= kMaxRelError && stamps_ok;
   std::printf(
       "%-20s m=%-6lld n=%-6lld k=%-6lld core %8.1f TFLOP/s (%.3f ms)  cuBLASLt %8.1f TFLOP/s (%.3f ms)  %5.1f%%  "
-      "max rel err %.2e  arrival order %.3f ms (%.1f%% of the core's time) err %.2e %s\n",
+      "max rel err %.2e  arrival order %.3f ms (%.1f%% of the core's time) err %.2e  stamped %.3f ms (%.1f%%)%s %s\n",
       shape.name, (long long)shape.m, (long long)shape.n, (long long)shape.k, core_tf, core_ms, lt_tf, lt_ms,
-      100.0 * core_tf / lt_tf, err, arrival_ms, 100.0 * arrival_ms / core_ms, arrival_err, ok ? "ok" : "MISMATCH");
+      100.0 * core_tf / lt_tf, err, arrival_ms, 100.0 * arrival_ms / core_ms, arrival_err, stamped_ms,
+      100.0 * stamped_ms / core_ms, stamps_ok ? "" : " (stamps missing)", ok ? "ok" : "MISMATCH");
   return ok;
 }
 

@@ -176,6 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
       if (threadIdx.x == 0) WaitForRows(p.wait, t);
       __syncthreads();
     }
+    if (threadIdx.x == 0) MarkTileStart(p.wait.times, t);
     // Prologue: stages 0..kStages-2 in flight before any math. A group is
     // committed even when empty so that wait_group counts stay uniform.
     for (int s = 0; s < kStages - 1; ++s) {
@@ -209,6 +210,9 @@ __global__ void __launch_bounds__(kThreads, 1) GemmSm80Kernel(Sm80Params p) {
       __syncthreads();
       if (threadIdx.x == 0) RaiseTileCounter(out.counter);
     }
+    // Thread 0's stores stand for the tile's (every warp left the same last
+    // k-block's barrier; no barrier paid for a stamp).
+    if (threadIdx.x == 0) MarkTileEnd(p.wait.times, t);
   }
 #else
   (void)p;

@@ -111,6 +111,7 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
       WaitForRows(p.wait, t);
       sm90::FenceProxyAsyncGlobal();
     }
+    MarkTileStart(p.wait.times, t);
     for (int kb = 0; kb < kblocks; ++kb) {
       const uint32_t slot_full = full + 8u * uint32_t(pos.stage), slot_empty = empty + 8u * uint32_t(pos.stage);
       sm90::MbarWait(slot_empty, pos.phase ^ 1u);
@@ -181,6 +182,9 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
       sm90::NamedBarrierSync<kConsumerBarrier, 256>();
       if (threadIdx.x == 128) RaiseTileCounter(out.counter);
     }
+    // The first consumer thread's stores stand for the tile's: the other
+    // warpgroup ends its last wgmma at the same k-block (no barrier paid for a stamp).
+    if (threadIdx.x == 128) MarkTileEnd(p.wait.times, tile_index);
   }
 }
 
