@@ -12,11 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
 #include "braid/layer_workload.h"
 #include "braid/step_event.h"
+#include "braid/tile_group_events.h"
 #include "cuda_test_util.h"
 
 namespace braid {
@@ -243,6 +245,50 @@ TEST(CudaFusedCore, AStepAfterAFusedOneStartsWhenItsPullsOrReduceEnded) {
     }
   }
   EXPECT_GT(checked, 0);
+}
+
+TEST(CudaFusedCore, TracedRunsShowEachGroupOfTilesInsideItsFusedStep) {
+  // The core stamps each arrival step's (ag_gemm) or owner's (gemm_rs)
+  // tiles; every traced iteration of every rank gets one event per group,
+  // inside the fused step's event, on its lane, adding no flops.
+  constexpr int p = 4;
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    // M/P = 128: each of the core's 128-row tile rows lies in one block.
+    const Plan plan = CudaPlan(op, 128 * p, 40 * p, 64, p, Algorithm::kFused);
+    RunOptions run;
+    run.warmup = 1;
+    run.iters = 2;
+    auto out = RunOnFake(plan, run, CoreEngine(true));
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    std::map<std::pair<int, int>, const Event*> fused;  // (iteration, rank)
+    std::map<std::pair<int, int>, std::set<int>> groups;
+    std::map<std::pair<int, int>, std::set<int64_t>> starts;
+    for (const Event& e : out->events) {
+      if (!cuda::IsTileGroupEvent(e)) fused[{e.iteration, e.rank}] = &e;
+    }
+    for (const Event& e : out->events) {
+      if (!cuda::IsTileGroupEvent(e)) continue;
+      const Event* step = fused[{e.iteration, e.rank}];
+      ASSERT_NE(step, nullptr);
+      EXPECT_GE(e.start_ns, step->start_ns) << e.name;
+      EXPECT_LE(e.end_ns, step->end_ns) << e.name;
+      EXPECT_LT(e.start_ns, e.end_ns) << e.name;
+      EXPECT_EQ(e.lane, step->lane);
+      EXPECT_EQ(e.flops, 0);
+      EXPECT_THAT(e.name, ::testing::StartsWith(step->name + "/tiles."));
+      // ag_gemm: the group's source rank; gemm_rs: the owner.
+      groups[{e.iteration, e.rank}].insert(e.peer);
+      starts[{e.iteration, e.rank}].insert(e.start_ns);
+    }
+    ASSERT_EQ(groups.size(), size_t(run.iters * p)) << OpName(op);
+    for (const auto& [key, peers] : groups) {
+      EXPECT_EQ(peers.size(), size_t(p)) << OpName(op) << " iteration " << key.first << " rank " << key.second
+                                         << ": a group per rank's block";
+      // The stamps start over each launch: stale ones would stretch every
+      // group back to an earlier launch and clip them all to the kernel's start.
+      EXPECT_EQ(starts[key].size(), size_t(p)) << OpName(op) << ": the groups run one after another";
+    }
+  }
 }
 
 TEST(CudaFusedCore, TheEngineHasOneNameTable) {

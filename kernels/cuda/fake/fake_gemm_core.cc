@@ -72,7 +72,8 @@ class FakeGemmCore : public GemmCoreApi {
     if (!w_->LoadKernel(i, "braid_gemm_core")) return Error();
     FakeOp op;
     op.kind = OpKind::kCoreGemm;
-    op.what = "braid_gemm_core";
+    // The kernel's own name, as CUPTI records it (tile_group_events.h finds the launch by it).
+    op.what = plan->config.arch == gemm::GemmArch::kSm90a ? "GemmSm90Kernel" : "GemmSm80Kernel";
     op.duration = int64_t(l.problem.m * l.problem.n / 1000 + 4);
     op.core = l;
     op.core->problem = plan->problem;  // leading dimensions filled in
@@ -186,6 +187,21 @@ class FakeGemmCore : public GemmCoreApi {
         return Error();
       }
     }
+    const gemm::TileTimes& times = l.wait.times;
+    if (ok && times.first_start != nullptr) {
+      // Every position's group inside the stamp arrays, which both hold that many.
+      int32_t groups = 0;
+      ok = w_->CheckAccess(stream, times.group, size_t(tiles) * sizeof(int32_t), what);
+      for (int64_t t = 0; ok && t < tiles; ++t) {
+        if (times.group[t] < 0) {
+          w_->Fail(what + ": tile group " + std::to_string(times.group[t]) + " is negative");
+          return Error();
+        }
+        groups = std::max(groups, times.group[t] + 1);
+      }
+      ok = ok && w_->CheckAccess(stream, times.first_start, size_t(groups) * sizeof(uint64_t), what) &&
+           w_->CheckAccess(stream, times.last_end, size_t(groups) * sizeof(uint64_t), what);
+    }
     return ok ? Status::Ok() : Error();
   }
 
@@ -253,6 +269,17 @@ bool FakeGpu::World::RunCoreGemm(int s) {
     }
   }
   st.clock = start + op.duration;
+  // Stamps as the kernel's: hand-out position i runs in the i-th equal
+  // slice of the launch (the fake's GEMM is one op; its clock is the tracer's).
+  const gemm::TileTimes& times = l.wait.times;
+  if (times.first_start != nullptr) {
+    const int64_t tiles = TilesOf(l);
+    for (int64_t i = 0; i < tiles; ++i) {
+      const int32_t g = times.group[i];
+      times.first_start[g] = std::min(times.first_start[g], uint64_t(start + op.duration * i / tiles));
+      times.last_end[g] = std::max(times.last_end[g], uint64_t(start + op.duration * (i + 1) / tiles));
+    }
+  }
   // A partial counts from the GEMM's end (its last tiles are the latest).
   for (const uint32_t* c : raised) counter_time[c] = std::max(counter_time[c], st.clock);
   Emit(s, op, start, st.clock);

@@ -18,6 +18,7 @@
 #include "braid/fp8.h"
 #include "braid/plan_check.h"
 #include "braid/run_options_check.h"
+#include "braid/tile_group_events.h"
 #include "buffer_dtypes.h"
 #include "dtype_convert.h"
 #include "fused_core_step.h"
@@ -322,12 +323,16 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
 
   out.iteration_ns = results[0].iteration_ns;
   if (options.trace) {
-    out.events = cuda::StepEvents(plan, seams.tracer->TakeEvents());
+    const std::vector<Event> records = seams.tracer->TakeEvents();
+    out.events = cuda::StepEvents(plan, records);
     const size_t expected = plan.total_steps() * size_t(options.iters);
     if (out.events.size() < expected) {
       out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " +
                           std::to_string(expected) + " step executions have no GPU activity record");
     }
+    std::vector<cuda::TileGroupReading> stamps;
+    for (const cuda::RankResult& r : results) stamps.insert(stamps.end(), r.tile_groups.begin(), r.tile_groups.end());
+    cuda::AddTileGroupEvents(plan, records, stamps, out.events);
   }
   out.compute_dtype = std::string(DTypeName(plan.workload.dtype));
   if (plan.workload.dtype == DType::kFp32 && o.tf32) out.compute_dtype = "tf32";

@@ -51,6 +51,20 @@ Status SetUpCommon(RankState& st, const Step& s, const FusedSettings& f, CoreSte
   return Status::Ok();
 }
 
+// The core's stamps: `groups` groups, `group_of` the group of each hand-out
+// position (a device array the caller uploaded).
+Status SetUpTileTimes(RankState& st, const DeviceAlloc& alloc, int groups, const void* group_of, CoreStepState& cs) {
+  const std::vector<uint64_t> none(size_t(groups), 0);
+  BRAID_ASSIGN_OR_RETURN(cs.group_first, Upload(alloc, *st.api.cuda, none));
+  BRAID_ASSIGN_OR_RETURN(cs.group_last, Upload(alloc, *st.api.cuda, none));
+  cs.groups = groups;
+  gemm::TileTimes& t = cs.launch.wait.times;
+  t.group = static_cast<const int32_t*>(group_of);
+  t.first_start = static_cast<uint64_t*>(cs.group_first);
+  t.last_end = static_cast<uint64_t*>(cs.group_last);
+  return Status::Ok();
+}
+
 void FillLaunch(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
                 CoreGemmLaunch& l) {
   l.problem = planned.problem;
@@ -106,7 +120,8 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   l.wait.flags = static_cast<const uint32_t*>(cs.flags);
   l.wait.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
   l.wait.timed_out = cs.timed_out;
-  return Status::Ok();
+  // A group per arrival step: the step table is each hand-out position's.
+  return SetUpTileTimes(st, alloc, schedule.steps, step_of, cs);
 }
 
 Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
@@ -158,7 +173,12 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   r.out = st.buffers[size_t(s.c.buffer)];
   r.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
   r.timed_out = cs.timed_out;
-  return Status::Ok();
+  // A group per owner: the rank whose block each handed-out tile's rows are.
+  std::vector<int32_t> owner_of;
+  owner_of.reserve(schedule.order.size());
+  for (int64_t tile : schedule.order) owner_of.push_back(int32_t(sched.TileAt(tile).row0 / mb));
+  BRAID_ASSIGN_OR_RETURN(auto owners, Upload(alloc, cuda, owner_of));
+  return SetUpTileTimes(st, alloc, ranks, owners, cs);
 }
 
 }  // namespace
@@ -246,6 +266,10 @@ Status IssueCore(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
     BRAID_RETURN_IF_ERROR(cuda.Record(cs.start, lane));
     BRAID_RETURN_IF_ERROR(cuda.Wait(cs.comm, cs.start));
     CoreGemmLaunch l = cs.launch;
+    // The stamps start over: every group's first start above any clock, its last end at zero.
+    const size_t stamp_bytes = size_t(cs.groups) * sizeof(uint64_t);
+    BRAID_RETURN_IF_ERROR(cuda.Memset(cs.group_first, 0xFF, stamp_bytes, lane));
+    BRAID_RETURN_IF_ERROR(cuda.Memset(cs.group_last, 0, stamp_bytes, lane));
     if (cs.reduce_scatter) {
       gemm::PartialReduce r = cs.reduce;
       r.epoch = epoch;
@@ -308,6 +332,29 @@ std::vector<GpuStream> CoreStreams(const RankState& st) {
     if (cs.comm != nullptr) out.push_back(cs.comm);
   }
   return out;
+}
+
+Status ReadTileGroups(RankState& st, int iteration) {
+  CudaApi& cuda = *st.api.cuda;
+  for (const CoreStepState& cs : st.core) {
+    if (cs.groups == 0) continue;
+    std::vector<uint64_t> first(size_t(cs.groups)), last(size_t(cs.groups));
+    BRAID_RETURN_IF_ERROR(cuda.Download(first.data(), cs.group_first, first.size() * sizeof(uint64_t)));
+    BRAID_RETURN_IF_ERROR(cuda.Download(last.data(), cs.group_last, last.size() * sizeof(uint64_t)));
+    for (int g = 0; g < cs.groups; ++g) {
+      TileGroupReading r;
+      r.iteration = iteration;
+      r.rank = st.rank;
+      r.step = cs.step;
+      r.group = g;
+      r.reduce_scatter = cs.reduce_scatter;
+      if (!cs.reduce_scatter && size_t(g) < cs.source_of_flag.size()) r.source = cs.source_of_flag[size_t(g)];
+      r.first_start_ns = first[size_t(g)];
+      r.last_end_ns = last[size_t(g)];
+      st.tile_groups.push_back(r);
+    }
+  }
+  return Status::Ok();
 }
 
 Status CheckCoreTimeouts(RankState& st, int iteration) {

@@ -57,6 +57,9 @@ Status PrimeCoreSteps(RankState& st, DevPtr copy_from, DevPtr copy_to, DevPtr fl
 std::vector<GpuStream> CoreStreams(const RankState& st);
 // The words every timeout line of CheckCoreTimeouts holds.
 inline constexpr const char* kCoreTimeoutWords = "the GEMM core's ";
+// After traced iteration `iteration` (0-based, timed) has drained: every
+// core step's stamps per group of tiles, appended to st.tile_groups.
+Status ReadTileGroups(RankState& st, int iteration);
 // After a failed wait: the first core step whose kernel recorded a timeout,
 // as one line; Ok when none did.
 Status CheckCoreTimeouts(RankState& st, int iteration);

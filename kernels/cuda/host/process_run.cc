@@ -17,6 +17,7 @@
 #include "braid/cuda_step_events.h"
 #include "braid/launcher_bootstrap.h"
 #include "braid/run_wire.h"
+#include "braid/tile_group_events.h"
 #include "op_knobs.h"
 #include "rank_runner.h"
 #include "wedge_guard.h"
@@ -220,7 +221,9 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
       tracer_minus_steady = *now - SteadyNs();
       tracer_clock = true;
     }
-    mine.events = StepEvents(plan, seams.tracer->TakeEvents());
+    const std::vector<Event> records = seams.tracer->TakeEvents();
+    mine.events = StepEvents(plan, records);
+    AddTileGroupEvents(plan, records, result.tile_groups, mine.events);
     for (Event& e : mine.events) {
       e.start_ns -= tracer_minus_steady;
       e.end_ns -= tracer_minus_steady;
@@ -256,9 +259,11 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
       out.notes.push_back(ClockAlignmentNote(
           offsets, kClockRounds, tracer_clock ? " (each tracer's clock read against its host's steady clock)" : ""));
       const size_t expected = plan.total_steps() * size_t(options.iters);
-      if (out.events.size() < expected) {
-        out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " +
-                            std::to_string(expected) + " step executions have no GPU activity record");
+      const size_t steps = size_t(
+          std::count_if(out.events.begin(), out.events.end(), [](const Event& e) { return !IsTileGroupEvent(e); }));
+      if (steps < expected) {
+        out.notes.push_back("tracer: " + std::to_string(expected - steps) + " of " + std::to_string(expected) +
+                            " step executions have no GPU activity record");
       }
     }
   }

@@ -45,6 +45,7 @@ class Runner {
   RankResult Run() {
     RankResult out;
     out.status = Body(out);
+    out.tile_groups = std::move(st_.tile_groups);
     if (!out.status.ok()) {
       if (job_.progress != nullptr) job_.progress->SetFailure(out.status.message());
       job_.failed->store(true);
@@ -309,6 +310,8 @@ class Runner {
     Mark(RankProgress::kBarrier);
     BRAID_RETURN_IF_ERROR(boot.Barrier());
     if (timed && st_.rank == 0) out.iteration_ns.push_back(SteadyNowNs() - t0);
+    // After the iteration's clock stopped: two small reads per core step.
+    if (timed && job_.run->trace) BRAID_RETURN_IF_ERROR(ReadTileGroups(st_, it - job_.run->warmup));
     if (it + 1 == job_.run->warmup + job_.run->iters && job_.run->trace && timed && job_.owns_tracer) {
       Mark(RankProgress::kTracing);
       BRAID_RETURN_IF_ERROR(tracer.Stop());

@@ -71,8 +71,9 @@ struct RankJob {
 
 struct RankResult {
   Status status;
-  std::vector<std::vector<float>> outputs;  // RankPlan::Outputs() order, fp32
-  std::vector<int64_t> iteration_ns;        // rank 0 only: wall time per timed iteration
+  std::vector<std::vector<float>> outputs;    // RankPlan::Outputs() order, fp32
+  std::vector<int64_t> iteration_ns;          // rank 0 only: wall time per timed iteration
+  std::vector<TileGroupReading> tile_groups;  // traced runs: the GEMM core's stamps (tile_group_events.h)
 };
 
 RankResult RunRank(const RankJob& job);

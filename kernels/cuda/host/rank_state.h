@@ -15,6 +15,7 @@
 #include "braid/gpu_tracer.h"
 #include "braid/nccl_api.h"
 #include "braid/plan.h"
+#include "braid/tile_group_events.h"
 #include "buffer_dtypes.h"
 #include "gemm/row_pull.h"
 #include "transfer_layout.h"
@@ -66,6 +67,11 @@ struct CoreStepState {
   // instead of copy-engine copies.
   bool sm_pulls = false;
   gemm::RowPullLaunch pull_kernel;
+  // The core's stamps per group of tiles (gemm/tile_times.h; arrival steps
+  // or owners): reset on the lane before each launch, read after each
+  // traced iteration (ReadTileGroups).
+  int groups = 0;
+  DevPtr group_first = nullptr, group_last = nullptr;
 };
 
 // One fused step's kernel on this rank (fused_step.h).
@@ -108,7 +114,8 @@ struct RankState {
   std::vector<DevPtr> scratch;     // compute steps' operands
   DevPtr prime_scratch = nullptr;  // PrimeKernels' operands: add [0, 16), copy [16, 48), flag [48, 52)
   std::vector<FusedStepState> fused;
-  std::vector<CoreStepState> core;  // FusedEngine::kCore
+  std::vector<CoreStepState> core;            // FusedEngine::kCore
+  std::vector<TileGroupReading> tile_groups;  // the core steps' stamps of the traced iterations
 
   const RankPlan& rank_plan() const { return plan->ranks[size_t(rank)]; }
   const TransferLayout& layout() const { return layouts[size_t(rank)]; }
