@@ -258,6 +258,25 @@ section_hang() {
   done
 }
 
+# The GEMM core's stamps per group of tiles on a real GPU: a traced P 4
+# loopback ag_gemm (M/P 1024 rows: every arrival step has tiles) stored and
+# exported; each of 3 iterations × 4 ranks must show 4 tile-group events
+# ("<step>/tiles.s<k>.r<rank>") inside its fused step.
+core_stamps_row() {
+  local dir out rc groups status=ok
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/braid-gpu-stamps-XXXXXX")"
+  out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda --loopback --fused-engine core --op ag_gemm \
+          --m 4096 --n 2080 --k 1032 --tp 4 --algo fused --iters 3 --warmup 1 --db "$dir/core.db" 2>&1 &&
+        "$braid" export --db "$dir/core.db" --run 1 -o - 2>&1)"
+  rc=$?
+  groups="$(grep -o '/tiles\.s[0-9]*\.r[0-9]*' <<<"$out" | wc -l)"
+  [[ $rc -ne 0 || "$groups" -lt 48 ]] && { status=FAIL; failed=1; }
+  row="$(printf '%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s' loopback core-stamps ag_gemm 4 - - "$status" \
+         "$groups tile-group events of 48 (exit $rc; store in $dir)")"
+  rows+=("$row")
+  echo "$row"
+}
+
 # The fused plans on the GEMM core (--fused-engine core): --verify of ag_gemm
 # (pulls by SMs and by copy engines) and gemm_rs at P 2, 4, 8 in loopback
 # and across GPUs, its timeout path (rank 1 never raises arrival step 1's
@@ -288,6 +307,7 @@ section_core() {
     done
   done
   out_of_time || timeout_row core-hang ag_gemm 1:1 "the GEMM core's ag_gemm timed out on rank 1" --fused-engine core
+  out_of_time || core_stamps_row
   for p in 2 4 8; do
     for algo in core core-ce tasks ring chunked serial; do
       out_of_time && continue

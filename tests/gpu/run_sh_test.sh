@@ -22,6 +22,11 @@ if [[ "$1" == calibrate ]]; then
   mkdir -p "$dir" && printf 'op,ms\nfused,1\n' >"$dir/fused_kernel.csv"
   exit 0
 fi
+# export: the stamps row's trace, 48 tile groups (3 iterations × 4 ranks × 4 arrival steps).
+if [[ "$1" == export ]]; then
+  for ((i = 0; i < 48; i++)); do printf '{"name":"fused/tiles.s%d.r%d"}\n' $((i % 4)) $((i % 4)); done
+  exit 0
+fi
 if [[ -n "${BRAID_FUSED_NEVER_SET:-}" && " $* " == *" --fused-engine core "* ]]; then
   echo "braid run: rank 1 step 0 'fused', iteration 0: the GEMM core's ag_gemm timed out on rank 1 waiting for ..."
   exit 1
@@ -70,11 +75,13 @@ rc=$?
 grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
 
 # The core section: --verify of three variants at P 2, 4, 8 in loopback (one
-# GPU here), the core's timeout row, and 8192^3 makespans of six plans at each P.
+# GPU here), the core's timeout row, its stamps row, and 8192^3 makespans of
+# six plans at each P.
 out="$(BRAID_GPU_SECTIONS="core" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?
 [[ $rc -eq 0 ]] || fail "core rows: exit $rc: $out"
-grep -q "^summary: 28 runs, 28 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -q "^summary: 29 runs, 29 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -Eq "^loopback +core-stamps +ag_gemm +4 .* ok +48 tile-group events of 48" <<<"$out" || fail "core stamps row: $out"
 grep -Eq "^loopback +core-ce +ag_gemm +8 .* ok " <<<"$out" || fail "core ce verify row: $out"
 grep -Eq "^loopback +core-hang +ag_gemm +2 .* ok " <<<"$out" || fail "core timeout row: $out"
 grep -Eq "^loopback +core +8192\^3 +8 .* ok .*makespan 1.500 ms" <<<"$out" || fail "core makespan row: $out"
