@@ -11,11 +11,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <tuple>
 
+#include "braid/cuda_step_events.h"
 #include "braid/layer_workload.h"
 #include "braid/step_event.h"
 #include "braid/tile_group_events.h"
@@ -233,11 +235,19 @@ TEST(CudaFusedCore, AStepAfterAFusedOneStartsWhenItsPullsOrReduceEnded) {
         for (int d : s.deps) {
           const Step& fused = rp.steps[size_t(d)];
           if (fused.kind != StepKind::kFused) continue;
-          const Event* before = by_name[{it, r, EventOfStep(fused, it, r, 0, 0).name}];
-          const Event* after = by_name[{it, r, EventOfStep(s, it, r, 0, 0).name}];
+          // A core step is two events: its GEMM, and "/comm" (pulls or reduce).
+          const std::string before_name = EventOfStep(fused, it, r, 0, 0).name;
+          const std::string after_name = EventOfStep(s, it, r, 0, 0).name;
+          const Event* before = by_name[{it, r, before_name}];
+          const Event* before_comm = by_name[{it, r, before_name + "/comm"}];
+          const Event* after = by_name[{it, r, after_name}];
           ASSERT_NE(before, nullptr);
+          ASSERT_NE(before_comm, nullptr);
           ASSERT_NE(after, nullptr);
-          EXPECT_GE(after->start_ns, before->end_ns)
+          int64_t after_start = after->start_ns;
+          if (const Event* c = by_name[{it, r, after_name + "/comm"}]; c != nullptr)
+            after_start = std::min(after_start, c->start_ns);
+          EXPECT_GE(after_start, std::max(before->end_ns, before_comm->end_ns))
               << "rank " << r << ": " << after->name << " after " << before->name;
           ++checked;
         }
@@ -260,14 +270,34 @@ TEST(CudaFusedCore, TracedRunsShowEachGroupOfTilesInsideItsFusedStep) {
     run.iters = 2;
     auto out = RunOnFake(plan, run, CoreEngine(true));
     ASSERT_TRUE(out.ok()) << out.status().message();
-    std::map<std::pair<int, int>, const Event*> fused;  // (iteration, rank)
+    std::map<std::pair<int, int>, const Event*> fused, comm;  // (iteration, rank)
     std::map<std::pair<int, int>, std::set<int>> groups;
     std::map<std::pair<int, int>, std::set<int64_t>> starts;
     for (const Event& e : out->events) {
-      if (!cuda::IsTileGroupEvent(e)) fused[{e.iteration, e.rank}] = &e;
+      if (cuda::IsStepEvent(e)) fused[{e.iteration, e.rank}] = &e;
+      if (e.kind == EventKind::kComm) comm[{e.iteration, e.rank}] = &e;
+    }
+    // The step's GEMM and its communication apart (pulls or the reduce), as the sim draws them.
+    ASSERT_EQ(fused.size(), size_t(run.iters * p));
+    ASSERT_EQ(comm.size(), size_t(run.iters * p));
+    for (const auto& [key, c] : comm) {
+      const Event& gemm = *fused[key];
+      EXPECT_EQ(c->name, gemm.name + "/comm");
+      EXPECT_EQ(c->lane, plan.lanes.size() > 1 ? 1 : gemm.lane);
+      EXPECT_EQ(c->bytes, plan.ranks[0].steps[0].bytes);
+      EXPECT_EQ(gemm.kind, EventKind::kCompute);
+      EXPECT_EQ(gemm.flops, plan.ranks[0].steps[0].flops);
+      // ag_gemm: the pulls start before the GEMM they feed; gemm_rs: the
+      // reduce ends after the GEMM whose partials it sums.
+      if (op == Op::kAgGemm) {
+        EXPECT_LT(c->start_ns, gemm.start_ns);
+      } else {
+        EXPECT_GT(c->end_ns, gemm.end_ns);
+      }
     }
     for (const Event& e : out->events) {
       if (!cuda::IsTileGroupEvent(e)) continue;
+      EXPECT_FALSE(cuda::IsStepEvent(e));
       const Event* step = fused[{e.iteration, e.rank}];
       ASSERT_NE(step, nullptr);
       EXPECT_GE(e.start_ns, step->start_ns) << e.name;

@@ -95,5 +95,55 @@ TEST(CudaStepEvents, AStepsRecordsBecomeOneEventSpanningThem) {
   EXPECT_EQ(e.correlation, send.match);
 }
 
+// A fused step on the GEMM core is its GEMM and its communication apart,
+// as the sim draws a fused step; the task kernel's one kernel stays one.
+TEST(CudaStepEvents, AFusedStepOnTheGemmCoreIsItsGemmAndItsCommunication) {
+  const Plan plan = testing::CudaPlan(Op::kAgGemm, 512, 256, 64, 4, Algorithm::kFused);
+  const Step& fused = plan.ranks[2].steps[0];
+  ASSERT_EQ(fused.kind, StepKind::kFused);
+  const int64_t id = int64_t(StepCorrelation(0, 2, fused.id));
+  auto on = [&](const char* name, int lane, int64_t start, int64_t end) {
+    Event e = Record(id, start, end);
+    e.name = name;
+    e.lane = lane;  // the converter's lane per stream: 5 the step's lane, 6 its pulls' stream
+    return e;
+  };
+  const std::vector<Event> records = {
+      on("memset", 5, 100, 102),
+      on("memset", 5, 103, 104),
+      on("_ZN5braid4cuda4gemm12_GLOBAL__N_114GemmSm90KernelILi0EEEvv", 5, 110, 400),
+      on("memcpy", 6, 90, 150),
+      on("memcpy", 6, 150, 260),
+      HostCallRecord(id, 10, 20),  // the lane's wait for the pulls: a host call
+  };
+  const std::vector<Event> events = StepEvents(plan, records);
+  ASSERT_EQ(events.size(), 2u);
+  const Event& comm = events[0];  // it starts first
+  const Event& gemm = events[1];
+  EXPECT_EQ(gemm.name, fused.name);
+  EXPECT_EQ(gemm.kind, EventKind::kCompute);
+  EXPECT_EQ(gemm.start_ns, 110);
+  EXPECT_EQ(gemm.end_ns, 400);
+  EXPECT_EQ(gemm.lane, fused.lane);
+  EXPECT_EQ(gemm.flops, fused.flops);
+  EXPECT_EQ(gemm.bytes, 0);
+  EXPECT_TRUE(IsStepEvent(gemm));
+  EXPECT_EQ(comm.name, fused.name + "/comm");
+  EXPECT_EQ(comm.kind, EventKind::kComm);
+  EXPECT_EQ(comm.start_ns, 90);
+  EXPECT_EQ(comm.end_ns, 260);
+  EXPECT_EQ(comm.lane, plan.lanes.size() > 1 ? 1 : fused.lane);
+  EXPECT_EQ(comm.bytes, fused.bytes);
+  EXPECT_EQ(comm.flops, 0);
+  EXPECT_FALSE(IsStepEvent(comm));
+
+  // The task kernel: one kernel for everything, one event.
+  const std::vector<Event> task = StepEvents(plan, {on("braid_fused_kernel", 5, 110, 400), on("memcpy", 6, 90, 150)});
+  ASSERT_EQ(task.size(), 1u);
+  EXPECT_EQ(task[0].start_ns, 90);
+  EXPECT_EQ(task[0].end_ns, 400);
+  EXPECT_EQ(task[0].kind, EventKind::kCompute);
+}
+
 }  // namespace
 }  // namespace braid::cuda

@@ -326,9 +326,10 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
     const std::vector<Event> records = seams.tracer->TakeEvents();
     out.events = cuda::StepEvents(plan, records);
     const size_t expected = plan.total_steps() * size_t(options.iters);
-    if (out.events.size() < expected) {
-      out.notes.push_back("tracer: " + std::to_string(expected - out.events.size()) + " of " +
-                          std::to_string(expected) + " step executions have no GPU activity record");
+    const size_t steps = size_t(std::count_if(out.events.begin(), out.events.end(), cuda::IsStepEvent));
+    if (steps < expected) {
+      out.notes.push_back("tracer: " + std::to_string(expected - steps) + " of " + std::to_string(expected) +
+                          " step executions have no GPU activity record");
     }
     std::vector<cuda::TileGroupReading> stamps;
     for (const cuda::RankResult& r : results) stamps.insert(stamps.end(), r.tile_groups.begin(), r.tile_groups.end());

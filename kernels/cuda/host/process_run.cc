@@ -259,8 +259,7 @@ Result<RunOutput> RunAsProcess(const Plan& plan, const RunOptions& options, cons
       out.notes.push_back(ClockAlignmentNote(
           offsets, kClockRounds, tracer_clock ? " (each tracer's clock read against its host's steady clock)" : ""));
       const size_t expected = plan.total_steps() * size_t(options.iters);
-      const size_t steps = size_t(
-          std::count_if(out.events.begin(), out.events.end(), [](const Event& e) { return !IsTileGroupEvent(e); }));
+      const size_t steps = size_t(std::count_if(out.events.begin(), out.events.end(), IsStepEvent));
       if (steps < expected) {
         out.notes.push_back("tracer: " + std::to_string(expected - steps) + " of " + std::to_string(expected) +
                             " step executions have no GPU activity record");

@@ -29,6 +29,19 @@ StepKey DecodeCorrelation(uint64_t id);
 // ratios of 0.1 to 0.5. Records without a Braid id, of warm-up iterations,
 // or naming no step of `plan` are dropped. Sorted by iteration, rank,
 // start, lane.
+//
+// A fused step on the GEMM core (--fused-engine core: its records hold the
+// core's kernel, IsCoreGemmKernel) gives two events, as the sim draws a
+// fused step: the step's own, compute, spanning the core kernel's record;
+// and "<step>/comm", comm on comm lane 1 (the step's lane in a one-lane
+// plan), spanning its GPU work on other streams (ag_gemm's pulls and flag
+// writes, gemm_rs's reduce) with the step's bytes. Otherwise a fused step is
+// one kernel whose communication CUPTI cannot see apart (the task kernel).
 std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& records);
+
+// Whether `e` is a step's own event, not a part beside it (a core step's
+// comm, a tile group: their names add "/" to the step's, and no step's name
+// holds one). What the tracer's count of step executions counts.
+bool IsStepEvent(const Event& e);
 
 }  // namespace braid::cuda
