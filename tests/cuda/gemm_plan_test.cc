@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "gemm/gemm_plan.h"
 
 namespace braid::cuda::gemm {
@@ -167,7 +169,7 @@ TEST(GemmPlan, RefusesShapesItCannotTileNamingTheConstraint) {
   ExpectRefused(Problem(0, 128, 128), Hopper(), "GEMM m = 0 is outside 1..2^31-1");
   ExpectRefused(Problem(int64_t(1) << 31, 128, 128), Hopper(), "32-bit");
   ExpectRefused(Problem(128, 128, 128, DType::kFp32), Hopper(), "dtype fp32");
-  ExpectRefused(Problem(128, 128, 128, DType::kFp8E4m3), Hopper(), "bf16 or fp16");
+  ExpectRefused(Problem(128, 128, 128, DType::kFp8E5m2), Hopper(), "dtype fp8_e5m2");  // E4M3 only (below)
   GemmProblem lda = Problem(128, 128, 128);
   lda.lda = 132;
   ExpectRefused(lda, Hopper(), "GEMM lda = 132 is not a multiple of 8 elements");
@@ -180,6 +182,56 @@ TEST(GemmPlan, RefusesShapesItCannotTileNamingTheConstraint) {
   GemmDevice none = Hopper();
   none.num_sms = 0;
   EXPECT_EQ(PlanGemm(Problem(128, 128, 128), none).status().code(), StatusCode::kUnavailable);
+}
+
+// FP8 E4M3 on sm_90a, as the backend's FP8 cuBLASLt call lays it out: a
+// (m × k) and bᵀ (n × k) K-major in one-byte elements, c bf16; the same
+// ring bytes as bf16 (K steps of 128 elements fill the 128-byte rows).
+TEST(GemmPlan, Fp8E4m3OnHopperTakesBTransposedInTheSameRing) {
+  auto plan = PlanGemm(Problem(8192, 1280, 8192, DType::kFp8E4m3), Hopper());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->config.tile_k, 128);
+  EXPECT_EQ(plan->config.elem_bytes, 1);
+  EXPECT_EQ(plan->smem_bytes, SmemBytes(TileConfigFor(GemmArch::kSm90a)));
+  EXPECT_EQ(plan->problem.lda, 8192);
+  EXPECT_EQ(plan->problem.ldb, 8192) << "bᵀ: n rows of k";
+  EXPECT_EQ(plan->problem.ldc, 1280);
+  const TmaTensorMapParams& a = plan->tma_a;
+  EXPECT_EQ(a.elem_bytes, 1);
+  EXPECT_EQ(a.dims[0], 8192u);
+  EXPECT_EQ(a.dims[1], 8192u);
+  EXPECT_EQ(a.stride_bytes[0], 8192u);
+  EXPECT_EQ(a.box[0], 128u);
+  EXPECT_EQ(a.box[1], 128u);
+  const TmaTensorMapParams& b = plan->tma_b;
+  EXPECT_EQ(b.elem_bytes, 1);
+  EXPECT_EQ(b.dims[0], 8192u) << "K contiguous";
+  EXPECT_EQ(b.dims[1], 1280u);
+  EXPECT_EQ(b.stride_bytes[0], 8192u);
+  EXPECT_EQ(b.box[0], 128u);
+  EXPECT_EQ(b.box[1], 128u);
+  // One stage: A's box and B's box, 16 KiB each, what expect_tx counts.
+  EXPECT_EQ(BoxBytes(a) + BoxBytes(b), 32768u);
+  // A ragged K of 16-byte rows is tiled, not refused.
+  EXPECT_TRUE(PlanGemm(Problem(100, 40, 48, DType::kFp8E4m3), Hopper()).ok());
+}
+
+TEST(GemmPlan, Fp8RefusalsNameTheirConstraint) {
+  auto refused = [](GemmProblem p, GemmDevice d) {
+    auto plan = PlanGemm(p, d);
+    EXPECT_FALSE(plan.ok());
+    return plan.ok() ? std::string() : plan.status().message();
+  };
+  EXPECT_THAT(refused(Problem(256, 256, 256, DType::kFp8E4m3), Ampere()), HasSubstr("sm_90a"));
+  EXPECT_THAT(refused(Problem(256, 256, 256, DType::kFp8E5m2), Hopper()), HasSubstr("fp8_e5m2"));
+  EXPECT_THAT(refused(Problem(256, 256, 264, DType::kFp8E4m3), Hopper()), HasSubstr("k = 264 is not a multiple of 16"));
+  EXPECT_THAT(refused(Problem(256, 252, 256, DType::kFp8E4m3), Hopper()), HasSubstr("n = 252"));
+  GemmProblem short_b = Problem(256, 256, 256, DType::kFp8E4m3);
+  short_b.ldb = 128;  // a row of bᵀ is k = 256 bytes
+  EXPECT_THAT(refused(short_b, Hopper()), HasSubstr("ldb = 128 is shorter than a row"));
+  GemmProblem odd_a = Problem(256, 256, 256, DType::kFp8E4m3);
+  odd_a.lda = 264;
+  EXPECT_THAT(refused(odd_a, Hopper()), HasSubstr("lda = 264 is not a multiple of 16"));
 }
 
 }  // namespace

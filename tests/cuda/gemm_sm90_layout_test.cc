@@ -65,6 +65,35 @@ TEST(GemmSm90Layout, BDescriptorsAddressWhereTmaPutEachElement) {
   }
 }
 
+// FP8 E4M3: one-byte elements, so a k32 step spans the same 32 bytes of a
+// 128-byte row (T = 16 elements): K-major byte (row, k) of a step is start
+// + (row % 8)·128 + (row / 8)·SBO + k. TMA writes A's box and bᵀ's box
+// (128 rows of 128 bytes each) row-major with the 128B swizzle.
+uint32_t Fp8KMajorAddress(const Fields& f, int row, int k) {
+  return f.start + uint32_t(row % 8) * 128 + uint32_t(row / 8) * f.sbo + uint32_t(k);
+}
+
+TEST(GemmSm90Layout, Fp8DescriptorsOfAAndBTransposedAddressWhereTmaPutEachByte) {
+  for (int kk = 0; kk < kFp8TileK / 32; ++kk) {
+    for (int wg = 0; wg < 2; ++wg) {
+      const Fields f = Decode(ADescriptor(kSlot, wg, kk));
+      for (int row = 0; row < kWarpgroupRows; ++row)
+        for (int k = 0; k < 32; ++k) {
+          const uint32_t tma = kSlot + Swizzle128B(uint32_t((wg * kWarpgroupRows + row) * 128 + kk * 32 + k));
+          ASSERT_EQ(Swizzle128B(Fp8KMajorAddress(f, row, k)), tma) << "A wg " << wg << " kk " << kk << " row " << row;
+        }
+    }
+    const Fields f = Decode(BKMajorDescriptor(kSlot, kk));
+    EXPECT_EQ(f.swizzle, 1u);
+    EXPECT_EQ(f.sbo, 1024u);
+    for (int n = 0; n < kTileN; ++n)
+      for (int k = 0; k < 32; ++k) {
+        const uint32_t tma = kSlot + Swizzle128B(uint32_t(n * 128 + kk * 32 + k));
+        ASSERT_EQ(Swizzle128B(Fp8KMajorAddress(f, n, k)), tma) << "B kk " << kk << " n " << n << " k " << k;
+      }
+  }
+}
+
 TEST(GemmSm90Layout, SlotsAndBoxesStartOn1024ByteBoundaries) {
   // The 128B pattern is taken from address bits 4-9: TMA and wgmma agree only
   // when every box starts 1024-byte aligned.

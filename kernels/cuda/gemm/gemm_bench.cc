@@ -23,6 +23,9 @@
 // two atomics per tile, as --fused-engine core launches it), every step's
 // stamps checked to be there.
 //
+// Then (gemm_bench_fp8.cc, sm_90a) every shape with FP8 E4M3 operands
+// against cuBLASLt's FP8 matmul on the same bytes and scales.
+//
 // Then (gemm_bench_scatter.cc) out_proj and fc2, the row-parallel GEMMs
 // whose partial sums a reduce-scatter adds up, as a reduce-scatter GEMM
 // over `--rs-ranks` (default 8; 0 skips) ranks simulated on this GPU: each
@@ -53,6 +56,7 @@ namespace {
 
 using braid::Status;
 namespace gemm = braid::cuda::gemm;
+using gemm::bench::BenchFp8Shape;
 using gemm::bench::BenchReduceScatter;
 using gemm::bench::Cuda;
 using gemm::bench::kMaxRelError;
@@ -234,6 +238,11 @@ int main(int argc, char** argv) {
               gemm::GemmArchName(device->arch), device->num_sms, iters, warmup);
   bool all_ok = true;
   for (const Shape& shape : kShapes) all_ok = BenchShape(shape, *device, **blas, warmup, iters, s) && all_ok;
+  if (device->arch == gemm::GemmArch::kSm90a) {
+    for (const Shape& shape : kShapes) all_ok = BenchFp8Shape(shape, *device, **blas, warmup, iters, s) && all_ok;
+  } else {
+    std::printf("fp8_e4m3: skipped (the core's FP8 path is sm_90a's)\n");
+  }
   if (rs_ranks > 0)
     for (const Shape& shape : kShapes)
       if (std::strcmp(shape.name, "llama3-70b.out_proj") == 0 || std::strcmp(shape.name, "llama3-70b.fc2") == 0)

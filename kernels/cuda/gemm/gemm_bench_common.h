@@ -1,6 +1,6 @@
-// What braid_gemm_bench's two parts share (gemm_bench.cc: the core and the
+// What braid_gemm_bench's parts share (gemm_bench.cc: the core and the
 // all-gather order against cuBLASLt; gemm_bench_scatter.cc: the
-// reduce-scatter GEMM): the shapes' type, bf16 conversion, CUDA errors as
+// reduce-scatter GEMM; gemm_bench_fp8.cc: FP8 E4M3 on sm_90a): the shapes' type, bf16 conversion, CUDA errors as
 // Status, the timing loop and the comparison.
 #pragma once
 
@@ -96,5 +96,10 @@ inline double MaxRelError(const std::vector<uint16_t>& got, const std::vector<ui
 // `ranks` ranks simulated on this GPU; false when its result does not match.
 bool BenchReduceScatter(const Shape& shape, const GemmDevice& device, BlasLtApi& blas, int ranks, int warmup, int iters,
                         cudaStream_t s);
+
+// gemm_bench_fp8.cc: one line for `shape` with FP8 E4M3 operands (sm_90a):
+// the core against cuBLASLt's FP8 matmul; false when they do not match.
+bool BenchFp8Shape(const Shape& shape, const GemmDevice& device, BlasLtApi& blas, int warmup, int iters,
+                   cudaStream_t s);
 
 }  // namespace braid::cuda::gemm::bench

@@ -19,8 +19,10 @@ namespace braid::cuda::gemm {
 cudaError_t LaunchGemmSm80(const GemmPlan& plan, const void* a, const void* b, void* c, cudaStream_t s,
                            const ArrivalWait& wait = {}, const ScatterEpilogue& scatter = {});
 
-// sm_90a path (gemm_sm90.cu): A and B through their TMA maps (tma_encode.h).
+// sm_90a path (gemm_sm90.cu): A and B through their TMA maps (tma_encode.h);
+// `scales`: an FP8 E4M3 plan's (both set; RunGemm checks).
 cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s,
-                           const ArrivalWait& wait = {}, const ScatterEpilogue& scatter = {});
+                           const ArrivalWait& wait = {}, const ScatterEpilogue& scatter = {},
+                           const Fp8Scales& scales = {});
 
 }  // namespace braid::cuda::gemm

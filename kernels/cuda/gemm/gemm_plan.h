@@ -6,7 +6,11 @@
 // c (m × n) = a (m × k) · b (k × n): all row-major, bf16 or fp16 in and out,
 // fp32 accumulation; the operand convention of the cuda backend's cuBLASLt
 // call (real/real_blaslt.cc, braid/blaslt_api.h MatmulArgs) and the fused
-// kernel (fused_kernel.cu reads b[k·n + col]).
+// kernel (fused_kernel.cu reads b[k·n + col]). FP8 E4M3 (sm_90a only), as
+// the backend's FP8 cuBLASLt call takes it (Fp8Operands): a m × k and b
+// stored as bᵀ (n × k, ldb ≥ k), both K-major, c bf16, and
+// c = a_scale · b_scale · (a · b) with the per-tensor scales as device fp32
+// scalars (Fp8Scales, gemm_kernels.h).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +25,16 @@ namespace braid::cuda::gemm {
 
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
-  int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 means dense (k, n, n)
-  DType dtype = DType::kBf16;         // of a, b and c
+  int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 means dense (k, n, n; FP8: k, k, n)
+  DType dtype = DType::kBf16;         // of a, b and c (fp8_e4m3: of a and b; c bf16)
+};
+
+// FP8's per-tensor dequantization scales, device fp32 scalars read by the
+// epilogue (c = *a · *b · (a·b)), as cuBLASLt's A/B scale pointers: a scale
+// computed on the GPU (current scaling) needs no host round trip.
+struct Fp8Scales {
+  const float* a = nullptr;
+  const float* b = nullptr;
 };
 
 // What the device offers the launch.
@@ -44,7 +56,8 @@ struct GemmPlan {
 
 // The plan, or kInvalidArgument naming the first constraint the problem
 // breaks:
-//  - dtype bf16 or fp16 (the kernels' mma instructions);
+//  - dtype bf16 or fp16 (the kernels' mma instructions), or fp8_e4m3 on
+//    sm_90a with k and every FP8 leading dimension a multiple of 16;
 //  - m, n, k ≥ 1 and < 2^31 (32-bit tile and element indices in the kernels);
 //  - k and n multiples of 8 elements, and every leading dimension a multiple
 //    of 8 elements and at least its row: each row must start on a 16-byte

@@ -25,8 +25,10 @@ Result<GemmDevice> CurrentGemmDevice() {
 }
 
 Status RunGemm(const GemmProblem& problem, const GemmDevice& device, const void* a, const void* b, void* c,
-               cudaStream_t s, const ArrivalWait& wait, const ScatterEpilogue& scatter) {
+               cudaStream_t s, const ArrivalWait& wait, const ScatterEpilogue& scatter, const Fp8Scales& scales) {
   BRAID_ASSIGN_OR_RETURN(const GemmPlan plan, PlanGemm(problem, device));
+  if (problem.dtype == DType::kFp8E4m3 && (scales.a == nullptr || scales.b == nullptr))
+    return Status::Invalid("FP8 GEMM without both per-tensor scales (device fp32 scalars, Fp8Scales)");
   if (scatter.ranks != 0) BRAID_RETURN_IF_ERROR(CheckScatterEpilogue(plan.scheduler, scatter));
   if (wait.flags != nullptr && (wait.order == nullptr || wait.step == nullptr))
     return Status::Invalid("GEMM arrival flags without an order and steps (arrival_wait.h)");
@@ -38,7 +40,7 @@ Status RunGemm(const GemmProblem& problem, const GemmDevice& device, const void*
     CUtensorMap map_a, map_b;
     BRAID_RETURN_IF_ERROR(EncodeTensorMap(plan.tma_a, a, problem.dtype, &map_a));
     BRAID_RETURN_IF_ERROR(EncodeTensorMap(plan.tma_b, b, problem.dtype, &map_b));
-    return BRAID_CUDA_STATUS(LaunchGemmSm90(plan, map_a, map_b, c, s, wait, scatter));
+    return BRAID_CUDA_STATUS(LaunchGemmSm90(plan, map_a, map_b, c, s, wait, scatter, scales));
   }
   return BRAID_CUDA_STATUS(LaunchGemmSm80(plan, a, b, c, s, wait, scatter));
 }

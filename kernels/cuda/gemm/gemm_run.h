@@ -30,7 +30,10 @@ Result<GemmDevice> CurrentGemmDevice();
 // null), and the tiles go out in wait.order, which should be
 // ScatterTables.order with wait.step and wait.flags null (null order: the
 // scheduler's, correct but without the owners' stagger).
+// FP8 E4M3 (sm_90a): b is bᵀ (n × k) and `scales` must hold both per-tensor
+// scales (device fp32 scalars).
 Status RunGemm(const GemmProblem& problem, const GemmDevice& device, const void* a, const void* b, void* c,
-               cudaStream_t s, const ArrivalWait& wait = {}, const ScatterEpilogue& scatter = {});
+               cudaStream_t s, const ArrivalWait& wait = {}, const ScatterEpilogue& scatter = {},
+               const Fp8Scales& scales = {});
 
 }  // namespace braid::cuda::gemm

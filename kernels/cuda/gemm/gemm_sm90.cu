@@ -68,6 +68,14 @@ static_assert(kBBytes == (kTileN / kTmaBoxBCols) * kBBoxBytes && kConsumerWarps 
               "a stage is one A box and tile_n / 64 B boxes, released by every consumer warp");
 static_assert(int64_t(kStages) * kStageBytes + 2 * kStages * 8 + 1024 == SmemBytes(kConfig),
               "the ring must be what the host budgeted");
+// FP8 (D == 2): K steps of 128 one-byte elements fill the same slots.
+constexpr TileConfig kFp8Config = TileConfigFor(GemmArch::kSm90a, true);
+static_assert(kFp8Config.tile_k == sm90::kFp8TileK && sm90::kFp8TileK * 1 == kTileK * 2 &&
+                  SmemBytes(kFp8Config) == SmemBytes(kConfig),
+              "an FP8 stage is a bf16 stage's bytes");
+// D: 0 bf16, 1 fp16 (out as in), 2 FP8 E4M3 (out bf16).
+template <int D>
+constexpr int kTileKOf = D == 2 ? sm90::kFp8TileK : kTileK;
 static_assert(kTileK * 2 == 128 && kTmaBoxBCols * 2 == 128, "every smem row is one 128-byte swizzle row");
 // Registers per thread after setmaxnreg: 128·40 + 256·232 = 64,512 of 65,536.
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
@@ -80,6 +88,7 @@ struct Sm90Params {
   TileScheduler sched;
   ArrivalWait wait;         // all null: the plain GEMM
   ScatterEpilogue scatter;  // ranks 0: the plain epilogue into c
+  Fp8Scales scales;         // FP8 only: c = *a · *b · (a·b)
 };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -96,11 +105,13 @@ struct RingPos {
   }
 };
 
+template <int D>
 __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
                                         uint32_t a_ring, uint32_t b_ring, uint32_t full, uint32_t empty) {
   sm90::TmaPrefetchMap(map_a);
   sm90::TmaPrefetchMap(map_b);
-  const int kblocks = (p.k + kTileK - 1) / kTileK;
+  constexpr int kK = kTileKOf<D>;
+  const int kblocks = (p.k + kK - 1) / kK;
   RingPos pos;
   for (int64_t t = blockIdx.x; t < p.sched.total(); t += gridDim.x) {
     const TileCoord tile = p.sched.TileAt(TileToRun(p.wait, t));
@@ -117,10 +128,15 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
       sm90::MbarWait(slot_empty, pos.phase ^ 1u);
       sm90::MbarArriveExpectTx(slot_full, uint32_t(kStageBytes));
       const uint32_t a_dst = a_ring + uint32_t(pos.stage * kABytes), b_dst = b_ring + uint32_t(pos.stage * kBBytes);
-      const int k0 = kb * kTileK;
+      const int k0 = kb * kK;
       sm90::TmaLoad2d(a_dst, map_a, slot_full, k0, int(tile.row0));
-      sm90::TmaLoad2d(b_dst, map_b, slot_full, int(tile.col0), k0);
-      sm90::TmaLoad2d(b_dst + kBBoxBytes, map_b, slot_full, int(tile.col0) + kTmaBoxBCols, k0);
+      if constexpr (D == 2) {
+        // bᵀ, K-major: one box of the tile's 128 N rows × 128 bytes of K.
+        sm90::TmaLoad2d(b_dst, map_b, slot_full, k0, int(tile.col0));
+      } else {
+        sm90::TmaLoad2d(b_dst, map_b, slot_full, int(tile.col0), k0);
+        sm90::TmaLoad2d(b_dst + kBBoxBytes, map_b, slot_full, int(tile.col0) + kTmaBoxBCols, k0);
+      }
       pos.Advance();
     }
   }
@@ -128,11 +144,18 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
 
 // Four k16 steps over one slot: this warpgroup's 64 rows of A (K-major)
 // times the slot's B (MN-major), descriptors from sm90_layout.h.
+// FP8: four k32 steps of 32 bytes, B K-major (sm90_layout.h).
 template <int D>
 __device__ __forceinline__ void MmaSlot(float (&acc)[64], uint32_t a_slot, int wg, uint32_t b_slot, bool first) {
   sm90::WgmmaFence();
-  for (int kk = 0; kk < kTileK / 16; ++kk)
-    Wgmma128<D>(acc, sm90::ADescriptor(a_slot, wg, kk), sm90::BDescriptor(b_slot, kk), (first && kk == 0) ? 0 : 1);
+  for (int kk = 0; kk < kTileK / 16; ++kk) {
+    if constexpr (D == 2) {
+      Wgmma128E4m3(acc, sm90::ADescriptor(a_slot, wg, kk), sm90::BKMajorDescriptor(b_slot, kk),
+                   (first && kk == 0) ? 0 : 1);
+    } else {
+      Wgmma128<D>(acc, sm90::ADescriptor(a_slot, wg, kk), sm90::BDescriptor(b_slot, kk), (first && kk == 0) ? 0 : 1);
+    }
+  }
   sm90::WgmmaCommit();
 }
 
@@ -155,7 +178,10 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
                                         uint32_t empty) {
   const int t = int(threadIdx.x) % 128;
   const bool warp_leader = t % 32 == 0;
-  const int kblocks = (p.k + kTileK - 1) / kTileK;
+  const int kblocks = (p.k + kTileKOf<D> - 1) / kTileKOf<D>;
+  // FP8: the per-tensor scales, written before the launch in stream order.
+  float scale = 1.0f;
+  if constexpr (D == 2) scale = *p.scales.a * *p.scales.b;
   RingPos pos;
   float acc[64] = {};  // overwritten by each tile's first wgmma (scale_d 0); zeroed so no read is undefined
   for (int64_t tile_index = blockIdx.x; tile_index < p.sched.total(); tile_index += gridDim.x) {
@@ -174,7 +200,11 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
     PinAccumulators(acc);
     if (warp_leader) sm90::MbarArrive(empty + 8u * uint32_t(prev_stage));
     const TileOut out = TileOutOf(p.scatter, p.sched, tile, p.c, p.ldc);
-    StoreTile<D>(out, acc, wg * 64, int(tile.rows), int(tile.cols), t);
+    if constexpr (D == 2) {
+      for (int i = 0; i < 64; ++i) acc[i] *= scale;
+    }
+    constexpr int kOut = D == 2 ? 0 : D;  // FP8 writes bf16
+    StoreTile<kOut>(out, acc, wg * 64, int(tile.rows), int(tile.cols), t);
     if (out.counter != nullptr) {
       // The owner may read the tile once its counter rises: both consumer
       // warpgroups' stores must come first. A named barrier of the 256
@@ -211,7 +241,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();  // the last block-wide barrier: the warpgroups part ways below
   if (wg == 0) {
     sm90::SetMaxRegDec<kProducerRegs>();
-    if (threadIdx.x == 0) Produce(p, &map_a, &map_b, a_ring, b_ring, full, empty);
+    if (threadIdx.x == 0) Produce<D>(p, &map_a, &map_b, a_ring, b_ring, full, empty);
   } else {
     sm90::SetMaxRegInc<kConsumerRegs>();
     Consume<D>(p, wg - 1, a_ring, b_ring, full, empty);
@@ -226,11 +256,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 }  // namespace
 
 cudaError_t LaunchGemmSm90(const GemmPlan& plan, const CUtensorMap& a, const CUtensorMap& b, void* c, cudaStream_t s,
-                           const ArrivalWait& wait, const ScatterEpilogue& scatter) {
+                           const ArrivalWait& wait, const ScatterEpilogue& scatter, const Fp8Scales& scales) {
   const GemmProblem& q = plan.problem;
   const Sm90Params p{
-      static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler, wait, scatter};
-  auto kernel = q.dtype == DType::kBf16 ? GemmSm90Kernel<0> : GemmSm90Kernel<1>;
+      static_cast<uint16_t*>(c), int(q.m), int(q.n), int(q.k), int(q.ldc), plan.scheduler, wait, scatter, scales};
+  auto kernel = q.dtype == DType::kFp8E4m3 ? GemmSm90Kernel<2>
+                : q.dtype == DType::kBf16  ? GemmSm90Kernel<0>
+                                           : GemmSm90Kernel<1>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes));
   if (e != cudaSuccess) return e;
   kernel<<<plan.grid, plan.threads, size_t(plan.smem_bytes), s>>>(a, b, p);

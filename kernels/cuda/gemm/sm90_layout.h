@@ -48,4 +48,11 @@ BRAID_GEMM_HD uint64_t BDescriptor(uint32_t b_slot, int kk) {
                          WgmmaSwizzle::k128B);
 }
 
+// FP8 (one-byte elements, K step 128 = the same 128-byte rows): A as above
+// with k32 steps of 32 bytes (ADescriptor's kk), and B stored as bᵀ, K-major
+// like A: one TMA box of 128 N rows × 128 bytes, read by A's descriptor form
+// over all 128 rows (FP8 wgmma takes no transposed operand).
+inline constexpr int kFp8TileK = 128;
+BRAID_GEMM_HD uint64_t BKMajorDescriptor(uint32_t b_slot, int kk) { return ADescriptor(b_slot, 0, kk); }
+
 }  // namespace braid::cuda::gemm::sm90

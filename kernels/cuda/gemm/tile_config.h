@@ -10,6 +10,9 @@
 //          tile as one wgmma m64n128k16 accumulator (64 fp32 registers).
 //  sm_80   128×128 CTA tile, K step 32, 4-stage cp.async ring, 256 threads
 //          (8 warps as 2 × 4, each 64 × 32 of the tile in mma.sync m16n8k16).
+//  sm_90a, FP8 E4M3 operands: the same ring in bytes (a K step of 128
+//          one-byte elements fills the same 128-byte swizzle row), wgmma
+//          m64n128k32 per 32 bytes of K.
 #pragma once
 
 #include <cstdint>
@@ -29,16 +32,18 @@ struct TileConfig {
   int consumer_warpgroups = 0;  // sm_90a: consumers; 0 on sm_80 (no warp specialization)
   int producer_warpgroups = 0;  // sm_90a: 1
   int threads = 256;
-  int group_m = 8;  // raster group height (tile_scheduler.h)
+  int group_m = 8;     // raster group height (tile_scheduler.h)
+  int elem_bytes = 2;  // of A and B: 2 (bf16 / fp16), 1 (FP8 E4M3, sm_90a)
 };
 
 // The config the kernel of `arch` is compiled for (constexpr: the kernels
-// static_assert against it).
-constexpr TileConfig TileConfigFor(GemmArch arch) {
+// static_assert against it); `fp8`: its FP8 E4M3 variant (sm_90a only).
+constexpr TileConfig TileConfigFor(GemmArch arch, bool fp8 = false) {
   TileConfig c;
   c.arch = arch;
   if (arch == GemmArch::kSm90a) {
-    c.tile_k = 64;
+    c.tile_k = fp8 ? 128 : 64;
+    c.elem_bytes = fp8 ? 1 : 2;
     c.stages = 5;
     c.producer_warpgroups = 1;
     c.consumer_warpgroups = 2;
@@ -53,13 +58,12 @@ constexpr TileConfig TileConfigFor(GemmArch arch) {
 Result<GemmArch> ArchForCapability(int major, int minor);
 
 // Shared memory the kernel allocates dynamically: the operand ring (each
-// stage one A tile and one B tile of 2-byte elements), the sm_90a ring's
+// stage one A tile and one B tile of elem_bytes elements), the sm_90a ring's
 // two mbarriers per stage, and 1024 bytes of slack to align the ring to the
 // 1024-byte period of the 128B swizzle (dynamic shared memory is only
 // guaranteed 16-byte aligned).
 constexpr int64_t SmemBytes(const TileConfig& c) {
-  constexpr int64_t kElem = 2;  // bf16 / fp16
-  const int64_t stage = (int64_t(c.tile_m) * c.tile_k + int64_t(c.tile_k) * c.tile_n) * kElem;
+  const int64_t stage = (int64_t(c.tile_m) * c.tile_k + int64_t(c.tile_k) * c.tile_n) * c.elem_bytes;
   const int64_t barriers = c.arch == GemmArch::kSm90a ? 2 * int64_t(c.stages) * 8 : 0;
   return int64_t(c.stages) * stage + barriers + 1024;
 }

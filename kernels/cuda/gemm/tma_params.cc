@@ -63,9 +63,10 @@ Status CheckTmaAddress(const char* what, uint64_t address) {
 TmaTensorMapParams TmaParamsA(int64_t m, int64_t k, int64_t lda, const TileConfig& c) {
   TmaTensorMapParams p;
   p.what = "A";
+  p.elem_bytes = c.elem_bytes;
   p.dims[0] = uint64_t(k);
   p.dims[1] = uint64_t(m);
-  p.stride_bytes[0] = uint64_t(lda) * 2;
+  p.stride_bytes[0] = uint64_t(lda) * uint64_t(c.elem_bytes);
   p.box[0] = uint32_t(c.tile_k);
   p.box[1] = uint32_t(c.tile_m);
   return p;
@@ -79,6 +80,18 @@ TmaTensorMapParams TmaParamsB(int64_t k, int64_t n, int64_t ldb, const TileConfi
   p.stride_bytes[0] = uint64_t(ldb) * 2;
   p.box[0] = kTmaBoxBCols;
   p.box[1] = uint32_t(c.tile_k);
+  return p;
+}
+
+TmaTensorMapParams TmaParamsBKMajor(int64_t n, int64_t k, int64_t ldb, const TileConfig& c) {
+  TmaTensorMapParams p;
+  p.what = "B";
+  p.elem_bytes = c.elem_bytes;
+  p.dims[0] = uint64_t(k);
+  p.dims[1] = uint64_t(n);
+  p.stride_bytes[0] = uint64_t(ldb) * uint64_t(c.elem_bytes);
+  p.box[0] = uint32_t(c.tile_k);
+  p.box[1] = uint32_t(c.tile_n);
   return p;
 }
 

@@ -40,12 +40,17 @@ Status CheckTmaParams(const TmaTensorMapParams& p);
 // The global address rule, separate because only the launch knows the address.
 Status CheckTmaAddress(const char* what, uint64_t address);
 
-// A (m × k, row-major, leading dimension lda elements): box of tile_k × tile_m.
+// A (m × k, row-major, leading dimension lda elements of c.elem_bytes): box
+// of tile_k × tile_m.
 TmaTensorMapParams TmaParamsA(int64_t m, int64_t k, int64_t lda, const TileConfig& c);
 // B (k × n, row-major, leading dimension ldb elements): box of 64 columns ×
 // tile_k rows; a stage loads tile_n / 64 such boxes (the 128B swizzle spans
 // at most 64 2-byte elements).
 TmaTensorMapParams TmaParamsB(int64_t k, int64_t n, int64_t ldb, const TileConfig& c);
+// FP8 B, stored as bᵀ (n × k row-major, K contiguous, leading dimension ldb
+// bytes: the K-major layout FP8 wgmma and cuBLASLt's FP8 matmul require):
+// one box of tile_k (128 bytes) × tile_n rows per stage.
+TmaTensorMapParams TmaParamsBKMajor(int64_t n, int64_t k, int64_t ldb, const TileConfig& c);
 
 inline constexpr int kTmaBoxBCols = 64;
 
