@@ -169,7 +169,8 @@ TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
       CudaPlan(Op::kAgGemm, 256, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kBf16, CommEngine::kCopyEngine, 66);
   EXPECT_TRUE(RunOnFake(by_copy_engines, CudaVerifyOnce(), CoreEngine(true)).ok()) << "copy engines take no SM";
   const Plan fp32 = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp32);
-  EXPECT_THAT(refused(fp32).message(), HasSubstr("the GEMM core takes bf16 or fp16 operands, not fp32"));
+  EXPECT_THAT(refused(fp32).message(),
+              HasSubstr("the fused plans on the GEMM core take bf16 or fp16 operands, not fp32"));
   const Plan odd_k = CudaPlan(Op::kAgGemm, 128, 64, 60, 2, Algorithm::kFused);
   st = refused(odd_k);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);

@@ -186,8 +186,9 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f) {
   const DType dtype = plan.op_workload(s.op).dtype;
   if (dtype != DType::kBf16 && dtype != DType::kFp16) {
-    return Status::Invalid(
-        CoreRefusal("the GEMM core takes bf16 or fp16 operands, not " + std::string(DTypeName(dtype))));
+    return Status::Invalid(CoreRefusal("the fused plans on the GEMM core take bf16 or fp16 operands, not " +
+                                       std::string(DTypeName(dtype)) +
+                                       " (the core's FP8 path is not wired into them)"));
   }
   const int ranks = plan.tp();
   if (ranks > gemm::kMaxScatterRanks) {
