@@ -158,16 +158,7 @@ bool BenchShape(const Shape& shape, const gemm::GemmDevice& device, braid::cuda:
   BENCH_CHECK(Cuda(cudaMemcpy(b, host.data(), nb * 2, cudaMemcpyHostToDevice), "cudaMemcpy"));
 
   const gemm::GemmProblem problem{shape.m, shape.n, shape.k, 0, 0, 0, braid::DType::kBf16};
-  braid::cuda::MatmulArgs args;
-  args.m = shape.m;
-  args.n = shape.n;
-  args.k = shape.k;
-  args.a = a;
-  args.b = b;
-  args.c = ref;
-  args.lda = shape.k;
-  args.ldb = shape.n;
-  args.ldc = shape.n;
+  const braid::cuda::MatmulArgs args = gemm::bench::LtArgs(shape, a, b, ref);
   auto* stream = reinterpret_cast<braid::cuda::GpuStream>(s);
   const double core_ms = MedianMs([&] { return gemm::RunGemm(problem, device, a, b, c, s); }, warmup, iters, s);
   const double lt_ms = MedianMs([&] { return blas.Matmul(args, stream); }, warmup, iters, s);

@@ -92,6 +92,23 @@ inline double MaxRelError(const std::vector<uint16_t>& got, const std::vector<ui
   return scale > 0 ? diff / scale : diff;
 }
 
+// The backend's cuBLASLt call for `shape` (row-major, dense; FP8: ldb = k,
+// b stored as bᵀ), the reference every figure is compared with.
+inline MatmulArgs LtArgs(const Shape& shape, void* a, void* b, void* c, DType dtype = DType::kBf16) {
+  MatmulArgs args;
+  args.m = shape.m;
+  args.n = shape.n;
+  args.k = shape.k;
+  args.a = a;
+  args.b = b;
+  args.c = c;
+  args.lda = shape.k;
+  args.ldb = IsFp8(dtype) ? shape.k : shape.n;
+  args.ldc = shape.n;
+  args.dtype = dtype;
+  return args;
+}
+
 // gemm_bench_scatter.cc: one line for `shape` as a reduce-scatter GEMM over
 // `ranks` ranks simulated on this GPU; false when its result does not match.
 bool BenchReduceScatter(const Shape& shape, const GemmDevice& device, BlasLtApi& blas, int ranks, int warmup, int iters,

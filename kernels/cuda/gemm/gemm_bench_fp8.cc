@@ -41,17 +41,7 @@ bool BenchFp8Shape(const Shape& shape, const GemmDevice& device, BlasLtApi& blas
   const float* scale_a = static_cast<const float*>(scales);
 
   GemmProblem problem{shape.m, shape.n, shape.k, 0, 0, 0, DType::kFp8E4m3};
-  MatmulArgs args;
-  args.m = shape.m;
-  args.n = shape.n;
-  args.k = shape.k;
-  args.a = a;
-  args.b = b;
-  args.c = ref;
-  args.lda = shape.k;
-  args.ldb = shape.k;
-  args.ldc = shape.n;
-  args.dtype = DType::kFp8E4m3;
+  MatmulArgs args = LtArgs(shape, a, b, ref, DType::kFp8E4m3);
   args.fp8.a_scale = const_cast<float*>(scale_a);
   args.fp8.b_scale = const_cast<float*>(scale_a + 1);
   const Fp8Scales core_scales{scale_a, scale_a + 1};

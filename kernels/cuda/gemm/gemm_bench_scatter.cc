@@ -126,15 +126,7 @@ bool BenchReduceScatter(const Shape& shape, const GemmDevice& device, BlasLtApi&
   // The reference: the fp32 sum of cuBLASLt's P products, rounded once.
   std::vector<float> sum(nc, 0.0f);
   std::vector<uint16_t> part(nc), want(nc), got(nc);
-  MatmulArgs args;
-  args.m = shape.m;
-  args.n = shape.n;
-  args.k = shape.k;
-  args.b = rig.b;
-  args.c = rig.c;
-  args.lda = shape.k;
-  args.ldb = shape.n;
-  args.ldc = shape.n;
+  MatmulArgs args = LtArgs(shape, nullptr, rig.b, rig.c);  // a: each rank's, below
   auto* stream = reinterpret_cast<GpuStream>(s);
   for (int r = 0; r < ranks; ++r) {
     args.a = rig.a[size_t(r)];

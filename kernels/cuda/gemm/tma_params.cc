@@ -60,16 +60,27 @@ Status CheckTmaAddress(const char* what, uint64_t address) {
   return Status::Invalid(std::string("TMA tensor map of ") + what + ": global address is not 16-byte aligned");
 }
 
-TmaTensorMapParams TmaParamsA(int64_t m, int64_t k, int64_t lda, const TileConfig& c) {
+namespace {
+
+// A K-major operand (rows × k, K contiguous, leading dimension ld elements):
+// a box of tile_k × box_rows.
+TmaTensorMapParams KMajorParams(const char* what, int64_t rows, int64_t k, int64_t ld, uint32_t box_rows,
+                                const TileConfig& c) {
   TmaTensorMapParams p;
-  p.what = "A";
+  p.what = what;
   p.elem_bytes = c.elem_bytes;
   p.dims[0] = uint64_t(k);
-  p.dims[1] = uint64_t(m);
-  p.stride_bytes[0] = uint64_t(lda) * uint64_t(c.elem_bytes);
+  p.dims[1] = uint64_t(rows);
+  p.stride_bytes[0] = uint64_t(ld) * uint64_t(c.elem_bytes);
   p.box[0] = uint32_t(c.tile_k);
-  p.box[1] = uint32_t(c.tile_m);
+  p.box[1] = box_rows;
   return p;
+}
+
+}  // namespace
+
+TmaTensorMapParams TmaParamsA(int64_t m, int64_t k, int64_t lda, const TileConfig& c) {
+  return KMajorParams("A", m, k, lda, uint32_t(c.tile_m), c);
 }
 
 TmaTensorMapParams TmaParamsB(int64_t k, int64_t n, int64_t ldb, const TileConfig& c) {
@@ -84,15 +95,7 @@ TmaTensorMapParams TmaParamsB(int64_t k, int64_t n, int64_t ldb, const TileConfi
 }
 
 TmaTensorMapParams TmaParamsBKMajor(int64_t n, int64_t k, int64_t ldb, const TileConfig& c) {
-  TmaTensorMapParams p;
-  p.what = "B";
-  p.elem_bytes = c.elem_bytes;
-  p.dims[0] = uint64_t(k);
-  p.dims[1] = uint64_t(n);
-  p.stride_bytes[0] = uint64_t(ldb) * uint64_t(c.elem_bytes);
-  p.box[0] = uint32_t(c.tile_k);
-  p.box[1] = uint32_t(c.tile_n);
-  return p;
+  return KMajorParams("B", n, k, ldb, uint32_t(c.tile_n), c);
 }
 
 }  // namespace braid::cuda::gemm
