@@ -14,14 +14,6 @@ namespace {
 
 std::string CoreRefusal(const std::string& why) { return "--fused-engine core: " + why; }
 
-template <typename T>
-Result<DevPtr> Upload(const DeviceAlloc& alloc, CudaApi& cuda, const std::vector<T>& v) {
-  auto p = alloc(std::max<size_t>(v.size(), 1) * sizeof(T));
-  BRAID_RETURN_IF_ERROR(p.status());
-  if (!v.empty()) BRAID_RETURN_IF_ERROR(cuda.Upload(*p, v.data(), v.size() * sizeof(T)));
-  return p;
-}
-
 // The CTAs beside the GEMM (gemm_rs's reduce, ag_gemm's pulls by SMs), on
 // SMs the GEMM's persistent grid leaves free: a GEMM CTA that could not be
 // resident beside a spinning reduce would never finish the tiles the reduce
@@ -55,8 +47,8 @@ Status SetUpCommon(RankState& st, const Step& s, const FusedSettings& f, CoreSte
 // position (a device array the caller uploaded).
 Status SetUpTileTimes(RankState& st, const DeviceAlloc& alloc, int groups, const void* group_of, CoreStepState& cs) {
   const std::vector<uint64_t> none(size_t(groups), 0);
-  BRAID_ASSIGN_OR_RETURN(cs.group_first, Upload(alloc, *st.api.cuda, none));
-  BRAID_ASSIGN_OR_RETURN(cs.group_last, Upload(alloc, *st.api.cuda, none));
+  BRAID_ASSIGN_OR_RETURN(cs.group_first, UploadVector(alloc, *st.api.cuda, none));
+  BRAID_ASSIGN_OR_RETURN(cs.group_last, UploadVector(alloc, *st.api.cuda, none));
   cs.groups = groups;
   gemm::TileTimes& t = cs.launch.wait.times;
   t.group = static_cast<const int32_t*>(group_of);
@@ -81,9 +73,9 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
                    CoreStepState& cs) {
   CudaApi& cuda = *st.api.cuda;
   cs.source_of_flag.assign(size_t(schedule.steps), st.rank);
-  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, schedule.order));
-  BRAID_ASSIGN_OR_RETURN(auto step_of, Upload(alloc, cuda, schedule.step));
-  BRAID_ASSIGN_OR_RETURN(cs.flags, Upload(alloc, cuda, std::vector<uint32_t>(size_t(schedule.steps), 0u)));
+  BRAID_ASSIGN_OR_RETURN(auto order, UploadVector(alloc, cuda, schedule.order));
+  BRAID_ASSIGN_OR_RETURN(auto step_of, UploadVector(alloc, cuda, schedule.step));
+  BRAID_ASSIGN_OR_RETURN(cs.flags, UploadVector(alloc, cuda, std::vector<uint32_t>(size_t(schedule.steps), 0u)));
   const DevPtr mine = st.buffers[size_t(s.a.buffer)];
   BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({mine}));
   // Each pull is whole rows of its owner's block; the owner holds them in
@@ -102,8 +94,8 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   if (PullsBySms(*st.plan, s)) {
     std::vector<gemm::RowPull> device_pulls;
     for (const CoreStepState::Pull& p : cs.pulls) device_pulls.push_back({p.src, p.dst, int64_t(p.bytes), p.flag, 0});
-    BRAID_ASSIGN_OR_RETURN(auto table, Upload(alloc, cuda, device_pulls));
-    BRAID_ASSIGN_OR_RETURN(auto done, Upload(alloc, cuda, std::vector<uint32_t>(device_pulls.size(), 0u)));
+    BRAID_ASSIGN_OR_RETURN(auto table, UploadVector(alloc, cuda, device_pulls));
+    BRAID_ASSIGN_OR_RETURN(auto done, UploadVector(alloc, cuda, std::vector<uint32_t>(device_pulls.size(), 0u)));
     cs.sm_pulls = true;
     cs.comm_ctas = CommCtas(st.plan->tp(), f);
     gemm::RowPullLaunch& k = cs.pull_kernel;
@@ -135,11 +127,12 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   // The receive buffer: one slot of mb × n per source, which its epilogue
   // fills; the counters: one per tile of this rank's block.
   BRAID_ASSIGN_OR_RETURN(DevPtr receive, alloc(size_t(ranks * mb * n) * 2));
-  BRAID_ASSIGN_OR_RETURN(DevPtr counters, Upload(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), 0u)));
+  BRAID_ASSIGN_OR_RETURN(DevPtr counters,
+                         UploadVector(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), 0u)));
   BRAID_ASSIGN_OR_RETURN(
       cs.prime_counters,
-      Upload(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), std::numeric_limits<uint32_t>::max())));
-  BRAID_ASSIGN_OR_RETURN(auto order, Upload(alloc, cuda, schedule.order));
+      UploadVector(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), std::numeric_limits<uint32_t>::max())));
+  BRAID_ASSIGN_OR_RETURN(auto order, UploadVector(alloc, cuda, schedule.order));
   BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({receive, counters}));
   CoreGemmLaunch& l = cs.launch;
   FillLaunch(st, s, planned, f, l);
@@ -177,7 +170,7 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   std::vector<int32_t> owner_of;
   owner_of.reserve(schedule.order.size());
   for (int64_t tile : schedule.order) owner_of.push_back(int32_t(sched.TileAt(tile).row0 / mb));
-  BRAID_ASSIGN_OR_RETURN(auto owners, Upload(alloc, cuda, owner_of));
+  BRAID_ASSIGN_OR_RETURN(auto owners, UploadVector(alloc, cuda, owner_of));
   return SetUpTileTimes(st, alloc, ranks, owners, cs);
 }
 

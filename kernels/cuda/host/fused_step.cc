@@ -63,14 +63,6 @@ Status CheckFusedPlan(const Plan& plan, const FusedSettings& f) {
 
 namespace {
 
-template <typename T>
-Result<DevPtr> UploadVector(const DeviceAlloc& alloc, CudaApi& cuda, const std::vector<T>& v) {
-  auto p = alloc(std::max<size_t>(v.size(), 1) * sizeof(T));
-  BRAID_RETURN_IF_ERROR(p.status());
-  if (!v.empty()) BRAID_RETURN_IF_ERROR(cuda.Upload(*p, v.data(), v.size() * sizeof(T)));
-  return p;
-}
-
 Result<DevPtr> Zeroed(const DeviceAlloc& alloc, CudaApi& cuda, size_t bytes) {
   return UploadVector(alloc, cuda, std::vector<uint8_t>(std::max<size_t>(bytes, 4), 0));
 }
