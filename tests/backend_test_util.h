@@ -1,5 +1,6 @@
 // What the backend tests (cpu, cuda) share: a plan that must build, one
-// verified iteration, and a layer small enough for reference matmuls.
+// verified iteration, and a layer small enough for reference matmuls (and
+// its plan).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "braid/backend.h"
+#include "braid/layer_workload.h"
 #include "braid/model_spec.h"
 #include "braid/planner.h"
 
@@ -53,6 +55,13 @@ inline ModelSpec TinyLayerModel() {
   m.ffn = 64;
   m.gated_mlp = true;
   return m;
+}
+
+// That layer's prefill plan of `seq` tokens at P = 2, bf16, sequence
+// parallel, under `cfg`: the workload's or the planner's error otherwise.
+inline Result<Plan> TinyLayerPlan(int64_t seq, const OverlapConfig& cfg) {
+  BRAID_ASSIGN_OR_RETURN(auto lw, MakeLayerWorkload(TinyLayerModel(), seq, 1, Phase::kPrefill, 2, DType::kBf16, true));
+  return BuildLayerPlan(lw, cfg);
 }
 
 }  // namespace braid::testing

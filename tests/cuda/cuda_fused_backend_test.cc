@@ -114,12 +114,9 @@ TEST(CudaFused, TheTestHookIsReadFromItsEnvironmentValue) {
 }
 
 TEST(CudaFused, LayerPlansRunOneFusedKernelPerGemmOp) {
-  const ModelSpec tiny = testing::CudaTinyModel();
-  auto lw = MakeLayerWorkload(tiny, 16, 1, Phase::kPrefill, 2, DType::kBf16, true);
-  ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig cfg;
   cfg.algorithm = Algorithm::kFused;
-  auto plan = BuildLayerPlan(*lw, cfg);
+  auto plan = testing::TinyLayerPlan(16, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   cuda::FakeGpuStats stats;
   auto out = RunOnFake(*plan, CudaVerifyOnce(), {}, {}, &stats);

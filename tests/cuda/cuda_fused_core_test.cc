@@ -18,7 +18,6 @@
 #include <tuple>
 
 #include "braid/cuda_step_events.h"
-#include "braid/layer_workload.h"
 #include "braid/step_event.h"
 #include "braid/tile_group_events.h"
 #include "cuda_test_util.h"
@@ -191,12 +190,9 @@ TEST(CudaFusedCore, LayerPlansChainTheCoresStepsThroughTheirOutputs) {
   // rank, each with its own stream, flags and counters: under every seed
   // every op's product verifies (each op has its own buffers; the order of
   // the steps is the next test's).
-  const ModelSpec tiny = testing::CudaTinyModel();
-  auto lw = MakeLayerWorkload(tiny, 256, 1, Phase::kPrefill, 2, DType::kBf16, true);
-  ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig cfg;
   cfg.algorithm = Algorithm::kFused;
-  auto plan = BuildLayerPlan(*lw, cfg);
+  auto plan = testing::TinyLayerPlan(256, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7, 8}) {
     cuda::FakeGpuConfig config;
@@ -213,12 +209,9 @@ TEST(CudaFusedCore, AStepAfterAFusedOneStartsWhenItsPullsOrReduceEnded) {
   // The fused step's done event follows its own stream (the pulls, the
   // owner's reduce), not only the GEMM's launch: the next op of a layer
   // waits for the reduced rows (the fake times a reduce from its partials).
-  const ModelSpec tiny = testing::CudaTinyModel();
-  auto lw = MakeLayerWorkload(tiny, 256, 1, Phase::kPrefill, 2, DType::kBf16, true);
-  ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig cfg;
   cfg.algorithm = Algorithm::kFused;
-  auto plan = BuildLayerPlan(*lw, cfg);
+  auto plan = testing::TinyLayerPlan(256, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   RunOptions run;
   run.warmup = 0;

@@ -67,13 +67,10 @@ TEST(CudaProcess, EveryAlgorithmVerifiesAcrossProcesses) {
 }
 
 TEST(CudaProcess, LayerPlanWithComputeStepsVerifies) {
-  const ModelSpec tiny = testing::CudaTinyModel();
-  auto lw = MakeLayerWorkload(tiny, 16, 1, Phase::kPrefill, 2, DType::kBf16, true);
-  ASSERT_TRUE(lw.ok()) << lw.status().message();
   OverlapConfig cfg;
   cfg.algorithm = Algorithm::kRing;
   cfg.chunks = 2;
-  auto plan = BuildLayerPlan(*lw, cfg);
+  auto plan = testing::TinyLayerPlan(16, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   ProcessRun pr = RunAsProcesses(*plan, Traced(1), 2);
   for (const auto& out : pr.outs) {
