@@ -110,6 +110,15 @@ out_of_time() {
   over_budget=$((over_budget + 1))
   return 0
 }
+# A run's table row from its output and exit status (summarize): kept in
+# rows, printed, and failed set when it says FAIL.
+record_row() {  # out rc mode algo label p
+  local row
+  row="$(printf '%s' "$1" | python3 -c "$summarize" "$2" "$3" "$4" "$5" "$6")"
+  rows+=("$row")
+  [[ "$row" == *" FAIL "* ]] && failed=1
+  echo "$row"
+}
 # One run; prints a table row and sets failed on a wrong result or missing events.
 check() {  # mode algo op p [dtype]
   local mode="$1" algo="$2" op="$3" p="$4" dtype="${5:-}" extra=() launch=() label="$3"
@@ -124,11 +133,7 @@ check() {  # mode algo op p [dtype]
   out="$(timeout -k 5 "$row_timeout" "${launch[@]}" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m 2048 --n 1024 --k 1024 --tp "$p" \
           --algo "$algo" --streams 2 --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
   rc=$?
-  local row
-  row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" "$label" "$p")"
-  rows+=("$row")
-  [[ "$row" == *" FAIL "* ]] && failed=1
-  echo "$row"
+  record_row "$out" "$rc" "$mode" "$algo" "$label" "$p"
 }
 
 # Across processes: mpirun on PATH, and a braid built with MPI (the bundle's is not).
@@ -191,14 +196,11 @@ check_train() {  # mode algo p
   [[ "$mode" == loopback ]] && extra+=(--loopback)
   local how=(--algo "$algo")
   [[ "$algo" == ub_cfgs ]] && how=(--ub-cfgs "$here/train_ub_cfgs.yaml")
-  local out rc row
+  local out rc
   out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --model "$train_model" --seq 2048 \
           --tp "$p" --phase train "${how[@]}" --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
   rc=$?
-  row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "$algo" train "$p")"
-  rows+=("$row")
-  [[ "$row" == *" FAIL "* ]] && failed=1
-  echo "$row"
+  record_row "$out" "$rc" "$mode" "$algo" train "$p"
 }
 section_train() {
   for mode in loopback devices; do
@@ -221,10 +223,7 @@ section_fused() {
         out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda "${extra[@]}" --op "$op" --m $((1000 * p / 2)) --n $((520 * p / 2)) \
                 --k 1032 --tp "$p" --algo fused --verify --iters 3 --warmup 1 --no-db --json 2>&1)"
         rc=$?
-        row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" fused "$op" "$p")"
-        rows+=("$row")
-        [[ "$row" == *" FAIL "* ]] && failed=1
-        echo "$row"
+        record_row "$out" "$rc" "$mode" fused "$op" "$p"
       done
     done
   done
@@ -299,10 +298,7 @@ section_core() {
                 --comm-engine "$engine" --m $((1024 * p)) --n $((520 * p)) --k 1032 --tp "$p" --algo fused --verify \
                 --iters 3 --warmup 1 --no-db --json 2>&1)"
         rc=$?
-        row="$(printf '%s' "$out" | python3 -c "$summarize" "$rc" "$mode" "core-$engine" "$op" "$p")"
-        rows+=("$row")
-        [[ "$row" == *" FAIL "* ]] && failed=1
-        echo "$row"
+        record_row "$out" "$rc" "$mode" "core-$engine" "$op" "$p"
       done
     done
   done
