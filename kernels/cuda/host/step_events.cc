@@ -42,6 +42,7 @@ std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& record
     if (key.step >= int(plan.ranks[size_t(key.rank)].steps.size())) return std::nullopt;
     return Key{key.iteration, key.rank, key.step};
   };
+  bool any_core = false;  // no core step: the second pass over the records is skipped
   for (const Event& rec : records) {
     const std::optional<Key> key = key_of(rec);
     if (!key) continue;
@@ -58,7 +59,10 @@ std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& record
     if (host && !span.from_host_calls) continue;
     span.event.start_ns = std::min(span.event.start_ns, rec.start_ns);
     span.event.end_ns = std::max(span.event.end_ns, rec.end_ns);
-    if (s.kind == StepKind::kFused && !host && span.core == nullptr && IsCoreGemmKernel(rec.name)) span.core = &rec;
+    if (s.kind == StepKind::kFused && !host && span.core == nullptr && IsCoreGemmKernel(rec.name)) {
+      span.core = &rec;
+      any_core = true;
+    }
   }
   // A fused step on the GEMM core, as the sim draws a fused step: its GEMM
   // (the core kernel's record, compute, on the step's lane) and its
@@ -66,23 +70,25 @@ std::vector<Event> StepEvents(const Plan& plan, const std::vector<Event>& record
   // flags, or the owner's reduce; comm, on comm lane 1), so the metrics see
   // what overlapped. The resets on the lane before the kernel fall in neither.
   std::map<Key, Event> comm;
-  for (const Event& rec : records) {
-    const std::optional<Key> key = key_of(rec);
-    if (!key || HostCall(rec)) continue;
-    const Span& span = by_step.at(*key);
-    if (span.core == nullptr || rec.lane == span.core->lane) continue;
-    auto [it, fresh] = comm.try_emplace(*key, span.event);
-    Event& c = it->second;
-    if (fresh) {
-      c.kind = EventKind::kComm;
-      c.name += "/comm";
-      c.lane = plan.lanes.size() > 1 ? 1 : c.lane;
-      c.flops = 0;
-      c.start_ns = rec.start_ns;
-      c.end_ns = rec.end_ns;
+  if (any_core) {
+    for (const Event& rec : records) {
+      const std::optional<Key> key = key_of(rec);
+      if (!key || HostCall(rec)) continue;
+      const Span& span = by_step.at(*key);
+      if (span.core == nullptr || rec.lane == span.core->lane) continue;
+      auto [it, fresh] = comm.try_emplace(*key, span.event);
+      Event& c = it->second;
+      if (fresh) {
+        c.kind = EventKind::kComm;
+        c.name += "/comm";
+        c.lane = plan.lanes.size() > 1 ? 1 : c.lane;
+        c.flops = 0;
+        c.start_ns = rec.start_ns;
+        c.end_ns = rec.end_ns;
+      }
+      c.start_ns = std::min(c.start_ns, rec.start_ns);
+      c.end_ns = std::max(c.end_ns, rec.end_ns);
     }
-    c.start_ns = std::min(c.start_ns, rec.start_ns);
-    c.end_ns = std::max(c.end_ns, rec.end_ns);
   }
   std::vector<Event> events;
   events.reserve(by_step.size() + comm.size());
