@@ -262,8 +262,20 @@ TEST(CudaFusedCore, TracedRunsShowEachGroupOfTilesInsideItsFusedStep) {
     RunOptions run;
     run.warmup = 1;
     run.iters = 2;
-    auto out = RunOnFake(plan, run, CoreEngine(true));
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(plan, run, CoreEngine(true), {}, &stats);
     ASSERT_TRUE(out.ok()) << out.status().message();
+    // Every iteration's launch stamps (the priming launch does not).
+    EXPECT_EQ(stats.core_stamped_launches, int64_t(p) * (run.warmup + run.iters));
+    // An untraced run reads no stamps, so it sets none up and pays no resets.
+    RunOptions untraced = CudaVerifyOnce();
+    untraced.trace = false;
+    cuda::FakeGpuStats untraced_stats;
+    auto quiet = RunOnFake(plan, untraced, CoreEngine(true), {}, &untraced_stats);
+    ASSERT_TRUE(quiet.ok()) << quiet.status().message();
+    EXPECT_TRUE(quiet->verify.ok);
+    EXPECT_GT(untraced_stats.core_launches, 0);
+    EXPECT_EQ(untraced_stats.core_stamped_launches, 0);
     std::map<std::pair<int, int>, const Event*> fused, comm;  // (iteration, rank)
     std::map<std::pair<int, int>, std::set<int>> groups;
     std::map<std::pair<int, int>, std::set<int64_t>> starts;

@@ -78,6 +78,7 @@ class FakeGemmCore : public GemmCoreApi {
     op.core = l;
     op.core->problem = plan->problem;  // leading dimensions filled in
     ++w_->stats.core_launches;
+    if (l.wait.times.first_start != nullptr) ++w_->stats.core_stamped_launches;
     w_->Enqueue(i, std::move(op));
     return Status::Ok();
   }

@@ -113,7 +113,7 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   l.wait.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
   l.wait.timed_out = cs.timed_out;
   // A group per arrival step: the step table is each hand-out position's.
-  return SetUpTileTimes(st, alloc, schedule.steps, step_of, cs);
+  return f.stamp_tiles ? SetUpTileTimes(st, alloc, schedule.steps, step_of, cs) : Status::Ok();
 }
 
 Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
@@ -166,6 +166,7 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   r.out = st.buffers[size_t(s.c.buffer)];
   r.timeout_ns = uint64_t(f.timeout_s * 0.5e9);
   r.timed_out = cs.timed_out;
+  if (!f.stamp_tiles) return Status::Ok();
   // A group per owner: the rank whose block each handed-out tile's rows are.
   std::vector<int32_t> owner_of;
   owner_of.reserve(schedule.order.size());
@@ -260,10 +261,12 @@ Status IssueCore(RankState& st, const Step& s, GpuStream lane, uint32_t epoch) {
     BRAID_RETURN_IF_ERROR(cuda.Record(cs.start, lane));
     BRAID_RETURN_IF_ERROR(cuda.Wait(cs.comm, cs.start));
     CoreGemmLaunch l = cs.launch;
-    // The stamps start over: every group's first start above any clock, its last end at zero.
-    const size_t stamp_bytes = size_t(cs.groups) * sizeof(uint64_t);
-    BRAID_RETURN_IF_ERROR(cuda.Memset(cs.group_first, 0xFF, stamp_bytes, lane));
-    BRAID_RETURN_IF_ERROR(cuda.Memset(cs.group_last, 0, stamp_bytes, lane));
+    if (cs.groups > 0) {
+      // The stamps start over: every group's first start above any clock, its last end at zero.
+      const size_t stamp_bytes = size_t(cs.groups) * sizeof(uint64_t);
+      BRAID_RETURN_IF_ERROR(cuda.Memset(cs.group_first, 0xFF, stamp_bytes, lane));
+      BRAID_RETURN_IF_ERROR(cuda.Memset(cs.group_last, 0, stamp_bytes, lane));
+    }
     if (cs.reduce_scatter) {
       gemm::PartialReduce r = cs.reduce;
       r.epoch = epoch;

@@ -26,6 +26,9 @@ struct FusedSettings {
   int never_set_rank = -1, never_set_flag = -1;
   FusedEngine engine = FusedEngine::kTasks;
   DeviceProps props;  // the rank's GPU (the core engine plans for it)
+  // The core engine stamps its groups of tiles (gemm/tile_times.h) only for
+  // a traced run, the one that reads them: an untraced run pays no resets.
+  bool stamp_tiles = false;
 };
 
 // Step `s` (kFused) of rank plan `rp` as the kernel's shape.

@@ -239,6 +239,7 @@ class Runner {
     f.never_set_rank = job_.options->fused_never_set_rank;
     f.never_set_flag = job_.options->fused_never_set_flag;
     f.engine = job_.options->fused_engine;
+    f.stamp_tiles = job_.run->trace;
     BRAID_ASSIGN_OR_RETURN(f.props, st_.api.cuda->Props(st_.device));
     auto peers = MakeInProcessPeerMemory(*st_.api.cuda, *st_.api.boot, job_.options->loopback);
     const DeviceAlloc alloc = [this](size_t bytes) { return Alloc(bytes); };

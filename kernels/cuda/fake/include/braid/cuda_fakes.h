@@ -151,6 +151,7 @@ struct FakeGpuStats {
   // GEMM core launches (the fused core engine), and those that timed out;
   // launches of its pull kernel (ag_gemm's pulls by SMs).
   int64_t core_launches = 0, core_timeouts = 0, core_pull_launches = 0;
+  int64_t core_stamped_launches = 0;   // core launches that stamp their groups of tiles (traced runs)
   std::vector<int> stream_priorities;  // as requested, in creation order
   std::vector<int> sm_count_targets;   // of every matmul
   int64_t fp8_matmuls = 0;             // matmuls with FP8 operands (scales and TN layout checked)
