@@ -26,6 +26,39 @@ TEST(CuptiConverter, ExternalIdBecomesTheEventCorrelation) {
   EXPECT_EQ(conv.stats().uncorrelated_events, 0u);
 }
 
+TEST(CuptiConverter, LaunchesKeepTheGeometryCublasChoseWithBraidIds) {
+  ConversionContext ctx;
+  ctx.keep_launches = true;
+  ActivityConverter conv(ctx);
+  auto k = Kernel("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT", 0, 1, 10, 20, 100);
+  k.gridX = 2, k.gridY = 64, k.gridZ = 1;
+  k.blockX = 384;
+  k.clusterX = 2, k.clusterY = 1, k.clusterZ = 1;
+  k.maxActiveClusters = 66;
+  k.registersPerThread = 168;
+  k.staticSharedMemory = 1024, k.dynamicSharedMemory = 200000;
+  conv.AddKernel(k);
+  conv.AddKernel(Kernel("untimed_reduce", 0, 1, 0, 0, 101));  // no time, but a launch all the same
+  conv.AddExternalCorrelation(External(100, 7, kBraidCorrelationKind));
+  const std::vector<KernelLaunch> launches = conv.TakeLaunches();
+  ASSERT_EQ(launches.size(), 2u);
+  const KernelLaunch& l = launches[0];
+  EXPECT_EQ(l.name, "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT");
+  EXPECT_EQ(l.correlation, 7u);
+  EXPECT_EQ(l.grid[0] * l.grid[1] * l.grid[2], 128);
+  EXPECT_EQ(l.block[0], 384);
+  EXPECT_EQ(l.cluster[0], 2);
+  EXPECT_EQ(l.max_active_clusters, 66);
+  EXPECT_EQ(l.registers, 168);
+  EXPECT_EQ(l.shared_bytes, 201024);
+  EXPECT_EQ(launches[1].correlation, 101u);  // no Braid id: CUPTI's stays
+  EXPECT_TRUE(conv.TakeLaunches().empty());
+  // Off by default: a traced run keeps no second copy of every kernel.
+  ActivityConverter plain;
+  plain.AddKernel(k);
+  EXPECT_TRUE(plain.TakeLaunches().empty());
+}
+
 TEST(CuptiConverter, LargeExternalIdsSurvive) {
   ActivityConverter conv;
   conv.AddExternalCorrelation(External(5, (uint64_t{1} << 40) + 3, kBraidCorrelationKind));

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "braid/cupti_check.h"
 
@@ -48,6 +49,7 @@ void ActivityConverter::Add(const CUpti_Activity& record) {
 void ActivityConverter::AddKernel(const CUpti_ActivityKernel10& r) {
   ++records_;
   NoteContext(r.contextId, r.deviceId);
+  if (ctx_.keep_launches) launches_.push_back(LaunchOf(r));
   if (Untimed(r.start, r.end)) {
     ++untimed_;
     return;
@@ -149,6 +151,14 @@ std::vector<Event> ActivityConverter::TakeEvents() {
   }
   pending_.clear();
   return out;
+}
+
+std::vector<KernelLaunch> ActivityConverter::TakeLaunches() {
+  for (KernelLaunch& k : launches_) {
+    auto it = external_.find(static_cast<uint32_t>(k.correlation));
+    if (it != external_.end()) k.correlation = it->second;
+  }
+  return std::exchange(launches_, {});
 }
 
 ActivityStats ActivityConverter::stats() const {

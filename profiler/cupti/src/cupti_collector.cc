@@ -205,6 +205,11 @@ std::vector<Event> CuptiCollector::TakeEvents() {
   return impl_->converter.TakeEvents();
 }
 
+std::vector<KernelLaunch> CuptiCollector::TakeLaunches() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return impl_->converter.TakeLaunches();
+}
+
 std::vector<std::string> CuptiCollector::LaneNames() const {
   std::lock_guard<std::mutex> lock(g_mu);
   return impl_->converter.lane_names();

@@ -98,6 +98,19 @@ Event FromKernel(const CUpti_ActivityKernel10& r, const ConversionContext& ctx, 
   return DeviceEvent(kind, std::move(name), r.deviceId, r.streamId, r.start, r.end, r.correlationId, ctx, lanes);
 }
 
+KernelLaunch LaunchOf(const CUpti_ActivityKernel10& r) {
+  KernelLaunch k;
+  k.name = r.name != nullptr ? std::string(r.name) : std::string("kernel");
+  k.correlation = r.correlationId;
+  k.grid[0] = r.gridX, k.grid[1] = r.gridY, k.grid[2] = r.gridZ;
+  k.block[0] = r.blockX, k.block[1] = r.blockY, k.block[2] = r.blockZ;
+  k.cluster[0] = int(r.clusterX), k.cluster[1] = int(r.clusterY), k.cluster[2] = int(r.clusterZ);
+  k.registers = r.registersPerThread;
+  k.shared_bytes = r.staticSharedMemory + r.dynamicSharedMemory;
+  k.max_active_clusters = int(r.maxActiveClusters);
+  return k;
+}
+
 Event FromMemcpy(const CUpti_ActivityMemcpy6& r, const ConversionContext& ctx, LaneTable& lanes) {
   const bool peer = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
   Event e = DeviceEvent(peer ? EventKind::kComm : EventKind::kCopy, std::string(MemcpyKindName(r.copyKind)), r.deviceId,

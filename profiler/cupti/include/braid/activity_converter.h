@@ -60,6 +60,10 @@ class ActivityConverter {
   // that id as Event::correlation; others keep the CUPTI id and are counted
   // in uncorrelated_events. Id mappings are kept, not consumed.
   std::vector<Event> TakeEvents();
+  // Kernel launches recorded since the last call (only with
+  // ConversionContext::keep_launches), correlation resolved as TakeEvents
+  // does; untimed kernel records count too (their geometry is known).
+  std::vector<KernelLaunch> TakeLaunches();
 
   const std::vector<std::string>& lane_names() const { return lanes_.names(); }
   ActivityStats stats() const;
@@ -81,6 +85,7 @@ class ActivityConverter {
   LaneTable lanes_;
   MarkerPairer markers_;
   std::vector<Pending> pending_;
+  std::vector<KernelLaunch> launches_;                            // CUPTI correlation ids until TakeLaunches
   std::vector<CUpti_ActivitySynchronization2> unresolved_syncs_;  // context's device unknown yet
   std::unordered_map<uint32_t, uint32_t> context_device_;
   std::unordered_map<uint32_t, uint64_t> external_;  // CUPTI correlation id -> Braid id

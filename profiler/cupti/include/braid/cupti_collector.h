@@ -68,6 +68,8 @@ class CuptiCollector {
 
   // See ActivityConverter::TakeEvents.
   std::vector<Event> TakeEvents();
+  // See ActivityConverter::TakeLaunches (CuptiCollectorOptions::context.keep_launches).
+  std::vector<KernelLaunch> TakeLaunches();
   std::vector<std::string> LaneNames() const;
   ActivityStats stats() const;
 

@@ -38,7 +38,24 @@ struct ConversionContext {
   // Kernels whose names contain one of these are comm too (besides NCCL's),
   // e.g. Braid's own copy kernels.
   std::vector<std::string> comm_kernel_patterns;
+  // Also keep every kernel's launch geometry (ActivityConverter::TakeLaunches):
+  // `calibrate --measure` logs which kernel, grid and cluster cuBLASLt chose.
+  bool keep_launches = false;
 };
+
+// A kernel launch's geometry from its CUPTI record, which no Event keeps:
+// what a GEMM library chose for a shape (its kernel, grid, cluster and
+// resources), so that a model's kernel choice can be checked against it.
+struct KernelLaunch {
+  std::string name;
+  uint64_t correlation = 0;  // as Event::correlation (a Braid id once resolved)
+  int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  int cluster[3] = {0, 0, 0};   // 0 x 0 x 0: launched without clusters
+  int registers = 0;            // per thread
+  int shared_bytes = 0;         // static + dynamic, per CTA
+  int max_active_clusters = 0;  // CUPTI's figure for this launch's clusters (0: none)
+};
+KernelLaunch LaunchOf(const CUpti_ActivityKernel10& r);
 
 // Where an event ran: a (device, stream) pair; a (context, stream) pair when
 // the context's device is not known (sync records carry no device); or a
