@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "braid/sim_kernel_log.h"
 #include "braid/sim_measured.h"
 #include "fuzz_checks.h"
 
@@ -30,6 +31,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& h : b.held) braid::fuzz::Require(h.held_sms >= 0 && h.held_sms < gpu.sm_count, "held SMs");
     for (const auto& f : b.fused) braid::fuzz::Require(f.comm_sms > 0 && f.comm_sms < gpu.sm_count, "comm SMs");
     for (const auto& c : b.copy_bw) braid::fuzz::Require(c.sms > 0 && c.gbs > 0, "copy row > 0");
+    for (const auto& k : b.kernels) {
+      braid::fuzz::Require(!k.kernel.empty() && k.kernel.size() <= braid::sim::kMaxKernelNameBytes, "kernel name");
+      braid::fuzz::Require(k.grid_ctas > 0 && k.cluster_ctas >= 1 && k.cluster_ctas <= 16, "kernel grid");
+    }
+    // The names' tiles are parsed from what the file says: any bytes; the
+    // sim's side needs a GPU file's kernel figures (the shipped H100's).
+    static const braid::Result<braid::GpuSpec> h100 = braid::LoadGpu("h100-sxm");
+    if (!h100.ok()) continue;
+    for (const auto& r : braid::sim::CompareKernelChoice(*h100, b)) {
+      if (r.tile) braid::fuzz::Require(r.tile->m >= 8 && r.tile->n <= 1024, "tile sides");
+    }
   }
   return 0;
 }

@@ -156,6 +156,59 @@ Status ReadFused(const MeasuredCsv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   return Status::Ok();
 }
 
+// A whole number of `col` in [lo, hi].
+Result<int64_t> Bounded(const MeasuredCsv& c, size_t r, const char* col, int64_t lo, int64_t hi) {
+  BRAID_ASSIGN_OR_RETURN(auto v, c.Integer(r, col, lo == 0));
+  if (v < lo || v > hi) {
+    return Status::Invalid(c.Where(r, col) + ": " + std::to_string(v) + " is not in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]");
+  }
+  return v;
+}
+
+Status ReadKernels(const MeasuredCsv& c, MeasuredBoard* b) {
+  BRAID_RETURN_IF_ERROR(c.Require({"m", "n", "k", "dtype", "kernel", "grid_ctas", "cluster_ctas", "max_active_clusters",
+                                   "block_threads", "registers", "shared_bytes"}));
+  for (size_t r = 0; r < c.rows(); ++r) {
+    MeasuredGemmKernel g;
+    // Past 2^24 a side no GEMM of a layer has; the kernel choice that
+    // CompareKernelChoice models for each row stays in range.
+    for (auto [col, dst] : {std::pair{"m", &g.m}, {"n", &g.n}, {"k", &g.k}}) {
+      BRAID_ASSIGN_OR_RETURN(auto v, Bounded(c, r, col, 1, int64_t{1} << 24));
+      *dst = v;
+    }
+    BRAID_ASSIGN_OR_RETURN(auto dtype, c.Text(r, "dtype"));
+    if (dtype != "bf16" && dtype != "fp8_e4m3") {
+      return Status::Invalid(c.Where(r, "dtype") + ": must be bf16 or fp8_e4m3, got '" + OneLine(dtype) + "'");
+    }
+    g.fp8 = dtype == "fp8_e4m3";
+    BRAID_ASSIGN_OR_RETURN(auto kernel, c.Text(r, "kernel"));
+    if (kernel.empty() || kernel.size() > kMaxKernelNameBytes) {
+      return Status::Invalid(c.Where(r, "kernel") + ": a kernel name of 1 to " + std::to_string(kMaxKernelNameBytes) +
+                             " bytes, got " + std::to_string(kernel.size()));
+    }
+    for (unsigned char ch : kernel) {
+      if (ch < 0x20 || ch == 0x7f) return Status::Invalid(c.Where(r, "kernel") + ": a control character in the name");
+    }
+    g.kernel = kernel;
+    // CUDA's own limits: a grid of at most 2^31 - 1 CTAs in x (far less in
+    // all), clusters of at most 16 CTAs, 1024 threads and 255 registers per
+    // thread, 228 KiB of shared memory per SM.
+    BRAID_ASSIGN_OR_RETURN(g.grid_ctas, Bounded(c, r, "grid_ctas", 1, (int64_t{1} << 31) - 1));
+    BRAID_ASSIGN_OR_RETURN(auto cluster, Bounded(c, r, "cluster_ctas", 1, 16));
+    BRAID_ASSIGN_OR_RETURN(auto active, Bounded(c, r, "max_active_clusters", 0, 1 << 20));
+    BRAID_ASSIGN_OR_RETURN(auto threads, Bounded(c, r, "block_threads", 1, 1024));
+    BRAID_ASSIGN_OR_RETURN(auto regs, Bounded(c, r, "registers", 0, 255));
+    BRAID_ASSIGN_OR_RETURN(g.shared_bytes, Bounded(c, r, "shared_bytes", 0, 228 << 10));
+    g.cluster_ctas = int(cluster);
+    g.max_active_clusters = int(active);
+    g.block_threads = int(threads);
+    g.registers = int(regs);
+    b->kernels.push_back(std::move(g));
+  }
+  return Status::Ok();
+}
+
 Status ReadCopyBw(const MeasuredCsv& c, const GpuSpec& gpu, MeasuredBoard* b) {
   BRAID_RETURN_IF_ERROR(c.Require({"sms", "gbs_read_plus_write"}));
   Duplicates dups(c);
@@ -253,7 +306,7 @@ std::string GemmShapeText(int64_t m, int64_t n, int64_t k) {
 const std::vector<std::string>& MeasuredFileNames() {
   static const std::vector<std::string> names = {"gemm_bf16.csv",   "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",
                                                  "copy_engine.csv", "launch_gaps.csv",          "fused_kernel.csv",
-                                                 "gemm_fp8.csv"};
+                                                 "gemm_fp8.csv",    "gemm_kernels.csv"};
   return names;
 }
 
@@ -266,6 +319,7 @@ Status ReadMeasuredFile(const std::string& name, std::string_view text, const Gp
   if (name == "copy_engine.csv") return ReadCopyEngine(c, gpu, board);
   if (name == "launch_gaps.csv") return ReadLaunchGaps(c, board);
   if (name == "fused_kernel.csv") return ReadFused(c, gpu, board);
+  if (name == "gemm_kernels.csv") return ReadKernels(c, board);
   return Status::Invalid("'" + OneLine(name) + "' is not a measurement file");
 }
 

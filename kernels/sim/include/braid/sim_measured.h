@@ -64,6 +64,25 @@ struct MeasuredFused {
   double transfer_ns = 0;
 };
 
+// gemm_kernels.csv (`calibrate --measure` on the cuda backend, from CUPTI's
+// kernel records):
+//   m,n,k,dtype,kernel,grid_ctas,cluster_ctas,max_active_clusters,block_threads,registers,shared_bytes
+// one row per kernel one GEMM of the shape launched (cuBLASLt's choice: its
+// kernel, grid and clusters), dtype bf16 or fp8_e4m3. It times nothing: it is
+// what the sim's kernel choice (tile, grid, waves) is set beside
+// (CompareKernelChoice, braid/sim_kernel_log.h).
+struct MeasuredGemmKernel {
+  int64_t m = 0, n = 0, k = 0;
+  bool fp8 = false;
+  std::string kernel;           // one line, at most kMaxKernelNameBytes, no commas
+  int64_t grid_ctas = 0;        // gridX · gridY · gridZ
+  int cluster_ctas = 1;         // CTAs per cluster (1: launched without clusters)
+  int max_active_clusters = 0;  // CUPTI's figure for the launch (0: not reported)
+  int block_threads = 0, registers = 0;
+  int64_t shared_bytes = 0;
+};
+inline constexpr size_t kMaxKernelNameBytes = 512;
+
 struct MeasuredBoard {
   std::string dir;
   std::vector<MeasuredGemm> gemm;
@@ -75,6 +94,7 @@ struct MeasuredBoard {
   MeasuredCopyEngine copy_engine;
   MeasuredLaunch launch;
   std::vector<MeasuredFused> fused;
+  std::vector<MeasuredGemmKernel> kernels;  // gemm_kernels.csv
 };
 
 // "4096x8192x1024": a GEMM's shape in messages and check rows.
