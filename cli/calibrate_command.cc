@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include <unistd.h>
 
@@ -15,11 +16,13 @@
 #include "braid/sim_calibration.h"
 #include "braid/sim_error_band.h"
 #include "braid/sim_fit.h"
+#include "braid/sim_kernel_log.h"
 #include "braid/sim_models.h"
 #include "braid/size_parse.h"
 #include "braid/topology_files.h"
 #include "calibrate_measure.h"
 #include "cli_exit.h"
+#include "kernel_choice_output.h"
 
 namespace braid::cli {
 
@@ -203,6 +206,7 @@ int CalibrateCheck(const CalibrateArgs& a) {
   std::optional<sim::MeasuredCheck> measured;
   std::optional<sim::DerivedGpuBand> gpu_band;
   std::optional<GpuSpec> gpu;
+  std::vector<sim::KernelChoiceRow> kernel_choice;  // gemm_kernels.csv's shapes
   if (std::filesystem::is_directory(a.measured, ec)) {
     auto loaded = LoadGpu(a.gpu);
     if (!loaded.ok()) return ReportError("calibrate", loaded.status());
@@ -210,6 +214,7 @@ int CalibrateCheck(const CalibrateArgs& a) {
     auto board = sim::ReadMeasuredBoard(a.measured, *gpu);
     if (!board.ok()) return ReportError("calibrate", board.status());
     measured = sim::CheckMeasuredBoard(*gpu, *board);
+    kernel_choice = sim::CompareKernelChoice(*gpu, *board);
     gpu_band = sim::DeriveGpuErrorBand(*gpu, *board);
   }
   auto bands = BandRows(gpu_band, gpu ? &*gpu : nullptr);
@@ -226,7 +231,8 @@ int CalibrateCheck(const CalibrateArgs& a) {
       j["measured"] = {{"folder", a.measured},
                        {"rows", RowsJson(measured->rows)},
                        {"board_rate", measured->board_rate},
-                       {"gemm_mean_abs_error_pct", measured->gemm_mean_abs_pct}};
+                       {"gemm_mean_abs_error_pct", measured->gemm_mean_abs_pct},
+                       {"kernel_choice", KernelChoiceJson(kernel_choice)}};
     }
     j["error_bands"] = nlohmann::json::array();
     for (const BandRow& b : *bands) {
@@ -242,6 +248,10 @@ int CalibrateCheck(const CalibrateArgs& a) {
       std::cout << sim::FormatCheckTable(measured->rows);
       std::printf("gemm_bf16 mean |error| %.1f %% (tolerance %.0f %%)\n", measured->gemm_mean_abs_pct,
                   sim::kGemmMeanTolerancePct);
+      if (!kernel_choice.empty()) {
+        std::printf("\nkernel choice beside cuBLASLt's (gemm_kernels.csv)\n%s",
+                    sim::FormatKernelChoiceTable(kernel_choice).c_str());
+      }
     } else {
       std::printf("\nnote: %s is absent; the measured board's rows were not checked\n", a.measured.c_str());
     }

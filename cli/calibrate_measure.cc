@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/gpu_calibration.h"
+#include "braid/sim_kernel_log.h"
 #include "cli_exit.h"
+#include "kernel_choice_output.h"
 
 namespace braid::cli {
 
@@ -45,6 +47,9 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
                  const measure::MeasuredFit& fit) {
   const auto before = measure::ErrorsByFile(fit.fit.before, m);
   const auto after = measure::ErrorsByFile(fit.fit.after, m);
+  sim::MeasuredBoard logged;
+  logged.kernels = m.kernels;
+  const auto choice = sim::CompareKernelChoice(fit.fit.gpu, logged);
   if (a.json) {
     nlohmann::json files = nlohmann::json::array(), params = nlohmann::json::array();
     for (size_t i = 0; i < before.size(); ++i) {
@@ -70,6 +75,8 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
                                   {"graph_same_stream", m.graph_same_stream_ns},
                                   {"graph_cross_stream", m.graph_cross_stream_ns}}},
                                 {"fused", fused},
+                                {"kernel_choice", KernelChoiceJson(choice)},
+                                {"kernel_log_note", m.kernels_note},
                                 {"parameters", params},
                                 {"files", files},
                                 {"ok", fit.fit.after.ok()}}
@@ -95,6 +102,12 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
     std::printf("%-26s %5d %8.1f /%6.1f %8.1f /%6.1f%s\n", before[i].file.c_str(), before[i].rows,
                 before[i].mean_abs_pct, before[i].max_abs_pct, after[i].mean_abs_pct, after[i].max_abs_pct,
                 after[i].off > 0 ? ("  " + std::to_string(after[i].off) + " OFF").c_str() : "");
+  }
+  if (!choice.empty()) {
+    std::printf("\nthe fitted file's kernel choice beside cuBLASLt's (gemm_kernels.csv)\n%s",
+                sim::FormatKernelChoiceTable(choice).c_str());
+  } else if (!m.kernels_note.empty()) {
+    std::printf("\n%s\n", m.kernels_note.c_str());
   }
   std::printf("wrote %s\n", a.gpu_out.c_str());
 }

@@ -13,6 +13,7 @@
 #include "braid/gpu_files.h"
 #include "braid/gpu_measure.h"
 #include "braid/gpu_measure_fake.h"
+#include "braid/sim_kernel_log.h"
 #include "braid/sim_measured.h"
 #include "braid/sim_models.h"
 #include "shared_dir.h"
@@ -49,7 +50,8 @@ TEST(GpuMeasurePlan, TheDefaultGridIsH100MeasuredsGrid) {
   const MeasurePlan p = DefaultMeasurePlan(132, false);
   EXPECT_TRUE(CheckMeasurePlan(p, 132).ok());
   EXPECT_EQ(p.gemm_shapes.size(), 20u);
-  EXPECT_EQ(p.held_shapes.size(), 3u);
+  EXPECT_EQ(p.held_shapes.size(), 4u);  // h100-measured's 3 and the row the sim misses
+  EXPECT_TRUE(p.log_kernels);
   EXPECT_THAT(p.held_sms, ElementsAre(0, 4, 8, 16, 24, 32, 48, 66));
   EXPECT_THAT(p.copy_sms, ElementsAre(1, 2, 4, 8, 16, 24, 32, 48, 64, 132));
   // A100: half of its SMs, and all of them.
@@ -139,7 +141,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   auto m = RunMeasurements(fake, plan, nullptr);
   ASSERT_TRUE(m.ok()) << m.status().message();
   // bf16 and FP8 GEMMs, held, copies, copy engine, the fused points (two halves each).
-  const int points = 20 + 20 + 3 * (1 + 2 * 8) + 10 + 3 + 3 * 4 * 2;
+  const int points = 20 + 20 + 4 * (1 + 2 * 8) + 10 + 3 + 3 * 4 * 2;
   EXPECT_EQ(fake.samples(), points * (plan.warmup + plan.iterations) + 4 * (plan.gap_warmup + plan.gap_iterations));
   TempDir d;
   ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
@@ -147,7 +149,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   const std::pair<const char*, std::pair<const char*, size_t>> files[] = {
       {"gemm_bf16.csv", {"m,n,k,time_ms,tflops", 20}},
       {"gemm_fp8.csv", {"m,n,k,time_ms,tflops", 20}},
-      {"gemm_beside_held_sms.csv", {"m,n,k,holder,held_sms,time_ms,alone_ms", 48}},
+      {"gemm_beside_held_sms.csv", {"m,n,k,holder,held_sms,time_ms,alone_ms", 64}},
       {"copy_kernel_bw.csv", {"sms,gbs_read_plus_write", 10}},
       {"copy_engine.csv", {"what,value", 4}},
       {"launch_gaps.csv", {"what,ns_p50", 4}},
@@ -173,7 +175,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
   auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
   ASSERT_TRUE(board.ok()) << board.status().message();
   EXPECT_EQ(board->gemm.size(), 20u);
-  EXPECT_EQ(board->held.size(), 48u);
+  EXPECT_EQ(board->held.size(), 64u);
   EXPECT_EQ(board->copy_bw.size(), 10u);
   EXPECT_TRUE(board->copy_engine.present);
   EXPECT_TRUE(board->launch.present);
@@ -217,9 +219,69 @@ TEST(GpuMeasureRun, ReportsEveryStageUpToItsTotalInOrder) {
     }
     if (seen[i].done == seen[i].total) finished.push_back(seen[i].stage);
   }
-  EXPECT_THAT(finished, ElementsAre("gemm_bf16.csv", "gemm_fp8.csv", "gemm_beside_held_sms.csv", "copy_kernel_bw.csv",
-                                    "copy_engine.csv", "launch_gaps.csv", "fused_kernel.csv"));
+  EXPECT_THAT(finished, ElementsAre("gemm_bf16.csv", "gemm_fp8.csv", "gemm_beside_held_sms.csv", "gemm_kernels.csv",
+                                    "copy_kernel_bw.csv", "copy_engine.csv", "launch_gaps.csv", "fused_kernel.csv"));
   EXPECT_EQ(seen.front().done, 0);
+}
+
+// gemm_kernels.csv: one GEMM of every bf16 shape (the held ones too, each
+// once) and every FP8 one, the kernels it launched written and read back,
+// and the sim's choice beside them: the fake launches exactly what the
+// model chooses, so every tile and grid agrees.
+TEST(GpuMeasureRun, LogsTheKernelsEachShapeLaunchedAndTheSimReadsThemBack) {
+  FakeMeasureDevice fake(H100(), "Fake H100");
+  const MeasurePlan plan = DefaultMeasurePlan(132, false);
+  auto m = RunMeasurements(fake, plan, nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(fake.logged_shapes(), 21 + 20);  // 20 + 512x7168x8192; FP8's 20
+  EXPECT_TRUE(m->kernels_note.empty());
+  size_t launches = 0;
+  for (bool fp8 : {false, true}) {
+    std::vector<GemmShape> shapes = plan.gemm_shapes;
+    if (!fp8) shapes.push_back({512, 7168, 8192});
+    for (const GemmShape& s : shapes) {
+      launches += sim::GemmCostOf(H100(), s.m, s.n, s.k, fp8 ? DType::kFp8E4m3 : DType::kBf16).split_k > 1 ? 2 : 1;
+    }
+  }
+  EXPECT_EQ(m->kernels.size(), launches);
+  TempDir d;
+  ASSERT_TRUE(WriteMeasurementCsvs(*m, d.dir().string()).ok());
+  const auto lines = Lines(d.dir() / "gemm_kernels.csv");
+  ASSERT_EQ(lines.size(), launches + 1);
+  EXPECT_EQ(lines[0],
+            "m,n,k,dtype,kernel,grid_ctas,cluster_ctas,max_active_clusters,block_threads,registers,shared_bytes");
+  auto board = sim::ReadMeasuredBoard(d.dir().string(), H100());
+  ASSERT_TRUE(board.ok()) << board.status().message();
+  ASSERT_EQ(board->kernels.size(), launches);
+  const auto rows = sim::CompareKernelChoice(H100(), *board);
+  ASSERT_EQ(rows.size(), 41u);
+  for (const sim::KernelChoiceRow& r : rows) {
+    EXPECT_TRUE(r.tile_agrees()) << r.kernel;
+    EXPECT_TRUE(r.grid_agrees()) << r.m << "x" << r.n << "x" << r.k;
+    EXPECT_EQ(r.resident_ctas, 132);  // no cluster figure: one CTA per SM
+  }
+  EXPECT_THAT(sim::FormatKernelChoiceTable(rows),
+              HasSubstr("tile as cuBLASLt's in 41 of 41 (41 named one), grid in 41"));
+}
+
+// A device whose CUPTI refuses (another profiler holds it) measures every
+// file all the same and says why gemm_kernels.csv is missing.
+TEST(GpuMeasureRun, WithoutAKernelLogEveryFileIsStillMeasured) {
+  FakeMeasureDevice fake(H100(), "Fake H100");
+  fake.SetKernelLog(false);
+  auto m = RunMeasurements(fake, DefaultMeasurePlan(132, true), nullptr);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_TRUE(m->kernels.empty());
+  EXPECT_EQ(m->kernels_note, "gemm_kernels.csv not written: CUPTI activity tracing is not available (fake)");
+  EXPECT_FALSE(m->copy_bw.empty());
+  for (const auto& [name, bytes] : MeasurementCsvFiles(*m)) EXPECT_NE(name, "gemm_kernels.csv");
+  MeasurePlan off = DefaultMeasurePlan(132, true);
+  off.log_kernels = false;
+  FakeMeasureDevice quiet(H100(), "Fake H100");
+  auto q = RunMeasurements(quiet, off, nullptr);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(quiet.logged_shapes(), 0);
+  EXPECT_TRUE(q->kernels_note.empty());
 }
 
 TEST(GpuMeasureRun, AFailedSampleStopsTheRunNamingStageAndPoint) {

@@ -343,6 +343,16 @@ section_measure() {
     fused_csv="$measure_dir/csv/fused_kernel.csv"
     fused_points=0
     [[ -f "$fused_csv" ]] && fused_points=$(( $(wc -l <"$fused_csv") - 1 ))
+    # cuBLASLt's kernel choice per shape (issue 54 point 1): CUPTI may be
+    # held by another profiler, so a missing log is a skip, not a failure.
+    local kernels_csv="$measure_dir/csv/gemm_kernels.csv" kernel_rows=0
+    [[ -f "$kernels_csv" ]] && kernel_rows=$(( $(wc -l <"$kernels_csv") - 1 ))
+    if [[ "$kernel_rows" -gt 0 ]]; then
+      rows+=("measure  kernels    -        -   -      -          ok       $kernel_rows kernels in $kernels_csv")
+    else
+      rows+=("measure  kernels    -        -   -      -          skip     no gemm_kernels.csv (see the note above)")
+    fi
+    echo "${rows[-1]}"
     if [[ "$fused_points" -gt 0 ]]; then
       rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml ($fused_points fused points)")
     else

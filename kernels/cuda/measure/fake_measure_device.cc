@@ -70,6 +70,37 @@ Result<double> FakeMeasureDevice::Fp8GemmNs(const GemmShape& s, int count) {
   return Sample(ns, ns * count);
 }
 
+Result<std::vector<sim::MeasuredGemmKernel>> FakeMeasureDevice::GemmKernels(const std::vector<GemmShape>& shapes,
+                                                                            bool fp8) {
+  if (!prepared_) return Status::Internal("fake measure device: kernels logged before Prepare");
+  if (!kernel_log_) return Status::Unavailable("CUPTI activity tracing is not available (fake)");
+  if (fp8 && !HasFp8()) return MeasureDevice::GemmKernels(shapes, fp8);
+  std::vector<sim::MeasuredGemmKernel> out;
+  for (const GemmShape& s : shapes) {
+    BRAID_RETURN_IF_ERROR(CheckGemm(s, 1));
+    const sim::GemmCost c = sim::GemmCostOf(truth_, s.m, s.n, s.k, fp8 ? DType::kFp8E4m3 : DType::kBf16);
+    sim::MeasuredGemmKernel k;
+    k.m = s.m, k.n = s.n, k.k = s.k, k.fp8 = fp8;
+    k.kernel = "nvjet_sm90_tst_" + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "_64x4_1x1_h_bz_NNT";
+    k.grid_ctas = c.stream_k ? c.grid_sms : c.tiles;
+    k.block_threads = 384;
+    k.registers = 168;
+    k.shared_bytes = 200 << 10;
+    out.push_back(k);
+    if (c.split_k > 1) {
+      sim::MeasuredGemmKernel reduce = k;
+      reduce.kernel = "splitKreduce_kernel";
+      reduce.grid_ctas = std::max<int64_t>(1, s.m * s.n / 4096);
+      reduce.block_threads = 256;
+      reduce.registers = 32;
+      reduce.shared_bytes = 0;
+      out.push_back(reduce);
+    }
+    ++logged_shapes_;
+  }
+  return out;
+}
+
 Result<double> FakeMeasureDevice::GemmBesideHolderNs(const GemmShape& s, int count, Holder holder, int held_sms) {
   BRAID_RETURN_IF_ERROR(CheckGemm(s, count));
   if (held_sms < 0 || held_sms >= truth_.sm_count) {

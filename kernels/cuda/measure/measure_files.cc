@@ -86,6 +86,26 @@ std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measu
     }
     files.emplace_back("fused_kernel.csv", fused);
   }
+  if (!m.kernels.empty()) {
+    std::string kernels =
+        "m,n,k,dtype,kernel,grid_ctas,cluster_ctas,max_active_clusters,block_threads,registers,shared_bytes\n";
+    for (const sim::MeasuredGemmKernel& k : m.kernels) {
+      // A name is one CSV field: commas (a demangled template's) and control
+      // characters become ';' and '?', and it is cut to what the reader takes.
+      std::string name = k.kernel.substr(0, sim::kMaxKernelNameBytes);
+      for (char& ch : name) {
+        if (ch == ',') ch = ';';
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+      }
+      if (name.empty()) name = "kernel";
+      kernels += std::to_string(k.m) + "," + std::to_string(k.n) + "," + std::to_string(k.k) + "," +
+                 (k.fp8 ? "fp8_e4m3," : "bf16,") + name + "," + std::to_string(k.grid_ctas) + "," +
+                 std::to_string(k.cluster_ctas) + "," + std::to_string(k.max_active_clusters) + "," +
+                 std::to_string(k.block_threads) + "," + std::to_string(k.registers) + "," +
+                 std::to_string(k.shared_bytes) + "\n";
+    }
+    files.emplace_back("gemm_kernels.csv", kernels);
+  }
   return files;
 }
 

@@ -114,6 +114,37 @@ Status MeasureHeld(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& pro
   return Status::Ok();
 }
 
+// Every shape of the plan's GEMM grids once (bf16: gemm_bf16 and the held
+// shapes; FP8: gemm_fp8's, on a device with FP8). A device that cannot
+// record kernels leaves a note instead: the log times nothing, and the
+// files it would explain are measured all the same.
+Status LogKernels(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+  if (!p.log_kernels) return Status::Ok();
+  std::vector<GemmShape> bf16;
+  for (const auto* list : {&p.gemm_shapes, &p.held_shapes}) {
+    for (const GemmShape& s : *list) {
+      const bool seen = std::any_of(bf16.begin(), bf16.end(),
+                                    [&](const GemmShape& o) { return o.m == s.m && o.n == s.n && o.k == s.k; });
+      if (!seen) bf16.push_back(s);
+    }
+  }
+  const bool fp8 = d.HasFp8() && !p.fp8_gemm_shapes.empty();
+  Stage stage("gemm_kernels.csv", fp8 ? 2 : 1, progress);
+  for (bool f : {false, true}) {
+    if (f && !fp8) continue;
+    auto k = d.GemmKernels(f ? p.fp8_gemm_shapes : bf16, f);
+    if (!k.ok() && k.status().code() == StatusCode::kUnavailable) {
+      m->kernels.clear();
+      m->kernels_note = "gemm_kernels.csv not written: " + k.status().message();
+      return Status::Ok();
+    }
+    if (!k.ok()) return stage.Fail(f ? "FP8 GEMMs" : "bf16 GEMMs", k.status());
+    m->kernels.insert(m->kernels.end(), k->begin(), k->end());
+    stage.Done();
+  }
+  return Status::Ok();
+}
+
 Status MeasureCopyBw(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
   Stage stage("copy_kernel_bw.csv", int(p.copy_sms.size()), progress);
   for (int sms : p.copy_sms) {
@@ -201,6 +232,10 @@ Result<double> MeasureDevice::Fp8GemmNs(const GemmShape&, int) {
   return Status::Unavailable(Name() + " has no FP8 tensor cores (compute capability 8.9 or newer)");
 }
 
+Result<std::vector<sim::MeasuredGemmKernel>> MeasureDevice::GemmKernels(const std::vector<GemmShape>&, bool) {
+  return Status::Unavailable(Name() + " records no kernel launches");
+}
+
 Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress) {
   Measurements m;
   m.device = d.Name();
@@ -210,6 +245,7 @@ Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, con
   BRAID_RETURN_IF_ERROR(MeasureGemms(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureFp8Gemms(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureHeld(d, p, progress, &m));
+  BRAID_RETURN_IF_ERROR(LogKernels(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureCopyBw(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureCopyEngine(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureGaps(d, p, progress, &m));

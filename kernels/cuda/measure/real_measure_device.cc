@@ -5,12 +5,14 @@
 // its own seam (FusedKernelApi) on probe tables. Never run on a GPU yet.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <thread>
 #include <tuple>
 
+#include "braid/cupti_collector.h"
 #include "braid/gpu_measure.h"
 #include "cuda_check.h"
 #include "measure/measure_kernels.h"
@@ -213,6 +215,54 @@ class RealMeasureDevice : public MeasureDevice {
     BRAID_RETURN_IF_ERROR(cuda_->Download(t, slots, sizeof t));
     if (t[1] <= t[0]) return Status::Internal("the second kernel's timer did not advance past the first's");
     return double(t[1] - t[0]);
+  }
+
+  // One GEMM of each shape traced by CUPTI, tagged with its index (external
+  // correlation), after one untraced GEMM of each: cuBLASLt sets up its
+  // workspace and heuristic answer on first use, as before the graphs. The
+  // kernels each launched, in launch order (one stream).
+  Result<std::vector<sim::MeasuredGemmKernel>> GemmKernels(const std::vector<GemmShape>& shapes, bool fp8) override {
+    if (fp8 && !HasFp8()) return MeasureDevice::GemmKernels(shapes, fp8);
+    for (const GemmShape& s : shapes) BRAID_RETURN_IF_ERROR(IssueGemms(s, 1, fp8));
+    BRAID_RETURN_IF_ERROR(Finish(main_));
+    CuptiCollectorOptions options;
+    options.context.keep_launches = true;
+    options.buffer_bytes = size_t{1} << 20;
+    CuptiCollector cupti(options);
+    if (Status started = cupti.Start(); !started.ok()) return Status::Unavailable("CUPTI: " + started.message());
+    Status issued = Status::Ok();
+    for (size_t i = 0; i < shapes.size() && issued.ok(); ++i) {
+      issued = CuptiCollector::PushCorrelation(i + 1);
+      if (!issued.ok()) break;
+      issued = IssueGemms(shapes[i], 1, fp8);
+      const Status popped = CuptiCollector::PopCorrelation();
+      if (issued.ok()) issued = popped;
+    }
+    if (issued.ok()) issued = Finish(main_);
+    const Status stopped = cupti.Stop();  // records dropped: the log is not whole
+    BRAID_RETURN_IF_ERROR(issued);
+    if (!stopped.ok()) return Status::Unavailable("CUPTI: " + stopped.message());
+    std::vector<KernelLaunch> launches = cupti.TakeLaunches();
+    std::stable_sort(launches.begin(), launches.end(),
+                     [](const KernelLaunch& a, const KernelLaunch& b) { return a.correlation < b.correlation; });
+    std::vector<sim::MeasuredGemmKernel> out;
+    for (const KernelLaunch& l : launches) {
+      if (l.correlation < 1 || l.correlation > shapes.size()) continue;  // not one of the tagged GEMMs
+      const GemmShape& s = shapes[size_t(l.correlation - 1)];
+      sim::MeasuredGemmKernel k;
+      k.m = s.m, k.n = s.n, k.k = s.k, k.fp8 = fp8;
+      k.kernel = l.name;
+      k.grid_ctas = int64_t(l.grid[0]) * l.grid[1] * l.grid[2];
+      const int cluster = l.cluster[0] * l.cluster[1] * l.cluster[2];
+      k.cluster_ctas = cluster > 0 ? cluster : 1;
+      k.max_active_clusters = l.max_active_clusters;
+      k.block_threads = l.block[0] * l.block[1] * l.block[2];
+      k.registers = l.registers;
+      k.shared_bytes = l.shared_bytes;
+      out.push_back(std::move(k));
+    }
+    if (out.empty()) return Status::Unavailable("CUPTI recorded no kernel of the tagged GEMMs");
+    return out;
   }
 
   // Rank 0 of a loopback ag_gemm: its gathered A is set 0's, every peer's A

@@ -26,6 +26,7 @@
 #include "braid/fused_schedule.h"
 #include "braid/gpu_files.h"
 #include "braid/sim_fit.h"
+#include "braid/sim_measured.h"
 #include "braid/status.h"
 
 namespace braid::measure {
@@ -62,6 +63,9 @@ struct MeasurePlan {
   std::vector<int> fused_comm_sms;
   int fused_ranks = 8;
   int fused_kernels_per_sample = 3;  // back-to-back launches per sample
+  // gemm_kernels.csv: the kernels one GEMM of every bf16 shape above (and
+  // every FP8 one, on a device with FP8) launches, as CUPTI records them.
+  bool log_kernels = true;
 };
 
 // The grid of h100-measured on a device of `sm_count` SMs: the 20 shapes of
@@ -103,6 +107,12 @@ class MeasureDevice {
   virtual Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) = 0;
   // Start-to-start gap of two tiny kernels.
   virtual Result<double> LaunchGapNs(Launcher launcher, Gap gap) = 0;
+  // The kernels one GEMM of each shape launches (bf16, or E4M3 as Fp8GemmNs
+  // runs it), in launch order, from CUPTI's kernel records: cuBLASLt's
+  // choice of kernel, grid and clusters. Unavailable where nothing records
+  // them (the default; CUPTI refused): the measurement goes on without
+  // gemm_kernels.csv.
+  virtual Result<std::vector<sim::MeasuredGemmKernel>> GemmKernels(const std::vector<GemmShape>& shapes, bool fp8);
   // ns per kernel of `count` back-to-back launches of the fused kernel
   // running FusedProbeTables(s, comm_sms, ranks, SmCount(), part).
   virtual Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) = 0;
@@ -155,6 +165,8 @@ struct Measurements {
   double host_same_stream_ns = 0, host_cross_stream_ns = 0;    // launch_gaps.csv, C++ launcher
   double graph_same_stream_ns = 0, graph_cross_stream_ns = 0;  // ... inside a CUDA graph
   std::vector<MeasuredFusedRow> fused;
+  std::vector<sim::MeasuredGemmKernel> kernels;  // gemm_kernels.csv
+  std::string kernels_note;                      // why there are none, when the plan asked for them
 };
 
 // One stage's progress: after each measurement of it.
@@ -174,7 +186,8 @@ Result<double> MedianOfSamples(const std::function<Result<double>()>& sample, in
 
 // The CSV files' names and bytes: the five of h100-measured (same columns,
 // launch_gaps.csv with two more rows for the graph launcher) and, when the
-// plan had fused points, fused_kernel.csv (m,n,k,comm_sms,gemm_ms,bytes,transfer_ms).
+// plan had fused points, fused_kernel.csv (m,n,k,comm_sms,gemm_ms,bytes,transfer_ms);
+// gemm_kernels.csv when kernels were logged (braid/sim_measured.h).
 std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measurements& m);
 // Writes them into `dir` (an existing folder), each atomically (braid/safe_write.h).
 Status WriteMeasurementCsvs(const Measurements& m, const std::string& dir);

@@ -50,6 +50,14 @@ class FakeMeasureDevice : public MeasureDevice {
   Result<double> GemmBesideCeCopyNs(const GemmShape& s, int64_t copy_bytes) override;
   Result<double> LaunchGapNs(Launcher launcher, Gap gap) override;
   Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) override;
+  // The kernels truth's own choice would launch (GemmCostOf): one named
+  // like cuBLASLt's nvjet kernels with the chosen tile, on the chosen grid
+  // (stream-K: the SMs it sized for), and a split-K reduction after it when
+  // the choice splits K. Unavailable after SetKernelLog(false), like a
+  // CUPTI that refuses.
+  Result<std::vector<sim::MeasuredGemmKernel>> GemmKernels(const std::vector<GemmShape>& shapes, bool fp8) override;
+  void SetKernelLog(bool on) { kernel_log_ = on; }
+  int logged_shapes() const { return logged_shapes_; }
   // Internal (one line) unless `t` is the half `part` of the fused kernel of
   // `shape`: its grid, no wait or flag, each task on a CTA of its half, and
   // the GEMM tiles (or the pulled rows) covering the output (or the peers'
@@ -70,6 +78,8 @@ class FakeMeasureDevice : public MeasureDevice {
   int samples_ = 0;
   double device_ns_ = 0;
   int fail_at_ = -1;
+  bool kernel_log_ = true;
+  int logged_shapes_ = 0;
   Status fail_status_;
   std::set<std::tuple<int64_t, int64_t, int64_t, int, int, int>> checked_fused_;
 };
