@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "braid/sim_kernel_log.h"
+#include "braid/kernel_tile_name.h"
 #include "braid/sim_measured.h"
 #include "fuzz_checks.h"
 
@@ -19,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gpu.tflops_bf16 = 989;
   gpu.tflops_fp8 = 1979;
   gpu.hbm_gbs = 3350;
+  // Any bytes as a kernel name.
+  if (const auto t = braid::sim::KernelTileOf(text)) {
+    braid::fuzz::Require(t->m >= 8 && t->m <= 1024 && t->n >= 8 && t->n <= 1024, "tile sides");
+  }
   for (const std::string& name : braid::sim::MeasuredFileNames()) {
     braid::sim::MeasuredBoard b;
     const braid::Status s = braid::sim::ReadMeasuredFile(name, text, gpu, &b);
@@ -35,12 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       braid::fuzz::Require(!k.kernel.empty() && k.kernel.size() <= braid::sim::kMaxKernelNameBytes, "kernel name");
       braid::fuzz::Require(k.grid_ctas > 0 && k.cluster_ctas >= 1 && k.cluster_ctas <= 16, "kernel grid");
     }
-    // The names' tiles are parsed from what the file says: any bytes; the
-    // sim's side needs a GPU file's kernel figures (the shipped H100's).
-    static const braid::Result<braid::GpuSpec> h100 = braid::LoadGpu("h100-sxm");
-    if (!h100.ok()) continue;
-    for (const auto& r : braid::sim::CompareKernelChoice(*h100, b)) {
-      if (r.tile) braid::fuzz::Require(r.tile->m >= 8 && r.tile->n <= 1024, "tile sides");
+    // The names' tiles are parsed from what the file says.
+    for (const auto& k : b.kernels) {
+      const auto t = braid::sim::KernelTileOf(k.kernel);
+      if (t) braid::fuzz::Require(t->m >= 8 && t->m <= 1024 && t->n >= 8 && t->n <= 1024, "tile sides");
     }
   }
   return 0;

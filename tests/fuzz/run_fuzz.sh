@@ -101,6 +101,7 @@ sources=(
   "$root/cli/run_report.cc"
   "$root/kernels/sim/src/measured_csv.cc"
   "$root/kernels/sim/src/sim_measured.cc"
+  "$root/kernels/sim/src/kernel_tile_name.cc"
 )
 targets=(kineto_fuzz kineto_job_fuzz nsys_fuzz topology_fuzz presets_fuzz run_record_fuzz measured_fuzz ub_cfgs_fuzz)
 
@@ -177,6 +178,7 @@ mkdir -p seeds/measured
 cp "$shared"/calibration/h100-measured/*.csv seeds/measured/ 2>/dev/null || true
 printf 'm,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n4096,4096,4096,8,0.3,16777216,0.2\n' > seeds/measured/fused
 printf 'm,n,k,time_ms\n1024,8192,3584,0.09\n' > seeds/measured/fp8
+printf 'm,n,k,dtype,kernel,grid_ctas,cluster_ctas,max_active_clusters,block_threads,registers,shared_bytes\n512,7168,8192,bf16,nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT,112,2,66,384,168,201728\n512,7168,8192,fp8_e4m3,sm90_xmma_gemm_tilesize128x128x128_cluster2x1x1,128,2,66,384,168,201728\n' > seeds/measured/kernels
 
 # One target's run; its exit code goes to NAME.rc, its output to NAME.log.
 run_target() {

@@ -14,21 +14,10 @@
 #include <vector>
 
 #include "braid/gpu_files.h"
+#include "braid/kernel_tile_name.h"
 #include "braid/sim_measured.h"
 
 namespace braid::sim {
-
-struct TileShape {
-  int m = 0, n = 0;
-};
-
-// The CTA tile a GEMM kernel's name states, where it states one the way
-// NVIDIA's libraries name them: cuBLASLt's nvjet kernels
-// ("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT": the first M×N token),
-// CUTLASS 3 / xmma ("..._tilesize128x256x64_..."), and the sm80 cuBLAS
-// kernels ("ampere_bf16_s16816gemm_bf16_128x256_ldg8_..."). nullopt when no
-// token reads as a tile (each side 8 to 1024).
-std::optional<TileShape> KernelTileOf(std::string_view name);
 
 struct KernelChoiceRow {
   int64_t m = 0, n = 0, k = 0;
