@@ -214,6 +214,36 @@ TEST(CalibrateCommand, CheckIncludesTheMeasuredBoard) {
   EXPECT_THAT(off.out, HasSubstr("OFF"));
 }
 
+// A folder's gemm_kernels.csv: cuBLASLt's choice beside the sim's, in text
+// and in --json; a row no launch can have is refused (exit 2, one line).
+TEST(CalibrateCommand, CheckSetsCublasKernelsBesideTheSimsChoice) {
+  TempDir d;
+  const std::string header =
+      "m,n,k,dtype,kernel,grid_ctas,cluster_ctas,max_active_clusters,block_threads,registers,shared_bytes\n";
+  d.Write("gemm_kernels.csv", header +
+                                  "512,7168,8192,bf16,nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT,112,2,64,384,168,"
+                                  "201728\n"
+                                  "4096,1280,8192,bf16,nvjet_sm90_tst_128x128_64x6_2x1_v_bz_NNT,128,2,64,384,168,"
+                                  "201728\n");
+  const auto o = Calibrate("--check --measured " + d.dir().string());
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_THAT(o.out, HasSubstr("kernel choice beside cuBLASLt's (gemm_kernels.csv)"));
+  EXPECT_THAT(o.out, HasSubstr("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT"));
+  EXPECT_THAT(o.out, HasSubstr("kernel choice: tile as cuBLASLt's in"));
+  const auto j = Calibrate("--check --json --measured " + d.dir().string());
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto rows = nlohmann::json::parse(j.out)["measured"]["kernel_choice"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["cublaslt"]["grid_ctas"], 112);
+  EXPECT_EQ(rows[0]["cublaslt"]["resident_ctas"], 128);  // 64 clusters of 2
+  EXPECT_EQ(rows[0]["cublaslt"]["tile"][1], 256);
+  const sim::GemmCost c = sim::GemmCostOf(*LoadGpu("h100-sxm"), 512, 7168, 8192, DType::kBf16);
+  EXPECT_EQ(rows[0]["sim"]["tile"][0], c.tile_m);
+  EXPECT_EQ(rows[0]["grid_agrees"].get<bool>(), (c.stream_k ? c.grid_sms : c.tiles) == 112);
+  d.Write("gemm_kernels.csv", header + "512,7168,8192,bf16,nvjet,112,32,64,384,168,201728\n");
+  ExpectUsage("--check --measured " + d.dir().string(), "gemm_kernels.csv:2: cluster_ctas: 32 is not in [1, 16]");
+}
+
 TEST(CalibrateCommand, FitWritesAGpuFileOtherCommandsLoad) {
   TempDir d;
   GpuSpec truth = *LoadGpu("h100-sxm");
