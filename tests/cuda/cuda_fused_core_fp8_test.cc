@@ -151,6 +151,42 @@ TEST(CudaFusedCoreFp8, WhatTheCoresFp8PathCannotTakeIsRefusedBeforeAnythingRuns)
   EXPECT_THAT(refused(fp32), HasSubstr("take bf16, fp16 or fp8_e4m3 (sm_90a) operands, not fp32"));
 }
 
+TEST(CudaFusedCoreFp8, LayerPlansVerifyWithEveryFusedOpInFp8) {
+  // A prefill layer's fused ag_gemm and gemm_rs steps in E4M3 (each op's own
+  // scales), chained through their outputs, under a few schedules.
+  auto lw = MakeLayerWorkload(testing::TinyLayerModel(), 256, 1, Phase::kPrefill, 2, DType::kFp8E4m3, true);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  OverlapConfig cfg;
+  cfg.algorithm = Algorithm::kFused;
+  auto plan = BuildLayerPlan(*lw, cfg);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  for (uint64_t seed : {1, 2, 3}) {
+    cuda::FakeGpuConfig config;
+    config.schedule_seed = seed;
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(*plan, CudaVerifyOnce(), Core(true), config, &stats);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << "seed " << seed << ": " << out->verify.max_rel_error;
+    EXPECT_GT(stats.core_launches, 0);
+  }
+}
+
+TEST(CudaFusedCoreFp8, ACommDtypeTheCoreDoesNotMoveIsRefused) {
+  // ag_gemm's pulls move A's own FP8 bytes: a plan that says bf16 would
+  // price and report bytes the run does not move.
+  OverlapConfig cfg = testing::OverlapConfigOf(Algorithm::kFused, 1, 1);
+  cfg.comm_dtype = DType::kBf16;
+  auto plan = BuildPlan({Op::kAgGemm, 48, 96, 64, DType::kFp8E4m3, 2}, cfg);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  cuda::FakeGpuStats stats;
+  auto out = RunOnFake(*plan, CudaVerifyOnce(), Core(true), {}, &stats);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("--fused-engine core: the GEMM core's ag_gemm pulls A in fp8_e4m3, not `comm_dtype` bf16"));
+  EXPECT_EQ(stats.ops, 0);
+}
+
 // The fake core alone: an FP8 launch's operands as the kernel takes them.
 class CudaFusedCoreFp8Fake : public ::testing::Test {
  protected:

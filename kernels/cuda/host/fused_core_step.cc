@@ -197,6 +197,14 @@ Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const 
     return Status::Invalid(
         CoreRefusal("the fused plans on the GEMM core take bf16, fp16 or fp8_e4m3 (sm_90a) operands, not fp32"));
   }
+  // What the step moves is what the core moves: ag_gemm pulls A in its own
+  // type, gemm_rs scatters the GEMM's output type (FP8: bf16).
+  const DType moves = IsAgGemm(s) ? dtype : GemmOutDType(dtype);
+  if (plan.op_comm_dtype(s.op) != moves) {
+    return Status::Invalid(CoreRefusal(
+        std::string("the GEMM core's ") + (IsAgGemm(s) ? "ag_gemm pulls A" : "gemm_rs scatters its partials") + " in " +
+        std::string(DTypeName(moves)) + ", not `comm_dtype` " + std::string(DTypeName(plan.op_comm_dtype(s.op)))));
+  }
   const int ranks = plan.tp();
   if (ranks > gemm::kMaxScatterRanks) {
     return Status::Invalid(CoreRefusal("the fused plans on the GEMM core run at most " +
