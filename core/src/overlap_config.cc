@@ -178,11 +178,13 @@ Status OverlapConfig::Validate(const Workload& w) const {
           "(ag_gemm) or a reduce-scatter (gemm_rs); use gemm_rs + ag_gemm "
           "(sequence parallelism on) or another algorithm");
     }
-    if (IsFp8(w.dtype)) {
-      // Its mma.sync tiles are bf16 / fp16 / fp32 only (kernels/cuda/fused).
+    if (w.dtype == DType::kFp8E5m2) {
+      // The tasks kernel's mma.sync tiles are bf16 / fp16 / fp32
+      // (kernels/cuda/fused); the GEMM core's FP8 path is E4M3 only. Which
+      // engine runs fp8_e4m3 is the backend's to check.
       return Status::Invalid("fused has no " + std::string(DTypeName(w.dtype)) +
-                             " kernel (its GEMM tiles are bf16, fp16 or fp32); for FP8 use ring, bidir_ring, "
-                             "chunked or serial");
+                             " kernel (its GEMM tiles are bf16, fp16 or fp32; the cuda backend's GEMM core takes "
+                             "fp8_e4m3); for E5M2 use ring, bidir_ring, chunked or serial");
     }
     if (chunks != 1 || !splits.empty()) {
       return Status::Invalid(

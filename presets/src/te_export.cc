@@ -132,7 +132,8 @@ TeSettings MapToTe(const OverlapConfig& c, Op op, int tp, int default_comm_sms) 
     case Algorithm::kFused:
       // TE's nearest, atomic GEMM, is refused by initialize_ub for anything
       // but FP8 GEMMs ("Atomic GEMM overlap supported only for FP8 GEMM"),
-      // Braid's fused kernel refuses FP8, and cuBLAS 13 removed atomic GEMM:
+      // Braid's task kernel refuses FP8 (its GEMM core takes E4M3 only on
+      // sm_90a), and cuBLAS 13 removed atomic GEMM:
       // atomic_gemm stays 0 and the nearest method TE accepts is written.
       if (ag) {
         t.comments.push_back(

@@ -152,22 +152,26 @@ TEST(CudaFp8, ADeviceWithoutFp8TensorCoresIsInvalid) {
   EXPECT_THAT(out.status().message(), HasSubstr("fp8_e4m3 needs FP8 tensor cores (compute capability 8.9"));
 }
 
-TEST(CudaFp8, TheBackendRefusesAFusedFp8PlanItself) {
-  // OverlapConfig::Validate refuses fused + FP8; a plan built around it must
-  // still not reach the kernel.
-  Plan plan = CudaPlan(Op::kAgGemm, 256, 64, 64, 2, Algorithm::kFused);
-  plan.workload.dtype = DType::kFp8E4m3;
+TEST(CudaFp8, TheFusedKernelRefusesFp8AndNamesTheCore) {
+  // The tasks engine's kernel (the default) has no FP8 tiles; the GEMM
+  // core's sm_90a path runs fp8_e4m3 (cuda_fused_core_fp8_test.cc).
+  const Plan plan = CudaPlan(Op::kAgGemm, 256, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp8E4m3);
   cuda::FakeGpuStats stats;
   auto out = RunOnFake(plan, CudaVerifyOnce(), {}, {}, &stats);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(out.status().message(), HasSubstr("the fused kernel does not run fp8_e4m3"));
+  EXPECT_THAT(out.status().message(), HasSubstr("--fused-engine core"));
   EXPECT_EQ(stats.fused_launches, 0);
 }
 
-TEST(CudaFp8, FusedFp8IsRefusedByTheConfigToo) {
+TEST(CudaFp8, TheConfigRefusesFusedE5m2ButNotE4m3) {
+  // No fused engine has an E5M2 GEMM; which one runs E4M3 is the backend's to say.
   OverlapConfig cfg = testing::OverlapConfigOf(Algorithm::kFused, 1, 1);
-  EXPECT_FALSE(BuildPlan({Op::kAgGemm, 256, 64, 64, DType::kFp8E4m3, 2}, cfg).ok());
+  auto e5m2 = BuildPlan({Op::kAgGemm, 256, 64, 64, DType::kFp8E5m2, 2}, cfg);
+  ASSERT_FALSE(e5m2.ok());
+  EXPECT_THAT(e5m2.status().message(), HasSubstr("fused has no fp8_e5m2 kernel"));
+  EXPECT_TRUE(BuildPlan({Op::kAgGemm, 256, 64, 64, DType::kFp8E4m3, 2}, cfg).ok());
 }
 
 TEST(CudaFp8, TransfersOfPartialsInFp8AreRefusedNotStubbed) {

@@ -169,7 +169,7 @@ TEST(CudaFusedCore, WhatTheCoreCannotRunIsRefusedBeforeAnythingRuns) {
   EXPECT_TRUE(RunOnFake(by_copy_engines, CudaVerifyOnce(), CoreEngine(true)).ok()) << "copy engines take no SM";
   const Plan fp32 = CudaPlan(Op::kAgGemm, 128, 64, 64, 2, Algorithm::kFused, 1, 1, DType::kFp32);
   EXPECT_THAT(refused(fp32).message(),
-              HasSubstr("the fused plans on the GEMM core take bf16 or fp16 operands, not fp32"));
+              HasSubstr("the fused plans on the GEMM core take bf16, fp16 or fp8_e4m3 (sm_90a) operands, not fp32"));
   const Plan odd_k = CudaPlan(Op::kAgGemm, 128, 64, 60, 2, Algorithm::kFused);
   st = refused(odd_k);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);

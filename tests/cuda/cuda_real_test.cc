@@ -74,5 +74,29 @@ TEST(CudaReal, LoopbackFusedPlansOnTheGemmCoreVerify) {
   }
 }
 
+// The same in FP8 E4M3 on the core's sm_90a path (K and K/P multiples of 16
+// bytes); another GPU refuses it in one line, which skips.
+TEST(CudaReal, LoopbackFusedFp8PlansOnTheGemmCoreVerify) {
+  CudaBackendOptions loop;
+  loop.loopback = true;
+  loop.timeout_s = 10;
+  loop.fused_engine = FusedEngine::kCore;
+  auto backend = MakeCudaBackend(loop);
+  if (!backend.ok()) GTEST_SKIP() << "no GPU: " << backend.status().message();
+  for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
+    for (int p : {2, 4}) {
+      const Plan plan = testing::CudaPlan(op, 256 * p, 136 * p, 320, p, Algorithm::kFused, 1, 1, DType::kFp8E4m3);
+      auto out = (*backend)->Run(plan, testing::CudaVerifyOnce());
+      const std::string why = out.ok() ? std::string() : out.status().message();
+      if (!out.ok() && (why.find("FP8 path is sm_90a") != std::string::npos ||
+                        why.find("needs FP8 tensor cores") != std::string::npos)) {
+        GTEST_SKIP() << why;
+      }
+      ASSERT_TRUE(out.ok()) << OpName(op) << " P " << p << ": " << out.status().message();
+      EXPECT_TRUE(out->verify.ok) << OpName(op) << " P " << p << ": " << out->verify.max_rel_error;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace braid

@@ -95,6 +95,9 @@ else:
     # FP8 rows on a GPU without FP8 tensor cores: braid refuses them (exit 2).
     if rc == "2" and op.endswith(("/e4m3", "/e5m2")) and "needs FP8 tensor cores" in text:
         status = "skip"
+    # FP8 rows of the GEMM core on a GPU that is not sm_90a: refused (exit 2).
+    if rc == "2" and op.endswith("/e4m3") and "FP8 path is sm_90a" in text:
+        status = "skip"
 print("%-8s %-10s %-8s %-3s %-6s %-10s %-8s %s" % (mode, algo, op, p, events, overlap, status, err))
 '
 
@@ -278,7 +281,7 @@ core_stamps_row() {
 
 # The fused plans on the GEMM core (--fused-engine core): --verify of ag_gemm
 # (pulls by SMs and by copy engines) and gemm_rs at P 2, 4, 8 in loopback
-# and across GPUs, its timeout path (rank 1 never raises arrival step 1's
+# and across GPUs, both in FP8 E4M3 at P 4 in loopback, its timeout path (rank 1 never raises arrival step 1's
 # flag: the run must end in the core's "timed out" line), then 8192^3
 # ag_gemm makespans in loopback beside the task kernel, ring, chunked and
 # serial (no --verify: the host reference would take minutes).
@@ -301,6 +304,19 @@ section_core() {
         record_row "$out" "$rc" "$mode" "core-$engine" "$op" "$p"
       done
     done
+  done
+  # FP8 E4M3 on the core's sm_90a path: ag_gemm (pulls by SMs) and gemm_rs
+  # at P 4 in loopback; K = 1088 (a multiple of 16 bytes whole and per rank,
+  # a ragged last k-block of the 128-deep FP8 tile).
+  for variant in ag_gemm/sm gemm_rs/sm; do
+    out_of_time && continue
+    op="${variant%/*}"
+    engine="${variant#*/}"
+    out="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda --loopback --fused-engine core --op "$op" \
+            --comm-engine "$engine" --dtype fp8_e4m3 --m 4096 --n 2080 --k 1088 --tp 4 --algo fused --verify \
+            --iters 3 --warmup 1 --no-db --json 2>&1)"
+    rc=$?
+    record_row "$out" "$rc" loopback "core-$engine" "$op/e4m3" 4
   done
   out_of_time || timeout_row core-hang ag_gemm 1:1 "the GEMM core's ag_gemm timed out on rank 1" --fused-engine core
   out_of_time || core_stamps_row

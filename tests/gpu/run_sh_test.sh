@@ -75,12 +75,13 @@ rc=$?
 grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
 
 # The core section: --verify of three variants at P 2, 4, 8 in loopback (one
-# GPU here), the core's timeout row, its stamps row, and 8192^3 makespans of
-# six plans at each P.
+# GPU here) and of two in FP8 at P 4, the core's timeout row, its stamps row,
+# and 8192^3 makespans of six plans at each P.
 out="$(BRAID_GPU_SECTIONS="core" bash "$here/run.sh" "$fake" 2>&1)"
 rc=$?
 [[ $rc -eq 0 ]] || fail "core rows: exit $rc: $out"
-grep -q "^summary: 29 runs, 29 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -q "^summary: 31 runs, 31 passed" <<<"$out" || fail "core summary: $(tail -n1 <<<"$out")"
+grep -Eq "^loopback +core-sm +gemm_rs/e4m3 +4 .* ok " <<<"$out" || fail "core fp8 row: $out"
 grep -Eq "^loopback +core-stamps +ag_gemm +4 .* ok +48 tile-group events of 48" <<<"$out" || fail "core stamps row: $out"
 grep -Eq "^loopback +core-ce +ag_gemm +8 .* ok " <<<"$out" || fail "core ce verify row: $out"
 grep -Eq "^loopback +core-hang +ag_gemm +2 .* ok " <<<"$out" || fail "core timeout row: $out"

@@ -124,7 +124,9 @@ std::vector<OverlapConfig> BuildSearchSpace(const Workload& w, const BackendKnob
     c.comm_lanes = 2;  // one lane per direction
     AddEngineVariants(out, w, c, knobs, gpu_sms);
   }
-  const bool fused_dtype_ok = knobs.fused_fp32 || w.dtype != DType::kFp32;
+  // FP8 fused runs only on the cuda backend's GEMM core (E4M3, sm_90a), an
+  // engine the search does not pick; the tasks kernel has no FP8 tiles.
+  const bool fused_dtype_ok = (knobs.fused_fp32 || w.dtype != DType::kFp32) && !IsFp8(w.dtype);
   if (knobs.fused && fused_dtype_ok && w.op != Op::kGemmAr) {
     for (int sms : kFusedSms) {
       if (gpu_sms > 0 && sms >= gpu_sms) continue;

@@ -4,7 +4,9 @@
 // once every arrival step's flag it waits for holds the epoch, computing
 // c = a·b in fp32 on host memory, rounded to the type once (as the kernel's
 // fp32 accumulators are), or with a scatter epilogue storing each tile into
-// its owner's slot and raising the owner's counter. A reduce runs once every
+// its owner's slot and raising the owner's counter. FP8 E4M3: a and bᵀ
+// (n × k) one byte an element, both scales live, applied before the bf16
+// store as the kernel's epilogue does. A reduce runs once every
 // counter of its block holds epoch·ranks and sums the slots in fp32. One
 // whose flags stay down ends as the kernel does (TimeOutCoreGemms): 1 + the
 // first missing step (or counter) in its record, then a failed launch.
@@ -157,14 +159,26 @@ class FakeGemmCore : public GemmCoreApi {
   Status CheckMemory(int stream, const CoreGemmLaunch& l, const gemm::GemmProblem& p,
                      const gemm::TileScheduler& sched) {
     const std::string what = "GEMM core (" + ThisThread().label + ")";
-    const size_t es = 2;
+    // FP8: one-byte a (m × k) and bᵀ (n × k, K-major), bf16 c, both scales.
+    const bool fp8 = IsFp8(p.dtype);
+    const size_t in = size_t(DTypeBytes(p.dtype)), out = size_t(DTypeBytes(GemmOutDType(p.dtype)));
     const int64_t tiles = sched.total();
-    bool ok = w_->CheckAccess(stream, l.a, size_t((p.m - 1) * p.lda + p.k) * es, what) &&
-              w_->CheckAccess(stream, l.b, size_t((p.k - 1) * p.ldb + p.n) * es, what);
-    if (ok && l.scatter.ranks == 0) ok = w_->CheckAccess(stream, l.c, size_t((p.m - 1) * p.ldc + p.n) * es, what);
+    bool ok =
+        w_->CheckAccess(stream, l.a, size_t((p.m - 1) * p.lda + p.k) * in, what + " A") &&
+        w_->CheckAccess(stream, l.b, fp8 ? size_t((p.n - 1) * p.ldb + p.k) * in : size_t((p.k - 1) * p.ldb + p.n) * in,
+                        what + (fp8 ? " B^T" : " B"));
+    if (ok && fp8) {
+      if (l.scales.a == nullptr || l.scales.b == nullptr) {
+        w_->Fail(what + ": an FP8 launch without both per-tensor scales");
+        return Error();
+      }
+      ok = w_->CheckAccess(stream, l.scales.a, sizeof(float), what + " A scale") &&
+           w_->CheckAccess(stream, l.scales.b, sizeof(float), what + " B scale");
+    }
+    if (ok && l.scatter.ranks == 0) ok = w_->CheckAccess(stream, l.c, size_t((p.m - 1) * p.ldc + p.n) * out, what);
     for (int q = 0; ok && q < l.scatter.ranks; ++q) {
       const int64_t counters = (l.scatter.block_rows / sched.tile_m) * sched.tiles_n();
-      ok = w_->CheckAccess(stream, l.scatter.slots[q], size_t(p.m * p.n) * es, what) &&
+      ok = w_->CheckAccess(stream, l.scatter.slots[q], size_t(p.m * p.n) * out, what) &&
            w_->CheckAccess(stream, l.scatter.counters[q], size_t(counters) * sizeof(uint32_t), what);
     }
     if (ok && l.wait.order != nullptr) {
@@ -230,14 +244,23 @@ bool FakeGpu::World::RunCoreGemm(int s) {
     return false;
   }
   const gemm::GemmProblem& p = l.problem;
-  const DType d = p.dtype;
+  const bool fp8 = IsFp8(p.dtype);
+  const DType d = GemmOutDType(p.dtype);  // of c and the scattered partials
   std::vector<float> product(size_t(p.m * p.n), 0.0f);
   for (int64_t i = 0; i < p.m; ++i) {
     float* row = product.data() + i * p.n;
     for (int64_t k = 0; k < p.k; ++k) {
-      const float a = LoadOne(d, l.a, size_t(i * p.lda + k));
-      for (int64_t j = 0; j < p.n; ++j) row[j] += a * LoadOne(d, l.b, size_t(k * p.ldb + j));
+      const float a = LoadOne(p.dtype, l.a, size_t(i * p.lda + k));
+      // FP8: b is bᵀ, n rows of k.
+      for (int64_t j = 0; j < p.n; ++j)
+        row[j] += a * LoadOne(p.dtype, l.b, size_t(fp8 ? j * p.ldb + k : k * p.ldb + j));
     }
+  }
+  if (fp8) {
+    // The codes' exact values summed in fp32, then × a_scale·b_scale in the
+    // epilogue (read when the kernel runs), before the one rounding to bf16.
+    const float scale = LoadOne(DType::kFp32, l.scales.a, 0) * LoadOne(DType::kFp32, l.scales.b, 0);
+    for (float& v : product) v *= scale;
   }
   std::vector<const uint32_t*> raised;  // the owners' counters this launch raises
   if (l.scatter.ranks == 0) {

@@ -50,8 +50,9 @@ class Typer {
         BRAID_RETURN_IF_ERROR(Mark(cls, BufferId(b), Use::kOut, -1, ""));
       }
     }
+    // A fused step's GEMM (the GEMM core's, fused_core_step.h) takes its operands as a GEMM step's.
     for (const Step& s : rp_.steps) {
-      if (s.kind != StepKind::kGemm) continue;
+      if (s.kind != StepKind::kGemm && s.kind != StepKind::kFused) continue;
       BRAID_RETURN_IF_ERROR(Mark(cls, s.a.buffer, Use::kA, s.op, s.name));
       BRAID_RETURN_IF_ERROR(Mark(cls, s.b.buffer, Use::kB, s.op, s.name));
       BRAID_RETURN_IF_ERROR(Mark(cls, s.c.buffer, Use::kOut, -1, s.name));

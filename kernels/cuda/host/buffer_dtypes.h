@@ -34,7 +34,8 @@ inline DType Fp8WeightDType(DType) { return DType::kFp8E4m3; }
 // moves, a transfer whose buffer is not in the op's CommDType (FP8
 // reduce-scatter partials: summing FP8 partials needs a dequantize-and-add
 // kernel this backend lacks), a sum over FP8, and GEMMs that break
-// cuBLASLt's FP8 rules (CheckFp8Matmul).
+// cuBLASLt's FP8 rules (CheckFp8Matmul). A fused step's operands are typed
+// as a GEMM step's; its GEMM is the core's, whose rules PlanCoreStep checks.
 Result<std::vector<BufferType>> TypeBuffers(const Plan& plan, int rank);
 
 // TypeBuffers for every rank, then nothing else: the run's up-front check.

@@ -364,10 +364,12 @@ Result<RunOutput> CudaBackend::Run(const Plan& plan, const RunOptions& options) 
   BRAID_RETURN_IF_ERROR(CheckRunOptions(options));
   BRAID_RETURN_IF_ERROR(CheckCudaBackendOptions(options_));
   BRAID_RETURN_IF_ERROR(CheckPlan(plan));
-  if (IsFp8(plan.workload.dtype) && cuda::HasFusedSteps(plan)) {
-    // OverlapConfig::Validate refuses this already; a hand-built plan must not reach the kernel.
+  if (IsFp8(plan.workload.dtype) && cuda::HasFusedSteps(plan) && options_.fused_engine != FusedEngine::kCore) {
+    // Its mma.sync tiles are bf16 / fp16 / fp32; the GEMM core's sm_90a
+    // path takes FP8 E4M3 (PlanCoreStep refuses the rest).
     return Status::Invalid("the fused kernel does not run " + std::string(DTypeName(plan.workload.dtype)) +
-                           " (bf16, fp16 and fp32 only); pick another `algorithm` for FP8");
+                           " (bf16, fp16 and fp32 only); run fused FP8 on the GEMM core (--fused-engine core, "
+                           "fp8_e4m3 on sm_90a) or pick another `algorithm`");
   }
   BRAID_RETURN_IF_ERROR(cuda::CheckFp8Plan(plan));
   if (!seams_.cuda || !seams_.nccl || !seams_.tracer || !seams_.make_blas) {

@@ -64,8 +64,17 @@ void FillLaunch(RankState& st, const Step& s, const gemm::GemmPlan& planned, con
   l.device.num_sms = planned.grid;  // re-planned by the launch: the same grid
   l.device.smem_optin = f.props.smem_optin;
   l.a = st.buffers[size_t(s.a.buffer)];
-  l.b = st.buffers[size_t(s.b.buffer)];
+  l.b = st.buffers[size_t(s.b.buffer)];  // FP8: stored as bᵀ (TypeBuffers), as the core's FP8 path takes it
   l.c = st.buffers[size_t(s.c.buffer)];
+  if (IsFp8(planned.problem.dtype)) {
+    // The per-tensor dequantization factors, as the FP8 cuBLASLt step takes them (step_issue.cc).
+    const auto scale = [&](BufferId b) -> const float* {
+      const int i = st.types[size_t(b)].scale;
+      return i >= 0 && size_t(i) < st.scales.size() ? static_cast<const float*>(st.scales[size_t(i)]) : nullptr;
+    };
+    l.scales.a = scale(s.a.buffer);
+    l.scales.b = scale(s.b.buffer);
+  }
 }
 
 Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, const FusedSettings& f,
@@ -79,8 +88,8 @@ Status SetUpAgGemm(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   const DevPtr mine = st.buffers[size_t(s.a.buffer)];
   BRAID_ASSIGN_OR_RETURN(auto all, peers.PeerPointers({mine}));
   // Each pull is whole rows of its owner's block; the owner holds them in
-  // its own gathered A at the same rows (its input block).
-  const size_t row_bytes = size_t(planned.problem.k) * 2;
+  // its own gathered A at the same rows (its input block). FP8: one byte an element.
+  const size_t row_bytes = size_t(planned.problem.k) * size_t(DTypeBytes(planned.problem.dtype));
   for (const fused::CorePull& pull : schedule.pulls) {
     if (all[0][size_t(pull.src)] == nullptr) {
       return Status::Unavailable(CoreRefusal("rank " + std::to_string(st.rank) + " cannot address rank " +
@@ -125,8 +134,10 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   const int64_t mb = planned.problem.m / ranks, n = planned.problem.n;
   const int64_t tiles_per_block = (mb / sched.tile_m) * sched.tiles_n();
   // The receive buffer: one slot of mb × n per source, which its epilogue
-  // fills; the counters: one per tile of this rank's block.
-  BRAID_ASSIGN_OR_RETURN(DevPtr receive, alloc(size_t(ranks * mb * n) * 2));
+  // fills in the product's type (FP8: bf16, the scales already applied);
+  // the counters: one per tile of this rank's block.
+  const DType partial = GemmOutDType(planned.problem.dtype);
+  BRAID_ASSIGN_OR_RETURN(DevPtr receive, alloc(size_t(ranks * mb * n) * size_t(DTypeBytes(partial))));
   BRAID_ASSIGN_OR_RETURN(DevPtr counters,
                          UploadVector(alloc, cuda, std::vector<uint32_t>(size_t(tiles_per_block), 0u)));
   BRAID_ASSIGN_OR_RETURN(
@@ -160,7 +171,7 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
   r.tile_m = sched.tile_m;
   r.tile_n = sched.tile_n;
   r.group_m = sched.group_m;
-  r.dtype = planned.problem.dtype == DType::kFp16 ? 1 : 0;
+  r.dtype = partial == DType::kFp16 ? 1 : 0;  // bf16 for FP8
   r.slots = receive;
   r.counters = static_cast<const uint32_t*>(counters);
   r.out = st.buffers[size_t(s.c.buffer)];
@@ -178,11 +189,21 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
 }  // namespace
 
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f) {
+  // FP8: A's type (TypeBuffers: the op's; B is E4M3). PlanGemm refuses
+  // what the core's FP8 path cannot take (E5M2, sm_80, K or a leading
+  // dimension off 16 bytes).
   const DType dtype = plan.op_workload(s.op).dtype;
-  if (dtype != DType::kBf16 && dtype != DType::kFp16) {
-    return Status::Invalid(CoreRefusal("the fused plans on the GEMM core take bf16 or fp16 operands, not " +
-                                       std::string(DTypeName(dtype)) +
-                                       " (the core's FP8 path is not wired into them)"));
+  if (dtype == DType::kFp32) {
+    return Status::Invalid(
+        CoreRefusal("the fused plans on the GEMM core take bf16, fp16 or fp8_e4m3 (sm_90a) operands, not fp32"));
+  }
+  // What the step moves is what the core moves: ag_gemm pulls A in its own
+  // type, gemm_rs scatters the GEMM's output type (FP8: bf16).
+  const DType moves = IsAgGemm(s) ? dtype : GemmOutDType(dtype);
+  if (plan.op_comm_dtype(s.op) != moves) {
+    return Status::Invalid(CoreRefusal(
+        std::string("the GEMM core's ") + (IsAgGemm(s) ? "ag_gemm pulls A" : "gemm_rs scatters its partials") + " in " +
+        std::string(DTypeName(moves)) + ", not `comm_dtype` " + std::string(DTypeName(plan.op_comm_dtype(s.op)))));
   }
   const int ranks = plan.tp();
   if (ranks > gemm::kMaxScatterRanks) {

@@ -20,6 +20,13 @@
 // grid leaves those SMs free, and sums each tile of its block as soon as
 // every source's partial arrived (gemm/partial_reduce.h): no add kernel after
 // the GEMM. Its timeout names the tile.
+//
+// FP8 E4M3 (sm_90a only): the operands as the backend's FP8 cuBLASLt steps
+// hold them (buffer_dtypes.h): A one byte per element, so ag_gemm's pulls
+// move rows of K bytes; B stored as Bᵀ (N × K); the per-tensor
+// dequantization scales in the launch (CoreGemmLaunch::scales), applied by
+// the epilogue before it stores or scatters; C, gemm_rs's partials and its
+// reduce in bf16.
 #pragma once
 
 #include <cstdint>
@@ -34,10 +41,12 @@ namespace braid::cuda {
 // CoreStepState: rank_state.h.
 
 // The GEMM core's plan for fused step `s` on this GPU, or Invalid naming the
-// constraint it breaks: an FP8 or fp32 plan, more than 8 ranks, a GPU
-// without a core kernel, gemm_rs's reduce CTAs leaving no SM for the GEMM,
-// every refusal of PlanGemm, and gemm_rs's tile rules (ScatterTablesFor:
-// M/P a multiple of the tile's rows).
+// constraint it breaks: an fp32 plan, a `comm_dtype` other than what the
+// core moves (ag_gemm: A's type; gemm_rs: the output's), more than 8
+// ranks, a GPU without a core kernel, gemm_rs's reduce CTAs leaving no SM
+// for the GEMM, every refusal of PlanGemm (FP8 off sm_90a, E5M2, K or a
+// leading dimension off 16 bytes), and gemm_rs's tile rules
+// (ScatterTablesFor: M/P a multiple of the tile's rows).
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f);
 
 // Every rank's schedule of step `s` (planned by PlanCoreStep), proved

@@ -19,7 +19,7 @@ namespace {
 class RealGemmCore : public GemmCoreApi {
  public:
   Status Launch(const CoreGemmLaunch& l, GpuStream s) override {
-    return gemm::RunGemm(l.problem, l.device, l.a, l.b, l.c, RuntimeStream(s), l.wait, l.scatter);
+    return gemm::RunGemm(l.problem, l.device, l.a, l.b, l.c, RuntimeStream(s), l.wait, l.scatter, l.scales);
   }
 
   Status LaunchReduce(const gemm::PartialReduce& r, int ctas, GpuStream s) override {

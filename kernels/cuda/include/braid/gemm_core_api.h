@@ -19,6 +19,9 @@
 namespace braid::cuda {
 
 struct CoreGemmLaunch {
+  // problem.dtype fp8_e4m3 (sm_90a): a one byte per element, b stored as
+  // bᵀ (n × k, the cuda backend's FP8 B, braid/blaslt_api.h Fp8Operands),
+  // c (or the scatter's slots) bf16, `scales` both set.
   gemm::GemmProblem problem;
   // num_sms: the persistent grid's SMs (in loopback the rank's share).
   gemm::GemmDevice device;
@@ -31,6 +34,9 @@ struct CoreGemmLaunch {
   // A reduce-scatter GEMM's epilogue (c unused): each tile to its owner's
   // slot, then the owner's tile counter raised. ranks 0: into c.
   gemm::ScatterEpilogue scatter;
+  // FP8 only: the per-tensor dequantization scales (device fp32 scalars),
+  // applied in the epilogue before a tile is stored or scattered.
+  gemm::Fp8Scales scales;
 };
 
 class GemmCoreApi {

@@ -35,7 +35,9 @@
 //    kernel's bounded spin would;
 //  - GEMM core launches (GemmCoreApi) compute c = a·b on host memory once
 //    every flag their tile tables wait for holds the epoch, after checking
-//    the tables (every tile once); one whose flags stay down past its
+//    the tables (every tile once) and its operands against live memory
+//    (FP8 E4M3: one-byte A, Bᵀ of n × k, both scales, bf16 C, the scales
+//    applied before the rounding); one whose flags stay down past its
 //    timeout, or that nothing left can unblock, writes its record and fails
 //    the launch (sticky, as the kernel's trap does).
 // Query assumes every op that could unblock the stream was already issued
