@@ -20,6 +20,8 @@ cat >"$fake" <<'FAKE'
 if [[ "$1" == calibrate ]]; then
   for ((i = 1; i <= $#; i++)); do [[ "${!i}" == --csv-dir ]] && { j=$((i + 1)); dir="${!j}"; }; done
   mkdir -p "$dir" && printf 'op,ms\nfused,1\n' >"$dir/fused_kernel.csv"
+  # CUPTI's kernel log, unless the test says CUPTI was not there.
+  [[ -z "${FAKE_NO_KERNEL_LOG:-}" ]] && printf 'm,kernel\n64,nvjet\n128,nvjet\n' >"$dir/gemm_kernels.csv"
   exit 0
 fi
 # export: the stamps row's trace, 48 tile groups (3 iterations × 4 ranks × 4 arrival steps).
@@ -73,6 +75,11 @@ rc=$?
 [[ $rc -eq 1 ]] || fail "a failing row: exit $rc"
 [[ "$(grep -c ' FAIL ' <<<"$out")" -eq 3 ]] || fail "three bulk rows should FAIL: $out"
 grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
+grep -q "^measure  kernels .* ok .*2 kernels in" <<<"$out" || fail "kernel log row missing"
+# Without CUPTI's kernel log (another profiler held it) the row is a skip, not a failure.
+out="$(FAKE_NO_KERNEL_LOG=1 BRAID_GPU_SECTIONS="measure" bash "$here/run.sh" "$fake" 2>&1)" ||
+  fail "measure without a kernel log: exit $?: $out"
+grep -q "^measure  kernels .* skip .*no gemm_kernels.csv" <<<"$out" || fail "kernel log skip row missing: $out"
 
 # The core section: --verify of three variants at P 2, 4, 8 in loopback (one
 # GPU here) and of two in FP8 at P 4, the core's timeout row, its stamps row,
