@@ -26,17 +26,11 @@ using cuda::CudaApi;
 using cuda::DevPtr;
 using cuda::GemmCoreApi;
 using cuda::GpuStream;
+using testing::CoreEngine;
 using testing::CudaPlan;
 using testing::CudaVerifyOnce;
 using ::testing::HasSubstr;
 using testing::RunOnFake;
-
-CudaBackendOptions Core(bool loopback) {
-  CudaBackendOptions o;
-  o.fused_engine = FusedEngine::kCore;
-  o.loopback = loopback;
-  return o;
-}
 
 struct Variant {
   Op op;
@@ -64,14 +58,8 @@ TEST(CudaFusedCoreFp8, AgGemmAndGemmRsVerifyAtEveryRankCount) {
   for (const Variant& v : kVariants) {
     for (int p : {2, 4, 8}) {
       for (bool loopback : {true, false}) {
-        const Plan plan = Fp8Plan(v, p);
-        RunOptions run = CudaVerifyOnce();
-        run.warmup = 1;
-        run.iters = 2;
-        cuda::FakeGpuConfig config;
-        config.schedule_seed = uint64_t(p) * 5 + (loopback ? 1 : 0);
         cuda::FakeGpuStats stats;
-        auto out = RunOnFake(plan, run, Core(loopback), config, &stats);
+        auto out = testing::RunOnCore(Fp8Plan(v, p), loopback, uint64_t(p) * 5 + (loopback ? 1 : 0), &stats);
         const std::string where = Where(v, p, loopback);
         ASSERT_TRUE(out.ok()) << where << ": " << out.status().message();
         EXPECT_TRUE(out->verify.ran) << where;
@@ -98,7 +86,7 @@ TEST(CudaFusedCoreFp8, FixedScalesAreAppliedBeforeTheOutputIsStoredOrScattered) 
       RunOptions run = CudaVerifyOnce();
       run.fp8_scale_a = 64;
       run.fp8_scale_b = 4;
-      auto out = RunOnFake(Fp8Plan(v, p), run, Core(true));
+      auto out = RunOnFake(Fp8Plan(v, p), run, CoreEngine(true));
       const std::string where = Where(v, p, true);
       ASSERT_TRUE(out.ok()) << where << ": " << out.status().message();
       EXPECT_TRUE(out->verify.ok) << where << ": " << out->verify.max_rel_error;
@@ -112,7 +100,7 @@ TEST(CudaFusedCoreFp8, SchedulesThatRunThePullsOrTheReduceLateStillVerify) {
     for (uint64_t seed : {1, 2, 3, 99}) {
       cuda::FakeGpuConfig config;
       config.schedule_seed = seed;
-      auto out = RunOnFake(Fp8Plan(v, 4), CudaVerifyOnce(), Core(true), config);
+      auto out = RunOnFake(Fp8Plan(v, 4), CudaVerifyOnce(), CoreEngine(true), config);
       ASSERT_TRUE(out.ok()) << out.status().message();
       EXPECT_TRUE(out->verify.ok) << Where(v, 4, true) << " seed " << seed;
     }
@@ -120,7 +108,7 @@ TEST(CudaFusedCoreFp8, SchedulesThatRunThePullsOrTheReduceLateStillVerify) {
 }
 
 TEST(CudaFusedCoreFp8, WhatTheCoresFp8PathCannotTakeIsRefusedBeforeAnythingRuns) {
-  auto refused = [](const Plan& plan, cuda::FakeGpuConfig config = {}, CudaBackendOptions options = Core(true)) {
+  auto refused = [](const Plan& plan, cuda::FakeGpuConfig config = {}, CudaBackendOptions options = CoreEngine(true)) {
     cuda::FakeGpuStats stats;
     auto out = RunOnFake(plan, CudaVerifyOnce(), options, config, &stats);
     EXPECT_EQ(stats.ops, 0) << "refused after work was issued";
@@ -160,15 +148,7 @@ TEST(CudaFusedCoreFp8, LayerPlansVerifyWithEveryFusedOpInFp8) {
   cfg.algorithm = Algorithm::kFused;
   auto plan = BuildLayerPlan(*lw, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  for (uint64_t seed : {1, 2, 3}) {
-    cuda::FakeGpuConfig config;
-    config.schedule_seed = seed;
-    cuda::FakeGpuStats stats;
-    auto out = RunOnFake(*plan, CudaVerifyOnce(), Core(true), config, &stats);
-    ASSERT_TRUE(out.ok()) << out.status().message();
-    EXPECT_TRUE(out->verify.ok) << "seed " << seed << ": " << out->verify.max_rel_error;
-    EXPECT_GT(stats.core_launches, 0);
-  }
+  testing::ExpectCoreLayerVerifies(*plan, {1, 2, 3});
 }
 
 TEST(CudaFusedCoreFp8, ACommDtypeTheCoreDoesNotMoveIsRefused) {
@@ -179,7 +159,7 @@ TEST(CudaFusedCoreFp8, ACommDtypeTheCoreDoesNotMoveIsRefused) {
   auto plan = BuildPlan({Op::kAgGemm, 48, 96, 64, DType::kFp8E4m3, 2}, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   cuda::FakeGpuStats stats;
-  auto out = RunOnFake(*plan, CudaVerifyOnce(), Core(true), {}, &stats);
+  auto out = RunOnFake(*plan, CudaVerifyOnce(), CoreEngine(true), {}, &stats);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(out.status().message(),

@@ -25,17 +25,11 @@
 namespace braid {
 namespace {
 
+using testing::CoreEngine;
 using testing::CudaPlan;
 using testing::CudaVerifyOnce;
 using ::testing::HasSubstr;
 using testing::RunOnFake;
-
-CudaBackendOptions CoreEngine(bool loopback) {
-  CudaBackendOptions o;
-  o.fused_engine = FusedEngine::kCore;
-  o.loopback = loopback;
-  return o;
-}
 
 TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
   struct Variant {
@@ -52,13 +46,8 @@ TEST(CudaFusedCore, EveryRankCountVerifiesInLoopbackAndOnAGpuPerRank) {
           // M/P = 128 (a tile must not straddle two owners), N/P ragged.
           const int64_t m = v.op == Op::kAgGemm ? 24 * p : 128 * p;
           const Plan plan = CudaPlan(v.op, m, 40 * p, 64, p, Algorithm::kFused, 1, 1, dtype, v.engine);
-          RunOptions run = CudaVerifyOnce();
-          run.warmup = 1;
-          run.iters = 2;
-          cuda::FakeGpuConfig config;
-          config.schedule_seed = uint64_t(p) * 7 + (loopback ? 1 : 0);
           cuda::FakeGpuStats stats;
-          auto out = RunOnFake(plan, run, CoreEngine(loopback), config, &stats);
+          auto out = testing::RunOnCore(plan, loopback, uint64_t(p) * 7 + (loopback ? 1 : 0), &stats);
           const std::string where = std::string(OpName(v.op)) + " " + std::string(CommEngineName(v.engine)) + " P " +
                                     std::to_string(p) + " loopback " + std::to_string(loopback) + " " +
                                     std::string(DTypeName(dtype));
@@ -194,15 +183,7 @@ TEST(CudaFusedCore, LayerPlansChainTheCoresStepsThroughTheirOutputs) {
   cfg.algorithm = Algorithm::kFused;
   auto plan = testing::TinyLayerPlan(256, cfg);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7, 8}) {
-    cuda::FakeGpuConfig config;
-    config.schedule_seed = seed;
-    cuda::FakeGpuStats stats;
-    auto out = RunOnFake(*plan, CudaVerifyOnce(), CoreEngine(true), config, &stats);
-    ASSERT_TRUE(out.ok()) << out.status().message();
-    EXPECT_TRUE(out->verify.ok) << "seed " << seed << ": " << out->verify.max_rel_error;
-    EXPECT_GT(stats.core_launches, 0);
-  }
+  testing::ExpectCoreLayerVerifies(*plan, {1, 2, 3, 4, 5, 6, 7, 8});
 }
 
 TEST(CudaFusedCore, AStepAfterAFusedOneStartsWhenItsPullsOrReduceEnded) {

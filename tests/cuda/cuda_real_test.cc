@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "cuda_test_util.h"
 
 namespace braid {
@@ -57,12 +59,15 @@ TEST(CudaReal, LoopbackFusedKernelVerifiesAndTimesOutOnAMissingFlag) {
 // The fused plans on the GEMM core (--fused-engine core), both ops, P 2 and 4.
 // Its timeout path traps, which loses this process's context: tests/gpu/
 // run.sh checks it in a process of its own (section core).
-TEST(CudaReal, LoopbackFusedPlansOnTheGemmCoreVerify) {
-  CudaBackendOptions loop;
-  loop.loopback = true;
+// The GPU's backend running the fused plans on the GEMM core in loopback.
+Result<std::unique_ptr<Backend>> CoreLoopbackBackend() {
+  CudaBackendOptions loop = testing::CoreEngine(true);
   loop.timeout_s = 10;
-  loop.fused_engine = FusedEngine::kCore;
-  auto backend = MakeCudaBackend(loop);
+  return MakeCudaBackend(loop);
+}
+
+TEST(CudaReal, LoopbackFusedPlansOnTheGemmCoreVerify) {
+  auto backend = CoreLoopbackBackend();
   if (!backend.ok()) GTEST_SKIP() << "no GPU: " << backend.status().message();
   for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
     for (int p : {2, 4}) {
@@ -77,11 +82,7 @@ TEST(CudaReal, LoopbackFusedPlansOnTheGemmCoreVerify) {
 // The same in FP8 E4M3 on the core's sm_90a path (K and K/P multiples of 16
 // bytes); another GPU refuses it in one line, which skips.
 TEST(CudaReal, LoopbackFusedFp8PlansOnTheGemmCoreVerify) {
-  CudaBackendOptions loop;
-  loop.loopback = true;
-  loop.timeout_s = 10;
-  loop.fused_engine = FusedEngine::kCore;
-  auto backend = MakeCudaBackend(loop);
+  auto backend = CoreLoopbackBackend();
   if (!backend.ok()) GTEST_SKIP() << "no GPU: " << backend.status().message();
   for (Op op : {Op::kAgGemm, Op::kGemmRs}) {
     for (int p : {2, 4}) {

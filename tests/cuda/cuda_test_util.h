@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,40 @@ inline Result<RunOutput> RunOnFake(const Plan& plan, const RunOptions& run, Cuda
   Result<RunOutput> out = backend.Run(plan, run);
   if (stats != nullptr) *stats = gpu.stats();
   return out;
+}
+
+// The fused plans on the GEMM core (--fused-engine core), in loopback or a
+// GPU per rank.
+inline CudaBackendOptions CoreEngine(bool loopback) {
+  CudaBackendOptions o;
+  o.fused_engine = FusedEngine::kCore;
+  o.loopback = loopback;
+  return o;
+}
+
+// `plan` verified on the core: a warmup and two timed iterations under
+// schedule `seed`.
+inline Result<RunOutput> RunOnCore(const Plan& plan, bool loopback, uint64_t seed, cuda::FakeGpuStats* stats) {
+  RunOptions run = CudaVerifyOnce();
+  run.warmup = 1;
+  run.iters = 2;
+  cuda::FakeGpuConfig config;
+  config.schedule_seed = seed;
+  return RunOnFake(plan, run, CoreEngine(loopback), config, stats);
+}
+
+// A layer plan's fused steps on the core verify, and launch the core, under
+// every schedule seed.
+inline void ExpectCoreLayerVerifies(const Plan& plan, std::initializer_list<uint64_t> seeds) {
+  for (uint64_t seed : seeds) {
+    cuda::FakeGpuConfig config;
+    config.schedule_seed = seed;
+    cuda::FakeGpuStats stats;
+    auto out = RunOnFake(plan, CudaVerifyOnce(), CoreEngine(true), config, &stats);
+    ASSERT_TRUE(out.ok()) << "seed " << seed << ": " << out.status().message();
+    EXPECT_TRUE(out->verify.ok) << "seed " << seed << ": " << out->verify.max_rel_error;
+    EXPECT_GT(stats.core_launches, 0) << "seed " << seed;
+  }
 }
 
 }  // namespace braid::testing
