@@ -24,9 +24,10 @@
 # plus fp8_e5m2 ring rows; a GPU without FP8 tensor cores (before compute
 # capability 8.9) makes them "skip".
 # BRAID_GPU_SECTIONS picks and orders the sections (default
-# "gemm core ops fp8 train fused hang measure"; a short lease puts what has
-# never run first: gemm (braid_gemm_bench) and core (the fused plan on the
-# GEMM core, section_core) have never run on a GPU); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
+# "gemm core measure ops fp8 train fused hang"; a short lease puts what has
+# never run first: gemm (braid_gemm_bench), core (the fused plan on the
+# GEMM core, section_core) and measure's kernel log (gemm_kernels.csv) have
+# never run on a GPU); BRAID_GPU_BUDGET (seconds, default none) skips the rows that would
 # start after it, so a bounded caller still gets the summary: skipped rows
 # are counted, never called passed.
 # BRAID_MPIRUN (default mpirun) and BRAID_MPIRUN_FLAGS (e.g.
@@ -411,7 +412,7 @@ section_gemm() {
 }
 
 echo "mode     algo       op       P   events overlap    result   max_rel_error"
-for section in ${BRAID_GPU_SECTIONS:-gemm core ops fp8 train fused hang measure}; do
+for section in ${BRAID_GPU_SECTIONS:-gemm core measure ops fp8 train fused hang}; do
   case "$section" in
     gemm | ops | fp8 | train | fused | hang | core | measure) "section_$section" ;;
     *) echo "gpu/run.sh: unknown section '$section' (gemm ops fp8 train fused hang core measure)"; exit 1 ;;
