@@ -186,6 +186,30 @@ TEST(CudaFusedCore, LayerPlansChainTheCoresStepsThroughTheirOutputs) {
   testing::ExpectCoreLayerVerifies(*plan, {1, 2, 3, 4, 5, 6, 7, 8});
 }
 
+// The run's note says how the core moved the data, as the set-up issued it:
+// gemm_rs's partials go by peer stores whatever `comm_engine` says.
+TEST(CudaFusedCore, TheRunsNoteSaysHowEachOpMovedItsData) {
+  const auto note = [](Op op, CommEngine engine) {
+    const int64_t m = op == Op::kAgGemm ? 48 : 256;
+    const Plan plan = CudaPlan(op, m, 80, 64, 2, Algorithm::kFused, 1, 1, DType::kBf16, engine);
+    auto out = testing::RunOnCore(plan, true, 1, nullptr);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    std::string all;
+    if (out.ok()) {
+      for (const std::string& n : out->notes) all += n + "\n";
+    }
+    return all;
+  };
+  const std::string sm = note(Op::kAgGemm, CommEngine::kSm);
+  EXPECT_THAT(sm, HasSubstr("ag_gemm pulls A by the pull kernel's CTAs"));
+  EXPECT_THAT(sm, ::testing::Not(HasSubstr("gemm_rs")));
+  EXPECT_THAT(note(Op::kAgGemm, CommEngine::kCopyEngine), HasSubstr("ag_gemm pulls A by copy engines"));
+  const std::string rs = note(Op::kGemmRs, CommEngine::kCopyEngine);
+  EXPECT_THAT(rs, HasSubstr("gemm_rs sends its partials by the epilogue's peer stores (comm_engine ce does not apply"));
+  EXPECT_THAT(rs, ::testing::Not(HasSubstr("ag_gemm")));
+  EXPECT_THAT(note(Op::kGemmRs, CommEngine::kSm), ::testing::Not(HasSubstr("does not apply")));
+}
+
 TEST(CudaFusedCore, AStepAfterAFusedOneStartsWhenItsPullsOrReduceEnded) {
   // The fused step's done event follows its own stream (the pulls, the
   // owner's reduce), not only the GEMM's launch: the next op of a layer

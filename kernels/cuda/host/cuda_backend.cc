@@ -341,9 +341,7 @@ Result<RunOutput> RunChecked(const Plan& plan, const RunOptions& options, const 
   out.settings.emplace_back("timeout_s", o.timeout_s);
   if (!plan.is_layer() && targets[0] > 0) out.settings.emplace_back("gemm_sm_count_target", targets[0]);
   if (fused && o.fused_engine == FusedEngine::kCore) {
-    out.notes.push_back(
-        "fused on the GEMM core (--fused-engine core): " + std::to_string(FusedSmsPerRank(plan, o, props)) +
-        " SMs per rank; ag_gemm pulls by copy engine, gemm_rs reduces beside the GEMM");
+    out.notes.push_back(cuda::CoreStepsNote(plan, FusedSmsPerRank(plan, o, props)));
   } else if (fused) {
     out.notes.push_back("fused kernel: " + std::to_string(FusedSmsPerRank(plan, o, props)) +
                         " CTAs per rank, the schedule's tables as proved by tests/cuda/cuda_fused_schedule_test.cc");

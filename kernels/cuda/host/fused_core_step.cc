@@ -188,6 +188,24 @@ Status SetUpGemmRs(RankState& st, const Step& s, const gemm::GemmPlan& planned, 
 
 }  // namespace
 
+std::string CoreStepsNote(const Plan& plan, int sms_per_rank) {
+  bool ag = false, rs = false;
+  for (const RankPlan& rp : plan.ranks) {
+    for (const Step& s : rp.steps) {
+      if (s.kind != StepKind::kFused) continue;
+      (IsAgGemm(s) ? ag : rs) = true;
+    }
+  }
+  const bool ce = plan.config.comm_engine == CommEngine::kCopyEngine;
+  std::string note = "fused on the GEMM core (--fused-engine core): " + std::to_string(sms_per_rank) + " SMs per rank";
+  if (ag) note += ce ? "; ag_gemm pulls A by copy engines" : "; ag_gemm pulls A by the pull kernel's CTAs (comm_sms)";
+  if (rs) {
+    note += std::string("; gemm_rs sends its partials by the epilogue's peer stores") +
+            (ce ? " (comm_engine ce does not apply to them)" : "") + " and reduces them beside the GEMM";
+  }
+  return note;
+}
+
 Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const Step& s, const FusedSettings& f) {
   // FP8: A's type (TypeBuffers: the op's; B is E4M3). PlanGemm refuses
   // what the core's FP8 path cannot take (E5M2, sm_80, K or a leading

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "braid/core_schedule.h"
@@ -53,6 +54,13 @@ Result<gemm::GemmPlan> PlanCoreStep(const Plan& plan, const RankPlan& rp, const 
 // together (braid/core_schedule_check.h): Internal when the proof fails.
 Result<std::vector<fused::CoreRankSchedule>> ProvedCoreSchedules(const Plan& plan, const Step& s,
                                                                  const gemm::GemmPlan& planned);
+
+// What the run's notes say the core did for `plan`'s fused steps, as the
+// set-up issues them: ag_gemm's pulls by the pull kernel's CTAs or by copy
+// engines (`comm_engine`), gemm_rs's partials by the epilogue's peer stores
+// whatever `comm_engine` says, each reduced beside the GEMM. Only the ops
+// the plan fuses are named.
+std::string CoreStepsNote(const Plan& plan, int sms_per_rank);
 
 // Collective over the ranks (it exchanges A's addresses).
 Status SetUpCoreSteps(RankState& st, const FusedSettings& f, const DeviceAlloc& alloc, PeerMemory& peers);
