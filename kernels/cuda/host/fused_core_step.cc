@@ -68,12 +68,8 @@ void FillLaunch(RankState& st, const Step& s, const gemm::GemmPlan& planned, con
   l.c = st.buffers[size_t(s.c.buffer)];
   if (IsFp8(planned.problem.dtype)) {
     // The per-tensor dequantization factors, as the FP8 cuBLASLt step takes them (step_issue.cc).
-    const auto scale = [&](BufferId b) -> const float* {
-      const int i = st.types[size_t(b)].scale;
-      return i >= 0 && size_t(i) < st.scales.size() ? static_cast<const float*>(st.scales[size_t(i)]) : nullptr;
-    };
-    l.scales.a = scale(s.a.buffer);
-    l.scales.b = scale(s.b.buffer);
+    l.scales.a = static_cast<const float*>(st.ScaleOf(s.a.buffer));
+    l.scales.b = static_cast<const float*>(st.ScaleOf(s.b.buffer));
   }
 }
 

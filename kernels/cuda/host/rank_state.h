@@ -123,6 +123,12 @@ struct RankState {
   DevPtr Row(BufferId b, int64_t row) const;
   size_t RowBytes(BufferId b) const;
   DType TypeOf(BufferId b) const { return types[size_t(b)].dtype; }
+  // FP8: buffer b's per-tensor dequantization factor (a device fp32), or
+  // nullptr when it has none.
+  DevPtr ScaleOf(BufferId b) const {
+    const int i = types[size_t(b)].scale;
+    return i >= 0 && size_t(i) < scales.size() ? scales[size_t(i)] : nullptr;
+  }
   std::string StepName(const Step& s) const;  // "rank 1 step 7 'recv.s1'"
 };
 

@@ -112,12 +112,10 @@ Status Gemm(RankState& st, const Step& s, GpuStream stream) {
     m.accumulate = s.accumulate;
     if (IsFp8(m.dtype)) {
       // B stored as Bᵀ (n×k); per-tensor dequantization factors.
-      const BufferType& ta = st.types[size_t(s.a.buffer)];
-      const BufferType& tb = st.types[size_t(s.b.buffer)];
       m.ldb = b.rows;
-      m.fp8.b = tb.dtype;
-      m.fp8.a_scale = ta.scale >= 0 && size_t(ta.scale) < st.scales.size() ? st.scales[size_t(ta.scale)] : nullptr;
-      m.fp8.b_scale = tb.scale >= 0 && size_t(tb.scale) < st.scales.size() ? st.scales[size_t(tb.scale)] : nullptr;
+      m.fp8.b = st.TypeOf(s.b.buffer);
+      m.fp8.a_scale = st.ScaleOf(s.a.buffer);
+      m.fp8.b_scale = st.ScaleOf(s.b.buffer);
     }
     if (m.m > 0) BRAID_RETURN_IF_ERROR(st.api.blas->Matmul(m, stream));
   }
