@@ -26,7 +26,7 @@ source = "a test"
 
 TEST(ModelFiles, EveryShippedModelParses) {
   const auto names = BuiltinModelNames();
-  ASSERT_EQ(names.size(), 5u);
+  ASSERT_EQ(names.size(), 6u);
   for (const std::string& n : names) {
     auto m = LoadModel(n);
     ASSERT_TRUE(m.ok()) << m.status().message();
@@ -34,6 +34,18 @@ TEST(ModelFiles, EveryShippedModelParses) {
     EXPECT_EQ(m->heads % m->kv_heads, 0) << n;
     EXPECT_FALSE(m->source.empty()) << n << " has no source for its numbers";
   }
+}
+
+TEST(ModelFiles, Llama30bMatchesThePaperAndItsConfig) {
+  auto m = LoadModel("llama-30b");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->hidden, 6656);
+  EXPECT_EQ(m->heads, 52);
+  EXPECT_EQ(m->kv_heads, 52);
+  EXPECT_EQ(m->head_dim, 128);
+  EXPECT_EQ(m->ffn, 17920);
+  EXPECT_TRUE(m->gated_mlp);
+  EXPECT_EQ(m->layers, 60);
 }
 
 TEST(ModelFiles, Llama70bMatchesItsConfig) {
