@@ -57,29 +57,41 @@ Result<Plan> BuildIso(const LayerWorkload& lw, const OverlapConfig& cfg) {
   part_cfg.splits.clear();
   LayerBuilder b(lw, cfg);
   b.set_parts(int(parts.size()));
-  // emitted[op][part], emitted op-major (see planner.h).
-  std::vector<std::vector<Emitted>> emitted(lw.ops.size());
-  for (size_t i = 0; i < lw.ops.size(); ++i) {
-    const LayerOp& op = lw.ops[i];
-    for (int j = 0; j < int(parts.size()); ++j) {
-      const RowRange q = parts[size_t(j)];
-      const int64_t tokens = q.rows * lw.batch;
-      if (op.kind == LayerOpKind::kTpGemm) {
-        Workload w = op.gemm;
-        w.m = tokens;
-        if (Status s = part_cfg.Validate(w); !s.ok()) {
-          return Status::Invalid(op.name + " part " + std::to_string(j) + ": " + s.message());
-        }
+  for (const LayerOp& op : lw.ops) {
+    if (op.kind != LayerOpKind::kTpGemm) continue;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      Workload w = op.gemm;
+      w.m = parts[j].rows * lw.batch;
+      if (Status s = part_cfg.Validate(w); !s.ok()) {
+        return Status::Invalid(op.name + " part " + std::to_string(j) + ": " + s.message());
       }
-      BRAID_ASSIGN_OR_RETURN(auto e, b.Emit(op, j, tokens, q.begin, q.begin + q.rows, part_cfg));
-      emitted[i].push_back(std::move(e));
-      std::vector<const Emitted*> before;
-      if (i > 0) before.push_back(&emitted[i - 1][size_t(j)]);
-      if (op.kind == LayerOpKind::kAttention) {
-        for (int k = 0; k < j; ++k) before.push_back(&emitted[0][size_t(k)]);
-      }
-      b.Chain(emitted[i].back(), before);
     }
+  }
+  // Emitted segment by segment, each segment part-major (planner.h): a
+  // segment ends with an op that all-reduces, so on the compute lane part
+  // j+1's ops up to its all-reduce come right after part j's all-reduce is
+  // issued and run beside it, and part j's next segment, which waits for
+  // that all-reduce, comes after them. emitted[op][part].
+  std::vector<std::vector<Emitted>> emitted(lw.ops.size(), std::vector<Emitted>(parts.size()));
+  for (size_t seg = 0; seg < lw.ops.size();) {
+    size_t seg_end = seg;
+    while (seg_end + 1 < lw.ops.size() && lw.ops[seg_end].kind != LayerOpKind::kTpGemm) ++seg_end;
+    ++seg_end;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      const RowRange q = parts[j];
+      for (size_t i = seg; i < seg_end; ++i) {
+        const LayerOp& op = lw.ops[i];
+        BRAID_ASSIGN_OR_RETURN(emitted[i][j],
+                               b.Emit(op, int(j), q.rows * lw.batch, q.begin, q.begin + q.rows, part_cfg));
+        std::vector<const Emitted*> before;
+        if (i > 0) before.push_back(&emitted[i - 1][j]);
+        if (op.kind == LayerOpKind::kAttention) {
+          for (size_t k = 0; k < j; ++k) before.push_back(&emitted[0][k]);
+        }
+        b.Chain(emitted[i][j], before);
+      }
+    }
+    seg = seg_end;
   }
   return b.Finish();
 }

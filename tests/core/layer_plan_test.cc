@@ -5,6 +5,7 @@
 // all-reduces.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -214,7 +215,35 @@ TEST(LayerPlan, IsoAttentionWaitsForEarlierPartsQkv) {
     for (int d : s.deps) waits.insert(plan->ops[size_t(rp.steps[size_t(d)].op)].name);
     EXPECT_EQ(waits, (std::set<std::string>{"qkv.part0", "qkv.part1"}));
     // Causal: the later part attends to more keys.
-    EXPECT_GT(s.flops, rp.steps[size_t(s.id - 1)].flops);
+    for (const Step& t : rp.steps) {
+      if (t.kind == StepKind::kCompute && plan->ops[size_t(t.op)].part == 0) {
+        EXPECT_GT(s.flops, t.flops);
+      }
+    }
+  }
+}
+
+// ISO's point (arXiv:2409.11155): one part's attention runs beside the
+// other part's all-reduce. So on the compute lane each part runs its ops up
+// to its all-reduce before the next part does (part 1's attention after
+// part 0's out_proj, whose all-reduce it then hides), and a part's next
+// ops (fc1, which wait for that all-reduce) after the later parts' out_proj.
+TEST(LayerPlan, IsoRunsEachPartUpToItsAllReduceBeforeTheNextPart) {
+  for (int parts : {2, 4}) {
+    auto plan = BuildLayerPlan(MustLayer(4, Phase::kPrefill, false), Config(Algorithm::kIso, parts));
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    const RankPlan& rp = plan->ranks[0];
+    std::map<std::string, int> first;  // op name -> its first compute-lane step
+    for (const Step& s : rp.steps) {
+      if (s.kind != StepKind::kGemm && s.kind != StepKind::kCompute) continue;
+      first.emplace(plan->ops[size_t(s.op)].name, s.id);
+    }
+    for (int j = 0; j + 1 < parts; ++j) {
+      const std::string me = ".part" + std::to_string(j), next = ".part" + std::to_string(j + 1);
+      EXPECT_LT(first.at("out_proj" + me), first.at("qkv" + next)) << parts << " parts";
+      EXPECT_LT(first.at("out_proj" + next), first.at("fc1" + me)) << parts << " parts";
+      EXPECT_LT(first.at("fc2" + me), first.at("fc1" + next)) << parts << " parts";
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // ring's gain on llama3 blocks beside the published async-TP figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -72,8 +73,10 @@ TEST(SimLayer, EveryAlgorithmRunsTheShippedModels) {
   for (const std::string& name : BuiltinModelNames()) {
     auto m = LoadModel(name);
     ASSERT_TRUE(m.ok());
+    int p = 8;  // the most ranks (up to 8) whose heads split evenly (llama-30b's 52: 4)
+    while (m->heads % p != 0 || m->kv_heads % p != 0) p /= 2;
     for (bool sp : {true, false}) {
-      auto lw = MakeLayerWorkload(*m, 2048, 1, Phase::kPrefill, 8, DType::kBf16, sp);
+      auto lw = MakeLayerWorkload(*m, 2048, 1, Phase::kPrefill, p, DType::kBf16, sp);
       ASSERT_TRUE(lw.ok()) << lw.status().message();
       for (auto [algo, chunks] : {std::pair{Algorithm::kSerial, 1},
                                   {Algorithm::kChunked, 2},
@@ -97,6 +100,38 @@ TEST(SimLayer, IsoOverlapsAllReducesAndBeatsSerialWithoutSequenceParallelism) {
   auto iso = b.Evaluate(MustPlan(lw, Algorithm::kIso, 2));
   ASSERT_TRUE(serial.ok() && iso.ok());
   EXPECT_LT(*iso, *serial);
+}
+
+// ISO's point (arXiv:2409.11155): part 1's attention runs beside part 0's
+// out_proj all-reduce. On eight RTX 4090s (PCIe, no peer-to-peer) that
+// all-reduce is as long as the attention block, so most of it hides; with
+// the parts' ops emitted op-major (every part's attention before either
+// all-reduce) it hid beside no attention at all, and iso gained 16 % there
+// where the paper reports about 35 % (docs/simulator.md).
+TEST(SimLayer, IsoRunsOnePartsAttentionBesideTheOtherPartsAllReduce) {
+  auto model = LoadModel("llama3-70b");
+  ASSERT_TRUE(model.ok());
+  auto lw = MakeLayerWorkload(*model, 4096, 1, Phase::kPrefill, 8, DType::kBf16, false);
+  ASSERT_TRUE(lw.ok()) << lw.status().message();
+  SimBackend b(*LoadGpu("rtx4090"), *LoadTopology("rtx4090-pcie"));
+  const RunOutput iso = MustRun(b, MustPlan(*lw, Algorithm::kIso, 2));
+  const Event *attention1 = nullptr, *all_reduce0 = nullptr;
+  for (const Event& e : iso.events) {
+    if (e.rank != 0) continue;
+    if (e.name == "attention.part1") attention1 = &e;
+    if (e.name.rfind("out_proj.part0", 0) == 0 && e.kind == EventKind::kComm) all_reduce0 = &e;
+  }
+  ASSERT_NE(attention1, nullptr);
+  ASSERT_NE(all_reduce0, nullptr);
+  const int64_t overlap =
+      std::min(attention1->end_ns, all_reduce0->end_ns) - std::max(attention1->start_ns, all_reduce0->start_ns);
+  EXPECT_GT(overlap, (attention1->end_ns - attention1->start_ns) / 2)
+      << "part 1's attention [" << attention1->start_ns << ", " << attention1->end_ns << ") beside part 0's "
+      << "all-reduce [" << all_reduce0->start_ns << ", " << all_reduce0->end_ns << ")";
+  auto serial = b.Evaluate(MustPlan(*lw, Algorithm::kSerial, 1));
+  auto iso_ns = b.Evaluate(MustPlan(*lw, Algorithm::kIso, 2));
+  ASSERT_TRUE(serial.ok() && iso_ns.ok());
+  EXPECT_LT(*iso_ns, 0.8 * *serial);
 }
 
 TEST(SimLayer, DecodeRuns) {

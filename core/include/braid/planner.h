@@ -42,11 +42,15 @@ Result<Plan> BuildPlan(const Workload& workload, const OverlapConfig& config);
 //     PlanOp::config and PlanOp::knobs record what each op ran with.
 //   iso: the sequence is cut into `chunks` parts (`splits` weights allowed);
 //     each part runs the whole chain as serial gemm_ar collectives, part j's
-//     collectives on comm lane 1 + j % streams. Steps are emitted op-major
-//     (qkv of every part, then attention of every part, ...) so that on the
-//     compute lane part j+1's compute comes before part j's next op, which
-//     waits for part j's all-reduce. Part j's attention also waits for the
-//     qkv of earlier parts (causal attention reads their K and V).
+//     collectives on comm lane 1 + j % streams. Steps are emitted segment
+//     by segment, a segment ending with an op that all-reduces (qkv,
+//     attention, out_proj; then fc1, fc2), and within a segment part by
+//     part: on the compute lane part j+1's segment comes right after part
+//     j's all-reduce is issued and runs beside it (ISO's point: one part's
+//     attention beside the other's all-reduce), and part j's next segment,
+//     which waits for that all-reduce, after it. Part j's attention also
+//     waits for the qkv of earlier parts (causal attention reads their K and
+//     V).
 //   train (Phase::kTrain): the forward, then the backward (layer_workload.h),
 //     each GEMM with its own method: LayerOp::method where set, else the
 //     run's algorithm where the GEMM takes it and serial where it does not
