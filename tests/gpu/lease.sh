@@ -29,7 +29,8 @@
 #                bf16 algorithms at P 4 and P 2, until 80 % of SECONDS; stored
 #                in loopback.db; FP8 training steps of a small block
 #                (--verify) among the FP8 runs;
-#   5. export:   the Chrome trace of one loopback ring run (braid export);
+#   5. export:   the Chrome traces of the loopback ring, serial and chunked
+#                runs at P 4 (and gemm_rs chunked at P 2) (braid export);
 #   6. repeat:   the row that hung before (bidir_ring gemm_rs P 4 with one
 #                comm lane, --timeout 5) again and again until SECONDS - 10,
 #                each exit and last line in bidir_repeat.txt.
@@ -137,8 +138,13 @@ done
 pack
 
 # --- 5. export ------------------------------------------------------------
+# The Chrome traces of the ring run the sim matches and of the serial and
+# ag_gemm chunked runs it misses (issue 54 point 3: which rank's GEMM and
+# copies ran when, that the stored metrics alone cannot tell).
 say "export"
-run_id="$(python3 - "$res/loopback/8192_gemm_rs_p4_ring_bf16.json" <<'PY'
+for name in 8192_gemm_rs_p4_ring_bf16 8192_gemm_rs_p4_serial_bf16 8192_ag_gemm_p4_serial_bf16 \
+  8192_ag_gemm_p4_chunked_bf16 8192_gemm_rs_p2_chunked_bf16; do
+  run_id="$(python3 - "$res/loopback/$name.json" <<'PY'
 import json, sys
 try:
     t = open(sys.argv[1]).read()
@@ -146,12 +152,13 @@ try:
 except Exception:
     print("")
 PY
-)"
-if [[ -n "$run_id" ]]; then
-  "$B" export --db "$db" --run "$run_id" -o "$res/loopback_ring_gemm_rs_p4.trace.json.gz"
-else
-  echo "export: no run id in 8192_gemm_rs_p4_ring_bf16.json"
-fi
+  )"
+  if [[ -n "$run_id" ]]; then
+    "$B" export --db "$db" --run "$run_id" -o "$res/loopback_${name%_bf16}.trace.json.gz"
+  else
+    echo "export: no run id in $name.json"
+  fi
+done
 pack
 
 # --- 6. repeat --------------------------------------------------------------
