@@ -29,8 +29,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # (topology, GPU memory in GB (NVIDIA's product pages: GeForce RTX 4090
-# 24 GB, A800 80 GB), the paper's gain)
-SETUPS = [("rtx4090-pcie", 24, -0.35), ("a800-sxm", 80, -0.15)]
+# 24 GB, A800 80 GB), the paper's gain): the A800 both as SXM boards on
+# NVSwitch and as PCIe cards bridged in pairs, since the paper names neither.
+SETUPS = [("rtx4090-pcie", 24, -0.35), ("a800-sxm", 80, -0.15), ("a800-pcie-nvlink-pairs", 80, -0.15)]
 MODELS = ["llama-30b", "llama3-70b"]
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]
 TPS = [2, 4, 8]
@@ -98,7 +99,7 @@ def main():
         if a.markdown:
             print(f"| {topo} | {model} | {tp} | {seq} | {s / 1e6:.2f} | {i / 1e6:.2f} | {100 * g:+.1f} % | ±{100 * band:.0f} % |")
         else:
-            print(f"{topo:13s} {model:11s} tp {tp} seq {seq:6d}  serial {s / 1e6:8.2f} ms  iso {i / 1e6:8.2f} ms"
+            print(f"{topo:22s} {model:11s} tp {tp} seq {seq:6d}  serial {s / 1e6:8.2f} ms  iso {i / 1e6:8.2f} ms"
                   f"  {100 * g:+6.1f} %  (band ±{100 * band:.0f} %)")
     print()
     for topo, _, paper in SETUPS:

@@ -165,6 +165,20 @@ TEST(TopologyFiles, NvlinkPairsAreRead) {
   EXPECT_FALSE(LoadTopology("h100-sxm")->has_pair);
 }
 
+// The A800 PCIe is the A100 PCIe with its NVLink bridge capped at 400 GB/s
+// (200 per direction): everything else as a100-pcie-nvlink-pairs.
+TEST(TopologyFiles, A800PairsAreTheA100PairsWithTheCappedBridge) {
+  auto a800 = LoadTopology("a800-pcie-nvlink-pairs");
+  auto a100 = LoadTopology("a100-pcie-nvlink-pairs");
+  ASSERT_TRUE(a800.ok()) << a800.status().message();
+  ASSERT_TRUE(a100.ok());
+  EXPECT_EQ(a800->gpu, a100->gpu);
+  EXPECT_DOUBLE_EQ(a800->pair.bandwidth_gbs, 200.0);
+  EXPECT_DOUBLE_EQ(a800->intra.bandwidth_gbs, a100->intra.bandwidth_gbs);
+  EXPECT_TRUE(a800->intra.peer_to_peer);
+  EXPECT_EQ(a800->gpus_per_node, 8);
+}
+
 TEST(TopologyFiles, PairsNeedAnEvenGpuCount) {
   std::string text = kGood;
   text.replace(text.find("gpus_per_node = 2"), 17, "gpus_per_node = 3");
