@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -36,28 +37,36 @@ TEST(ModelFiles, EveryShippedModelParses) {
   }
 }
 
-TEST(ModelFiles, Llama30bMatchesThePaperAndItsConfig) {
-  auto m = LoadModel("llama-30b");
+// The figures of a model that its sources give.
+struct Shape {
+  int64_t hidden, heads, kv_heads, head_dim, ffn;
+  bool gated_mlp;
+  int64_t layers;
+};
+
+// A shipped model's figures, field by field, against its sources.
+void ExpectShape(const std::string& name, const Shape& want) {
+  auto m = LoadModel(name);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_EQ(m->hidden, 6656);
-  EXPECT_EQ(m->heads, 52);
-  EXPECT_EQ(m->kv_heads, 52);
-  EXPECT_EQ(m->head_dim, 128);
-  EXPECT_EQ(m->ffn, 17920);
-  EXPECT_TRUE(m->gated_mlp);
-  EXPECT_EQ(m->layers, 60);
+  EXPECT_EQ(m->hidden, want.hidden) << name;
+  EXPECT_EQ(m->heads, want.heads) << name;
+  EXPECT_EQ(m->kv_heads, want.kv_heads) << name;
+  EXPECT_EQ(m->head_dim, want.head_dim) << name;
+  EXPECT_EQ(m->ffn, want.ffn) << name;
+  EXPECT_EQ(m->gated_mlp, want.gated_mlp) << name;
+  EXPECT_EQ(m->layers, want.layers) << name;
+}
+
+TEST(ModelFiles, Llama30bMatchesThePaperAndItsConfig) {
+  ExpectShape(
+      "llama-30b",
+      {.hidden = 6656, .heads = 52, .kv_heads = 52, .head_dim = 128, .ffn = 17920, .gated_mlp = true, .layers = 60});
 }
 
 TEST(ModelFiles, Llama70bMatchesItsConfig) {
-  auto m = LoadModel("llama3-70b");
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_EQ(m->hidden, 8192);
-  EXPECT_EQ(m->heads, 64);
-  EXPECT_EQ(m->kv_heads, 8);
-  EXPECT_EQ(m->head_dim, 128);
-  EXPECT_EQ(m->ffn, 28672);
-  EXPECT_TRUE(m->gated_mlp);
-  EXPECT_EQ(m->layers, 80);
+  ExpectShape(
+      "llama3-70b",
+      {.hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .ffn = 28672, .gated_mlp = true, .layers = 80});
 }
 
 TEST(ModelFiles, Gpt3IsMultiHeadWithPlainMlp) {
