@@ -77,10 +77,11 @@ def main():
     ap.add_argument("--braid", default=os.path.join(ROOT, "build/release/cli/braid"))
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
+    fields = {model: model_fields(a.braid, model) for model in MODELS}
     rows = []
     for topo, mem_gb, paper in SETUPS:
         for model in MODELS:
-            m = model_fields(a.braid, model)
+            m = fields[model]
             for tp in TPS:
                 if m["heads"] % tp or m["kv"] % tp or weight_gb_per_gpu(m, tp) > WEIGHT_SHARE * mem_gb:
                     continue
