@@ -109,6 +109,30 @@ TEST(SimFused, MoreCommSmsMakeCommFasterAndGemmSlower) {
   EXPECT_GT(comm_of(64, "fused_gemm"), comm_of(8, "fused_gemm"));
 }
 
+// An all-gather GEMM's tiles wait for their block of rows: once the last
+// block lands (comm's end), its tiles, a P-th of the GEMM, still run. At
+// P 2 that is half the GEMM, several waves; one wave (what a reduce-scatter
+// leaves after its last partial) would promise a comm-bound kernel too much.
+TEST(SimFused, AnAllGathersLastBlockOfTilesRunsAfterItLands) {
+  GpuSpec gpu = *LoadGpu("h100-sxm");
+  gpu.fused_gemm_efficiency = 1.0;
+  const Topology topo = *LoadTopology("h100-sxm");
+  const int64_t bytes = int64_t(4096) * 8192 * 2;  // the peer's half of A
+  // Two comm SMs: the transfers take longer than the GEMM.
+  const sim::FusedTime ag =
+      sim::FusedKernelTime(gpu, topo, 8192, 4096, 8192, DType::kBf16, CollectiveKind::kAllGather, bytes, 2, 2);
+  ASSERT_GT(ag.comm_ns, ag.gemm_ns);
+  ASSERT_GT(ag.gemm_ns / 2, 2 * ag.wave_ns) << "half the GEMM is several waves";
+  EXPECT_DOUBLE_EQ(ag.total_ns, ag.comm_ns + ag.gemm_ns / 2);
+  const sim::FusedTime rs =
+      sim::FusedKernelTime(gpu, topo, 8192, 4096, 8192, DType::kBf16, CollectiveKind::kReduceScatter, bytes, 2, 2);
+  EXPECT_DOUBLE_EQ(rs.total_ns, std::max(rs.gemm_ns, rs.comm_ns + rs.wave_ns));
+  // At P 8 a block's tiles are under a wave: the tail is that wave.
+  const sim::FusedTime p8 = sim::FusedKernelTime(gpu, topo, 8192, 1024, 8192, DType::kBf16, CollectiveKind::kAllGather,
+                                                 int64_t(7) * 1024 * 8192 * 2, 8, 2);
+  ASSERT_LT(p8.gemm_ns / 8, p8.wave_ns);
+  EXPECT_DOUBLE_EQ(p8.total_ns, std::max(p8.gemm_ns, p8.comm_ns + p8.wave_ns));
+}
 TEST(SimFused, TwoOverlappingEventsPerStepPerIteration) {
   SimBackend b = H100Backend();
   const Plan plan = MakePlan(Op::kGemmRs, Algorithm::kFused);

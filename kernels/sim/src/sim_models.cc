@@ -388,7 +388,14 @@ FusedTime FusedKernelTime(const GpuSpec& gpu, const Topology& topo, int64_t m, i
     const int64_t coll_bytes = send_bytes / (ranks - 1) * ranks;
     t.comm_ns = std::max(t.comm_ns, CollectiveTimeNs(topo, kind, coll_bytes, ranks));
   }
-  t.total_ns = std::max(t.gemm_ns, t.comm_ns > 0 ? t.comm_ns + t.wave_ns : 0.0);
+  // After the last transfer lands, what still waits for it: an all-gather
+  // GEMM's tiles wait for their block of rows, and the last block's tiles (a
+  // P-th of the GEMM, at least one wave) can only start once it is in; a
+  // reduce-scatter GEMM computes its own block last (the ring stagger), so
+  // only the last partials' wave remains.
+  const double tail =
+      kind == CollectiveKind::kAllGather ? std::max(t.wave_ns, t.gemm_ns / double(std::max(ranks, 1))) : t.wave_ns;
+  t.total_ns = std::max(t.gemm_ns, t.comm_ns > 0 ? t.comm_ns + tail : 0.0);
   t.hbm_bytes = c.hbm_bytes + 2.0 * double(send_bytes);
   return t;
 }

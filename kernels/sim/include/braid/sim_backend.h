@@ -19,8 +19,9 @@
 // on concurrent copy-engine transfers (copy_engines); host-memory contention
 // of PCIe without P2P (the link figure is used per GPU); NVLink pairs (every
 // link is a per-GPU port, as on NVSwitch); L2 effects, clocks and power;
-// network congestion beyond port sharing; tile order. The fused kernel is
-// modelled as a whole (sim_models.h FusedKernelTime), not tile by tile.
+// network congestion beyond port sharing. The fused kernel is modelled as a
+// whole (sim_models.h FusedKernelTime: its blocks land in order and an
+// all-gather's last block of tiles waits for its rows), not tile by tile.
 //
 // Deterministic: identical inputs give identical events. Warm-up iterations
 // are not simulated (they would repeat the timed ones exactly); timed

@@ -191,8 +191,12 @@ int CommSms(const Topology& topo, int config_comm_sms);
 //     faster than the collective `kind` moving the same bytes (CollectiveTime).
 //   gemm: GemmCost::BodyNs on sm_count − comm_sms SMs over the GPU file's
 //     fused_gemm_efficiency (<= 1); wave: one wave of it.
-//   total = max(gemm, comm + wave): the last tile's data lands after comm
-//     and still needs one wave (launch not included).
+//   total = max(gemm, comm + tail) (launch not included): the last
+//     transfer lands after comm, and what waits for it still runs. An
+//     all-gather's tiles wait for their block of rows, which arrive one
+//     block at a time in the plan's order, so tail = the last block's tiles,
+//     max(one wave, gemm / ranks); a reduce-scatter computes its own block
+//     last, so tail = one wave (the last partials' reduce).
 // hbm_bytes: the GEMM's own traffic plus the tiles read out and written in.
 struct FusedTime {
   double gemm_ns = 0, comm_ns = 0, wave_ns = 0, total_ns = 0;
