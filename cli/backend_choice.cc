@@ -30,7 +30,7 @@ void AddCudaOptions(CLI::App* sub, CudaBackendOptions* o) {
            o->fused_engine = *engine;
          },
          "cuda, --algo fused: tasks (our persistent task kernel) or core (the GEMM core: ag_gemm tiles wait for "
-         "copy-engine pulls, gemm_rs tiles go to their owners' reduce; bf16/fp16)")
+         "their rows' pulls, gemm_rs tiles go to their owners' reduce; bf16/fp16, FP8 E4M3 on sm_90a)")
       ->default_str("tasks");
 }
 

@@ -345,6 +345,9 @@ void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* a) {
   sub->add_option("--gpu-out", a->gpu_out, "--measure: the GPU file to write");
   sub->add_option("--csv-dir", a->csv_dir, "--measure: where the CSVs go (default: a new folder beside --gpu-out)");
   sub->add_flag("--quick", a->quick, "--measure: a small grid and fewer samples (seconds, for tests/gpu/run.sh)");
+  sub->add_option("--fused-engine", a->fused_engine,
+                  "--measure: the fused kernel whose halves it times: tasks (the task kernel) | core (the GEMM core)")
+      ->capture_default_str();
   sub->add_flag("--no-progress", a->no_progress, "--measure: no progress on stderr");
   sub->add_flag("--json", a->json, "print one JSON object");
 }
@@ -357,6 +360,9 @@ int ExecuteCalibrate(const CalibrateArgs& a) {
                                                                 "--check or --fit)"
                                                               : "give exactly one of --gemm M,N,K, --collective KIND, "
                                                                 "--check, --fit DIR or --measure"));
+  }
+  if (!a.measure && a.fused_engine != "tasks") {
+    return ReportError("calibrate", Status::Invalid("--fused-engine goes with --measure"));
   }
   if (a.measure) return CalibrateMeasure(a);
   if (!a.gemm.empty()) return CalibrateGemm(a);

@@ -62,6 +62,7 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
       params.push_back({{"name", p.name}, {"before", p.before}, {"after", p.after}});
     nlohmann::json fused{{"measured", !m.fused.empty()}, {"points", m.fused.size()}};
     if (!m.fused.empty()) {
+      fused["engine"] = std::string(NameIn(kFusedEngineNames, m.fused.front().engine));
       fused["gemm_efficiency"] = fit.fit.gpu.fused_gemm_efficiency;
       fused["transfer_gbs_per_sm"] = fit.fit.gpu.fused_sm_transfer_gbs;
     }
@@ -86,7 +87,8 @@ void PrintResult(const CalibrateArgs& a, const measure::Measurements& m, const s
   }
   std::printf("wrote the measurements to %s\n", dir.c_str());
   if (!m.fused.empty()) {
-    std::printf("fused kernel (%zu points): GEMM efficiency %.3f, %.1f GB/s per comm SM\n", m.fused.size(),
+    std::printf("fused kernel (%s engine, %zu points): GEMM efficiency %.3f, %.1f GB/s per comm SM\n",
+                std::string(NameIn(kFusedEngineNames, m.fused.front().engine)).c_str(), m.fused.size(),
                 fit.fit.gpu.fused_gemm_efficiency, fit.fit.gpu.fused_sm_transfer_gbs);
   } else {
     std::printf("fused kernel: not measured; its figures in the GPU file stay %s's assumptions\n", a.gpu.c_str());
@@ -121,14 +123,19 @@ int CalibrateMeasure(const CalibrateArgs& a) {
   request.csv_dir = a.csv_dir;
   request.base_gpu = a.gpu;
   request.quick = a.quick;
+  auto engine = ParseNamed(kFusedEngineNames, "--fused-engine", a.fused_engine);
+  if (!engine.ok()) return ReportError("calibrate", engine.status());
+  request.fused_engine = *engine;
   measure::CalibrationProgress progress;
   if (!a.json) {
     progress.planned = [](const measure::MeasureDevice& d, const measure::MeasurePlan& plan) {
       std::printf(
           "measuring %s (%d SMs): %zu GEMM shapes; %zu shapes beside 2 holders x %zu held-SM counts; %zu copy SM "
-          "counts; a copy-engine copy; 4 launch gaps; the fused kernel on %zu shapes x %zu comm-SM budgets\n",
+          "counts; a copy-engine copy; 4 launch gaps; the fused kernel (%s engine) on %zu shapes x %zu comm-SM "
+          "budgets\n",
           d.Name().c_str(), d.SmCount(), plan.gemm_shapes.size(), plan.held_shapes.size(), plan.held_sms.size(),
-          plan.copy_sms.size(), plan.fused_shapes.size(), plan.fused_comm_sms.size());
+          plan.copy_sms.size(), std::string(NameIn(kFusedEngineNames, plan.fused_engine)).c_str(),
+          plan.fused_shapes.size(), plan.fused_comm_sms.size());
       std::fflush(stdout);
     };
   }

@@ -364,6 +364,18 @@ TEST_F(CalibrateMeasureCommand, MeasureGoesAlone) {
   EXPECT_EQ(Entries(), 0u);
 }
 
+// --fused-engine names the kernel --measure times; it means nothing without
+// --measure, and an unknown engine is bad input before any device is opened.
+TEST_F(CalibrateMeasureCommand, FusedEngineIsTasksOrCoreAndGoesWithMeasure) {
+  ExpectUsage("--check --fused-engine core", "--fused-engine goes with --measure");
+  ExpectUsage("--measure --gpu-out " + Path("fit.toml") + " --fused-engine cutlass", "--fused-engine");
+  ExpectUsage("--measure --gpu-out " + Path("fit.toml") + " --fused-engine cutlass", "cutlass");
+  // A known engine gets as far as the device (none here: exit 1).
+  const auto o = Calibrate("--measure --gpu-out " + Path("fit.toml") + " --fused-engine core");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_EQ(Entries(), 0u);
+}
+
 TEST_F(CalibrateMeasureCommand, WithoutAGpuItExitsOneWithOneLineAndWritesNothing) {
   const auto o = Calibrate("--measure --gpu-out " + Path("fit.toml") + " --csv-dir " + Path("csv"));
   EXPECT_EQ(o.code, 1) << o.err;

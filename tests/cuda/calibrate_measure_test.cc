@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "braid/gpu_calibration.h"
 #include "braid/gpu_files.h"
@@ -45,7 +46,9 @@ class CalibrateMeasure : public ::testing::Test {
           ++opened_;
           GpuSpec g = *LoadGpu("h100-sxm");
           g.sm_copy_gbs = 61.5;
-          return std::unique_ptr<measure::MeasureDevice>(std::make_unique<measure::FakeMeasureDevice>(g, "Fake H100"));
+          auto fake = std::make_unique<measure::FakeMeasureDevice>(g, "Fake H100");
+          if (no_core_) fake->SetCoreDevice(std::nullopt);
+          return std::unique_ptr<measure::MeasureDevice>(std::move(fake));
         },
         progress);
   }
@@ -61,6 +64,7 @@ class CalibrateMeasure : public ::testing::Test {
 
   fs::path dir_;
   int opened_ = 0;
+  bool no_core_ = false;  // the fake device has no GEMM core kernel
 };
 
 measure::CalibrationRequest Request(const std::string& gpu_out) {
@@ -117,6 +121,34 @@ TEST_F(CalibrateMeasure, ADeviceThatCannotBeOpenedIsUnavailable) {
   EXPECT_EQ(c.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(c.status().message(), "no usable CUDA device: none");
   EXPECT_EQ(Entries(), 0u);
+}
+
+// --fused-engine core: the fused figures are the GEMM core's, and the CSV
+// and the fitted file's header say so. On a device without a core kernel
+// it is bad input found once the device is open: Invalid, one line, and
+// neither the CSV folder nor the GPU file is made.
+TEST_F(CalibrateMeasure, TheCoreEngineIsMeasuredOrRefusedBeforeAnythingIsWritten) {
+  measure::CalibrationRequest r = Request(Path("fit.toml"));
+  r.csv_dir = Path("csv");
+  r.fused_engine = FusedEngine::kCore;
+  no_core_ = true;
+  auto refused = Run(r);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.status().is_user_error()) << refused.status().message();
+  EXPECT_EQ(refused.status().message(), "--fused-engine core: Fake H100 has no GEMM core kernel");
+  EXPECT_EQ(Entries(), 0u);
+  no_core_ = false;
+  auto c = Run(r);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_FALSE(c->measurements.fused.empty());
+  for (const measure::MeasuredFusedRow& row : c->measurements.fused) EXPECT_EQ(row.engine, FusedEngine::kCore);
+  std::ifstream csv(Path("csv/fused_kernel.csv"));
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_EQ(header, "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms,engine");
+  EXPECT_THAT(row, ::testing::EndsWith(",core"));
+  EXPECT_THAT(c->fit.toml, HasSubstr("points of the core engine"));
 }
 
 TEST_F(CalibrateMeasure, MeasuresWritesTheCsvsAndTheFittedFile) {

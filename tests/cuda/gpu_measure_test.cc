@@ -153,7 +153,7 @@ TEST(GpuMeasureRun, WritesTheH100MeasuredLayoutThatTheSimReads) {
       {"copy_kernel_bw.csv", {"sms,gbs_read_plus_write", 10}},
       {"copy_engine.csv", {"what,value", 4}},
       {"launch_gaps.csv", {"what,ns_p50", 4}},
-      {"fused_kernel.csv", {"m,n,k,comm_sms,gemm_ms,bytes,transfer_ms", 12}},
+      {"fused_kernel.csv", {"m,n,k,comm_sms,gemm_ms,bytes,transfer_ms,engine", 12}},
   };
   // The shared files' headers are compared with where they are present.
   const fs::path shared = testing_shared::SharedPath(testing_shared::kSharedMeasured);

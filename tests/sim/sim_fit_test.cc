@@ -368,6 +368,33 @@ TEST(SimMeasured, BadFusedKernelRowsAreRefused) {
   EXPECT_FALSE(sim::ReadMeasuredBoard(d.dir().string(), g).ok());
 }
 
+// The optional `engine` column: which kernel the halves were timed on. One
+// engine per file (the GPU file has one set of fused figures); a file
+// without the column is the task kernel's, as before the column existed.
+TEST(SimMeasured, TheFusedEngineColumnNamesOneKernelPerFile) {
+  const GpuSpec g = H100();
+  TempDir d;
+  const std::string header = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms,engine\n";
+  const std::string row = "8192,8192,8192,8,4.0,117440512,1.0,";
+  d.Write("fused_kernel.csv", header + row + "core\n");
+  auto core = sim::ReadMeasuredBoard(d.dir().string(), g);
+  ASSERT_TRUE(core.ok()) << core.status().message();
+  EXPECT_EQ(core->fused.at(0).engine, "core");
+  d.Write("fused_kernel.csv", "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n" + row.substr(0, row.size() - 1) + "\n");
+  auto old_file = sim::ReadMeasuredBoard(d.dir().string(), g);
+  ASSERT_TRUE(old_file.ok()) << old_file.status().message();
+  EXPECT_EQ(old_file->fused.at(0).engine, "tasks");
+  d.Write("fused_kernel.csv", header + row + "cutlass\n");
+  auto bad = sim::ReadMeasuredBoard(d.dir().string(), g);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("fused_kernel.csv:2: engine: 'cutlass' is not tasks or core"));
+  d.Write("fused_kernel.csv", header + row + "tasks\n8192,8192,8192,16,4.0,117440512,0.6,core\n");
+  auto mixed = sim::ReadMeasuredBoard(d.dir().string(), g);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.status().message(),
+              HasSubstr("fused_kernel.csv:3: engine: core where the rows before are tasks (one engine per file)"));
+}
+
 }  // namespace
 }  // namespace sim_fit_test
 }  // namespace braid

@@ -11,7 +11,15 @@
 namespace braid::measure {
 
 FakeMeasureDevice::FakeMeasureDevice(GpuSpec truth, std::string name, double noise)
-    : truth_(std::move(truth)), name_(std::move(name)), noise_(noise) {}
+    : truth_(std::move(truth)), name_(std::move(name)), noise_(noise) {
+  // An H100's opt-in shared memory per block (227 KiB).
+  core_device_ = cuda::gemm::GemmDevice{cuda::gemm::GemmArch::kSm90a, truth_.sm_count, 232448};
+}
+
+Result<cuda::gemm::GemmDevice> FakeMeasureDevice::CoreDevice() const {
+  if (!core_device_) return MeasureDevice::CoreDevice();
+  return *core_device_;
+}
 
 void FakeMeasureDevice::FailAtSample(int n, Status status) {
   fail_at_ = n;
@@ -200,6 +208,65 @@ Status FakeMeasureDevice::CheckFusedHalf(const cuda::fused::RankTables& t, const
   return Partition(rows, 0, shape.m, half + "row bands");
 }
 
+Status FakeMeasureDevice::CheckCoreProbe(const CoreProbe& probe, int sm_count) {
+  const std::string at = "fake measure device: the GEMM core's probe: ";
+  const cuda::gemm::GemmProblem& g = probe.gemm.problem;
+  if (g.m != probe.shape.m || g.n != probe.shape.n || g.k != probe.shape.k || g.dtype != DType::kBf16) {
+    return Status::Internal(at + "its GEMM is not the point's bf16 shape");
+  }
+  if (probe.comm_ctas < 1 || probe.gemm.grid < 1 || probe.gemm.grid + probe.comm_ctas > sm_count) {
+    return Status::Internal(at + "a grid of " + std::to_string(probe.gemm.grid) + " CTAs beside " +
+                            std::to_string(probe.comm_ctas) + " pull CTAs on " + std::to_string(sm_count) + " SMs");
+  }
+  // Rank 0 pulls every other block once, each from its owner, one flag per
+  // arrival step 1 .. P-1 (step 0, its own block, is never raised).
+  const int64_t block = probe.shape.m / probe.ranks;
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  std::vector<int> flags;
+  int64_t bytes = 0;
+  for (const cuda::fused::CorePull& p : probe.pulls) {
+    if (p.src < 1 || p.src >= probe.ranks || p.row0 < p.src * block || p.row0 + p.rows > (p.src + 1) * block) {
+      return Status::Internal(at + "a pull of rows " + std::to_string(p.row0) + ".. from rank " +
+                              std::to_string(p.src) + ", which does not own them");
+    }
+    rows.emplace_back(p.row0, p.rows);
+    flags.push_back(p.flag);
+    bytes += p.rows * probe.shape.k * 2;
+  }
+  std::sort(flags.begin(), flags.end());
+  flags.erase(std::unique(flags.begin(), flags.end()), flags.end());
+  if (probe.steps != probe.ranks || flags.size() != size_t(probe.ranks - 1) || flags.front() != 1) {
+    return Status::Internal(at + "its pulls raise " + std::to_string(flags.size()) + " flags of " +
+                            std::to_string(probe.steps) + " steps");
+  }
+  if (bytes != probe.bytes) return Status::Internal(at + "its pulls move other bytes than it says");
+  return Partition(rows, block, probe.shape.m, at + "pulled rows");
+}
+
+Result<double> FakeMeasureDevice::CoreFusedPartNs(const CoreProbe& probe, FusedPart part, int count) {
+  if (!core_device_) return MeasureDevice::CoreFusedPartNs(probe, part, count);
+  BRAID_RETURN_IF_ERROR(CheckGemm(probe.shape, count));
+  const GemmShape& s = probe.shape;
+  const auto key = std::tuple{s.m, s.n, s.k, probe.comm_ctas, probe.ranks, int(part)};
+  if (checked_core_.insert(key).second) BRAID_RETURN_IF_ERROR(CheckCoreProbe(probe, truth_.sm_count));
+  ++core_samples_;
+  const double ns = HalfNs(s, probe.comm_ctas, part, probe.bytes);
+  return Sample(ns, ns * count);
+}
+
+double FakeMeasureDevice::HalfNs(const GemmShape& s, int comm_sms, FusedPart part, int64_t bytes) const {
+  const double launch_ns = truth_.launch_us * 1e3;
+  if (part == FusedPart::kGemm) {
+    const int sms = truth_.sm_count - comm_sms;
+    return launch_ns +
+           sim::GemmCostOf(truth_, s.m, s.n, s.k, DType::kBf16, sms).BodyNs(sms) / truth_.fused_gemm_efficiency;
+  }
+  const double copy_gbs = sim::CopyBandwidthGbs(truth_, comm_sms) / 2;  // bytes moved, not read + written
+  const double per_cta =
+      truth_.fused_sm_transfer_gbs > 0 ? truth_.fused_sm_transfer_gbs : sim::CopyBandwidthGbs(truth_, 1) / 2;
+  return launch_ns + double(bytes) / std::min(per_cta * comm_sms, copy_gbs);
+}
+
 Result<double> FakeMeasureDevice::FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) {
   BRAID_RETURN_IF_ERROR(CheckGemm(s, count));
   auto tables = FusedProbeTables(s, comm_sms, ranks, truth_.sm_count, part);
@@ -208,18 +275,8 @@ Result<double> FakeMeasureDevice::FusedPartNs(const GemmShape& s, int comm_sms, 
   // Checked once per point (the tables do not change between samples).
   const auto key = std::tuple{s.m, s.n, s.k, comm_sms, ranks, int(part)};
   if (checked_fused_.insert(key).second) BRAID_RETURN_IF_ERROR(CheckFusedHalf(*tables, shape, part));
-  const double launch_ns = truth_.launch_us * 1e3;
-  double ns = 0;
-  if (part == FusedPart::kGemm) {
-    const int sms = truth_.sm_count - comm_sms;
-    ns = sim::GemmCostOf(truth_, s.m, s.n, s.k, DType::kBf16, sms).BodyNs(sms) / truth_.fused_gemm_efficiency;
-  } else {
-    const double copy_gbs = sim::CopyBandwidthGbs(truth_, comm_sms) / 2;  // bytes moved, not read + written
-    const double per_cta =
-        truth_.fused_sm_transfer_gbs > 0 ? truth_.fused_sm_transfer_gbs : sim::CopyBandwidthGbs(truth_, 1) / 2;
-    ns = double(FusedPulledBytes(*tables)) / std::min(per_cta * comm_sms, copy_gbs);
-  }
-  return Sample(launch_ns + ns, (launch_ns + ns) * count);
+  const double ns = HalfNs(s, comm_sms, part, FusedPulledBytes(*tables));
+  return Sample(ns, ns * count);
 }
 
 }  // namespace braid::measure

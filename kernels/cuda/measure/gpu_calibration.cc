@@ -89,7 +89,9 @@ Result<Calibration> CalibrateDevice(const CalibrationRequest& request, const Mea
   auto device = open_device();
   if (!device.ok()) return Status::Unavailable(device.status().message());
   MeasureDevice& d = **device;
-  const MeasurePlan plan = DefaultMeasurePlan(d.SmCount(), request.quick);
+  MeasurePlan plan = DefaultMeasurePlan(d.SmCount(), request.quick);
+  plan.fused_engine = request.fused_engine;
+  BRAID_RETURN_IF_ERROR(CheckFusedEngineOn(d, plan));
   if (progress.planned) progress.planned(d, plan);
 
   Calibration out;

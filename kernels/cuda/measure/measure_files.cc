@@ -79,10 +79,10 @@ std::vector<std::pair<std::string, std::string>> MeasurementCsvFiles(const Measu
                          "\ngraph_cross_stream_event_wait_start_to_start," + Fmt("%.0f", m.graph_cross_stream_ns) +
                          "\n");
   if (!m.fused.empty()) {
-    std::string fused = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n";
+    std::string fused = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms,engine\n";
     for (const MeasuredFusedRow& r : m.fused) {
       fused += Dims(r.shape) + "," + std::to_string(r.comm_sms) + "," + Ms(r.gemm_ns) + "," + std::to_string(r.bytes) +
-               "," + Ms(r.transfer_ns) + "\n";
+               "," + Ms(r.transfer_ns) + "," + std::string(NameIn(kFusedEngineNames, r.engine)) + "\n";
     }
     files.emplace_back("fused_kernel.csv", fused);
   }
@@ -135,7 +135,8 @@ Result<MeasuredFit> FitMeasuredGpu(const GpuSpec& base_file, const std::string& 
   out.toml += m.fused.empty()
                   ? "# The fused kernel's figures: not measured (no fused points in the plan).\n"
                   : "# The fused kernel's figures: fitted to fused_kernel.csv (" + std::to_string(m.fused.size()) +
-                        " points, the kernel's GEMM and transfer halves timed apart on one GPU).\n";
+                        " points of the " + std::string(NameIn(kFusedEngineNames, m.fused.front().engine)) +
+                        " engine, its GEMM and transfer halves timed apart on one GPU).\n";
   out.toml += m.gemm_fp8.empty() ? "# FP8: not measured (no FP8 tensor cores, or no FP8 shapes in the plan).\n"
                                  : "# FP8: efficiency_fp8 fitted to gemm_fp8.csv (" +
                                        std::to_string(m.gemm_fp8.size()) + " E4M3 GEMMs).\n";

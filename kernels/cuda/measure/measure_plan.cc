@@ -113,9 +113,10 @@ Status CheckMeasurePlan(const MeasurePlan& p, int sm_count) {
   if (!p.fused_shapes.empty() && p.fused_comm_sms.empty()) {
     return Status::Invalid("measurement plan: fused shapes need at least one comm-SM budget");
   }
-  for (const GemmShape& s : p.fused_shapes) {
+  // The task kernel's own refusals (both halves share them), one line; the
+  // GEMM core's need the device's architecture (RunMeasurements plans them).
+  for (const GemmShape& s : p.fused_engine == FusedEngine::kTasks ? p.fused_shapes : std::vector<GemmShape>{}) {
     for (int comm : p.fused_comm_sms) {
-      // The kernel's own refusals (both halves share them), one line.
       auto t = FusedProbeTables(s, comm, p.fused_ranks, sm_count, FusedPart::kTransfer);
       if (!t.ok()) return Status::Invalid("measurement plan: fused probe: " + t.status().message());
     }

@@ -197,15 +197,45 @@ Status MeasureGaps(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& pro
   return Status::Ok();
 }
 
-// Each point's two halves; bytes from the transfer half's own tables.
-Status MeasureFused(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress, Measurements* m) {
+// The fused points on the GEMM core, planned before anything is measured:
+// a device without a core kernel, or a point the core or its schedule
+// refuses, ends the run in one line (Invalid) before its first sample.
+Result<std::vector<CoreProbe>> PlanCoreProbes(const MeasureDevice& d, const MeasurePlan& p) {
+  std::vector<CoreProbe> probes;
+  if (p.fused_engine != FusedEngine::kCore || p.fused_shapes.empty()) return probes;
+  auto device = d.CoreDevice();
+  if (!device.ok()) return Status::Invalid("--fused-engine core: " + device.status().message());
+  for (const GemmShape& s : p.fused_shapes) {
+    for (int comm : p.fused_comm_sms) {
+      auto probe = CoreProbeFor(s, comm, p.fused_ranks, *device);
+      if (!probe.ok()) return Status::Invalid(probe.status().message());
+      probes.push_back(std::move(probe).value());
+    }
+  }
+  return probes;
+}
+
+// Each point's two halves, timed apart by the engine's own kernels; bytes
+// from the transfer half's own tables (or the core's pulls).
+Status MeasureFused(MeasureDevice& d, const MeasurePlan& p, const std::vector<CoreProbe>& core,
+                    const ProgressFn& progress, Measurements* m) {
   Stage stage("fused_kernel.csv", int(p.fused_shapes.size() * p.fused_comm_sms.size()), progress);
+  const bool on_core = p.fused_engine == FusedEngine::kCore;
+  size_t point_index = 0;
   for (const GemmShape& s : p.fused_shapes) {
     for (int comm : p.fused_comm_sms) {
       const std::string point = ShapeText(s) + " on " + std::to_string(comm) + " comm SMs";
-      auto tables = FusedProbeTables(s, comm, p.fused_ranks, m->sm_count, FusedPart::kTransfer);
-      if (!tables.ok()) return stage.Fail(point, tables.status());
-      MeasuredFusedRow row{s, comm, 0, FusedPulledBytes(*tables), 0};
+      const CoreProbe* probe = on_core ? &core.at(point_index) : nullptr;
+      ++point_index;
+      int64_t bytes = 0;
+      if (probe != nullptr) {
+        bytes = probe->bytes;
+      } else {
+        auto tables = FusedProbeTables(s, comm, p.fused_ranks, m->sm_count, FusedPart::kTransfer);
+        if (!tables.ok()) return stage.Fail(point, tables.status());
+        bytes = FusedPulledBytes(*tables);
+      }
+      MeasuredFusedRow row{s, comm, 0, bytes, 0, p.fused_engine};
       const struct {
         FusedPart part;
         double* out;
@@ -213,9 +243,12 @@ Status MeasureFused(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& pr
       } halves[] = {{FusedPart::kGemm, &row.gemm_ns, " (GEMM half)"},
                     {FusedPart::kTransfer, &row.transfer_ns, " (transfer half)"}};
       for (const auto& h : halves) {
-        auto t =
-            MedianOfSamples([&] { return d.FusedPartNs(s, comm, p.fused_ranks, h.part, p.fused_kernels_per_sample); },
-                            p.warmup, p.iterations);
+        auto t = MedianOfSamples(
+            [&] {
+              return probe != nullptr ? d.CoreFusedPartNs(*probe, h.part, p.fused_kernels_per_sample)
+                                      : d.FusedPartNs(s, comm, p.fused_ranks, h.part, p.fused_kernels_per_sample);
+            },
+            p.warmup, p.iterations);
         if (!t.ok()) return stage.Fail(point + h.what, t.status());
         *h.out = *t;
       }
@@ -236,11 +269,24 @@ Result<std::vector<sim::MeasuredGemmKernel>> MeasureDevice::GemmKernels(const st
   return Status::Unavailable(Name() + " records no kernel launches");
 }
 
+Result<cuda::gemm::GemmDevice> MeasureDevice::CoreDevice() const {
+  return Status::Unavailable(Name() + " has no GEMM core kernel");
+}
+
+Result<double> MeasureDevice::CoreFusedPartNs(const CoreProbe&, FusedPart, int) {
+  return Status::Unavailable(Name() + " has no GEMM core kernel");
+}
+
+Status CheckFusedEngineOn(const MeasureDevice& device, const MeasurePlan& plan) {
+  return PlanCoreProbes(device, plan).status();
+}
+
 Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, const ProgressFn& progress) {
   Measurements m;
   m.device = d.Name();
   m.sm_count = d.SmCount();
   BRAID_RETURN_IF_ERROR(CheckMeasurePlan(p, m.sm_count));
+  BRAID_ASSIGN_OR_RETURN(const std::vector<CoreProbe> core, PlanCoreProbes(d, p));
   BRAID_RETURN_IF_ERROR(d.Prepare(p));
   BRAID_RETURN_IF_ERROR(MeasureGemms(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureFp8Gemms(d, p, progress, &m));
@@ -249,7 +295,7 @@ Result<Measurements> RunMeasurements(MeasureDevice& d, const MeasurePlan& p, con
   BRAID_RETURN_IF_ERROR(MeasureCopyBw(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureCopyEngine(d, p, progress, &m));
   BRAID_RETURN_IF_ERROR(MeasureGaps(d, p, progress, &m));
-  if (!p.fused_shapes.empty()) BRAID_RETURN_IF_ERROR(MeasureFused(d, p, progress, &m));
+  if (!p.fused_shapes.empty()) BRAID_RETURN_IF_ERROR(MeasureFused(d, p, core, progress, &m));
   return m;
 }
 

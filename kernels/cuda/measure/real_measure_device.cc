@@ -1,8 +1,10 @@
 // The real MeasureDevice (braid/gpu_measure.h): cuBLASLt GEMMs through the
 // BlasLtApi seam, buffers, streams, copies and flags through CudaApi, and
 // the CUDA runtime for what those seams do not offer (timing events, CUDA
-// graphs, the kernels of measure_kernels.cu), and the fused kernel through
-// its own seam (FusedKernelApi) on probe tables. Never run on a GPU yet.
+// graphs, the kernels of measure_kernels.cu), the fused kernel through its
+// own seam (FusedKernelApi) on probe tables, and the GEMM core through
+// GemmCoreApi. Run on an H100 and an H200 (presets/measured/*/measure);
+// the GEMM core's probe never yet.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -63,6 +65,7 @@ class RealMeasureDevice : public MeasureDevice {
         BRAID_CUDA_STATUS(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)));
     // All a CTA may take, less room for the holder's static shared memory:
     // more than half an SM's, so one CTA per SM and no GEMM CTA beside it.
+    smem_optin_ = optin;
     smem_bytes_ = optin - 1024;
     BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(AllowMeasureSharedMemory(smem_bytes_)));
     for (GpuStream* s : {&main_, &side_}) {
@@ -77,6 +80,7 @@ class RealMeasureDevice : public MeasureDevice {
     BRAID_RETURN_IF_ERROR(blas.status());
     blas_ = std::move(blas).value();
     fused_ = cuda::MakeRealFused();
+    core_ = cuda::MakeRealGemmCore();
     return Status::Ok();
   }
 
@@ -279,7 +283,77 @@ class RealMeasureDevice : public MeasureDevice {
     return ns / count;
   }
 
+  Result<cuda::gemm::GemmDevice> CoreDevice() const override {
+    auto arch = cuda::gemm::ArchForCapability(props_.cc_major, props_.cc_minor);
+    if (!arch.ok()) return Status::Unavailable(props_.name + ": " + arch.status().message());
+    return cuda::gemm::GemmDevice{*arch, props_.sm_count, smem_optin_};
+  }
+
+  // Rank 0 of a loopback ag_gemm on the GEMM core, as the fused probe
+  // above: the GEMM half reads set 0's A (every row taken as landed), the
+  // transfer half pulls set 1's rows of the other blocks into set 0's A.
+  Result<double> CoreFusedPartNs(const CoreProbe& probe, FusedPart part, int count) override {
+    cuda::CoreGemmLaunch gemm;
+    CorePulls* pulls = nullptr;
+    if (part == FusedPart::kGemm) {
+      gemm.problem = probe.gemm.problem;
+      gemm.device = {probe.gemm.config.arch, probe.gemm.grid, smem_optin_};  // re-planned by the launch: the same grid
+      gemm.a = sets_[0].a, gemm.b = sets_[0].b, gemm.c = sets_[0].c;
+    } else {
+      BRAID_ASSIGN_OR_RETURN(pulls, CorePullsFor(probe));
+    }
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(start_, RuntimeStream(main_))));
+    for (int i = 0; i < count; ++i) {
+      if (pulls == nullptr) {
+        BRAID_RETURN_IF_ERROR(core_->Launch(gemm, main_));
+      } else {
+        // The done counters are cumulative: each run raises the flags to
+        // the next epoch.
+        cuda::gemm::RowPullLaunch k = pulls->launch;
+        k.epoch = ++pulls->epoch;
+        BRAID_RETURN_IF_ERROR(core_->LaunchPulls(k, probe.comm_ctas, main_));
+      }
+    }
+    BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaEventRecord(stop_, RuntimeStream(main_))));
+    BRAID_ASSIGN_OR_RETURN(auto ns, Elapsed());
+    return ns / count;
+  }
+
  private:
+  // One core probe's pull table, flags and done counters on the device,
+  // with the epoch its last run raised the flags to.
+  struct CorePulls {
+    cuda::gemm::RowPullLaunch launch;
+    uint32_t epoch = 0;
+  };
+
+  Result<CorePulls*> CorePullsFor(const CoreProbe& probe) {
+    const auto key = std::tuple{probe.shape.m, probe.shape.n, probe.shape.k, probe.comm_ctas, probe.ranks};
+    if (auto it = core_pulls_.find(key); it != core_pulls_.end()) return &it->second;
+    const size_t row_bytes = size_t(probe.shape.k) * 2;  // bf16
+    std::vector<cuda::gemm::RowPull> table;
+    for (const cuda::fused::CorePull& p : probe.pulls) {
+      const size_t off = size_t(p.row0) * row_bytes;
+      table.push_back({static_cast<const char*>(sets_[1].a) + off, static_cast<char*>(sets_[0].a) + off,
+                       int64_t(size_t(p.rows) * row_bytes), p.flag, 0});
+    }
+    const auto zeroed = [&](size_t bytes) -> Result<DevPtr> {
+      BRAID_ASSIGN_OR_RETURN(auto d, Alloc(std::max<size_t>(bytes, 16)));
+      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemset(d, 0, std::max<size_t>(bytes, 16))));
+      return d;
+    };
+    BRAID_ASSIGN_OR_RETURN(auto pulls, Alloc(table.size() * sizeof(cuda::gemm::RowPull)));
+    BRAID_RETURN_IF_ERROR(cuda_->Upload(pulls, table.data(), table.size() * sizeof(cuda::gemm::RowPull)));
+    BRAID_ASSIGN_OR_RETURN(auto flags, zeroed(size_t(probe.steps) * sizeof(uint32_t)));
+    BRAID_ASSIGN_OR_RETURN(auto done, zeroed(table.size() * sizeof(uint32_t)));
+    CorePulls c;
+    c.launch.pulls = static_cast<const cuda::gemm::RowPull*>(pulls);
+    c.launch.count = int32_t(table.size());
+    c.launch.flags = static_cast<uint32_t*>(flags);
+    c.launch.done = static_cast<uint32_t*>(done);
+    return &core_pulls_.emplace(key, c).first->second;
+  }
+
   struct InputSet {
     DevPtr a = nullptr, b = nullptr, c = nullptr;
   };
@@ -431,8 +505,10 @@ class RealMeasureDevice : public MeasureDevice {
   std::shared_ptr<cuda::CudaApi> cuda_;
   std::unique_ptr<cuda::BlasLtApi> blas_;
   std::shared_ptr<cuda::FusedKernelApi> fused_;
+  std::shared_ptr<cuda::GemmCoreApi> core_;
   cuda::DeviceProps props_;
   int smem_bytes_ = 0;
+  int64_t smem_optin_ = 0;
   GpuStream main_ = nullptr, side_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr, fork_ = nullptr, side_done_ = nullptr;
   std::vector<DevPtr> buffers_;
@@ -445,6 +521,7 @@ class RealMeasureDevice : public MeasureDevice {
   std::map<std::tuple<int64_t, int64_t, int64_t, int>, cudaGraphExec_t> graphs_;
   std::map<Gap, cudaGraphExec_t> gap_graphs_;
   std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int>, cuda::fused::FusedLaunch> fused_launches_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, int>, CorePulls> core_pulls_;
 };
 
 }  // namespace

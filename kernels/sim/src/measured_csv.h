@@ -22,6 +22,8 @@ class MeasuredCsv {
   static Result<MeasuredCsv> Parse(std::string_view text, std::string name);
 
   Status Require(std::initializer_list<const char*> columns) const;
+  // Whether the header names `col` (an optional column).
+  bool Has(const char* col) const { return header_.find(col) != header_.end(); }
   size_t rows() const { return rows_.size(); }
   int line(size_t r) const { return lines_[r]; }
   const std::string& name() const { return name_; }

@@ -111,7 +111,8 @@ MeasuredCheck CheckMeasuredBoard(const GpuSpec& file_gpu, const MeasuredBoard& b
                            gpu.launch_us + gpu.event_wait_us, kLaunchTolerancePct, src));
   }
   for (const MeasuredFused& f : b.fused) {
-    const std::string at = GemmShapeText(f.m, f.n, f.k) + " on " + std::to_string(f.comm_sms) + " comm SMs";
+    const std::string at = GemmShapeText(f.m, f.n, f.k) + " on " + std::to_string(f.comm_sms) + " comm SMs" +
+                           (f.engine == "tasks" ? "" : " (" + f.engine + ")");
     const double launch = gpu.launch_us * 1e3;
     out.rows.push_back(Row("fused GEMM half " + at + " ms", Ms(f.gemm_ns), Ms(launch + FusedGemmBodyNs(gpu, f)),
                            kFusedTolerancePct, src));

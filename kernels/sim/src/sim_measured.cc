@@ -149,6 +149,17 @@ Status ReadFused(const MeasuredCsv& c, const GpuSpec& gpu, MeasuredBoard* b) {
     f.transfer_ns = t * 1e6;
     BRAID_RETURN_IF_ERROR(CheckGemmRate(c, r, "gemm_ms", gpu, false, f.m, f.n, f.k, f.gemm_ns));
     BRAID_RETURN_IF_ERROR(CheckCopyRate(c, r, "transfer_ms", gpu, double(f.bytes) / f.transfer_ns));
+    if (c.Has("engine")) {
+      BRAID_ASSIGN_OR_RETURN(f.engine, c.Text(r, "engine"));
+      if (f.engine != "tasks" && f.engine != "core") {
+        return Status::Invalid(c.Where(r, "engine") + ": '" + OneLine(f.engine) + "' is not tasks or core");
+      }
+      // One file fits one kernel's figures: the GPU file has one set.
+      if (!b->fused.empty() && b->fused.front().engine != f.engine) {
+        return Status::Invalid(c.Where(r, "engine") + ": " + f.engine + " where the rows before are " +
+                               b->fused.front().engine + " (one engine per file)");
+      }
+    }
     const std::string key = "shape " + GemmShapeText(f.m, f.n, f.k) + " on " + std::to_string(s) + " comm SMs";
     BRAID_RETURN_IF_ERROR(dups.Check(r, key, "gemm_ms", g));
     b->fused.push_back(f);

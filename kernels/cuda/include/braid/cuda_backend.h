@@ -25,6 +25,7 @@
 #include "braid/backend.h"
 #include "braid/blaslt_api.h"
 #include "braid/cuda_api.h"
+#include "braid/fused_engine.h"
 #include "braid/fused_kernel_api.h"
 #include "braid/gemm_core_api.h"
 #include "braid/gpu_tracer.h"
@@ -33,21 +34,6 @@
 #include "braid/nccl_api.h"
 
 namespace braid {
-
-// What runs a plan's fused steps (--algo fused) on the GPU.
-enum class FusedEngine {
-  // One persistent kernel over our task tables (braid/fused_schedule.h): a
-  // 64x64 mma.sync tile loop beside pull and reduce CTAs. Run on an H100 and
-  // an H200: correct, at 0.4-0.5 % of cuBLASLt's rate.
-  kTasks,
-  // The GEMM core (kernels/cuda/gemm, TMA + wgmma on sm_90a) whose tiles
-  // wait for their rows: copy-engine pulls raise one flag per arrival step
-  // (issue 56 point 2). ag_gemm only so far; never run on a GPU yet.
-  kCore,
-};
-inline constexpr NameTable<FusedEngine, 2> kFusedEngineNames{
-    {{FusedEngine::kTasks, "tasks"}, {FusedEngine::kCore, "core"}}};
-static_assert(IsOneToOne(kFusedEngineNames));
 
 // Settings only the cuda backend understands.
 struct CudaBackendOptions {

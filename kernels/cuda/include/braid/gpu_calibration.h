@@ -7,6 +7,8 @@
 // (cli/field_flags.h):
 //   Invalid      bad input (gpu_out, csv_dir, base_gpu): checked before the
 //                device is opened; nothing is opened, measured or written.
+//                Also a fused engine the opened device cannot run on the
+//                plan's points (CheckFusedEngineOn): nothing measured or written.
 //   Unavailable  the device could not be opened (whatever the opener said);
 //                nothing is written.
 //   Internal     a measurement, the CSVs, the fit or the write failed; the
@@ -31,6 +33,9 @@ struct CalibrationRequest {
   std::string csv_dir;
   std::string base_gpu = "h100-sxm";  // the GPU name or file the fit starts from
   bool quick = false;                 // DefaultMeasurePlan's small grid and a shorter fit
+  // The fused kernel the fused points time (MeasurePlan::fused_engine),
+  // whose figures the fitted file then carries.
+  FusedEngine fused_engine = FusedEngine::kTasks;
 };
 
 // What happens while it runs; every callback is optional.

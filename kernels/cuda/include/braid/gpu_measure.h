@@ -1,10 +1,11 @@
 // `braid calibrate --measure`: measures this machine's GPU in the CSV layout
 // of docs/simulator.md ("A board's measurements") and fits a GPU file to
 // it with the simulator's fit (braid/sim_fit.h). It also runs the fused
-// P2P+GEMM kernel (kernels/cuda/fused) in its two halves — its GEMM tiles
-// alone and its comm CTAs' pulls alone — and writes fused_kernel.csv, from
-// which the fit sets the GPU file's fused_gemm_efficiency and
-// fused_sm_transfer_gbs.
+// P2P+GEMM kernel in its two halves — its GEMM tiles alone and its comm
+// CTAs' pulls alone — either the task kernel (kernels/cuda/fused) or the
+// GEMM core with its pull kernel (kernels/cuda/gemm, MeasurePlan::
+// fused_engine), and writes fused_kernel.csv, from which the fit sets the
+// GPU file's fused_gemm_efficiency and fused_sm_transfer_gbs.
 //
 // The device work goes through one seam, MeasureDevice: a real one on the
 // CUDA runtime and cuBLASLt (OpenRealMeasureDevice, only in a CUDA build) and
@@ -23,11 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "braid/core_schedule.h"
+#include "braid/fused_engine.h"
 #include "braid/fused_schedule.h"
 #include "braid/gpu_files.h"
 #include "braid/sim_fit.h"
 #include "braid/sim_measured.h"
 #include "braid/status.h"
+#include "gemm/gemm_plan.h"
 
 namespace braid::measure {
 
@@ -63,6 +67,10 @@ struct MeasurePlan {
   std::vector<int> fused_comm_sms;
   int fused_ranks = 8;
   int fused_kernels_per_sample = 3;  // back-to-back launches per sample
+  // Which kernel the fused points time: the task kernel (`--algo fused`'s
+  // default) or the GEMM core (`--fused-engine core`), whose rate the sim's
+  // fused figures then describe.
+  FusedEngine fused_engine = FusedEngine::kTasks;
   // gemm_kernels.csv: the kernels one GEMM of every bf16 shape above (and
   // every FP8 one, on a device with FP8) launches, as CUPTI records them.
   bool log_kernels = true;
@@ -78,6 +86,24 @@ struct MeasurePlan {
 MeasurePlan DefaultMeasurePlan(int sm_count, bool quick);
 // Invalid when a count or size is out of range for a device of `sm_count` SMs.
 Status CheckMeasurePlan(const MeasurePlan& plan, int sm_count);
+
+// The fused probe on the GEMM core (MeasurePlan::fused_engine kCore), as
+// the cuda backend sets up rank 0 of a fused ag_gemm with pulls by SMs
+// (kernels/cuda/host/fused_core_step.cc): the core's plan on the SMs the
+// pull kernel leaves and rank 0's pulls of the other ranks' blocks, from
+// the proved core schedule.
+struct CoreProbe {
+  GemmShape shape;
+  int comm_ctas = 0, ranks = 0;
+  cuda::gemm::GemmPlan gemm;                 // the GEMM half: bf16 m x n x k, grid <= SMs - comm_ctas
+  std::vector<cuda::fused::CorePull> pulls;  // the transfer half, in issue order
+  int steps = 0;                             // arrival flags (step 0: rank 0's own block)
+  int64_t bytes = 0;                         // what the pulls move
+};
+// Invalid (one line naming the point and the constraint) where the core or
+// its schedule refuses the point: P outside 2..8 or not dividing M, no SM
+// left for the GEMM, PlanGemm's shape rules.
+Result<CoreProbe> CoreProbeFor(const GemmShape& s, int comm_sms, int ranks, const cuda::gemm::GemmDevice& device);
 
 // The device work of one measurement; every call returns one sample.
 // Threading contract: one thread at a time.
@@ -116,6 +142,14 @@ class MeasureDevice {
   // ns per kernel of `count` back-to-back launches of the fused kernel
   // running FusedProbeTables(s, comm_sms, ranks, SmCount(), part).
   virtual Result<double> FusedPartNs(const GemmShape& s, int comm_sms, int ranks, FusedPart part, int count) = 0;
+  // The GEMM core's kernel for this device (its architecture, all its SMs,
+  // its shared-memory opt-in); Unavailable (the default) where there is none.
+  virtual Result<cuda::gemm::GemmDevice> CoreDevice() const;
+  // ns per launch of `count` back-to-back launches of one half of `probe`
+  // (CoreProbeFor on CoreDevice()): kGemm the core's GEMM on probe.gemm's
+  // grid with no wait, kTransfer the pull kernel's probe.pulls on
+  // probe.comm_ctas CTAs. Unavailable by default.
+  virtual Result<double> CoreFusedPartNs(const CoreProbe& probe, FusedPart part, int count);
 };
 
 // The fused probe's kernel shape: rank 0 of an ag_gemm of `ranks` ranks on
@@ -151,6 +185,7 @@ struct MeasuredFusedRow {  // fused_kernel.csv (braid/sim_measured.h: MeasuredFu
   double gemm_ns = 0;  // per kernel, launch gap included
   int64_t bytes = 0;
   double transfer_ns = 0;  // per kernel, launch gap included
+  FusedEngine engine = FusedEngine::kTasks;
 };
 
 // What one run measured: the rows of the six CSV files.
@@ -177,8 +212,15 @@ struct StageProgress {
 };
 using ProgressFn = std::function<void(const StageProgress&)>;
 
+// Invalid (one line) unless `device` can run the plan's fused engine on
+// every fused point: the GEMM core needs a core kernel for the device
+// (CoreDevice) and CoreProbeFor to accept each point. Plans nothing on the
+// device; the task kernel's points are CheckMeasurePlan's.
+Status CheckFusedEngineOn(const MeasureDevice& device, const MeasurePlan& plan);
+
 // The whole plan on `device` (Prepare first). Stops at the first failed
-// sample, naming the stage and the measurement.
+// sample, naming the stage and the measurement; CheckFusedEngineOn's
+// refusal comes before the first.
 Result<Measurements> RunMeasurements(MeasureDevice& device, const MeasurePlan& plan, const ProgressFn& progress);
 
 // The median of `iterations` samples after `warmup` discarded ones.

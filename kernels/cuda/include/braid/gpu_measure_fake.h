@@ -14,6 +14,7 @@
 // CTA (0: what one SM copies), at most what those SMs copy.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -64,11 +65,27 @@ class FakeMeasureDevice : public MeasureDevice {
   // rows) once, without gap or overlap.
   static Status CheckFusedHalf(const cuda::fused::RankTables& t, const cuda::fused::FusedShape& shape, FusedPart part);
 
+  // The GEMM core: by default an sm_90a kernel on all of truth's SMs (an
+  // H100's shared-memory opt-in); std::nullopt: a device without one.
+  Result<cuda::gemm::GemmDevice> CoreDevice() const override;
+  void SetCoreDevice(std::optional<cuda::gemm::GemmDevice> device) { core_device_ = device; }
+  // Its halves at the task kernel's figures (the same model of truth), after
+  // CheckCoreProbe; core_samples() counts them.
+  Result<double> CoreFusedPartNs(const CoreProbe& probe, FusedPart part, int count) override;
+  int core_samples() const { return core_samples_; }
+  // Internal (one line) unless `probe` is rank 0's: the point's bf16 GEMM on
+  // a grid that leaves the pull CTAs their SMs, and pulls of every other
+  // rank's block once, each from its owner, raising flags 1 .. P-1.
+  static Status CheckCoreProbe(const CoreProbe& probe, int sm_count);
+
  private:
   // The checks every sample passes, then `ns` with this sample's noise;
   // `busy_ns` is what the sample keeps the device busy.
   Result<double> Sample(double ns, double busy_ns = -1);
   Status CheckGemm(const GemmShape& s, int count) const;
+  // One fused half's time on truth, a launch gap included: the GEMM at
+  // fused_gemm_efficiency on the SMs left, the pulls of `bytes` on comm_sms CTAs.
+  double HalfNs(const GemmShape& s, int comm_sms, FusedPart part, int64_t bytes) const;
 
   GpuSpec truth_;
   std::string name_;
@@ -82,6 +99,9 @@ class FakeMeasureDevice : public MeasureDevice {
   int logged_shapes_ = 0;
   Status fail_status_;
   std::set<std::tuple<int64_t, int64_t, int64_t, int, int, int>> checked_fused_;
+  std::set<std::tuple<int64_t, int64_t, int64_t, int, int, int>> checked_core_;
+  std::optional<cuda::gemm::GemmDevice> core_device_;  // set in the constructor
+  int core_samples_ = 0;
 };
 
 }  // namespace braid::measure

@@ -50,7 +50,7 @@ struct MeasuredLaunch {
 };
 
 // fused_kernel.csv (written by `calibrate --measure` on the cuda backend):
-//   m,n,k,comm_sms,gemm_ms,bytes,transfer_ms
+//   m,n,k,comm_sms,gemm_ms,bytes,transfer_ms[,engine]
 // gemm_ms: the fused kernel's GEMM tiles alone (its comm CTAs idle) on the
 // sm_count − comm_sms SMs they get; transfer_ms: its comm_sms CTAs moving
 // `bytes` to the peers with no GEMM tiles running. Both per kernel, one
@@ -62,6 +62,9 @@ struct MeasuredFused {
   double gemm_ns = 0;
   int64_t bytes = 0;
   double transfer_ns = 0;
+  // The kernel the halves were timed on: "tasks" (the task kernel) or
+  // "core" (the GEMM core); the optional `engine` column, "tasks" without it.
+  std::string engine = "tasks";
 };
 
 // gemm_kernels.csv (`calibrate --measure` on the cuda backend, from CUPTI's
