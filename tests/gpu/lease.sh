@@ -19,7 +19,8 @@
 #                order BRAID_GPU_SECTIONS gives (default: what has never
 #                run first: the GEMM core against cuBLASLt, the fused plans
 #                on the core (bf16 and FP8), measure (its kernel log and the
-#                512x7168x8192 held row, issue 54 point 1); then FP8, the
+#                512x7168x8192 held row, issue 54 point 1; the fused halves
+#                of the GEMM core when it verifies, issue 56 point 5); then FP8, the
 #                forward ops, training, the task kernel, the timeout path),
 #                rows started within half of SECONDS;
 #   4. loopback: braid run --backend cuda --loopback --json for the configs the

@@ -37,9 +37,11 @@
 # BRAID_FUSED_NEVER_SET=1:0 rank 1 never raises flag 0, and the run must end
 # in the kernel's "timed out on rank" line (within --timeout), not hang.
 # Last, `braid calibrate --measure` (quick grid) measures this GPU, the fused
-# kernel's GEMM and transfer halves included (fused_kernel.csv), fits a GPU
-# file to it and prints the fitted file's errors per CSV file; it fails
-# without fused_kernel.csv rows.
+# kernel's GEMM and transfer halves included (fused_kernel.csv: the GEMM
+# core's when a small fused run verifies on it, else the task kernel's;
+# BRAID_MEASURE_ENGINE=core|tasks forces one), fits a GPU file to it and
+# prints the fitted file's errors per CSV file; it fails without
+# fused_kernel.csv rows.
 set -u
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -352,8 +354,21 @@ except Exception: print("-")')"
 section_measure() {
   out_of_time && return
   echo
-  local measure_flags=(--quick) measure_dir fused_csv fused_points
+  local measure_flags=(--quick) measure_dir fused_csv fused_points engine="${BRAID_MEASURE_ENGINE:-auto}" probe
   [[ "${BRAID_MEASURE:-quick}" == full ]] && measure_flags=()
+  # The fused kernel whose halves it times (BRAID_MEASURE_ENGINE core, tasks
+  # or auto): auto takes the GEMM core when a small fused ag_gemm verifies
+  # on it, else the task kernel, so a broken core costs the rest of the
+  # measurement (the kernel log among it) nothing.
+  if [[ "$engine" == auto ]]; then
+    engine=tasks
+    probe="$(timeout -k 5 "$row_timeout" "$braid" run --backend cuda --loopback --fused-engine core --op ag_gemm \
+             --m 2048 --n 1040 --k 1032 --tp 2 --algo fused --verify --iters 1 --warmup 0 --no-db --json 2>&1)" &&
+      printf '%s' "$probe" | python3 -c 'import json,sys
+t=sys.stdin.read()
+sys.exit(0 if json.loads(t[t.index("{"):])["verify"]["ok"] else 1)' 2>/dev/null && engine=core
+  fi
+  measure_flags+=(--fused-engine "$engine")
   measure_dir="$(mktemp -d "${TMPDIR:-/tmp}/braid-gpu-measure-XXXXXX")"
   echo "calibrate --measure ${measure_flags[*]} (CSVs and GPU file in $measure_dir)"
   if "$braid" calibrate --measure "${measure_flags[@]}" --gpu-out "$measure_dir/gpu.toml" --csv-dir "$measure_dir/csv"; then
@@ -371,7 +386,7 @@ section_measure() {
     fi
     echo "${rows[-1]}"
     if [[ "$fused_points" -gt 0 ]]; then
-      rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml ($fused_points fused points)")
+      rows+=("measure  calibrate  -        -   -      -          ok       $measure_dir/gpu.toml ($fused_points fused points, $engine engine)")
     else
       rows+=("measure  calibrate  -        -   -      -          FAIL     no fused_kernel.csv rows in $measure_dir/csv")
       failed=1

@@ -18,6 +18,7 @@ fake="$tmp/braid"
 cat >"$fake" <<'FAKE'
 #!/usr/bin/env bash
 if [[ "$1" == calibrate ]]; then
+  [[ -n "${FAKE_CALIBRATE_LOG:-}" ]] && echo "$*" >>"$FAKE_CALIBRATE_LOG"
   for ((i = 1; i <= $#; i++)); do [[ "${!i}" == --csv-dir ]] && { j=$((i + 1)); dir="${!j}"; }; done
   mkdir -p "$dir" && printf 'op,ms\nfused,1\n' >"$dir/fused_kernel.csv"
   # CUPTI's kernel log, unless the test says CUPTI was not there.
@@ -74,7 +75,17 @@ out="$(FAKE_FAIL_ALGO=bulk BRAID_GPU_SECTIONS="train measure" bash "$here/run.sh
 rc=$?
 [[ $rc -eq 1 ]] || fail "a failing row: exit $rc"
 [[ "$(grep -c ' FAIL ' <<<"$out")" -eq 3 ]] || fail "three bulk rows should FAIL: $out"
-grep -q "^measure  calibrate .* ok " <<<"$out" || fail "measure row missing"
+grep -q "^measure  calibrate .* ok .*fused points, core engine)" <<<"$out" || fail "measure row missing: $out"
+# The measure times the GEMM core when a small fused run verifies on it,
+# else the task kernel; BRAID_MEASURE_ENGINE forces one.
+for want in "core:" "tasks:fused" "tasks:fused:tasks" "core:bulk:core"; do
+  IFS=: read -r engine failing forced <<<"$want"
+  rm -f "$tmp/calibrate.log"
+  FAKE_CALIBRATE_LOG="$tmp/calibrate.log" FAKE_FAIL_ALGO="$failing" BRAID_MEASURE_ENGINE="${forced:-auto}" \
+    BRAID_GPU_SECTIONS="measure" bash "$here/run.sh" "$fake" >/dev/null 2>&1
+  grep -q -- "--fused-engine $engine " "$tmp/calibrate.log" 2>/dev/null ||
+    fail "measure with ${failing:-nothing} failing, forced ${forced:-auto}: not --fused-engine $engine: $(cat "$tmp/calibrate.log" 2>&1)"
+done
 grep -q "^measure  kernels .* ok .*2 kernels in" <<<"$out" || fail "kernel log row missing"
 # Without CUPTI's kernel log (another profiler held it) the row is a skip, not a failure.
 out="$(FAKE_NO_KERNEL_LOG=1 BRAID_GPU_SECTIONS="measure" bash "$here/run.sh" "$fake" 2>&1)" ||
