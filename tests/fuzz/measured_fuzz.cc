@@ -33,7 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     for (const auto& g : b.gemm) braid::fuzz::Require(g.m > 0 && g.n > 0 && g.k > 0 && g.time_ns > 0, "gemm row > 0");
     for (const auto& h : b.held) braid::fuzz::Require(h.held_sms >= 0 && h.held_sms < gpu.sm_count, "held SMs");
-    for (const auto& f : b.fused) braid::fuzz::Require(f.comm_sms > 0 && f.comm_sms < gpu.sm_count, "comm SMs");
+    for (const auto& f : b.fused) {
+      braid::fuzz::Require(f.comm_sms > 0 && f.comm_sms < gpu.sm_count, "comm SMs");
+      braid::fuzz::Require(f.engine == b.fused.front().engine && (f.engine == "tasks" || f.engine == "core"),
+                           "one known engine per file");
+    }
     for (const auto& c : b.copy_bw) braid::fuzz::Require(c.sms > 0 && c.gbs > 0, "copy row > 0");
     for (const auto& k : b.kernels) {
       braid::fuzz::Require(!k.kernel.empty() && k.kernel.size() <= braid::sim::kMaxKernelNameBytes, "kernel name");

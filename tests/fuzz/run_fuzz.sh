@@ -177,6 +177,7 @@ printf 'qkv_fprop: {method: ring_exchange, use_ce: 0, num_sm: 4}\nqkv_dgrad: {me
 mkdir -p seeds/measured
 cp "$shared"/calibration/h100-measured/*.csv seeds/measured/ 2>/dev/null || true
 printf 'm,n,k,comm_sms,gemm_ms,bytes,transfer_ms\n4096,4096,4096,8,0.3,16777216,0.2\n' > seeds/measured/fused
+printf 'm,n,k,comm_sms,gemm_ms,bytes,transfer_ms,engine\n4096,4096,4096,8,0.3,16777216,0.2,core\n4096,4096,4096,16,0.3,16777216,0.1,core\n' > seeds/measured/fused_core
 printf 'm,n,k,time_ms\n1024,8192,3584,0.09\n' > seeds/measured/fp8
 printf 'm,n,k,dtype,kernel,grid_ctas,cluster_ctas,max_active_clusters,block_threads,registers,shared_bytes\n512,7168,8192,bf16,nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT,112,2,66,384,168,201728\n512,7168,8192,fp8_e4m3,sm90_xmma_gemm_tilesize128x128x128_cluster2x1x1,128,2,66,384,168,201728\n' > seeds/measured/kernels
 
