@@ -347,7 +347,7 @@ void AddCalibrateOptions(CLI::App* sub, CalibrateArgs* a) {
   sub->add_flag("--quick", a->quick, "--measure: a small grid and fewer samples (seconds, for tests/gpu/run.sh)");
   sub->add_option("--fused-engine", a->fused_engine,
                   "--measure: the fused kernel whose halves it times: tasks (the task kernel) | core (the GEMM core)")
-      ->capture_default_str();
+      ->default_str("tasks");
   sub->add_flag("--no-progress", a->no_progress, "--measure: no progress on stderr");
   sub->add_flag("--json", a->json, "print one JSON object");
 }
@@ -361,7 +361,7 @@ int ExecuteCalibrate(const CalibrateArgs& a) {
                                                               : "give exactly one of --gemm M,N,K, --collective KIND, "
                                                                 "--check, --fit DIR or --measure"));
   }
-  if (!a.measure && a.fused_engine != "tasks") {
+  if (!a.measure && a.fused_engine) {
     return ReportError("calibrate", Status::Invalid("--fused-engine goes with --measure"));
   }
   if (a.measure) return CalibrateMeasure(a);

@@ -7,6 +7,7 @@
 // measures this machine's GPU and fits a GPU file to it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -30,11 +31,11 @@ struct CalibrateArgs {
   std::string fit;                                               // folder of measurements
   std::string out;                                               // -o for --fit
   bool keep_board_rate = false;
-  bool measure = false;                // --measure: this machine's GPU
-  std::string gpu_out;                 // --gpu-out for --measure
-  std::string csv_dir;                 // --csv-dir (default: a new folder beside --gpu-out)
-  bool quick = false;                  // --quick: the small grid
-  std::string fused_engine = "tasks";  // --fused-engine for --measure: tasks | core
+  bool measure = false;                     // --measure: this machine's GPU
+  std::string gpu_out;                      // --gpu-out for --measure
+  std::string csv_dir;                      // --csv-dir (default: a new folder beside --gpu-out)
+  bool quick = false;                       // --quick: the small grid
+  std::optional<std::string> fused_engine;  // --fused-engine for --measure: tasks | core (not given: tasks)
   bool no_progress = false;
   bool json = false;
 };

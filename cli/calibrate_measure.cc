@@ -123,7 +123,7 @@ int CalibrateMeasure(const CalibrateArgs& a) {
   request.csv_dir = a.csv_dir;
   request.base_gpu = a.gpu;
   request.quick = a.quick;
-  auto engine = ParseNamed(kFusedEngineNames, "--fused-engine", a.fused_engine);
+  auto engine = ParseNamed(kFusedEngineNames, "--fused-engine", a.fused_engine.value_or("tasks"));
   if (!engine.ok()) return ReportError("calibrate", engine.status());
   request.fused_engine = *engine;
   measure::CalibrationProgress progress;

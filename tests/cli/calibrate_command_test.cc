@@ -368,8 +368,10 @@ TEST_F(CalibrateMeasureCommand, MeasureGoesAlone) {
 // --measure, and an unknown engine is bad input before any device is opened.
 TEST_F(CalibrateMeasureCommand, FusedEngineIsTasksOrCoreAndGoesWithMeasure) {
   ExpectUsage("--check --fused-engine core", "--fused-engine goes with --measure");
+  ExpectUsage("--check --fused-engine tasks", "--fused-engine goes with --measure");
   ExpectUsage("--measure --gpu-out " + Path("fit.toml") + " --fused-engine cutlass", "--fused-engine");
   ExpectUsage("--measure --gpu-out " + Path("fit.toml") + " --fused-engine cutlass", "cutlass");
+  ExpectUsage("--measure --gpu-out " + Path("fit.toml") + " --fused-engine ''", "unknown --fused-engine ''");
   // A known engine gets as far as the device (none here: exit 1).
   const auto o = Calibrate("--measure --gpu-out " + Path("fit.toml") + " --fused-engine core");
   EXPECT_EQ(o.code, 1) << o.err;
