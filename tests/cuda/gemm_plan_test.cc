@@ -234,5 +234,44 @@ TEST(GemmPlan, Fp8RefusalsNameTheirConstraint) {
   EXPECT_THAT(refused(odd_a, Hopper()), HasSubstr("lda = 264 is not a multiple of 16"));
 }
 
+// The wide sm_90a tile (GemmDevice::tile_n 256): 128 x 256 in 4 stages of
+// 48 KiB (16 KiB of A, four 8 KiB B boxes; FP8: one bᵀ box of 256 rows), the
+// same threads; half the tiles of the narrow one, so a grid of its own.
+TEST(GemmPlan, TheWideHopperTileIs128x256InFourStages) {
+  GemmDevice wide = Hopper();
+  wide.tile_n = 256;
+  auto plan = PlanGemm(Problem(8192, 8192, 8192), wide);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->config.tile_n, 256);
+  EXPECT_EQ(plan->config.stages, 4);
+  EXPECT_EQ(plan->config.threads, 384);
+  EXPECT_EQ(plan->scheduler.tile_n, 256);
+  EXPECT_EQ(plan->scheduler.total(), 64 * 32);
+  EXPECT_EQ(plan->smem_bytes, 4 * 49152 + 64 + 1024);
+  EXPECT_LE(plan->smem_bytes, kH100Optin);
+  EXPECT_EQ(BoxBytes(plan->tma_a) + BoxBytes(plan->tma_b) * (256 / kTmaBoxBCols), 49152u);
+  // FP8: bᵀ in one box of all 256 rows (TMA's largest box side), the same bytes.
+  auto fp8 = PlanGemm(Problem(8192, 1280, 8192, DType::kFp8E4m3), wide);
+  ASSERT_TRUE(fp8.ok()) << fp8.status().message();
+  EXPECT_EQ(fp8->tma_b.box[1], 256u);
+  EXPECT_EQ(BoxBytes(fp8->tma_a) + BoxBytes(fp8->tma_b), 49152u);
+  EXPECT_EQ(fp8->smem_bytes, plan->smem_bytes);
+  // 0 and 128 are the narrow tile; nothing else is asked of either arch.
+  for (int narrow : {0, 128}) {
+    GemmDevice d = Hopper();
+    d.tile_n = narrow;
+    EXPECT_EQ(PlanGemm(Problem(8192, 8192, 8192), d)->config.tile_n, 128);
+  }
+  GemmDevice ampere_wide = Ampere();
+  ampere_wide.tile_n = 256;
+  ExpectRefused(Problem(8192, 8192, 8192), ampere_wide, "GEMM tile width 256 on sm_80");
+  GemmDevice odd = Hopper();
+  odd.tile_n = 64;
+  ExpectRefused(Problem(8192, 8192, 8192), odd, "GEMM tile width 64 on sm_90a");
+  // An sm_90a device whose opt-in is short of 193 KiB has no room for it.
+  wide.smem_optin = 190000;
+  ExpectRefused(Problem(8192, 8192, 8192), wide, "sm_90a GEMM tile 128x256x64 with 4 stages needs 197696 bytes");
+}
+
 }  // namespace
 }  // namespace braid::cuda::gemm

@@ -94,6 +94,34 @@ TEST(GemmSm90Layout, Fp8DescriptorsOfAAndBTransposedAddressWhereTmaPutEachByte) 
   }
 }
 
+// The wide tile (tile_n 256): four B boxes, read as two 128-column halves,
+// each by the narrow descriptor at kBHalfBytes·h; every element of both
+// halves lands where TMA put column 128·h + n. FP8: bᵀ's 256 rows in one
+// box, the second half's descriptor 128 rows on.
+TEST(GemmSm90Layout, TheWideTilesHalvesAreReadByTheNarrowDescriptors) {
+  EXPECT_EQ(BBytesFor(kWideTileN), 4 * kBBoxBytes);
+  EXPECT_EQ(BBytesFor(kTileN), kBBytes);
+  for (int h = 0; h < kWideTileN / kTileN; ++h) {
+    for (int kk = 0; kk < kTileK / 16; ++kk) {
+      const Fields f = Decode(BDescriptor(kSlot + uint32_t(h * kBHalfBytes), kk));
+      for (int n = 0; n < kTileN; ++n)
+        for (int k = 0; k < 16; ++k) {
+          const uint32_t tma = kSlot + Swizzle128B(BTmaOffset(kk * 16 + k, h * kTileN + n));
+          ASSERT_EQ(Swizzle128B(MnMajorAddress(f, n, k)), tma) << "half " << h << " kk " << kk << " n " << n;
+        }
+    }
+    for (int kk = 0; kk < kFp8TileK / 32; ++kk) {
+      const Fields f = Decode(BKMajorDescriptor(kSlot + uint32_t(h * kBHalfBytes), kk));
+      for (int n = 0; n < kTileN; ++n)
+        for (int k = 0; k < 32; ++k) {
+          const uint32_t tma = kSlot + Swizzle128B(uint32_t((h * kTileN + n) * 128 + kk * 32 + k));
+          ASSERT_EQ(Swizzle128B(Fp8KMajorAddress(f, n, k)), tma) << "FP8 half " << h << " kk " << kk << " n " << n;
+        }
+    }
+  }
+  EXPECT_EQ(kBHalfBytes % 1024, 0) << "the second half starts where the swizzle pattern does";
+}
+
 TEST(GemmSm90Layout, SlotsAndBoxesStartOn1024ByteBoundaries) {
   // The 128B pattern is taken from address bits 4-9: TMA and wgmma agree only
   // when every box starts 1024-byte aligned.

@@ -33,6 +33,11 @@
 // their counters, then each owner's reduce sums its block; checked against
 // the sum of cuBLASLt's per-rank products.
 //
+// On sm_90a all of the above runs twice: with the 128x128 tile the fused
+// plans launch, then with the wide 128x256 one (GemmDevice::tile_n 256,
+// tile_config.h), whose lines say "wide"; which tile each shape should get
+// is what the two sets of lines tell.
+//
 // Without a GPU: one line on stderr, exit 2. Exit 1 when a result does not
 // match cuBLASLt (max rel error above 2e-2), else 0.
 #include <cuda_runtime_api.h>
@@ -228,16 +233,23 @@ int main(int argc, char** argv) {
   std::printf("braid_gemm_bench: %s kernel, %d SMs, bf16, median of %d after %d warm-up runs\n",
               gemm::GemmArchName(device->arch), device->num_sms, iters, warmup);
   bool all_ok = true;
-  for (const Shape& shape : kShapes) all_ok = BenchShape(shape, *device, **blas, warmup, iters, s) && all_ok;
-  if (device->arch == gemm::GemmArch::kSm90a) {
-    for (const Shape& shape : kShapes) all_ok = BenchFp8Shape(shape, *device, **blas, warmup, iters, s) && all_ok;
-  } else {
-    std::printf("fp8_e4m3: skipped (the core's FP8 path is sm_90a's)\n");
+  std::vector<int> widths = {128};
+  if (device->arch == gemm::GemmArch::kSm90a) widths.push_back(256);
+  for (int width : widths) {
+    gemm::GemmDevice tiles = *device;
+    tiles.tile_n = width;
+    std::printf("%s tile 128x%d%s\n", gemm::GemmArchName(device->arch), width, width == 256 ? " (wide)" : "");
+    for (const Shape& shape : kShapes) all_ok = BenchShape(shape, tiles, **blas, warmup, iters, s) && all_ok;
+    if (device->arch == gemm::GemmArch::kSm90a) {
+      for (const Shape& shape : kShapes) all_ok = BenchFp8Shape(shape, tiles, **blas, warmup, iters, s) && all_ok;
+    } else {
+      std::printf("fp8_e4m3: skipped (the core's FP8 path is sm_90a's)\n");
+    }
+    if (rs_ranks > 0)
+      for (const Shape& shape : kShapes)
+        if (std::strcmp(shape.name, "llama3-70b.out_proj") == 0 || std::strcmp(shape.name, "llama3-70b.fc2") == 0)
+          all_ok = BenchReduceScatter(shape, tiles, **blas, rs_ranks, warmup, iters, s) && all_ok;
   }
-  if (rs_ranks > 0)
-    for (const Shape& shape : kShapes)
-      if (std::strcmp(shape.name, "llama3-70b.out_proj") == 0 || std::strcmp(shape.name, "llama3-70b.fc2") == 0)
-        all_ok = BenchReduceScatter(shape, *device, **blas, rs_ranks, warmup, iters, s) && all_ok;
   (void)cudaStreamDestroy(s);
   return all_ok ? 0 : 1;
 }

@@ -75,7 +75,10 @@ Result<GemmPlan> PlanGemm(const GemmProblem& problem, const GemmDevice& device) 
   }
   if (device.num_sms < 1) return Status::Unavailable("the device reports " + std::to_string(device.num_sms) + " SMs");
 
-  plan.config = TileConfigFor(device.arch, fp8);
+  if (device.tile_n != 0 && device.tile_n != 128 && !(device.tile_n == 256 && device.arch == GemmArch::kSm90a))
+    return Status::Invalid("GEMM tile width " + std::to_string(device.tile_n) + " on " + GemmArchName(device.arch) +
+                           ": the GEMM core's tiles are 128 wide (and 256 on sm_90a)");
+  plan.config = TileConfigFor(device.arch, fp8, device.tile_n == 256);
   BRAID_RETURN_IF_ERROR(CheckSmemBudget(plan.config, device.smem_optin));
   plan.scheduler.m = p.m;
   plan.scheduler.n = p.n;

@@ -42,6 +42,11 @@ struct GemmDevice {
   GemmArch arch = GemmArch::kSm80;
   int num_sms = 0;
   int64_t smem_optin = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, bytes
+  // The CTA tile's width the launch asks of the kernel: 0 (the arch's
+  // default) or 128 on both arches, 256 on sm_90a (its wide variant,
+  // tile_config.h). Not a property of the device: the launch's choice,
+  // carried here because every launch re-plans from (problem, device).
+  int tile_n = 0;
 };
 
 struct GemmPlan {
@@ -66,6 +71,7 @@ struct GemmPlan {
 //    16-byte copy never straddles the matrix's edge;
 //  - the tile config's shared memory within the device's opt-in limit;
 //  - the TMA maps' own rules (tma_params.h), sm_90a.
+//  - device.tile_n 0 or 128, or 256 on sm_90a.
 // kUnavailable when device.num_sms < 1.
 Result<GemmPlan> PlanGemm(const GemmProblem& problem, const GemmDevice& device);
 

@@ -8,7 +8,10 @@
 // Slot layout: A as one TMA box of 128 rows × 64 k (128-byte rows, K
 // contiguous); B as two TMA boxes of 64 k-rows × 64 columns (128-byte rows,
 // N contiguous), the second kBBoxBytes after the first. Both with the 128B
-// swizzle, every box 1024-byte aligned.
+// swizzle, every box 1024-byte aligned. The wide tile (tile_n 256) holds
+// four B boxes: two 128-column halves, each laid out as the narrow tile's
+// B, the second kBHalfBytes after the first (FP8: bᵀ's 256 rows, the second
+// 128 rows as far on), so each half is read by the narrow descriptors.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,10 @@ inline constexpr int kABytes = kTileM * kTileK * 2;               // 16 KiB
 inline constexpr int kBBoxBytes = kTileK * kBoxCols * 2;          // 8 KiB
 inline constexpr int kBBytes = (kTileN / kBoxCols) * kBBoxBytes;  // 16 KiB
 inline constexpr int kWarpgroupRows = 64;                         // rows of A per consumer warpgroup
+inline constexpr int kWideTileN = 256;                            // the wide variant's tile width
+inline constexpr int kBHalfBytes = kBBytes;  // 16 KiB: a 128-column half of B (FP8: 128 rows of bᵀ)
+// B's bytes in one slot for a tile `tile_n` wide (128 or 256).
+BRAID_GEMM_HD constexpr int BBytesFor(int tile_n) { return (tile_n / kTileN) * kBHalfBytes; }
 
 // Byte offset (before the swizzle) at which TMA puts A element (row, k) of
 // the slot, and B element (k, col).

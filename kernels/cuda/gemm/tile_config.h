@@ -13,6 +13,14 @@
 //  sm_90a, FP8 E4M3 operands: the same ring in bytes (a K step of 128
 //          one-byte elements fills the same 128-byte swizzle row), wgmma
 //          m64n128k32 per 32 bytes of K.
+//  sm_90a wide (GemmDevice::tile_n 256, bf16/fp16/FP8): a 128×256 CTA tile,
+//          4 stages (48 KiB each), each consumer warpgroup owning 64 × 256
+//          as two m64n128 accumulators (128 fp32 registers), two wgmmas per
+//          k step on the two 128-column halves of the slot's B. Why: per
+//          k-block it loads 48 KiB for twice the MMAs of the 32 KiB a
+//          128×128 tile loads (25 % fewer bytes per flop), the step public
+//          Hopper GEMMs take to approach cuBLAS; which shapes it wins is
+//          for braid_gemm_bench on a GPU to tell (never run on one yet).
 #pragma once
 
 #include <cstdint>
@@ -37,14 +45,17 @@ struct TileConfig {
 };
 
 // The config the kernel of `arch` is compiled for (constexpr: the kernels
-// static_assert against it); `fp8`: its FP8 E4M3 variant (sm_90a only).
-constexpr TileConfig TileConfigFor(GemmArch arch, bool fp8 = false) {
+// static_assert against it); `fp8`: its FP8 E4M3 variant (sm_90a only);
+// `wide`: the 128×256 tile (sm_90a only; ignored on sm_80, which PlanGemm
+// refuses to ask for).
+constexpr TileConfig TileConfigFor(GemmArch arch, bool fp8 = false, bool wide = false) {
   TileConfig c;
   c.arch = arch;
   if (arch == GemmArch::kSm90a) {
     c.tile_k = fp8 ? 128 : 64;
     c.elem_bytes = fp8 ? 1 : 2;
-    c.stages = 5;
+    c.tile_n = wide ? 256 : 128;
+    c.stages = wide ? 4 : 5;
     c.producer_warpgroups = 1;
     c.consumer_warpgroups = 2;
     c.threads = 128 * (c.producer_warpgroups + c.consumer_warpgroups);
