@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gemm/partial_reduce_tiles.h"
@@ -163,10 +165,20 @@ TEST(GemmScatter, WithoutARasterGroupTheReduceWalksTheCountersInOrder) {
 // owner's reduce, two CTAs taking alternate tiles (ReduceScheduler), sums
 // every 8-element piece (ReducePieceOffset) of the P slots once its counter
 // holds P. Each output element must be written once, with the sum of the
-// sources' values at its row of the product.
+// sources' values at its row of the product. Both sm_90a tile widths (the
+// wide one's tiles are 128 × 256), each with a ragged n.
+void ScatterThenReduce(int tile_n, int64_t cols);
+
 TEST(GemmScatter, ScatterThenReduceSumsEveryElementOfEveryBlockOnce) {
+  for (const auto& [tile_n, cols] : {std::pair{128, 200}, {256, 520}}) {
+    SCOPED_TRACE("tile_n " + std::to_string(tile_n));
+    ScatterThenReduce(tile_n, cols);
+  }
+}
+
+void ScatterThenReduce(int tile_n, int64_t cols) {
   const int ranks = 3, tile = 128;
-  const TileScheduler sched = ScatterSched(ranks * 256, 200, tile, tile, 8);  // ragged n
+  const TileScheduler sched = ScatterSched(ranks * 256, cols, tile, tile_n, 8);
   const int64_t block_rows = sched.m / ranks, n = sched.n, slot = block_rows * n;
   const auto partial = [&](int r, int64_t row, int64_t col) { return double(r * 1'000'000 + row * 1000 + col); };
   std::vector<std::vector<double>> recv(size_t(ranks), std::vector<double>(size_t(ranks * slot), -1.0));
@@ -192,7 +204,7 @@ TEST(GemmScatter, ScatterThenReduceSumsEveryElementOfEveryBlockOnce) {
     red.block_rows = block_rows;
     red.n = n;
     red.tile_m = tile;
-    red.tile_n = tile;
+    red.tile_n = tile_n;
     red.group_m = 8;
     const TileScheduler block = ReduceScheduler(red);
     std::vector<double> out(size_t(slot), 0.0);
