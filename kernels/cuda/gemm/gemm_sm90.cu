@@ -60,15 +60,15 @@ namespace {
 constexpr TileConfig kConfig = TileConfigFor(GemmArch::kSm90a);
 constexpr TileConfig kWideConfig = TileConfigFor(GemmArch::kSm90a, false, true);
 constexpr int kTileM = 128, kTileN = 128, kTileK = 64, kThreads = 384;
-// N: the tile's width, 128 or 256 (the wide variant); its stages and bytes.
+// N: the tile's width, 128 or 256 (the wide variant); its stages come from
+// the host's config, its bytes from sm90_layout.h.
 template <int N>
-constexpr int kStagesOf = N == 256 ? 4 : 5;
+constexpr int kStagesOf = TileConfigFor(GemmArch::kSm90a, false, N == sm90::kWideTileN).stages;
 static_assert(kConfig.tile_m == kTileM && kConfig.tile_n == kTileN && kConfig.tile_k == kTileK &&
-                  kConfig.stages == kStagesOf<128> && kConfig.threads == kThreads && kConfig.consumer_warpgroups == 2,
+                  kConfig.threads == kThreads && kConfig.consumer_warpgroups == 2,
               "the kernel is written for TileConfigFor(kSm90a)");
 static_assert(kWideConfig.tile_m == kTileM && kWideConfig.tile_n == sm90::kWideTileN && kWideConfig.tile_k == kTileK &&
-                  kWideConfig.stages == kStagesOf<256> && kWideConfig.threads == kThreads &&
-                  kWideConfig.consumer_warpgroups == 2,
+                  kWideConfig.threads == kThreads && kWideConfig.consumer_warpgroups == 2,
               "the wide kernel is written for TileConfigFor(kSm90a, false, true)");
 using sm90::kABytes;
 using sm90::kBBoxBytes;
@@ -177,7 +177,7 @@ __device__ __forceinline__ void Produce(const Sm90Params& p, const CUtensorMap* 
 // one wgmma per 128-column half of B (the wide tile has two).
 // FP8: four k32 steps of 32 bytes, B K-major (sm90_layout.h).
 template <int D, int N>
-__device__ __forceinline__ void MmaSlot(float (&acc)[N / 128][64], uint32_t a_slot, int wg, uint32_t b_slot,
+__device__ __forceinline__ void MmaSlot(float (&acc)[N / kTileN][64], uint32_t a_slot, int wg, uint32_t b_slot,
                                         bool first) {
   sm90::WgmmaFence();
 #pragma unroll
@@ -185,7 +185,7 @@ __device__ __forceinline__ void MmaSlot(float (&acc)[N / 128][64], uint32_t a_sl
     const uint64_t desc_a = sm90::ADescriptor(a_slot, wg, kk);
     const int scale_d = (first && kk == 0) ? 0 : 1;
 #pragma unroll
-    for (int h = 0; h < N / 128; ++h) {
+    for (int h = 0; h < N / kTileN; ++h) {
       const uint32_t half = b_slot + uint32_t(h * kBHalfBytes);
       if constexpr (D == 2) {
         Wgmma128E4m3(acc[h], desc_a, sm90::BKMajorDescriptor(half, kk), scale_d);
@@ -215,7 +215,7 @@ __device__ __forceinline__ void StoreTile(const TileOut& out, const float (&acc)
 template <int D, int N>
 __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_ring, uint32_t b_ring, uint32_t full,
                                         uint32_t empty) {
-  constexpr int kHalves = N / 128;
+  constexpr int kHalves = N / kTileN;
   const int t = int(threadIdx.x) % 128;
   const bool warp_leader = t % 32 == 0;
   const int kblocks = (p.k + kTileKOf<D> - 1) / kTileKOf<D>;
@@ -252,7 +252,8 @@ __device__ __forceinline__ void Consume(const Sm90Params& p, int wg, uint32_t a_
     }
     constexpr int kOut = D == 2 ? 0 : D;  // FP8 writes bf16
 #pragma unroll
-    for (int h = 0; h < kHalves; ++h) StoreTile<kOut>(out, acc[h], wg * 64, h * 128, int(tile.rows), int(tile.cols), t);
+    for (int h = 0; h < kHalves; ++h)
+      StoreTile<kOut>(out, acc[h], wg * 64, h * kTileN, int(tile.rows), int(tile.cols), t);
     if (out.counter != nullptr) {
       // The owner may read the tile once its counter rises: both consumer
       // warpgroups' stores must come first. A named barrier of the 256
