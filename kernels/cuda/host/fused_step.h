@@ -5,9 +5,7 @@
 // kernel's timeout record after it, reported as one line.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +14,7 @@
 #include "braid/fused_schedule.h"
 #include "braid/peer_memory.h"
 #include "rank_state.h"
+#include "upload_vector.h"
 
 namespace braid::cuda {
 
@@ -36,18 +35,6 @@ fused::FusedShape FusedShapeOf(const Plan& plan, const RankPlan& rp, const Step&
 bool HasFusedSteps(const Plan& plan);
 // Every fused step passes CheckFusedShape; the test hook names a real rank.
 Status CheckFusedPlan(const Plan& plan, const FusedSettings& f);
-
-using DeviceAlloc = std::function<Result<DevPtr>(size_t bytes)>;
-
-// A device copy of `v` (at least one element's room, so an empty table is a
-// valid pointer): the tables both fused engines hand their kernels.
-template <typename T>
-Result<DevPtr> UploadVector(const DeviceAlloc& alloc, CudaApi& cuda, const std::vector<T>& v) {
-  auto p = alloc(std::max<size_t>(v.size(), 1) * sizeof(T));
-  BRAID_RETURN_IF_ERROR(p.status());
-  if (!v.empty()) BRAID_RETURN_IF_ERROR(cuda.Upload(*p, v.data(), v.size() * sizeof(T)));
-  return p;
-}
 
 // Collective over the ranks (it exchanges addresses): every rank calls it.
 Status SetUpFusedSteps(RankState& st, const FusedSettings& f, const DeviceAlloc& alloc, PeerMemory& peers,

@@ -17,6 +17,7 @@
 #include "braid/cupti_collector.h"
 #include "braid/gpu_measure.h"
 #include "cuda_check.h"
+#include "host/upload_vector.h"
 #include "measure/measure_kernels.h"
 #include "real/real_seams.h"
 #include "real/runtime_stream.h"
@@ -337,15 +338,13 @@ class RealMeasureDevice : public MeasureDevice {
       table.push_back({static_cast<const char*>(sets_[1].a) + off, static_cast<char*>(sets_[0].a) + off,
                        int64_t(size_t(p.rows) * row_bytes), p.flag, 0});
     }
-    const auto zeroed = [&](size_t bytes) -> Result<DevPtr> {
-      BRAID_ASSIGN_OR_RETURN(auto d, Alloc(std::max<size_t>(bytes, 16)));
-      BRAID_RETURN_IF_ERROR(BRAID_CUDA_STATUS(cudaMemset(d, 0, std::max<size_t>(bytes, 16))));
-      return d;
-    };
-    BRAID_ASSIGN_OR_RETURN(auto pulls, Alloc(table.size() * sizeof(cuda::gemm::RowPull)));
-    BRAID_RETURN_IF_ERROR(cuda_->Upload(pulls, table.data(), table.size() * sizeof(cuda::gemm::RowPull)));
-    BRAID_ASSIGN_OR_RETURN(auto flags, zeroed(size_t(probe.steps) * sizeof(uint32_t)));
-    BRAID_ASSIGN_OR_RETURN(auto done, zeroed(table.size() * sizeof(uint32_t)));
+    // Flags and done counters start at zero, as the backend sets them up
+    // (fused_core_step.cc).
+    const cuda::DeviceAlloc alloc = [this](size_t bytes) { return Alloc(bytes); };
+    BRAID_ASSIGN_OR_RETURN(auto pulls, cuda::UploadVector(alloc, *cuda_, table));
+    BRAID_ASSIGN_OR_RETURN(auto flags,
+                           cuda::UploadVector(alloc, *cuda_, std::vector<uint32_t>(size_t(probe.steps), 0u)));
+    BRAID_ASSIGN_OR_RETURN(auto done, cuda::UploadVector(alloc, *cuda_, std::vector<uint32_t>(table.size(), 0u)));
     CorePulls c;
     c.launch.pulls = static_cast<const cuda::gemm::RowPull*>(pulls);
     c.launch.count = int32_t(table.size());
@@ -462,16 +461,10 @@ class RealMeasureDevice : public MeasureDevice {
     l.ctas = tables.ctas();
     l.epoch = 1;
     l.timeout_ns = kHolderTimeoutNs;
-    const auto upload = [&](const void* data, size_t bytes) -> Result<DevPtr> {
-      auto p = Alloc(std::max<size_t>(bytes, 16));
-      BRAID_RETURN_IF_ERROR(p.status());
-      if (bytes > 0) BRAID_RETURN_IF_ERROR(cuda_->Upload(*p, data, bytes));
-      return p;
-    };
-    BRAID_ASSIGN_OR_RETURN(auto tasks,
-                           upload(tables.tasks.data(), tables.tasks.size() * sizeof(cuda::fused::FusedTask)));
-    BRAID_ASSIGN_OR_RETURN(auto waits, upload(tables.waits.data(), tables.waits.size() * sizeof(cuda::fused::FlagRef)));
-    BRAID_ASSIGN_OR_RETURN(auto begin, upload(tables.cta_begin.data(), tables.cta_begin.size() * sizeof(int32_t)));
+    const cuda::DeviceAlloc alloc = [this](size_t bytes) { return Alloc(bytes); };
+    BRAID_ASSIGN_OR_RETURN(auto tasks, cuda::UploadVector(alloc, *cuda_, tables.tasks));
+    BRAID_ASSIGN_OR_RETURN(auto waits, cuda::UploadVector(alloc, *cuda_, tables.waits));
+    BRAID_ASSIGN_OR_RETURN(auto begin, cuda::UploadVector(alloc, *cuda_, tables.cta_begin));
     l.tasks = static_cast<const cuda::fused::FusedTask*>(tasks);
     l.waits = static_cast<const cuda::fused::FlagRef*>(waits);
     l.cta_begin = static_cast<const int32_t*>(begin);
