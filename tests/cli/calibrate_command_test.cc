@@ -328,6 +328,20 @@ TEST(CalibrateCommand, FitOnBadFp8RowsIsOneLineAndExitTwo) {
   EXPECT_FALSE(fs::exists(d.Path("out.toml")));
 }
 
+// fused_kernel.csv's engine column through --fit: an unknown engine, or
+// two engines in one file, is one line and exit 2, and nothing is written.
+TEST(CalibrateCommand, FitOnBadFusedEnginesIsOneLineAndExitTwo) {
+  TempDir d;
+  const std::string fit = "--fit " + d.dir().string() + " -o " + d.Path("out.toml");
+  const std::string header = "m,n,k,comm_sms,gemm_ms,bytes,transfer_ms,engine\n";
+  d.Write("fused_kernel.csv", header + "8192,8192,8192,8,4.0,117440512,1.0,cutlass\n");
+  ExpectUsage(fit, "fused_kernel.csv:2: engine: 'cutlass' is not tasks or core");
+  d.Write("fused_kernel.csv",
+          header + "8192,8192,8192,8,4.0,117440512,1.0,tasks\n8192,8192,8192,16,4.0,117440512,0.6,core\n");
+  ExpectUsage(fit, "fused_kernel.csv:3: engine: core where the rows before are tasks (one engine per file)");
+  EXPECT_FALSE(fs::exists(d.Path("out.toml")));
+}
+
 class CalibrateMeasureCommand : public ::testing::Test {
  protected:
   void SetUp() override {
